@@ -1,0 +1,27 @@
+"""Experiments on score matrices: how stable, discriminative and consistent is an evaluation setup?
+
+This package sits on top of :mod:`metrics`, :mod:`gtheory` and :mod:`optimize`. The statistical
+checking tools below take plain systems x topics score matrices (NumPy arrays or pandas DataFrames
+with systems as the index and topics as the columns) from any metric in any configuration:
+
+Ranking agreement (:mod:`experiments.agreement`)
+    :func:`kendall_tau`, :func:`tau_ap`, :func:`rmse`, :func:`tau_matrix`, :func:`plot_mean_scatter`.
+Significance and discriminative power (:mod:`experiments.significance`)
+    :func:`bootstrap_asl`, :func:`discriminative_power`, :func:`paired_ttest`, :func:`wilcoxon_test`,
+    :func:`tukey_hsd_randomised`, :func:`plot_asl_curves`.
+Swap method (:mod:`experiments.swap`)
+    :func:`swap_rates`, :func:`min_difference_for_swap_rate`.
+
+Everything that samples takes a ``seed`` (int or :class:`numpy.random.Generator`); the same seed gives
+the same numbers.
+"""
+from experiments.agreement import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix
+
+__all__ = [
+    # agreement
+    "kendall_tau",
+    "tau_ap",
+    "rmse",
+    "tau_matrix",
+    "plot_mean_scatter",
+]

@@ -1,0 +1,249 @@
+"""Input validation shared by :mod:`experiments.agreement`, :mod:`experiments.significance` and
+:mod:`experiments.swap`.
+
+Every public function in those modules takes *score matrices*: systems x topics, as a NumPy array or a
+pandas DataFrame (index = system labels, columns = topic labels), and some also accept per-system mean
+scores (1-D array or Series). The helpers here turn whatever was given into a :class:`Scores` value
+(a float array plus labels) or raise an error that names the parameter, states the rule and shows what
+was given, so that the numerical code after them can assume clean input.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__: list[str] = []  # private module
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Validated scores: ``values`` is float64, systems along axis 0.
+
+    ``values`` is 2-D (systems x topics) for matrices and 1-D for per-system means; ``topics`` is
+    ``None`` for the latter. ``labelled`` says whether the system labels came from the caller (pandas
+    input) or were made up (``0 .. m-1`` for NumPy input); only labelled inputs are aligned by label.
+    """
+
+    values: np.ndarray
+    systems: pd.Index
+    topics: pd.Index | None
+    labelled: bool
+
+    @property
+    def means(self) -> np.ndarray:
+        """Per-system mean score over topics (the values themselves for 1-D input)."""
+        return self.values if self.values.ndim == 1 else self.values.mean(axis=1)
+
+    def take(self, positions: np.ndarray) -> "Scores":
+        """The same scores restricted to the systems at ``positions`` (in that order)."""
+        return Scores(self.values[positions], self.systems[positions], self.topics, self.labelled)
+
+
+def _preview(items: Any, limit: int = 5) -> str:
+    items = list(items)
+    shown = ", ".join(repr(i) for i in items[:limit])
+    return shown + (", ..." if len(items) > limit else "")
+
+
+def as_scores(
+    x: Any,
+    name: str,
+    *,
+    allow_means: bool = True,
+    require_matrix: bool = False,
+    min_systems: int = 2,
+    min_topics: int = 1,
+) -> Scores:
+    """Validate one score argument.
+
+    Parameters
+    ----------
+    x : DataFrame, Series, ndarray or array-like
+        Systems x topics matrix (2-D) or per-system means (1-D).
+    name : str
+        The parameter's name, used in error messages.
+    allow_means : bool
+        Accept 1-D input (per-system means).
+    require_matrix : bool
+        Same as ``allow_means=False`` but with a message that says why a matrix is needed.
+    min_systems, min_topics : int
+        Smallest acceptable numbers of systems and topics.
+    """
+    allow_means = allow_means and not require_matrix
+    labelled = isinstance(x, (pd.DataFrame, pd.Series))
+    if isinstance(x, pd.DataFrame):
+        try:
+            values = x.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            bad = [c for c in x.columns if not pd.api.types.is_numeric_dtype(x[c])]
+            raise TypeError(
+                f"`{name}` must hold numeric scores; columns {_preview(bad)} are not numeric. "
+                "Put system labels in the index (e.g. `df.set_index('system')`)."
+            ) from None
+        systems, topics = x.index, x.columns
+    elif isinstance(x, pd.Series):
+        try:
+            values = x.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"`{name}` must hold numeric scores; got dtype {x.dtype}.") from None
+        systems, topics = x.index, None
+    else:
+        if isinstance(x, (str, bytes, dict)) or x is None or np.isscalar(x):
+            raise TypeError(
+                f"`{name}` must be a systems x topics matrix (ndarray or DataFrame) or per-system "
+                f"means (1-D array or Series); got {type(x).__name__}."
+            )
+        try:
+            values = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"`{name}` must be numeric array-like (systems x topics); got {type(x).__name__} "
+                "that NumPy cannot convert to float."
+            ) from None
+        systems, topics = None, None
+
+    if values.ndim == 1:
+        if not allow_means:
+            need = "it needs per-topic scores" if require_matrix else "1-D input is not accepted here"
+            raise ValueError(
+                f"`{name}` must be a 2-D systems x topics matrix ({need}); got a 1-D array of "
+                f"length {values.shape[0]}. Pass the per-topic scores, not the means."
+            )
+    elif values.ndim != 2:
+        raise ValueError(
+            f"`{name}` must be 2-D (systems x topics) or 1-D (per-system means); got "
+            f"{values.ndim}-D with shape {values.shape}."
+        )
+
+    n_systems = values.shape[0]
+    if systems is None:
+        systems = pd.RangeIndex(n_systems)
+    if values.ndim == 2 and topics is None:
+        topics = pd.RangeIndex(values.shape[1])
+
+    if n_systems < min_systems:
+        raise ValueError(
+            f"`{name}` must cover at least {min_systems} systems (rows); got {n_systems}."
+        )
+    if values.ndim == 2 and values.shape[1] < min_topics:
+        raise ValueError(
+            f"`{name}` must cover at least {min_topics} topics (columns); got {values.shape[1]}."
+        )
+    if systems.has_duplicates:
+        raise ValueError(
+            f"`{name}` has duplicate system labels: {_preview(systems[systems.duplicated()].unique())}."
+        )
+
+    bad = ~np.isfinite(values)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        at = f"system {systems[where[0]]!r}" + (
+            f", topic {topics[where[1]]!r}" if values.ndim == 2 else ""
+        )
+        raise ValueError(
+            f"`{name}` contains {int(bad.sum())} NaN or infinite value(s) (first at {at}); "
+            "drop or impute them before calling (e.g. fill missing topics with 0 if that is the "
+            "metric's convention)."
+        )
+    return Scores(values, pd.Index(systems), None if topics is None else pd.Index(topics), labelled)
+
+
+def align_pair(a: Scores, b: Scores, names: tuple[str, str] = ("a", "b")) -> tuple[Scores, Scores]:
+    """Put ``b`` in ``a``'s system order; both must cover the same systems.
+
+    Labelled inputs (pandas) are aligned by label. If either input is unlabelled (NumPy), rows are
+    matched by position, so the lengths must agree.
+    """
+    na, nb = names
+    if a.labelled and b.labelled:
+        missing_in_b = a.systems.difference(b.systems, sort=False)
+        missing_in_a = b.systems.difference(a.systems, sort=False)
+        if len(missing_in_b) or len(missing_in_a):
+            parts = []
+            if len(missing_in_b):
+                parts.append(
+                    f"{len(missing_in_b)} systems in `{na}` are missing from `{nb}`: "
+                    f"{_preview(missing_in_b)}"
+                )
+            if len(missing_in_a):
+                parts.append(
+                    f"{len(missing_in_a)} systems in `{nb}` are missing from `{na}`: "
+                    f"{_preview(missing_in_a)}"
+                )
+            raise ValueError(f"`{na}` and `{nb}` must cover the same systems; " + "; ".join(parts) + ".")
+        return a, b.take(b.systems.get_indexer(a.systems))
+    if len(a.systems) != len(b.systems):
+        raise ValueError(
+            f"`{na}` and `{nb}` must cover the same systems; got {len(a.systems)} systems in `{na}` "
+            f"and {len(b.systems)} in `{nb}`."
+        )
+    labels = a.systems if a.labelled else b.systems
+    labelled = a.labelled or b.labelled
+    return (
+        Scores(a.values, labels, a.topics, labelled),
+        Scores(b.values, labels, b.topics, labelled),
+    )
+
+
+def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
+    """``np.random.default_rng(seed)`` for an int, ``None``, SeedSequence or Generator."""
+    if isinstance(seed, bool) or not (
+        seed is None
+        or isinstance(seed, (Integral, np.random.Generator, np.random.SeedSequence))
+    ):
+        raise TypeError(
+            f"`{name}` must be an int, None or a numpy.random.Generator; got {type(seed).__name__}."
+        )
+    if isinstance(seed, Integral) and seed < 0:
+        raise ValueError(f"`{name}` must be a non-negative integer; got {seed}.")
+    return np.random.default_rng(seed)
+
+
+def check_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    """An integer ``>= minimum`` (bool is rejected)."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"`{name}` must be an integer; got {type(value).__name__} {value!r}.")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value}.")
+    return int(value)
+
+
+def check_probability(value: Any, name: str) -> float:
+    """A real number strictly between 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"`{name}` must be a number in (0, 1); got {type(value).__name__} {value!r}.")
+    if not 0.0 < float(value) < 1.0:
+        raise ValueError(f"`{name}` must lie strictly between 0 and 1; got {value}.")
+    return float(value)
+
+
+def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
+    return value
+
+
+def keep_top_k(scores: Scores, top_k: int | None) -> Scores:
+    """The ``top_k`` systems by mean score (best first); all systems, in input order, if ``None``.
+
+    Ties at the cut are broken by input order (stable sort).
+    """
+    if top_k is None:
+        return scores
+    k = check_int(top_k, "top_k", minimum=2)
+    if k > len(scores.systems):
+        raise ValueError(
+            f"`top_k` must not exceed the number of systems ({len(scores.systems)}); got {k}."
+        )
+    order = np.argsort(-scores.means, kind="stable")[:k]
+    return scores.take(order)
+
+
+def pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of all ``m (m - 1) / 2`` pairs ``i < j``, in row-major order."""
+    return np.triu_indices(m, k=1)
