@@ -1,0 +1,14 @@
+"""Warning classes of the gtheory package."""
+from __future__ import annotations
+
+__all__ = ["NegativeVarianceWarning"]
+
+
+class NegativeVarianceWarning(UserWarning):
+    """A variance-component estimate was negative and has been set to 0.
+
+    ANOVA (expected-mean-squares) estimates are unbiased but can fall below zero when the true
+    component is small. Following Brennan (2001, §3.4) and ``gt4ireval``, the estimate is set to
+    0 for reporting and for Φ/Eρ²; the raw value is kept in the result (``*_raw`` fields and the
+    ``components`` table). Other components are computed from the raw (unclipped) values.
+    """

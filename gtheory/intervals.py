@@ -1,0 +1,120 @@
+r"""Confidence intervals for Eρ² (Feldt) and Φ (Arteaga et al.) in the crossed s × t design.
+
+Both intervals are functions of the three mean squares only, so they are unaffected by the
+clipping of negative variance components. They are built for a single topic and projected to
+:math:`n'` topics with the Spearman–Brown form, which is monotone, so the projected bounds keep
+their coverage and the interval for the number of topics needed follows by inversion.
+
+References
+----------
+.. [1] L. S. Feldt (1965). The approximate sampling distribution of Kuder–Richardson
+       reliability coefficient twenty. *Psychometrika* 30(3):357–370.
+.. [2] C. Arteaga, S. Jeyaratnam and G. A. Franklin (1982). Confidence intervals for proportions
+       of total variance in the two-way cross component of variance model. *Communications in
+       Statistics — Theory and Methods* 11(15):1643–1658.
+.. [3] R. L. Brennan (2001). *Generalizability Theory*. Springer. Ch. 6 (§6.2, Tables 6.2, 6.5).
+.. [4] J. Urbano, M. Marrero and D. Martín (2013). On the measurement of test collection
+       reliability. *SIGIR 2013*, 393–402; R package ``gt4ireval`` (``dstudy``), whose formula
+       for the Arteaga et al. interval is the one implemented here.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+__all__ = ["feldt_ratio_bounds", "arteaga_ratio_bounds", "project", "topics_for_ratio"]
+
+
+def _alpha(level: float) -> float:
+    if not (isinstance(level, (int, float, np.floating)) and 0.0 < float(level) < 1.0):
+        raise ValueError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
+    return (1.0 - float(level)) / 2.0
+
+
+def feldt_ratio_bounds(
+    ms_system: float, ms_residual: float, n_systems: int, n_topics: int, level: float = 0.95
+) -> tuple[float, float]:
+    r"""Two-sided bounds for :math:`r = \sigma^2_s/\sigma^2_{st}` from Feldt's F interval.
+
+    Under normality :math:`\frac{MS_s/MS_{st}}{E[MS_s]/E[MS_{st}]} \sim F(n_s-1,(n_s-1)(n_t-1))`
+    and :math:`E[MS_s]/E[MS_{st}] = 1 + n_t r`, hence, with :math:`F_o = MS_s/MS_{st}` and
+    :math:`\alpha = (1-\text{level})/2`,
+
+    .. math::
+
+        r_{low} = \frac{F_o / F_{1-\alpha} - 1}{n_t}, \qquad
+        r_{high} = \frac{F_o / F_{\alpha} - 1}{n_t},
+
+    and :math:`E\rho^2(n') = n'r/(1+n'r)`. Bounds are clipped at 0 (a negative ratio bound
+    means the interval for Eρ² reaches 0). Feldt (1965); Brennan (2001) §6.2.
+    """
+    a = _alpha(level)
+    df_s = n_systems - 1
+    df_e = (n_systems - 1) * (n_topics - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f_obs = ms_system / ms_residual
+        lo = (f_obs / stats.f.ppf(1 - a, df_s, df_e) - 1) / n_topics
+        hi = (f_obs / stats.f.ppf(a, df_s, df_e) - 1) / n_topics
+    return float(max(lo, 0.0)), float(max(hi, 0.0))
+
+
+def _arteaga_phi1(ms_s: float, ms_t: float, ms_e: float, n_s: int, n_t: int, q: float) -> float:
+    """Arteaga et al. (1982) bound for Φ with one topic, at lower-tail probability ``q``."""
+    df_s, df_t = n_s - 1, n_t - 1
+    df_e = df_s * df_t
+    f1 = stats.chi2.ppf(q, df_s) / df_s  # F(df_s, ∞) quantile; scipy's f.ppf gives NaN for ∞
+    f2 = stats.f.ppf(q, df_s, df_e)
+    f3 = stats.f.ppf(q, df_s, df_t)
+    num = ms_s**2 - f1 * ms_s * ms_e + (f1 - f2) * f2 * ms_e**2
+    den = (n_s - 1) * f1 * ms_s * ms_e + f3 * ms_s * ms_t
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = num / den
+        return float(n_s * lam / (n_s * lam + n_t))
+
+
+def arteaga_ratio_bounds(
+    ms_system: float, ms_topic: float, ms_residual: float, n_systems: int, n_topics: int,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    r"""Two-sided bounds for :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})` (Arteaga et al. 1982).
+
+    With :math:`\alpha=(1-\text{level})/2`, :math:`F_1 = F_{1-\alpha}(n_s-1, \infty)`,
+    :math:`F_2 = F_{1-\alpha}(n_s-1, (n_s-1)(n_t-1))`, :math:`F_3 = F_{1-\alpha}(n_s-1, n_t-1)`,
+
+    .. math::
+
+        \lambda_{low} = \frac{MS_s^2 - F_1 MS_s MS_{st} + (F_1-F_2) F_2 MS_{st}^2}
+                             {(n_s-1) F_1 MS_s MS_{st} + F_3 MS_s MS_t}, \qquad
+        \Phi_{low}(1) = \frac{n_s\lambda_{low}}{n_s\lambda_{low} + n_t},
+
+    and the upper bound is the same with the :math:`\alpha` quantiles. (With all three F
+    quantiles equal to 1 this is exactly the point estimate of Φ(1).) The single-topic bound is
+    returned as the ratio :math:`r = \Phi(1)/(1-\Phi(1))`, clipped to :math:`[0, \infty]`, so that
+    :math:`\Phi(n') = n'r/(1+n'r)`. Formula as in Brennan (2001) §6.2 and ``gt4ireval::dstudy``
+    (Urbano et al. 2013).
+    """
+    a = _alpha(level)
+    out = []
+    for q in (1 - a, a):
+        phi1 = _arteaga_phi1(ms_system, ms_topic, ms_residual, n_systems, n_topics, q)
+        phi1 = min(max(phi1, 0.0), 1.0) if np.isfinite(phi1) else 0.0
+        out.append(np.inf if phi1 >= 1.0 else phi1 / (1.0 - phi1))
+    return float(out[0]), float(out[1])
+
+
+def project(ratio: float | ArrayLike, n_topics: ArrayLike) -> NDArray[np.float64]:
+    r"""Coefficient for :math:`n'` topics from its single-topic ratio: :math:`n'r/(1+n'r)`."""
+    r = np.asarray(ratio, dtype=np.float64)
+    n = np.asarray(n_topics, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isinf(r), 1.0, n * r / (1.0 + n * r))
+
+
+def topics_for_ratio(ratio: float, target: float) -> float:
+    r"""Real-valued :math:`n` with :math:`nr/(1+nr) = \text{target}`: :math:`n = t/((1-t) r)`."""
+    if ratio <= 0:
+        return float("inf")
+    if np.isinf(ratio):
+        return 0.0
+    return float(target / ((1.0 - target) * ratio))

@@ -1,0 +1,271 @@
+"""Reading per-topic score matrices from CSV files and turning user input into a checked matrix.
+
+A score matrix is always returned as systems × topics (rows = systems, columns = topics).
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal, Union
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+__all__ = ["read_scores", "as_score_matrix", "ScoreInput", "Orientation"]
+
+Orientation = Literal["auto", "systems-by-topics", "topics-by-systems", "long"]
+ScoreInput = Union[np.ndarray, pd.DataFrame, str, "os.PathLike[str]", Sequence[Sequence[float]]]
+
+_ORIENTATIONS = ("auto", "systems-by-topics", "topics-by-systems", "long")
+_TOPIC_NAMES = {"topic", "topics", "query", "queries", "qid", "query_id", "topic_id", "item"}
+_SYSTEM_NAMES = {"system", "systems", "run", "runs", "runid", "run_id", "sys", "person", "p"}
+_SCORE_NAMES = {"score", "value", "measure"}
+_MISSING = {"", "na", "nan", "null", "none", "n/a"}
+_SYSTEM_LIKE = re.compile(r"^(sys|system|run)[\s_\-.]?\w*$", re.IGNORECASE)
+
+
+def _fail(path: str, line: int | None, problem: str) -> ValueError:
+    where = f"{path}, line {line}" if line is not None else path
+    return ValueError(f"{where}: {problem}")
+
+
+def _number(token: str, path: str, line: int, column: str) -> float:
+    t = token.strip()
+    if t.lower() in _MISSING:
+        raise _fail(
+            path, line,
+            f"missing score in column {column!r}; gtheory needs a complete matrix (one score per "
+            "system and topic). Fill or drop the system/topic first.",
+        )
+    try:
+        v = float(t)
+    except ValueError:
+        raise _fail(path, line, f"cannot read {token!r} in column {column!r} as a number.") from None
+    if not math.isfinite(v):
+        raise _fail(path, line, f"non-finite score {token!r} in column {column!r}.")
+    return v
+
+
+def read_scores(path: str | os.PathLike[str], *, orientation: Orientation = "auto") -> pd.DataFrame:
+    """Read a per-topic score matrix from a CSV file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV file in one of two layouts:
+
+        * **wide**: one row per system (``"systems-by-topics"``) or per topic
+          (``"topics-by-systems"``), a header row of column labels, and optionally a first column
+          of row labels. The first column is taken as row labels if its header is a known name
+          (``topic``, ``query``, ``qid``, ``system``, ``run``, ``person``, …), is empty, or if its
+          cells are not numbers.
+        * **long**: columns ``system``, ``topic``, ``score`` (any order, any extra columns
+          ignored; ``run``/``query``/``qid``/``value`` are accepted as synonyms), one row per cell.
+    orientation : {"auto", "systems-by-topics", "topics-by-systems", "long"}, optional
+        ``"auto"`` (default) recognises the long layout by its header, and a wide layout by the
+        name of its label column (``topic`` → topics × systems, ``system``/``run`` →
+        systems × topics) or, failing that, by column headers that all look like system names
+        (``sys1``, ``run_a``, …). If it cannot tell, it raises and asks for ``orientation``.
+        The TREC matrices in ``score-matrices/sigir2018-simulation`` are topics × systems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Scores as float64, index = systems (name ``"system"``), columns = topics (name
+        ``"topic"``), labels as strings.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        For a malformed file; the message names the file, the line and the problem (ragged row,
+        unreadable or missing score, duplicate or missing system/topic pair, ...).
+
+    Examples
+    --------
+    >>> from gtheory import read_scores                                        # doctest: +SKIP
+    >>> X = read_scores("web2013_ap.csv", orientation="topics-by-systems")     # doctest: +SKIP
+    >>> X.shape                                                                # doctest: +SKIP
+    (34, 50)
+    """
+    if orientation not in _ORIENTATIONS:
+        raise ValueError(f"`orientation` must be one of {_ORIENTATIONS}; got {orientation!r}.")
+    p = Path(path)
+    name = str(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"score file {name!r} does not exist.")
+    with open(p, newline="", encoding="utf-8-sig") as fh:
+        rows = [(i + 1, r) for i, r in enumerate(csv.reader(fh)) if any(c.strip() for c in r)]
+    if not rows:
+        raise _fail(name, None, "the file is empty.")
+    header_line, header = rows[0]
+    header = [h.strip() for h in header]
+    body = rows[1:]
+    if not body:
+        raise _fail(name, header_line, "a header but no data rows.")
+    lower = [h.lower() for h in header]
+    is_long = (
+        any(h in _SYSTEM_NAMES for h in lower)
+        and any(h in _TOPIC_NAMES for h in lower)
+        and any(h in _SCORE_NAMES for h in lower)
+    )
+    if orientation == "long" or (orientation == "auto" and is_long):
+        return _read_long(name, header, lower, header_line, body)
+    return _read_wide(name, header, lower, header_line, body, orientation)
+
+
+def _read_long(name, header, lower, header_line, body) -> pd.DataFrame:
+    def col(names: set[str], what: str) -> int:
+        for j, h in enumerate(lower):
+            if h in names:
+                return j
+        raise _fail(name, header_line, f"long format needs a {what} column (one of "
+                    f"{sorted(names)}); header is {header}.")
+
+    js, jt, jv = col(_SYSTEM_NAMES, "system"), col(_TOPIC_NAMES, "topic"), col(_SCORE_NAMES, "score")
+    seen: dict[tuple[str, str], int] = {}
+    values: dict[tuple[str, str], float] = {}
+    for line, r in body:
+        if len(r) != len(header):
+            raise _fail(name, line, f"expected {len(header)} fields, got {len(r)}.")
+        key = (r[js].strip(), r[jt].strip())
+        if key in seen:
+            raise _fail(name, line, f"duplicate score for system {key[0]!r}, topic {key[1]!r} "
+                        f"(first given on line {seen[key]}).")
+        seen[key] = line
+        values[key] = _number(r[jv], name, line, header[jv])
+    systems = list(dict.fromkeys(k[0] for k in values))
+    topics = list(dict.fromkeys(k[1] for k in values))
+    missing = [(s, t) for s in systems for t in topics if (s, t) not in values]
+    if missing:
+        s, t = missing[0]
+        raise _fail(name, None, f"{len(missing)} system/topic pairs have no score (first: system "
+                    f"{s!r}, topic {t!r}); gtheory needs a complete matrix.")
+    data = np.array([[values[(s, t)] for t in topics] for s in systems], dtype=np.float64)
+    return _frame(data, systems, topics)
+
+
+def _read_wide(name, header, lower, header_line, body, orientation) -> pd.DataFrame:
+    first_cells = [r[0].strip() if r else "" for _, r in body]
+    has_labels = (
+        lower[0] in _TOPIC_NAMES | _SYSTEM_NAMES | {"", "id"}
+        or lower[0].startswith("unnamed")
+        or not all(_is_number(c) for c in first_cells)
+    )
+    start = 1 if has_labels else 0
+    columns = header[start:]
+    if not columns:
+        raise _fail(name, header_line, "no score columns in the header.")
+    if len(set(columns)) != len(columns):
+        dup = next(c for c in columns if columns.count(c) > 1)
+        raise _fail(name, header_line, f"column label {dup!r} appears more than once.")
+    labels: list[str] = []
+    data = np.empty((len(body), len(columns)), dtype=np.float64)
+    for k, (line, r) in enumerate(body):
+        if len(r) != len(header):
+            raise _fail(name, line, f"expected {len(header)} fields (as in the header), got {len(r)}.")
+        labels.append(r[0].strip() if has_labels else str(k + 1))
+        for j, tok in enumerate(r[start:]):
+            data[k, j] = _number(tok, name, line, columns[j])
+    if has_labels and len(set(labels)) != len(labels):
+        dup = next(lab for lab in labels if labels.count(lab) > 1)
+        raise _fail(name, None, f"row label {dup!r} appears more than once.")
+
+    if orientation == "auto":
+        if lower[0] in _TOPIC_NAMES and has_labels:
+            orientation = "topics-by-systems"
+        elif lower[0] in _SYSTEM_NAMES and has_labels:
+            orientation = "systems-by-topics"
+        elif all(_SYSTEM_LIKE.match(c) for c in columns):
+            orientation = "topics-by-systems"
+        else:
+            raise _fail(name, header_line, "cannot tell whether rows are systems or topics; pass "
+                        "orientation='systems-by-topics' or 'topics-by-systems' (CLI: --orientation).")
+    if orientation == "topics-by-systems":
+        return _frame(data.T.copy(), columns, labels)
+    return _frame(data, labels, columns)
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return token.strip().lower() in _MISSING
+    return True
+
+
+def _frame(data: NDArray[np.float64], systems: Sequence[str], topics: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        data,
+        index=pd.Index([str(s) for s in systems], name="system"),
+        columns=pd.Index([str(t) for t in topics], name="topic"),
+    )
+
+
+def as_score_matrix(
+    scores: ScoreInput, *, orientation: Orientation = "auto", name: str = "scores"
+) -> tuple[NDArray[np.float64], list[str], list[str]]:
+    """Validate user input and return ``(X, system_labels, topic_labels)``, X systems × topics.
+
+    Accepts a 2-D NumPy array (rows = systems), a DataFrame (index = systems, columns = topics;
+    labels kept) or a CSV path (read with :func:`read_scores`). Raises ``TypeError`` for other
+    types and ``ValueError`` for: not 2-D, fewer than 2 systems or topics, NaN or infinite values
+    (the message counts them and names the first).
+    """
+    if isinstance(scores, (str, os.PathLike)):
+        scores = read_scores(scores, orientation=orientation)
+    if isinstance(scores, pd.DataFrame):
+        systems = [str(s) for s in scores.index]
+        topics = [str(t) for t in scores.columns]
+        try:
+            x = scores.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"`{name}` must hold numbers only; {exc}") from None
+    else:
+        if isinstance(scores, (pd.Series, dict)) or isinstance(scores, (bytes, set)):
+            raise TypeError(
+                f"`{name}` must be a 2-D array (systems x topics), a DataFrame or a CSV path; "
+                f"got {type(scores).__name__}."
+            )
+        try:
+            x = np.asarray(scores, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"`{name}` must be a 2-D array of numbers (systems x topics), a DataFrame or a CSV "
+                f"path; got {type(scores).__name__} ({exc})."
+            ) from None
+        if x.ndim != 2:
+            raise ValueError(
+                f"`{name}` must be 2-D (rows = systems, columns = topics); got an array of shape "
+                f"{x.shape}. For a single system or topic there is nothing to decompose."
+            )
+        systems = [str(i) for i in range(x.shape[0])]
+        topics = [str(j) for j in range(x.shape[1])]
+    n_s, n_t = x.shape
+    if n_s < 2:
+        raise ValueError(f"`{name}` has {n_s} system(s); a G-study needs at least 2 systems "
+                         "(rows) to estimate system variance.")
+    if n_t < 2:
+        raise ValueError(f"`{name}` has {n_t} topic(s); a G-study needs at least 2 topics "
+                         "(columns) to separate topic variance from interaction.")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        n_nan = int(np.isnan(x).sum())
+        n_inf = int(bad.sum()) - n_nan
+        what = " and ".join(
+            s for s in (f"{n_nan} NaN value{'s' * (n_nan != 1)}" if n_nan else "",
+                        f"{n_inf} infinite value{'s' * (n_inf != 1)}" if n_inf else "") if s
+        )
+        raise ValueError(
+            f"`{name}` contains {what} (first at system {systems[i]!r}, topic {topics[j]!r}); "
+            "missing scores are not supported — compute the metric for every system and topic "
+            "(e.g. score 0 for no retrieved documents) or drop the system/topic."
+        )
+    return x, systems, topics
