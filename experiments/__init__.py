@@ -16,6 +16,16 @@ Everything that samples takes a ``seed`` (int or :class:`numpy.random.Generator`
 the same numbers.
 """
 from experiments.agreement import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix
+from experiments.significance import (
+    DiscriminativePower,
+    bootstrap_asl,
+    discriminative_power,
+    paired_ttest,
+    plot_asl_curves,
+    tukey_hsd_randomised,
+    wilcoxon_test,
+)
+from experiments.swap import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
 
 __all__ = [
     # agreement
@@ -24,4 +34,16 @@ __all__ = [
     "rmse",
     "tau_matrix",
     "plot_mean_scatter",
+    # significance
+    "bootstrap_asl",
+    "discriminative_power",
+    "DiscriminativePower",
+    "paired_ttest",
+    "wilcoxon_test",
+    "tukey_hsd_randomised",
+    "plot_asl_curves",
+    # swap method
+    "swap_rates",
+    "min_difference_for_swap_rate",
+    "DEFAULT_SWAP_BINS",
 ]
