@@ -246,10 +246,12 @@ class GStudy:
 
     def _ratio_bounds(self, coefficient: str, level: float) -> tuple[float, float]:
         if coefficient == "erho2":
-            return feldt_ratio_bounds(self.ms_system, self.ms_residual, self.n_systems,
-                                      self.n_topics, level)
-        return arteaga_ratio_bounds(self.ms_system, self.ms_topic, self.ms_residual,
-                                    self.n_systems, self.n_topics, level)
+            lo, hi = feldt_ratio_bounds(self.ms_system, self.ms_residual, self.n_systems,
+                                        self.n_topics, level)
+        else:
+            lo, hi = arteaga_ratio_bounds(self.ms_system, self.ms_topic, self.ms_residual,
+                                          self.n_systems, self.n_topics, level)
+        return float(lo), float(hi)
 
     def interval(
         self, coefficient: Coefficient = "phi", n_topics: ArrayLike | None = None, level: float = 0.95

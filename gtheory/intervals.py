@@ -33,8 +33,8 @@ def _alpha(level: float) -> float:
 
 
 def feldt_ratio_bounds(
-    ms_system: float, ms_residual: float, n_systems: int, n_topics: int, level: float = 0.95
-) -> tuple[float, float]:
+    ms_system: ArrayLike, ms_residual: ArrayLike, n_systems: int, n_topics: int, level: float = 0.95
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Two-sided bounds for :math:`r = \sigma^2_s/\sigma^2_{st}` from Feldt's F interval.
 
     Under normality :math:`\frac{MS_s/MS_{st}}{E[MS_s]/E[MS_{st}]} \sim F(n_s-1,(n_s-1)(n_t-1))`
@@ -47,19 +47,20 @@ def feldt_ratio_bounds(
         r_{high} = \frac{F_o / F_{\alpha} - 1}{n_t},
 
     and :math:`E\rho^2(n') = n'r/(1+n'r)`. Bounds are clipped at 0 (a negative ratio bound
-    means the interval for Eρ² reaches 0). Feldt (1965); Brennan (2001) §6.2.
+    means the interval for Eρ² reaches 0). Mean squares may be arrays (broadcast).
+    Feldt (1965); Brennan (2001) §6.2.
     """
     a = _alpha(level)
     df_s = n_systems - 1
     df_e = (n_systems - 1) * (n_topics - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        f_obs = ms_system / ms_residual
+        f_obs = np.asarray(ms_system, dtype=np.float64) / np.asarray(ms_residual, dtype=np.float64)
         lo = (f_obs / stats.f.ppf(1 - a, df_s, df_e) - 1) / n_topics
         hi = (f_obs / stats.f.ppf(a, df_s, df_e) - 1) / n_topics
-    return float(max(lo, 0.0)), float(max(hi, 0.0))
+    return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
 
 
-def _arteaga_phi1(ms_s: float, ms_t: float, ms_e: float, n_s: int, n_t: int, q: float) -> float:
+def _arteaga_phi1(ms_s, ms_t, ms_e, n_s: int, n_t: int, q: float) -> NDArray[np.float64]:
     """Arteaga et al. (1982) bound for Φ with one topic, at lower-tail probability ``q``."""
     df_s, df_t = n_s - 1, n_t - 1
     df_e = df_s * df_t
@@ -70,13 +71,13 @@ def _arteaga_phi1(ms_s: float, ms_t: float, ms_e: float, n_s: int, n_t: int, q: 
     den = (n_s - 1) * f1 * ms_s * ms_e + f3 * ms_s * ms_t
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = num / den
-        return float(n_s * lam / (n_s * lam + n_t))
+        return n_s * lam / (n_s * lam + n_t)
 
 
 def arteaga_ratio_bounds(
-    ms_system: float, ms_topic: float, ms_residual: float, n_systems: int, n_topics: int,
+    ms_system: ArrayLike, ms_topic: ArrayLike, ms_residual: ArrayLike, n_systems: int, n_topics: int,
     level: float = 0.95,
-) -> tuple[float, float]:
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Two-sided bounds for :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})` (Arteaga et al. 1982).
 
     With :math:`\alpha=(1-\text{level})/2`, :math:`F_1 = F_{1-\alpha}(n_s-1, \infty)`,
@@ -91,16 +92,18 @@ def arteaga_ratio_bounds(
     and the upper bound is the same with the :math:`\alpha` quantiles. (With all three F
     quantiles equal to 1 this is exactly the point estimate of Φ(1).) The single-topic bound is
     returned as the ratio :math:`r = \Phi(1)/(1-\Phi(1))`, clipped to :math:`[0, \infty]`, so that
-    :math:`\Phi(n') = n'r/(1+n'r)`. Formula as in Brennan (2001) §6.2 and ``gt4ireval::dstudy``
-    (Urbano et al. 2013).
+    :math:`\Phi(n') = n'r/(1+n'r)`. Mean squares may be arrays (broadcast). Formula as in
+    Brennan (2001) §6.2 and ``gt4ireval::dstudy`` (Urbano et al. 2013).
     """
     a = _alpha(level)
+    ms = [np.asarray(m, dtype=np.float64) for m in (ms_system, ms_topic, ms_residual)]
     out = []
     for q in (1 - a, a):
-        phi1 = _arteaga_phi1(ms_system, ms_topic, ms_residual, n_systems, n_topics, q)
-        phi1 = min(max(phi1, 0.0), 1.0) if np.isfinite(phi1) else 0.0
-        out.append(np.inf if phi1 >= 1.0 else phi1 / (1.0 - phi1))
-    return float(out[0]), float(out[1])
+        phi1 = _arteaga_phi1(*ms, n_systems, n_topics, q)
+        phi1 = np.clip(np.where(np.isfinite(phi1), phi1, 0.0), 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            out.append(np.where(phi1 >= 1.0, np.inf, phi1 / (1.0 - phi1)))
+    return out[0], out[1]
 
 
 def project(ratio: float | ArrayLike, n_topics: ArrayLike) -> NDArray[np.float64]:
