@@ -443,15 +443,38 @@ def wilcoxon_test(
     s = _matrix(scores, top_k)
     I, J = pair_indices(len(s.systems))
     x, y = s.values[I], s.values[J]
-    same = np.all(x == y, axis=1)
+    d = x - y
+    same = np.all(d == 0, axis=1)
     stat = np.zeros(len(I))
     p = np.ones(len(I))
-    if np.any(~same):
+    # scipy decides method='auto' once for a whole batch; decide per pair as a 1-D call would:
+    # exact for n <= 50 without zeros or ties in |d|, a (deterministic) permutation test for
+    # n <= 13 otherwise, the normal approximation beyond.
+    groups: dict[Any, np.ndarray] = {}
+    if method == "auto":
+        n = d.shape[1]
+        sorted_abs = np.sort(np.abs(d), axis=1)
+        clean = ~np.any(d == 0, axis=1) & ~np.any(np.diff(sorted_abs, axis=1) == 0, axis=1)
+        if n <= 50:
+            groups["exact"] = ~same & clean
+            groups["auto" if n <= 13 else "asymptotic"] = ~same & ~clean
+        else:
+            groups["asymptotic"] = ~same
+    else:
+        groups[method] = ~same
+    for how, rows in groups.items():
+        if not rows.any():
+            continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (RuntimeWarning, UserWarning))
-            res = stats.wilcoxon(x[~same], y[~same], zero_method=zero_method, method=method, axis=1)
-        stat[~same] = res.statistic
-        p[~same] = res.pvalue
+            if how == "auto":  # small n with ties or zeros: scipy's own per-pair choice
+                res = [stats.wilcoxon(xi, yi, zero_method=zero_method) for xi, yi in zip(x[rows], y[rows])]
+                stat[rows] = [r.statistic for r in res]
+                p[rows] = [r.pvalue for r in res]
+                continue
+            res = stats.wilcoxon(x[rows], y[rows], zero_method=zero_method, method=how, axis=1)
+        stat[rows] = res.statistic
+        p[rows] = res.pvalue
     frame = _pair_frame(s, I, J, statistic=stat, p_value=p)
     frame.attrs.update(n_topics=s.values.shape[1], test="Wilcoxon signed-rank")
     return frame

@@ -1,0 +1,282 @@
+"""Tests for experiments.significance.
+
+References: straightforward per-pair loops written here (Sakai 2006's bootstrap test and estimated
+difference, Carterette 2012's randomised Tukey HSD), and scipy.stats.ttest_rel / scipy.stats.wilcoxon
+called pair by pair.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from experiments import (  # noqa: E402
+    DiscriminativePower,
+    bootstrap_asl,
+    discriminative_power,
+    paired_ttest,
+    plot_asl_curves,
+    tukey_hsd_randomised,
+    wilcoxon_test,
+)
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "score-matrices" / "sigir2018-simulation"
+
+
+def load_matrix(name: str) -> pd.DataFrame:
+    """A systems x topics DataFrame from the topics x systems CSVs of the SIGIR 2018 simulation data."""
+    frame = pd.read_csv(DATA / f"{name}.csv")
+    if "topic" in frame.columns:
+        frame = frame.set_index("topic")
+    return frame.T
+
+
+def distinct_systems(frame: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The first k systems with pairwise-distinct score vectors (TREC has duplicate runs)."""
+    return frame.drop_duplicates().iloc[:k]
+
+
+# --------------------------------------------------------------------------------------------------
+# reference: the bootstrap test as a user would write it, one pair and one replicate at a time
+
+
+def bootstrap_loop(scores: np.ndarray, B: int, seed: int, alpha: float | None = None):
+    m, n = scores.shape
+    idx = np.random.default_rng(seed).integers(0, n, size=(B, n))  # the documented shared draw
+    t_obs, asl, crit = [], [], []
+    for i in range(m):
+        for j in range(i + 1, m):
+            z = scores[i] - scores[j]
+            t = z.mean() / (z.std(ddof=1) / math.sqrt(n))
+            w = z - z.mean()
+            t_star, mean_star = [], []
+            for b in range(B):
+                wb = w[idx[b]]
+                with np.errstate(divide="ignore", invalid="ignore"):  # constant resample: t = +-inf
+                    t_star.append(wb.mean() / (wb.std(ddof=1) / math.sqrt(n)))
+                mean_star.append(wb.mean())
+            t_star = np.abs(np.array(t_star))
+            t_obs.append(t)
+            asl.append(np.sum(t_star >= abs(t)) / B)
+            if alpha is not None:
+                # Sakai (2006): the replicate with the (B alpha)-th largest |t*| -> its |mean(w*)|
+                b_crit = np.argsort(-t_star, kind="stable")[math.ceil(B * alpha) - 1]
+                crit.append(abs(mean_star[b_crit]))
+    return np.array(t_obs), np.array(asl), np.array(crit)
+
+
+def test_bootstrap_asl_matches_per_pair_loop_on_real_data():
+    scores = distinct_systems(load_matrix("web2011_ndcg20"), 7)
+    table = bootstrap_asl(scores, B=300, seed=42)
+    t_ref, asl_ref, _ = bootstrap_loop(scores.to_numpy(), B=300, seed=42)
+    np.testing.assert_allclose(table["t"], t_ref, rtol=1e-10)
+    np.testing.assert_array_equal(table["asl"], asl_ref)
+    # pair bookkeeping: row order of numpy.triu_indices, mean_diff = mean(a) - mean(b)
+    assert len(table) == 21
+    assert table.loc[0, "system_a"] == scores.index[0] and table.loc[0, "system_b"] == scores.index[1]
+    means = scores.mean(axis=1)
+    np.testing.assert_allclose(
+        table["mean_diff"], means.loc[table["system_a"]].to_numpy() - means.loc[table["system_b"]].to_numpy()
+    )
+    assert table.attrs["B"] == 300 and table.attrs["n_topics"] == scores.shape[1]
+
+
+def test_observed_t_is_the_paired_t_statistic():
+    scores = distinct_systems(load_matrix("web2012_ap"), 6).to_numpy()
+    table = bootstrap_asl(scores, B=10, seed=0)
+    I, J = np.triu_indices(6, 1)
+    # reference: scipy.stats.ttest_rel(x, y).statistic, pair by pair
+    expected = [stats.ttest_rel(scores[i], scores[j]).statistic for i, j in zip(I, J)]
+    np.testing.assert_allclose(table["t"], expected, rtol=1e-10)
+
+
+def test_same_seed_same_numbers_and_generator_seeds():
+    scores = np.random.default_rng(3).random((6, 30))
+    a = bootstrap_asl(scores, B=200, seed=7)
+    b = bootstrap_asl(scores, B=200, seed=7)
+    pd.testing.assert_frame_equal(a, b)
+    c = bootstrap_asl(scores, B=200, seed=np.random.default_rng(7))
+    pd.testing.assert_frame_equal(a, c)
+    d = bootstrap_asl(scores, B=200, seed=8)
+    assert not np.array_equal(a["asl"], d["asl"])
+
+
+def test_bootstrap_agrees_with_t_test_on_clear_cut_pairs():
+    scores = load_matrix("web2010_ndcg20").drop_duplicates()
+    table = bootstrap_asl(scores, B=1000, seed=0)
+    X = scores.to_numpy()
+    I, J = np.triu_indices(len(X), 1)
+    p = np.array([stats.ttest_rel(X[i], X[j]).pvalue for i, j in zip(I, J)])
+    clear_yes = p < 1e-3
+    clear_no = p > 0.3
+    assert clear_yes.sum() >= 20 and clear_no.sum() >= 20  # the check has teeth
+    assert np.all(table["asl"].to_numpy()[clear_yes] < 0.05)
+    assert np.all(table["asl"].to_numpy()[clear_no] > 0.05)
+    # and overall the two tests mostly agree at alpha = 0.05
+    assert np.mean((table["asl"].to_numpy() < 0.05) == (p < 0.05)) > 0.9
+
+
+def test_top_k_keeps_the_best_systems_in_best_first_order():
+    scores = load_matrix("web2013_ap").drop_duplicates()
+    table = bootstrap_asl(scores, B=100, seed=1, top_k=8)
+    best = scores.loc[scores.mean(axis=1).sort_values(ascending=False, kind="stable").index[:8]]
+    _, asl_ref, _ = bootstrap_loop(best.to_numpy(), B=100, seed=1)
+    np.testing.assert_array_equal(table["asl"], asl_ref)
+    assert table.loc[0, "system_a"] == best.index[0]
+    assert (table["mean_diff"] > 0).all()  # best-first order: a is always ahead of b
+    with pytest.raises(ValueError, match=r"`top_k` must not exceed the number of systems"):
+        bootstrap_asl(scores, top_k=1000)
+
+
+def test_degenerate_pairs():
+    rng = np.random.default_rng(0)
+    x = rng.random(20)
+    scores = np.vstack([x, x, x + 0.1, rng.random(20)])
+    table = bootstrap_asl(scores, B=200, seed=0).set_index(["system_a", "system_b"])
+    assert table.loc[(0, 1), "t"] == 0.0 and table.loc[(0, 1), "asl"] == 1.0  # identical systems
+    assert np.isinf(table.loc[(0, 2), "t"]) and table.loc[(0, 2), "asl"] == 0.0  # constant shift
+
+
+# --------------------------------------------------------------------------------------------------
+# discriminative power
+
+
+def test_discriminative_power_matches_loop_and_sakais_estimated_difference():
+    scores = distinct_systems(load_matrix("web2014_ndcg20"), 8)
+    result = discriminative_power(scores, alpha=0.05, B=400, seed=5)
+    t_ref, asl_ref, crit_ref = bootstrap_loop(scores.to_numpy(), B=400, seed=5, alpha=0.05)
+    assert isinstance(result, DiscriminativePower)
+    np.testing.assert_array_equal(result.table["asl"], asl_ref)
+    assert result.n_pairs == 28
+    assert result.n_significant == int(np.sum(asl_ref < 0.05))
+    assert result.power == pytest.approx(np.mean(asl_ref < 0.05))
+    np.testing.assert_allclose(result.table["critical_diff"], crit_ref, rtol=1e-9)
+    assert result.estimated_difference == pytest.approx(crit_ref.max(), rel=1e-9)
+    # same seed -> same ASLs as bootstrap_asl
+    np.testing.assert_array_equal(result.table["asl"], bootstrap_asl(scores, B=400, seed=5)["asl"])
+    text = str(result)
+    assert f"{result.n_significant}/28" in text and "estimated difference required" in text
+
+
+def test_discriminative_power_validates_alpha():
+    scores = np.random.default_rng(0).random((3, 10))
+    with pytest.raises(ValueError, match=r"`alpha` must lie strictly between 0 and 1; got 1.5"):
+        discriminative_power(scores, alpha=1.5)
+    with pytest.raises(TypeError, match=r"`alpha` must be a number"):
+        discriminative_power(scores, alpha="0.05")
+
+
+# --------------------------------------------------------------------------------------------------
+# alternatives
+
+
+@pytest.mark.parametrize(
+    ("name", "n_topics"),
+    [
+        ("web2011_ap", None),  # continuous scores: scipy's exact test
+        ("web2012_p10", None),  # many ties and zeros: normal approximation
+        ("web2014_p10", 12),  # ties and zeros in a small sample: scipy's permutation test
+        ("robust2004_ap", None),  # 249 topics: normal approximation
+    ],
+)
+def test_paired_ttest_and_wilcoxon_match_scipy_pair_by_pair(name, n_topics):
+    scores = distinct_systems(load_matrix(name), 7).iloc[:, :n_topics]
+    X = scores.to_numpy()
+    I, J = np.triu_indices(len(X), 1)
+    tt = paired_ttest(scores)
+    wx = wilcoxon_test(scores)
+    for row, (i, j) in enumerate(zip(I, J)):
+        # references: scipy.stats.ttest_rel(X[i], X[j]); scipy.stats.wilcoxon(X[i], X[j])
+        ref_t = stats.ttest_rel(X[i], X[j])
+        ref_w = stats.wilcoxon(X[i], X[j])
+        assert tt.loc[row, "t"] == pytest.approx(ref_t.statistic, rel=1e-10)
+        assert tt.loc[row, "p_value"] == pytest.approx(ref_t.pvalue, rel=1e-8)
+        assert wx.loc[row, "statistic"] == pytest.approx(ref_w.statistic)
+        assert wx.loc[row, "p_value"] == pytest.approx(ref_w.pvalue, rel=1e-8)
+    # identical systems: no evidence of a difference
+    dup = np.vstack([X[0], X[0], X[1]])
+    assert paired_ttest(dup).loc[0, "p_value"] == 1.0
+    assert wilcoxon_test(dup).loc[0, "p_value"] == 1.0
+
+
+def tukey_loop(scores: np.ndarray, B: int, seed: int) -> np.ndarray:
+    """Carterette (2012): permute each topic's scores across systems; p = share of ranges >= |diff|."""
+    rng = np.random.default_rng(seed)
+    m, n = scores.shape
+    ranges = []
+    for _ in range(B):
+        permuted = np.empty_like(scores)
+        for k in range(n):
+            permuted[:, k] = rng.permutation(scores[:, k])
+        means = permuted.mean(axis=1)
+        ranges.append(means.max() - means.min())
+    ranges = np.array(ranges)
+    means = scores.mean(axis=1)
+    I, J = np.triu_indices(m, 1)
+    return np.array([np.mean(ranges >= abs(means[i] - means[j])) for i, j in zip(I, J)])
+
+
+def test_randomised_tukey_hsd_agrees_with_loop_simulation():
+    scores = distinct_systems(load_matrix("web2012_ndcg20"), 8)
+    table = tukey_hsd_randomised(scores, B=3000, seed=0)
+    reference = tukey_loop(scores.to_numpy(), B=3000, seed=123)  # independent draws
+    # both are empirical CDFs of the range at the same points: max gap ~ KS distance (99.9%: 0.05)
+    assert np.max(np.abs(table["p_value"].to_numpy() - reference)) < 0.05
+    # the family-wise test is more conservative than the per-pair t-test
+    assert np.all(table["p_value"].to_numpy() >= paired_ttest(scores)["p_value"].to_numpy() - 0.05)
+    pd.testing.assert_frame_equal(table, tukey_hsd_randomised(scores, B=3000, seed=0))
+
+
+# --------------------------------------------------------------------------------------------------
+# plot and validation
+
+
+def test_plot_asl_curves_draws_sorted_asls_per_metric():
+    ndcg = load_matrix("web2010_ndcg20")
+    ap = load_matrix("web2010_ap")
+    curves = {
+        "nDCG@20": bootstrap_asl(ndcg, B=200, seed=0, top_k=10),
+        "AP": discriminative_power(ap, B=200, seed=0, top_k=10),
+        "t-test": paired_ttest(ap, top_k=10),
+    }
+    fig, ax = plt.subplots()
+    assert plot_asl_curves(curves, ax=ax, alpha=0.05, title="TREC Web 2010") is ax
+    lines = ax.get_lines()
+    np.testing.assert_array_equal(lines[0].get_ydata(), np.sort(curves["nDCG@20"]["asl"]))
+    np.testing.assert_array_equal(lines[1].get_ydata(), np.sort(curves["AP"].table["asl"]))
+    np.testing.assert_array_equal(lines[2].get_ydata(), np.sort(curves["t-test"]["p_value"]))
+    np.testing.assert_array_equal(lines[0].get_xdata(), np.arange(1, 46))
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:3] == list(curves)
+    plt.close(fig)
+    with pytest.raises(TypeError, match="`curves` must be a non-empty mapping"):
+        plot_asl_curves([curves["AP"]])
+    with pytest.raises(ValueError, match=r"needs an 'asl' or 'p_value' column"):
+        plot_asl_curves({"x": pd.DataFrame({"a": [1.0]})})
+
+
+def test_score_matrix_validation():
+    good = np.random.default_rng(0).random((3, 10))
+    with pytest.raises(ValueError, match=r"`scores` must be a 2-D systems x topics matrix \(it needs per-topic scores\)"):
+        bootstrap_asl(good.mean(axis=1))
+    bad = good.copy()
+    bad[2, 4] = np.nan
+    with pytest.raises(ValueError, match=r"`scores` contains 1 NaN .*first at system 2, topic 4"):
+        bootstrap_asl(bad)
+    with pytest.raises(ValueError, match=r"`B` must be an integer >= 1; got 0"):
+        bootstrap_asl(good, B=0)
+    with pytest.raises(TypeError, match=r"`seed` must be an int, None or a numpy.random.Generator; got str"):
+        bootstrap_asl(good, seed="x")
+    with pytest.raises(ValueError, match=r"at least 2 topics"):
+        paired_ttest(good[:, :1])
+    frame = pd.DataFrame(good, index=["a", "b", "c"]).assign(name="x")
+    with pytest.raises(TypeError, match=r"columns 'name' are not numeric"):
+        wilcoxon_test(frame)
