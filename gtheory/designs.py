@@ -375,6 +375,11 @@ class DesignGStudy:
         return self.summary()
 
 
+def _lab(v: object) -> str:
+    """A label as the user wrote it: 3 or 'h1' (not np.int64(3))."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
 def _effect_key(name: str) -> str:
     return re.sub(r"[\s()]", "", str(name)).replace("×", "x")
 
@@ -388,7 +393,7 @@ def _to_array(data: pd.DataFrame, design: Design, score: str) -> tuple[NDArray[n
     bad = ~np.isfinite(y)
     if bad.any():
         first = data.iloc[int(np.argmax(bad))]
-        cell = ", ".join(f"{f}={first[f]!r}" for f in design.facets)
+        cell = ", ".join(f"{f}={_lab(first[f])}" for f in design.facets)
         raise ValueError(f"`data[{score!r}]` has {int(bad.sum())} missing or non-finite scores "
                          f"(first at {cell}); missing data are not supported — the ANOVA "
                          "estimators here need a complete, balanced design.")
@@ -410,7 +415,7 @@ def _to_array(data: pd.DataFrame, design: Design, score: str) -> tuple[NDArray[n
         if len(set(counts.values())) > 1:
             (k1, v1), (k2, v2) = sorted(counts.items(), key=lambda kv: kv[1])[0], \
                 sorted(counts.items(), key=lambda kv: kv[1])[-1]
-            where = lambda k: ", ".join(f"{g}={v!r}" for g, v in zip(outer, k))  # noqa: E731
+            where = lambda k: ", ".join(f"{g}={_lab(v)}" for g, v in zip(outer, k))  # noqa: E731
             raise ValueError(f"unbalanced design: facet {f!r} has {v1} levels within {where(k1)} "
                              f"but {v2} within {where(k2)}; only balanced designs are supported.")
         codes[:, j] = col
@@ -420,7 +425,7 @@ def _to_array(data: pd.DataFrame, design: Design, score: str) -> tuple[NDArray[n
     uniq, first_idx, cnt = np.unique(flat, return_index=True, return_counts=True)
     if (cnt > 1).any():
         r = data.iloc[int(first_idx[np.argmax(cnt > 1)])]
-        cell = ", ".join(f"{f}={r[f]!r}" for f in design.facets)
+        cell = ", ".join(f"{f}={_lab(r[f])}" for f in design.facets)
         raise ValueError(f"`data` has {int((cnt > 1).sum())} cell(s) with more than one score "
                          f"(first: {cell}); the design needs exactly one score per cell.")
     total = math.prod(shape)
@@ -437,16 +442,19 @@ def _to_array(data: pd.DataFrame, design: Design, score: str) -> tuple[NDArray[n
 
 
 def gstudy_design(
-    data: pd.DataFrame, design: str | Design, *, score: str = "score", warn: bool = True
+    data: pd.DataFrame | NDArray[np.float64], design: str | Design, *, score: str = "score",
+    warn: bool = True,
 ) -> DesignGStudy:
     """G-study of a balanced crossed/nested random-effects design from long-format data.
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        One row per observation, one column per facet (named as in ``design``) and a ``score``
-        column. For a nested facet, levels are identified within their nest, so labels may
-        either repeat across nests (``r1``–``r4`` in every task) or be unique.
+    data : pandas.DataFrame or ndarray
+        A DataFrame in long format: one row per observation, one column per facet (named as in
+        ``design``) and a ``score`` column. For a nested facet, levels are identified within
+        their nest, so labels may either repeat across nests (``r1``–``r4`` in every task) or be
+        unique. Or a complete array with one axis per facet, in the order the facets appear in
+        ``design`` (a nested facet's axis indexes its levels within each nest).
     design : str or Design
         Design string, e.g. ``"p x i"``, ``"i:p"``, ``"p x i x o"``, ``"p x (r:t)"``.
     score : str
@@ -480,10 +488,20 @@ def gstudy_design(
     >>> round(g.dstudy("p").erho2, 3)
     0.939
     """
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"`data` must be a pandas DataFrame in long format; got {type(data).__name__}.")
     d = parse_design(design) if isinstance(design, str) else design
-    y, sizes = _to_array(data, d, score)
+    if isinstance(data, pd.DataFrame):
+        y, sizes = _to_array(data, d, score)
+    elif isinstance(data, np.ndarray):
+        y = np.asarray(data, dtype=np.float64)
+        if y.ndim != len(d.facets):
+            raise ValueError(f"`data` array must have one axis per facet {d.facets}; got shape {y.shape}.")
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"`data` has {int((~np.isfinite(y)).sum())} missing or non-finite scores; "
+                             "missing data are not supported.")
+        sizes = dict(zip(d.facets, y.shape))
+    else:
+        raise TypeError("`data` must be a pandas DataFrame in long format or an array with one axis "
+                        f"per facet; got {type(data).__name__}.")
     for f, v in sizes.items():
         if v < 2:
             raise ValueError(f"facet {f!r} has {v} level(s); at least 2 are needed to estimate its variance.")
@@ -493,9 +511,13 @@ def gstudy_design(
     axis = {f: k for k, f in enumerate(d.facets)}
     n_cells = y.size
 
+    cache: dict[frozenset[str], NDArray[np.float64]] = {}
+
     def mean_over(keep: frozenset[str]) -> NDArray[np.float64]:
-        drop = tuple(axis[f] for f in d.facets if f not in keep)
-        return y.mean(axis=drop, keepdims=True) if drop else y
+        if keep not in cache:
+            drop = tuple(axis[f] for f in d.facets if f not in keep)
+            cache[keep] = y.mean(axis=drop, keepdims=True) if drop else y
+        return cache[keep]
 
     effects = d.effects
     df_, ss_ = [], []
