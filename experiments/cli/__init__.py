@@ -1,0 +1,75 @@
+"""The ``gtheory`` command line.
+
+Each subcommand lives in its own module in this package and exposes
+
+* ``register(subparsers) -> argparse.ArgumentParser`` — add the subparser (with a ``--help`` that teaches), and
+* ``run(args) -> int`` — do the work and return the exit code.
+
+Errors that are the user's (bad file, bad option) are raised as :class:`UsageError` (or ``ValueError`` /
+``FileNotFoundError`` / ``TypeError``) and printed as one line on stderr without a traceback; exit code 2.
+Set ``GTHEORY_DEBUG=1`` to see the traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import Sequence
+
+__all__ = ["main", "build_parser", "UsageError", "SUBCOMMANDS"]
+
+#: subcommand modules, in the order ``--help`` lists them
+SUBCOMMANDS: tuple[str, ...] = ("demo", "evaluate", "gstudy", "tune", "check", "robustness", "report", "sweep")
+
+EXIT_OK = 0
+EXIT_FAILURE = 1  # the work ran but did not succeed (e.g. an optimiser that did not converge under --strict)
+EXIT_USAGE = 2  # bad input or options
+
+
+class UsageError(Exception):
+    """An error caused by the user's input; printed without a traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gtheory",
+        description=(
+            "How stable is an IR evaluation metric, and which nDCG gain/discount makes it as stable as the "
+            "data allow (generalizability theory; Kanoulas & Aslam, CIKM 2009)."
+        ),
+        epilog="Run 'gtheory demo' for an end-to-end study on the embedded TREC-9 Web data.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:  # a subcommand not written yet
+            if exc.name == f"{__name__}.{name}":
+                continue
+            raise
+        p = module.register(sub)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args._run(args) or 0)
+    except (UsageError, ValueError, FileNotFoundError, TypeError, KeyError) as exc:
+        if os.environ.get("GTHEORY_DEBUG"):
+            raise
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"gtheory {args.command}: error: {msg}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

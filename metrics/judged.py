@@ -1,0 +1,461 @@
+"""The judged-grade tensor: for systems × topics × ranks, the grade of the document at that rank.
+
+This is the data model every measure, the optimiser and the experiments work on. It holds no document strings and no
+scores, only small integers:
+
+* ``grades[s, t, r]`` (int8): the *level code* of the document system ``s`` ranked at ``r + 1`` for topic ``t`` —
+  an index into ``levels`` (the distinct qrels grades, ascending) — or one of two sentinels, :data:`UNJUDGED`
+  (retrieved but not in the qrels) and :data:`ABSENT` (the run has no document at that rank).
+* ``doc_ids[s, t, r]``: the per-topic integer id of that judged document (``-1`` where unjudged/absent). Judged
+  document ``i`` of topic ``t`` has level ``qrels_level[qrels_offsets[t] + i]``. These ids let judgments be removed
+  (incompleteness studies, :meth:`JudgedRuns.restrict_judgments`) without document strings.
+* per-topic grade counts of the qrels (``level_counts``), from which the ideal ranking, R and N follow.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Literal, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from .trecio import PathLike, Qrels, Run, RunSet, _expand, _parse_fields, _read_text, _run_name, _topic_codes, natural_topic_order, read_qrels
+
+__all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
+
+#: sentinel in ``JudgedRuns.grades``: a retrieved document with no judgment
+UNJUDGED: int = -1
+#: sentinel in ``JudgedRuns.grades``: no document at this rank (the run returned fewer documents)
+ABSENT: int = -2
+
+Missing = Literal["zero", "exclude"]
+_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRuns:
+    """Judged grades of ranked lists, systems × topics × ranks (see the module docstring).
+
+    Attributes
+    ----------
+    grades : int8 array (n_systems, n_topics, depth) of level codes, :data:`UNJUDGED` or :data:`ABSENT`.
+    doc_ids : int16/int32 array, same shape: per-topic judged-document id, -1 if unjudged or absent.
+    levels : float64 array (n_levels,): the distinct grades in the qrels, ascending (real values kept).
+    qrels_level : int8 array: level code of every judged document, grouped by topic.
+    qrels_offsets : int64 array (n_topics + 1,): topic ``t``'s judged documents are
+        ``qrels_level[qrels_offsets[t]:qrels_offsets[t + 1]]``.
+    systems, topics : labels.
+    n_retrieved : int32 array (n_systems, n_topics): documents the run returned for the topic (after ``depth``).
+    missing : ``"zero"`` — a topic a run does not return scores 0, like ``trec_eval -c`` (default); ``"exclude"`` —
+        measures give NaN for it.
+    report : what was ignored or noticed while building (topics without judgments, missing topics, truncation).
+    """
+
+    grades: np.ndarray
+    doc_ids: np.ndarray
+    levels: np.ndarray
+    qrels_level: np.ndarray
+    qrels_offsets: np.ndarray
+    systems: tuple[str, ...]
+    topics: tuple[str, ...]
+    n_retrieved: np.ndarray
+    missing: str = "zero"
+    report: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        S, T, K = self.grades.shape
+        if self.doc_ids.shape != self.grades.shape:
+            raise ValueError(f"`doc_ids` shape {self.doc_ids.shape} differs from `grades` shape {self.grades.shape}")
+        if len(self.systems) != S or len(self.topics) != T:
+            raise ValueError(
+                f"{len(self.systems)} system labels and {len(self.topics)} topic labels for a tensor of shape {self.grades.shape}"
+            )
+        if self.qrels_offsets.shape != (T + 1,) or self.qrels_offsets[-1] != self.qrels_level.size:
+            raise ValueError("`qrels_offsets` must have n_topics + 1 entries ending at len(qrels_level)")
+        if self.missing not in ("zero", "exclude"):
+            raise ValueError(f"`missing` must be 'zero' or 'exclude'; got {self.missing!r}")
+
+    # ------------------------------------------------------------------------------------------------ shape
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.grades.shape  # type: ignore[return-value]
+
+    @property
+    def n_systems(self) -> int:
+        return self.grades.shape[0]
+
+    @property
+    def n_topics(self) -> int:
+        return self.grades.shape[1]
+
+    @property
+    def depth(self) -> int:
+        return self.grades.shape[2]
+
+    def __repr__(self) -> str:
+        return (
+            f"JudgedRuns({self.n_systems} systems × {self.n_topics} topics × depth {self.depth}, "
+            f"grades {list(self.levels)}, {self.qrels_level.size} judgments, missing={self.missing!r})"
+        )
+
+    # ------------------------------------------------------------------------------------------------ qrels
+    @cached_property
+    def level_counts(self) -> np.ndarray:
+        """(n_topics, n_levels) int64: judged documents per topic and grade level."""
+        L = self.levels.size
+        topic_of = np.repeat(np.arange(self.n_topics), np.diff(self.qrels_offsets))
+        return np.bincount(topic_of * L + self.qrels_level, minlength=self.n_topics * L).reshape(self.n_topics, L)
+
+    def n_relevant(self, relevance_level: float = 1) -> np.ndarray:
+        """R per topic: judged documents with grade ≥ ``relevance_level`` (trec_eval's ``-l``, default 1)."""
+        return self.level_counts[:, self.levels >= relevance_level].sum(axis=1)
+
+    def n_nonrelevant(self, relevance_level: float = 1) -> np.ndarray:
+        """N per topic: judged documents with grade < ``relevance_level`` (negative grades included)."""
+        return self.level_counts[:, self.levels < relevance_level].sum(axis=1)
+
+    @property
+    def retrieved(self) -> np.ndarray:
+        """(n_systems, n_topics) bool: the run returned at least one document for the topic."""
+        return self.n_retrieved > 0
+
+    def level_values(self, values: np.ndarray, *, unjudged: float = 0.0, absent: float = 0.0) -> np.ndarray:
+        """Map per-level ``values`` (n_levels,) onto the tensor: float64 (n_systems, n_topics, depth).
+
+        ``unjudged`` and ``absent`` are the values given to the two sentinels.
+        """
+        table = np.empty(self.levels.size + 2, dtype=np.float64)
+        table[: self.levels.size] = values
+        table[ABSENT] = absent
+        table[UNJUDGED] = unjudged
+        return table[self.grades]
+
+    # ------------------------------------------------------------------------------------------ derived views
+    def condensed(self) -> "JudgedRuns":
+        """The condensed lists (Sakai 2007): unjudged documents removed, the rest moved up (trec_eval ``-J``)."""
+        cached = self.__dict__.get("_condensed")
+        if cached is not None:
+            return cached
+        unj = self.grades == UNJUDGED
+        if not unj.any():
+            out = self
+        else:
+            order = np.argsort(unj, axis=-1, kind="stable")
+            g = np.take_along_axis(self.grades, order, axis=-1)
+            d = np.take_along_axis(self.doc_ids, order, axis=-1)
+            g[np.take_along_axis(unj, order, axis=-1)] = ABSENT
+            keep = int((g != ABSENT).sum(axis=-1).max(initial=0))
+            keep = max(keep, 1)
+            out = replace(
+                self,
+                grades=np.ascontiguousarray(g[..., :keep]),
+                doc_ids=np.ascontiguousarray(d[..., :keep]),
+                report={**self.report, "condensed": True},
+            )
+        object.__setattr__(self, "_condensed", out)
+        return out
+
+    def subset(self, systems: Sequence[str] | np.ndarray | None = None, topics: Sequence[str] | np.ndarray | None = None) -> "JudgedRuns":
+        """A new JudgedRuns restricted to some systems and/or topics (labels, integer positions or boolean masks)."""
+        si = self._select(systems, self.systems, "systems")
+        ti = self._select(topics, self.topics, "topics")
+        starts, ends = self.qrels_offsets[ti], self.qrels_offsets[ti + 1]
+        lens = ends - starts
+        flat = np.repeat(starts - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(lens.sum())
+        return replace(
+            self,
+            grades=self.grades[np.ix_(si, ti)],
+            doc_ids=self.doc_ids[np.ix_(si, ti)],
+            qrels_level=self.qrels_level[flat],
+            qrels_offsets=np.r_[0, np.cumsum(lens)].astype(np.int64),
+            systems=tuple(self.systems[i] for i in si),
+            topics=tuple(self.topics[i] for i in ti),
+            n_retrieved=self.n_retrieved[np.ix_(si, ti)],
+        )
+
+    @staticmethod
+    def _select(sel, labels: tuple[str, ...], what: str) -> np.ndarray:
+        n = len(labels)
+        if sel is None:
+            return np.arange(n)
+        arr = np.asarray(sel)
+        if arr.dtype == bool:
+            if arr.shape != (n,):
+                raise ValueError(f"boolean `{what}` mask has shape {arr.shape}; expected ({n},)")
+            return np.flatnonzero(arr)
+        if arr.dtype.kind in "iu":
+            if arr.size and (arr.min() < -n or arr.max() >= n):
+                raise IndexError(f"`{what}` positions out of range for {n} {what}")
+            return arr.astype(np.int64) % max(n, 1)
+        pos = {lab: i for i, lab in enumerate(labels)}
+        unknown = [str(x) for x in arr.tolist() if str(x) not in pos]
+        if unknown:
+            raise KeyError(f"unknown {what}: {unknown[:5]}{' ...' if len(unknown) > 5 else ''}")
+        return np.array([pos[str(x)] for x in arr.tolist()], dtype=np.int64)
+
+    def restrict_judgments(self, keep: np.ndarray) -> "JudgedRuns":
+        """Forget some judgments: ``keep`` is a boolean array over all judged documents (``qrels_level`` order).
+
+        Documents whose judgment is dropped become :data:`UNJUDGED` wherever they were retrieved; the remaining
+        judged documents are renumbered per topic. Used by incompleteness studies (Buckley & Voorhees 2004).
+        """
+        keep = np.asarray(keep)
+        if keep.dtype != bool or keep.shape != self.qrels_level.shape:
+            raise ValueError(f"`keep` must be a boolean array of shape {self.qrels_level.shape}; got {keep.dtype} {keep.shape}")
+        new_flat = np.cumsum(keep) - 1
+        topic_of = np.repeat(np.arange(self.n_topics), np.diff(self.qrels_offsets))
+        counts = np.bincount(topic_of[keep], minlength=self.n_topics)
+        new_offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+        judged = self.doc_ids >= 0
+        flat = np.where(judged, self.doc_ids + self.qrels_offsets[:-1][None, :, None], 0)
+        kept = judged & keep[flat]
+        new_ids = np.where(kept, new_flat[flat] - new_offsets[:-1][None, :, None], -1).astype(self.doc_ids.dtype)
+        grades = np.where(judged & ~kept, np.int8(UNJUDGED), self.grades).astype(np.int8)
+        return replace(
+            self,
+            grades=grades,
+            doc_ids=new_ids,
+            qrels_level=self.qrels_level[keep],
+            qrels_offsets=new_offsets,
+            report={**self.report, "judgments_kept": int(keep.sum()), "judgments_total": int(keep.size)},
+        )
+
+    # ------------------------------------------------------------------------------------------------- io
+    def save(self, path: PathLike) -> None:
+        """Save as a compressed ``.npz`` (no pickles; loadable with :meth:`load`)."""
+        np.savez_compressed(
+            path,
+            format_version=np.array(_FORMAT_VERSION),
+            grades=self.grades,
+            doc_ids=self.doc_ids,
+            levels=self.levels,
+            qrels_level=self.qrels_level,
+            qrels_offsets=self.qrels_offsets,
+            systems=np.array(self.systems, dtype=str),
+            topics=np.array(self.topics, dtype=str),
+            n_retrieved=self.n_retrieved,
+            missing=np.array(self.missing),
+        )
+
+    @classmethod
+    def load(cls, path: PathLike) -> "JudgedRuns":
+        """Load a tensor written by :meth:`save`."""
+        p = Path(path)
+        if not p.exists():
+            raise FileNotFoundError(f"no such file: {p}")
+        try:
+            z = np.load(p, allow_pickle=False)
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"{p}: not a JudgedRuns .npz file ({exc})") from None
+        with z:
+            need = {"grades", "doc_ids", "levels", "qrels_level", "qrels_offsets", "systems", "topics", "n_retrieved"}
+            lacking = need - set(z.files)
+            if lacking:
+                raise ValueError(f"{p}: not a JudgedRuns .npz file (lacks {sorted(lacking)})")
+            return cls(
+                grades=z["grades"],
+                doc_ids=z["doc_ids"],
+                levels=z["levels"],
+                qrels_level=z["qrels_level"],
+                qrels_offsets=z["qrels_offsets"],
+                systems=tuple(str(s) for s in z["systems"]),
+                topics=tuple(str(t) for t in z["topics"]),
+                n_retrieved=z["n_retrieved"],
+                missing=str(z["missing"]) if "missing" in z.files else "zero",
+                report={"loaded_from": str(p)},
+            )
+
+
+# ------------------------------------------------------------------------------------------------------- judge
+@dataclass(frozen=True)
+class _QrelsIndex:
+    """Lookup of (topic, docno) → (per-topic id, level) built once per qrels."""
+
+    topics: tuple[str, ...]
+    levels: np.ndarray
+    doc_index: pd.Index  # unique judged docnos
+    pair_sorted: np.ndarray  # sorted topic*n_docs + doc code
+    pair_row: np.ndarray  # row in (topic-grouped) judged order for each sorted pair
+    row_level: np.ndarray
+    row_id: np.ndarray
+    offsets: np.ndarray
+
+
+def _index_qrels(qrels: Qrels, topics: Sequence[str] | None) -> _QrelsIndex:
+    tq = natural_topic_order(qrels.topic)
+    if topics is not None:
+        topics = [str(t) for t in topics]
+        unknown = sorted(set(topics) - set(tq))
+        if unknown:
+            raise ValueError(f"`topics` not in the qrels: {unknown[:5]}")
+        tq = topics
+    tpos = pd.Index(tq).get_indexer(qrels.topic)
+    sel = tpos >= 0
+    tpos, docno, grade = tpos[sel], qrels.docno[sel], qrels.grade[sel]
+    order = np.argsort(tpos, kind="stable")  # judged docs grouped by topic, in file order within a topic
+    tpos, docno, grade = tpos[order], docno[order], grade[order]
+    levels, level = np.unique(grade, return_inverse=True)
+    if levels.size > 126:
+        raise ValueError(f"the qrels hold {levels.size} distinct grades; at most 126 are supported")
+    counts = np.bincount(tpos, minlength=len(tq))
+    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    row_id = np.arange(tpos.size) - offsets[tpos]
+    dcode, duniq = pd.factorize(docno)
+    doc_index = pd.Index(duniq, dtype=object)
+    pair = tpos.astype(np.int64) * max(len(duniq), 1) + dcode
+    o = np.argsort(pair)
+    return _QrelsIndex(tuple(tq), levels, doc_index, pair[o], o, level.astype(np.int8), row_id, offsets)
+
+
+def _judge_rows(
+    topics: list[str], tcode: np.ndarray, docno: np.ndarray, order: np.ndarray, rank: np.ndarray, qi: _QrelsIndex, depth: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], int]:
+    """Grades (T, depth), doc ids (T, depth), n_retrieved (T,), run topics not in qrels, rows cut by depth.
+
+    ``tcode``/``docno`` are per row in any order, ``order`` lists rows in rank order and ``rank`` their ranks.
+    """
+    T = len(qi.topics)
+    grades = np.full((T, depth), ABSENT, dtype=np.int8)
+    ids = np.full((T, depth), -1, dtype=np.int32)
+    topic_map = pd.Index(qi.topics, dtype=object).get_indexer(pd.Index(topics, dtype=object))
+    unknown = [t for t, m in zip(topics, topic_map) if m < 0]
+    tpos = topic_map[tcode[order]]
+    dcode = qi.doc_index.get_indexer(docno)[order]
+    within = (tpos >= 0) & (rank <= depth)
+    cut = int(((tpos >= 0) & (rank > depth)).sum())
+    tpos, r0, dcode = tpos[within], rank[within] - 1, dcode[within]
+    pair = tpos.astype(np.int64) * max(len(qi.doc_index), 1) + dcode
+    hit = dcode >= 0
+    row = np.zeros(pair.size, dtype=np.int64)
+    if qi.pair_sorted.size:
+        j = np.minimum(np.searchsorted(qi.pair_sorted, pair), qi.pair_sorted.size - 1)
+        hit &= qi.pair_sorted[j] == pair
+        row = qi.pair_row[j]
+        grades[tpos, r0] = np.where(hit, qi.row_level[row], UNJUDGED)
+        ids[tpos, r0] = np.where(hit, qi.row_id[row], -1)
+    else:
+        grades[tpos, r0] = UNJUDGED
+    n_ret = np.bincount(tpos, minlength=T).astype(np.int32)
+    return grades, ids, n_ret, unknown, cut
+
+
+def _judge_one(run: Run, qi: _QrelsIndex, depth: int):
+    tcode, topics = _topic_codes(run.topic)
+    return _judge_rows(topics, tcode, run.docno, np.arange(len(run)), run.rank, qi, depth)
+
+
+_WORKER_STATE: dict = {}
+
+
+def _init_worker(qi: _QrelsIndex, depth: int, ties: str, duplicates: str) -> None:
+    _WORKER_STATE.update(qi=qi, depth=depth, ties=ties, duplicates=duplicates)
+
+
+def _judge_file(item: tuple[str, str]):
+    path, name = item
+    st = _WORKER_STATE
+    p = Path(path)
+    f = _parse_fields(_read_text(p), p, st["ties"], st["duplicates"])
+    return _judge_rows(f.topics, f.tcode, f.docno, f.order, f.rank, st["qi"], st["depth"]) + (f.dropped,)
+
+
+def judge(
+    runs: RunSet | Sequence[Run] | PathLike | Sequence[PathLike],
+    qrels: Qrels | PathLike,
+    depth: int = 1000,
+    *,
+    missing: Missing = "zero",
+    topics: Sequence[str] | None = None,
+    ties: str = "trec_eval",
+    duplicates: str = "error",
+    workers: int | None = None,
+) -> JudgedRuns:
+    """Build the judged-grade tensor of ``runs`` against ``qrels``.
+
+    Parameters
+    ----------
+    runs : a :class:`RunSet` from :func:`read_runs`, or run file paths / a directory of runs (then files are read,
+        parsed and judged in ``workers`` processes, with ``ties`` and ``duplicates`` as in :func:`read_run`).
+    qrels : a :class:`Qrels` or the path of a qrels file.
+    depth : ranks kept per topic (trec_eval's ``-M``; default 1000). The tensor's depth is the smaller of this and
+        the deepest ranked list.
+    missing : policy for a qrels topic that a run does not return: ``"zero"`` (default) scores it 0 in every measure,
+        as ``trec_eval -c`` does; ``"exclude"`` makes measures give NaN for it.
+    topics : evaluate only these qrels topics (default: every topic in the qrels, in natural order).
+
+    Returns
+    -------
+    JudgedRuns
+        ``report`` lists run topics absent from the qrels (ignored, as trec_eval does), qrels topics a run misses,
+        topics with no relevant document, and rows cut by ``depth``.
+
+    Notes
+    -----
+    Topics are those of the qrels: a topic that only appears in runs is ignored (counted in ``report``). Ranks follow
+    the order the runs were read with (trec_eval's score-descending, docno-descending order by default).
+    """
+    if not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise ValueError(f"`depth` must be a positive integer; got {depth!r}")
+    if missing not in ("zero", "exclude"):
+        raise ValueError(f"`missing` must be 'zero' or 'exclude'; got {missing!r}")
+    if not isinstance(qrels, Qrels):
+        qrels = read_qrels(qrels)
+    qi = _index_qrels(qrels, topics)
+    depth = int(depth)
+    if isinstance(runs, RunSet) or (isinstance(runs, (list, tuple)) and runs and all(isinstance(r, Run) for r in runs)):
+        run_list = list(runs)
+        names = [r.name for r in run_list]
+        results = [_judge_one(r, qi, depth) + (r.duplicates_dropped,) for r in run_list]
+    else:
+        files = _expand(runs)
+        names = [_run_name(f) for f in files]
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"several run files give the same system name(s) {dup}; read them with read_runs(names=...)")
+        n = workers or min(len(files), os.cpu_count() or 1)
+        items = [(str(f), nm) for f, nm in zip(files, names)]
+        if n > 1 and len(files) > 1:
+            with ProcessPoolExecutor(n, initializer=_init_worker, initargs=(qi, depth, ties, duplicates)) as ex:
+                results = list(ex.map(_judge_file, items, chunksize=max(1, len(items) // (4 * n))))
+        else:
+            _init_worker(qi, depth, ties, duplicates)
+            results = [_judge_file(it) for it in items]
+    if not results:
+        raise ValueError("no runs to judge")
+    grades = np.stack([r[0] for r in results])
+    ids = np.stack([r[1] for r in results])
+    n_ret = np.stack([r[2] for r in results])
+    K = max(int(n_ret.max(initial=0)), 1)
+    grades, ids = grades[..., :K], ids[..., :K]
+    max_judged = int(np.diff(qi.offsets).max(initial=0))
+    ids = ids.astype(np.int16 if max_judged < np.iinfo(np.int16).max else np.int32)
+    missing_topics = {nm: [qi.topics[t] for t in np.flatnonzero(n_ret[i] == 0)] for i, nm in enumerate(names)}
+    rel_levels = qi.levels > 0
+    has_rel = np.zeros(len(qi.topics), dtype=bool)
+    if qi.row_level.size:
+        topic_of = np.repeat(np.arange(len(qi.topics)), np.diff(qi.offsets))
+        has_rel[topic_of[rel_levels[qi.row_level]]] = True
+    report = {
+        "run_topics_not_in_qrels": {nm: r[3] for nm, r in zip(names, results) if r[3]},
+        "qrels_topics_missing_from_run": {k: v for k, v in missing_topics.items() if v},
+        "topics_without_relevant": [qi.topics[t] for t in np.flatnonzero(~has_rel)],
+        "rows_beyond_depth": {nm: r[4] for nm, r in zip(names, results) if r[4]},
+        "duplicates_dropped": {nm: r[5] for nm, r in zip(names, results) if r[5]},
+        "missing_policy": missing,
+    }
+    return JudgedRuns(
+        grades=np.ascontiguousarray(grades),
+        doc_ids=np.ascontiguousarray(ids),
+        levels=qi.levels.astype(np.float64),
+        qrels_level=qi.row_level,
+        qrels_offsets=qi.offsets,
+        systems=tuple(names),
+        topics=qi.topics,
+        n_retrieved=n_ret.astype(np.int32),
+        missing=missing,
+        report=report,
+    )

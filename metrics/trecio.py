@@ -1,0 +1,491 @@
+"""Reading TREC-format qrels and runs, the way trec_eval does, with errors that name file, line and problem.
+
+Formats
+-------
+qrels: ``qid iter docno grade`` (4 whitespace-separated columns; ``iter`` is ignored).
+run:   ``qid Q0 docno rank score tag`` (6 columns; the 2nd column is ignored, so ``Q0``, ``q0`` and ``0`` are all
+accepted, as trec_eval does; the rank column is ignored unless ``ties="rank"``).
+
+Files may be plain text, ``.gz``, ``.bz2`` or ``.xz``. Blank lines are skipped (line numbers in messages still count
+them).
+
+Ordering (trec_eval, ``form_res_rels.c``): documents are ranked by score descending, ties broken by docno
+*descending* (``strcmp`` order); the rank column is ignored. ``ties="input"`` keeps tied documents in file order;
+``ties="rank"`` ranks by the rank column instead of the score (ties again in file order).
+
+Grades: any finite real number. trec_eval truncates grades to integers (``atol``); we keep the real value.
+Negative grades are kept: trec_eval counts them as judged non-relevant, and ``infAP`` as pooled-but-unjudged.
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Literal, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["TrecFormatError", "Qrels", "Run", "RunSet", "read_qrels", "read_run", "read_runs", "natural_topic_order"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Ties = Literal["trec_eval", "input", "rank"]
+_TIES = ("trec_eval", "input", "rank")
+_COMPRESSED = (".gz", ".xz", ".bz2")
+
+
+class TrecFormatError(ValueError):
+    """A malformed qrels or run file. ``str(err)`` reads ``"<path>, line <n>: <problem>"``."""
+
+    def __init__(self, path: PathLike, line: int | None, problem: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        where = f"{self.path}, line {line}" if line is not None else self.path
+        super().__init__(f"{where}: {problem}")
+
+
+def _read_text(path: PathLike) -> str:
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"no such file: {p}")
+    if p.is_dir():
+        raise IsADirectoryError(f"expected a file, got a directory: {p}")
+    opener = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}.get(p.suffix.lower())
+    try:
+        if opener is None:
+            with open(p, "rb") as fh:
+                raw = fh.read()
+        else:
+            with opener(p, "rb") as fh:
+                raw = fh.read()
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise TrecFormatError(p, None, f"cannot read or decompress the file ({exc})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise TrecFormatError(p, line, f"not valid UTF-8 text (byte {exc.start})") from None
+
+
+def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[str], np.ndarray]:
+    """Split ``text`` into tokens, checking every non-blank line has ``ncols`` columns.
+
+    Returns the flat token list and the 1-based line number of each record. Vectorised: the column count of every
+    line is found with NumPy on the bytes, not with a Python loop over lines.
+    """
+    tokens = text.split()
+    b = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    if b.size == 0:
+        return tokens, np.zeros(0, dtype=np.int64)
+    newlines = np.flatnonzero(b == 10)
+    space = b <= 32  # ASCII whitespace and control characters separate tokens
+    starts = np.flatnonzero(~space[1:] & space[:-1]) + 1
+    if not space[0]:
+        starts = np.r_[0, starts]
+    n_lines = newlines.size + 1
+    per_line = np.bincount(np.searchsorted(newlines, starts), minlength=n_lines)
+    bad = np.flatnonzero((per_line != 0) & (per_line != ncols))
+    if bad.size:
+        ln = int(bad[0])
+        raise TrecFormatError(
+            path, ln + 1, f"{per_line[ln]} columns, expected {ncols} ({what}); the line reads {_line(text, ln)!r}"
+        )
+    lines = np.flatnonzero(per_line) + 1
+    if len(tokens) != ncols * lines.size:  # non-ASCII whitespace split by str.split but not by the byte scan
+        for i, raw in enumerate(text.split("\n")):
+            n = len(raw.split())
+            if n not in (0, ncols):
+                raise TrecFormatError(path, i + 1, f"{n} columns, expected {ncols} ({what}); the line reads {raw!r}")
+    return tokens, lines
+
+
+def _line(text: str, index: int) -> str:
+    return text.split("\n", index + 1)[index][:200]
+
+
+def _floats(values: Sequence[str], lines: np.ndarray, path: PathLike, column: str) -> np.ndarray:
+    """Convert a column to float64, naming the first line with a non-numeric or non-finite value."""
+    try:
+        x = np.fromiter(map(float, values), dtype=np.float64, count=len(values))
+    except ValueError:
+        for i, v in enumerate(values):
+            try:
+                float(v)
+            except ValueError:
+                raise TrecFormatError(path, int(lines[i]), f"{column} {v!r} is not a number") from None
+        raise  # pragma: no cover
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:
+        i = int(bad[0])
+        raise TrecFormatError(path, int(lines[i]), f"{column} {values[i]!r} is not finite ({column} must be a real number)")
+    return x
+
+
+def natural_topic_order(topics: Iterable[str]) -> list[str]:
+    """Sort topic ids numerically when they are all integers, else as strings."""
+    ts = list(dict.fromkeys(topics))
+    if all(t.lstrip("-").isdigit() for t in ts):
+        return sorted(ts, key=lambda t: (int(t), t))
+    return sorted(ts)
+
+
+# --------------------------------------------------------------------------------------------------------- qrels
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Relevance judgments: one row per judged (topic, docno) with its real-valued grade.
+
+    Attributes
+    ----------
+    topic, docno : numpy object arrays of str
+    grade : float64 array (real values kept; negative grades kept)
+    line : 1-based line number of each judgment in ``path``
+    path : where it was read from (``"<memory>"`` when built from a DataFrame)
+    """
+
+    topic: np.ndarray
+    docno: np.ndarray
+    grade: np.ndarray
+    line: np.ndarray
+    path: str = "<memory>"
+
+    def __len__(self) -> int:
+        return int(self.grade.size)
+
+    @property
+    def topics(self) -> list[str]:
+        """Judged topics in natural order."""
+        return natural_topic_order(self.topic)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"topic": self.topic, "docno": self.docno, "grade": self.grade, "line": self.line})
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, path: str = "<memory>") -> "Qrels":
+        """Build from a DataFrame with columns ``topic``, ``docno``, ``grade``."""
+        missing = {"topic", "docno", "grade"} - set(df.columns)
+        if missing:
+            raise ValueError(f"`qrels` DataFrame lacks column(s) {sorted(missing)}; it has {list(df.columns)}")
+        topic = np.array([str(t) for t in df["topic"]], dtype=object)
+        docno = np.array([str(d) for d in df["docno"]], dtype=object)
+        line = np.arange(1, len(df) + 1)
+        grade = _floats([str(g) for g in df["grade"]], line, path, "grade")
+        q = cls(topic, docno, grade, line, path)
+        _check_qrels_duplicates(q)
+        return q
+
+    def summary(self) -> pd.DataFrame:
+        """Judgments per topic and grade (rows: topics, columns: grades)."""
+        return pd.crosstab(pd.Series(self.topic, name="topic"), pd.Series(self.grade, name="grade")).reindex(
+            self.topics
+        )
+
+
+def _check_qrels_duplicates(q: Qrels) -> None:
+    key = pd.MultiIndex.from_arrays([q.topic, q.docno])
+    dup = key.duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        first = int(np.flatnonzero((q.topic == q.topic[i]) & (q.docno == q.docno[i]))[0])
+        raise TrecFormatError(
+            q.path,
+            int(q.line[i]),
+            f"docno {q.docno[i]!r} is judged twice for topic {q.topic[i]!r} (first at line {q.line[first]})",
+        )
+
+
+def read_qrels(path: PathLike) -> Qrels:
+    """Read a TREC qrels file (``qid iter docno grade``; plain, .gz, .bz2 or .xz).
+
+    Parameters
+    ----------
+    path : path to the qrels file.
+
+    Returns
+    -------
+    Qrels
+
+    Raises
+    ------
+    TrecFormatError
+        A line without 4 columns, a non-numeric or non-finite grade, or a (topic, docno) judged twice; the message
+        names the file, the line and the problem.
+    FileNotFoundError
+
+    Notes
+    -----
+    Real-valued grades are kept exactly (trec_eval truncates them with ``atol``); negative grades are kept.
+    """
+    text = _read_text(path)
+    tokens, lines = _tokenise(text, 4, path, "qrels lines are 'qid iter docno grade'")
+    if not lines.size:
+        raise TrecFormatError(path, None, "the qrels file holds no judgments")
+    grade = _floats(tokens[3::4], lines, path, "grade")
+    q = Qrels(np.array(tokens[0::4], dtype=object), np.array(tokens[2::4], dtype=object), grade, lines, str(path))
+    _check_qrels_duplicates(q)
+    return q
+
+
+# ---------------------------------------------------------------------------------------------------------- runs
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One system's ranked lists, rows grouped by topic and in rank order within a topic.
+
+    ``topic``/``docno`` are object arrays of str, ``score`` float64, ``line`` the 1-based line in ``path``;
+    ``rank`` is the 1-based rank after ordering (the file's rank column is ignored, as in trec_eval).
+    """
+
+    name: str
+    topic: np.ndarray
+    docno: np.ndarray
+    score: np.ndarray
+    line: np.ndarray
+    rank: np.ndarray
+    path: str = "<memory>"
+    ties: str = "trec_eval"
+    duplicates_dropped: int = 0
+
+    def __len__(self) -> int:
+        return int(self.score.size)
+
+    @property
+    def topics(self) -> list[str]:
+        return natural_topic_order(self.topic)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            {"topic": self.topic, "docno": self.docno, "score": self.score, "rank": self.rank, "line": self.line}
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class RunSet:
+    """Several systems' runs, in a fixed order (``names``)."""
+
+    runs: tuple[Run, ...]
+    report: dict = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [r.name for r in self.runs]
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __iter__(self):
+        return iter(self.runs)
+
+    def __getitem__(self, key: int | str) -> Run:
+        if isinstance(key, str):
+            for r in self.runs:
+                if r.name == key:
+                    return r
+            raise KeyError(f"no run named {key!r}; runs are {self.names[:10]}{'...' if len(self) > 10 else ''}")
+        return self.runs[key]
+
+
+def _run_name(path: Path) -> str:
+    name = path.name
+    for suf in _COMPRESSED:
+        if name.lower().endswith(suf):
+            name = name[: -len(suf)]
+    for suf in (".txt", ".run", ".trec", ".res"):
+        if name.lower().endswith(suf):
+            name = name[: -len(suf)]
+    if name.startswith("input.") and len(name) > 6:
+        name = name[6:]
+    return name
+
+
+def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: np.ndarray | None, ties: str) -> np.ndarray:
+    """Row order: by topic, then score descending (or ``key`` ascending), ties per ``ties``; vectorised.
+
+    Most run files are already in this order; that is checked first (no sort needed then).
+    """
+    primary = -score if key is None else key
+    n = primary.size
+    same_t = topic_codes[1:] == topic_codes[:-1]
+    if (topic_codes[1:] >= topic_codes[:-1]).all() and (~same_t | (primary[1:] >= primary[:-1])).all():
+        same = same_t & (primary[1:] == primary[:-1])
+        if ties != "trec_eval" or not same.any():
+            return np.arange(n)
+        idx = np.flatnonzero(same)
+        if (docno[idx] > docno[idx + 1]).all():
+            return np.arange(n)
+    order = np.lexsort((primary, topic_codes))  # stable: ties stay in file order
+    if ties != "trec_eval":
+        return order
+    t_sorted, p_sorted = topic_codes[order], primary[order]
+    same = (t_sorted[1:] == t_sorted[:-1]) & (p_sorted[1:] == p_sorted[:-1])
+    if not same.any():
+        return order
+    tied = np.zeros(order.size, dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    # rank the tied docnos by string order (only those), then break ties by docno descending
+    uniq, inv = np.unique(docno[order][tied].astype(str), return_inverse=True)
+    dkey = np.zeros(order.size, dtype=np.int64)
+    dkey[tied] = -inv.astype(np.int64)
+    return order[np.lexsort((dkey, p_sorted, t_sorted))]
+
+
+def _topic_codes(topic: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of the topic of each row, numbered in natural topic order (rows come in topic blocks)."""
+    starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
+    block = topic[starts]
+    nat = natural_topic_order(block.tolist())
+    pos = {t: i for i, t in enumerate(nat)}
+    codes = np.fromiter((pos[t] for t in block), dtype=np.int64, count=block.size)
+    return np.repeat(codes, np.diff(np.r_[starts, topic.size])), nat
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """A run file parsed but not reordered: rows in file order plus the rank order."""
+
+    topics: list[str]  # natural order; tcode indexes it
+    tcode: np.ndarray
+    docno: np.ndarray
+    score: np.ndarray
+    line: np.ndarray
+    order: np.ndarray  # row indices in rank order (grouped by topic)
+    rank: np.ndarray  # 1-based rank of order[i]
+    dropped: int
+
+
+def _parse_fields(text: str, p: Path, ties: str, duplicates: str) -> _Parsed:
+    tokens, lines = _tokenise(text, 6, p, "run lines are 'qid Q0 docno rank score tag'")
+    if not lines.size:
+        raise TrecFormatError(p, None, "the run file holds no results")
+    score = _floats(tokens[4::6], lines, p, "score")
+    key = _floats(tokens[3::6], lines, p, "rank") if ties == "rank" else None
+    topic = np.array(tokens[0::6], dtype=object)
+    docno = np.array(tokens[2::6], dtype=object)
+    del tokens
+    tcode, topics = _topic_codes(topic)
+    dcodes, duniq = pd.factorize(docno)
+    pair = tcode * max(len(duniq), 1) + dcodes
+    dup = pd.Series(pair).duplicated().to_numpy()
+    dropped = 0
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        if duplicates == "error":
+            first = int(np.flatnonzero(pair == pair[i])[0])
+            raise TrecFormatError(
+                p,
+                int(lines[i]),
+                f"docno {docno[i]!r} appears twice for topic {topic[i]!r} (first at line {lines[first]}); "
+                "pass duplicates='first' to keep only the first occurrence",
+            )
+        keep = ~dup
+        dropped = int(dup.sum())
+        docno, score, lines, tcode = docno[keep], score[keep], lines[keep], tcode[keep]
+        key = None if key is None else key[keep]
+    order = _order(tcode, score, docno, key, ties)
+    tc = tcode[order]
+    starts = np.flatnonzero(np.r_[True, tc[1:] != tc[:-1]])
+    rank = np.arange(tc.size) - np.repeat(starts, np.diff(np.r_[starts, tc.size])) + 1
+    return _Parsed(topics, tcode, docno, score, lines, order, rank, dropped)
+
+
+def _parse_run(text: str, p: Path, name: str, ties: str, duplicates: str) -> Run:
+    f = _parse_fields(text, p, ties, duplicates)
+    o = f.order
+    topic = np.array(f.topics, dtype=object)[f.tcode[o]]
+    return Run(name, topic, f.docno[o], f.score[o], f.line[o], f.rank, str(p), ties, f.dropped)
+
+
+def read_run(
+    path: PathLike,
+    *,
+    name: str | None = None,
+    ties: Ties = "trec_eval",
+    duplicates: Literal["error", "first"] = "error",
+) -> Run:
+    """Read one TREC run file (``qid Q0 docno rank score tag``; plain, .gz, .bz2 or .xz).
+
+    Parameters
+    ----------
+    path : the run file.
+    name : system name; default the file name without compression suffix, ``.txt``/``.run`` extension and the
+        ``input.`` prefix TREC gives submitted runs.
+    ties : ``"trec_eval"`` (default) ranks by score descending, ties by docno descending, ignoring the rank column
+        (trec_eval's order); ``"input"`` keeps tied documents in file order; ``"rank"`` orders by the rank column
+        (ascending, ties in file order) and ignores scores for ordering.
+    duplicates : a docno listed twice for one topic is an error (``"error"``, default, naming file, line and
+        docno) or only its first line is kept (``"first"``).
+
+    Raises
+    ------
+    TrecFormatError
+        Wrong column count, non-numeric or NaN/inf score (or rank with ``ties="rank"``), duplicate docno; the
+        message names the file, line and problem.
+    """
+    if ties not in _TIES:
+        raise ValueError(f"`ties` must be one of {_TIES}; got {ties!r}")
+    if duplicates not in ("error", "first"):
+        raise ValueError(f"`duplicates` must be 'error' or 'first'; got {duplicates!r}")
+    p = Path(path)
+    text = _read_text(p)
+    return _parse_run(text, p, name or _run_name(p), ties, duplicates)
+
+
+def _expand(paths_or_directory: PathLike | Sequence[PathLike]) -> list[Path]:
+    if isinstance(paths_or_directory, (str, os.PathLike)):
+        p = Path(paths_or_directory)
+        if p.is_dir():
+            files = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
+            if not files:
+                raise FileNotFoundError(f"the run directory {p} holds no files")
+            return files
+        return [p]
+    files = [Path(q) for q in paths_or_directory]
+    if not files:
+        raise ValueError("`paths_or_directory` is an empty list; give run files or a directory of runs")
+    return files
+
+
+def read_runs(
+    paths_or_directory: PathLike | Sequence[PathLike],
+    *,
+    ties: Ties = "trec_eval",
+    duplicates: Literal["error", "first"] = "error",
+    names: Sequence[str] | None = None,
+    workers: int | None = None,
+) -> RunSet:
+    """Read several TREC run files (a directory — every non-hidden file in it, sorted by name — or a list).
+
+    Files are decompressed and parsed on ``workers`` threads (default: the number of CPUs; decompression releases
+    the GIL). See :func:`read_run` for ``ties`` and ``duplicates``. System names must be unique.
+
+    Returns
+    -------
+    RunSet
+        Runs in the order of the files; ``report`` counts duplicate lines dropped per run.
+    """
+    files = _expand(paths_or_directory)
+    if names is not None and len(names) != len(files):
+        raise ValueError(f"`names` has {len(names)} entries for {len(files)} run files")
+    labels = list(names) if names is not None else [_run_name(f) for f in files]
+    seen: dict[str, Path] = {}
+    for lab, f in zip(labels, files):
+        if lab in seen:
+            raise ValueError(f"two run files give the system name {lab!r}: {seen[lab]} and {f}; pass `names=`")
+        seen[lab] = f
+    if ties not in _TIES:
+        raise ValueError(f"`ties` must be one of {_TIES}; got {ties!r}")
+    def one(item: tuple[Path, str]) -> Run:
+        return _parse_run(_read_text(item[0]), item[0], item[1], ties, duplicates)
+
+    n = workers or min(len(files), os.cpu_count() or 1)
+    if n > 1 and len(files) > 1:
+        with ThreadPoolExecutor(n) as ex:
+            runs = tuple(ex.map(one, zip(files, labels)))
+    else:
+        runs = tuple(one(item) for item in zip(files, labels))
+    report = {"duplicates_dropped": {r.name: r.duplicates_dropped for r in runs if r.duplicates_dropped}}
+    return RunSet(runs, report)
