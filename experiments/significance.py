@@ -420,7 +420,11 @@ def wilcoxon_test(
     zero_method : {'wilcox', 'pratt', 'zsplit'}
         How zero differences are treated (scipy's default drops them).
     method : {'auto', 'exact', 'asymptotic'}
-        p-value computation, as in scipy.
+        p-value computation. ``'auto'`` decides per pair: the exact null distribution when there
+        are at most 50 topics and no zero or tied differences, the normal approximation (with
+        continuity correction and tie correction) otherwise. This is scipy's 1-D ``'auto'`` except
+        for 13 or fewer topics with ties or zeros, where scipy runs a permutation test (about a
+        second per pair) -- too slow for thousands of pairs.
     top_k : int, optional
         Keep only the ``top_k`` systems by mean score.
 
@@ -447,19 +451,15 @@ def wilcoxon_test(
     same = np.all(d == 0, axis=1)
     stat = np.zeros(len(I))
     p = np.ones(len(I))
-    # scipy decides method='auto' once for a whole batch; decide per pair as a 1-D call would:
-    # exact for n <= 50 without zeros or ties in |d|, a (deterministic) permutation test for
-    # n <= 13 otherwise, the normal approximation beyond.
-    groups: dict[Any, np.ndarray] = {}
+    # scipy decides method='auto' once for a whole batch; decide per pair instead: the exact null
+    # distribution for n <= 50 without zeros or ties in |d|, the normal approximation otherwise.
+    groups: dict[str, np.ndarray] = {}
     if method == "auto":
-        n = d.shape[1]
         sorted_abs = np.sort(np.abs(d), axis=1)
         clean = ~np.any(d == 0, axis=1) & ~np.any(np.diff(sorted_abs, axis=1) == 0, axis=1)
-        if n <= 50:
-            groups["exact"] = ~same & clean
-            groups["auto" if n <= 13 else "asymptotic"] = ~same & ~clean
-        else:
-            groups["asymptotic"] = ~same
+        small = d.shape[1] <= 50
+        groups["exact"] = ~same & clean & small
+        groups["asymptotic"] = ~same & ~(clean & small)
     else:
         groups[method] = ~same
     for how, rows in groups.items():
@@ -467,11 +467,6 @@ def wilcoxon_test(
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (RuntimeWarning, UserWarning))
-            if how == "auto":  # small n with ties or zeros: scipy's own per-pair choice
-                res = [stats.wilcoxon(xi, yi, zero_method=zero_method) for xi, yi in zip(x[rows], y[rows])]
-                stat[rows] = [r.statistic for r in res]
-                p[rows] = [r.pvalue for r in res]
-                continue
             res = stats.wilcoxon(x[rows], y[rows], zero_method=zero_method, method=how, axis=1)
         stat[rows] = res.statistic
         p[rows] = res.pvalue
