@@ -31,7 +31,8 @@ def plot_dstudy(
     ax : matplotlib Axes, optional
         Axes to draw on; a new figure is made if None.
     n_max : int, optional
-        Largest number of topics (default: max(2 × G-study topics, 100)).
+        Largest number of topics (default: max(2 × G-study topics, 100), extended up to 1000 to
+        show the topics needed for ``target``).
     level : float or None
         Draw shaded confidence bands at this level (Feldt for Eρ², Arteaga et al. for Φ);
         None for none.
@@ -47,7 +48,13 @@ def plot_dstudy(
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
-    n_max = int(n_max) if n_max is not None else max(2 * g.n_topics, 100)
+    if n_max is None:
+        n_max = max(2 * g.n_topics, 100)
+        if target is not None:  # show where Φ reaches the target, within reason
+            need = g.topics_needed(target, "phi", level=None).n
+            if np.isfinite(need):
+                n_max = max(n_max, min(int(1.1 * need) + 1, 1000))
+    n_max = int(n_max)
     n = np.arange(1, n_max + 1, dtype=np.float64)
     for coef, label, style in (("erho2", "Eρ² (generalizability)", "-"), ("phi", "Φ (dependability)", "--")):
         values = g.erho2(n) if coef == "erho2" else g.phi(n)
@@ -55,7 +62,7 @@ def plot_dstudy(
         if level is not None:
             ci = g.interval(coef, n, level)
             ax.fill_between(n, ci.low, ci.high, color=line.get_color(), alpha=0.15, linewidth=0,
-                            label=f"{level:.0%} interval ({ci.method})")
+                            label=f"{level:.0%} interval, {ci.method}")
     ax.axvline(g.n_topics, color="grey", linewidth=0.8, linestyle=":", label=f"G-study topics ({g.n_topics})")
     if target is not None:
         ax.axhline(target, color="black", linewidth=0.8, linestyle="-.", label=f"target {target:g}")

@@ -1,0 +1,129 @@
+"""``gtheory gstudy``: G-study / D-study of a per-topic score matrix.
+
+Example::
+
+    gtheory gstudy web2013_ap.csv --orientation topics-by-systems --n-topics 10 25 50 100 --target 0.95
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+from typing import Any
+
+from . import UsageError
+
+__all__ = ["register", "run"]
+
+_EPILOG = """\
+The CSV is either wide (one row per system or per topic, a header of labels, an optional first
+column of row labels) or long (columns system, topic, score). With --orientation auto the layout
+is recognised from the header: a first column named 'topic' (or 'query', 'qid') means rows are
+topics; 'system' or 'run' means rows are systems; headers that all look like system names
+(sys1, run_a, ...) mean columns are systems. The TREC matrices in score-matrices/ are
+topics-by-systems.
+
+Output: the ANOVA table (df, SS, MS, variance components), Eρ² and Φ for each --n-topics with
+confidence intervals (Feldt 1965; Arteaga et al. 1982), and the number of topics needed for
+--target. Negative variance estimates are set to 0 and reported on stderr.
+"""
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "gstudy",
+        help="how stable is a metric? variance components, Φ, Eρ², topics needed",
+        description=(
+            "G-study and D-study of a systems x topics score matrix (generalizability theory, "
+            "crossed random-effects design; Brennan 2001, Kanoulas & Aslam 2009)."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("scores", metavar="SCORES.csv", help="per-topic scores of each system (CSV)")
+    p.add_argument("--orientation", default="auto",
+                   choices=["auto", "systems-by-topics", "topics-by-systems", "long"],
+                   help="layout of the CSV (default: auto)")
+    p.add_argument("--n-topics", nargs="+", type=float, metavar="N", default=None,
+                   help="D-study numbers of topics (default: 10 25 50 100 and the file's)")
+    p.add_argument("--target", type=float, default=0.95,
+                   help="target Φ / Eρ² for the number of topics needed (default 0.95)")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--drop-lowest", type=float, default=0.0, metavar="F",
+                   help="drop this fraction of lowest-mean systems first (e.g. 0.25)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    p.add_argument("--plot", metavar="OUT.png", default=None,
+                   help="also save a plot of Φ and Eρ² against the number of topics")
+    return p
+
+
+def _check_fraction(name: str, value: float, *, closed_low: bool = False) -> None:
+    ok = (0.0 <= value < 1.0) if closed_low else (0.0 < value < 1.0)
+    if not ok:
+        interval = "[0, 1)" if closed_low else "(0, 1)"
+        raise UsageError(f"--{name} must be in {interval}; got {value:g}.")
+
+
+def _finite(x: float) -> float | None:
+    return None if (x is None or (isinstance(x, float) and not math.isfinite(x))) else x
+
+
+def run(args: argparse.Namespace) -> int:
+    import gtheory
+
+    _check_fraction("target", args.target)
+    _check_fraction("level", args.level)
+    _check_fraction("drop-lowest", args.drop_lowest, closed_low=True)
+    if args.n_topics is not None and any(not (n > 0 and math.isfinite(n)) for n in args.n_topics):
+        raise UsageError(f"--n-topics must be positive numbers; got {args.n_topics}.")
+    n_topics = None
+    if args.n_topics is not None:
+        n_topics = [int(n) if float(n).is_integer() else n for n in args.n_topics]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", gtheory.NegativeVarianceWarning)
+        g = gtheory.gstudy(args.scores, orientation=args.orientation, drop_lowest=args.drop_lowest)
+    for w in caught:
+        print(f"gtheory gstudy: warning: {w.message}", file=sys.stderr)
+
+    if args.json:
+        d = g.dstudy(n_topics, level=args.level)
+        out = {
+            "file": str(args.scores),
+            "n_systems": g.n_systems,
+            "n_topics": g.n_topics,
+            "dropped_systems": list(g.dropped_systems),
+            "grand_mean": g.grand_mean,
+            "components": {
+                src: {k: (bool(v) if k == "clipped" else float(v)) for k, v in row.items()}
+                for src, row in g.components.iterrows()
+            },
+            "dstudy": [{"n_topics": float(n), **{k: float(v) for k, v in row.items()}}
+                       for n, row in d.iterrows()],
+            "topics_needed": {
+                c: {k: _finite(v) for k, v in vars(g.topics_needed(args.target, c, level=args.level)).items()}
+                for c in ("erho2", "phi")
+            },
+            "level": args.level,
+        }
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print(f"{args.scores}\n")
+        print(g.summary(n_topics, target=args.target, level=args.level))
+
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = g.plot(level=args.level, target=args.target,
+                    n_max=int(max(n_topics)) if n_topics else None)
+        ax.figure.tight_layout()
+        ax.figure.savefig(args.plot, dpi=150)
+        plt.close(ax.figure)
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0

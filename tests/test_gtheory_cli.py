@@ -1,0 +1,76 @@
+"""Tests of the ``gtheory gstudy`` subcommand (experiments/cli/gstudy.py)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gtheory
+from experiments.cli import main
+
+WEB = "/work/shared/data/score-matrices/sigir2018-simulation/web2013_ndcg20.csv"
+
+
+def test_prints_summary(capsys):
+    assert main(["gstudy", WEB, "--n-topics", "10", "25", "50", "100", "--target", "0.9"]) == 0
+    out = capsys.readouterr().out
+    g = gtheory.gstudy(WEB)
+    assert "system:topic,e" in out and "Topics needed for 0.9" in out
+    assert f"{g.phi(25):.4f}" in out and f"{g.erho2(100):.4f}" in out
+    assert f"Φ ≥ 0.9: {g.topics_needed(0.9).n} topics" in out
+
+
+def test_json_output_matches_api(capsys):
+    assert main(["gstudy", WEB, "--json", "--n-topics", "20", "--drop-lowest", "0.25", "--level", "0.9"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    g = gtheory.gstudy(WEB, drop_lowest=0.25)
+    assert data["n_systems"] == g.n_systems < 34
+    assert data["components"]["system"]["variance"] == g.var_system
+    row = data["dstudy"][0]
+    assert row["n_topics"] == 20 and row["phi"] == g.phi(20)
+    assert row["phi_low"] == pytest.approx(g.interval("phi", 20, 0.9).low, rel=1e-15)
+    assert data["topics_needed"]["phi"]["n"] == g.topics_needed(0.95).n
+
+
+def test_plot_written(tmp_path, capsys):
+    out = tmp_path / "d.png"
+    assert main(["gstudy", WEB, "--plot", str(out)]) == 0
+    assert out.stat().st_size > 1000 and out.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    "content, args, match",
+    [
+        ("system,t1,t2\na,1,2\nb,3\n", [], "bad.csv, line 3: expected 3 fields"),
+        ("system,t1,t2\na,1,2\nb,1,2\n", [], "vary only between topics"),
+        ("system,t1,t2\na,1,1\nb,1,1\n", [], "all scores are equal"),
+        ("system,t1,t2\na,1,2\nb,3,5\n", ["--target", "1.5"], "--target must be in"),
+        ("system,t1,t2\na,1,2\nb,3,5\n", ["--n-topics", "0"], "--n-topics must be positive"),
+    ],
+)
+def test_bad_input_exit_2_without_traceback(tmp_path, capsys, monkeypatch, content, args, match):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    p = tmp_path / "bad.csv"
+    p.write_text(content)
+    assert main(["gstudy", str(p), *args]) == 2
+    err = capsys.readouterr().err
+    assert match in err and "Traceback" not in err
+    assert err.startswith("gtheory gstudy: error:")
+
+
+def test_missing_file(capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    assert main(["gstudy", "/no/such/file.csv"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_negative_variance_reported_on_stderr(tmp_path, capsys):
+    p = tmp_path / "neg.csv"
+    X = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.5, 0.5, 0.6], [1.0, 0.0, 0.5]])
+    p.write_text("system,a,b,c\n" + "".join(f"s{i},{','.join(map(str, r))}\n" for i, r in enumerate(X)))
+    assert main(["gstudy", str(p)]) == 0
+    captured = capsys.readouterr()
+    assert "warning: negative estimate" in captured.err
+    assert "(negative estimate set to 0)" in captured.out
