@@ -131,19 +131,35 @@ def _bootstrap(
     exceed = np.empty(P, dtype=np.int64)
     crit = np.empty(P) if k_crit is not None else None
     block = max(1, _PAIR_BLOCK_ELEMENTS // B)
+    # Fast path for regular pairs (finite, non-zero t): |t*| >= |t| without square roots or
+    # divisions, as (n-1)/n * s1^2 >= t^2 * (s2 - s1^2/n) with s1, s2 the replicate sums of w*, w*^2;
+    # replicates whose mean counts as zero (|s1| <= n * tol) have t* = 0 and never exceed.
+    # Degenerate pairs (t = 0 or +-inf) and the critical differences use _studentise.
+    t2 = np.where(np.isfinite(t_obs), t_obs * t_obs, 0.0)
+    mean_tol2 = (n * _REL_ZERO * scale) ** 2
+    regular = np.isfinite(t_obs) & (t_obs != 0)
     for start in range(0, P, block):
         sl = slice(start, start + block)
         Wb = W[sl]
         s1 = counts @ Wb.T  # B x p: sum over the resampled topics of w*
         s2 = counts @ (Wb * Wb).T  # B x p: sum of w*^2
-        mean = s1 / n
-        var = (s2 - s1 * mean) / (n - 1)
-        abs_t = np.abs(_studentise(mean, var, n, scale[sl]))
-        exceed[sl] = np.count_nonzero(abs_t >= abs_t_obs[sl], axis=0)
-        if crit is not None:
-            # the replicate whose |t(w*_b)| is the (B alpha)-th largest; ties -> largest |mean|
-            kth = np.partition(abs_t, B - k_crit, axis=0)[B - k_crit]
-            crit[sl] = np.where(abs_t == kth, np.abs(mean), -np.inf).max(axis=0)
+        q = s1 * s1
+        hit = (q * ((n - 1) / n) >= t2[sl] * (s2 - q / n)) & (q > mean_tol2[sl])
+        exceed[sl] = np.count_nonzero(hit, axis=0)
+        odd = ~regular[sl]
+        if crit is None and not odd.any():
+            continue
+        cols = slice(None) if crit is not None else np.flatnonzero(odd)
+        mean = s1[:, cols] / n
+        var = (s2[:, cols] - s1[:, cols] * mean) / (n - 1)
+        abs_t = np.abs(_studentise(mean, var, n, scale[sl][cols]))
+        if crit is None:
+            exceed[start + cols] = np.count_nonzero(abs_t >= abs_t_obs[sl][cols], axis=0)
+            continue
+        exceed[sl] = np.where(odd, np.count_nonzero(abs_t >= abs_t_obs[sl], axis=0), exceed[sl])
+        # the replicate whose |t(w*_b)| is the (B alpha)-th largest; ties -> largest |mean|
+        kth = np.partition(abs_t, B - k_crit, axis=0)[B - k_crit]
+        crit[sl] = np.where(abs_t == kth, np.abs(mean), -np.inf).max(axis=0)
     return t_obs, exceed / B, crit
 
 
