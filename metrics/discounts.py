@@ -1,0 +1,88 @@
+"""Discount functions of nDCG: the weight of the document at each rank r = 1, 2, ….
+
+Named families (``discount_vector(name, n, cutoff=k)``):
+
+* ``"log2"``: :math:`d_r = 1/\\log_2(r + 1)` (trec_eval; Burges et al. 2005),
+* ``"jarvelin(b=2)"``: :math:`d_r = 1` for :math:`r < b`, :math:`1/\\log_b r` for :math:`r \\ge b`
+  (Järvelin & Kekäläinen 2002),
+* ``"zipf"``: :math:`d_r = 1/r`,
+* ``"linear"``: :math:`d_r = (k + 1 - r)/k` for :math:`r \\le k`, 0 after (Kanoulas & Aslam 2009, Fig. 2; ``k`` is
+  the cut-off, or ``n`` without one),
+* ``"none"``: :math:`d_r = 1` (cumulated gain),
+* ``"rbp(p=0.8)"``: :math:`d_r = p^{r-1}` (Moffat & Zobel 2008).
+
+A user-given vector is used as is: ``d[r - 1]`` is the weight of rank r, ranks beyond its length weigh 0.
+nDCG is invariant to the scale of the discount vector.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Union
+
+import numpy as np
+
+from ._families import parse_family
+
+__all__ = ["DiscountSpec", "discount_vector", "DISCOUNT_FAMILIES"]
+
+DiscountSpec = Union[str, Sequence[float], np.ndarray]
+
+#: named discount families and their parameters
+DISCOUNT_FAMILIES: dict[str, tuple[str, ...]] = {
+    "log2": (),
+    "jarvelin": ("b",),
+    "zipf": (),
+    "linear": ("k",),
+    "none": (),
+    "rbp": ("p",),
+}
+
+
+def discount_vector(discount: DiscountSpec, n: int, *, cutoff: int | None = None) -> np.ndarray:
+    """The discount weights of ranks 1..n (float64, length ``n``).
+
+    Parameters
+    ----------
+    discount : a family name (:data:`DISCOUNT_FAMILIES`, e.g. ``"rbp(p=0.8)"``) or a vector of weights per rank.
+    n : number of ranks wanted.
+    cutoff : the evaluation cut-off; used by ``"linear"`` as its ``k`` (unless given as ``linear(k=…)``).
+
+    Raises
+    ------
+    ValueError
+        Unknown family, bad parameter (``p`` outside (0, 1], ``b`` ≤ 1), a vector that is not 1-D or not finite.
+    """
+    if n < 0:
+        raise ValueError(f"`n` must be non-negative; got {n}")
+    r = np.arange(1, n + 1, dtype=np.float64)
+    if isinstance(discount, str):
+        name, params = parse_family(discount, DISCOUNT_FAMILIES, "discount family")
+        if name == "log2":
+            return 1.0 / np.log2(r + 1.0)
+        if name == "jarvelin":
+            b = params.get("b", 2.0)
+            if b <= 1:
+                raise ValueError(f"`b` of the Järvelin discount must be > 1; got {b}")
+            return np.where(r < b, 1.0, 1.0 / (np.log(np.maximum(r, b)) / np.log(b)))
+        if name == "zipf":
+            return 1.0 / r
+        if name == "linear":
+            k = params.get("k", float(cutoff) if cutoff else float(n))
+            if k < 1:
+                raise ValueError(f"`k` of the linear discount must be ≥ 1; got {k}")
+            return np.clip((k + 1.0 - r) / k, 0.0, None)
+        if name == "none":
+            return np.ones(n)
+        p = params.get("p", 0.8)
+        if not 0 < p <= 1:
+            raise ValueError(f"`p` of the RBP discount must be in (0, 1]; got {p}")
+        return np.power(p, r - 1.0)
+    vec = np.asarray(discount, dtype=np.float64)
+    if vec.ndim != 1 or vec.size == 0:
+        raise ValueError(f"a discount vector must be 1-D and non-empty (one weight per rank); got shape {vec.shape}")
+    if not np.all(np.isfinite(vec)):
+        raise ValueError("discount weights must be finite")
+    out = np.zeros(n)
+    m = min(n, vec.size)
+    out[:m] = vec[:m]
+    return out
