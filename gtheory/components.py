@@ -95,12 +95,13 @@ def variance_components(scores: ArrayLike, *, clip: bool = False) -> VarianceCom
             f"2 topics; got shape {x.shape}."
         )
     n_s, n_t = x.shape[-2], x.shape[-1]
-    mean_s = x.mean(axis=-1)
-    mean_t = x.mean(axis=-2)
+    mean_s = x.sum(axis=-1) / n_t
+    mean_t = x.sum(axis=-2) / n_s
     grand = mean_s.mean(axis=-1)
     ds = mean_s - grand[..., None]
     dt = mean_t - grand[..., None]
-    resid = x - mean_s[..., :, None] - dt[..., None, :]
+    resid = x - mean_s[..., :, None]
+    resid -= dt[..., None, :]
     ms_s = n_t * np.einsum("...i,...i->...", ds, ds) / (n_s - 1)
     ms_t = n_s * np.einsum("...i,...i->...", dt, dt) / (n_t - 1)
     ms_e = np.einsum("...ij,...ij->...", resid, resid) / ((n_s - 1) * (n_t - 1))

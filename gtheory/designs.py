@@ -485,8 +485,10 @@ def gstudy_design(
     >>> df = pd.DataFrame({"p": [1, 1, 2, 2, 3, 3], "i": ["a", "b"] * 3,
     ...                    "score": [1.0, 2.0, 2.0, 2.5, 4.0, 5.0]})
     >>> g = gstudy_design(df, "p x i")
-    >>> round(g.dstudy("p").erho2, 3)
-    0.939
+    >>> round(g.dstudy("p").erho2, 4)        # = 116/117: σ²(p) = 29/12, σ²(pi) = 1/24, n_i = 2
+    0.9915
+    >>> round(g.dstudy("p", {"i": 1}).phi, 4)  # = 58/67
+    0.8657
     """
     d = parse_design(design) if isinstance(design, str) else design
     if isinstance(data, pd.DataFrame):
