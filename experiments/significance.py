@@ -243,7 +243,7 @@ def bootstrap_asl(
     return frame
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DiscriminativePower:
     """Discriminative power of a metric on one score matrix (Sakai 2006).
 
