@@ -12,7 +12,8 @@ Example
 -------
 >>> import numpy as np
 >>> import gtheory
->>> X = np.random.default_rng(0).random((20, 30))
+>>> rng = np.random.default_rng(0)
+>>> X = rng.normal(0.5, 0.1, (20, 1)) + rng.normal(0, 0.1, (20, 30))   # 20 systems x 30 topics
 >>> g = gtheory.gstudy(X)
 >>> bool(g.erho2(30) >= g.phi(30))
 True

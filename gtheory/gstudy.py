@@ -14,6 +14,7 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -417,7 +418,7 @@ class GStudy:
         return plot_dstudy(self, ax=ax, n_max=n_max, level=level, target=target, title=title)
 
 
-def _integer_n(n_exact: float, reaches: callable) -> int | float:
+def _integer_n(n_exact: float, reaches: Callable[[int], bool]) -> int | float:
     """Smallest integer k ≥ 1 with ``reaches(k)``, starting from ceil(n_exact) and correcting
     for rounding so the answer agrees with the coefficient functions themselves."""
     if math.isinf(n_exact) or math.isnan(n_exact):
