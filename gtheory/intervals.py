@@ -60,7 +60,10 @@ def feldt_ratio_bounds(
     return np.maximum(lo, 0.0), np.maximum(hi, 0.0)
 
 
-def _arteaga_phi1(ms_s, ms_t, ms_e, n_s: int, n_t: int, q: float) -> NDArray[np.float64]:
+def _arteaga_phi1(
+    ms_s: NDArray[np.float64], ms_t: NDArray[np.float64], ms_e: NDArray[np.float64], n_s: int, n_t: int,
+    q: float,
+) -> NDArray[np.float64]:
     """Arteaga et al. (1982) bound for Φ with one topic, at lower-tail probability ``q``."""
     df_s, df_t = n_s - 1, n_t - 1
     df_e = df_s * df_t

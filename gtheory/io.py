@@ -120,7 +120,9 @@ def read_scores(path: str | os.PathLike[str], *, orientation: Orientation = "aut
     return _read_wide(name, header, lower, header_line, body, orientation)
 
 
-def _read_long(name, header, lower, header_line, body) -> pd.DataFrame:
+def _read_long(
+    name: str, header: list[str], lower: list[str], header_line: int, body: list[tuple[int, list[str]]]
+) -> pd.DataFrame:
     def col(names: set[str], what: str) -> int:
         for j, h in enumerate(lower):
             if h in names:
@@ -151,7 +153,10 @@ def _read_long(name, header, lower, header_line, body) -> pd.DataFrame:
     return _frame(data, systems, topics)
 
 
-def _read_wide(name, header, lower, header_line, body, orientation) -> pd.DataFrame:
+def _read_wide(
+    name: str, header: list[str], lower: list[str], header_line: int,
+    body: list[tuple[int, list[str]]], orientation: str,
+) -> pd.DataFrame:
     first_cells = [r[0].strip() if r else "" for _, r in body]
     has_labels = (
         lower[0] in _TOPIC_NAMES | _SYSTEM_NAMES | {"", "id"}
