@@ -73,3 +73,43 @@ def test_negative_variance_reported_on_stderr(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "warning: negative estimate" in captured.err
     assert "(negative estimate set to 0)" in captured.out
+
+
+def _toy_runs(tmp_path):
+    rng = np.random.default_rng(4)
+    docs = [f"d{i}" for i in range(15)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 {d} {rng.integers(0, 3)}\n" for t in ("1", "2", "3", "4") for d in docs[:8]))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for s in "ABCD":
+        lines = []
+        for t in ("1", "2", "3", "4"):
+            for r, d in enumerate(rng.permutation(docs)):
+                lines.append(f"{t} Q0 {d} {r + 1} {100 - r} run{s}\n")
+        (runs / f"run{s}.txt").write_text("".join(lines))
+    return runs, qrels
+
+
+def test_runs_and_qrels_scored_with_metrics(tmp_path, capsys):
+    import metrics
+
+    runs, qrels = _toy_runs(tmp_path)
+    assert main(["gstudy", "--runs", str(runs), "--qrels", str(qrels), "--measure", "nDCG@10", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    X = metrics.ndcg(metrics.judge(metrics.read_runs(runs), qrels), cutoff=10)
+    g = gtheory.gstudy(X)
+    assert data["n_systems"] == 4 and data["n_topics"] == 4
+    assert data["components"]["system"]["variance_raw"] == pytest.approx(g.var_system_raw, rel=1e-14)
+    assert data["source"].startswith("nDCG@10 over runs")
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--runs", "x"], "--runs and --qrels go together"),
+    ([], "give either SCORES.csv or --runs"),
+    (["--runs", "x", "--qrels", "y", "--measure", "AP"], "--measure must be nDCG or nDCG@k"),
+])
+def test_runs_option_errors(capsys, monkeypatch, args, match):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    assert main(["gstudy", *args]) == 2
+    assert match in capsys.readouterr().err
