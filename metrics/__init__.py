@@ -5,6 +5,15 @@ from .gains import GAIN_FAMILIES, gain_vector
 from .judged import ABSENT, UNJUDGED, JudgedRuns, judge
 from .ndcg import dcg_parts, ideal_gains, ndcg
 from .trecio import Qrels, Run, RunSet, TrecFormatError, read_qrels, read_run, read_runs
+from .ap import average_precision
+from .bpref import bpref, bpref_10, bpref_n, bpref_r, rank_eff
+from .cg import andcg, dcg, ncg
+from .evaluate import evaluate, measure_names
+from .infap import inferred_ap
+from .measures import MEASURE_SPECS, Measure, parse_measure
+from .precision import precision, r_precision
+from .qmeasure import q_measure, r_measure
+from .rbp import rbp, rbp_residual
 
 __all__ = [
     "load_trec9",
@@ -26,4 +35,25 @@ __all__ = [
     "read_qrels",
     "read_run",
     "read_runs",
+    "average_precision",
+    "precision",
+    "r_precision",
+    "bpref",
+    "bpref_10",
+    "bpref_r",
+    "bpref_n",
+    "rank_eff",
+    "inferred_ap",
+    "rbp",
+    "rbp_residual",
+    "q_measure",
+    "r_measure",
+    "dcg",
+    "ncg",
+    "andcg",
+    "evaluate",
+    "measure_names",
+    "Measure",
+    "MEASURE_SPECS",
+    "parse_measure",
 ]

@@ -1,0 +1,135 @@
+"""Shared pieces of the rank-based measures (AP, P@k, R-precision, bpref, infAP, RBP, Q, …): argument checks, the
+list a measure is evaluated on (original or condensed), per-rank relevance tensors, R and N, and the output frame.
+
+Conventions, all those of trec_eval (``form_res_rels.c``):
+
+* a document is *relevant* when its grade is ≥ ``relevance_level`` (trec_eval ``-l``, default 1);
+* *judged non-relevant* means a grade in ``[0, relevance_level)``;
+* a *negative* grade marks a pooled-but-unjudged document: it is neither relevant nor judged non-relevant, it is not
+  counted in R or N, and the condensed list drops it together with the documents absent from the qrels;
+* R (``n_rel``) and N (``n_nonrel``) are counted over the qrels, not over the ranked list.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from .judged import ABSENT, UNJUDGED, JudgedRuns
+
+__all__: list[str] = []
+
+
+def check_judged(judged: object) -> None:
+    if not isinstance(judged, JudgedRuns):
+        raise TypeError(f"`judged` must be a metrics.JudgedRuns (from metrics.judge); got {type(judged).__name__}")
+
+
+def check_relevance_level(relevance_level: float) -> float:
+    """``relevance_level`` as a float; it must be a finite positive number (trec_eval's ``-l``)."""
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`relevance_level` must be a number; got {type(relevance_level).__name__}")
+    rl = float(relevance_level)
+    if not np.isfinite(rl) or rl <= 0:
+        raise ValueError(f"`relevance_level` must be a finite number > 0 (grades ≥ it are relevant); got {relevance_level!r}")
+    return rl
+
+
+def check_cutoff(cutoff: int | None, *, required: bool = False) -> int | None:
+    """``cutoff`` as an int (or None when allowed); it must be a positive integer."""
+    if cutoff is None:
+        if required:
+            raise ValueError("`cutoff` is required for this measure (a positive integer, e.g. cutoff=10)")
+        return None
+    if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
+        raise ValueError(f"`cutoff` must be a positive integer{'' if required else ' or None'}; got {cutoff!r}")
+    return int(cutoff)
+
+
+def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:
+    """The lists a measure is computed on: ``judged`` itself, or its condensed lists when ``judged_only``.
+
+    The condensed list (Sakai 2007; trec_eval ``-J``) keeps only judged documents, in their order. Documents with a
+    negative grade are pooled-but-unjudged in trec_eval and are dropped as well, as ``-J`` does; without negative
+    grades this is :meth:`JudgedRuns.condensed`.
+    """
+    check_judged(judged)
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise TypeError(f"`judged_only` must be True or False; got {judged_only!r}")
+    if not judged_only:
+        return judged
+    negative = judged.levels < 0
+    if not negative.any():
+        return judged.condensed()
+    table = np.zeros(judged.levels.size + 2, dtype=bool)
+    table[: judged.levels.size] = negative
+    table[UNJUDGED] = True
+    drop = table[judged.grades]
+    order = np.argsort(drop, axis=-1, kind="stable")
+    g = np.take_along_axis(judged.grades, order, axis=-1)
+    d = np.take_along_axis(judged.doc_ids, order, axis=-1)
+    dropped = np.take_along_axis(drop, order, axis=-1)
+    g[dropped] = ABSENT
+    d[dropped] = -1
+    keep = max(int((g != ABSENT).sum(axis=-1).max(initial=0)), 1)
+    return replace(
+        judged,
+        grades=np.ascontiguousarray(g[..., :keep]),
+        doc_ids=np.ascontiguousarray(d[..., :keep]),
+        report={**judged.report, "condensed": True},
+    )
+
+
+def relevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
+    """(n_levels,) bool: the grade levels counted as relevant."""
+    return judged.levels >= relevance_level
+
+
+def nonrelevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
+    """(n_levels,) bool: the judged non-relevant levels, grades in ``[0, relevance_level)``."""
+    return (judged.levels >= 0) & (judged.levels < relevance_level)
+
+
+def n_rel(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
+    """R per topic (int64, (n_topics,)): judged documents with grade ≥ ``relevance_level``."""
+    return judged.level_counts[:, relevant_levels(judged, relevance_level)].sum(axis=1)
+
+
+def n_nonrel(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
+    """N per topic (int64, (n_topics,)): judged documents with grade in ``[0, relevance_level)`` (trec_eval's count)."""
+    return judged.level_counts[:, nonrelevant_levels(judged, relevance_level)].sum(axis=1)
+
+
+def level_mask(judged: JudgedRuns, per_level: np.ndarray, *, unjudged: bool = False, absent: bool = False) -> np.ndarray:
+    """Map a per-level boolean onto the tensor: bool (n_systems, n_topics, depth)."""
+    table = np.empty(judged.levels.size + 2, dtype=bool)
+    table[: judged.levels.size] = per_level
+    table[UNJUDGED] = unjudged
+    table[ABSENT] = absent
+    return table[judged.grades]
+
+
+def list_length(judged: JudgedRuns) -> np.ndarray:
+    """(n_systems, n_topics) int64: documents in each list (not :data:`ABSENT`)."""
+    return (judged.grades != ABSENT).sum(axis=-1)
+
+
+def safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` with 0 where ``den == 0`` (trec_eval's convention, e.g. AP with R = 0)."""
+    num, den = np.broadcast_arrays(np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64))
+    out = np.zeros(num.shape)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def as_frame(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
+    """A systems × topics DataFrame; topics a run did not return are NaN under ``missing="exclude"``."""
+    values = np.asarray(values, dtype=np.float64)
+    if judged.missing == "exclude":
+        values = np.where(judged.retrieved, values, np.nan)
+    return pd.DataFrame(
+        values,
+        index=pd.Index(list(judged.systems), name="system"),
+        columns=pd.Index(list(judged.topics), name="topic"),
+    )

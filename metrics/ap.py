@@ -1,0 +1,65 @@
+"""Average precision (AP) and its condensed-list form AP′, on the judged-grade tensor.
+
+.. math::
+
+    \\mathrm{AP}(s, t) = \\frac{1}{R_t} \\sum_{r=1}^{k} \\mathrm{rel}(x_{s,t,r})\\, \\frac{\\mathrm{count}(r)}{r},
+    \\qquad \\mathrm{count}(r) = \\sum_{i \\le r} \\mathrm{rel}(x_{s,t,i})
+
+with :math:`\\mathrm{rel}(x) = [x \\ge \\ell]`, :math:`R_t` the judged documents of topic :math:`t` with grade
+:math:`\\ge \\ell` (relevant documents not retrieved contribute 0) and :math:`k` the cut-off (default: the whole
+list). AP = 0 when :math:`R_t = 0`. AP′ (``judged_only=True``) is AP on the condensed list, Sakai (2007)'s AP′ and
+Yilmaz & Aslam (2006)'s induced AP.
+
+Source: trec_eval ``m_map.c`` (``map``) and ``m_map_cut.c`` (``map_cut.k``, which also divides by R). Validated
+against pytrec_eval (``map``, ``map_cut``, plain and ``judged_docs_only``) on TREC-9, DL 2019 and Robust 2004.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._ranked import as_frame, check_cutoff, check_relevance_level, evaluated_list, level_mask, n_rel, relevant_levels, safe_divide
+from .judged import JudgedRuns
+
+__all__ = ["average_precision"]
+
+
+def average_precision(
+    judged: JudgedRuns, *, cutoff: int | None = None, relevance_level: float = 1, judged_only: bool = False
+) -> pd.DataFrame:
+    """Average precision of every system on every topic.
+
+    .. math:: \\mathrm{AP} = \\frac{1}{R} \\sum_{r \\le k} [x_r \\ge \\ell]\\, \\frac{\\mathrm{count}(r)}{r}
+
+    Parameters
+    ----------
+    judged : the judged-grade tensor (:func:`metrics.judge`).
+    cutoff : evaluate the top ``cutoff`` ranks only (trec_eval ``map_cut``; still divided by R). ``None``: whole list.
+    relevance_level : grades ≥ this are relevant (trec_eval ``-l``; default 1).
+    judged_only : AP′, on the condensed lists (trec_eval ``-J``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        systems × topics in [0, 1]; 1 exactly when all R relevant documents are ranked first.
+
+    Examples
+    --------
+    >>> from metrics._toy import single_topic
+    >>> from metrics import average_precision
+    >>> j = single_topic([[1, 0, None, 1]], qrels=[1, 1, 1, 0])   # (1/1 + 2/4) / 3
+    >>> float(average_precision(j).iloc[0, 0])
+    0.5
+    >>> round(float(average_precision(j, judged_only=True).iloc[0, 0]), 6)   # condensed 1, 0, 1: (1 + 2/3) / 3
+    0.555556
+    """
+    k = check_cutoff(cutoff)
+    rl = check_relevance_level(relevance_level)
+    v = evaluated_list(judged, judged_only)
+    rel = level_mask(v, relevant_levels(v, rl))
+    if k is not None and k < v.depth:
+        rel = rel[..., :k]
+    cum = np.cumsum(rel, axis=-1, dtype=np.int64)
+    ranks = np.arange(1, rel.shape[-1] + 1, dtype=np.float64)
+    total = np.where(rel, cum / ranks, 0.0).sum(axis=-1)
+    return as_frame(safe_divide(total, n_rel(v, rl)[None, :]), judged)

@@ -1,0 +1,161 @@
+"""One entry point for every measure: ``evaluate(judged, "AP")``, names in ir_measures syntax (see
+:mod:`metrics.measures`) mapped to the functions of :mod:`metrics`.
+
+| name (evaluate)                         | function                                   |
+|-----------------------------------------|--------------------------------------------|
+| ``AP``, ``AP@k``                        | :func:`metrics.average_precision`          |
+| ``P@k``                                 | :func:`metrics.precision`                  |
+| ``Rprec``                               | :func:`metrics.r_precision`                |
+| ``Bpref``                               | :func:`metrics.bpref` (trec_eval)          |
+| ``bpref10``, ``bpref_R``, ``bpref_N``   | :func:`metrics.bpref_10`, ``bpref_r``, ``bpref_n`` |
+| ``RankEff``                             | :func:`metrics.rank_eff`                   |
+| ``infAP``                               | :func:`metrics.inferred_ap`                |
+| ``nDCG``, ``nDCG@k``                    | :func:`metrics.ndcg`                       |
+| ``DCG``, ``nCG``, ``AnDCG@k``           | :func:`metrics.dcg`, ``ncg``, ``andcg``    |
+| ``RBP(p=…)``, ``RBP_residual(p=…)``     | :func:`metrics.rbp`, ``rbp_residual``      |
+| ``Q(beta=…)``, ``Rmeasure(beta=…)``     | :func:`metrics.q_measure`, ``r_measure``   |
+
+Parameters in the name: ``rel`` is the relevance level (trec_eval ``-l``; for RBP, binary gain at that level),
+``judged_only`` (or a prime, ``AP'``) the condensed list, ``p`` RBP's persistence (default 0.8), ``beta`` Q's and
+R-measure's β (default 1), ``gain``/``discount`` a named gain/discount family, ``dcg=exp-log2`` ir_measures'
+exponential-gain nDCG.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import pandas as pd
+
+from .ap import average_precision
+from .bpref import bpref, bpref_10, bpref_n, bpref_r, rank_eff
+from .cg import andcg, dcg, ncg
+from .infap import inferred_ap
+from .judged import JudgedRuns
+from .measures import MEASURE_SPECS, Measure, parse_measure
+from .ndcg import ndcg
+from .precision import precision, r_precision
+from .qmeasure import q_measure, r_measure
+from .rbp import rbp, rbp_residual
+
+__all__ = ["evaluate", "measure_names"]
+
+
+def _rel(m: Measure) -> dict:
+    return {"relevance_level": m.param("rel")} if m.param("rel") is not None else {}
+
+
+def _gain_discount(m: Measure) -> dict:
+    out = {}
+    if m.param("gain") is not None:
+        out["gain"] = m.param("gain")
+    if m.param("dcg") == "exp-log2":
+        out["gain"] = "exponential"
+    if m.param("discount") is not None:
+        out["discount"] = m.param("discount")
+    return out
+
+
+def _cut(m: Measure) -> dict:
+    return {"cutoff": m.cutoff} if m.cutoff is not None else {}
+
+
+def _ndcg(j: JudgedRuns, m: Measure, jo: bool) -> pd.DataFrame:
+    return ndcg(j, cutoff=m.cutoff, judged_only=jo, **_gain_discount(m))
+
+
+def _rbp(j: JudgedRuns, m: Measure, jo: bool) -> pd.DataFrame:
+    kw = {"p": m.param("p", 0.8), **_cut(m)}
+    if m.param("rel") is not None:
+        if m.param("gain") is not None:
+            raise ValueError(f"{m}: give either `rel` (binary RBP) or `gain`, not both")
+        kw["gain"] = f"binary(level={float(m.param('rel'))})"
+    elif m.param("gain") is not None:
+        kw["gain"] = m.param("gain")
+    return rbp(j, judged_only=jo, **kw)
+
+
+def _q(fn: Callable) -> Callable:
+    def run(j: JudgedRuns, m: Measure, jo: bool) -> pd.DataFrame:
+        kw = {"beta": m.param("beta", 1.0), **_rel(m)}
+        if m.param("gain") is not None:
+            kw["gain"] = m.param("gain")
+        return fn(j, judged_only=jo, **kw)
+
+    return run
+
+
+_DISPATCH: dict[str, Callable[[JudgedRuns, Measure, bool], pd.DataFrame]] = {
+    "AP": lambda j, m, jo: average_precision(j, judged_only=jo, **_cut(m), **_rel(m)),
+    "P": lambda j, m, jo: precision(j, cutoff=m.cutoff, judged_only=jo, **_rel(m)),
+    "Rprec": lambda j, m, jo: r_precision(j, judged_only=jo, **_rel(m)),
+    "Bpref": lambda j, m, jo: bpref(j, judged_only=jo, **_rel(m)),
+    "bpref10": lambda j, m, jo: bpref_10(j, judged_only=jo, **_rel(m)),
+    "bpref_R": lambda j, m, jo: bpref_r(j, judged_only=jo, **_rel(m)),
+    "bpref_N": lambda j, m, jo: bpref_n(j, judged_only=jo, **_rel(m)),
+    "RankEff": lambda j, m, jo: rank_eff(j, judged_only=jo, **_rel(m)),
+    "infAP": lambda j, m, jo: inferred_ap(j, judged_only=jo, **_rel(m)),
+    "nDCG": _ndcg,
+    "DCG": lambda j, m, jo: dcg(j, judged_only=jo, **_cut(m), **_gain_discount(m)),
+    "nCG": lambda j, m, jo: ncg(j, judged_only=jo, **_cut(m), **_gain_discount(m)),
+    "AnDCG": lambda j, m, jo: andcg(j, cutoff=m.cutoff, judged_only=jo, **_gain_discount(m)),
+    "RBP": _rbp,
+    "RBP_residual": lambda j, m, jo: rbp_residual(j, p=m.param("p", 0.8), judged_only=jo, **_cut(m)),
+    "Q": _q(q_measure),
+    "Rmeasure": _q(r_measure),
+}
+assert set(_DISPATCH) == set(MEASURE_SPECS), "every measure name needs a function"
+
+
+def measure_names() -> list[str]:
+    """The measure names :func:`evaluate` knows (canonical spellings; see :mod:`metrics.measures` for aliases)."""
+    return list(MEASURE_SPECS)
+
+
+def evaluate(judged: JudgedRuns, measure: str | Measure, *, judged_only: bool | None = None) -> pd.DataFrame:
+    """Evaluate one measure, named in ir_measures syntax, for every system and topic.
+
+    Parameters
+    ----------
+    judged : the judged-grade tensor (:func:`metrics.judge`).
+    measure : a name such as ``"AP"``, ``"P@10"``, ``"Rprec"``, ``"Bpref"``, ``"infAP"``, ``"nDCG@20"``,
+        ``"RBP(p=0.8)"``, ``"Q(beta=1)"``, ``"RankEff"``, ``"bpref10"``, ``"AP'"``, or a :class:`Measure`.
+    judged_only : evaluate the condensed lists (AP′, Q′, nDCG′, …; trec_eval ``-J``). ``None`` (default) takes it
+        from the measure (``judged_only=True`` or a prime), else False.
+
+    Returns
+    -------
+    pandas.DataFrame
+        systems × topics (index ``system``, columns ``topic``); ``df.attrs`` holds ``measure`` (the canonical name)
+        and ``judged_only``.
+
+    Raises
+    ------
+    ValueError
+        An unknown measure (the message lists the known ones), a malformed name (the message shows the grammar),
+        or ``judged_only`` contradicting the measure's own ``judged_only``.
+
+    Notes
+    -----
+    The formulas and sources are in each function's docstring and in ``docs/measures.md``.
+
+    Examples
+    --------
+    >>> from metrics._toy import single_topic
+    >>> from metrics import evaluate
+    >>> j = single_topic([[1, 0, None, 1]], qrels=[1, 1, 1, 0])
+    >>> float(evaluate(j, "AP").iloc[0, 0]), round(float(evaluate(j, "AP'").iloc[0, 0]), 4)
+    (0.5, 0.5556)
+    >>> float(evaluate(j, "P@2").iloc[0, 0])
+    0.5
+    """
+    m = parse_measure(measure)
+    in_name = m.param("judged_only")
+    if judged_only is not None and not isinstance(judged_only, bool):
+        raise TypeError(f"`judged_only` must be True, False or None; got {judged_only!r}")
+    if judged_only is not None and in_name is not None and judged_only != in_name:
+        raise ValueError(f"`judged_only={judged_only}` contradicts the measure {str(m)!r}")
+    jo = bool(judged_only if judged_only is not None else (in_name or False))
+    out = _DISPATCH[m.name](judged, m, jo)
+    out.attrs["measure"] = str(m)
+    out.attrs["judged_only"] = jo
+    return out

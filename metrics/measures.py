@@ -1,0 +1,264 @@
+"""Measure names: an immutable, hashable :class:`Measure` value parsed from ir_measures-style text, without ``eval``.
+
+Grammar (``[]`` optional, ``{}`` repeated)::
+
+    measure := name ["'"] ["(" [param {"," param}] ")"] ["@" cutoff]
+    param   := key "=" value          value := number | True | False | word
+    cutoff  := positive integer
+
+Examples: ``AP``, ``P@10``, ``Rprec``, ``Bpref``, ``infAP``, ``nDCG@20``, ``RBP(p=0.8)``, ``RBP(p=0.95,rel=2)``,
+``Q(beta=1)``, ``RankEff``, ``bpref10``, ``AP'`` (the prime, also ``′``, means ``judged_only=True``: AP′ of Sakai
+2007). trec_eval names are accepted as aliases (``map``, ``P_10``, ``ndcg_cut_20``, ``map_cut_100``, ``bpref``,
+``ndcg``, ``Rndcg``…). The canonical string, as in ir_measures, is the name, the parameters sorted by key, and the
+cut-off: ``str(parse_measure("RBP(rel=2, p=.8)")) == "RBP(p=0.8,rel=2)"``.
+
+The vocabulary — each measure's parameters and whether it takes a cut-off — is :data:`MEASURE_SPECS`; the functions
+behind the names are in :mod:`metrics.evaluate`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+__all__ = ["Measure", "MeasureSpec", "MEASURE_SPECS", "parse_measure", "GRAMMAR"]
+
+Value = Union[int, float, bool, str]
+
+GRAMMAR = (
+    "measure := name [\"'\"] [\"(\" [key=value {\",\" key=value}] \")\"] [\"@\" cutoff], "
+    "e.g. AP, P@10, nDCG@20, RBP(p=0.8), Q(beta=1), AP'"
+)
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """What a measure name accepts.
+
+    Attributes
+    ----------
+    name : canonical name.
+    params : parameter name → kind (``"number"``, ``"bool"`` or a tuple of allowed words).
+    cutoff : ``"required"``, ``"optional"`` or ``"none"``.
+    description : one line for listings.
+    trec_eval : the trec_eval measure it reproduces (``""`` if none).
+    """
+
+    name: str
+    params: dict
+    cutoff: str
+    description: str
+    trec_eval: str = ""
+
+
+_REL = {"rel": "number", "judged_only": "bool"}
+_GAINS = ("linear", "exponential", "binary")
+_DISCOUNTS = ("log2", "zipf", "none", "jarvelin", "linear")
+
+#: every measure name :func:`metrics.evaluate` knows, with its parameters
+MEASURE_SPECS: dict[str, MeasureSpec] = {
+    s.name: s
+    for s in [
+        MeasureSpec("AP", _REL, "optional", "average precision (AP@k: trec_eval map_cut)", "map / map_cut.k"),
+        MeasureSpec("P", _REL, "required", "precision at k", "P.k"),
+        MeasureSpec("Rprec", _REL, "none", "R-precision", "Rprec"),
+        MeasureSpec("Bpref", _REL, "none", "bpref as trec_eval (min(R, N) denominators)", "bpref"),
+        MeasureSpec("bpref10", _REL, "none", "bpref-10 (Buckley & Voorhees; Ahlgren & Grönqvist eq. 4)"),
+        MeasureSpec("bpref_R", _REL, "none", "bpref with R denominators (Buckley & Voorhees eq. 1)"),
+        MeasureSpec("bpref_N", _REL, "none", "bpref_N: all judged non-relevant, scaled by N (Sakai 2007)"),
+        MeasureSpec("RankEff", _REL, "none", "RankEff (Ahlgren & Grönqvist eq. 5)"),
+        MeasureSpec("infAP", _REL, "none", "inferred AP as trec_eval", "infAP"),
+        MeasureSpec(
+            "nDCG",
+            {"dcg": ("log2", "exp-log2"), "gain": _GAINS, "discount": _DISCOUNTS, "judged_only": "bool"},
+            "optional",
+            "normalised DCG (metrics.ndcg)",
+            "ndcg / ndcg_cut.k",
+        ),
+        MeasureSpec("DCG", {"gain": _GAINS, "discount": _DISCOUNTS, "judged_only": "bool"}, "optional", "DCG, unnormalised"),
+        MeasureSpec("nCG", {"gain": _GAINS, "judged_only": "bool"}, "optional", "normalised cumulated gain"),
+        MeasureSpec(
+            "AnDCG", {"gain": _GAINS, "discount": _DISCOUNTS, "judged_only": "bool"}, "required", "nDCG averaged over ranks 1..k (Sakai 2007)"
+        ),
+        MeasureSpec(
+            "RBP", {"p": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "optional", "rank-biased precision, graded"
+        ),
+        MeasureSpec("RBP_residual", {"p": "number", "judged_only": "bool"}, "optional", "RBP residual (unjudged + tail)"),
+        MeasureSpec("Q", {"beta": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "none", "Q-measure (Sakai)"),
+        MeasureSpec("Rmeasure", {"beta": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "none", "R-measure (Sakai)"),
+    ]
+}
+
+_ALIASES: dict[str, str] = {
+    "map": "AP",
+    "MAP": "AP",
+    "AveP": "AP",
+    "bpref": "Bpref",
+    "R-prec": "Rprec",
+    "ndcg": "nDCG",
+    "NDCG": "nDCG",
+    "bpref-10": "bpref10",
+    "bpref_10": "bpref10",
+    "rankeff": "RankEff",
+    "Q-measure": "Q",
+    "Qmeasure": "Q",
+    "R-measure": "Rmeasure",
+    "RBP_resid": "RBP_residual",
+    "rbp_resid": "RBP_residual",
+    "infap": "infAP",
+}
+# trec_eval names with the cut-off in the name: P_10, ndcg_cut_20, map_cut_100
+_CUT_ALIASES = {"P": "P", "ndcg_cut": "nDCG", "map_cut": "AP"}
+_CUT_NAME = re.compile(r"^(P|ndcg_cut|map_cut)_(\d+)$")
+
+_MEASURE = re.compile(
+    r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?P<prime>['′])?\s*
+        (?:\(\s*(?P<params>[^()]*?)\s*\))?\s*
+        (?:@\s*(?P<cutoff>[^\s]+))?\s*$""",
+    re.VERBOSE,
+)
+_PARAM = re.compile(r"^\s*(?P<key>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<value>[^=,\s]+)\s*$")
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_\-.]*$")
+
+
+def _format(value: Value) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure: canonical ``name``, sorted ``params`` (``(key, value)`` pairs) and ``cutoff``.
+
+    Immutable and hashable; equal measures have equal canonical strings. Build one with :func:`parse_measure` (or
+    :meth:`Measure.parse`), which checks the name, parameters and cut-off against :data:`MEASURE_SPECS`.
+
+    Examples
+    --------
+    >>> from metrics import parse_measure
+    >>> m = parse_measure("RBP(rel=2, p=.80)@100")
+    >>> str(m), m.param("p"), m.cutoff
+    ('RBP(p=0.8,rel=2)@100', 0.8, 100)
+    >>> parse_measure("P_10") == parse_measure("P@10")
+    True
+    """
+
+    name: str
+    params: tuple[tuple[str, Value], ...] = ()
+    cutoff: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", tuple(sorted((str(k), v) for k, v in dict(self.params).items())))
+
+    def __str__(self) -> str:
+        body = f"({','.join(f'{k}={_format(v)}' for k, v in self.params)})" if self.params else ""
+        at = f"@{self.cutoff}" if self.cutoff is not None else ""
+        return f"{self.name}{body}{at}"
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+    def param(self, key: str, default: Value | None = None) -> Value | None:
+        """The value of parameter ``key``, or ``default`` when it was not given."""
+        return dict(self.params).get(key, default)
+
+    @property
+    def spec(self) -> MeasureSpec:
+        return MEASURE_SPECS[self.name]
+
+    @classmethod
+    def parse(cls, text: str) -> "Measure":
+        return parse_measure(text)
+
+
+def _value(text: str, key: str, kind, source: str) -> Value:
+    low = text.lower()
+    if kind == "bool":
+        if low in ("true", "1"):
+            return True
+        if low in ("false", "0"):
+            return False
+        raise ValueError(f"parameter `{key}` in {source!r} must be True or False; got {text!r}")
+    if kind == "number":
+        if not _NUMBER.match(text):
+            raise ValueError(f"parameter `{key}` in {source!r} must be a number; got {text!r}")
+        x = float(text)
+        return int(x) if x.is_integer() and abs(x) < 2**53 else x
+    if not _WORD.match(text) or text not in kind:
+        raise ValueError(f"parameter `{key}` in {source!r} must be one of {', '.join(kind)}; got {text!r}")
+    return text
+
+
+def known_names() -> str:
+    return ", ".join(MEASURE_SPECS)
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """Parse a measure name such as ``"nDCG@20"`` or ``"RBP(p=0.8)"`` into a :class:`Measure` (no ``eval``).
+
+    Parameters
+    ----------
+    text : the measure, in the grammar of the module docstring (a :class:`Measure` is checked and returned).
+
+    Returns
+    -------
+    Measure
+        with the canonical name (aliases such as ``map`` or ``P_10`` resolved) and typed parameters.
+
+    Raises
+    ------
+    TypeError
+        ``text`` is not a string.
+    ValueError
+        Text that does not follow the grammar (the message shows it), an unknown name (the message lists the known
+        ones), an unknown or ill-typed parameter, or a cut-off the measure requires, forbids or that is not a
+        positive integer.
+    """
+    if isinstance(text, Measure):
+        return parse_measure(str(text))
+    if not isinstance(text, str):
+        raise TypeError(f"a measure must be a string such as 'AP' or 'nDCG@10'; got {type(text).__name__}")
+    m = _MEASURE.match(text)
+    if not m:
+        raise ValueError(f"cannot parse measure {text!r}; expected {GRAMMAR}")
+    name = m.group("name")
+    cutoff_text = m.group("cutoff")
+    cm = _CUT_NAME.match(name)
+    if cm and cutoff_text is None:
+        name, cutoff_text = _CUT_ALIASES[cm.group(1)], cm.group(2)
+    name = _ALIASES.get(name, name)
+    if name not in MEASURE_SPECS:
+        raise ValueError(f"unknown measure {m.group('name')!r} in {text!r}; known measures: {known_names()}")
+    spec = MEASURE_SPECS[name]
+    params: dict[str, Value] = {}
+    body = m.group("params")
+    if body:
+        for part in body.split(","):
+            pm = _PARAM.match(part)
+            if not pm:
+                raise ValueError(f"cannot parse parameter {part.strip()!r} in {text!r}; expected key=value ({GRAMMAR})")
+            key = pm.group("key")
+            if key not in spec.params:
+                allowed = ", ".join(spec.params) or "none"
+                raise ValueError(f"measure {name} takes parameters ({allowed}); got `{key}` in {text!r}")
+            if key in params:
+                raise ValueError(f"parameter `{key}` given twice in {text!r}")
+            params[key] = _value(pm.group("value"), key, spec.params[key], text)
+    if m.group("prime"):
+        if params.get("judged_only") is False:
+            raise ValueError(f"{text!r} has a prime (judged_only) and judged_only=False")
+        params["judged_only"] = True
+    cutoff: int | None = None
+    if cutoff_text is not None:
+        if not cutoff_text.isdigit() or int(cutoff_text) < 1:
+            raise ValueError(f"the cut-off in {text!r} must be a positive integer; got {cutoff_text!r}")
+        cutoff = int(cutoff_text)
+    if spec.cutoff == "required" and cutoff is None:
+        raise ValueError(f"measure {name} needs a cut-off, e.g. {name}@10; got {text!r}")
+    if spec.cutoff == "none" and cutoff is not None:
+        raise ValueError(f"measure {name} takes no cut-off; got {text!r}")
+    return Measure(name, tuple(params.items()), cutoff)
