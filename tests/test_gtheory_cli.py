@@ -91,6 +91,7 @@ def _toy_runs(tmp_path):
     return runs, qrels
 
 
+@pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")
 def test_runs_and_qrels_scored_with_metrics(tmp_path, capsys):
     import metrics
 
