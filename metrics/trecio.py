@@ -10,7 +10,9 @@ Files may be plain text, ``.gz``, ``.bz2`` or ``.xz``. Blank lines are skipped (
 them).
 
 Ordering (trec_eval, ``form_res_rels.c``): documents are ranked by score descending, ties broken by docno
-*descending* (``strcmp`` order); the rank column is ignored. ``ties="input"`` keeps tied documents in file order;
+*descending* (``strcmp`` order); the rank column is ignored. trec_eval holds scores as single-precision C ``float``,
+so two scores that differ only beyond float32 precision tie (and are ordered by docno); ``ties="trec_eval"``
+reproduces that exactly. The stored ``score`` keeps full double precision. ``ties="input"`` keeps tied documents in file order;
 ``ties="rank"`` ranks by the rank column instead of the score (ties again in file order).
 
 Grades: any finite real number. trec_eval truncates grades to integers (``atol``); we keep the real value.
@@ -306,7 +308,12 @@ def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: n
 
     Most run files are already in this order; that is checked first (no sort needed then).
     """
-    primary = -score if key is None else key
+    if key is not None:
+        primary = key
+    elif ties == "trec_eval":
+        primary = -score.astype(np.float32)  # trec_eval keeps scores as C floats: equal in float32 means tied
+    else:
+        primary = -score
     n = primary.size
     same_t = topic_codes[1:] == topic_codes[:-1]
     if (topic_codes[1:] >= topic_codes[:-1]).all() and (~same_t | (primary[1:] >= primary[:-1])).all():

@@ -1,0 +1,156 @@
+"""The judged-grade tensor: sentinels, missing/unknown topics, depth, save/load, subsetting, judgment removal."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import metrics
+from metrics import ABSENT, UNJUDGED, JudgedRuns, judge, read_qrels, read_runs
+
+QRELS = """\
+1 0 a 2
+1 0 b 1
+1 0 c 0
+1 0 z -1
+2 0 e 1
+2 0 f 0
+3 0 g 1
+"""
+RUN_A = """\
+1 Q0 a 1 0.9 A
+1 Q0 x 2 0.8 A
+1 Q0 c 3 0.7 A
+2 Q0 f 1 0.9 A
+2 Q0 e 2 0.8 A
+9 Q0 a 1 0.9 A
+"""
+RUN_B = """\
+1 Q0 b 1 0.9 B
+1 Q0 a 2 0.8 B
+1 Q0 z 3 0.1 B
+"""
+
+
+@pytest.fixture()
+def small(tmp_path: Path) -> JudgedRuns:
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "A").write_text(RUN_A)
+    (tmp_path / "runs" / "B").write_text(RUN_B)
+    (tmp_path / "qrels").write_text(QRELS)
+    return judge(read_runs(tmp_path / "runs"), read_qrels(tmp_path / "qrels"))
+
+
+def test_grades_and_sentinels(small):
+    lv = list(small.levels)
+    assert lv == [-1.0, 0.0, 1.0, 2.0]
+    code = {g: i for i, g in enumerate(lv)}
+    a = small.grades[0]
+    assert a[0].tolist() == [code[2], UNJUDGED, code[0]]  # a, x (unjudged), c
+    assert a[1].tolist() == [code[0], code[1], ABSENT]  # f, e
+    assert a[2].tolist() == [ABSENT] * 3  # topic 3 missing from run A
+    b = small.grades[1]
+    assert b[0].tolist() == [code[1], code[2], code[-1]]
+    assert small.grades.dtype == np.int8
+
+
+def test_report_counts_ignored_and_missing_topics(small):
+    assert small.report["run_topics_not_in_qrels"] == {"A": ["9"]}
+    assert small.report["qrels_topics_missing_from_run"] == {"A": ["3"], "B": ["2", "3"]}
+    assert small.topics == ("1", "2", "3")
+    assert small.retrieved.tolist() == [[True, True, False], [True, False, False]]
+
+
+def test_qrels_counts_R_and_N(small):
+    assert small.n_relevant().tolist() == [2, 1, 1]
+    assert small.n_nonrelevant().tolist() == [2, 1, 0]  # the -1 grade counts as judged non-relevant
+    assert small.level_counts.sum() == 7
+
+
+def test_doc_ids_point_at_the_right_judgments(small):
+    s, t, r = np.nonzero(small.doc_ids >= 0)
+    flat = small.qrels_offsets[t] + small.doc_ids[s, t, r]
+    assert np.array_equal(small.qrels_level[flat], small.grades[s, t, r])
+
+
+def test_missing_policy_zero_and_exclude(tmp_path, small):
+    nd = metrics.ndcg(small)
+    assert nd.loc["B", "2"] == 0.0
+    ex = judge(read_runs(tmp_path / "runs"), read_qrels(tmp_path / "qrels"), missing="exclude")
+    nd2 = metrics.ndcg(ex)
+    assert np.isnan(nd2.loc["B", "2"]) and np.isnan(nd2.loc["A", "3"])
+    assert nd2.loc["A", "1"] == nd.loc["A", "1"]
+    with pytest.raises(ValueError, match="`missing` must be 'zero' or 'exclude'"):
+        judge(read_runs(tmp_path / "runs"), read_qrels(tmp_path / "qrels"), missing="drop")
+
+
+def test_depth_truncates(tmp_path):
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN_A)
+    j = judge([tmp_path / "r"], tmp_path / "q", depth=2, workers=1)
+    assert j.depth == 2
+    assert j.report["rows_beyond_depth"] == {"r": 1}
+    with pytest.raises(ValueError, match="`depth` must be a positive integer"):
+        judge([tmp_path / "r"], tmp_path / "q", depth=0)
+
+
+def test_paths_and_runset_give_the_same_tensor():
+    d = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2019-passage"
+    files = sorted((d / "runs_judged_full_xz").iterdir())[:4]
+    q = d / "qrels.dl19-passage.txt"
+    a = judge(files, q)  # process pool path
+    b = judge(read_runs(files), q)
+    assert a.systems == b.systems and a.topics == b.topics
+    assert np.array_equal(a.grades, b.grades) and np.array_equal(a.doc_ids, b.doc_ids)
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".npz.xz"])
+def test_save_load_roundtrip(small, tmp_path, suffix):
+    p = tmp_path / ("t" + suffix)
+    small.save(p)
+    back = JudgedRuns.load(p)
+    for name in ("grades", "doc_ids", "levels", "qrels_level", "qrels_offsets", "n_retrieved"):
+        assert np.array_equal(getattr(back, name), getattr(small, name)), name
+    assert back.systems == small.systems and back.topics == small.topics and back.missing == small.missing
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        JudgedRuns.load(tmp_path / "none.npz")
+    bad = tmp_path / "x.npz"
+    np.savez(bad, a=np.arange(3))
+    with pytest.raises(ValueError, match="not a JudgedRuns .npz file"):
+        JudgedRuns.load(bad)
+
+
+def test_subset_keeps_qrels_aligned(small):
+    sub = small.subset(systems=["B"], topics=["3", "1"])
+    assert sub.systems == ("B",) and sub.topics == ("3", "1")
+    assert sub.level_counts.tolist() == [small.level_counts[2].tolist(), small.level_counts[0].tolist()]
+    assert np.array_equal(sub.grades[0, 1], small.grades[1, 0])
+    with pytest.raises(KeyError, match="unknown topics"):
+        small.subset(topics=["42"])
+
+
+def test_restrict_judgments_turns_dropped_docs_unjudged(small):
+    keep = np.ones(small.qrels_level.size, dtype=bool)
+    t1 = slice(small.qrels_offsets[0], small.qrels_offsets[1])
+    # drop the judgment of doc 'a' (first judged doc of topic 1)
+    keep[t1.start] = False
+    red = small.restrict_judgments(keep)
+    assert red.grades[0, 0, 0] == UNJUDGED and red.grades[1, 0, 1] == UNJUDGED
+    assert red.level_counts[0].sum() == small.level_counts[0].sum() - 1
+    s, t, r = np.nonzero(red.doc_ids >= 0)
+    flat = red.qrels_offsets[t] + red.doc_ids[s, t, r]
+    assert np.array_equal(red.qrels_level[flat], red.grades[s, t, r])
+    same = small.restrict_judgments(np.ones_like(keep))
+    assert np.array_equal(same.grades, small.grades) and np.array_equal(same.doc_ids, small.doc_ids)
+
+
+def test_condensed_removes_unjudged(small):
+    c = small.condensed()
+    code = {g: i for i, g in enumerate(small.levels)}
+    assert c.grades[0, 0].tolist()[:2] == [code[2], code[0]]
+    assert (c.grades != UNJUDGED).all()
+    assert c.retrieved.tolist() == small.retrieved.tolist()
