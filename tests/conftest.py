@@ -1,0 +1,111 @@
+"""Shared test fixtures: the real collections in ``/work/shared/data``, judged once per test session.
+
+``SHARED`` is the data directory (``<repo root>/../shared/data``). The session fixtures ``trec9``, ``dl19`` and
+``robust04`` return a :class:`Collection`: the :class:`metrics.JudgedRuns` of a fixed subset of runs (chosen to keep
+the suite fast, see ``SUBSETS``) with the qrels and run file paths it was built from, and — parsed lazily, once —
+the same files in pytrec_eval's dict form for parity checks against trec_eval. Tests that need the data are skipped
+when it is not there.
+
+Example::
+
+    def test_something(dl19):
+        j = dl19.judged                       # 37 systems × 43 topics
+        ref = pytrec_eval.RelevanceEvaluator(dl19.trec_qrels, {"map"}).evaluate(dl19.trec_runs[j.systems[0]])
+"""
+from __future__ import annotations
+
+import lzma
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import pytest
+
+import metrics
+
+#: the shared real-data directory (read its README.md)
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+#: (run files, qrels) of each collection, relative to SHARED; runs are every ``step``-th file in name order
+SUBSETS = {
+    # 26 of the 104 TREC-9 Web runs, all 50 topics
+    "trec9": (("trec9-web-wt10g/runs_full_xz", 4), "trec9-web-wt10g/qrels.trec9.web.451-500.txt"),
+    # all 37 DL 2019 passage runs (some return only 5-50 documents per topic), 43 topics
+    "dl19": (("trec-dl-2019-passage/runs_judged_full_xz", 1), "trec-dl-2019-passage/qrels.dl19-passage.txt"),
+    # 5 of the 10 submitted Robust 2004 runs + 3 of the 7 later baselines (short lists for some topics), 249 topics;
+    # the runs also hold topic 672, which has no judgments
+    "robust04": (
+        (
+            "trec-robust2004-subset/runs_full_xz/historical_submitted",
+            2,
+            "trec-robust2004-subset/runs_full_xz/new_2018_baselines",
+            3,
+        ),
+        "trec-robust2004-subset/qrels.robust2004.txt",
+    ),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Collection:
+    """A judged real collection: ``judged`` (systems in the order of ``runs``), ``qrels`` and ``runs`` paths."""
+
+    name: str
+    judged: metrics.JudgedRuns
+    qrels: Path
+    runs: tuple[Path, ...]
+
+    @cached_property
+    def run_of(self) -> dict[str, Path]:
+        """System name → run file."""
+        return dict(zip(self.judged.systems, self.runs))
+
+    @cached_property
+    def trec_qrels(self) -> dict:
+        """The qrels as ``pytrec_eval.parse_qrel`` reads them."""
+        import pytrec_eval
+
+        with open(self.qrels) as fh:
+            return pytrec_eval.parse_qrel(fh)
+
+    @cached_property
+    def trec_runs(self) -> dict[str, dict]:
+        """System name → the run as ``pytrec_eval.parse_run`` reads it."""
+        import pytrec_eval
+
+        out = {}
+        for system, path in self.run_of.items():
+            with lzma.open(path, "rt") as fh:
+                out[system] = pytrec_eval.parse_run(fh)
+        return out
+
+
+def run_files(name: str) -> tuple[list[Path], Path]:
+    """The run files and the qrels file of collection ``name`` (see ``SUBSETS``)."""
+    dirs, qrels = SUBSETS[name]
+    files: list[Path] = []
+    for d, step in zip(dirs[::2], dirs[1::2]):
+        files += sorted(p for p in (SHARED / d).iterdir() if not p.name.startswith("."))[::step]
+    return files, SHARED / qrels
+
+
+def _collection(name: str) -> Collection:
+    if not SHARED.is_dir():
+        pytest.skip(f"shared data not found at {SHARED}")
+    files, qrels = run_files(name)
+    return Collection(name, metrics.judge(files, qrels), qrels, tuple(files))
+
+
+@pytest.fixture(scope="session")
+def trec9() -> Collection:
+    return _collection("trec9")
+
+
+@pytest.fixture(scope="session")
+def dl19() -> Collection:
+    return _collection("dl19")
+
+
+@pytest.fixture(scope="session")
+def robust04() -> Collection:
+    return _collection("robust04")

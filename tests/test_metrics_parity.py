@@ -1,0 +1,122 @@
+"""trec_eval parity of every measure trec_eval has, through ``metrics.evaluate``, on real TREC runs.
+
+Reference: pytrec_eval-terrier 0.5 (trec_eval 9.0.8)::
+
+    pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES, relevance_level=l, judged_docs_only_flag=J).evaluate(run)
+
+on the same qrels and run files (``pytrec_eval.parse_qrel`` / ``parse_run`` on ``lzma.open(...)``). pytrec_eval
+returns the topics present in both run and qrels; those are compared, every system, every measure: max |Δ| ≤ 1e-9.
+Collections (tests/conftest.py): TREC-9 Web (26 runs), TREC DL 2019 passage (37 runs), Robust 2004 (8 runs).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+import metrics
+from metrics import evaluate
+
+TOL = 1e-9
+TREC_MEASURES = {"map", "map_cut.10,100", "P.5,10,20,100,1000", "Rprec", "bpref", "infAP", "ndcg", "ndcg_cut.10,20"}
+#: trec_eval key → our measure name (ir_measures syntax)
+OURS = {
+    "map": "AP",
+    "map_cut_10": "AP@10",
+    "map_cut_100": "AP@100",
+    "P_5": "P@5",
+    "P_10": "P@10",
+    "P_20": "P@20",
+    "P_100": "P@100",
+    "P_1000": "P@1000",
+    "Rprec": "Rprec",
+    "bpref": "Bpref",
+    "infAP": "infAP",
+    "ndcg": "nDCG",
+    "ndcg_cut_10": "nDCG@10",
+    "ndcg_cut_20": "nDCG@20",
+}
+BINARY = ("map", "map_cut_10", "map_cut_100", "P_5", "P_10", "P_20", "P_100", "P_1000", "Rprec", "bpref", "infAP")
+
+
+def reference(trec_qrels: dict, trec_runs: dict, keys, *, judged_only: bool, relevance_level: int = 1) -> dict[str, pd.DataFrame]:
+    """trec_eval key → systems × topics DataFrame (NaN where pytrec_eval returns nothing)."""
+    measures = {m for m in TREC_MEASURES if any(k.startswith(m.split(".")[0]) for k in keys)}
+    ev = pytrec_eval.RelevanceEvaluator(trec_qrels, measures, relevance_level=relevance_level, judged_docs_only_flag=judged_only)
+    per_system = {s: pd.DataFrame(ev.evaluate(run)) for s, run in trec_runs.items()}  # keys × topics
+    return {k: pd.DataFrame({s: df.loc[k] for s, df in per_system.items()}).T for k in keys}
+
+
+def max_deltas(j: metrics.JudgedRuns, ref: dict[str, pd.DataFrame], *, judged_only: bool, rel: int = 1) -> dict[str, float]:
+    out = {}
+    for key, want in ref.items():
+        name = OURS[key]
+        if rel != 1:
+            name = name.replace("@", f"(rel={rel})@") if "@" in name else f"{name}(rel={rel})"
+        got = evaluate(j, name, judged_only=judged_only).reindex(index=want.index, columns=want.columns)
+        mask = want.notna().to_numpy()
+        assert mask.sum() >= 0.9 * mask.size > 0, f"{key}: pytrec_eval returned too few cells"
+        assert not got.isna().to_numpy()[mask].any()
+        out[key] = float(np.abs(got.to_numpy()[mask] - want.to_numpy()[mask]).max())
+    return out
+
+
+@pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
+@pytest.mark.parametrize("collection", ["trec9", "dl19", "robust04"])
+def test_parity_with_trec_eval(collection, judged_only, request):
+    c = request.getfixturevalue(collection)
+    ref = reference(c.trec_qrels, c.trec_runs, OURS, judged_only=judged_only)
+    deltas = max_deltas(c.judged, ref, judged_only=judged_only)
+    assert max(deltas.values()) <= TOL, f"{collection}: max |Δ| per measure {deltas}"
+
+
+def test_topics_missing_from_a_run_score_zero(dl19):
+    """DL 2019 runs are complete over the judged topics; drop one topic from a run and it scores 0 in every measure."""
+    j = dl19.judged
+    assert j.retrieved.all()
+    grades = j.grades.copy()
+    grades[0, 3] = metrics.ABSENT
+    n_ret = j.n_retrieved.copy()
+    n_ret[0, 3] = 0
+    from dataclasses import replace
+
+    holed = replace(j, grades=grades, n_retrieved=n_ret)
+    for name in OURS.values():
+        assert evaluate(holed, name).iloc[0, 3] == 0.0
+        assert np.isnan(evaluate(replace(holed, missing="exclude"), name).iloc[0, 3])
+
+
+def test_relevance_level_2_matches_trec_eval_l2(dl19):
+    """``rel=2`` is trec_eval's ``-l 2``: grades 2 and 3 relevant, R counted at that level."""
+    ref = reference(dl19.trec_qrels, dl19.trec_runs, BINARY, judged_only=False, relevance_level=2)
+    deltas = max_deltas(dl19.judged, ref, judged_only=False, rel=2)
+    assert max(deltas.values()) <= TOL, deltas
+
+
+@pytest.fixture(scope="module")
+def dl19_pooled(dl19, tmp_path_factory):
+    """DL 2019 with every 4th judgment turned into grade -1 (pooled but unjudged: infAP's unjudged case)."""
+    lines = dl19.qrels.read_text().splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        q, it, d, g = line.split()
+        out.append(f"{q} {it} {d} {-1 if i % 4 == 1 else g}")
+    path = tmp_path_factory.mktemp("qrels") / "qrels.pooled.txt"
+    path.write_text("\n".join(out) + "\n")
+    with open(path) as fh:
+        trec_qrels = pytrec_eval.parse_qrel(fh)
+    return metrics.judge(list(dl19.runs), path), trec_qrels
+
+
+@pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
+def test_parity_with_negative_grades(dl19, dl19_pooled, judged_only):
+    """Negative grades: unjudged for infAP (its u term), skipped by bpref, not in R or N, dropped by -J."""
+    j, trec_qrels = dl19_pooled
+    assert (j.levels < 0).any() and (j.grades == 0).any()
+    ref = reference(trec_qrels, dl19.trec_runs, BINARY, judged_only=judged_only)
+    deltas = max_deltas(j, ref, judged_only=judged_only)
+    assert max(deltas.values()) <= TOL, deltas
+    # the variant does change infAP (so the pooled-but-unjudged branch is exercised)
+    assert not np.allclose(evaluate(j, "infAP").to_numpy(), evaluate(dl19.judged, "infAP").to_numpy())
