@@ -1,0 +1,445 @@
+r"""The stability objective of nDCG and its exact gradient in the gain and/or discount vector.
+
+For a :class:`metrics.JudgedRuns` and a cut-off :math:`k`, the tuned nDCG is
+
+.. math::
+
+    X_{st}(g, d) = \frac{\mathrm{DCG}_{st}}{\mathrm{IDCG}_t}
+                 = \frac{\sum_{r\le k} d_r\, g(x_{s,t,r})}{\sum_{r\le k} d_r\, g(x^*_{t,r})},
+
+with :math:`x^*_t` the ideal ranking (judged documents by gain descending, as :func:`metrics.ndcg`).
+DCG and IDCG are linear in :math:`d` for fixed :math:`g` and linear in :math:`g` for fixed
+:math:`d` (bilinear jointly). The objective is a coefficient at one topic,
+
+.. math::
+
+    f = \Phi(1) = \frac{\rho}{1+\rho}, \qquad
+    \rho_\Phi = \frac{\hat\sigma^2_s}{\hat\sigma^2_t + \hat\sigma^2_{st}}, \qquad
+    \rho_{E\rho^2} = \frac{\hat\sigma^2_s}{\hat\sigma^2_{st}},
+
+with the ANOVA (EMS) estimates of :func:`gtheory.variance_components`. For every :math:`n > 0`,
+:math:`\Phi(n) = n\rho/(1+n\rho)` is increasing in :math:`\rho`, so **the maximiser does not
+depend on the number of topics** (Kanoulas & Aslam 2009, §2.3): we optimise at :math:`n=1` and
+project afterwards. Both ratios satisfy :math:`\rho > -1/n_t`, so :math:`f` is smooth and bounded.
+
+Gradient (exact, no finite differences). The mean squares are quadratic forms of :math:`X`:
+
+.. math::
+
+    \frac{\partial MS_s}{\partial X_{st}} = \frac{2\,(\bar X_{s\cdot}-\bar X)}{n_s-1}, \quad
+    \frac{\partial MS_t}{\partial X_{st}} = \frac{2\,(\bar X_{\cdot t}-\bar X)}{n_t-1}, \quad
+    \frac{\partial MS_{st}}{\partial X_{st}} = \frac{2\,e_{st}}{(n_s-1)(n_t-1)},
+
+(:math:`e` the double-centred residual), hence :math:`W = \partial f/\partial X` in closed form, and
+by the quotient rule, with :math:`c_t = \mathrm{IDCG}_t`,
+
+.. math::
+
+    \frac{\partial f}{\partial d_r} = \sum_{s,t} \frac{W_{st}}{c_t} G_{s,t,r}
+        - \sum_t \frac{\sum_s W_{st} X_{st}}{c_t} I_{t,r}, \qquad
+    \frac{\partial f}{\partial g_l} = \sum_{s,t} \frac{W_{st}}{c_t} C^{(l)}_{st}
+        - \sum_t \frac{\sum_s W_{st} X_{st}}{c_t} D^{(l)}_t,
+
+where :math:`G_{s,t,r} = g(x_{s,t,r})`, :math:`I_{t,r} = g(x^*_{t,r})`,
+:math:`C^{(l)}_{st} = \sum_r d_r [x_{s,t,r}=l]` and :math:`D^{(l)}_t` is the discount mass of
+the ideal ranking's block of grade :math:`l` — two matrix–vector products per evaluation.
+
+The ideal ranking depends on the *order* of the gains. Under the monotone gain constraint that
+order is the grade order; without it (the paper's "unconstrained" gains) the order is recomputed
+at every evaluation, so :math:`f` is piecewise smooth in :math:`g` (kinks where two gains tie) and
+the gradient is that of the current piece. Topics whose IDCG is 0 score 0 for every system and
+contribute no gradient.
+
+References
+----------
+.. [1] E. Kanoulas and J. A. Aslam (2009). Empirical justification of the gain and discount
+       function for nDCG. CIKM 2009, §2.
+.. [2] R. L. Brennan (2001). Generalizability Theory. Springer, ch. 3–4.
+.. [3] D. Bodoff and P. Li (2007). Test theory for assessing IR test collections. SIGIR 2007.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+import metrics
+from metrics import JudgedRuns
+
+__all__ = ["Objective", "Problem", "stability_and_gradient", "check_objective"]
+
+Objective = Literal["phi", "erho2"]
+What = Literal["discount", "gain", "joint"]
+
+
+def check_objective(objective: str) -> str:
+    if objective not in ("phi", "erho2"):
+        raise ValueError(f"`objective` must be 'phi' or 'erho2'; got {objective!r}.")
+    return objective
+
+
+def stability_and_gradient(
+    X: NDArray[np.float64], objective: Objective = "phi", *, grad: bool = True
+) -> tuple[float, float, NDArray[np.float64] | None]:
+    r"""``(f, rho, df/dX)`` for a systems × topics matrix: :math:`f = \rho/(1+\rho)` (Φ(1) or Eρ²(1)).
+
+    Raw (unclipped) ANOVA components as in :func:`gtheory.variance_components`; see the module
+    docstring for the formulas. ``df/dX`` is None when ``grad`` is False.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).random((6, 5))
+    >>> f, rho, W = stability_and_gradient(X)
+    >>> import gtheory
+    >>> bool(np.isclose(rho, gtheory.stability_ratio(X)))
+    True
+    """
+    S, T = X.shape
+    mean_s = X.mean(axis=1)
+    mean_t = X.mean(axis=0)
+    grand = mean_s.mean()
+    ds = mean_s - grand
+    dt = mean_t - grand
+    resid = X - mean_s[:, None] - dt[None, :]
+    ms_s = T * (ds @ ds) / (S - 1)
+    ms_t = S * (dt @ dt) / (T - 1)
+    ms_e = np.einsum("ij,ij->", resid, resid) / ((S - 1) * (T - 1))
+    num = (ms_s - ms_e) / T
+    if objective == "phi":
+        den = ms_t / S + (1.0 - 1.0 / S) * ms_e
+    else:
+        den = ms_e
+    if not den > 0:
+        return float("nan"), float("nan"), (np.zeros_like(X) if grad else None)
+    rho = num / den
+    f = rho / (1.0 + rho)
+    if not grad:
+        return float(f), float(rho), None
+    # d num / dX and d den / dX
+    g_ms_s = (2.0 / (S - 1)) * ds[:, None]
+    g_ms_t = (2.0 / (T - 1)) * dt[None, :]
+    g_ms_e = (2.0 / ((S - 1) * (T - 1))) * resid
+    if objective == "phi":
+        # W = (dnum - rho*dden)/den * df/drho
+        c_e = -1.0 / T - rho * (1.0 - 1.0 / S)
+        W = g_ms_e * c_e
+        W += g_ms_s / T
+        W -= (rho / S) * g_ms_t
+    else:
+        W = g_ms_e * (-1.0 / T - rho)
+        W += g_ms_s / T
+    W *= 1.0 / (den * (1.0 + rho) ** 2)
+    return float(f), float(rho), W
+
+
+def _compact(M: NDArray[np.float64]):
+    """CSR when at most a quarter of the entries are non-zero (relevant documents are rare deep in
+    the lists: 3 % of TREC-9's top 1000), else the dense array; both give exact ``@`` products."""
+    nnz = np.count_nonzero(M)
+    return sp.csr_matrix(M) if nnz <= 0.25 * M.size else M
+
+
+def _ideal_order(gains: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Positive-gain level indices by gain descending (stable: ties keep grade order reversed)."""
+    pos = np.flatnonzero(gains > 0)
+    return pos[np.argsort(-gains[pos], kind="stable")]
+
+
+@dataclass(frozen=True)
+class _Block:
+    name: str  # "discount" or "gain"
+    start: int
+    size: int
+    monotone: bool
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.start + self.size)
+
+
+class Problem:
+    r"""One tuning problem: a judged-grade tensor, a cut-off and what is tuned.
+
+    The variables are, in order, the discount vector :math:`d_1..d_k` (if tuned) and the gains of
+    the positive grades in ascending grade order (if tuned). Grades :math:`\le 0` always have gain 0.
+    Everything a solver needs is here: :meth:`value`, :meth:`value_and_grad` (exact),
+    :meth:`scores_and_jacobian` (for the cvxpy solver), the paper's linear constraints and the
+    conversion back to per-level gains and per-rank discounts.
+
+    Parameters
+    ----------
+    judged : metrics.JudgedRuns
+    cutoff : int
+        nDCG@k; the discount vector has ``cutoff`` entries.
+    what : {"discount", "gain", "joint"}
+    gain : gain specification (as :func:`metrics.ndcg`) used when the gain is fixed.
+    discount : discount specification used when the discount is fixed.
+    objective : {"phi", "erho2"}
+    monotone_gain, monotone_discount : bool
+        Whether the solver must keep gains non-decreasing in grade / discounts non-increasing in
+        rank (the paper's constraints); the unconstrained variants keep only non-negativity.
+    judged_only : bool
+        Tune nDCG′ on the condensed lists (unjudged documents removed).
+
+    Notes
+    -----
+    Memory: a dense float64 matrix of :math:`n_s n_t \times k` gains (41 MB for TREC-9 at
+    :math:`k=1000`) for the discount, one such per positive grade for joint tuning.
+    """
+
+    def __init__(
+        self,
+        judged: JudgedRuns,
+        cutoff: int,
+        what: What = "discount",
+        *,
+        gain: metrics.gains.GainSpec = "linear",
+        discount: metrics.discounts.DiscountSpec = "log2",
+        objective: Objective = "phi",
+        monotone_gain: bool = True,
+        monotone_discount: bool = True,
+        judged_only: bool = False,
+    ) -> None:
+        if not isinstance(judged, JudgedRuns):
+            raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
+            raise ValueError(f"`cutoff` must be a positive integer; got {cutoff!r}.")
+        if what not in ("discount", "gain", "joint"):
+            raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
+        self.objective = check_objective(objective)
+        if judged.n_systems < 2 or judged.n_topics < 2:
+            raise ValueError(f"need at least 2 systems and 2 topics; got {judged.n_systems} × {judged.n_topics}.")
+        if judged.missing == "exclude" and not judged.retrieved.all():
+            raise ValueError(
+                "`judged` uses missing='exclude' and some runs miss topics (nDCG is NaN there); "
+                "the crossed G-study needs a complete matrix: judge with missing='zero' or subset the topics."
+            )
+        self.judged = judged
+        self.cutoff = int(cutoff)
+        self.what = what
+        self.judged_only = bool(judged_only)
+        self.monotone_gain = bool(monotone_gain)
+        self.monotone_discount = bool(monotone_discount)
+        j = judged.condensed() if judged_only else judged
+        self._j = j
+        self.levels = np.asarray(j.levels, dtype=np.float64)
+        self.positive = np.flatnonzero(self.levels > 0)
+        if self.positive.size == 0:
+            raise ValueError("the qrels hold no positive grade; nDCG is 0 everywhere and cannot be tuned.")
+        S, T, K = j.shape
+        self.n_systems, self.n_topics = S, T
+        k = self.cutoff
+        kr = min(k, K)
+        codes = j.grades[..., :kr]
+        self._codes = codes
+        self._kr = kr
+        # fixed parts
+        self.fixed_gain = metrics.gain_vector(gain, self.levels) if what == "discount" else None
+        self.fixed_discount = metrics.discount_vector(discount, k, cutoff=k) if what == "gain" else None
+        blocks = []
+        n = 0
+        if what in ("discount", "joint"):
+            blocks.append(_Block("discount", 0, k, self.monotone_discount))
+            n = k
+        if what in ("gain", "joint"):
+            blocks.append(_Block("gain", n, self.positive.size, self.monotone_gain))
+            n += self.positive.size
+        self.blocks = tuple(blocks)
+        self.n = n
+        # level indicator matrices (S*T, k) for the positive levels, when the gain varies
+        self._M: list[NDArray[np.float64]] | None = None
+        if what == "joint":
+            self._M = [self._indicator(lv) for lv in self.positive]
+        if what == "discount":
+            g = self.fixed_gain
+            if np.any(g < 0):
+                raise ValueError(f"fixed gains must be non-negative; got {g.tolist()}.")
+            A = np.zeros((S * T, k))
+            A[:, :kr] = j.level_values(g)[..., :kr].reshape(S * T, kr)
+            self._A = _compact(A)
+            self._I = metrics.ideal_gains(j, g, k)
+        if what == "gain":
+            d = self.fixed_discount
+            # per-level discounted counts C_l (S, T), once: DCG = sum_l g_l C_l
+            self._C = np.stack([(codes == lv).astype(np.float64) @ d[:kr] for lv in self.positive])
+            self._prefix_d = np.r_[0.0, np.cumsum(d)]
+
+    # ------------------------------------------------------------------ layout
+    def _indicator(self, level: int) -> NDArray[np.float64]:
+        S, T, _ = self._codes.shape
+        M = np.zeros((S * T, self.cutoff))
+        M[:, : self._kr] = (self._codes == level).reshape(S * T, self._kr)
+        return _compact(M)
+
+    def block(self, name: str) -> _Block | None:
+        for b in self.blocks:
+            if b.name == name:
+                return b
+        return None
+
+    def split(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``(gain per level, discount per rank)`` for a variable vector ``x`` (fixed parts filled in)."""
+        x = np.asarray(x, dtype=np.float64)
+        bd, bg = self.block("discount"), self.block("gain")
+        d = x[bd.slice] if bd else self.fixed_discount
+        if bg:
+            g = np.zeros(self.levels.size)
+            g[self.positive] = x[bg.slice]
+        else:
+            g = self.fixed_gain
+        return g, d
+
+    def join(self, gain: NDArray[np.float64] | None, discount: NDArray[np.float64] | None) -> NDArray[np.float64]:
+        """The variable vector for per-level ``gain`` and per-rank ``discount`` (the inverse of :meth:`split`)."""
+        parts = []
+        if self.block("discount"):
+            parts.append(np.asarray(discount, dtype=np.float64)[: self.cutoff])
+        if self.block("gain"):
+            parts.append(np.asarray(gain, dtype=np.float64)[self.positive])
+        return np.concatenate(parts)
+
+    def normalise(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each block scaled to sum 1 (nDCG is scale-free in the gains and in the discounts)."""
+        x = np.array(x, dtype=np.float64)
+        for b in self.blocks:
+            s = x[b.slice].sum()
+            if s > 0:
+                x[b.slice] /= s
+        return x
+
+    # --------------------------------------------------------------- the model
+    def _ideal_blocks(self, g_levels: NDArray[np.float64], d: NDArray[np.float64]) -> NDArray[np.float64]:
+        """D (n_pos, T): discount mass of each positive level's block in the ideal ranking."""
+        order = _ideal_order(g_levels)
+        prefix = np.r_[0.0, np.cumsum(d)]
+        k = d.size
+        D = np.zeros((self.positive.size, self.n_topics))
+        if order.size == 0:
+            return D
+        counts = self._j.level_counts[:, order]  # (T, J)
+        hi = np.minimum(np.cumsum(counts, axis=1), k)
+        lo = np.concatenate([np.zeros((self.n_topics, 1), dtype=hi.dtype), hi[:, :-1]], axis=1)
+        mass = prefix[hi] - prefix[lo]  # (T, J)
+        pos_index = {lv: i for i, lv in enumerate(self.positive)}
+        for jdx, lv in enumerate(order):
+            D[pos_index[lv]] = mass[:, jdx]
+        return D
+
+    def _parts(self, x: NDArray[np.float64]):
+        """DCG (S, T), IDCG (T,), and what the gradient needs."""
+        g, d = self.split(x)
+        S, T = self.n_systems, self.n_topics
+        if self.what == "discount":
+            dcg = (self._A @ d).reshape(S, T)
+            idcg = self._I @ d
+            return dcg, idcg, None
+        gp = g[self.positive]
+        if self.what == "gain":
+            dcg = np.tensordot(gp, self._C, axes=1)
+            Dl = self._ideal_blocks(g, d)
+            return dcg, gp @ Dl, (self._C, Dl)
+        # joint
+        C = np.stack([(M @ d).reshape(S, T) for M in self._M])
+        Dl = self._ideal_blocks(g, d)
+        return np.tensordot(gp, C, axes=1), gp @ Dl, (C, Dl)
+
+    def scores(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The tuned nDCG matrix (systems × topics) for variables ``x``."""
+        dcg, idcg, _ = self._parts(x)
+        ok = idcg > 0
+        return np.where(ok[None, :], dcg / np.where(ok, idcg, 1.0)[None, :], 0.0)
+
+    def value(self, x: NDArray[np.float64]) -> float:
+        """The objective :math:`f(x)` = Φ(1) (or Eρ²(1)) of the tuned nDCG."""
+        return stability_and_gradient(self.scores(x), self.objective, grad=False)[0]
+
+    def value_and_grad(self, x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        """``(f, ∂f/∂x)`` with the exact gradient of the module docstring."""
+        x = np.asarray(x, dtype=np.float64)
+        dcg, idcg, extra = self._parts(x)
+        ok = idcg > 0
+        inv = np.where(ok, 1.0 / np.where(ok, idcg, 1.0), 0.0)
+        X = dcg * inv[None, :]
+        f, _, W = stability_and_gradient(X, self.objective)
+        Wc = W * inv[None, :]  # W_st / c_t
+        v = (W * X).sum(axis=0) * inv  # sum_s W_st X_st / c_t
+        grad = np.zeros(self.n)
+        g, d = self.split(x)
+        bd, bg = self.block("discount"), self.block("gain")
+        if self.what == "discount":
+            grad[bd.slice] = self._A.T @ Wc.ravel() - self._I.T @ v
+            return f, grad
+        C, Dl = extra
+        if bg:
+            grad[bg.slice] = np.einsum("lst,st->l", C, Wc) - Dl @ v
+        if bd:
+            gp = g[self.positive]
+            w = Wc.ravel()
+            gd = sum(gl * (M.T @ w) for gl, M in zip(gp, self._M))
+            gd = gd - self._ideal_gain_matrix(g).T @ v
+            grad[bd.slice] = gd
+        return f, grad
+
+    def _ideal_gain_matrix(self, g_levels: NDArray[np.float64]) -> NDArray[np.float64]:
+        return metrics.ideal_gains(self._j, g_levels, self.cutoff)
+
+    def scores_and_jacobian(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``X`` (S, T) and the Jacobian ``∂X/∂x`` as a dense (S·T, n) matrix (for the cvxpy solver)."""
+        x = np.asarray(x, dtype=np.float64)
+        S, T = self.n_systems, self.n_topics
+        dcg, idcg, extra = self._parts(x)
+        ok = idcg > 0
+        inv = np.where(ok, 1.0 / np.where(ok, idcg, 1.0), 0.0)
+        X = dcg * inv[None, :]
+        J = np.zeros((S * T, self.n))
+        g, d = self.split(x)
+        bd, bg = self.block("discount"), self.block("gain")
+        inv_st = np.broadcast_to(inv[None, :], (S, T)).ravel()
+        Xr = X.ravel()
+        tcol = np.tile(np.arange(T), S)
+        if bd:
+            if self.what == "discount":
+                G, I = self._A, self._I
+            else:
+                gp = g[self.positive]
+                G = sum(gl * M for gl, M in zip(gp, self._M))
+                I = self._ideal_gain_matrix(g)
+            G = G.toarray() if sp.issparse(G) else G
+            J[:, bd.slice] = G * inv_st[:, None] - (Xr * inv_st)[:, None] * I[tcol]
+        if bg:
+            C, Dl = extra
+            J[:, bg.slice] = (C.reshape(C.shape[0], -1) * inv_st[None, :]).T - (Xr * inv_st)[:, None] * Dl.T[tcol]
+        return X, J
+
+    # ---------------------------------------------------------- constraints
+    def linear_constraints(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """The paper's constraints as ``(A_eq, b_eq, A_ineq)``: each block sums to 1, and
+        ``A_ineq @ x >= 0`` holds the monotonicity rows (discount non-increasing in rank, gain
+        non-decreasing in grade) of the blocks that are monotone. Bounds: ``x >= 0``."""
+        eq_rows, ineq_rows = [], []
+        for b in self.blocks:
+            row = np.zeros(self.n)
+            row[b.slice] = 1.0
+            eq_rows.append(row)
+            if b.monotone and b.size > 1:
+                m = np.zeros((b.size - 1, self.n))
+                i = np.arange(b.size - 1)
+                sign = 1.0 if b.name == "discount" else -1.0  # d_r - d_{r+1} >= 0; g_{j+1} - g_j >= 0
+                m[i, b.start + i] = sign
+                m[i, b.start + i + 1] = -sign
+                ineq_rows.append(m)
+        A_eq = np.array(eq_rows)
+        A_in = np.vstack(ineq_rows) if ineq_rows else np.zeros((0, self.n))
+        return A_eq, np.ones(len(eq_rows)), A_in
+
+    def violation(self, x: NDArray[np.float64]) -> float:
+        """Largest violation of the paper's constraints (after nothing: ``x`` as given)."""
+        A_eq, b_eq, A_in = self.linear_constraints()
+        v = [np.max(np.abs(A_eq @ x - b_eq)), np.max(-x, initial=0.0)]
+        if A_in.size:
+            v.append(np.max(-(A_in @ x), initial=0.0))
+        return float(max(v))

@@ -1,0 +1,280 @@
+r"""Result objects: :class:`SolverRun` (one start of one solver) and :class:`Tuning` (the answer).
+
+A :class:`Tuning` holds the stability-optimal gain (per grade) and discount (per rank), both
+normalised to sum 1 (nDCG is scale-free in each, Kanoulas & Aslam 2009 §2.3), the coefficients
+they reach, the solver's record (SciPy-style ``x``, ``fun``, ``success``, ``message``, ``nit``,
+``nfev``) and the multi-start agreement. It can evaluate the tuned nDCG on any
+:class:`metrics.JudgedRuns` and round-trips through JSON.
+"""
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+import gtheory
+import metrics
+
+__all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError"]
+
+
+class OptimizationWarning(UserWarning):
+    """The optimiser did not converge (or starts disagreed); the result says so in ``message``."""
+
+
+class OptimizationError(RuntimeError):
+    """Raised instead of :class:`OptimizationWarning` when the user asked for ``strict=True``."""
+
+
+@dataclass
+class SolverRun:
+    """One solver run from one start.
+
+    Attributes
+    ----------
+    x : feasible variables (each block sums to 1); ``fun`` = f(x) = Φ(1) or Eρ²(1) (maximised).
+    success, message, nit, nfev, njev : as :class:`scipy.optimize.OptimizeResult`.
+    solver : "slsqp", "slsqp-fd", "lbfgsb" or "cvxpy".
+    seconds : wall time.
+    start : name of the start ("log2", "random-3", …).
+    """
+
+    x: NDArray[np.float64]
+    fun: float
+    success: bool
+    message: str
+    nit: int
+    nfev: int
+    njev: int
+    solver: str
+    seconds: float
+    start: str = ""
+
+
+def _project(ratio: float, n: float) -> float:
+    if not np.isfinite(ratio):
+        return float("nan")
+    return n * ratio / (1.0 + n * ratio)
+
+
+@dataclass
+class Tuning:
+    r"""Stability-optimal nDCG configuration.
+
+    Attributes
+    ----------
+    what : "discount", "gain" or "joint"; ``objective`` "phi" or "erho2".
+    cutoff : the nDCG cut-off k (the largest one for a minimax over cut-offs).
+    levels : the grades (ascending) that ``gain`` is aligned with.
+    gain : per-grade gains, summing to 1 over the grades (grade ≤ 0 has gain 0).
+    discount : per-rank discounts ``d[r-1]``, summing to 1.
+    phi, erho2 : Φ and Eρ² of the tuned nDCG at the data's number of topics ``n_topics``;
+        ``phi_1``, ``erho2_1`` at one topic (what is maximised).
+    var_system, var_topic, var_residual : raw ANOVA variance components of the tuned nDCG.
+    success, message : whether the optimiser converged (and the best start succeeded).
+    nit, nfev, njev : iterations and evaluations, summed over starts.
+    solver : the solver; ``starts`` : number of starts; ``n_agree`` : starts within ``agree_tol``
+        of the best objective; ``start_values`` : objective reached from each start.
+    monotone_gain, monotone_discount : the constraints in force.
+    per_problem : for a minimax tuning, the objective reached on each collection / cut-off.
+
+    Notes
+    -----
+    ``phi = n r/(1 + n r)`` with :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})`; the maximiser
+    of Φ(1) maximises Φ(n) for every n (Kanoulas & Aslam 2009, §2.3).
+    """
+
+    what: str
+    objective: str
+    cutoff: int
+    levels: NDArray[np.float64]
+    gain: NDArray[np.float64]
+    discount: NDArray[np.float64]
+    phi: float
+    erho2: float
+    phi_1: float
+    erho2_1: float
+    var_system: float
+    var_topic: float
+    var_residual: float
+    n_systems: int
+    n_topics: int
+    success: bool
+    message: str
+    nit: int
+    nfev: int
+    njev: int
+    solver: str
+    starts: int
+    n_agree: int
+    agree_tol: float
+    start_values: dict[str, float] = field(default_factory=dict)
+    monotone_gain: bool = True
+    monotone_discount: bool = True
+    judged_only: bool = False
+    seconds: float = 0.0
+    per_problem: list[dict[str, Any]] = field(default_factory=list)
+    _judged: Any = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------- views
+    @property
+    def x(self) -> NDArray[np.float64]:
+        """The tuned variables as one vector (discount then positive-grade gains, whichever were tuned)."""
+        parts = []
+        if self.what in ("discount", "joint"):
+            parts.append(self.discount)
+        if self.what in ("gain", "joint"):
+            parts.append(self.gain[self.levels > 0])
+        return np.concatenate(parts)
+
+    @property
+    def fun(self) -> float:
+        """The maximised objective: Φ(1) or Eρ²(1)."""
+        return self.phi_1 if self.objective == "phi" else self.erho2_1
+
+    @property
+    def gain_mapping(self) -> dict[float, float]:
+        """``{grade: gain}`` — a gain specification for :func:`metrics.ndcg`."""
+        return {float(l): float(g) for l, g in zip(self.levels, self.gain)}
+
+    @property
+    def gain_ratios(self) -> dict[float, float]:
+        """Gain of each positive grade over the gain of the lowest positive grade (e.g. hrel/rel)."""
+        pos = self.levels > 0
+        base = self.gain[pos][0]
+        return {float(l): (float(g / base) if base > 0 else math.inf) for l, g in zip(self.levels[pos], self.gain[pos])}
+
+    @property
+    def discount_ratios(self) -> NDArray[np.float64]:
+        """``discount / discount[0]``: the weight of rank r relative to rank 1."""
+        return self.discount / self.discount[0] if self.discount[0] > 0 else np.full_like(self.discount, np.nan)
+
+    @property
+    def phi_ratio(self) -> float:
+        """σ²(s)/(σ²(t)+σ²(st,e)) of the tuned nDCG (raw components)."""
+        return self.var_system / (self.var_topic + self.var_residual)
+
+    @property
+    def erho2_ratio(self) -> float:
+        """σ²(s)/σ²(st,e) of the tuned nDCG (raw components)."""
+        return self.var_system / self.var_residual
+
+    def phi_at(self, n_topics: float) -> float:
+        """Φ(n) of the tuned nDCG."""
+        return _project(self.phi_ratio, n_topics)
+
+    def erho2_at(self, n_topics: float) -> float:
+        """Eρ²(n) of the tuned nDCG."""
+        return _project(self.erho2_ratio, n_topics)
+
+    def topics_needed(self, target: float = 0.95, coefficient: str = "phi") -> int | float:
+        """Smallest number of topics for which Φ (or Eρ²) of the tuned nDCG reaches ``target``.
+
+        Same rule as :meth:`gtheory.GStudy.topics_needed` (``.n``): :math:`n = \\lceil t/((1-t)r) \\rceil`,
+        checked against the coefficient. ``inf`` if the system variance is not positive.
+        """
+        if not (0 < target < 1):
+            raise ValueError(f"`target` must be strictly between 0 and 1; got {target!r}.")
+        if coefficient not in ("phi", "erho2"):
+            raise ValueError(f"`coefficient` must be 'phi' or 'erho2'; got {coefficient!r}.")
+        r = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
+        if not (r > 0):
+            return math.inf
+        k = max(1, math.ceil(target / ((1 - target) * r)))
+        while k > 1 and _project(r, k - 1) >= target:
+            k -= 1
+        while _project(r, k) < target:
+            k += 1
+        return k
+
+    # --------------------------------------------------------- evaluation
+    def ndcg(self, judged: metrics.JudgedRuns, *, cutoff: int | None = None) -> pd.DataFrame:
+        """The tuned nDCG on any judged runs (systems × topics), through :func:`metrics.ndcg`.
+
+        ``cutoff`` defaults to the tuned one; a smaller one truncates the discount (scale-free).
+        """
+        k = self.cutoff if cutoff is None else cutoff
+        return metrics.ndcg(judged, gain=self.gain_mapping, discount=self.discount, cutoff=k,
+                            judged_only=self.judged_only)
+
+    def evaluate(self, judged: metrics.JudgedRuns, *, cutoff: int | None = None) -> gtheory.GStudy:
+        """G-study of the tuned nDCG on ``judged`` (e.g. another collection or held-out topics)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+            return gtheory.gstudy(self.ndcg(judged, cutoff=cutoff))
+
+    @cached_property
+    def gstudy(self) -> gtheory.GStudy:
+        """G-study of the tuned nDCG on the tuning data, recomputed with the public
+        :func:`metrics.ndcg` and :func:`gtheory.gstudy` (an independent check of ``phi``)."""
+        if self._judged is None:
+            raise ValueError("this Tuning was loaded from JSON and holds no data; use `evaluate(judged)`.")
+        return self.evaluate(self._judged)
+
+    # -------------------------------------------------------- presentation
+    def summary(self) -> str:
+        name = {"phi": "Φ", "erho2": "Eρ²"}[self.objective]
+        lines = [
+            f"Stability-optimal nDCG@{self.cutoff}: {self.what} tuned for {name} "
+            f"({self.solver}, {self.starts} start(s), {self.n_agree} agree within {self.agree_tol:g})",
+            f"  {'converged' if self.success else 'NOT CONVERGED'}: {self.message}",
+            f"  {self.n_systems} systems x {self.n_topics} topics: Φ({self.n_topics}) = {self.phi:.4f}, "
+            f"Eρ²({self.n_topics}) = {self.erho2:.4f}; Φ(1) = {self.phi_1:.4f}, Eρ²(1) = {self.erho2_1:.4f}",
+            f"  topics needed: Φ ≥ 0.95: {self.topics_needed(0.95)}, Φ ≥ 0.90: {self.topics_needed(0.9)}",
+            "  gain: " + ", ".join(f"{l:g}→{g:.4f}" for l, g in zip(self.levels, self.gain))
+            + "   ratios: " + ", ".join(f"{l:g}:{r:.3f}" for l, r in self.gain_ratios.items()),
+        ]
+        d = self.discount
+        shown = ", ".join(f"{v:.4f}" for v in d[:10]) + (", …" if d.size > 10 else "")
+        lines.append(f"  discount (sum 1): [{shown}]  d_k/d_1 = {self.discount_ratios[-1]:.3f}")
+        if self.per_problem:
+            lines.append("  worst case over: " + "; ".join(f"{p['label']}: {p['fun']:.4f}" for p in self.per_problem))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    # --------------------------------------------------------------- JSON
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+        for k in ("levels", "gain", "discount"):
+            d[k] = [float(v) for v in getattr(self, k)]
+        for k, v in list(d.items()):
+            if isinstance(v, float) and not math.isfinite(v):
+                d[k] = None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        d["format"] = "gtheory.optimize.Tuning/1"
+        return d
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """JSON text (also written to ``path`` if given); :meth:`from_json` reads it back."""
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: str) -> "Tuning":
+        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path)."""
+        s = text_or_path.strip()
+        if not s.startswith("{"):
+            with open(text_or_path, encoding="utf-8") as fh:
+                s = fh.read()
+        d = json.loads(s)
+        if d.pop("format", None) != "gtheory.optimize.Tuning/1":
+            raise ValueError("not a gtheory optimize.Tuning JSON document (missing 'format').")
+        for k in ("levels", "gain", "discount"):
+            d[k] = np.asarray(d[k], dtype=np.float64)
+        for k, v in list(d.items()):
+            if v is None and k in ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", "var_residual"):
+                d[k] = float("nan")
+            elif v in ("inf", "-inf"):
+                d[k] = float(v)
+        return cls(**d)
