@@ -26,6 +26,23 @@ from experiments.significance import (
     wilcoxon_test,
 )
 from experiments.swap import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
+from experiments.incomplete import (
+    DEFAULT_FRACTIONS,
+    SignificanceConfusion,
+    incompleteness_study,
+    knee,
+    reduce_qrels,
+    reduction_mask,
+    significance_confusion,
+    summarize_study,
+    tuned_stability_under_incompleteness,
+)
+from experiments.incomplete_plots import (
+    plot_discriminative_power,
+    plot_mean_drift,
+    plot_phi_vs_fraction,
+    plot_tau_vs_fraction,
+)
 
 __all__ = [
     # agreement
@@ -46,4 +63,18 @@ __all__ = [
     "swap_rates",
     "min_difference_for_swap_rate",
     "DEFAULT_SWAP_BINS",
+    # incomplete judgments
+    "reduce_qrels",
+    "reduction_mask",
+    "incompleteness_study",
+    "summarize_study",
+    "knee",
+    "significance_confusion",
+    "SignificanceConfusion",
+    "tuned_stability_under_incompleteness",
+    "DEFAULT_FRACTIONS",
+    "plot_tau_vs_fraction",
+    "plot_mean_drift",
+    "plot_discriminative_power",
+    "plot_phi_vs_fraction",
 ]

@@ -353,7 +353,18 @@ def _resolve_measure(measure: Measure, key: str) -> Callable[[JudgedRuns, bool],
     if isinstance(measure, str):
         evaluate = getattr(metrics, "evaluate", None)
         if evaluate is not None:
-            return lambda j, condensed: evaluate(j, measure, judged_only=condensed)
+            def fn(j: JudgedRuns, condensed: bool) -> pd.DataFrame:
+                try:
+                    return evaluate(j, measure, judged_only=condensed)
+                except ValueError as exc:
+                    if "judged_only" in str(exc):
+                        raise ValueError(
+                            f"`measures[{key!r}]`: {exc} -- name the plain measure (e.g. 'AP', not \"AP'\"); "
+                            "the study evaluates the condensed lists itself (`judged_only`)."
+                        ) from None
+                    raise
+
+            return fn
         m = _NDCG_NAME.match(measure)
         if m is None:
             raise ValueError(
@@ -741,7 +752,7 @@ def incompleteness_study(
     >>> from experiments import incompleteness_study, knee
     >>> j = metrics.load_trec9()
     >>> df = incompleteness_study(j, {"nDCG@100": "nDCG@100"}, fractions=[1.0, 0.3], seeds=2, test=None)
-    >>> sorted(df.fraction.unique())
+    >>> sorted(df.fraction.unique().tolist())
     [0.3, 1.0]
     >>> float(df.loc[df.fraction == 1.0, "tau"].min())
     1.0
@@ -959,7 +970,9 @@ def knee(
 
 
 # ===================================================================================== tuning under reduction
-def _default_tuner(gain: Any, cutoff: int | None, judged_only: bool) -> Callable[[JudgedRuns], np.ndarray]:
+def _default_tuner(
+    gain: Any, cutoff: int | None, judged_only: bool, options: Mapping[str, Any]
+) -> Callable[[JudgedRuns], Any]:
     try:
         import optimize
     except ImportError:  # pragma: no cover - optimize is part of this project
@@ -970,14 +983,9 @@ def _default_tuner(gain: Any, cutoff: int | None, judged_only: bool) -> Callable
             "`tune=True` needs optimize.optimize_discount, which this installation lacks; pass tune=False, "
             "or a callable tune(judged) -> discount vector."
         )
-
-    def tuner(j: JudgedRuns) -> np.ndarray:
-        kwargs: dict[str, Any] = dict(gain=gain, cutoff=cutoff)
-        if judged_only:
-            j = j.condensed()
-        return np.asarray(fn(j, **kwargs).discount, dtype=np.float64)
-
-    return tuner
+    if cutoff is None:
+        raise ValueError("`tune=True` needs an integer `cutoff` (the tuned discount has `cutoff` entries).")
+    return lambda j: fn(j, gain=gain, cutoff=cutoff, judged_only=judged_only, **options)
 
 
 def _stability(scores: np.ndarray, n_topics: float, target: float) -> dict[str, float]:
@@ -1015,6 +1023,7 @@ def tuned_stability_under_incompleteness(
     gain: Any = (0, 1, 2),
     standard_discounts: Sequence[str] = ("log2", "zipf", "linear"),
     tune: bool | Callable[[JudgedRuns], Any] = True,
+    tune_options: Mapping[str, Any] | None = None,
     judged_only: bool = False,
     n_topics: float | None = None,
     target: float = 0.95,
@@ -1045,9 +1054,13 @@ def tuned_stability_under_incompleteness(
     standard_discounts : sequence of str
         Discount names for :func:`metrics.ndcg`.
     tune : bool or callable
-        ``True``: tune with ``optimize.optimize_discount(judged, gain=, cutoff=)`` (its ``.discount``);
-        a callable ``tune(judged) -> discount vector`` (or an object with ``.discount``) is used instead;
+        ``True``: tune with ``optimize.optimize_discount(judged, gain=, cutoff=, judged_only=)`` (its
+        ``.discount``); a callable ``tune(judged) -> discount vector`` (or an object with ``.discount``) is
+        called instead, on the condensed tensor if ``judged_only``;
         ``False``: standard discounts only.
+    tune_options : mapping, optional
+        Keyword arguments for ``optimize.optimize_discount`` (e.g. ``{"starts": 1}`` for speed: one tuning
+        per fraction and seed).
     judged_only : bool
         Evaluate (and tune on) the condensed lists.
     n_topics : float, optional
@@ -1100,7 +1113,7 @@ def tuned_stability_under_incompleteness(
         relevance_level, min_relevant, min_nonrelevant, rounding
     )
     if tune is True:
-        tuner = _default_tuner(gain, cutoff, judged_only)
+        tuner = _default_tuner(gain, cutoff, judged_only, dict(tune_options or {}))
     elif tune is False or tune is None:
         tuner = None
     elif callable(tune):
