@@ -61,7 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return int(args._run(args) or 0)
-    except (UsageError, ValueError, FileNotFoundError, TypeError, KeyError) as exc:
+    except BrokenPipeError:  # e.g. piped into `head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except (UsageError, ValueError, OSError, TypeError, KeyError) as exc:
         if os.environ.get("GTHEORY_DEBUG"):
             raise
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc

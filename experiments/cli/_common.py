@@ -1,0 +1,56 @@
+"""Shared pieces of the CLI subcommands: the data options and loading them."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import metrics
+
+from . import UsageError
+
+
+def add_data_args(p: argparse.ArgumentParser) -> None:
+    """``--runs DIR|FILE... --qrels FILE [--depth N]``; without them the embedded TREC-9 Web data is used."""
+    g = p.add_argument_group("data (default: the embedded TREC-9 Web runs, 104 systems x 50 topics)")
+    g.add_argument("--runs", nargs="+", metavar="RUNS", default=None,
+                   help="a directory of TREC run files, or run files (plain, .gz, .xz)")
+    g.add_argument("--qrels", metavar="FILE", default=None, help="TREC qrels file (needed with --runs)")
+    g.add_argument("--judged", metavar="TENSOR.npz", default=None,
+                   help="a judged-grade tensor saved with JudgedRuns.save (instead of --runs/--qrels)")
+    g.add_argument("--depth", type=int, default=1000, help="ranks of each run to evaluate (default 1000)")
+    g.add_argument("--missing", choices=["zero", "exclude"], default="zero",
+                   help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded")
+
+
+def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
+    if args.judged:
+        if args.runs or args.qrels:
+            raise UsageError("give either --judged or --runs/--qrels, not both")
+        return metrics.JudgedRuns.load(args.judged)
+    if args.runs is None and args.qrels is None:
+        return metrics.load_trec9()
+    if not args.runs or not args.qrels:
+        raise UsageError("--runs and --qrels go together (or give neither to use the embedded TREC-9 data)")
+    runs: Any = args.runs[0] if len(args.runs) == 1 and Path(args.runs[0]).is_dir() else args.runs
+    for r in args.runs:
+        if not Path(r).exists():
+            raise UsageError(f"no such run file or directory: {r}")
+    return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
+
+
+def emit_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, indent=2, default=_default)
+    sys.stdout.write("\n")
+
+
+def _default(o: Any) -> Any:
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    return str(o)
