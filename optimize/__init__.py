@@ -1,12 +1,30 @@
-"""optimize: stability-optimal nDCG gain and discount vectors (Kanoulas & Aslam 2009, §2.3)."""
+"""optimize: stability-optimal nDCG gain and discount vectors (Kanoulas & Aslam, CIKM 2009, §2.3).
+
+Maximise Φ (or Eρ²) of the tuned nDCG's systems × topics matrix over the discount
+(:func:`optimize_discount`), the gains (:func:`optimize_gain`) or both (:func:`optimize_joint`);
+the worst case over collections and cut-offs (:func:`optimize_minimax`); check out of sample
+(:func:`cross_validate`). The maximiser does not depend on the number of topics, because
+Φ(n) = nρ/(1+nρ) is increasing in ρ = σ²_s/(σ²_t+σ²_st) for every n.
+
+Example
+-------
+>>> import metrics, optimize
+>>> t = optimize.optimize_discount(metrics.load_trec9(), gain=[0, 1, 2], cutoff=20, starts=1)
+>>> bool(t.phi > 0.9), bool(abs(t.gstudy.phi() - t.phi) < 1e-9)
+(True, True)
+"""
 from .objective import Problem, stability_and_gradient
 from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning
-from .tune import optimize_discount, optimize_gain, optimize_joint, tune_problem
+from .robust import optimize_minimax
+from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
+from .validation import STANDARD_CONFIGS, cross_validate
 
 __all__ = [
     "optimize_discount",
     "optimize_gain",
     "optimize_joint",
+    "optimize_minimax",
+    "cross_validate",
     "tune_problem",
     "Problem",
     "stability_and_gradient",
@@ -14,4 +32,6 @@ __all__ = [
     "SolverRun",
     "OptimizationWarning",
     "OptimizationError",
+    "SOLVERS",
+    "STANDARD_CONFIGS",
 ]

@@ -1,0 +1,222 @@
+r"""Robust (minimax) tuning: one configuration for a family of collections and/or cut-offs.
+
+For problems :math:`i = 1..m` (collections × cut-offs) with objectives :math:`f_i` (Φ(1) or
+Eρ²(1) of each), the worst-case optimum is the epigraph problem
+
+.. math::
+
+    \max_{x,\,t}\; t \quad\text{s.t.}\quad f_i(x) \ge t\;\; (i=1..m),\quad
+    \textstyle\sum x = 1 \text{ per block},\; x \ge 0,\; \text{(monotone)},
+
+solved with SLSQP and the exact gradients :math:`\nabla f_i` — what MATLAB's ``fminimax``
+(an SQP on the same epigraph form) did for the paper's "Pareto-optimal" joint gain and
+discount (Kanoulas & Aslam 2009, §3.3). A minimax point is Pareto-optimal among the
+:math:`f_i` unless several of them tie at the optimum in a degenerate way.
+
+One discount vector serves every cut-off: it has ``max(cutoffs)`` entries and nDCG@k uses its
+first k (nDCG is scale-free, so no renormalisation is needed). Gains are shared across
+collections, which must then have the same positive grades.
+
+Example
+-------
+>>> import metrics, optimize
+>>> j = metrics.load_trec9()
+>>> t = optimize.optimize_minimax([j], what="discount", cutoffs=[10, 20], gain=[0, 1, 2], starts=1)
+>>> len(t.per_problem), bool(t.phi_1 <= max(p["fun"] for p in t.per_problem) + 1e-12)
+(2, True)
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import minimize
+
+import metrics
+from metrics import JudgedRuns
+
+from .multistart import best_run, starting_points
+from .objective import Objective, Problem
+from .result import SolverRun, Tuning
+from .slsqp import project
+from .tune import make_tuning, report_failure, _check_common
+
+__all__ = ["optimize_minimax", "minimax_problems"]
+
+
+def minimax_problems(
+    collections: Sequence[JudgedRuns],
+    what: str,
+    cutoffs: Sequence[int],
+    *,
+    gain: metrics.gains.GainSpec = "linear",
+    discount: metrics.discounts.DiscountSpec = "log2",
+    objective: Objective = "phi",
+    monotone_gain: bool = True,
+    monotone_discount: bool = True,
+    labels: Sequence[str] | None = None,
+) -> tuple[list[Problem], list[str], Problem]:
+    """The problems (collection × cut-off), their labels, and a layout problem at the largest cut-off."""
+    if isinstance(collections, JudgedRuns):
+        collections = [collections]
+    collections = list(collections)
+    if not collections:
+        raise ValueError("`collections` must hold at least one JudgedRuns.")
+    cutoffs = [cutoffs] if isinstance(cutoffs, (int, np.integer)) else list(cutoffs)
+    if not cutoffs:
+        raise ValueError("`cutoffs` must hold at least one cut-off.")
+    if labels is None:
+        labels = [f"collection-{i + 1}" for i in range(len(collections))]
+    if len(labels) != len(collections):
+        raise ValueError(f"`labels` has {len(labels)} entries for {len(collections)} collections.")
+    kmax = max(cutoffs)
+    kw = dict(gain=gain, discount=discount, objective=objective, monotone_gain=monotone_gain,
+              monotone_discount=monotone_discount)
+    problems, names = [], []
+    for lab, j in zip(labels, collections):
+        for k in cutoffs:
+            problems.append(Problem(j, k, what, **kw))
+            names.append(f"{lab}@{k}")
+    if what in ("gain", "joint"):
+        pos = {tuple(p.levels[p.positive]) for p in problems}
+        if len(pos) > 1:
+            raise ValueError(f"shared gains need the same positive grades in every collection; got {sorted(pos)}.")
+    layout = Problem(collections[0], kmax, what, **kw)
+    return problems, names, layout
+
+
+def _embed(layout: Problem, p: Problem):
+    """Index map: problem variables = x_shared[idx]."""
+    idx = []
+    bd, bg = layout.block("discount"), layout.block("gain")
+    if p.block("discount"):
+        idx.append(np.arange(bd.start, bd.start + p.cutoff))
+    if p.block("gain"):
+        idx.append(np.arange(bg.start, bg.start + bg.size))
+    return np.concatenate(idx)
+
+
+def _solve_epigraph(problems, layout, x0, maxiter=1000, ftol=1e-12) -> SolverRun:
+    t0 = time.perf_counter()
+    n = layout.n
+    idxs = [_embed(layout, p) for p in problems]
+    A_eq, b_eq, A_in = layout.linear_constraints()
+    cache: dict = {}
+    counter = {"f": 0}
+
+    def evals(z):
+        key = z[:n].tobytes()
+        if key not in cache:
+            counter["f"] += 1
+            vals, grads = [], []
+            for p, ix in zip(problems, idxs):
+                f, g = p.value_and_grad(z[:n][ix])
+                G = np.zeros(n)
+                G[ix] = g
+                vals.append(f)
+                grads.append(G)
+            cache.clear()
+            cache[key] = (np.array(vals), np.array(grads))
+        return cache[key]
+
+    A_eq_z = np.hstack([A_eq, np.zeros((A_eq.shape[0], 1))])
+    A_in_z = np.hstack([A_in, np.zeros((A_in.shape[0], 1))])
+    cons = [
+        {"type": "eq", "fun": lambda z: A_eq_z @ z - b_eq, "jac": lambda z: A_eq_z},
+        {"type": "ineq", "fun": lambda z: evals(z)[0] - z[n],
+         "jac": lambda z: np.hstack([evals(z)[1], -np.ones((len(problems), 1))])},
+    ]
+    if A_in.shape[0]:
+        cons.append({"type": "ineq", "fun": lambda z: A_in_z @ z, "jac": lambda z: A_in_z})
+    x0 = project(layout, x0)
+    z0 = np.r_[x0, evals(np.r_[x0, 0.0])[0].min()]
+    obj_grad = np.r_[np.zeros(n), -1.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = minimize(lambda z: (-z[n], obj_grad), z0, jac=True, method="SLSQP",
+                       bounds=[(0.0, 1.0)] * n + [(None, None)], constraints=cons,
+                       options={"maxiter": maxiter, "ftol": ftol})
+    x = project(layout, res.x[:n])
+    vals = np.array([p.value(x[ix]) for p, ix in zip(problems, idxs)])
+    ok = bool(res.success) and np.all(np.isfinite(vals)) and layout.violation(x) <= 1e-9
+    run = SolverRun(x=x, fun=float(vals.min()), success=ok, message=str(res.message), nit=int(res.nit),
+                    nfev=counter["f"], njev=counter["f"], solver="slsqp-minimax",
+                    seconds=time.perf_counter() - t0)
+    run.values = vals  # type: ignore[attr-defined]
+    return run
+
+
+def optimize_minimax(
+    collections: Sequence[JudgedRuns] | JudgedRuns,
+    *,
+    what: str = "discount",
+    cutoffs: Sequence[int] | int = 100,
+    gain: metrics.gains.GainSpec = "linear",
+    discount: metrics.discounts.DiscountSpec = "log2",
+    objective: Objective = "phi",
+    monotone_gain: bool = True,
+    monotone_discount: bool = True,
+    labels: Sequence[str] | None = None,
+    starts: int = 4,
+    seed: int | None = 0,
+    agree_tol: float = 1e-6,
+    strict: bool = False,
+) -> Tuning:
+    r"""Maximise the worst case of Φ (or Eρ²) over collections and/or cut-offs.
+
+    Parameters
+    ----------
+    collections : one JudgedRuns or several (e.g. TREC 9, 10, 12 judged separately).
+    what : {"discount", "gain", "joint"} — ``"joint"`` is the paper's Pareto-optimal gain and
+        discount (§3.3).
+    cutoffs : one or several cut-offs; every collection is evaluated at each.
+    gain, discount : the fixed part (as :func:`optimize.optimize_discount` / ``optimize_gain``).
+    objective, monotone_gain, monotone_discount, starts, seed, agree_tol, strict :
+        as :func:`optimize.optimize_discount`.
+    labels : names of the collections in ``Tuning.per_problem`` (default ``collection-1``, …).
+
+    Returns
+    -------
+    Tuning
+        ``phi_1``/``phi``/… are those of the binding (worst) problem; ``per_problem`` lists
+        ``label``, ``cutoff``, ``fun`` (its Φ(1) or Eρ²(1)), ``phi`` and ``n_topics`` for each.
+        ``discount`` has ``max(cutoffs)`` entries; ``cutoff`` is the binding problem's (so
+        ``Tuning.ndcg``/``gstudy`` reproduce its Φ; pass ``cutoff=`` for the others).
+
+    Notes
+    -----
+    Epigraph form :math:`\max t` s.t. :math:`f_i(x) \ge t` with SLSQP (module docstring).
+    """
+    _check_common(starts, agree_tol)
+    problems, names, layout = minimax_problems(
+        collections, what, cutoffs, gain=gain, discount=discount, objective=objective,
+        monotone_gain=monotone_gain, monotone_discount=monotone_discount, labels=labels)
+    t0 = time.perf_counter()
+    runs = []
+    for name, x0 in starting_points(layout, starts, seed=seed):
+        r = _solve_epigraph(problems, layout, x0)
+        r.start = name
+        runs.append(r)
+    best, n_agree = best_run(runs, agree_tol)
+    vals = best.values  # type: ignore[attr-defined]
+    worst = int(np.argmin(vals))
+    wp = problems[worst]
+    idx = _embed(layout, wp)
+    sub = SolverRun(x=best.x[idx], fun=float(vals[worst]), success=best.success, message=best.message,
+                    nit=best.nit, nfev=best.nfev, njev=best.njev, solver=best.solver, seconds=best.seconds)
+    per = []
+    for lab, p, v in zip(names, problems, vals):
+        r = float(v / (1 - v))  # f = r/(1+r)
+        per.append({"label": lab, "cutoff": p.cutoff, "fun": float(v), "n_topics": p.n_topics,
+                    "phi" if p.objective == "phi" else "erho2": p.n_topics * r / (1 + p.n_topics * r)})
+    tuning = make_tuning(wp, sub, runs, n_agree, agree_tol, "slsqp-minimax", time.perf_counter() - t0, per)
+    # report the shared vectors (full length), not the binding problem's truncation
+    g, d = layout.split(best.x)
+    tuning.gain = g / g.sum()
+    if layout.block("discount"):
+        tuning.discount = d / d.sum()
+    report_failure(tuning, strict)
+    return tuning
