@@ -657,7 +657,8 @@ def significance_confusion(
 
 # ================================================================================================== study
 def _tau_ap_safe(full_means: np.ndarray, reduced_means: np.ndarray, variant: str) -> float:
-    return tau_ap(full_means, reduced_means, variant=variant)
+    """tau_AP clipped to its range [-1, 1] (its harmonic sums can overshoot 1 by a few ulps)."""
+    return float(np.clip(tau_ap(full_means, reduced_means, variant=variant), -1.0, 1.0))
 
 
 def incompleteness_study(
@@ -717,7 +718,8 @@ def incompleteness_study(
     Returns
     -------
     DataFrame
-        One row per (measure, condensed, fraction, seed), fractions descending:
+        One row per (measure, condensed, fraction, seed), sorted by measure (in the order given), list type,
+        fraction (descending) and seed:
 
         ``judged_kept``, ``relevant_kept``
             Share of all judgments / of the relevant judgments kept.
@@ -839,6 +841,11 @@ def incompleteness_study(
                         )
                     rows.append(row)
     df = pd.DataFrame(rows)
+    order = {k: i for i, k in enumerate(fns)}
+    df = df.sort_values(
+        ["measure", "condensed", "fraction", "seed"], ascending=[True, True, False, True], kind="stable",
+        key=lambda col: col.map(order) if col.name == "measure" else col,
+    ).reset_index(drop=True)
     df.attrs.update(
         fractions=list(fractions),
         seeds=list(seeds),
@@ -1073,7 +1080,8 @@ def tuned_stability_under_incompleteness(
     Returns
     -------
     DataFrame
-        One row per (fraction, seed, discount): ``discount`` (name, or ``"tuned"``), ``tuned_on``
+        One row per (discount, fraction, seed), sorted so (standard discounts in the order given, then tuned on
+        the reduced and on the full qrels; fractions descending): ``discount`` (name, or ``"tuned"``), ``tuned_on``
         (``""``, ``"reduced"`` or ``"full"``), ``phi`` and ``erho2`` at ``n_topics``, ``phi_1`` (one
         topic), ``topics_needed`` (for Φ ≥ ``target``), the variance components, ``mean`` and ``tau`` (the
         ranking's Kendall τ against the same discount with the full qrels; for ``tuned_on="reduced"`` against
@@ -1167,6 +1175,13 @@ def tuned_stability_under_incompleteness(
                     )
                 )
     df = pd.DataFrame(rows)
+    spec_order = {(n, on): i for i, (n, on, _) in enumerate(specs)}
+    df["_spec"] = [spec_order[n, on] for n, on in zip(df.discount, df.tuned_on)]
+    df = (
+        df.sort_values(["_spec", "fraction", "seed"], ascending=[True, False, True], kind="stable")
+        .drop(columns="_spec")
+        .reset_index(drop=True)
+    )
     df.attrs.update(
         cutoff=cutoff, gain=list(gain) if isinstance(gain, (list, tuple)) else gain, n_topics=n_topics,
         target=target, judged_only=judged_only, fractions=list(fractions), seeds=list(seeds),

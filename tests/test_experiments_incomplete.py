@@ -1,0 +1,474 @@
+"""Tests of experiments/incomplete.py and experiments/incomplete_plots.py (incomplete judgments).
+
+Independent references used here:
+* the reduced qrels are written to a temporary qrels file and a few TREC-9 runs are re-judged from scratch
+  with ``metrics.judge`` (no reuse of the tensor's document ids), then every measure is compared;
+* Kendall's tau against ``scipy.stats.kendalltau`` (tau-b);
+* Φ against ``gtheory.gstudy(...).phi``;
+* the confusion matrix against a hand-built case whose decisions are worked out in the comments;
+* the sampling formula min(count, max(minimum, ceil(f * count))) written out per topic in plain Python.
+"""
+from __future__ import annotations
+
+import glob
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+import gtheory
+import metrics
+from metrics import ABSENT, UNJUDGED, JudgedRuns
+from experiments import (
+    SignificanceConfusion,
+    bootstrap_asl,
+    incompleteness_study,
+    knee,
+    plot_discriminative_power,
+    plot_mean_drift,
+    plot_phi_vs_fraction,
+    plot_tau_vs_fraction,
+    reduce_qrels,
+    reduction_mask,
+    significance_confusion,
+    summarize_study,
+    tuned_stability_under_incompleteness,
+)
+
+TREC9 = "/work/shared/data/trec9-web-wt10g"
+QRELS = f"{TREC9}/qrels.trec9.web.451-500.txt"
+FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
+
+
+@pytest.fixture(scope="module")
+def trec9() -> JudgedRuns:
+    return metrics.load_trec9()
+
+
+@pytest.fixture(scope="module")
+def small(trec9) -> JudgedRuns:
+    """20 systems, all 50 topics: enough for rankings, fast enough for studies."""
+    return trec9.subset(systems=np.arange(0, 104, 5)[:20])
+
+
+def synthetic() -> JudgedRuns:
+    """Five topics with (relevant, non-relevant) = (0, 5), (1, 3), (3, 30), (40, 200), (7, 12).
+
+    Grades 0/1/2 and -2 (a "spam" judgment in topic 4, which must count as non-relevant). Two systems
+    retrieve the first judged documents of each topic, then one unjudged document.
+    """
+    per_topic = [
+        [0] * 5,
+        [1] + [0] * 3,
+        [2, 1, 1] + [0] * 30,
+        [1] * 30 + [2] * 10 + [0] * 200,
+        [1] * 7 + [0] * 10 + [-2] * 2,
+    ]
+    levels = np.array([-2.0, 0.0, 1.0, 2.0])
+    code = {v: i for i, v in enumerate(levels)}
+    qrels_level = np.array([code[float(g)] for t in per_topic for g in t], dtype=np.int8)
+    offsets = np.r_[0, np.cumsum([len(t) for t in per_topic])].astype(np.int64)
+    S, T, K = 2, len(per_topic), 6
+    grades = np.full((S, T, K), ABSENT, dtype=np.int8)
+    ids = np.full((S, T, K), -1, dtype=np.int32)
+    for s in range(S):
+        for t, qs in enumerate(per_topic):
+            n = min(len(qs), K - 1)
+            docs = np.arange(n) if s == 0 else np.arange(len(qs) - n, len(qs))
+            grades[s, t, :n] = [code[float(qs[d])] for d in docs]
+            ids[s, t, :n] = docs
+            grades[s, t, n] = UNJUDGED
+    return JudgedRuns(
+        grades=grades, doc_ids=ids, levels=levels, qrels_level=qrels_level, qrels_offsets=offsets,
+        systems=("a", "b"), topics=tuple(str(t) for t in range(T)),
+        n_retrieved=np.full((S, T), K, dtype=np.int32),
+    )
+
+
+def expected_kept(count: int, f: float, minimum: int) -> int:
+    """Buckley & Voorhees / Bompada: min(count, max(minimum, ceil(f * count))), in plain Python."""
+    need = math.ceil(round(f * count, 9))
+    return min(count, max(minimum, need))
+
+
+def per_topic_counts(j: JudgedRuns, mask: np.ndarray) -> tuple[list[int], list[int]]:
+    rel, non = [], []
+    for t in range(j.n_topics):
+        lo, hi = j.qrels_offsets[t], j.qrels_offsets[t + 1]
+        g = j.levels[j.qrels_level[lo:hi]]
+        m = mask[lo:hi]
+        rel.append(int((m & (g >= 1)).sum()))
+        non.append(int((m & (g < 1)).sum()))
+    return rel, non
+
+
+# ------------------------------------------------------------------------------------------ sampling
+@pytest.mark.parametrize("f", FRACTIONS)
+def test_minimums_and_counts_synthetic(f):
+    j = synthetic()
+    mask = reduction_mask(j, f, seed=3)
+    rel, non = per_topic_counts(j, mask)
+    R, N = per_topic_counts(j, np.ones_like(mask))
+    assert R == [0, 1, 3, 40, 7] and N == [5, 3, 30, 200, 12]  # -2 counts as non-relevant
+    assert rel == [expected_kept(r, f, 1) for r in R]
+    assert non == [expected_kept(n, f, 10) for n in N]
+
+
+@pytest.mark.parametrize("f", [0.5, 0.1, 0.05])
+def test_minimums_and_counts_trec9(trec9, f):
+    r = reduce_qrels(trec9, f, seed=11)
+    R, N = trec9.n_relevant(), trec9.n_nonrelevant()
+    assert r.n_relevant().tolist() == [expected_kept(int(x), f, 1) for x in R]
+    assert r.n_nonrelevant().tolist() == [expected_kept(int(x), f, 10) for x in N]
+    assert (r.n_relevant() >= np.minimum(R, 1)).all() and (r.n_nonrelevant() >= np.minimum(N, 10)).all()
+
+
+def test_rounding_options_and_minimums_keywords():
+    j = synthetic()
+    R, N = [0, 1, 3, 40, 7], [5, 3, 30, 200, 12]
+    rel, non = per_topic_counts(j, reduction_mask(j, 0.3, seed=0, rounding="floor", min_relevant=2, min_nonrelevant=0))
+    assert rel == [min(r, max(2, math.floor(0.3 * r + 1e-9))) for r in R]
+    assert non == [math.floor(0.3 * n + 1e-9) for n in N]
+    rel, _ = per_topic_counts(j, reduction_mask(j, 0.3, seed=0, rounding="round", min_relevant=0))
+    assert rel == [0, 0, 1, 12, 2]  # 0.3 * (0, 1, 3, 40, 7) = 0, .3, .9, 12, 2.1 rounded half up
+
+
+def test_relevance_level_moves_grade_1_to_nonrelevant():
+    j = synthetic()
+    mask = reduction_mask(j, 0.05, seed=0, relevance_level=2)
+    # topic 3: 10 grade-2 docs are "relevant" (keep max(1, ceil(.5)) = 1), 230 others (keep max(10, ceil(11.5)) = 12)
+    lo, hi = j.qrels_offsets[3], j.qrels_offsets[4]
+    g = j.levels[j.qrels_level[lo:hi]]
+    m = mask[lo:hi]
+    assert (m & (g >= 2)).sum() == 1 and (m & (g < 2)).sum() == 12
+
+
+def test_nested_across_fractions(trec9):
+    masks = reduction_mask(trec9, list(FRACTIONS), seed=5)
+    for big, little in zip(masks[:-1], masks[1:]):
+        assert (little <= big).all() and little.sum() < big.sum()
+    # same through the tensors: judged positions at f = 0.1 are judged (same grade) at f = 0.3
+    r1, r3 = reduce_qrels(trec9, 0.1, seed=5), reduce_qrels(trec9, 0.3, seed=5)
+    j1, j3 = r1.grades >= 0, r3.grades >= 0
+    assert (j1 <= j3).all()
+    assert np.array_equal(r1.levels[r1.grades[j1]], r3.levels[r3.grades[j1]])
+    assert np.array_equal(r3.levels[r3.grades[j3]], trec9.levels[trec9.grades[j3]])
+
+
+def test_proportions_close_to_f(trec9):
+    R, N = trec9.n_relevant(), trec9.n_nonrelevant()
+    for f in (0.7, 0.5, 0.3, 0.1):
+        mask = reduction_mask(trec9, f, seed=2)
+        rel, non = per_topic_counts(trec9, mask)
+        big = R >= 50
+        assert np.all(np.abs(np.array(rel)[big] / R[big] - f) <= 1 / R[big] + 1e-12)
+        assert np.all(np.abs(np.array(non) / N - f) <= np.maximum(1 / N, 10 / N) + 1e-12)
+        assert abs(mask.mean() - f) < 0.01
+
+
+def test_inclusion_is_uniform_within_a_stratum():
+    # topic 3 has 200 non-relevant documents; at f = 0.3 each should be kept with probability 60/200
+    j = synthetic()
+    lo = j.qrels_offsets[3]
+    non = lo + 40 + np.arange(200)
+    hits = np.zeros(200)
+    n_seeds = 400
+    for s in range(n_seeds):
+        hits += reduction_mask(j, 0.3, seed=s)[non]
+    p = 60 / 200
+    z = (hits / n_seeds - p) / math.sqrt(p * (1 - p) / n_seeds)
+    assert np.abs(z).max() < 4.5  # no document favoured (Bonferroni over 200 docs)
+    chi2 = float((z ** 2).sum())
+    assert scipy.stats.chi2.sf(chi2, df=200) > 1e-4
+
+
+def test_seeds_reproducible_and_distinct(trec9):
+    a = reduction_mask(trec9, 0.3, seed=7)
+    assert np.array_equal(a, reduction_mask(trec9, 0.3, seed=7))
+    assert np.array_equal(a, reduction_mask(trec9, 0.3, seed=np.random.default_rng(7)))
+    b = reduction_mask(trec9, 0.3, seed=8)
+    assert not np.array_equal(a, b) and a.sum() == b.sum()
+    r1, r2 = reduce_qrels(trec9, 0.3, seed=7), reduce_qrels(trec9, 0.3, seed=7)
+    assert np.array_equal(r1.grades, r2.grades) and np.array_equal(r1.doc_ids, r2.doc_ids)
+
+
+def test_fraction_one_is_identity(trec9):
+    r = reduce_qrels(trec9, 1.0, seed=3)
+    assert np.array_equal(r.grades, trec9.grades)
+    assert np.array_equal(r.doc_ids, trec9.doc_ids)
+    assert np.array_equal(r.qrels_level, trec9.qrels_level)
+    assert r.report["reduction"]["fraction"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(fraction=0.0), ValueError, r"`fraction` must lie in \(0, 1\]"),
+        (dict(fraction=1.5), ValueError, r"`fraction` must lie in \(0, 1\] \(the share of judgments kept\); got 1.5"),
+        (dict(fraction="half"), TypeError, "`fraction` must be a number"),
+        (dict(fraction=0.5, rounding="up"), ValueError, "`rounding` must be one of"),
+        (dict(fraction=0.5, min_relevant=-1), ValueError, "`min_relevant` must be an integer >= 0"),
+        (dict(fraction=0.5, seed="x"), TypeError, "`seed` must be an int"),
+    ],
+)
+def test_reduce_qrels_errors(trec9, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        reduce_qrels(trec9, **kwargs)
+
+
+def test_reduce_qrels_rejects_non_tensor():
+    with pytest.raises(TypeError, match="`judged` must be a metrics.JudgedRuns"):
+        reduce_qrels(np.zeros((3, 3)), 0.5)
+
+
+# --------------------------------------------------------------- tensor path vs re-judging from scratch
+def test_reduced_tensor_equals_rejudged_reduced_qrels_file(tmp_path):
+    runs = sorted(glob.glob(f"{TREC9}/runs_full_xz/*.xz"))[::26][:4]
+    full = metrics.judge(runs, QRELS, workers=1)
+    mask = reduction_mask(full, 0.2, seed=4)
+
+    # qrels lines in the tensor's judged-document order: topics in natural order, file order within a topic
+    q = metrics.read_qrels(QRELS)
+    topic_pos = pd.Index(list(full.topics)).get_indexer(q.topic)
+    order = np.argsort(topic_pos, kind="stable")
+    assert np.array_equal(q.grade[order], full.levels[full.qrels_level])  # the mapping lines up
+    kept = order[mask]
+    lines = [f"{t} 0 {d} {int(g)}" for t, d, g in zip(q.topic[kept], q.docno[kept], q.grade[kept])]
+    path = tmp_path / "qrels.reduced.txt"
+    path.write_text("\n".join(lines) + "\n")
+
+    rejudged = metrics.judge(runs, path, workers=1)
+    reduced = reduce_qrels(full, 0.2, seed=4)
+    assert rejudged.systems == reduced.systems and rejudged.topics == reduced.topics
+    assert np.array_equal(rejudged.n_relevant(), reduced.n_relevant())
+    for m in ("AP", "P@10", "nDCG@100", "nDCG", "Bpref", "infAP", "RBP(p=0.8)"):
+        for cond in (False, True):
+            a = metrics.evaluate(reduced, m, judged_only=cond)
+            b = metrics.evaluate(rejudged, m, judged_only=cond)
+            np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=0, atol=1e-12, err_msg=f"{m} {cond}")
+
+
+# -------------------------------------------------------------------------------- confusion matrix
+def _hand_built():
+    """Five systems, 40 topics; zero-mean wiggles p_k keep equal-mean pairs far from significance.
+
+    full:    A=.8 B=.5 C=.5 D=.2 E=.5        reduced: A=.5 B=.5 C=.8 D=.2 E=.5
+    pair  full reduced  cell (rows full, cols reduced; order a>b, n.s., a<b)
+    AB    a>b  n.s.     [0,1]
+    AC    a>b  a<b      [0,2]   significant in opposite directions
+    AD    a>b  a>b      [0,0]
+    AE    a>b  n.s.     [0,1]
+    BC    n.s. a<b      [1,2]
+    BD    a>b  a>b      [0,0]
+    BE    n.s. n.s.     [1,1]
+    CD    a>b  a>b      [0,0]
+    CE    n.s. a>b      [1,0]
+    DE    a<b  a<b      [2,2]
+    """
+    t = np.arange(40)
+    wig = np.array([0.02 * np.sin(2 * np.pi * k * t / 40 + k) for k in range(1, 6)])
+    full = np.array([0.8, 0.5, 0.5, 0.2, 0.5])[:, None] + wig
+    red = np.array([0.5, 0.5, 0.8, 0.2, 0.5])[:, None] + wig
+    labels = list("ABCDE")
+    return pd.DataFrame(full, index=labels), pd.DataFrame(red, index=labels)
+
+
+@pytest.mark.parametrize("test", ["t", "bootstrap", "wilcoxon"])
+def test_confusion_matrix_hand_built(test):
+    full, red = _hand_built()
+    cm = significance_confusion(full, red, test=test, B=500, seed=1)
+    assert isinstance(cm, SignificanceConfusion)
+    assert cm.matrix.to_numpy().tolist() == [[3, 2, 1], [1, 1, 1], [0, 0, 1]]
+    assert cm.bompada.to_numpy().tolist() == [[1, 2], [2, 5]]
+    assert cm.n_pairs == 10 and cm.sig_opposite == 1 and cm.sig_same == 4
+    assert cm.false_positive == 2 and cm.false_negative == 2
+    assert cm.accuracy == pytest.approx(0.5)  # (C11 + same-direction C22) / 10 = (1 + 4) / 10
+    assert cm.tp_rate == pytest.approx(1 / 3) and cm.predicted_positive_rate == pytest.approx(1 / 3)
+    assert cm.g_mean == pytest.approx(1 / 3)
+    assert cm.tn_rate == pytest.approx(4 / 7)  # same direction among the 7 pairs significant with full qrels
+    row = cm.table.set_index(["system_a", "system_b"]).loc[("A", "C")]
+    assert row.decision_full == 1 and row.decision_reduced == -1
+    assert "accuracy 0.5000" in cm.summary()
+
+
+def test_confusion_identical_matrices_and_top_k():
+    full, _ = _hand_built()
+    cm = significance_confusion(full, full, test="bootstrap", B=200, seed=3)
+    c = cm.matrix.to_numpy()
+    assert (c == np.diag(np.diag(c))).all() and cm.accuracy == 1.0
+    # top_k by the *full* means: A, then B, C, E tied at .5 (stable order), so A, B, C
+    cm3 = significance_confusion(full, full[::-1], test="t", top_k=3)
+    assert cm3.n_pairs == 3 and set(cm3.table.system_a) | set(cm3.table.system_b) == {"A", "B", "C"}
+
+
+def test_confusion_errors():
+    full, red = _hand_built()
+    with pytest.raises(ValueError, match="`test` must be one of"):
+        significance_confusion(full, red, test="z")
+    with pytest.raises(ValueError, match="must cover the same systems"):
+        significance_confusion(full, red.iloc[:4])
+    with pytest.raises(ValueError, match="`alpha` must lie strictly between 0 and 1"):
+        significance_confusion(full, red, alpha=1.0)
+
+
+# ------------------------------------------------------------------------------------------- study
+@pytest.fixture(scope="module")
+def study_small(small):
+    measures = {"nDCG@100": "nDCG@100", "AP": "AP", "P@10 (callable)": lambda j: metrics.evaluate(j, "P@10")}
+    return incompleteness_study(small, measures, fractions=(1.0, 0.5, 0.1), seeds=2, test="bootstrap", B=300)
+
+
+def test_study_shape_and_reference_rows(study_small, small):
+    df = study_small
+    assert len(df) == 3 * 2 * 3 * 2
+    assert set(df.measure) == {"nDCG@100", "AP", "P@10 (callable)"}
+    assert df.measure.unique().tolist() == ["nDCG@100", "AP", "P@10 (callable)"]  # order given
+    for _, g in df.groupby(["measure", "condensed"]):
+        assert g.fraction.tolist() == [1.0, 1.0, 0.5, 0.5, 0.1, 0.1] and g.seed.tolist() == [0, 1] * 3
+    one = df[df.fraction == 1.0]
+    assert (one.tau == 1.0).all() and (one.tau_ap == 1.0).all()
+    assert (one.drift == 0.0).all() and (one.rmse == 0.0).all() and (one.accuracy == 1.0).all()
+    assert (one.power == one.power_full).all() and (one.ns_sig == 0).all() and (one.sig_ns == 0).all()
+    assert (one.judged_kept == 1.0).all()
+    # f = 1 power equals an independent all-pairs bootstrap on the full-qrels scores (same B, seed)
+    for (m, cond), expected in {("AP", False): "AP", ("AP", True): "AP'"}.items():
+        scores = metrics.evaluate(small, expected)
+        asl = bootstrap_asl(scores, B=300, seed=0)["asl"].to_numpy()
+        got = one[(one.measure == m) & (one.condensed == cond)].power
+        assert (got == np.mean(asl < 0.05)).all()
+
+
+def test_study_rows_match_direct_computation(study_small, small):
+    row = study_small.query("measure == 'AP' and condensed and fraction == 0.1 and seed == 1").iloc[0]
+    full = metrics.evaluate(small, "AP'").mean(axis=1).to_numpy()
+    reduced = metrics.evaluate(reduce_qrels(small, 0.1, seed=1), "AP'").mean(axis=1).to_numpy()
+    assert row.tau == pytest.approx(scipy.stats.kendalltau(full, reduced).statistic, abs=1e-12)
+    assert row.drift == pytest.approx(reduced.mean() - full.mean(), abs=1e-12)
+    assert row.rmse == pytest.approx(np.sqrt(np.mean((full - reduced) ** 2)), abs=1e-12)
+    assert row.n_pairs == 20 * 19 // 2
+    assert row.ns_ns + row.ns_sig + row.sig_ns + row.sig_same + row.sig_opposite == row.n_pairs
+
+
+def test_study_plain_measure_loses_more_than_condensed(study_small):
+    # Sakai & Kando: the plain AP ranking degrades faster than AP' under reduction; plain means drop
+    s = summarize_study(study_small)
+    assert s.loc[("AP", False, 0.1), ("tau", "mean")] < s.loc[("AP", True, 0.1), ("tau", "mean")]
+    assert s.loc[("AP", False, 0.1), ("drift", "mean")] < 0
+
+
+def test_study_deterministic_and_seed_sensitive(small):
+    kw = dict(fractions=(1.0, 0.3), test="t")
+    a = incompleteness_study(small, "nDCG@20", seeds=[4], **kw)
+    b = incompleteness_study(small, "nDCG@20", seeds=[4], **kw)
+    c = incompleteness_study(small, "nDCG@20", seeds=[5], **kw)
+    pd.testing.assert_frame_equal(a, b)
+    assert not np.allclose(a.mean_reduced.iloc[-1], c.mean_reduced.iloc[-1])
+
+
+def test_study_errors(small):
+    with pytest.raises(ValueError, match="`fractions` must lie in"):
+        incompleteness_study(small, "AP", fractions=(1.0, 0.0))
+    with pytest.raises(ValueError, match="`seeds` must be distinct"):
+        incompleteness_study(small, "AP", seeds=[1, 1])
+    with pytest.raises(TypeError, match=r"`measures\['x'\]` must be a measure name"):
+        incompleteness_study(small, {"x": 3})
+    with pytest.raises(ValueError, match="name the plain measure"):
+        incompleteness_study(small, "AP'", fractions=(1.0,), test=None)
+    with pytest.raises(ValueError, match="returned shape"):
+        incompleteness_study(small, lambda j: np.zeros((2, 2)), test=None)
+
+
+def test_knee_hand_built():
+    df = pd.DataFrame({
+        "measure": ["a"] * 8 + ["b"] * 4,
+        "condensed": False,
+        "fraction": [1, 1, .5, .5, .3, .3, .1, .1, 1, .5, .3, .1],
+        "seed": [0, 1] * 4 + [0] * 4,
+        "tau": [1, 1, .95, .91, .85, .87, .92, .93, .8, .95, .99, .99],
+    })
+    k = knee(df).set_index("measure")
+    assert k.loc["a", "knee"] == 0.5 and k.loc["a", "value_at_knee"] == pytest.approx(0.93)
+    assert math.isnan(k.loc["b", "knee"])  # below the threshold at f = 1 already
+    assert knee(df, 0.85, aggregate="min").set_index("measure").loc["a", "knee"] == 0.1
+    with pytest.raises(ValueError, match="`value` 'nope' is not a column"):
+        knee(df, value="nope")
+
+
+# -------------------------------------------------------------------------------- tuned stability
+def test_tuned_stability_reference_rows_and_fake_tuner(small):
+    zipf = metrics.discount_vector("zipf", 20)
+    calls = []
+
+    def tuner(j):
+        calls.append(j.qrels_level.size)
+        return zipf
+
+    df = tuned_stability_under_incompleteness(
+        small, (1.0, 0.3), seeds=[0, 1], cutoff=20, standard_discounts=("log2",), tune=tuner
+    )
+    assert len(df) == 2 * 2 * 3
+    assert len(calls) == 1 + 2  # once on the full qrels, then once per reduced (f < 1) tensor
+    full_log = gtheory.gstudy(metrics.ndcg(small, gain=[0, 1, 2], discount="log2", cutoff=20))
+    one = df[df.fraction == 1.0]
+    for _, r in one[one.discount == "log2"].iterrows():
+        assert r.phi == pytest.approx(full_log.phi(50), abs=1e-12)
+        assert r.erho2 == pytest.approx(full_log.erho2(50), abs=1e-12)
+        assert r.topics_needed == full_log.topics_needed(0.95).n
+        assert r.tau == 1.0
+    # with a tuner that always returns zipf, tuned rows equal nDCG with the zipf vector
+    red = reduce_qrels(small, 0.3, seed=1)
+    g = gtheory.gstudy(metrics.ndcg(red, gain=[0, 1, 2], discount=zipf, cutoff=20))
+    for on in ("reduced", "full"):
+        r = df.query(f"tuned_on == '{on}' and fraction == 0.3 and seed == 1").iloc[0]
+        assert r.phi == pytest.approx(g.phi(50), abs=1e-12)
+
+
+def test_tuned_stability_with_optimizer(small):
+    df = tuned_stability_under_incompleteness(
+        small, (1.0, 0.2), seeds=1, cutoff=20, standard_discounts=("log2",), tune=True,
+        tune_options={"starts": 1},
+    )
+    one = df[df.fraction == 1.0].set_index(["discount", "tuned_on"])
+    # the tuned discount maximises Φ on the data it was tuned on
+    assert one.loc[("tuned", "full"), "phi"] >= one.loc[("log2", ""), "phi"] - 1e-9
+    red = df[df.fraction == 0.2].set_index(["discount", "tuned_on"])
+    assert red.loc[("tuned", "reduced"), "phi"] >= red.loc[("tuned", "full"), "phi"] - 1e-6
+    assert red.loc[("tuned", "reduced"), "phi"] >= red.loc[("log2", ""), "phi"] - 1e-6
+    assert len(df.attrs["full_tuned_discount"]) == 20
+
+
+def test_tuned_stability_errors(small):
+    with pytest.raises(ValueError, match="nothing to evaluate"):
+        tuned_stability_under_incompleteness(small, (1.0,), seeds=1, standard_discounts=(), tune=False)
+    with pytest.raises(ValueError, match="`n_topics` must be a positive number"):
+        tuned_stability_under_incompleteness(small, (1.0,), seeds=1, tune=False, n_topics=0)
+
+
+# ------------------------------------------------------------------------------------------- plots
+def test_plots(study_small, small):
+    import matplotlib.pyplot as plt
+
+    ax = plot_tau_vs_fraction(study_small)
+    labels = ax.get_legend_handles_labels()[1]
+    assert "AP" in labels and "AP′ (condensed)" in labels and "τ = 0.9" in labels
+    assert ax.get_xlabel() == "fraction of judgments kept (f)" and "Kendall" in ax.get_ylabel()
+    assert len(ax.lines) == 6 + 1
+    ax = plot_tau_vs_fraction(study_small, value="accuracy", threshold=None, log_x=True)
+    assert ax.get_xscale() == "log" and "accuracy" in ax.get_ylabel()
+    ax = plot_mean_drift(study_small, value="drift")
+    assert ax.get_legend() is not None and "mean score" in ax.get_ylabel()
+    ax = plot_discriminative_power(study_small)
+    y = ax.lines[0].get_ydata()
+    assert np.all((0 <= y) & (y <= 1)) and "discriminative power" in ax.get_ylabel()
+    tuned = tuned_stability_under_incompleteness(small, (1.0, 0.5), seeds=1, cutoff=20, tune=False)
+    ax = plot_phi_vs_fraction(tuned, target=0.95)
+    assert ax.get_legend_handles_labels()[1] == ["log2", "zipf", "linear", "target 0.95"]
+    with pytest.raises(ValueError, match="no 'power' column"):
+        plot_discriminative_power(study_small.drop(columns="power"))
+    plt.close("all")
