@@ -11,6 +11,8 @@ Significance and discriminative power (:mod:`experiments.significance`)
     :func:`tukey_hsd_randomised`, :func:`plot_asl_curves`.
 Swap method (:mod:`experiments.swap`)
     :func:`swap_rates`, :func:`min_difference_for_swap_rate`.
+Sensitivity sweeps (:mod:`experiments.sweep`)
+    :func:`sweep` over cut-offs x gains x discounts x qrels fractions x seeds, in parallel (:class:`SweepGrid`).
 
 Everything that samples takes a ``seed`` (int or :class:`numpy.random.Generator`); the same seed gives
 the same numbers.
@@ -43,6 +45,7 @@ from experiments.incomplete_plots import (
     plot_phi_vs_fraction,
     plot_tau_vs_fraction,
 )
+from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
 
 __all__ = [
     # agreement
@@ -77,4 +80,8 @@ __all__ = [
     "plot_mean_drift",
     "plot_discriminative_power",
     "plot_phi_vs_fraction",
+    # sensitivity sweeps
+    "sweep",
+    "SweepGrid",
+    "SWEEP_COLUMNS",
 ]
