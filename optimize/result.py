@@ -275,6 +275,6 @@ class Tuning:
         for k, v in list(d.items()):
             if v is None and k in ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", "var_residual"):
                 d[k] = float("nan")
-            elif v in ("inf", "-inf"):
+            elif isinstance(v, str) and v in ("inf", "-inf"):
                 d[k] = float(v)
         return cls(**d)

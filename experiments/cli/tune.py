@@ -1,0 +1,99 @@
+"""``gtheory tune``: stability-optimal nDCG gain and/or discount (Kanoulas & Aslam 2009).
+
+Example::
+
+    gtheory tune --what discount --cutoff 100 --gain linear --out tuning.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from typing import Any
+
+from . import EXIT_FAILURE, UsageError
+
+__all__ = ["register", "run"]
+
+_EPILOG = """\
+Without --runs/--qrels the embedded TREC-9 Web runs (104 systems x 50 topics) are used.
+The tuned vectors are normalised to sum 1 (nDCG is scale-free in each) and written to --out as
+JSON (optimize.Tuning.from_json reads it back). The optimum does not depend on the number of
+topics: Φ(n) is increasing in σ²s/(σ²t+σ²st) for every n. A tuned vector is fitted to the topics
+that measure it; see optimize.cross_validate for the held-out gain.
+Exit codes: 0 success; 1 the optimiser did not converge and --strict was given; 2 bad input.
+"""
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "tune",
+        help="stability-optimal nDCG gain/discount (maximise Φ or Eρ²)",
+        description="Tune the nDCG gain and/or discount vector for stability (Φ or Eρ²) on judged runs.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--runs", metavar="DIR", default=None, help="directory (or file) of TREC run files")
+    p.add_argument("--qrels", metavar="FILE", default=None, help="TREC qrels file (with --runs)")
+    p.add_argument("--what", choices=["discount", "gain", "joint"], default="discount", help="what to tune")
+    p.add_argument("--cutoff", type=int, default=100, help="nDCG cut-off k (default 100)")
+    p.add_argument("--gain", default="linear", help="fixed gain when tuning the discount (default linear)")
+    p.add_argument("--discount", default="log2", help="fixed discount when tuning the gain (default log2)")
+    p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="coefficient to maximise")
+    p.add_argument("--unconstrained", action="store_true",
+                   help="drop the monotonicity constraints (keep non-negativity)")
+    p.add_argument("--solver", choices=["auto", "slsqp", "lbfgsb", "cvxpy"], default="auto",
+                   help="auto: SLSQP up to 200 variables, L-BFGS-B above")
+    p.add_argument("--starts", type=int, default=4, help="number of starting points (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random starts")
+    p.add_argument("--strict", action="store_true", help="exit 1 if the optimiser does not converge")
+    p.add_argument("--out", metavar="TUNING.json", default=None, help="write the tuning as JSON")
+    p.add_argument("--json", action="store_true", help="print the tuning as JSON instead of a summary")
+    p.add_argument("--quiet", action="store_true", help="print nothing (use with --out)")
+    return p
+
+
+def _judged(args: argparse.Namespace):
+    import metrics
+
+    if (args.runs is None) != (args.qrels is None):
+        raise UsageError("--runs and --qrels go together (or neither, for the embedded TREC-9 data).")
+    if args.runs is None:
+        return metrics.load_trec9()
+    return metrics.judge(args.runs, args.qrels)
+
+
+def run(args: argparse.Namespace) -> int:
+    import optimize
+
+    if args.cutoff < 1:
+        raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}.")
+    if args.starts < 1:
+        raise UsageError(f"--starts must be a positive integer; got {args.starts}.")
+    judged = _judged(args)
+    common = dict(objective=args.objective, solver=args.solver, starts=args.starts, seed=args.seed)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", optimize.OptimizationWarning)
+        if args.what == "discount":
+            t = optimize.optimize_discount(judged, args.gain, args.cutoff, monotone=not args.unconstrained, **common)
+        elif args.what == "gain":
+            t = optimize.optimize_gain(judged, args.discount, args.cutoff, monotone=not args.unconstrained, **common)
+        else:
+            t = optimize.optimize_joint(judged, args.cutoff, monotone_gain=not args.unconstrained,
+                                        monotone_discount=not args.unconstrained, **common)
+    for w in caught:
+        print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
+    if args.out:
+        t.to_json(args.out)
+    if not args.quiet:
+        if args.json:
+            print(json.dumps(t.to_dict(), indent=2, ensure_ascii=False))
+        else:
+            print(t.summary())
+            if args.out:
+                print(f"written to {args.out}")
+    if args.strict and not t.success:
+        print(f"gtheory tune: the optimiser did not converge: {t.message}", file=sys.stderr)
+        return EXIT_FAILURE
+    return 0
