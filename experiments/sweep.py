@@ -593,8 +593,12 @@ def sweep(
     results = _execute(executor, max_workers, payload, tasks, configurations, options, bar)
 
     columns = list(SWEEP_COLUMNS) + (["phi_tuned", "tuned_discount"] if tune else [])
-    df = pd.DataFrame([row for rows in results for row in rows], columns=columns)
-    df["cutoff"] = df["cutoff"].astype(object) if None in grid.cutoffs else df["cutoff"].astype(np.int64)
+    records = [row for rows in results for row in rows]
+    df = pd.DataFrame(records, columns=columns)
+    if None in grid.cutoffs:  # keep None (the whole list) as None, not NaN in a float column
+        df["cutoff"] = pd.Series([r["cutoff"] for r in records], index=df.index, dtype=object)
+    else:
+        df["cutoff"] = df["cutoff"].astype(np.int64)
     df.attrs.update(
         target=target, n_topics=float(n_topics), reference=dict(ref), judged_only=judged_only,
         n_points=len(grid), n_tasks=len(tasks), seconds=time.perf_counter() - t0,

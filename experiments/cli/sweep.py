@@ -1,0 +1,156 @@
+"""``gtheory sweep``: a sensitivity study of nDCG's stability over a grid of configurations.
+
+Examples::
+
+    gtheory sweep --cutoffs 10 20 100 --gains linear exponential --discounts log2 zipf linear \\
+                  --fractions 1 0.5 0.2 --seeds 0 1 2 --out sweep.csv
+    gtheory sweep --runs runs/ --qrels qrels.txt --cutoffs 10 --dask-scheduler tcp://10.0.0.5:8786 --json
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from typing import Any
+
+from . import UsageError
+from ._common import add_data_args, emit_json, load_judged
+
+__all__ = ["register", "run"]
+
+_EPILOG = """\
+Every combination of --cutoffs x --gains x --discounts x --fractions x --seeds is one grid point. For
+each point the qrels are reduced to the fraction of their judgments (Buckley & Voorhees sampling with
+that seed; fraction 1 keeps them all), nDCG is computed for every system and topic, and the
+systems x topics matrix gets a G-study: variance components, Φ and Eρ² at the collection's number of
+topics, the topics needed for Φ >= --target, Kendall's τ of the system ranking against the reference
+configuration (--reference-gain/--reference-discount/--reference-cutoff on the full qrels), and the
+mean score. --tune adds the Φ of the discount tuned for stability at each point (slow for large
+cut-offs).
+
+Work is split into one task per (fraction, seed) and runs on the local cores (--workers, default
+all) or, with --dask-scheduler, on a Dask cluster (needs 'pip install "dask[distributed]"').
+
+Output: a table on stdout (or --json records), the CSV with --out; progress on stderr unless --quiet.
+Python: experiments.sweep(judged, cutoffs=..., gains=..., ...) returns the same table as a DataFrame.
+"""
+
+_SHOW = ["cutoff", "gain", "discount", "fraction", "seed", "phi", "erho2", "topics_needed", "tau", "mean"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "sweep",
+        help="sensitivity study: Φ, topics needed and τ over cut-offs x gains x discounts x qrels fractions",
+        description=(
+            "Stability of nDCG (generalizability theory) over a grid of cut-offs, gain and discount families "
+            "and reduced qrels, in parallel on local cores or a Dask cluster."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_data_args(p)
+    g = p.add_argument_group("grid")
+    g.add_argument("--cutoffs", nargs="+", default=["10", "20", "100"], metavar="K",
+                   help="nDCG cut-offs; 'none' for the whole list (default 10 20 100)")
+    g.add_argument("--gains", nargs="+", default=["linear", "exponential"], metavar="GAIN",
+                   help="gain families: linear, exponential, 'exponential(base=3)', binary (default linear exponential)")
+    g.add_argument("--discounts", nargs="+", default=["log2", "zipf", "linear"], metavar="DISCOUNT",
+                   help="discount families: log2, zipf, linear, none, 'jarvelin(b=2)', 'rbp(p=0.8)' "
+                        "(default log2 zipf linear)")
+    g.add_argument("--fractions", nargs="+", type=float, default=[1.0], metavar="F",
+                   help="shares of the judgments kept, in (0, 1] (default 1)")
+    g.add_argument("--seeds", nargs="+", type=int, default=[0], metavar="SEED",
+                   help="seeds of the qrels reduction (default 0)")
+    s = p.add_argument_group("study")
+    s.add_argument("--target", type=float, default=0.95, help="target Φ for the topics needed (default 0.95)")
+    s.add_argument("--reference-cutoff", default=None, metavar="K",
+                   help="cut-off of the τ reference (default: the largest of --cutoffs)")
+    s.add_argument("--reference-gain", default="linear", help="gain of the τ reference (default linear)")
+    s.add_argument("--reference-discount", default="log2", help="discount of the τ reference (default log2)")
+    s.add_argument("--judged-only", action="store_true", help="condensed lists (nDCG'): drop unjudged documents")
+    s.add_argument("--tune", action="store_true", help="also report Φ of the stability-tuned discount per point")
+    x = p.add_argument_group("execution and output")
+    x.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="local worker processes (default: all cores; 1 runs in this process)")
+    x.add_argument("--dask-scheduler", default=None, metavar="ADDRESS",
+                   help="run on this Dask scheduler (e.g. tcp://host:8786) instead of local processes")
+    x.add_argument("--out", metavar="FILE.csv", default=None, help="write the full table as CSV")
+    x.add_argument("--json", action="store_true", help="print the table as JSON records")
+    x.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return p
+
+
+def _cutoff(text: str, option: str) -> int | None:
+    if text.lower() in ("none", "all", "full"):
+        return None
+    try:
+        k = int(text)
+    except ValueError:
+        raise UsageError(f"{option} takes positive integers or 'none'; got {text!r}.") from None
+    if k < 1:
+        raise UsageError(f"{option} takes positive integers or 'none'; got {k}.")
+    return k
+
+
+def _dask_executor(address: str) -> tuple[Any, Any]:
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise UsageError(
+            "--dask-scheduler needs Dask's distributed scheduler: pip install \"dask[distributed]\""
+        ) from None
+    try:
+        client = Client(address, timeout=10)
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    return client, client.get_executor()
+
+
+def run(args: argparse.Namespace) -> int:
+    import experiments
+
+    cutoffs = [_cutoff(c, "--cutoffs") for c in args.cutoffs]
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be a positive integer; got {args.workers}.")
+    if args.workers is not None and args.dask_scheduler:
+        raise UsageError("give either --workers or --dask-scheduler, not both.")
+    reference: dict[str, Any] = {"gain": args.reference_gain, "discount": args.reference_discount}
+    if args.reference_cutoff is not None:
+        reference["cutoff"] = _cutoff(args.reference_cutoff, "--reference-cutoff")
+    # validate the grid before loading data or connecting anywhere
+    experiments.SweepGrid.of(cutoffs, args.gains, args.discounts, args.fractions, args.seeds)
+    if not 0 < args.target < 1:
+        raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
+    judged = load_judged(args)
+    client = executor = None
+    if args.dask_scheduler:
+        client, executor = _dask_executor(args.dask_scheduler)
+    try:
+        df = experiments.sweep(
+            judged, cutoffs, args.gains, args.discounts, args.fractions, args.seeds,
+            target=args.target, reference=reference, judged_only=args.judged_only, tune=args.tune,
+            executor=executor, max_workers=args.workers, progress=not args.quiet,
+        )
+    finally:
+        if client is not None:
+            client.close()
+    if args.out:
+        df.to_csv(args.out, index=False, float_format="%.10g")
+        if not args.quiet:
+            print(f"wrote {len(df)} rows to {args.out}", file=sys.stderr)
+    if args.json:
+        records = df.to_dict(orient="records")
+        for r in records:  # JSON has no inf/NaN
+            for key, v in r.items():
+                if isinstance(v, float) and not math.isfinite(v):
+                    r[key] = None
+        emit_json({"attrs": df.attrs, "rows": records})
+        return 0
+    show = _SHOW + (["phi_tuned"] if args.tune else [])
+    fmt = {c: (lambda v: f"{v:.4f}") for c in ("phi", "erho2", "tau", "mean", "phi_tuned")}
+    fmt.update(fraction=lambda f: f"{f:g}",
+               topics_needed=lambda n: "inf" if n == math.inf else ("-" if n != n else str(int(n))))
+    table = df[show].assign(cutoff=[("none" if k is None else str(k)) for k in df["cutoff"]])
+    print(table.to_string(index=False, formatters=fmt))
+    return 0
