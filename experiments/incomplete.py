@@ -877,7 +877,8 @@ def summarize_study(study: pd.DataFrame, values: Sequence[str] | None = None) ->
     Returns
     -------
     DataFrame
-        Index (measure, condensed, fraction) -- fractions descending -- and columns (value, "mean"|"std").
+        Index (measure, condensed, fraction) -- curves in order of first appearance, fractions descending --
+        and columns (value, "mean"|"std").
 
     Examples
     --------
@@ -896,7 +897,11 @@ def summarize_study(study: pd.DataFrame, values: Sequence[str] | None = None) ->
     if missing:
         raise ValueError(f"`values` names columns not in the study: {missing}; it has {list(study.columns)}.")
     out = study.groupby([*keys, "fraction"], sort=False)[list(values)].agg(["mean", "std"])
-    return out.sort_index(level=[*keys, "fraction"], ascending=[True] * len(keys) + [False])
+    idx = out.index.to_frame(index=False)
+    groups = list(zip(*(idx[k] for k in keys)))
+    first = {g: i for i, g in reversed(list(enumerate(dict.fromkeys(groups))))}
+    order = np.lexsort((-idx["fraction"].to_numpy(dtype=float), [first[g] for g in groups]))
+    return out.iloc[order]
 
 
 def _group_keys(study: pd.DataFrame) -> list[str]:

@@ -1,0 +1,111 @@
+"""Tests of the ``gtheory robustness`` subcommand (experiments/cli/robustness.py).
+
+The CLI's numbers are checked against the Python API (experiments.incompleteness_study / knee) called
+with the same settings, and the --runs/--qrels path against metrics.judge on the same files.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics
+from experiments import incompleteness_study, knee
+from experiments.cli import main
+
+TREC9 = "/work/shared/data/trec9-web-wt10g"
+QRELS = f"{TREC9}/qrels.trec9.web.451-500.txt"
+
+
+@pytest.fixture(scope="module")
+def api_study():
+    return incompleteness_study(
+        metrics.load_trec9(), {"nDCG@100": "nDCG@100"}, fractions=(1.0, 0.3), seeds=2, judged_only=(False, True),
+        test="t",
+    )
+
+
+def test_table_matches_api(capsys, api_study):
+    argv = ["robustness", "--measure", "nDCG@100", "--fractions", "1", "0.3", "--seeds", "2", "--condensed",
+            "--test", "t"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "nDCG@100\n" in out and "nDCG@100 (condensed)\n" in out
+    for cond in (False, True):
+        rows = api_study[(api_study.condensed == cond) & (api_study.fraction == 0.3)]
+        assert f"{rows.tau.mean():.4f} ± {rows.tau.std():.3f}" in out
+        assert f"{rows.accuracy.mean():.4f}" in out and f"{rows.drift.mean():.4f}" in out
+        k = knee(api_study).set_index("condensed").loc[cond]
+        assert f"knee (tau >= 0.9): f = {k.knee:g} (tau = {k.value_at_knee:.4f})" in out
+
+
+def test_json_and_csv_match_api(capsys, tmp_path, api_study):
+    csv = tmp_path / "study.csv"
+    argv = ["robustness", "--measure", "nDCG@100", "--fractions", "1", "0.3", "--seeds", "2", "--condensed",
+            "--test", "t", "--json", "--out", str(csv)]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n_systems"] == 104 and data["fractions"] == [1.0, 0.3] and data["test"] == "t"
+    curves = {(c["measure"], c["condensed"]): c for c in data["curves"]}
+    assert set(curves) == {("nDCG@100", False), ("nDCG@100", True)}
+    for (m, cond), c in curves.items():
+        rows = api_study[(api_study.condensed == cond)]
+        assert [r["fraction"] for r in c["rows"]] == [1.0, 0.3]
+        assert c["rows"][0]["tau"] == 1.0 and c["rows"][0]["drift"] == 0.0
+        assert c["rows"][1]["tau"] == pytest.approx(rows[rows.fraction == 0.3].tau.mean(), abs=1e-15)
+        assert c["rows"][1]["power"] == pytest.approx(rows[rows.fraction == 0.3].power.mean(), abs=1e-15)
+        expected_knee = knee(api_study).set_index("condensed").loc[cond, "knee"]
+        assert c["knee"] == expected_knee
+    saved = pd.read_csv(csv)
+    pd.testing.assert_frame_equal(
+        saved[["measure", "condensed", "fraction", "seed", "tau", "accuracy"]],
+        api_study[["measure", "condensed", "fraction", "seed", "tau", "accuracy"]].reset_index(drop=True),
+        check_exact=False, rtol=1e-12,
+    )
+
+
+def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
+    runs = sorted(glob.glob(f"{TREC9}/runs_full_xz/*.xz"))[::20][:5]
+    d = tmp_path / "runs"
+    d.mkdir()
+    for r in runs:
+        os.symlink(r, d / os.path.basename(r))
+    png = tmp_path / "fig.png"
+    argv = ["robustness", "--runs", str(d), "--qrels", QRELS, "--measure", "AP", "--fractions", "1", "0.5",
+            "--seeds", "1", "--test", "none", "--plot", str(png), "--quiet"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and "plot written to" in captured.err
+    assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
+
+    assert main(argv[:-3] + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n_systems"] == 5 and data["test"] is None
+    j = metrics.judge([str(d / os.path.basename(r)) for r in runs], QRELS, workers=1)
+    expected = incompleteness_study(j, "AP", fractions=(1.0, 0.5), seeds=1, judged_only=False, test=None)
+    assert data["curves"][0]["rows"][1]["tau"] == pytest.approx(float(expected.tau.iloc[1]), abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (["--fractions", "1", "0"], "--fractions must be in (0, 1]"),
+        (["--fractions", "1.5"], "--fractions must be in (0, 1] (shares of the judgments kept); got 1.5"),
+        (["--fractions", "0.5", "0.5"], "--fractions must be distinct"),
+        (["--seeds", "0"], "--seeds must be a positive integer; got 0"),
+        (["--alpha", "2"], "--alpha must be in (0, 1)"),
+        (["--measure", "NoSuchMeasure"], "unknown measure 'NoSuchMeasure'"),
+        (["--qrels", QRELS], "--runs and --qrels go together"),
+        (["--json", "--quiet"], "--json and --quiet exclude each other"),
+    ],
+)
+def test_bad_input_exit_2_without_traceback(capsys, monkeypatch, args, match):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    assert main(["robustness", "--test", "none", "--seeds", "1", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gtheory robustness: error:")
+    assert match in err and "Traceback" not in err
