@@ -35,6 +35,9 @@ Output: a table on stdout (or --json records), the CSV with --out; progress on s
 Python: experiments.sweep(judged, cutoffs=..., gains=..., ...) returns the same table as a DataFrame.
 """
 
+#: seconds to wait for a Dask scheduler to answer
+DASK_CONNECT_TIMEOUT = 10
+
 _SHOW = ["cutoff", "gain", "discount", "fraction", "seed", "phi", "erho2", "topics_needed", "tau", "mean"]
 
 
@@ -101,7 +104,7 @@ def _dask_executor(address: str) -> tuple[Any, Any]:
             "--dask-scheduler needs Dask's distributed scheduler: pip install \"dask[distributed]\""
         ) from None
     try:
-        client = Client(address, timeout=10)
+        client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
     except OSError as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     return client, client.get_executor()

@@ -1,0 +1,256 @@
+"""Tests of experiments.sweep (sensitivity sweeps) and the ``gtheory sweep`` command.
+
+The reference path for every number is the direct one: ``experiments.reduce_qrels`` → ``metrics.ndcg`` →
+``gtheory.gstudy`` on the full (untruncated) tensor, one grid point at a time.
+"""
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import experiments as ex
+import gtheory
+import metrics
+from experiments.cli import main
+
+GRID = dict(cutoffs=[10, 50], gains=["linear", "exponential"], discounts=["log2", "zipf"],
+            fractions=[1.0, 0.4], seeds=[0, 3])
+
+
+@pytest.fixture(scope="module")
+def trec9() -> metrics.JudgedRuns:
+    return metrics.load_trec9()
+
+
+@pytest.fixture(scope="module")
+def small(trec9) -> metrics.JudgedRuns:
+    return trec9.subset(systems=range(0, 104, 3), topics=range(25))
+
+
+@pytest.fixture(scope="module")
+def serial(small) -> pd.DataFrame:
+    return ex.sweep(small, **GRID, max_workers=1)
+
+
+# ------------------------------------------------------------------------------------------------ grid
+def test_grid_expansion_and_order():
+    g = ex.SweepGrid.of(**GRID)
+    assert len(g) == 2 * 2 * 2 * 2 * 2
+    assert g.tasks() == [(1.0, 0), (1.0, 3), (0.4, 0), (0.4, 3)]
+    pts = g.points()
+    assert list(pts.columns) == ["cutoff", "gain", "discount", "fraction", "seed"]
+    assert len(pts) == len(g) and not pts.duplicated().any()
+    # the last axis varies fastest, then gain, cutoff, seed, fraction
+    assert pts.iloc[:3].values.tolist() == [[10, "linear", "log2", 1.0, 0], [10, "linear", "zipf", 1.0, 0],
+                                            [10, "exponential", "log2", 1.0, 0]]
+
+
+def test_scalar_axes_and_labelled_specs():
+    g = ex.SweepGrid.of(cutoffs=None, gains={"0-1-4": [0, 1, 4]}, discounts="rbp(p=0.8)", fractions=0.5, seeds=7)
+    assert (g.cutoffs, g.fractions, g.seeds) == ((None,), (0.5,), (7,))
+    assert g.points().values.tolist() == [[None, "0-1-4", "rbp(p=0.8)", 0.5, 7]]
+
+
+def test_tidy_output_columns(serial, small):
+    assert list(serial.columns) == list(ex.SWEEP_COLUMNS)
+    assert len(serial) == len(ex.SweepGrid.of(**GRID))
+    pd.testing.assert_frame_equal(serial[["cutoff", "gain", "discount", "fraction", "seed"]],
+                                  ex.SweepGrid.of(**GRID).points().astype({"cutoff": np.int64}))
+    assert (serial.n_systems == small.n_systems).all() and (serial.n_topics == small.n_topics).all()
+    assert serial.phi.between(0, 1).all() and (serial.erho2 >= serial.phi).all()
+    assert (serial.loc[serial.fraction == 1.0, "judged_kept"] == 1.0).all()
+    assert (serial.loc[serial.fraction == 0.4, "judged_kept"] < 1.0).all()
+    # at fraction 1 the seed does not matter
+    full = serial[serial.fraction == 1.0]
+    a = full[full.seed == 0].drop(columns="seed").reset_index(drop=True)
+    b = full[full.seed == 3].drop(columns="seed").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+    assert serial.attrs["target"] == 0.95 and serial.attrs["reference"] == dict(cutoff=50, gain="linear",
+                                                                                discount="log2")
+
+
+@pytest.mark.parametrize("point", [(10, "linear", "log2", 1.0, 0), (50, "exponential", "zipf", 0.4, 3),
+                                   (10, "exponential", "log2", 0.4, 0)])
+def test_rows_match_direct_gstudy(serial, small, point):
+    k, gain, disc, f, seed = point
+    j = small if f == 1.0 else ex.reduce_qrels(small, f, seed)
+    scores = metrics.ndcg(j, gain=gain, discount=disc, cutoff=k)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        g = gtheory.gstudy(scores)
+    ref = metrics.ndcg(small, gain="linear", discount="log2", cutoff=50).mean(axis=1)
+    row = serial.set_index(["cutoff", "gain", "discount", "fraction", "seed"]).loc[point]
+    assert row.phi == pytest.approx(g.phi(small.n_topics), abs=1e-12)
+    assert row.erho2 == pytest.approx(g.erho2(small.n_topics), abs=1e-12)
+    assert row.var_system == pytest.approx(g.var_system, abs=1e-14)
+    assert row.var_topic == pytest.approx(g.var_topic, abs=1e-14)
+    assert row.var_residual == pytest.approx(g.var_residual, abs=1e-14)
+    assert row.topics_needed == g.topics_needed(0.95).n
+    assert row["mean"] == pytest.approx(float(scores.to_numpy().mean()), abs=1e-12)
+    assert row.tau == pytest.approx(ex.kendall_tau(ref, scores.mean(axis=1)), abs=1e-12)
+
+
+def test_whole_list_cutoff_target_and_reference(small):
+    df = ex.sweep(small, cutoffs=[None, 5], gains="binary", discounts="log2", target=0.8, n_topics=10,
+                  reference={"cutoff": 5, "discount": "zipf"}, max_workers=1)
+    assert df.cutoff.tolist() == [None, 5]
+    g = gtheory.gstudy(metrics.ndcg(small, gain="binary", discount="log2"))
+    assert df.phi.iloc[0] == pytest.approx(g.phi(10), abs=1e-12)
+    assert df.topics_needed.iloc[0] == g.topics_needed(0.8).n
+    ref = metrics.ndcg(small, gain="linear", discount="zipf", cutoff=5).mean(axis=1)
+    got = metrics.ndcg(small, gain="binary", discount="log2", cutoff=5).mean(axis=1)
+    assert df.tau.iloc[1] == pytest.approx(ex.kendall_tau(ref, got), abs=1e-12)
+
+
+def test_judged_only_matches_condensed_ndcg(small):
+    df = ex.sweep(small, cutoffs=[10], gains="linear", discounts="log2", fractions=[0.3], judged_only=True,
+                  max_workers=1)
+    j = ex.reduce_qrels(small, 0.3, 0)
+    g = gtheory.gstudy(metrics.ndcg(j, cutoff=10, judged_only=True))
+    assert df.phi.iloc[0] == pytest.approx(g.phi(small.n_topics), abs=1e-12)
+
+
+def test_tune_adds_tuned_phi(small):
+    import optimize
+
+    df = ex.sweep(small, cutoffs=[10], gains="linear", discounts=["log2", "zipf"], tune=True, max_workers=1)
+    assert {"phi_tuned", "tuned_discount"} <= set(df.columns)
+    t = optimize.optimize_discount(small, gain="linear", cutoff=10, starts=1)
+    assert df.phi_tuned.iloc[0] == df.phi_tuned.iloc[1] == pytest.approx(t.phi_at(small.n_topics), abs=1e-10)
+    assert (df.phi_tuned >= df.phi - 1e-9).all()  # tuned for Φ: at least as stable as the standard discounts
+    assert len(df.tuned_discount.iloc[0]) == 10
+
+
+# ------------------------------------------------------------------------------------------ executors
+def _assert_same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_process_pool_and_any_executor_give_identical_results(serial, small):
+    _assert_same(serial, ex.sweep(small, **GRID, max_workers=2))
+    with ThreadPoolExecutor(3) as pool:
+        _assert_same(serial, ex.sweep(small, **GRID, executor=pool))
+    with ProcessPoolExecutor(2) as pool:
+        _assert_same(serial, ex.sweep(small, **GRID, executor=pool))
+        # the executor is the caller's: still usable afterwards
+        assert pool.submit(abs, -1).result() == 1
+
+
+def test_dask_local_cluster_gives_identical_results(serial, small):
+    distributed = pytest.importorskip("dask.distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+            df = ex.sweep(small, **GRID, executor=client.get_executor())
+    _assert_same(serial, df)
+
+
+def test_progress_on_stderr(small, capsys):
+    ex.sweep(small, cutoffs=[10], gains="linear", discounts="log2", fractions=[1.0, 0.5], max_workers=1,
+             progress=True)
+    err = capsys.readouterr().err
+    assert "sweep: 2/2 tasks, 2/2 points" in err
+
+
+# ---------------------------------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(gains=["linear", "expo"]), ValueError, r"`gains`: unknown gain family 'expo'; known: linear, exponential"),
+        (dict(discounts=["log"]), ValueError, r"`discounts`: unknown discount family 'log'; known: log2, jarvelin"),
+        (dict(cutoffs=[10, 0]), ValueError, r"`cutoffs` must hold positive integers .*got 0"),
+        (dict(cutoffs=[10, 10]), ValueError, r"`cutoffs` must be distinct; 10 repeated"),
+        (dict(fractions=[1.5]), ValueError, r"`fractions` must hold numbers in \(0, 1\].*got 1.5"),
+        (dict(seeds=[-1]), ValueError, r"`seeds` must hold non-negative integers; got -1"),
+        (dict(discounts=[]), ValueError, r"`discounts` must not be empty"),
+        (dict(gains=[3]), TypeError, r"`gains` must hold gain family names"),
+        (dict(target=1.2), ValueError, r"`target`"),
+        (dict(max_workers=0), ValueError, r"`max_workers` must be a positive integer"),
+        (dict(executor="dask"), TypeError, r"`executor` must be a concurrent.futures.Executor"),
+        (dict(cutoffs=[None], tune=True), ValueError, r"`tune=True` needs integer `cutoffs`"),
+        (dict(reference={"gain": "nope"}), ValueError, r"`reference`: unknown gain family 'nope'"),
+        (dict(reference={"measure": "AP"}), ValueError, r"`reference` takes the keys cutoff, gain, discount"),
+        (dict(gains={"g": [0, 1]}), ValueError, r"`gains`: 'g':"),
+    ],
+)
+def test_bad_inputs_raise_clear_errors(small, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        ex.sweep(small, **kwargs)
+
+
+def test_judged_must_be_a_tensor():
+    with pytest.raises(TypeError, match="`judged` must be a metrics.JudgedRuns"):
+        ex.sweep(np.zeros((3, 4)))
+
+
+# ------------------------------------------------------------------------------------------------- CLI
+def test_cli_happy_path(tmp_path, capsys, small):
+    path = tmp_path / "small.npz"
+    small.save(path)
+    out = tmp_path / "sweep.csv"
+    argv = ["sweep", "--judged", str(path), "--cutoffs", "10", "none", "--gains", "linear", "--discounts", "log2",
+            "zipf", "--fractions", "1", "0.5", "--seeds", "0", "--workers", "1", "--out", str(out)]
+    assert main(argv) == 0
+    cap = capsys.readouterr()
+    assert "topics_needed" in cap.out and "sweep: 2/2 tasks" in cap.err
+    csv = pd.read_csv(out)
+    assert len(csv) == 8 and list(csv.columns) == list(ex.SWEEP_COLUMNS)
+    api = ex.sweep(small, [10, None], "linear", ["log2", "zipf"], [1.0, 0.5], [0], max_workers=1)
+    np.testing.assert_allclose(csv.phi, api.phi, rtol=1e-9)
+
+    assert main(argv[:-2] + ["--json", "--quiet"]) == 0
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)
+    assert cap.err == "" and len(doc["rows"]) == 8 and doc["rows"][2]["cutoff"] is None
+    assert doc["rows"][0]["phi"] == pytest.approx(api.phi.iloc[0], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--gains", "expo"], "unknown gain family 'expo'; known: linear"),
+        (["--cutoffs", "ten"], "--cutoffs takes positive integers or 'none'; got 'ten'"),
+        (["--workers", "0"], "--workers must be a positive integer; got 0"),
+        (["--fractions", "0"], "`fractions` must hold numbers in (0, 1]"),
+    ],
+)
+def test_cli_bad_input_exit_2_one_line(capsys, extra, message):
+    assert main(["sweep", "--quiet"] + extra) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("gtheory sweep: error: ") and message in err
+
+
+def test_cli_unreachable_dask_scheduler(capsys, tmp_path, small, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    import experiments.cli.sweep as cli_sweep
+
+    monkeypatch.setattr(cli_sweep, "DASK_CONNECT_TIMEOUT", 1)
+    path = tmp_path / "small.npz"
+    small.subset(topics=range(5)).save(path)
+    code = main(["sweep", "--judged", str(path), "--cutoffs", "10", "--quiet",
+                 "--dask-scheduler", "tcp://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
+    assert err.count("\n") == 1
+
+
+def test_cli_dask_missing_message(monkeypatch, capsys):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name.startswith("dask"):
+            raise ImportError("no dask")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    assert main(["sweep", "--quiet", "--dask-scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert 'pip install "dask[distributed]"' in capsys.readouterr().err
