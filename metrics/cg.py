@@ -39,7 +39,9 @@ def dcg(
     cutoff: int | None = None,
     judged_only: bool = False,
 ) -> pd.DataFrame:
-    """Discounted cumulated gain, not normalised: :math:`\\sum_{r \\le k} d_r\\, g(x_r)`.
+    """Discounted cumulated gain, not normalised (Järvelin & Kekäläinen 2002).
+
+    .. math:: \\mathrm{DCG}_k = \\sum_{r \\le k} d_r\\, g(x_r)
 
     Parameters
     ----------
@@ -68,7 +70,9 @@ def dcg(
 
 
 def ncg(judged: JudgedRuns, *, gain: GainSpec = "linear", cutoff: int | None = None, judged_only: bool = False) -> pd.DataFrame:
-    """Normalised cumulated gain at ``cutoff``: :math:`cg(k) / cg^*(k)`.
+    """Normalised cumulated gain at ``cutoff`` (Järvelin & Kekäläinen 2002): nDCG without a discount.
+
+    .. math:: \\mathrm{nCG}_k = \\frac{cg(k)}{cg^*(k)}, \\qquad cg(k) = \\sum_{r \\le k} g(x_r)
 
     Parameters
     ----------
@@ -104,7 +108,9 @@ def andcg(
     discount: DiscountSpec = "log2",
     judged_only: bool = False,
 ) -> pd.DataFrame:
-    """Average nDCG over ranks 1..l (Sakai 2007): :math:`\\frac{1}{l}\\sum_{r=1}^{l} dcg(r)/dcg^*(r)`.
+    """Average nDCG over ranks 1..l (Sakai 2007, eq. 7).
+
+    .. math:: \\mathrm{AnDCG}_l = \\frac{1}{l} \\sum_{r=1}^{l} \\frac{dcg(r)}{dcg^*(r)}
 
     Parameters
     ----------

@@ -51,7 +51,9 @@ def _weights(judged: JudgedRuns, gain: GainSpec) -> np.ndarray:
 def rbp(
     judged: JudgedRuns, *, p: float = 0.8, gain: GainSpec = "linear", cutoff: int | None = None, judged_only: bool = False
 ) -> pd.DataFrame:
-    """Rank-biased precision, graded: :math:`(1-p) \\sum_r p^{r-1} g(x_r)/g_{\\max}`.
+    """Rank-biased precision, graded by gain / maximum gain (Moffat & Zobel 2008; Sakai & Kando 2008, eq. 9).
+
+    .. math:: \\mathrm{RBP}_p = (1 - p) \\sum_{r \\le k} p^{\\,r-1}\\, \\frac{g(x_r)}{g_{\\max}}
 
     Parameters
     ----------
