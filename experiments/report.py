@@ -1,0 +1,1039 @@
+r"""The tuning study of Kanoulas & Aslam (CIKM 2009) on any collection, written as a report.
+
+:func:`run_study` computes every table and figure of the paper's §3 on one
+:class:`metrics.JudgedRuns` (and, for a four-grade collection, the case the paper left open);
+:func:`write_report` renders the result as Markdown or HTML with PNG figures in one directory.
+
+What is computed (the paper's numbering):
+
+* **Table 1 / Fig. 4** — G-study of nDCG@k (linear gains) with the Zipf (1/r), linear
+  ((k+1-r)/k), log (1/log2(r+1)) and stability-optimal discounts: variance shares, Φ and Eρ² at
+  the collection's number of topics, the topics needed for Φ ≥ 0.95, Φ against the number of
+  topics.
+* **Fig. 2 / 3 / 6** — the optimal discount at several cut-offs against the standard ones (all
+  normalised to sum 1 over the ranks); the unconstrained (not necessarily decreasing) optimum and
+  the jointly tuned (gain + discount) discount at k = 20.
+* **Table 2** — ratio of each positive grade's gain to the lowest positive grade's, by cut-off:
+  unconstrained and constrained (gains non-decreasing in grade) optima with the log discount, the
+  jointly tuned gains, and the linear (x) and exponential (2^x - 1) gains.
+* **Table 3** — topics needed with the exponential, linear and optimal gains (log discount).
+* **Table 4 / Fig. 7 / Fig. 8** — Kendall τ (and τ_AP, RMSE) between the system rankings of the
+  configurations; scatter plots of per-system mean nDCG.
+* **Fig. 9** — Sakai's paired-bootstrap ASL curves of the top-30 systems at nDCG@20 for
+  (a) optimal gain + optimal discount, (b) linear gain + log, (c) exponential + log,
+  (d) linear + linear; discriminative power at α = 0.05.
+* **Out of sample** — :func:`optimize.cross_validate`: tune on half the topics, measure Φ on the
+  other half, for the discount and the gain.
+* **Published numbers** — on the embedded TREC-9 data, the paper's TREC 9 numbers beside the
+  measured ones (:data:`PUBLISHED_TREC9`).
+
+Example
+-------
+>>> import metrics
+>>> from experiments.report import run_study, write_report
+>>> study = run_study(metrics.load_trec9(), quick=True)        # doctest: +SKIP
+>>> write_report(study, "report", format="md")                 # doctest: +SKIP
+PosixPath('report/report.md')
+
+References
+----------
+.. [1] E. Kanoulas and J. A. Aslam (2009). Empirical justification of the gain and discount
+       function for nDCG. CIKM 2009.
+.. [2] T. Sakai (2006). Evaluating evaluation metrics based on the bootstrap. SIGIR 2006.
+.. [3] R. L. Brennan (2001). Generalizability Theory. Springer.
+"""
+from __future__ import annotations
+
+import html
+import math
+import time
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+import gtheory
+import metrics
+from metrics import JudgedRuns
+
+__all__ = [
+    "ReportSettings",
+    "Study",
+    "run_study",
+    "write_report",
+    "PUBLISHED_TREC9",
+    "STANDARD_DISCOUNTS",
+    "FIGURES",
+    "is_trec9",
+]
+
+#: standard discounts compared with the optimal one (paper §3.1)
+STANDARD_DISCOUNTS: tuple[str, ...] = ("zipf", "linear", "log2")
+
+#: figure files written by :func:`write_report`, with what they reproduce
+FIGURES: dict[str, str] = {
+    "discount_curves.png": "Fig. 2 — optimal vs standard discounts",
+    "discount_unconstrained.png": "Fig. 3 / Fig. 6 — unconstrained and jointly tuned discounts at k = 20",
+    "phi_vs_topics.png": "Fig. 4 — Φ against the number of topics",
+    "gain_ratios.png": "Table 2 — optimal gain ratios by cut-off",
+    "scatter_discount.png": "Fig. 7 — mean nDCG, optimal vs standard discounts",
+    "scatter_gain.png": "Fig. 8 — mean nDCG, optimal vs exponential / linear gains",
+    "asl_curves.png": "Fig. 9 — ASL curves (discriminative power)",
+    "out_of_sample.png": "Out-of-sample Φ (tune on half the topics, measure on the other half)",
+}
+
+#: The TREC 9 numbers published by Kanoulas & Aslam (2009), transcribed from the paper's text
+#: (``/work/shared/papers/kanoulas-aslam-2009-gain-discount-ndcg.txt``). Table 1: topics needed
+#: for Φ ≥ 0.95 at nDCG@100 (linear gains) per discount; Table 2: hrel/rel gain ratio per
+#: cut-off (unconstrained / constrained with the log discount / with the optimal discount, i.e.
+#: the multi-objective optimum); Table 3: topics needed for Φ ≥ 0.95 at nDCG@100 (log discount)
+#: per gain; Table 4: Kendall τ between the rankings of the discounts at nDCG@100.
+PUBLISHED_TREC9: dict[str, Any] = {
+    "source": "Kanoulas & Aslam, CIKM 2009 (TREC 9 rows of Tables 1-4)",
+    "table1_topics_needed": {"zipf": 45, "linear": 31, "log2": 29, "optimal": 25},
+    "table2_gain_ratio": {
+        3: {"unconstrained": 1.1, "constrained": 1.1, "joint": 1.1},
+        10: {"unconstrained": 1.3, "constrained": 1.3, "joint": 1.4},
+        20: {"unconstrained": 1.5, "constrained": 1.5, "joint": 1.6},
+        100: {"unconstrained": 1.2, "constrained": 1.2, "joint": 1.9},
+        200: {"unconstrained": 1.1, "constrained": 1.1, "joint": 2.7},
+    },
+    "table3_topics_needed": {"exponential": 28, "linear": 29, "optimal": 30},
+    "table4_kendall_tau": {
+        ("zipf", "linear"): 0.8315, ("zipf", "log2"): 0.8960, ("zipf", "optimal"): 0.8355,
+        ("linear", "log2"): 0.9282, ("linear", "optimal"): 0.9564, ("log2", "optimal"): 0.9374,
+    },
+}
+
+_NAMES = {"zipf": "Zipf (1/r)", "linear": "linear ((k+1-r)/k)", "log2": "log (1/log₂(r+1))", "optimal": "optimal"}
+_COLORS = {"optimal": "#1f4e9c", "zipf": "#2ca02c", "log2": "#17becf", "linear": "#d62728",
+           "unconstrained": "#ff7f0e", "joint": "#9467bd", "exponential": "#8c564b", "constrained": "#1f4e9c"}
+_MARKERS = {"optimal": "o", "zipf": "+", "log2": "^", "linear": "x", "unconstrained": "s", "joint": "D"}
+
+
+# --------------------------------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class ReportSettings:
+    """What :func:`run_study` computes and how hard it tries.
+
+    Attributes
+    ----------
+    cutoff : the main cut-off k (Tables 1, 3, 4, Figs. 4, 7, 8; default 100 as in the paper).
+    discount_cutoffs : cut-offs of the discount curves (Fig. 2; paper: 10, 20, 100).
+    gain_cutoffs : cut-offs of the gain-ratio table (Table 2; paper: 3, 10, 20, 100, 200).
+    asl_cutoff : cut-off of the ASL curves and the unconstrained / joint discounts (Figs. 3, 6, 9; 20).
+    joint_cutoffs : cut-offs where gain and discount are tuned jointly (Table 2's third column); None:
+        ``gain_cutoffs`` (``asl_cutoff`` is always added).
+    top_k : systems kept (best by mean) for the bootstrap (Sakai / the paper: 30).
+    B : bootstrap replicates (1000).
+    alpha : significance level of the discriminative power.
+    n_splits : random topic splits of the out-of-sample check.
+    target : Φ target of the topics-needed columns (0.95).
+    starts : optimiser starting points.
+    seed : seed of everything random (bootstrap, splits, random starts).
+    """
+
+    cutoff: int = 100
+    discount_cutoffs: tuple[int, ...] = (10, 20, 100)
+    gain_cutoffs: tuple[int, ...] = (3, 10, 20, 100, 200)
+    asl_cutoff: int = 20
+    joint_cutoffs: tuple[int, ...] | None = None
+    top_k: int = 30
+    B: int = 1000
+    alpha: float = 0.05
+    n_splits: int = 10
+    target: float = 0.95
+    starts: int = 4
+    seed: int = 0
+
+    @classmethod
+    def default(cls, cutoff: int = 100, **overrides: Any) -> "ReportSettings":
+        """The full study (a few minutes on TREC-9): the paper's cut-offs plus ``cutoff``."""
+        s = cls(cutoff=cutoff, discount_cutoffs=tuple(sorted({10, 20, cutoff})),
+                gain_cutoffs=tuple(sorted({3, 10, 20, 100, 200, cutoff})))
+        return replace(s, **overrides)
+
+    @classmethod
+    def quick(cls, cutoff: int = 100, **overrides: Any) -> "ReportSettings":
+        """A fast study for tests and CI (under a minute on TREC-9): fewer cut-offs, B = 200, 3 splits."""
+        s = cls(cutoff=cutoff, discount_cutoffs=tuple(sorted({10, cutoff})),
+                gain_cutoffs=tuple(sorted({10, cutoff})), joint_cutoffs=(10,), B=200, n_splits=3, starts=2)
+        return replace(s, **overrides)
+
+    def validate(self, judged: JudgedRuns) -> None:
+        """Raise ``ValueError`` naming the first setting that does not fit ``judged``."""
+        depth = judged.grades.shape[2] if hasattr(judged, "grades") else None
+        for name in ("cutoff", "asl_cutoff", "top_k", "B", "n_splits", "starts"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"`{name}` must be a positive integer; got {v!r}.")
+        for name in ("discount_cutoffs", "gain_cutoffs", "joint_cutoffs"):
+            v = getattr(self, name)
+            if v is None and name == "joint_cutoffs":
+                continue
+            if not v or any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1 for k in v):
+                raise ValueError(f"`{name}` must be a non-empty sequence of positive integers; got {v!r}.")
+        if depth is not None:
+            too_deep = [k for k in (self.cutoff, self.asl_cutoff, *self.discount_cutoffs, *self.gain_cutoffs,
+                                    *(self.joint_cutoffs or ())) if k > depth]
+            if too_deep:
+                raise ValueError(f"cut-offs must not exceed the run depth {depth}; got {sorted(set(too_deep))}.")
+        if not 0 < self.target < 1:
+            raise ValueError(f"`target` must be in (0, 1); got {self.target!r}.")
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"`alpha` must be in (0, 1); got {self.alpha!r}.")
+        if judged.n_systems < 3 or judged.n_topics < 6:
+            raise ValueError(
+                f"the study needs at least 3 systems and 6 topics; got {judged.n_systems} x {judged.n_topics}.")
+        if not np.any(judged.levels > 0):
+            raise ValueError("the judgments have no positive grade; nothing to tune.")
+
+
+# ----------------------------------------------------------------------------------------------- result
+@dataclass
+class Study:
+    """Everything :func:`write_report` shows; numbers unrounded.
+
+    Attributes
+    ----------
+    name : collection description; ``n_systems``, ``n_topics``, ``levels`` (grades).
+    settings : the :class:`ReportSettings` used.
+    discount_table : Table 1 — per discount (``zipf``, ``linear``, ``log2``, ``optimal``): variance
+        components and shares, ``phi``/``erho2`` at the data's topics, ``topics_needed`` (Φ ≥ target).
+    discount_tunings : cut-off → constrained optimal discount :class:`optimize.Tuning` (linear gain).
+    unconstrained : optimal discount at ``asl_cutoff`` without the monotone constraint (Fig. 3).
+    joint_tunings : cut-off → gain and discount tuned together (Table 2's third column, Fig. 6).
+    gain_tunings : cut-off → ``{"constrained": Tuning, "unconstrained": Tuning}`` (log discount).
+    gain_ratio_table : Table 2 — one row per (cut-off, grade).
+    gain_table : Table 3 — per gain (``exponential``, ``linear``, ``optimal``; log discount).
+    tau_discount, tau_ap_discount : Table 4 — Kendall τ / τ_AP (rows = reference) between discounts.
+    agreement : τ, τ_AP and RMSE of each standard configuration against the optimal one.
+    scores : name → systems × topics nDCG used in the figures.
+    asl : name → :func:`experiments.bootstrap_asl` table (Fig. 9); ``power`` the summary per name.
+    cv_discount, cv_gain : raw :func:`optimize.cross_validate` tables; ``cv_summary`` their summary.
+    published : :data:`PUBLISHED_TREC9` on TREC-9, else None.
+    seconds : wall time of :func:`run_study`.
+    """
+
+    name: str
+    n_systems: int
+    n_topics: int
+    levels: np.ndarray
+    settings: ReportSettings
+    discount_table: pd.DataFrame
+    discount_tunings: dict[int, Any]
+    unconstrained: Any
+    joint_tunings: dict[int, Any]
+    gain_tunings: dict[int, dict[str, Any]]
+    gain_ratio_table: pd.DataFrame
+    gain_table: pd.DataFrame
+    tau_discount: pd.DataFrame
+    tau_ap_discount: pd.DataFrame
+    agreement: pd.DataFrame
+    scores: dict[str, pd.DataFrame]
+    gstudies: dict[str, Any]
+    asl: dict[str, pd.DataFrame]
+    power: pd.DataFrame
+    cv_discount: pd.DataFrame
+    cv_gain: pd.DataFrame
+    cv_summary: pd.DataFrame
+    published: dict[str, Any] | None = None
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def published_comparison(self) -> dict[str, pd.DataFrame]:
+        """Measured vs published TREC 9 numbers (Tables 1-4); empty if not TREC-9."""
+        if not self.published:
+            return {}
+        p = self.published
+        t1 = pd.DataFrame({
+            "published": pd.Series(p["table1_topics_needed"]),
+            "measured": self.discount_table["topics_needed"],
+        }).loc[["zipf", "linear", "log2", "optimal"]]
+        rows = []
+        for k, cols in p["table2_gain_ratio"].items():
+            low = self.levels[self.levels > 0]
+            if k not in self.gain_tunings or low.size < 2:
+                continue
+            r = self.gain_ratio_table.loc[(k, float(low[1]))]
+            for col, v in cols.items():
+                rows.append({"cutoff": k, "column": col, "published": v, "measured": float(r[col])})
+        t2 = pd.DataFrame(rows).set_index(["cutoff", "column"]) if rows else pd.DataFrame()
+        t3 = pd.DataFrame({
+            "published": pd.Series(p["table3_topics_needed"]),
+            "measured": self.gain_table["topics_needed"],
+        }).loc[["exponential", "linear", "optimal"]]
+        t4 = pd.DataFrame(
+            [{"pair": f"{a} – {b}", "published": v, "measured": float(self.tau_discount.loc[a, b])}
+             for (a, b), v in p["table4_kendall_tau"].items()]).set_index("pair")
+        return {"Table 1 (topics for Φ ≥ 0.95, nDCG@100)": t1,
+                "Table 2 (hrel/rel gain ratio)": t2,
+                "Table 3 (topics for Φ ≥ 0.95, gains, nDCG@100)": t3,
+                "Table 4 (Kendall τ, nDCG@100)": t4}
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def is_trec9(judged: JudgedRuns) -> bool:
+    """True for the embedded TREC-9 Web tensor (or one built from the same runs: 104 × 50, grades 0/1/2)."""
+    desc = str(getattr(judged, "report", {}).get("description", ""))
+    return (desc == getattr(metrics.datasets, "TREC9_DESCRIPTION", None)
+            or (judged.n_systems == 104 and judged.n_topics == 50 and list(judged.levels) == [0.0, 1.0, 2.0]))
+
+
+def _gstudy(X: pd.DataFrame | np.ndarray) -> gtheory.GStudy:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        return gtheory.gstudy(X)
+
+
+def _gstudy_row(g: gtheory.GStudy, target: float) -> dict[str, float]:
+    total = g.var_system + g.var_topic + g.var_residual
+    n = g.n_topics
+    return {
+        "var_system": g.var_system, "var_topic": g.var_topic, "var_residual": g.var_residual,
+        "share_system": g.var_system / total if total > 0 else math.nan,
+        "share_topic": g.var_topic / total if total > 0 else math.nan,
+        "share_residual": g.var_residual / total if total > 0 else math.nan,
+        "phi": float(g.phi(n)), "erho2": float(g.erho2(n)),
+        "topics_needed": g.topics_needed(target, "phi", level=None).n,
+    }
+
+
+def _quiet(fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
+    """Call an optimiser with its warnings silenced (non-convergence is kept in ``Tuning.success``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*a, **kw)
+
+
+def _label(judged: JudgedRuns) -> str:
+    return str(judged.report.get("description") or judged.report.get("loaded_from") or
+               f"{judged.n_systems} systems x {judged.n_topics} topics")
+
+
+def _grade_ratio(tuning: Any, grade: float) -> float:
+    return float(tuning.gain_ratios.get(float(grade), math.nan))
+
+
+def _family_ratio(name: str, levels: np.ndarray, grade: float) -> float:
+    g = metrics.gains.gain_vector(name, levels)
+    lv = list(levels)
+    low = levels[levels > 0][0]
+    return float(g[lv.index(grade)] / g[lv.index(low)])
+
+
+# ------------------------------------------------------------------------------------------------ study
+def run_study(
+    judged: JudgedRuns,
+    *,
+    cutoff: int = 100,
+    quick: bool = False,
+    settings: ReportSettings | None = None,
+    progress: Callable[[str], None] | None = None,
+    published: bool | None = None,
+) -> Study:
+    r"""Run the Kanoulas & Aslam (2009) tuning study on ``judged``.
+
+    Parameters
+    ----------
+    judged : metrics.JudgedRuns
+        Systems × topics × ranks judged grades (:func:`metrics.judge`, :func:`metrics.load_trec9`).
+    cutoff : int
+        Main nDCG cut-off (ignored when ``settings`` is given).
+    quick : bool
+        :meth:`ReportSettings.quick` instead of :meth:`ReportSettings.default` (ignored with ``settings``).
+    settings : ReportSettings, optional
+        Full control over cut-offs, B, splits, starts and seed.
+    progress : callable, optional
+        Called with a short message before each step (e.g. ``print`` to stderr).
+    published : bool, optional
+        Attach the paper's TREC 9 numbers; default: when :func:`is_trec9`.
+
+    Returns
+    -------
+    Study
+
+    Notes
+    -----
+    Stability is the G-theory dependability of the systems × topics nDCG matrix,
+    :math:`\Phi(n) = \sigma^2_s / (\sigma^2_s + (\sigma^2_t + \sigma^2_{st,e})/n)` [3]_, and the
+    topics needed are the smallest n with Φ(n) ≥ target. Optimal vectors maximise Φ
+    (:mod:`optimize`). Everything random is seeded by ``settings.seed``.
+
+    Examples
+    --------
+    >>> import metrics
+    >>> from experiments.report import ReportSettings, run_study
+    >>> s = ReportSettings.quick(cutoff=20, discount_cutoffs=(20,), gain_cutoffs=(20,), n_splits=2, B=50)
+    >>> study = run_study(metrics.load_trec9().subset(topics=range(20)), settings=s)   # doctest: +SKIP
+    >>> list(study.discount_table.index)                                               # doctest: +SKIP
+    ['zipf', 'linear', 'log2', 'optimal']
+    """
+    import optimize  # experiments sits on top of optimize
+
+    import experiments
+
+    t0 = time.perf_counter()
+    if not isinstance(judged, JudgedRuns):
+        raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
+    if settings is None:
+        settings = (ReportSettings.quick if quick else ReportSettings.default)(cutoff=cutoff)
+    settings.validate(judged)
+    s = settings
+    say = progress or (lambda msg: None)
+    levels = np.asarray(judged.levels, dtype=float)
+    pos = levels[levels > 0]
+    k = s.cutoff
+    notes: list[str] = []
+
+    # Table 1 / Fig. 2 / Fig. 4: discounts
+    say(f"tuning the discount (linear gains) at k = {', '.join(map(str, s.discount_cutoffs))}")
+    discount_tunings = {}
+    for kk in sorted(set(s.discount_cutoffs) | {k}):
+        discount_tunings[kk] = _quiet(optimize.optimize_discount, judged, "linear", kk, starts=s.starts, seed=s.seed)
+    scores: dict[str, pd.DataFrame] = {}
+    for name in STANDARD_DISCOUNTS:
+        scores[name] = metrics.ndcg(judged, gain="linear", discount=name, cutoff=k)
+    scores["optimal"] = discount_tunings[k].ndcg(judged)
+    gstudies = {name: _gstudy(X) for name, X in scores.items()}
+    discount_table = pd.DataFrame({n: _gstudy_row(g, s.target) for n, g in gstudies.items()}).T
+    discount_table.index.name = "discount"
+
+    say(f"unconstrained discount at k = {s.asl_cutoff}")
+    unconstrained = _quiet(optimize.optimize_discount, judged, "linear", s.asl_cutoff, monotone=False,
+                           starts=s.starts, seed=s.seed)
+
+    # Table 2: gains
+    say(f"tuning the gains (log discount) at k = {', '.join(map(str, s.gain_cutoffs))}")
+    gain_tunings: dict[int, dict[str, Any]] = {}
+    joint_tunings: dict[int, Any] = {}
+    for kk in sorted(set(s.gain_cutoffs) | {k}):
+        gain_tunings[kk] = {
+            "constrained": _quiet(optimize.optimize_gain, judged, "log2", kk, starts=s.starts, seed=s.seed),
+            "unconstrained": _quiet(optimize.optimize_gain, judged, "log2", kk, monotone=False,
+                                    starts=s.starts, seed=s.seed),
+        }
+    joint_ks = sorted(set(s.gain_cutoffs if s.joint_cutoffs is None else s.joint_cutoffs) | {s.asl_cutoff})
+    say(f"tuning gain and discount jointly at k = {', '.join(map(str, joint_ks))}")
+    for kk in joint_ks:
+        joint_tunings[kk] = _quiet(optimize.optimize_joint, judged, kk, starts=s.starts, seed=s.seed)
+    rows = []
+    for kk, tt in gain_tunings.items():
+        for grade in pos[1:] if pos.size > 1 else pos:
+            row = {"cutoff": kk, "grade": float(grade),
+                   "unconstrained": _grade_ratio(tt["unconstrained"], grade),
+                   "constrained": _grade_ratio(tt["constrained"], grade),
+                   "joint": _grade_ratio(joint_tunings[kk], grade) if kk in joint_tunings else math.nan,
+                   "linear": _family_ratio("linear", levels, grade),
+                   "exponential": _family_ratio("exponential", levels, grade),
+                   "phi_constrained": tt["constrained"].phi, "phi_unconstrained": tt["unconstrained"].phi}
+            rows.append(row)
+    gain_ratio_table = pd.DataFrame(rows).set_index(["cutoff", "grade"]).sort_index()
+
+    # Table 3: gains at the main cut-off (log discount)
+    for name in ("exponential", "linear"):
+        scores[f"{name} gain"] = metrics.ndcg(judged, gain=name, discount="log2", cutoff=k)
+    scores["optimal gain"] = gain_tunings[k]["constrained"].ndcg(judged)
+    gain_table = pd.DataFrame({n: _gstudy_row(_gstudy(scores[f"{n} gain"]), s.target)
+                               for n in ("exponential", "linear", "optimal")}).T
+    gain_table.index.name = "gain"
+    for name in ("exponential", "linear", "optimal"):
+        gstudies[f"{name} gain"] = _gstudy(scores[f"{name} gain"])
+
+    # Table 4 / Figs. 7, 8
+    say("rank correlations (Kendall τ, τ_AP, RMSE)")
+    disc = {n: scores[n] for n in ("zipf", "linear", "log2", "optimal")}
+    tau_discount = experiments.tau_matrix(disc)
+    tau_ap_discount = experiments.tau_matrix(disc, method="tau_ap", variant="b")
+    agr = []
+    for ref, others in (("optimal", ("zipf", "linear", "log2")),
+                        ("optimal gain", ("exponential gain", "linear gain"))):
+        for o in others:
+            agr.append({"reference": ref, "configuration": o,
+                        "kendall_tau": experiments.kendall_tau(scores[ref], scores[o]),
+                        "tau_ap": experiments.tau_ap(scores[ref], scores[o], variant="b"),
+                        "rmse": experiments.rmse(scores[ref], scores[o])})
+    agreement = pd.DataFrame(agr).set_index(["reference", "configuration"])
+
+    # Fig. 9: discriminative power at asl_cutoff
+    ka = s.asl_cutoff
+    say(f"bootstrap ASLs (top {s.top_k} systems, B = {s.B}, nDCG@{ka})")
+    jt = joint_tunings[ka]
+    variants = {
+        "optimal gain + optimal discount": jt.ndcg(judged),
+        "linear gain + log discount": metrics.ndcg(judged, gain="linear", discount="log2", cutoff=ka),
+        "exponential gain + log discount": metrics.ndcg(judged, gain="exponential", discount="log2", cutoff=ka),
+        "linear gain + linear discount": metrics.ndcg(judged, gain="linear", discount="linear", cutoff=ka),
+    }
+    top_k = min(s.top_k, judged.n_systems)
+    asl, prow = {}, []
+    for name, X in variants.items():
+        dp = experiments.discriminative_power(X, s.alpha, B=s.B, seed=s.seed, top_k=top_k)
+        asl[name] = dp.table
+        prow.append({"configuration": name, "power": dp.power, "n_significant": dp.n_significant,
+                     "n_pairs": dp.n_pairs, "estimated_difference": dp.estimated_difference,
+                     "phi": float(_gstudy(X).phi())})
+    power = pd.DataFrame(prow).set_index("configuration")
+
+    # out of sample
+    say(f"out-of-sample check ({s.n_splits} topic splits, discount and gain)")
+    cv_kw = dict(cutoff=k, n_splits=s.n_splits, target=s.target, seed=s.seed, starts=min(s.starts, 2))
+    cv_discount = optimize.cross_validate(judged, what="discount", gain="linear", **cv_kw)
+    cv_gain = optimize.cross_validate(judged, what="gain", discount="log2", **cv_kw)
+    cv_summary = _cv_summary({"discount": cv_discount, "gain": cv_gain})
+
+    if published is None:
+        published = is_trec9(judged)
+    if not all(t.success for t in [*discount_tunings.values(), unconstrained, *joint_tunings.values()]):
+        notes.append("at least one optimisation did not report convergence (see the tables' Φ).")
+    return Study(
+        name=_label(judged), n_systems=judged.n_systems, n_topics=judged.n_topics, levels=levels, settings=s,
+        discount_table=discount_table, discount_tunings=discount_tunings, unconstrained=unconstrained,
+        joint_tunings=joint_tunings, gain_tunings=gain_tunings, gain_ratio_table=gain_ratio_table,
+        gain_table=gain_table, tau_discount=tau_discount, tau_ap_discount=tau_ap_discount, agreement=agreement,
+        scores=scores, gstudies=gstudies, asl=asl, power=power, cv_discount=cv_discount, cv_gain=cv_gain,
+        cv_summary=cv_summary, published=PUBLISHED_TREC9 if published else None,
+        seconds=time.perf_counter() - t0, notes=notes)
+
+
+def _cv_summary(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Mean Φ and topics needed per configuration on the tuning and held-out halves; share of
+    splits where the tuned configuration's held-out Φ beats each standard one."""
+    out = []
+    for what, cv in tables.items():
+        test = cv[cv.part == "test"].pivot(index="split", columns="config", values="phi")
+        for cfg, grp in cv.groupby("config", sort=False):
+            tr, te = grp[grp.part == "train"], grp[grp.part == "test"]
+            out.append({
+                "tuned": what, "config": cfg,
+                "phi_train": tr.phi.mean(), "phi_test": te.phi.mean(),
+                "topics_needed_test": te.topics_needed_phi.replace(np.inf, np.nan).median(),
+                "tuned_wins_test": (float((test["tuned"] > test[cfg]).mean()) if cfg != "tuned" else math.nan),
+                "n_topics_test": int(te.n_topics.iloc[0]),
+            })
+    return pd.DataFrame(out).set_index(["tuned", "config"])
+
+
+# ---------------------------------------------------------------------------------------------- figures
+def _normalised(name: str, k: int) -> np.ndarray:
+    d = metrics.discounts.discount_vector(name, k, cutoff=k)[:k]
+    return d / d.sum()
+
+
+def _figure_discount_curves(study: Study):
+    import matplotlib.pyplot as plt
+
+    ks = sorted(study.settings.discount_cutoffs)
+    fig, axes = plt.subplots(1, len(ks), figsize=(4.6 * len(ks), 3.9), squeeze=False)
+    for ax, k in zip(axes[0], ks):
+        r = np.arange(1, k + 1)
+        ms = 5 if k <= 20 else 3
+        every = 1 if k <= 20 else max(1, k // 20)
+        for name in ("zipf", "log2", "linear"):
+            ax.plot(r, _normalised(name, k), marker=_MARKERS[name], ms=ms, markevery=every, lw=1.2,
+                    color=_COLORS[name], label=_NAMES[name])
+        ax.plot(r, study.discount_tunings[k].discount, marker="o", ms=ms, markevery=every, lw=2,
+                color=_COLORS["optimal"], label="optimal (max Φ)")
+        ax.set_title(f"nDCG@{k}")
+        ax.set_xlabel("rank")
+        ax.set_ylabel("discount factor (sums to 1 over ranks)")
+        if k > 20:
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(frameon=False, fontsize=8)
+    fig.suptitle("Stability-optimal discount vs standard discounts (linear gains)", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def _figure_discount_unconstrained(study: Study):
+    import matplotlib.pyplot as plt
+
+    k = study.settings.asl_cutoff
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    r = np.arange(1, k + 1)
+    cons = _quiet_constrained(study, k)
+    ax.plot(r, cons.discount, marker="o", color=_COLORS["optimal"], lw=2,
+            label=f"optimal, non-increasing (Φ = {cons.phi:.3f})")
+    u = study.unconstrained
+    ax.plot(r, u.discount, marker="s", color=_COLORS["unconstrained"], lw=1.4,
+            label=f"optimal, unconstrained (Φ = {u.phi:.3f})")
+    j = study.joint_tunings[k]
+    ax.plot(r, j.discount[:k], marker="D", ms=4, color=_COLORS["joint"], lw=1.2, ls="--",
+            label=f"joint gain + discount (Φ = {j.phi:.3f})")
+    ax.plot(r, _normalised("log2", k), marker="^", ms=4, color=_COLORS["log2"], lw=1, alpha=0.8,
+            label=_NAMES["log2"])
+    ax.set_xlabel("rank")
+    ax.set_ylabel("discount factor (sums to 1)")
+    ax.set_title(f"Optimal discounts at nDCG@{k}: constrained, unconstrained, joint")
+    ax.set_xticks(r if k <= 20 else np.linspace(1, k, 11).astype(int))
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _quiet_constrained(study: Study, k: int) -> Any:
+    if k in study.discount_tunings:
+        return study.discount_tunings[k]
+    import optimize
+
+    t = _quiet(optimize.optimize_discount, study.discount_tunings[study.settings.cutoff]._judged, "linear", k,
+               starts=study.settings.starts, seed=study.settings.seed)
+    study.discount_tunings[k] = t
+    return t
+
+
+def _figure_phi_vs_topics(study: Study):
+    import matplotlib.pyplot as plt
+
+    s = study.settings
+    need = study.discount_table["topics_needed"].replace(np.inf, np.nan).to_numpy(dtype=float)
+    n_max = int(max(2 * study.n_topics, 100, min(1.15 * np.nanmax(need), 1000) if np.isfinite(need).any() else 0))
+    n = np.arange(1, n_max + 1)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3), gridspec_kw={"width_ratios": [1, 1.15]})
+    lo = 1.0
+    for name in ("optimal", "log2", "zipf", "linear"):
+        g = study.gstudies[name]
+        tn = study.discount_table.loc[name, "topics_needed"]
+        for i, ax in enumerate(axes):
+            ax.plot(n, g.phi(n), color=_COLORS[name], lw=2.2 if name == "optimal" else 1.4,
+                    label=f"{_NAMES[name]}: {_fmt(tn)} topics" if i == 1 else _NAMES[name])
+            if i == 1 and np.isfinite(tn) and tn <= n_max:
+                ax.plot([tn], [g.phi(tn)], marker="o", color=_COLORS[name], ms=7, mfc="white", mew=2)
+        lo = min(lo, float(g.phi(max(1, study.n_topics // 5))))
+    for i, ax in enumerate(axes):
+        ax.axhline(s.target, color="0.4", ls="--", lw=1)
+        ax.axvline(study.n_topics, color="0.6", ls=":", lw=1)
+        ax.set_xlim(0, n_max)
+        ax.set_xlabel("number of topics n")
+        ax.set_ylabel("dependability Φ(n)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylim(0, 1.005)
+    axes[0].set_title("Φ(n), full range", fontsize=10)
+    axes[0].legend(frameon=False, fontsize=8, loc="lower right")
+    axes[0].text(study.n_topics, 0.03, f" {study.n_topics} topics\n (this collection)", fontsize=8, color="0.35")
+    zoom_lo = max(0.0, min(lo, s.target - 0.1))
+    axes[1].set_ylim(zoom_lo, 1.0)
+    axes[1].set_xlim(max(1, study.n_topics // 5), n_max)
+    axes[1].set_title(f"zoom: where Φ reaches {s.target:g} (○ = topics needed)", fontsize=10)
+    axes[1].legend(title=f"topics needed for Φ ≥ {s.target:g}", frameon=False, fontsize=8, title_fontsize=8,
+                   loc="lower right")
+    fig.suptitle(f"Stability of nDCG@{s.cutoff} (linear gains) by discount — D-study", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def _figure_gain_ratios(study: Study):
+    import matplotlib.pyplot as plt
+
+    t = study.gain_ratio_table
+    grades = sorted(set(t.index.get_level_values("grade")))
+    low = study.levels[study.levels > 0][0]
+    fig, axes = plt.subplots(1, len(grades), figsize=(max(7.6, 5.2 * len(grades)), 5.0), squeeze=False)
+    for ax, grade in zip(axes[0], grades):
+        sub = t.xs(grade, level="grade")
+        ks = sub.index.to_numpy()
+        x = np.arange(len(ks))
+        for col, mk, ls, ms in (("unconstrained", "s", "-", 11), ("constrained", "o", "-", 6),
+                                ("joint", "D", "--", 6)):
+            lab = {"unconstrained": "optimal, unconstrained (log discount)",
+                   "constrained": "optimal, non-decreasing in grade (log discount)",
+                   "joint": "optimal, tuned jointly with the discount"}[col]
+            ax.plot(x, sub[col], marker=mk, ls=ls, color=_COLORS[col], label=lab, ms=ms,
+                    mfc="none" if col == "unconstrained" else _COLORS[col], mew=1.6)
+        ax.axhline(sub["linear"].iloc[0], color=_COLORS["linear"], ls=":", lw=1.3,
+                   label=f"linear gain ({sub['linear'].iloc[0]:g})")
+        ax.axhline(sub["exponential"].iloc[0], color=_COLORS["exponential"], ls=":", lw=1.3,
+                   label=f"exponential gain ({sub['exponential'].iloc[0]:g})")
+        ax.axhline(1, color="0.7", lw=0.8)
+        ax.set_xticks(x, [f"@{kk}" for kk in ks])
+        ax.set_xlabel("nDCG cut-off")
+        ax.set_ylabel(f"gain(grade {grade:g}) / gain(grade {low:g})")
+        ax.set_title(f"grade {grade:g} vs grade {low:g}")
+        top = max(float(np.nanmax(sub[["unconstrained", "constrained", "joint"]].to_numpy())),
+                  float(sub["exponential"].iloc[0]))
+        ax.set_ylim(0, top * 1.12)
+        ax.grid(alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False, fontsize=8)
+    fig.suptitle("Stability-optimal gain ratios by cut-off (Table 2)", fontsize=11)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    return fig
+
+
+def _scatter_row(study: Study, ref: str, others: Sequence[str], labels: Mapping[str, str], title: str):
+    import matplotlib.pyplot as plt
+
+    import experiments
+
+    fig, axes = plt.subplots(1, len(others), figsize=(4.4 * len(others), 4.9), squeeze=False,
+                             layout="constrained")
+    for ax, o in zip(axes[0], others):
+        experiments.plot_mean_scatter(study.scores[ref], study.scores[o], ax=ax,
+                                      labels=(labels[ref], labels[o]))
+        leg = ax.get_legend()
+        if leg is not None:  # the legend only carries the τ / RMSE text: hide its marker
+            for h in getattr(leg, "legend_handles", getattr(leg, "legendHandles", [])):
+                h.set_visible(False)
+        ax.set_title(f"{labels[o]} vs {labels[ref]}", fontsize=10)
+        ax.grid(alpha=0.3)
+    fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def _figure_scatter_discount(study: Study):
+    k = study.settings.cutoff
+    labels = {"optimal": "optimal discount", "log2": "log discount", "zipf": "Zipf discount",
+              "linear": "linear discount"}
+    return _scatter_row(study, "optimal", ("log2", "zipf", "linear"), labels,
+                        f"Mean nDCG@{k} per system: optimal discount (x) vs standard discounts (y)")
+
+
+def _figure_scatter_gain(study: Study):
+    k = study.settings.cutoff
+    labels = {"optimal gain": "optimal gain", "exponential gain": "exponential gain", "linear gain": "linear gain"}
+    return _scatter_row(study, "optimal gain", ("exponential gain", "linear gain"), labels,
+                        f"Mean nDCG@{k} per system (log discount): optimal gain (x) vs standard gains (y)")
+
+
+def _figure_asl(study: Study):
+    import matplotlib.pyplot as plt
+
+    import experiments
+
+    s = study.settings
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    curves = {f"{n}  ({100 * study.power.loc[n, 'power']:.0f}% of pairs < α)": t for n, t in study.asl.items()}
+    for i, ax in enumerate(axes):
+        experiments.plot_asl_curves(curves, ax=ax, alpha=s.alpha)
+        ax.grid(alpha=0.3)
+        if i == 0:
+            ax.set_ylim(0, 1.0)
+            ax.legend(frameon=False, fontsize=8, loc="upper left")
+            ax.set_title("all pairs", fontsize=10)
+        else:
+            ax.get_legend().remove()
+            zoom = 3 * s.alpha
+            last = max(int(np.searchsorted(np.sort(t["asl"].to_numpy()), zoom)) for t in study.asl.values())
+            ax.set_xlim(0, max(10, int(last * 1.05)))
+            ax.set_ylim(0, zoom)
+            ax.set_title(f"zoom: ASL ≤ {zoom:g} (pairs left of the α line are told apart)", fontsize=10)
+    n_sys = min(s.top_k, study.n_systems)
+    fig.suptitle(f"Discriminative power: ASL curves, nDCG@{s.asl_cutoff}, top {n_sys} systems, "
+                 f"paired bootstrap B = {s.B}", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def _figure_out_of_sample(study: Study):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3), squeeze=False)
+    for ax, (what, cv) in zip(axes[0], (("discount", study.cv_discount), ("gain", study.cv_gain))):
+        test = cv[cv.part == "test"].pivot(index="split", columns="config", values="phi")
+        others = [c for c in dict.fromkeys(cv.config) if c != "tuned"]
+        rng = np.random.default_rng(0)
+        for i, c in enumerate(others):
+            d = (test["tuned"] - test[c]).to_numpy()
+            ax.scatter(i + rng.uniform(-0.1, 0.1, d.size), d, s=22, alpha=0.75, color=_COLORS.get(c, "0.4"),
+                       zorder=3)
+            ax.errorbar(i + 0.25, d.mean(), yerr=d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0,
+                        fmt="D", color="k", ms=6, capsize=4, zorder=4)
+            ax.text(i + 0.33, d.mean(), f"{d.mean():+.3f}\n{np.mean(d > 0):.0%} > 0", fontsize=8, va="center")
+        ax.axhline(0, color="0.4", lw=1, ls="--")
+        names = [(_NAMES.get(c, c) if what == "discount" else f"{c} gain") for c in others]
+        ax.set_xticks(range(len(others)), names, fontsize=9)
+        ax.set_xlim(-0.5, len(others) - 0.2)
+        n_te = int(cv[cv.part == "test"].n_topics.iloc[0])
+        ax.set_ylabel(f"held-out Φ(tuned) − Φ(standard)  ({n_te} topics)")
+        ax.set_title(f"{what} tuned on half the topics, {study.settings.n_splits} splits "
+                     f"(dots: splits; ◆: mean ± s.e.)", fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+    fig.suptitle(f"Out-of-sample check, nDCG@{study.settings.cutoff}: above 0 = the tuned configuration is "
+                 f"more stable on topics it was not tuned on", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+_FIGURE_FUNCS: dict[str, Callable[[Study], Any]] = {
+    "discount_curves.png": _figure_discount_curves,
+    "discount_unconstrained.png": _figure_discount_unconstrained,
+    "phi_vs_topics.png": _figure_phi_vs_topics,
+    "gain_ratios.png": _figure_gain_ratios,
+    "scatter_discount.png": _figure_scatter_discount,
+    "scatter_gain.png": _figure_scatter_gain,
+    "asl_curves.png": _figure_asl,
+    "out_of_sample.png": _figure_out_of_sample,
+}
+
+
+def write_figures(study: Study, out_dir: str | Path, *, dpi: int = 110) -> dict[str, Path]:
+    """Write every figure of :data:`FIGURES` as PNG into ``out_dir``; returns name → path."""
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "cairo", "module://matplotlib_inline.backend_inline"):
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, fn in _FIGURE_FUNCS.items():
+        fig = fn(study)
+        p = out / name
+        fig.savefig(p, dpi=dpi)
+        plt.close(fig)
+        paths[name] = p
+    return paths
+
+
+# ----------------------------------------------------------------------------------------------- render
+def _fmt(v: Any, digits: int = 3) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        if math.isnan(v):
+            return "–"
+        if math.isinf(v):
+            return "∞"
+        if float(v).is_integer() and abs(v) >= 1 and digits >= 0:
+            return f"{int(v)}"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+@dataclass
+class _Table:
+    frame: pd.DataFrame
+    digits: Mapping[str, int] = field(default_factory=dict)
+    caption: str = ""
+
+
+def _cells(t: _Table) -> tuple[list[str], list[list[str]]]:
+    f = t.frame
+    idx_names = [n or "" for n in (f.index.names if f.index.nlevels > 1 else [f.index.name])]
+    head = idx_names + [str(c) for c in f.columns]
+    rows = []
+    for key, row in f.iterrows():
+        keys = list(key) if isinstance(key, tuple) else [key]
+        rows.append([_fmt(k, 0) if isinstance(k, (float, np.floating)) else str(k) for k in keys]
+                    + [_fmt(row[c], t.digits.get(str(c), 3)) for c in f.columns])
+    return head, rows
+
+
+def _md_table(t: _Table) -> str:
+    head, rows = _cells(t)
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    cap = f"*{t.caption}*\n\n" if t.caption else ""
+    return cap + "\n".join(lines)
+
+
+def _html_table(t: _Table) -> str:
+    head, rows = _cells(t)
+    cap = f"<caption>{html.escape(t.caption)}</caption>" if t.caption else ""
+    h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table>{cap}<thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _blocks(study: Study) -> list[tuple[str, Any]]:
+    """The report as a list of ("h1"|"h2"|"p"|"table"|"img", content) blocks."""
+    s = study.settings
+    k = s.cutoff
+    B: list[tuple[str, Any]] = []
+    B.append(("h1", f"nDCG gain and discount tuned for stability — {study.name}"))
+    B.append(("p", (
+        f"{study.n_systems} systems × {study.n_topics} topics, grades {', '.join(f'{g:g}' for g in study.levels)}. "
+        f"Reproduces the study of Kanoulas & Aslam (CIKM 2009) §3: stability is the dependability Φ of the "
+        f"systems × topics nDCG scores (generalizability theory, crossed s × t design); an *optimal* gain or "
+        f"discount maximises it. Main cut-off k = {k}; Φ target {s.target:g}; bootstrap B = {s.B}, "
+        f"top {min(s.top_k, study.n_systems)} systems; {s.n_splits} topic splits; {s.starts} optimiser start(s); "
+        f"seed {s.seed}. Computed in {study.seconds:.0f} s. See docs/report.md for how to read each part.")))
+    best = study.discount_table["topics_needed"].idxmin()
+    dt = study.discount_table
+    B.append(("p", (
+        f"**In short.** At nDCG@{k} the optimal discount needs {_fmt(dt.loc['optimal', 'topics_needed'])} topics for "
+        f"Φ ≥ {s.target:g} against {_fmt(dt.loc['log2', 'topics_needed'])} (log), "
+        f"{_fmt(dt.loc['linear', 'topics_needed'])} (linear) and {_fmt(dt.loc['zipf', 'topics_needed'])} (Zipf) "
+        f"— in-sample; out of sample (held-out halves) the tuned discount's mean Φ is "
+        f"{study.cv_summary.loc[('discount', 'tuned'), 'phi_test']:.3f} vs "
+        f"{study.cv_summary.loc[('discount', 'log2'), 'phi_test']:.3f} for log. Gain ratios are in Table 2 below; "
+        f"Kendall τ between the optimal and the log discount's rankings is "
+        f"{study.tau_discount.loc['optimal', 'log2']:.3f}.")))
+    if study.notes:
+        B.append(("p", "**Notes.** " + " ".join(study.notes)))
+
+    B.append(("h2", "1. Discount (Table 1, Figs. 2, 3, 4, 6)"))
+    t1 = dt[["share_system", "share_topic", "share_residual", "phi", "erho2", "topics_needed"]].copy()
+    t1.index = [_NAMES[i] for i in t1.index]
+    t1.index.name = "discount"
+    t1.columns = ["σ²(s) share", "σ²(t) share", "σ²(st,e) share", f"Φ({study.n_topics})",
+                  f"Eρ²({study.n_topics})", f"topics for Φ ≥ {s.target:g}"]
+    B.append(("table", _Table(t1, caption=f"Table 1 — nDCG@{k}, linear gains: variance shares, "
+                                         f"coefficients at {study.n_topics} topics, topics needed.")))
+    B.append(("img", ("phi_vs_topics.png", f"Fig. 4 — Φ(n) of nDCG@{k} by discount; markers at the topics "
+                                             f"needed for Φ ≥ {s.target:g}.")))
+    rows = []
+    for kk, t in sorted(study.discount_tunings.items()):
+        d = t.discount
+        rows.append({"cut-off": kk, "Φ": t.phi, "topics needed": t.topics_needed(s.target),
+                     "d(1)": d[0], "d(10)/d(1)": d[min(9, d.size - 1)] / d[0] if d[0] > 0 else math.nan,
+                     "d(k)/d(1)": d[-1] / d[0] if d[0] > 0 else math.nan, "converged": t.success})
+    B.append(("table", _Table(pd.DataFrame(rows).set_index("cut-off"),
+                              caption="Optimal (non-increasing) discount by cut-off: weight of rank 10 and of the "
+                                      "last rank relative to rank 1.")))
+    B.append(("img", ("discount_curves.png", "Fig. 2 — optimal discount vs Zipf, log and linear (normalised to sum "
+                                             "1; log scale at deep cut-offs).")))
+    B.append(("img", ("discount_unconstrained.png",
+                      f"Figs. 3 and 6 — at nDCG@{s.asl_cutoff}: the optimum without the non-increasing "
+                      f"constraint and the discount tuned jointly with the gains.")))
+
+    B.append(("h2", "2. Gain (Tables 2, 3)"))
+    gr = study.gain_ratio_table[["unconstrained", "constrained", "joint", "linear", "exponential"]].copy()
+    gr.columns = ["optimal, unconstrained (log)", "optimal, non-decreasing (log)", "optimal, joint w/ discount",
+                  "linear", "exponential"]
+    low = study.levels[study.levels > 0][0]
+    B.append(("table", _Table(gr, digits={c: 2 for c in gr.columns},
+                              caption=f"Table 2 — gain of each grade relative to grade {low:g}, by cut-off.")))
+    B.append(("img", ("gain_ratios.png", "Table 2 as a figure: optimal gain ratios against the linear and "
+                                         "exponential gains' ratios.")))
+    t3 = study.gain_table[["share_system", "phi", "erho2", "topics_needed"]].copy()
+    t3.columns = ["σ²(s) share", f"Φ({study.n_topics})", f"Eρ²({study.n_topics})", f"topics for Φ ≥ {s.target:g}"]
+    B.append(("table", _Table(t3, caption=f"Table 3 — nDCG@{k}, log discount, by gain.")))
+
+    B.append(("h2", "3. Rankings of systems (Table 4, Figs. 7, 8)"))
+    tau = study.tau_discount.copy()
+    tau.index = [_NAMES[i] for i in tau.index]
+    tau.columns = [_NAMES[i] for i in tau.columns]
+    B.append(("table", _Table(tau, digits={c: 4 for c in tau.columns},
+                              caption=f"Table 4 — Kendall τ between the system rankings of the discounts, nDCG@{k}.")))
+    agr = study.agreement.copy()
+    agr.columns = ["Kendall τ", "τ_AP", "RMSE of means"]
+    B.append(("table", _Table(agr, digits={"Kendall τ": 4, "τ_AP": 4, "RMSE of means": 4},
+                              caption="Agreement of each standard configuration with the optimal one "
+                                      "(τ_AP, symmetric variant b: top-weighted).")))
+    B.append(("img", ("scatter_discount.png", "Fig. 7 — per-system mean nDCG, optimal vs standard discounts.")))
+    B.append(("img", ("scatter_gain.png", "Fig. 8 — per-system mean nDCG, optimal vs exponential and linear gains.")))
+
+    B.append(("h2", "4. Discriminative power (Fig. 9)"))
+    pw = study.power.copy()
+    pw.columns = [f"share of pairs with ASL < {s.alpha:g}", "significant pairs", "pairs",
+                  "difference needed", f"Φ({study.n_topics})"]
+    B.append(("table", _Table(pw, digits={pw.columns[3]: 3},
+                              caption=f"Sakai's paired bootstrap, top {min(s.top_k, study.n_systems)} systems, "
+                                      f"nDCG@{s.asl_cutoff}, B = {s.B}.")))
+    B.append(("img", ("asl_curves.png", "Fig. 9 — ASL of every system pair, sorted; lower curves discriminate more.")))
+
+    B.append(("h2", "5. Out of sample"))
+    cv = study.cv_summary.copy()
+    cv.columns = ["Φ tuning half", "Φ held-out half", "median topics needed (held-out)",
+                  "share of splits tuned beats it (held-out)", "held-out topics"]
+    B.append(("table", _Table(cv, caption=(
+        f"Tune on a random half of the topics, measure on the other half ({s.n_splits} splits, nDCG@{k}). "
+        "The in-sample Φ of a tuned vector is optimistic by construction; the held-out column is the honest one."))))
+    B.append(("img", ("out_of_sample.png", "Held-out Φ of the tuned configuration minus that of each standard one, "
+                                           "per split.")))
+
+    comp = study.published_comparison()
+    if comp:
+        B.append(("h2", "6. Published numbers (TREC 9, Kanoulas & Aslam 2009) beside ours"))
+        B.append(("p", (
+            "Published values transcribed from the paper (Tables 1–4, TREC 9 rows). Our embedded data has 104 of "
+            "the paper's 105 runs and the paper's solver (MATLAB fmincon/fminimax) differs from ours (SLSQP with "
+            "exact gradients, multi-start), so small differences are expected; the paper's Table 2 third column "
+            "(ratio with the optimal discount) is compared with our jointly tuned gains.")))
+        for cap, t in comp.items():
+            if not t.empty:
+                B.append(("table", _Table(t, digits={"published": 4 if "τ" in cap else 2,
+                                                     "measured": 4 if "τ" in cap else 2}, caption=cap)))
+    return B
+
+
+def render(study: Study, format: Literal["md", "html"] = "md") -> str:
+    """The report text (Markdown or a self-contained HTML page referencing the PNGs beside it)."""
+    if format not in ("md", "html"):
+        raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")
+    parts = []
+    for kind, c in _blocks(study):
+        if format == "md":
+            parts.append({"h1": lambda: f"# {c}", "h2": lambda: f"## {c}", "p": lambda: c,
+                          "table": lambda: _md_table(c), "img": lambda: f"![{c[1]}]({c[0]})\n\n*{c[1]}*"}[kind]())
+        else:
+            esc = html.escape
+            if kind == "p":
+                txt = esc(c)
+                while "**" in txt:  # minimal bold
+                    txt = txt.replace("**", "<strong>", 1).replace("**", "</strong>", 1)
+                parts.append(f"<p>{txt}</p>")
+            elif kind in ("h1", "h2"):
+                parts.append(f"<{kind}>{esc(c)}</{kind}>")
+            elif kind == "table":
+                parts.append(_html_table(c))
+            else:
+                parts.append(f'<figure><img src="{esc(c[0])}" alt="{esc(c[1])}"><figcaption>{esc(c[1])}'
+                             f"</figcaption></figure>")
+    if format == "md":
+        return "\n\n".join(parts) + "\n"
+    style = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+             "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}caption{text-align:left;font-style:italic;"
+             "padding:0.3em 0}th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:right}"
+             "th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}img{max-width:100%}"
+             "figure{margin:1em 0}figcaption{font-style:italic;color:#555}")
+    title = html.escape(_blocks(study)[0][1])
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+
+
+def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "html"] = "md",
+                 dpi: int = 110) -> Path:
+    """Write ``report.md`` (or ``report.html``) and every figure of :data:`FIGURES` into ``out_dir``.
+
+    Also writes ``tables.json`` with the unrounded numbers of the tables. Returns the report's path.
+
+    Examples
+    --------
+    >>> import metrics
+    >>> from experiments.report import run_study, write_report
+    >>> path = write_report(run_study(metrics.load_trec9(), quick=True), "out", format="html")  # doctest: +SKIP
+    >>> path.name                                                                                 # doctest: +SKIP
+    'report.html'
+    """
+    if format not in ("md", "html"):
+        raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"`out_dir` must be a directory; {out} is a file.")
+    out.mkdir(parents=True, exist_ok=True)
+    write_figures(study, out, dpi=dpi)
+    path = out / f"report.{format}"
+    path.write_text(render(study, format), encoding="utf-8")
+    (out / "tables.json").write_text(_tables_json(study), encoding="utf-8")
+    return path
+
+
+def _tables_json(study: Study) -> str:
+    import json
+
+    def frame(f: pd.DataFrame) -> Any:
+        g = f.reset_index()
+        return json.loads(g.to_json(orient="records"))
+
+    doc = {
+        "collection": study.name, "n_systems": study.n_systems, "n_topics": study.n_topics,
+        "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in study.settings.__dict__.items()},
+        "discount_table": frame(study.discount_table), "gain_ratio_table": frame(study.gain_ratio_table),
+        "gain_table": frame(study.gain_table), "tau_discount": frame(study.tau_discount),
+        "agreement": frame(study.agreement), "discriminative_power": frame(study.power),
+        "out_of_sample": frame(study.cv_summary),
+        "optimal_discounts": {str(k): t.discount.tolist() for k, t in study.discount_tunings.items()},
+        "optimal_gains": {str(k): {n: t.gain.tolist() for n, t in d.items()} for k, d in study.gain_tunings.items()},
+        "seconds": study.seconds,
+    }
+    return json.dumps(doc, indent=1, ensure_ascii=False, default=str)
