@@ -49,6 +49,7 @@ import warnings
 import numpy as np
 from numpy.typing import NDArray
 
+from ._threads import single_threaded_blas
 from .objective import Problem
 from .result import SolverRun
 from .slsqp import project
@@ -157,7 +158,7 @@ def solve_cvx(
         b.value = bb / scale
         xk.value = x
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), single_threaded_blas():
                 warnings.simplefilter("ignore", UserWarning)  # "solution may be inaccurate": we check f
                 qp.solve(solver=solver, **_TIGHT.get(solver, {}))
         except cp.error.SolverError as exc:  # pragma: no cover - solver failure is reported

@@ -38,6 +38,7 @@ from scipy.optimize import minimize
 import metrics
 from metrics import JudgedRuns
 
+from ._threads import single_threaded_blas
 from .multistart import best_run, starting_points
 from .objective import Objective, Problem
 from .result import SolverRun, Tuning
@@ -134,7 +135,7 @@ def _solve_epigraph(problems, layout, x0, maxiter=1000, ftol=1e-12) -> SolverRun
     x0 = project(layout, x0)
     z0 = np.r_[x0, evals(np.r_[x0, 0.0])[0].min()]
     obj_grad = np.r_[np.zeros(n), -1.0]
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), single_threaded_blas():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = minimize(lambda z: (-z[n], obj_grad), z0, jac=True, method="SLSQP",
                        bounds=[(0.0, 1.0)] * n + [(None, None)], constraints=cons,

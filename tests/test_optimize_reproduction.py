@@ -1,0 +1,84 @@
+"""Reproduction of Kanoulas & Aslam (CIKM 2009), TREC 9 rows of Tables 1-3 and the shapes of Figs. 2-3.
+
+Tolerances: the embedded data has 104 of the paper's 105 TREC-9 runs and the paper's optimiser
+settings are unknown. For the *standard* discounts (no optimiser involved) our topics-needed differ
+from the published ones by 1-3 topics (42/30/27 vs 45/31/29), which is the data difference alone;
+we allow ±3 topics everywhere. Table 2 prints ratios to one decimal, so we require ours to round to
+the published value or lie within 0.06 of it. See docs/reproduction-trec9.md.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gtheory
+import metrics
+import optimize
+
+
+@pytest.fixture(scope="module")
+def trec9():
+    return metrics.load_trec9()
+
+
+def _needed(j, gain, discount, target):
+    X = metrics.ndcg(j, gain=gain, discount=discount, cutoff=100).to_numpy()
+    return gtheory.gstudy(X).topics_needed(target, level=None).n
+
+
+@pytest.fixture(scope="module")
+def opt_discount(trec9):
+    return optimize.optimize_discount(trec9, [0, 1, 2], 100, starts=2)
+
+
+def test_table1_topics_needed_matches_phi_0_90(trec9, opt_discount):
+    published = {"zipf": 45, "linear": 31, "log2": 29, "optimal": 25}
+    ours90 = {d: _needed(trec9, [0, 1, 2], d, 0.90) for d in ("zipf", "linear", "log2")}
+    ours90["optimal"] = opt_discount.topics_needed(0.90)
+    ours95 = {d: _needed(trec9, [0, 1, 2], d, 0.95) for d in ("zipf", "linear", "log2")}
+    ours95["optimal"] = opt_discount.topics_needed(0.95)
+    for k, v in published.items():
+        assert abs(ours90[k] - v) <= 3, (k, ours90[k], v)
+        assert ours95[k] > v + 15   # the caption's 0.95 would need about twice as many topics
+    assert ours90["optimal"] < ours90["log2"] < ours90["linear"] < ours90["zipf"]  # published order
+
+
+@pytest.mark.parametrize("k,unc,con,joint", [(3, 1.1, 1.1, 1.1), (10, 1.3, 1.3, 1.4), (20, 1.5, 1.5, 1.6),
+                                             (100, 1.2, 1.2, 1.9), (200, 1.1, 1.1, 2.7)])
+def test_table2_gain_ratios(trec9, k, unc, con, joint):
+    def close(ours, pub):
+        return round(ours, 1) == pub or abs(ours - pub) <= 0.06
+
+    u = optimize.optimize_gain(trec9, "log2", k, monotone=False, starts=2)
+    c = optimize.optimize_gain(trec9, "log2", k, starts=2)
+    jt = optimize.optimize_joint(trec9, k, starts=2)
+    assert close(u.gain_ratios[2.0], unc) and close(c.gain_ratios[2.0], con)
+    assert close(jt.gain_ratios[2.0], joint), jt.gain_ratios
+    assert c.n_agree == 2 and jt.success
+
+
+def test_table3_gain_efficiency(trec9):
+    published = {"exponential": 28, "linear": 29}
+    for g, v in published.items():
+        assert abs(_needed(trec9, g, "log2", 0.90) - v) <= 3
+    t = optimize.optimize_gain(trec9, "log2", 100, starts=2)
+    # the paper's optimal (30) needs more topics than its linear (29) — impossible in sample;
+    # ours never needs more than the standard gains
+    assert t.topics_needed(0.90) <= _needed(trec9, "linear", "log2", 0.90)
+    assert abs(t.topics_needed(0.90) - 30) <= 3
+
+
+def test_figure2_optimal_discount_flatter_than_log(opt_discount):
+    d = opt_discount.discount
+    log = metrics.discount_vector("log2", 100)
+    log = log / log.sum()
+    assert d[0] < log[0] and d[-1] > log[-1]               # less steep: lower head, heavier tail
+    ratio = d / d[0]
+    assert ratio[9] >= 0.3 and np.ptp(ratio[10:]) < 0.05   # top ~10 ranks matter, the rest nearly constant
+
+
+def test_figure3_unconstrained_not_monotone(trec9):
+    u = optimize.optimize_discount(trec9, [0, 1, 2], 20, monotone=False, starts=2)
+    assert np.sum(np.diff(u.discount) > 1e-6) >= 3
