@@ -133,3 +133,38 @@ def as_frame(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
         index=pd.Index(list(judged.systems), name="system"),
         columns=pd.Index(list(judged.topics), name="topic"),
     )
+
+
+def at_relevant(rel: np.ndarray, *masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Sparse view of the relevant documents of a (n_systems, n_topics, depth) boolean tensor ``rel``.
+
+    Returns the flat cell ``s * n_topics + t`` and 0-based rank of every relevant document, in (system, topic, rank)
+    order, and for each of ``masks`` (same shape) the number of its True entries at ranks ≤ that rank in the same
+    list (inclusive). Lets a measure evaluate its per-document term only where documents are relevant.
+    """
+    s, t, r = np.nonzero(rel)
+    cell = s * rel.shape[1] + t
+    counts = [np.cumsum(m, axis=-1, dtype=np.int32)[s, t, r].astype(np.float64) for m in masks]
+    return cell, r, counts
+
+
+def cell_sum(cell: np.ndarray, values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum ``values`` per cell (in order, like trec_eval's running sums) into an (n_systems, n_topics) array."""
+    S, T = shape[:2]
+    return np.bincount(cell, weights=values, minlength=S * T).reshape(S, T)
+
+
+def within_cell_cumsum(cell: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Running sum of ``values`` restarted at each new ``cell`` (``cell`` sorted, as from :func:`at_relevant`).
+
+    Summed in order within each cell (no global running sum, so no rounding carried across cells).
+    """
+    if cell.size == 0:
+        return np.zeros(0)
+    first = np.r_[True, cell[1:] != cell[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(cell.size), 0))
+    pos = np.arange(cell.size) - start  # position within the cell
+    row = np.cumsum(first) - 1
+    grid = np.zeros((int(row[-1]) + 1, int(pos.max()) + 1))
+    grid[row, pos] = values
+    return np.cumsum(grid, axis=1)[row, pos]

@@ -15,10 +15,9 @@ against pytrec_eval (``map``, ``map_cut``, plain and ``judged_docs_only``) on TR
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff, check_relevance_level, evaluated_list, level_mask, n_rel, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, check_cutoff, check_relevance_level, evaluated_list, level_mask, n_rel, relevant_levels, safe_divide
 from .judged import JudgedRuns
 
 __all__ = ["average_precision"]
@@ -59,7 +58,6 @@ def average_precision(
     rel = level_mask(v, relevant_levels(v, rl))
     if k is not None and k < v.depth:
         rel = rel[..., :k]
-    cum = np.cumsum(rel, axis=-1, dtype=np.int64)
-    ranks = np.arange(1, rel.shape[-1] + 1, dtype=np.float64)
-    total = np.where(rel, cum / ranks, 0.0).sum(axis=-1)
+    cell, r, (count,) = at_relevant(rel, rel)
+    total = cell_sum(cell, count / (r + 1.0), rel.shape)
     return as_frame(safe_divide(total, n_rel(v, rl)[None, :]), judged)

@@ -40,6 +40,8 @@ import pandas as pd
 
 from ._ranked import (
     as_frame,
+    at_relevant,
+    cell_sum,
     check_relevance_level,
     evaluated_list,
     level_mask,
@@ -61,24 +63,25 @@ def _bpref_family(judged: JudgedRuns, kind: _Kind, relevance_level: float, judge
     v = evaluated_list(judged, judged_only)
     rel = level_mask(v, relevant_levels(v, rl))
     nonrel = level_mask(v, nonrelevant_levels(v, rl))
-    n_above = np.cumsum(nonrel, axis=-1, dtype=np.int64).astype(np.float64)  # at a relevant rank: nonrel above it
-    R = n_rel(v, rl).astype(np.float64)[None, :, None]
-    N = n_nonrel(v, rl).astype(np.float64)[None, :, None]
+    cell, _, (n_above,) = at_relevant(rel, nonrel)  # judged non-relevant above each retrieved relevant document
+    T = v.n_topics
+    R_t = n_rel(v, rl).astype(np.float64)
+    N_t = n_nonrel(v, rl).astype(np.float64)
+    R, N = R_t[cell % T], N_t[cell % T]
     if kind == "trec_eval":
         term = np.where(n_above > 0, 1.0 - np.minimum(n_above, R) / np.maximum(np.minimum(N, R), 1.0), 1.0)
     elif kind == "R":
-        term = 1.0 - np.minimum(n_above, R) / np.maximum(R, 1.0)
+        term = 1.0 - np.minimum(n_above, R) / R
     elif kind == "10":
         term = 1.0 - np.minimum(n_above, R + 10.0) / (R + 10.0)
     elif kind == "N":
         term = np.where(N > 0, 1.0 - n_above / np.maximum(N, 1.0), 1.0)
-    else:  # RankEff: sum of I(r) = N - n(r), divided by R * N
-        i_below = np.where(rel, N - n_above, 0.0).sum(axis=-1)
-        Rt, Nt = R[..., 0], N[..., 0]
-        value = np.where(Nt > 0, safe_divide(i_below, Rt * Nt), safe_divide(rel.sum(axis=-1), Rt))
+    else:  # RankEff: the sum of I(r) = N - n(r) over R * N; with N = 0, (retrieved relevant) / R
+        below = cell_sum(cell, N - n_above, rel.shape)
+        found = cell_sum(cell, np.ones_like(N), rel.shape)
+        value = np.where(N_t[None, :] > 0, safe_divide(below, (R_t * N_t)[None, :]), safe_divide(found, R_t[None, :]))
         return as_frame(value, judged)
-    total = np.where(rel, term, 0.0).sum(axis=-1)
-    return as_frame(safe_divide(total, R[..., 0]), judged)
+    return as_frame(safe_divide(cell_sum(cell, term, rel.shape), R_t[None, :]), judged)
 
 
 def bpref(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:

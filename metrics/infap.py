@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_relevance_level, evaluated_list, level_mask, n_rel, nonrelevant_levels, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, check_relevance_level, evaluated_list, level_mask, n_rel, nonrelevant_levels, relevant_levels, safe_divide
 from .judged import JudgedRuns
 
 __all__ = ["inferred_ap", "INFAP_EPSILON"]
@@ -68,13 +68,11 @@ def inferred_ap(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: 
     rel = level_mask(v, relevant_levels(v, rl))
     nonrel = level_mask(v, nonrelevant_levels(v, rl))
     pooled = level_mask(v, v.levels < 0)
-    a = (np.cumsum(rel, axis=-1, dtype=np.int64) - rel).astype(np.float64)  # relevant above
-    b = np.cumsum(nonrel, axis=-1, dtype=np.int64).astype(np.float64)  # at a relevant rank: judged nonrel above
-    u = np.cumsum(pooled, axis=-1, dtype=np.int64).astype(np.float64)
-    j = np.arange(v.depth, dtype=np.float64)
+    cell, r, (count, b, u) = at_relevant(rel, rel, nonrel, pooled)
+    a = count - 1.0  # relevant above; b judged non-relevant above; u pooled-but-unjudged above
+    j = r.astype(np.float64)
     eps = INFAP_EPSILON
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((a + b + u) / j) * ((a + eps) / (a + b + 2 * eps))
-    term[..., 0] = 1.0
-    total = np.where(rel, term, 0.0).sum(axis=-1)
+    term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((a + b + u) / np.maximum(j, 1.0)) * ((a + eps) / (a + b + 2 * eps))
+    term[r == 0] = 1.0  # a relevant document at the first rank
+    total = cell_sum(cell, term, rel.shape)
     return as_frame(safe_divide(total, n_rel(v, rl)[None, :]), judged)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_relevance_level, evaluated_list, level_mask, n_rel, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, within_cell_cumsum, check_relevance_level, evaluated_list, level_mask, n_rel, relevant_levels, safe_divide
 from .gains import GainSpec, gain_vector
 from .judged import JudgedRuns
 from .ndcg import ideal_gains
@@ -39,15 +39,21 @@ def _check_beta(beta: float) -> float:
     return float(beta)
 
 
+def _gains(v: JudgedRuns, gain: GainSpec, rl: float) -> np.ndarray:
+    """Per-level gains: those of ``gain`` on the relevant levels (checked ≥ 0), 0 on the others."""
+    rel_levels = relevant_levels(v, rl)
+    g = gain_vector(gain, v.levels)
+    if (g[rel_levels] < 0).any():
+        raise ValueError(f"Q/R-measure need non-negative gains; `gain` gives {dict(zip(v.levels.tolist(), g.tolist()))}")
+    return np.where(rel_levels, g, 0.0)
+
+
 def _parts(judged: JudgedRuns, gain: GainSpec, relevance_level: float, judged_only: bool, depth: int | None):
     """isrel (S,T,K) bool, count (S,T,K), cg (S,T,K), cg* (T,K), R (T,) on the evaluated lists."""
     rl = check_relevance_level(relevance_level)
     v = evaluated_list(judged, judged_only)
     rel_levels = relevant_levels(v, rl)
-    g = gain_vector(gain, v.levels)
-    if (g[rel_levels] < 0).any():
-        raise ValueError(f"Q/R-measure need non-negative gains; `gain` gives {dict(zip(v.levels.tolist(), g.tolist()))}")
-    g = np.where(rel_levels, g, 0.0)
+    g = _gains(v, gain, rl)
     K = v.depth if depth is None else depth
     isrel = level_mask(v, rel_levels)
     gains = v.level_values(g)
@@ -93,11 +99,18 @@ def q_measure(
     0.716667
     """
     beta = _check_beta(beta)
-    isrel, count, cg, cg_ideal, R = _parts(judged, gain, relevance_level, judged_only, None)
-    r = np.arange(1, isrel.shape[-1] + 1, dtype=np.float64)
-    br = (beta * cg + count) / (beta * cg_ideal[None, :, :] + r)
-    total = np.where(isrel, br, 0.0).sum(axis=-1)
-    return as_frame(safe_divide(total, R[None, :]), judged)
+    rl = check_relevance_level(relevance_level)
+    v = evaluated_list(judged, judged_only)
+    g = _gains(v, gain, rl)
+    isrel = level_mask(v, relevant_levels(v, rl))
+    cell, r, (count,) = at_relevant(isrel, isrel)
+    # only relevant documents carry gain, so cg(r) is the running sum of the relevant documents' gains
+    s_, t_ = np.divmod(cell, v.n_topics)
+    cg = within_cell_cumsum(cell, g[v.grades[s_, t_, r]])
+    cg_ideal = np.cumsum(ideal_gains(v, g, v.depth), axis=-1)[t_, r]
+    br = (beta * cg + count) / (beta * cg_ideal + (r + 1.0))
+    total = cell_sum(cell, br, isrel.shape)
+    return as_frame(safe_divide(total, n_rel(v, rl)[None, :]), judged)
 
 
 def r_measure(

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ._ranked import as_frame, check_cutoff, evaluated_list, level_mask, list_length
 from .gains import GainSpec, gain_vector
-from .judged import UNJUDGED, JudgedRuns
+from .judged import JudgedRuns
 
 __all__ = ["rbp", "rbp_residual"]
 
