@@ -45,6 +45,8 @@ def _rel(m: Measure) -> dict:
 
 
 def _gain_discount(m: Measure) -> dict:
+    if m.param("gain") is not None and m.param("dcg") is not None:
+        raise ValueError(f"{m}: give either `dcg` (ir_measures) or `gain`, not both")
     out = {}
     if m.param("gain") is not None:
         out["gain"] = m.param("gain")

@@ -140,3 +140,10 @@ def test_judged_only_keyword_and_name():
         evaluate(J, "AP'", judged_only=False)
     with pytest.raises(TypeError, match="`judged_only` must be True, False or None"):
         evaluate(J, "AP", judged_only=1)
+
+
+def test_conflicting_parameters():
+    with pytest.raises(ValueError, match="give either `dcg` .* or `gain`"):
+        evaluate(J, "nDCG(dcg=exp-log2,gain=linear)")
+    with pytest.raises(ValueError, match="give either `rel` .* or `gain`"):
+        evaluate(J, "RBP(rel=2,gain=linear)")
