@@ -277,10 +277,10 @@ class Study:
 
 # ---------------------------------------------------------------------------------------------- helpers
 def is_trec9(judged: JudgedRuns) -> bool:
-    """True for the embedded TREC-9 Web tensor (or one built from the same runs: 104 × 50, grades 0/1/2)."""
-    desc = str(getattr(judged, "report", {}).get("description", ""))
-    return (desc == getattr(metrics.datasets, "TREC9_DESCRIPTION", None)
-            or (judged.n_systems == 104 and judged.n_topics == 50 and list(judged.levels) == [0.0, 1.0, 2.0]))
+    """True for the TREC-9 Web collection as the paper used it: 104 systems × 50 topics, grades 0/1/2
+    (the embedded tensor or one judged from the same runs); a subset of it is not."""
+    return (judged.n_systems == 104 and judged.n_topics == 50
+            and [float(x) for x in judged.levels] == [0.0, 1.0, 2.0])
 
 
 def _gstudy(X: pd.DataFrame | np.ndarray) -> gtheory.GStudy:

@@ -1,0 +1,114 @@
+"""Tests of the report (experiments/report.py) and ``gtheory report`` (experiments/cli/report.py)."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+import metrics
+from experiments.cli import main
+from experiments.report import FIGURES, PUBLISHED_TREC9, ReportSettings, is_trec9, render, run_study, write_report
+
+
+@pytest.fixture(scope="module")
+def quick_dir(tmp_path_factory):
+    """``gtheory report --quick`` on the embedded TREC-9 data, run once."""
+    out = tmp_path_factory.mktemp("report") / "md"
+    rc = main(["report", "--quick", "--out", str(out), "--quiet"])
+    return rc, out
+
+
+def test_report_quick_writes_markdown_and_every_figure(quick_dir):
+    rc, out = quick_dir
+    assert rc == 0
+    text = (out / "report.md").read_text(encoding="utf-8")
+    for name in FIGURES:
+        png = out / name
+        assert png.is_file() and png.stat().st_size > 10_000, name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"]({name})" in text  # every figure is referenced by the report
+    for heading in ("Table 1", "Table 2", "Table 3", "Table 4", "Fig. 9", "Out of sample", "Published numbers"):
+        assert heading in text
+    tables = json.loads((out / "tables.json").read_text(encoding="utf-8"))
+    assert {r["discount"] for r in tables["discount_table"]} == {"zipf", "linear", "log2", "optimal"}
+
+
+def test_report_numbers_are_sane(quick_dir):
+    _, out = quick_dir
+    tables = json.loads((out / "tables.json").read_text(encoding="utf-8"))
+    phi = {r["discount"]: r["phi"] for r in tables["discount_table"]}
+    # in sample the optimal discount is at least as stable as every standard one
+    assert phi["optimal"] >= max(phi["zipf"], phi["linear"], phi["log2"]) - 1e-9
+    # Table 2: TREC 9 hrel/rel ratio at nDCG@10 is 1.3 in the paper
+    r10 = [r for r in tables["gain_ratio_table"] if r["cutoff"] == 10][0]
+    assert r10["constrained"] == pytest.approx(PUBLISHED_TREC9["table2_gain_ratio"][10]["constrained"], abs=0.05)
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    """A fast study on 20 topics of TREC-9 (not recognised as the published collection)."""
+    judged = metrics.load_trec9().subset(topics=list(range(20)))
+    s = ReportSettings.quick(cutoff=20, discount_cutoffs=(10, 20), gain_cutoffs=(10, 20), B=50, n_splits=2,
+                             starts=1)
+    return run_study(judged, settings=s)
+
+
+def test_report_html_variant(small_study, tmp_path):
+    path = write_report(small_study, tmp_path / "html", format="html")
+    assert path.name == "report.html"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+    assert text.count("<table>") >= 6
+    for name in FIGURES:
+        assert (tmp_path / "html" / name).is_file()
+        assert f'src="{name}"' in text
+    assert not is_trec9(metrics.load_trec9().subset(topics=list(range(20))))
+    assert "Published numbers" not in text  # only on TREC-9
+
+
+def test_report_markdown_render_has_tables(small_study):
+    md = render(small_study, "md")
+    assert md.startswith("# ") and "| discount |" in md
+    with pytest.raises(ValueError, match="`format` must be 'md' or 'html'"):
+        render(small_study, "pdf")
+
+
+def test_settings_validation():
+    judged = metrics.load_trec9()
+    with pytest.raises(ValueError, match="`B` must be a positive integer"):
+        replace(ReportSettings.quick(), B=0).validate(judged)
+    with pytest.raises(ValueError, match="must not exceed the run depth"):
+        ReportSettings.quick(cutoff=2000).validate(judged)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["report", "--cutoff", "0"], "--cutoff must be a positive integer"),
+        (["report", "--B", "-3", "--quick"], "--B must be a positive integer"),
+        (["report", "--judged", "/nonexistent/tensor.npz"], "tensor.npz"),
+        (["report", "--cutoff", "5000", "--quick"], "exceeds the run depth"),
+    ],
+)
+def test_report_bad_option_exit_2_one_line(argv, message, capsys, tmp_path):
+    rc = main([*argv, "--out", str(tmp_path / "r"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_report_out_is_a_file(tmp_path, capsys):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    rc = main(["report", "--quick", "--out", str(f), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--out must be a directory" in err
+
+
+def test_report_bad_format_is_argparse_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["report", "--format", "pdf"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'pdf'" in capsys.readouterr().err
