@@ -9,7 +9,6 @@ import glob
 import json
 import os
 
-import numpy as np
 import pandas as pd
 import pytest
 
