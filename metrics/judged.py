@@ -329,7 +329,14 @@ def _index_qrels(qrels: Qrels, topics: Sequence[str] | None) -> _QrelsIndex:
 
 
 def _judge_rows(
-    topics: list[str], tcode: np.ndarray, docno: np.ndarray, order: np.ndarray, rank: np.ndarray, qi: _QrelsIndex, depth: int
+    topics: list[str],
+    tcode: np.ndarray,
+    docno: np.ndarray,
+    order: np.ndarray,
+    rank: np.ndarray,
+    qi: _QrelsIndex,
+    depth: int,
+    known: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], int]:
     """Grades (T, depth), doc ids (T, depth), n_retrieved (T,), run topics not in qrels, rows cut by depth.
 
@@ -341,7 +348,7 @@ def _judge_rows(
     topic_map = pd.Index(qi.topics, dtype=object).get_indexer(pd.Index(topics, dtype=object))
     unknown = [t for t, m in zip(topics, topic_map) if m < 0]
     tpos = topic_map[tcode[order]]
-    dcode = qi.doc_index.get_indexer(docno)[order]
+    dcode = (qi.doc_index.get_indexer(docno) if known is None else known)[order]
     within = (tpos >= 0) & (rank <= depth)
     cut = int(((tpos >= 0) & (rank > depth)).sum())
     tpos, r0, dcode = tpos[within], rank[within] - 1, dcode[within]
@@ -376,8 +383,9 @@ def _judge_file(item: tuple[str, str]):
     path, name = item
     st = _WORKER_STATE
     p = Path(path)
-    f = _parse_fields(_read_text(p), p, st["ties"], st["duplicates"])
-    return _judge_rows(f.topics, f.tcode, f.docno, f.order, f.rank, st["qi"], st["depth"]) + (f.dropped,)
+    qi = st["qi"]
+    f = _parse_fields(_read_text(p), p, st["ties"], st["duplicates"], qi.doc_index.to_numpy(dtype=object))
+    return _judge_rows(f.topics, f.tcode, f.docno, f.order, f.rank, qi, st["depth"], f.known) + (f.dropped,)
 
 
 def judge(

@@ -362,9 +362,12 @@ class _Parsed:
     order: np.ndarray  # row indices in rank order (grouped by topic)
     rank: np.ndarray  # 1-based rank of order[i]
     dropped: int
+    known: np.ndarray | None = None  # per row: index into ``known_docnos`` or -1 (when those were given)
 
 
-def _parse_fields(text: str, p: Path, ties: str, duplicates: str) -> _Parsed:
+def _parse_fields(text: str, p: Path, ties: str, duplicates: str, known_docnos: np.ndarray | None = None) -> _Parsed:
+    """Parse a run file's text. With ``known_docnos`` (e.g. the judged documents), one hashing pass also tells which
+    rows hold one of them (``known``), saving a second lookup."""
     tokens, lines = _tokenise(text, 6, p, "run lines are 'qid Q0 docno rank score tag'")
     if not lines.size:
         raise TrecFormatError(p, None, "the run file holds no results")
@@ -374,7 +377,12 @@ def _parse_fields(text: str, p: Path, ties: str, duplicates: str) -> _Parsed:
     docno = np.array(tokens[2::6], dtype=object)
     del tokens
     tcode, topics = _topic_codes(topic)
-    dcodes, duniq = pd.factorize(docno)
+    n_known = 0 if known_docnos is None else len(known_docnos)
+    if n_known:
+        dcodes, duniq = pd.factorize(np.concatenate([known_docnos, docno]))
+        dcodes = dcodes[n_known:]
+    else:
+        dcodes, duniq = pd.factorize(docno)
     pair = tcode * max(len(duniq), 1) + dcodes
     dup = pd.Series(pair).duplicated().to_numpy()
     dropped = 0
@@ -390,13 +398,14 @@ def _parse_fields(text: str, p: Path, ties: str, duplicates: str) -> _Parsed:
             )
         keep = ~dup
         dropped = int(dup.sum())
-        docno, score, lines, tcode = docno[keep], score[keep], lines[keep], tcode[keep]
+        docno, score, lines, tcode, dcodes = docno[keep], score[keep], lines[keep], tcode[keep], dcodes[keep]
         key = None if key is None else key[keep]
     order = _order(tcode, score, docno, key, ties)
     tc = tcode[order]
     starts = np.flatnonzero(np.r_[True, tc[1:] != tc[:-1]])
     rank = np.arange(tc.size) - np.repeat(starts, np.diff(np.r_[starts, tc.size])) + 1
-    return _Parsed(topics, tcode, docno, score, lines, order, rank, dropped)
+    known = np.where(dcodes < n_known, dcodes, -1) if n_known else None
+    return _Parsed(topics, tcode, docno, score, lines, order, rank, dropped, known)
 
 
 def _parse_run(text: str, p: Path, name: str, ties: str, duplicates: str) -> Run:
