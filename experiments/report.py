@@ -650,10 +650,10 @@ def _figure_gain_ratios(study: Study):
                    "joint": "optimal, tuned jointly with the discount"}[col]
             ax.plot(x, sub[col], marker=mk, ls=ls, color=_COLORS[col], label=lab, ms=ms,
                     mfc="none" if col == "unconstrained" else _COLORS[col], mew=1.6)
-        ax.axhline(sub["linear"].iloc[0], color=_COLORS["linear"], ls=":", lw=1.3,
-                   label=f"linear gain ({sub['linear'].iloc[0]:g})")
-        ax.axhline(sub["exponential"].iloc[0], color=_COLORS["exponential"], ls=":", lw=1.3,
-                   label=f"exponential gain ({sub['exponential'].iloc[0]:g})")
+        for fam, name in (("linear", "linear gain (x)"), ("exponential", "exponential gain (2^x − 1)")):
+            v = float(sub[fam].iloc[0])
+            ax.axhline(v, color=_COLORS[fam], ls=":", lw=1.5, label=name)
+            ax.text(x[-1], v, f"{fam} = {v:g}", ha="right", va="bottom", fontsize=8, color=_COLORS[fam])
         ax.axhline(1, color="0.7", lw=0.8)
         ax.set_xticks(x, [f"@{kk}" for kk in ks])
         ax.set_xlabel("nDCG cut-off")
