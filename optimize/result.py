@@ -84,6 +84,11 @@ class Tuning:
         of the best objective; ``start_values`` : objective reached from each start.
     monotone_gain, monotone_discount : the constraints in force.
     per_problem : for a minimax tuning, the objective reached on each collection / cut-off.
+    negative_components : names (``"system"``, ``"topic"``, ``"residual"``) of the raw variance
+        components of the tuned nDCG that are negative on the tuning data (Brennan 2001, §3.4).
+        The front ends warn :class:`gtheory.NegativeVarianceWarning` once for them — about this
+        final configuration only; the many intermediate G-studies (starts, cross-validation
+        splits, standard configurations) never warn.
 
     Notes
     -----
@@ -121,6 +126,7 @@ class Tuning:
     judged_only: bool = False
     seconds: float = 0.0
     per_problem: list[dict[str, Any]] = field(default_factory=list)
+    negative_components: list[str] = field(default_factory=list)
     _judged: Any = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------- views
@@ -205,7 +211,11 @@ class Tuning:
                             judged_only=self.judged_only)
 
     def evaluate(self, judged: metrics.JudgedRuns, *, cutoff: int | None = None) -> gtheory.GStudy:
-        """G-study of the tuned nDCG on ``judged`` (e.g. another collection or held-out topics)."""
+        """G-study of the tuned nDCG on ``judged`` (e.g. another collection or held-out topics).
+
+        Silent about negative variance estimates: the returned G-study records them
+        (``clipped_system``, ``clipped_topic``, ``clipped_residual`` and the ``*_raw`` values).
+        """
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
             return gtheory.gstudy(self.ndcg(judged, cutoff=cutoff))

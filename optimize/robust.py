@@ -219,5 +219,5 @@ def optimize_minimax(
     tuning.gain = g / g.sum()
     if layout.block("discount"):
         tuning.discount = d / d.sum()
-    report_failure(tuning, strict)
+    report_failure(tuning, strict, stacklevel=3)
     return tuning

@@ -73,6 +73,7 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
     vc = gtheory.variance_components(X)
     vs, vt, ve = float(vc.system), float(vc.topic), float(vc.residual)
     n = problem.n_topics
+    negative = [name for name, v in (("system", vs), ("topic", vt), ("residual", ve)) if v < 0]
     failed = [r for r in runs if not r.success]
     msg = best.message
     if failed and best.success:
@@ -92,18 +93,26 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
         start_values={r.start: float(r.fun) for r in runs},
         monotone_gain=problem.monotone_gain, monotone_discount=problem.monotone_discount,
         judged_only=problem.judged_only, seconds=seconds, per_problem=per_problem or [],
-        _judged=problem.judged,
+        negative_components=negative, _judged=problem.judged,
     )
 
 
-def report_failure(tuning: Tuning, strict: bool) -> None:
-    """Warn (or raise, under ``strict``) when the optimiser failed."""
+def report_failure(tuning: Tuning, strict: bool, *, stacklevel: int = 4) -> None:
+    """Warn (or raise, under ``strict``) when the optimiser failed; warn once about negative
+    variance components of the final configuration (the only G-study that warns)."""
+    if tuning.negative_components:
+        comps = ", ".join(f"σ²({c})" for c in tuning.negative_components)
+        warnings.warn(
+            f"the tuned nDCG@{tuning.cutoff} has negative variance estimate(s) {comps} on the tuning data; "
+            "Φ and Eρ² use them raw here and gtheory.gstudy sets them to 0 (Brennan 2001, §3.4).",
+            gtheory.NegativeVarianceWarning, stacklevel=stacklevel,
+        )
     if tuning.success:
         return
     text = f"the {tuning.solver} optimiser did not converge: {tuning.message}"
     if strict:
         raise OptimizationError(text)
-    warnings.warn(text, OptimizationWarning, stacklevel=3)
+    warnings.warn(text, OptimizationWarning, stacklevel=stacklevel)
 
 
 def _check_common(starts: int, agree_tol: float) -> None:

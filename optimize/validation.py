@@ -26,6 +26,7 @@ import metrics
 from metrics import JudgedRuns
 
 from .objective import Objective
+from .result import OptimizationWarning
 from .tune import optimize_discount, optimize_gain, optimize_joint
 
 __all__ = ["cross_validate", "STANDARD_CONFIGS"]
@@ -40,6 +41,7 @@ STANDARD_CONFIGS: dict[str, dict[str, tuple]] = {
 
 
 def _stats(X: np.ndarray, target: float) -> dict[str, float]:
+    # one of many intermediate G-studies: negative estimates are recorded (clipped_*), not warned
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
         g = gtheory.gstudy(X)
@@ -51,6 +53,9 @@ def _stats(X: np.ndarray, target: float) -> dict[str, float]:
         "erho2": float(g.erho2(n)),
         "topics_needed_phi": g.topics_needed(target, "phi", level=None).n,
         "topics_needed_erho2": g.topics_needed(target, "erho2", level=None).n,
+        "clipped_system": bool(g.clipped_system),
+        "clipped_topic": bool(g.clipped_topic),
+        "clipped_residual": bool(g.clipped_residual),
     }
 
 
@@ -92,7 +97,10 @@ def cross_validate(
         One row per split × configuration × part (``train``/``test``): ``split``, ``config``
         (``"tuned"`` or a standard name), ``part``, ``n_topics``, ``phi_1``, ``phi`` and
         ``erho2`` (at the part's number of topics), ``topics_needed_phi``,
-        ``topics_needed_erho2`` (for ``target``), and ``success`` of the tuning.
+        ``topics_needed_erho2`` (for ``target``), ``clipped_system``/``clipped_topic``/
+        ``clipped_residual`` (a negative estimate set to 0 in that G-study) and ``success`` of the
+        tuning. Nothing is warned: the tunings and G-studies are intermediate, their failures and
+        negative estimates are these columns.
 
     Notes
     -----
@@ -117,7 +125,9 @@ def cross_validate(
         train = judged.subset(topics=parts["train"])
         kw = dict(objective=objective, starts=starts, seed=seed, solver=solver)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # failure is recorded in the `success` column
+            # failure is recorded in the `success` column, negative estimates in `clipped_*`
+            warnings.simplefilter("ignore", OptimizationWarning)
+            warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
             if what == "discount":
                 t = optimize_discount(train, gain, cutoff, monotone=monotone, **kw)
             elif what == "gain":

@@ -160,3 +160,101 @@ def test_argument_errors(trec9):
         optimize.optimize_discount(trec9, cutoff=10, solver="newton")
     with pytest.raises(ValueError, match="`starts` must be"):
         optimize.optimize_discount(trec9, cutoff=10, starts=0)
+
+
+# ----------------------------------------------------------------- SLSQP formulations, BLAS threads
+@pytest.mark.parametrize("what,k", [("discount", 100), ("gain", 100), ("joint", 20)])
+def test_slsqp_formulations_reach_the_same_optimum(trec9, what, k):
+    # "reduced" (default), "paper" (Fig. 1 literally) and "increments" describe one feasible set;
+    # reference: the literal paper form. Tolerance 1e-10 in Φ(1): all stop on Δf < 1e-12.
+    p = Problem(trec9, k, what, gain=[0, 1, 2])
+    x0 = p.normalise(np.ones(p.n))
+    runs = {f: solve_slsqp(p, x0, formulation=f) for f in ("reduced", "paper", "increments")}
+    assert runs["reduced"].success and runs["paper"].success
+    assert "successfully" in runs["reduced"].message  # SciPy exit mode 0, not a tolerated failure
+    for f, r in runs.items():
+        assert r.fun == pytest.approx(runs["paper"].fun, abs=1e-10), f
+        assert p.violation(r.x) <= 1e-9
+    # the default path's Φ(1) recomputed independently with metrics.ndcg + gtheory.gstudy
+    g, d = p.split(runs["reduced"].x)
+    X = metrics.ndcg(trec9, gain={float(l): float(v) for l, v in zip(p.levels, g)}, discount=d, cutoff=k).to_numpy()
+    assert gtheory.gstudy(X).phi(1) == pytest.approx(runs["reduced"].fun, abs=1e-12)
+
+
+def test_reduced_formulation_converges_cleanly_from_every_start(trec9):
+    p = Problem(trec9, 100, "discount", gain=[0, 1, 2])
+    from optimize.multistart import starting_points
+
+    vals = []
+    for name, x0 in starting_points(p, 6, seed=0):
+        exact, fd = solve_slsqp(p, x0), solve_slsqp(p, x0, jac=False) if name == "log2" else None
+        assert exact.success and "successfully" in exact.message, (name, exact.message)
+        if fd is not None:  # like with like: finite differences reach no better Φ
+            assert fd.success and exact.fun >= fd.fun - 1e-12 and exact.nfev < fd.nfev / 50
+        vals.append(exact.fun)
+    assert max(vals) - min(vals) < 1e-10
+
+
+def test_formulation_argument_error(trec9):
+    p = Problem(trec9, 10, "discount", gain=[0, 1, 2])
+    with pytest.raises(ValueError, match="`formulation` must be one of"):
+        solve_slsqp(p, np.full(10, 0.1), formulation="fig1")
+
+
+def test_solvers_run_with_single_threaded_blas_and_restore_it():
+    from threadpoolctl import threadpool_info
+
+    from optimize._threads import single_threaded_blas
+
+    before = {i["filepath"]: i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    with single_threaded_blas():
+        inside = [i for i in threadpool_info() if i["user_api"] == "blas"]
+        assert inside and all(i["num_threads"] == 1 for i in inside)
+        # SciPy's own OpenBLAS (SLSQP's subproblem) is among the limited libraries
+        assert any("scipy" in i["filepath"] for i in inside)
+    after = {i["filepath"]: i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    assert all(after[f] == n for f, n in before.items())
+
+
+# ------------------------------------------------------------------------- negative variance warnings
+# 5 systems x 6 topics of TREC-9 where σ²(system) of log2/linear nDCG@20 is negative
+_NEG_SUB = dict(systems=[22, 23, 33, 48, 92], topics=[7, 11, 19, 21, 25, 31])
+# 4 x 3 where even the stability-optimal gains leave σ²(system) < 0
+_NEG_FINAL = dict(systems=[47, 52, 77, 98], topics=[12, 15, 45])
+
+
+def test_intermediate_gstudies_do_not_warn(trec9):
+    sub = trec9.subset(**_NEG_SUB)
+    X = metrics.ndcg(sub, gain=[0, 1, 2], discount="log2", cutoff=20).to_numpy()
+    with pytest.warns(gtheory.NegativeVarianceWarning):  # the data does produce negative estimates
+        gtheory.gstudy(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        t = optimize.optimize_discount(sub, [0, 1, 2], 20, starts=4)
+        g = optimize.optimize_gain(sub, "log2", 20, starts=4)
+        cv = optimize.cross_validate(sub, what="discount", cutoff=20, gain=[0, 1, 2], n_splits=3, starts=2)
+        t.gstudy, g.gstudy
+    assert t.negative_components == [] and g.negative_components == []
+    # recorded instead: the clipped_* columns equal an independent G-study of the same split
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(6)
+    test_topics = np.sort(perm[3:])
+    Xl = metrics.ndcg(sub.subset(topics=test_topics), gain=[0, 1, 2], discount="log2", cutoff=20).to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        ref = gtheory.gstudy(Xl)
+    row = cv[(cv.split == 0) & (cv.config == "log2") & (cv.part == "test")].iloc[0]
+    assert (row.clipped_system, row.clipped_topic, row.clipped_residual) == (
+        ref.clipped_system, ref.clipped_topic, ref.clipped_residual)
+    assert cv[["clipped_system", "clipped_topic"]].to_numpy().any()
+
+
+def test_final_configuration_warns_once_and_records(trec9):
+    sub = trec9.subset(**_NEG_FINAL)
+    with pytest.warns(gtheory.NegativeVarianceWarning, match="tuned nDCG@10") as rec:
+        t = optimize.optimize_gain(sub, "log2", 10, starts=2)
+    assert len([w for w in rec if issubclass(w.category, gtheory.NegativeVarianceWarning)]) == 1
+    vc = gtheory.variance_components(t.ndcg(sub).to_numpy())  # independent: public nDCG, raw components
+    expect = [n for n in ("system", "topic", "residual") if getattr(vc, n) < 0]
+    assert t.negative_components == expect == ["system"]
+    assert optimize.Tuning.from_json(t.to_json()).negative_components == ["system"]
