@@ -258,3 +258,25 @@ def test_final_configuration_warns_once_and_records(trec9):
     expect = [n for n in ("system", "topic", "residual") if getattr(vc, n) < 0]
     assert t.negative_components == expect == ["system"]
     assert optimize.Tuning.from_json(t.to_json()).negative_components == ["system"]
+
+
+def test_cross_validate_row_matches_an_independent_computation(trec9):
+    # reference for one split: tune with optimize_discount on judged.subset(topics=train), score the
+    # held-out topics with metrics.ndcg and gtheory.gstudy — the public path, outside cross_validate
+    cv = optimize.cross_validate(trec9, what="discount", cutoff=100, gain=[0, 1, 2], n_splits=2, seed=5, starts=2)
+    rng = np.random.default_rng(5)
+    for split in range(2):
+        perm = rng.permutation(trec9.n_topics)  # the documented split rule: first half tunes
+        train, test = np.sort(perm[:25]), np.sort(perm[25:])
+        t = optimize.optimize_discount(trec9.subset(topics=train), [0, 1, 2], 100, starts=2, seed=5)
+        held = trec9.subset(topics=test)
+        for config, disc in (("tuned", t.discount), ("log2", "log2"), ("zipf", "zipf")):
+            X = metrics.ndcg(held, gain=[0, 1, 2], discount=disc, cutoff=100).to_numpy()
+            g = gtheory.gstudy(X)
+            row = cv[(cv.split == split) & (cv.config == config) & (cv.part == "test")].iloc[0]
+            assert row.n_topics == 25
+            assert row.phi == pytest.approx(g.phi(25), abs=1e-10), (split, config)
+            assert row.erho2 == pytest.approx(g.erho2(25), abs=1e-10)
+            assert row.topics_needed_phi == g.topics_needed(0.95, level=None).n
+        tuned_train = cv[(cv.split == split) & (cv.config == "tuned") & (cv.part == "train")].iloc[0]
+        assert tuned_train.phi == pytest.approx(t.phi, abs=1e-9)
