@@ -11,7 +11,6 @@ Conventions, all those of trec_eval (``form_res_rels.c``):
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -59,26 +58,7 @@ def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:
         raise TypeError(f"`judged_only` must be True or False; got {judged_only!r}")
     if not judged_only:
         return judged
-    negative = judged.levels < 0
-    if not negative.any():
-        return judged.condensed()
-    table = np.zeros(judged.levels.size + 2, dtype=bool)
-    table[: judged.levels.size] = negative
-    table[UNJUDGED] = True
-    drop = table[judged.grades]
-    order = np.argsort(drop, axis=-1, kind="stable")
-    g = np.take_along_axis(judged.grades, order, axis=-1)
-    d = np.take_along_axis(judged.doc_ids, order, axis=-1)
-    dropped = np.take_along_axis(drop, order, axis=-1)
-    g[dropped] = ABSENT
-    d[dropped] = -1
-    keep = max(int((g != ABSENT).sum(axis=-1).max(initial=0)), 1)
-    return replace(
-        judged,
-        grades=np.ascontiguousarray(g[..., :keep]),
-        doc_ids=np.ascontiguousarray(d[..., :keep]),
-        report={**judged.report, "condensed": True},
-    )
+    return judged.condensed()
 
 
 def relevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:

@@ -65,7 +65,7 @@ def dcg(
     """
     check_cutoff(cutoff)
     v = evaluated_list(judged, judged_only)
-    value, _ = dcg_parts(v, gain, discount, cutoff=cutoff)
+    value, _ = dcg_parts(v, gain=gain, discount=discount, cutoff=cutoff)
     return as_frame(value, judged)
 
 
@@ -96,7 +96,7 @@ def ncg(judged: JudgedRuns, *, gain: GainSpec = "linear", cutoff: int | None = N
     """
     check_cutoff(cutoff)
     v = evaluated_list(judged, judged_only)
-    value, ideal = dcg_parts(v, gain, "none", cutoff=cutoff)
+    value, ideal = dcg_parts(v, gain=gain, discount="none", cutoff=cutoff)
     return as_frame(safe_divide(value, ideal[None, :]), judged)
 
 

@@ -7,8 +7,8 @@ A gain is given per *grade* and turned into a per-level vector aligned with ``Ju
 * ``"exponential"`` (``"exponential(base=b)"``): :math:`g(x) = b^x - 1` for :math:`x > 0`, default :math:`b = 2`,
 * ``"binary"`` (``"binary(level=l)"``): :math:`g(x) = 1` if :math:`x \\ge l` (default 1) else 0.
 
-Grades :math:`\\le 0` (non-relevant, and negative grades: judged non-relevant in trec_eval) have gain 0 in every
-family. Real-valued grades are used as they are (no truncation).
+Grades :math:`\\le 0` have gain 0 in every family (grade 0: judged non-relevant; negative grades: pooled but
+unjudged in trec_eval, so ``judged_only`` lists drop them). Real-valued grades are used as they are (no truncation).
 """
 from __future__ import annotations
 

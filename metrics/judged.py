@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, Sequence, Union
+from typing import Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -117,8 +117,11 @@ class JudgedRuns:
         return self.level_counts[:, self.levels >= relevance_level].sum(axis=1)
 
     def n_nonrelevant(self, relevance_level: float = 1) -> np.ndarray:
-        """N per topic: judged documents with grade < ``relevance_level`` (negative grades included)."""
-        return self.level_counts[:, self.levels < relevance_level].sum(axis=1)
+        """N per topic: judged documents with 0 ≤ grade < ``relevance_level`` (trec_eval's ``num_nonrel``).
+
+        Negative grades are pooled-but-unjudged in trec_eval and are not counted.
+        """
+        return self.level_counts[:, (self.levels >= 0) & (self.levels < relevance_level)].sum(axis=1)
 
     @property
     def retrieved(self) -> np.ndarray:
@@ -138,20 +141,28 @@ class JudgedRuns:
 
     # ------------------------------------------------------------------------------------------ derived views
     def condensed(self) -> "JudgedRuns":
-        """The condensed lists (Sakai 2007): unjudged documents removed, the rest moved up (trec_eval ``-J``)."""
+        """The condensed lists (Sakai 2007): unjudged documents removed, the rest moved up (trec_eval ``-J``).
+
+        Documents with a negative grade are *pooled but unjudged* in trec_eval (``form_res_rels.c``) and ``-J``
+        drops them too; so does this. Cached: repeated calls return the same object.
+        """
         cached = self.__dict__.get("_condensed")
         if cached is not None:
             return cached
-        unj = self.grades == UNJUDGED
-        if not unj.any():
+        table = np.zeros(self.levels.size + 2, dtype=bool)
+        table[: self.levels.size] = self.levels < 0
+        table[UNJUDGED] = True
+        drop = table[self.grades]
+        if not drop.any():
             out = self
         else:
-            order = np.argsort(unj, axis=-1, kind="stable")
+            order = np.argsort(drop, axis=-1, kind="stable")
             g = np.take_along_axis(self.grades, order, axis=-1)
             d = np.take_along_axis(self.doc_ids, order, axis=-1)
-            g[np.take_along_axis(unj, order, axis=-1)] = ABSENT
-            keep = int((g != ABSENT).sum(axis=-1).max(initial=0))
-            keep = max(keep, 1)
+            dropped = np.take_along_axis(drop, order, axis=-1)
+            g[dropped] = ABSENT
+            d[dropped] = -1
+            keep = max(int((g != ABSENT).sum(axis=-1).max(initial=0)), 1)
             out = replace(
                 self,
                 grades=np.ascontiguousarray(g[..., :keep]),

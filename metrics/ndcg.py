@@ -65,9 +65,9 @@ def _check_cutoff(cutoff: int | None) -> None:
 
 def dcg_parts(
     judged: JudgedRuns,
+    *,
     gain: GainSpec = "linear",
     discount: DiscountSpec = "log2",
-    *,
     cutoff: int | None = None,
     judged_only: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -91,6 +91,7 @@ def dcg_parts(
 
 def ndcg(
     judged: JudgedRuns,
+    *,
     gain: GainSpec = "linear",
     discount: DiscountSpec = "log2",
     cutoff: int | None = None,
@@ -129,7 +130,7 @@ def ndcg(
     >>> metrics.ndcg(j, gain=[0, 1, 2], discount="zipf", cutoff=100).shape
     (104, 50)
     """
-    dcg, idcg = dcg_parts(judged, gain, discount, cutoff=cutoff, judged_only=judged_only)
+    dcg, idcg = dcg_parts(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(idcg[None, :] > 0, dcg / np.where(idcg > 0, idcg, 1.0)[None, :], 0.0)
     return as_frame(out, judged)

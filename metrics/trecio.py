@@ -16,7 +16,8 @@ reproduces that exactly. The stored ``score`` keeps full double precision. ``tie
 ``ties="rank"`` ranks by the rank column instead of the score (ties again in file order).
 
 Grades: any finite real number. trec_eval truncates grades to integers (``atol``); we keep the real value.
-Negative grades are kept: trec_eval counts them as judged non-relevant, and ``infAP`` as pooled-but-unjudged.
+Negative grades are kept: trec_eval treats them as *pooled but unjudged* — not relevant, not counted in N, dropped
+from condensed (``-J``) lists, unjudged for ``infAP``.
 """
 from __future__ import annotations
 

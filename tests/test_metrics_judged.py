@@ -64,7 +64,8 @@ def test_report_counts_ignored_and_missing_topics(small):
 
 def test_qrels_counts_R_and_N(small):
     assert small.n_relevant().tolist() == [2, 1, 1]
-    assert small.n_nonrelevant().tolist() == [2, 1, 0]  # the -1 grade counts as judged non-relevant
+    # the -1 grade is pooled-but-unjudged in trec_eval: not in N
+    assert small.n_nonrelevant().tolist() == [1, 1, 0]
     assert small.level_counts.sum() == 7
 
 
@@ -154,3 +155,5 @@ def test_condensed_removes_unjudged(small):
     assert c.grades[0, 0].tolist()[:2] == [code[2], code[0]]
     assert (c.grades != UNJUDGED).all()
     assert c.retrieved.tolist() == small.retrieved.tolist()
+    # run B: b, a, z(-1): the negative grade is dropped from the condensed list as trec_eval -J does
+    assert c.grades[1, 0, :2].tolist() == [code[1], code[2]] and (c.grades[1, 0, 2:] == ABSENT).all()

@@ -112,10 +112,10 @@ def dl19_pooled(dl19, tmp_path_factory):
 
 @pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
 def test_parity_with_negative_grades(dl19, dl19_pooled, judged_only):
-    """Negative grades: unjudged for infAP (its u term), skipped by bpref, not in R or N, dropped by -J."""
+    """Negative grades: unjudged for infAP (its u term), skipped by bpref, not in R or N, dropped by -J (nDCG too)."""
     j, trec_qrels = dl19_pooled
     assert (j.levels < 0).any() and (j.grades == 0).any()
-    ref = reference(trec_qrels, dl19.trec_runs, BINARY, judged_only=judged_only)
+    ref = reference(trec_qrels, dl19.trec_runs, BINARY + ("ndcg", "ndcg_cut_10", "ndcg_cut_20"), judged_only=judged_only)
     deltas = max_deltas(j, ref, judged_only=judged_only)
     assert max(deltas.values()) <= TOL, deltas
     # the variant does change infAP (so the pooled-but-unjudged branch is exercised)
