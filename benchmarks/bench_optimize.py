@@ -89,6 +89,19 @@ def main() -> None:
                        f"min Phi(1) exact - fd = {worst:+.1e}; all exit mode 0: {clean}")
     lines.append("Speed-up, summed over the 4 starts (the multi-start of optimize_discount):")
     lines += summary
+    # where the exact path's time goes: the objective vs SLSQP itself (its QP subproblem, in C)
+    x0 = starts[0][1]
+    tf = timed(lambda: [p.value(x0) for _ in range(200)], args.repeat)[0] / 200
+    tg = timed(lambda: [p.gradient(p.forward(x0)[1]) for _ in range(200)], args.repeat)[0] / 200 - tf
+    ce, _, re = timed(lambda: solve_slsqp(p, x0), args.repeat)
+    own = (ce - re.nfev * tf - re.njev * tg) / re.nit
+    lines.append(f"Where the exact path's time goes (reduced, log2 start): f {tf * 1e3:.3f} ms, gradient from f's "
+                 f"state +{tg * 1e3:.3f} ms; SLSQP's own work (QP subproblem, BFGS update, SciPy wrapper) "
+                 f"{own * 1e3:.2f} ms per iteration = {own / tf:.0f} evaluations of f "
+                 f"({re.nit} iterations, {re.nfev} f, {re.njev} gradients). A finite-difference gradient costs "
+                 f"{p.n} f = {p.n * tf * 1e3:.1f} ms, so at equal iterations the ratio is bounded by about "
+                 f"({p.n} + {own / tf:.0f}) / ({re.nfev / re.nit:.1f} + {tg / tf:.1f} + {own / tf:.0f}) "
+                 f"= {(p.n + own / tf) / (re.nfev / re.nit + tg / tf + own / tf):.1f}x")
     x0 = starts[0][1]
     cl, wl, r_lb = timed(lambda: solve_lbfgsb(p, x0), args.repeat)
     cc, wc, r_cv = timed(lambda: solve_cvx(p, x0), 1)

@@ -356,22 +356,30 @@ class Problem:
         """The objective :math:`f(x)` = Φ(1) (or Eρ²(1)) of the tuned nDCG."""
         return stability_and_gradient(self.scores(x), self.objective, grad=False)[0]
 
-    def value_and_grad(self, x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        """``(f, ∂f/∂x)`` with the exact gradient of the module docstring."""
+    def forward(self, x: NDArray[np.float64]) -> tuple[float, tuple]:
+        """``(f, state)``: the objective and what :meth:`gradient` needs to finish ``∂f/∂x`` at the
+        same ``x`` without recomputing the scores (a solver asks for the gradient only at the
+        iterates it accepts, not at every line-search point)."""
         x = np.asarray(x, dtype=np.float64)
         dcg, idcg, extra = self._parts(x)
         ok = idcg > 0
         inv = np.where(ok, 1.0 / np.where(ok, idcg, 1.0), 0.0)
         X = dcg * inv[None, :]
-        f, _, W = stability_and_gradient(X, self.objective)
+        f = stability_and_gradient(X, self.objective, grad=False)[0]
+        return f, (x, X, inv, extra)
+
+    def gradient(self, state: tuple) -> NDArray[np.float64]:
+        """``∂f/∂x`` from the ``state`` of :meth:`forward` (the formulas of the module docstring)."""
+        x, X, inv, extra = state
+        W = stability_and_gradient(X, self.objective)[2]
         Wc = W * inv[None, :]  # W_st / c_t
         v = (W * X).sum(axis=0) * inv  # sum_s W_st X_st / c_t
         grad = np.zeros(self.n)
-        g, d = self.split(x)
         bd, bg = self.block("discount"), self.block("gain")
         if self.what == "discount":
             grad[bd.slice] = self._AT @ Wc.ravel() - v @ self._I
-            return f, grad
+            return grad
+        g, d = self.split(x)
         C, Dl = extra
         if bg:
             grad[bg.slice] = np.einsum("lst,st->l", C, Wc) - Dl @ v
@@ -381,7 +389,12 @@ class Problem:
             gd = sum(gl * (M.T @ w) for gl, M in zip(gp, self._M))
             gd = gd - self._ideal_gain_matrix(g).T @ v
             grad[bd.slice] = gd
-        return f, grad
+        return grad
+
+    def value_and_grad(self, x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        """``(f, ∂f/∂x)`` with the exact gradient of the module docstring."""
+        f, state = self.forward(x)
+        return f, self.gradient(state)
 
     def _ideal_gain_matrix(self, g_levels: NDArray[np.float64]) -> NDArray[np.float64]:
         return metrics.ideal_gains(self._j, g_levels, self.cutoff)

@@ -133,14 +133,22 @@ def solve_slsqp(
         to_x, pull, z0 = (lambda z: z), (lambda g: g), project(problem, x0)
         bounds = [(0.0, 1.0)] * problem.n if formulation == "paper" else _reduced_bounds(problem)
 
-    if jac:
-        def fun(z):
-            counter["f"] += 1
-            counter["g"] += 1
-            f, g = problem.value_and_grad(to_x(z))
-            return -f, -pull(g)
-    else:
-        def fun(z):
+    last: dict = {}
+
+    def fun(z):
+        counter["f"] += 1
+        f, state = problem.forward(to_x(z))
+        last["z"], last["state"] = z.copy(), state
+        return -f
+
+    def grad(z):
+        # SLSQP asks for the gradient at accepted iterates only, right after their value: reuse the scores
+        counter["g"] += 1
+        state = last["state"] if "z" in last and np.array_equal(last["z"], z) else problem.forward(to_x(z))[1]
+        return -pull(problem.gradient(state))
+
+    if not jac:
+        def fun(z):  # noqa: F811  (the finite-difference baseline evaluates f alone)
             counter["f"] += 1
             return -problem.value(to_x(z))
 
@@ -150,7 +158,7 @@ def solve_slsqp(
     with warnings.catch_warnings(), single_threaded_blas():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = minimize(
-            fun, z0, jac=True if jac else None, method="SLSQP",
+            fun, z0, jac=grad if jac else None, method="SLSQP",
             bounds=bounds, constraints=cons, options={"maxiter": maxiter, "ftol": ftol},
         )
     res.x = to_x(res.x)

@@ -78,7 +78,7 @@ def test_analytic_gradient_path_uses_no_finite_differences(trec9):
     p = Problem(trec9, 30, "discount", gain=[0, 1, 2])
     r = solve_slsqp(p, p.normalise(np.ones(30)))
     fd = solve_slsqp(p, p.normalise(np.ones(30)), jac=False)
-    assert r.nfev == r.njev and r.nfev < fd.nfev  # one evaluation per gradient vs n + 1
+    assert 0 < r.njev <= r.nfev < fd.nfev / 10  # gradients only at iterates; FD needs n + 1 values each
     assert r.fun >= fd.fun - 1e-9
 
 
