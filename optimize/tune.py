@@ -12,8 +12,8 @@ i.e. Φ at one topic. Because :math:`\Phi(n) = n\rho/(1+n\rho)` is increasing in
 depend on the number of topics; the result reports Φ at one topic and at the data's number of
 topics, and the topics needed for any target.
 
-Solvers (``solver=``): ``"slsqp"`` — SciPy SLSQP on the paper's formulation with the exact
-gradient; ``"lbfgsb"`` — L-BFGS-B on the increments parametrisation (bounds only; fast at
+Solvers (``solver=``): ``"slsqp"`` — SciPy SLSQP on the paper's constraints (without the
+redundant bounds; :func:`optimize.slsqp.solve_slsqp`) with the exact gradient; ``"lbfgsb"`` — L-BFGS-B on the increments parametrisation (bounds only; fast at
 1000 ranks); ``"cvxpy"`` — sequential convex programming with convex QP subproblems
 (:mod:`optimize.cvx`); ``"auto"`` (default) — SLSQP up to 200 variables, L-BFGS-B above.
 All start from the same deterministic starts (:mod:`optimize.multistart`).
