@@ -107,10 +107,81 @@ def test_runs_and_qrels_scored_with_metrics(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, match", [
     (["--runs", "x"], "--runs and --qrels go together"),
-    ([], "give either SCORES.csv or --runs"),
-    (["--runs", "x", "--qrels", "y", "--measure", "AP"], "--measure must be nDCG or nDCG@k"),
+    ([WEB, "--runs", "x", "--qrels", "y"], "give either SCORES.csv or the data options"),
+    (["--runs", "x", "--qrels", "y", "--measure", "AP"], "no such run file or directory: x"),
+    ([WEB, "--measure", "AP"], "selects a measure of a long CSV with a 'measure' column"),
+    ([WEB, "--json", "--quiet"], "--json and --quiet exclude each other"),
 ])
 def test_runs_option_errors(capsys, monkeypatch, args, match):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     assert main(["gstudy", *args]) == 2
     assert match in capsys.readouterr().err
+
+
+# ---- the README's first session: gtheory evaluate ... --out scores.csv, then gtheory gstudy scores.csv
+@pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")
+@pytest.mark.parametrize("measures", [["AP"], ["nDCG@10", "AP"]])
+def test_evaluate_long_csv_then_gstudy(tmp_path, capsys, monkeypatch, measures):
+    import metrics
+
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    runs, qrels = _toy_runs(tmp_path)
+    csv = tmp_path / "scores.csv"
+    flags = [a for m in measures for a in ("--measure", m)]
+    assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), *flags, "--out", str(csv)]) == 0
+    assert csv.read_text().splitlines()[0] == "system,topic,measure,score"
+    capsys.readouterr()
+    judged = metrics.judge(str(runs), str(qrels))
+    if len(measures) > 1:  # several measures: --measure is required, and the message lists them
+        assert main(["gstudy", str(csv)]) == 2
+        err = capsys.readouterr().err
+        assert "holds 2 measures (nDCG@10, AP)" in err and "--measure NAME" in err
+        chosen = ["--measure", "ap"]  # matched case-insensitively
+    else:
+        chosen = []
+    assert main(["gstudy", str(csv), *chosen, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    g = gtheory.gstudy(metrics.evaluate(judged, "AP"))
+    assert data["n_systems"] == 4 and data["n_topics"] == 4 and data["source"].endswith("(AP)")
+    assert data["components"]["system"]["variance_raw"] == pytest.approx(g.var_system_raw, rel=1e-9)
+    if len(measures) > 1:
+        assert main(["gstudy", str(csv), "--measure", "nDCG@10", "--quiet"]) == 0
+        assert capsys.readouterr().out == ""
+        assert main(["gstudy", str(csv), "--measure", "P@5"]) == 2
+        assert "has no measure 'P@5'; it holds nDCG@10, AP" in capsys.readouterr().err
+
+
+def test_long_csv_with_a_missing_cell_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    p = tmp_path / "s.csv"
+    p.write_text("system,topic,measure,score\na,1,AP,0.1\na,2,AP,0.2\nb,1,AP,0.3\n")
+    assert main(["gstudy", str(p)]) == 2
+    assert "1 system/topic pairs have no AP score (first: system 'b', topic '2')" in capsys.readouterr().err
+
+
+def test_one_system_is_refused_in_the_users_terms(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    p = tmp_path / "s.csv"
+    p.write_text("system,topic,measure,score\na,1,AP,0.1\na,2,AP,0.2\n")
+    assert main(["gstudy", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "the data has only 1 system; at least 2 are needed" in err and "`" not in err
+
+
+def test_gstudy_shared_data_options(capsys):
+    # no CSV: the shared data options (embedded TREC-9 by default), any measure of `gtheory evaluate`
+    import metrics
+
+    assert main(["gstudy", "--measure", "P@10", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    g = gtheory.gstudy(metrics.evaluate(metrics.load_trec9(), "P@10"))
+    assert data["components"]["system"]["variance_raw"] == pytest.approx(g.var_system_raw, rel=1e-12)
+    assert data["source"] == "P@10 over the embedded TREC-9 Web runs"
+
+
+def test_unknown_option_prints_the_subcommands_usage(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["gstudy", WEB, "--no-such-option"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: gtheory gstudy") and "unrecognized arguments: --no-such-option" in err

@@ -49,13 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         p = module.register(sub)
-        p.set_defaults(_run=module.run)
+        p.set_defaults(_run=module.run, _parser=p)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # argparse would report these with the top-level usage; the subcommand's is the useful one
+        owner = getattr(args, "_parser", None) or parser
+        owner.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE

@@ -41,6 +41,20 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
 
 
+def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None:
+    """Refuse data too small for a study, in the user's terms (not a library's parameter names).
+
+    ``data`` is a :class:`metrics.JudgedRuns` or a systems x topics matrix (DataFrame / array).
+    """
+    if hasattr(data, "n_systems"):
+        n_s, n_t = int(data.n_systems), int(data.n_topics)
+    else:
+        n_s, n_t = (int(x) for x in data.shape)
+    for n, least, what in ((n_s, min_systems, "system"), (n_t, min_topics, "topic")):
+        if n < least:
+            raise UsageError(f"the data has only {n} {what}{'s' * (n != 1)}; at least {least} are needed.")
+
+
 def emit_json(obj: Any) -> None:
     json.dump(obj, sys.stdout, indent=2, default=_default)
     sys.stdout.write("\n")

@@ -36,7 +36,7 @@ import gtheory
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, emit_json, load_judged
+from ._common import add_data_args, emit_json, check_shape, load_judged
 
 __all__ = ["register", "run", "check_configurations"]
 
@@ -186,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"{args.tuning} is not a tuning written by 'gtheory tune --out' ({exc})") from None
     judged = load_judged(args)
+    check_shape(judged)
     k = args.cutoff or (tuning.cutoff if tuning is not None else 100)
     if k > judged.depth:
         raise UsageError(f"--cutoff {k} exceeds the run depth {judged.depth}")

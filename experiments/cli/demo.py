@@ -16,7 +16,7 @@ import numpy as np
 import gtheory
 import metrics
 
-from ._common import add_data_args, emit_json, load_judged
+from ._common import add_data_args, emit_json, check_shape, load_judged
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--target must be in (0, 1); got {args.target}")
     t0 = time.perf_counter()
     judged = load_judged(args)
+    check_shape(judged)
     _say(args, f"data: {judged.report.get('description', repr(judged))}")
     k = args.cutoff
     top = int(judged.levels.max())

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import add_data_args, load_judged
+from ._common import add_data_args, check_shape, load_judged
 from . import UsageError
 
 
@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"[{time.perf_counter() - t0:6.1f} s] {msg}", file=sys.stderr, flush=True)
 
     judged = load_judged(args)
+    check_shape(judged)
     say(f"data: {judged.n_systems} systems x {judged.n_topics} topics, grades "
         f"{', '.join(f'{g:g}' for g in judged.levels)}")
     factory = ReportSettings.quick if args.quick else ReportSettings.default

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, emit_json, load_judged
+from ._common import add_data_args, emit_json, check_shape, load_judged
 
 __all__ = ["register", "run"]
 
@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     from experiments import incompleteness_study, knee, summarize_study
 
     judged = load_judged(args)
+    check_shape(judged)
     measures = args.measure or ["nDCG@100"]
     test = None if args.test == "none" else args.test
     df = incompleteness_study(

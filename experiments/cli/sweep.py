@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, emit_json, load_judged
+from ._common import add_data_args, emit_json, check_shape, load_judged
 
 __all__ = ["register", "run"]
 
@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.target < 1:
         raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
     judged = load_judged(args)
+    check_shape(judged)
     client = executor = None
     if args.dask_scheduler:
         client, executor = _dask_executor(args.dask_scheduler)

@@ -13,11 +13,12 @@ import warnings
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
+from ._common import add_data_args, check_shape, load_judged
 
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-Without --runs/--qrels the embedded TREC-9 Web runs (104 systems x 50 topics) are used.
+Without --runs/--qrels (or --judged) the embedded TREC-9 Web runs (104 systems x 50 topics) are used.
 The tuned vectors are normalised to sum 1 (nDCG is scale-free in each) and written to --out as
 JSON (optimize.Tuning.from_json reads it back). The optimum does not depend on the number of
 topics: Φ(n) is increasing in σ²s/(σ²t+σ²st) for every n. A tuned vector is fitted to the topics
@@ -34,8 +35,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--runs", metavar="DIR", default=None, help="directory (or file) of TREC run files")
-    p.add_argument("--qrels", metavar="FILE", default=None, help="TREC qrels file (with --runs)")
+    add_data_args(p)
     p.add_argument("--what", choices=["discount", "gain", "joint"], default="discount", help="what to tune")
     p.add_argument("--cutoff", type=int, default=100, help="nDCG cut-off k (default 100)")
     p.add_argument("--gain", default="linear", help="fixed gain when tuning the discount (default linear)")
@@ -54,16 +54,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _judged(args: argparse.Namespace):
-    import metrics
-
-    if (args.runs is None) != (args.qrels is None):
-        raise UsageError("--runs and --qrels go together (or neither, for the embedded TREC-9 data).")
-    if args.runs is None:
-        return metrics.load_trec9()
-    return metrics.judge(args.runs, args.qrels)
-
-
 def run(args: argparse.Namespace) -> int:
     import optimize
 
@@ -71,7 +61,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}.")
     if args.starts < 1:
         raise UsageError(f"--starts must be a positive integer; got {args.starts}.")
-    judged = _judged(args)
+    judged = load_judged(args)
+    check_shape(judged)
+    if args.cutoff > judged.depth:
+        raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}.")
     common = dict(objective=args.objective, solver=args.solver, starts=args.starts, seed=args.seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", optimize.OptimizationWarning)
