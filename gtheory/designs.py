@@ -508,7 +508,7 @@ def gstudy_design(
         if v < 2:
             raise ValueError(f"facet {f!r} has {v} level(s); at least 2 are needed to estimate its variance.")
     if np.ptp(y) == 0:
-        raise ValueError(f"all scores are equal ({y.flat[0]!r}); every variance component is 0 and "
+        raise ValueError(f"all scores are equal ({float(y.flat[0]):g}); every variance component is 0 and "
                          "the coefficients are 0/0 — undefined.")
     axis = {f: k for k, f in enumerate(d.facets)}
     n_cells = y.size

@@ -88,7 +88,9 @@ class TopicsNeeded:
     n_high: int | float | None = None
 
     def __str__(self) -> str:
-        s = f"{_COEF_NAMES[self.coefficient]} ≥ {self.target:g}: {_fmt_n(self.n)} topics (exact {self.n_exact:.4g})"
+        s = f"{_COEF_NAMES[self.coefficient]} ≥ {self.target:g}: {_fmt_n(self.n)} topics"
+        if np.isfinite(self.n_exact):
+            s += f" (exact {self.n_exact:.4g})"
         if self.level is not None:
             s += f", {self.level:.0%} CI [{_fmt_n(self.n_low)}, {_fmt_n(self.n_high)}]"
         return s
@@ -485,8 +487,9 @@ def gstudy(
         \hat\sigma^2_{st} = MS_{st}, \quad \hat\sigma^2_s = (MS_s - MS_{st})/n_t, \quad
         \hat\sigma^2_t = (MS_t - MS_{st})/n_s .
 
-    Computed in closed form in full double precision (no rounding); a few microseconds for
-    100 × 50 in :func:`gtheory.variance_components`.
+    Computed in closed form in full double precision (no rounding); about 50–100 µs for
+    100 × 50 in :func:`gtheory.variance_components` (benchmarks/bench_gstudy.py: thousands of times faster than
+    statsmodels OLS + ``anova_lm``).
 
     References
     ----------
@@ -527,7 +530,7 @@ def gstudy(
         systems = [s for s, k in zip(systems, keep) if k]
     if np.ptp(x) == 0:
         raise ValueError(
-            f"all scores are equal ({x.flat[0]!r}); every variance component is 0 and Φ and Eρ² "
+            f"all scores are equal ({float(x.flat[0]):g}); every variance component is 0 and Φ and Eρ² "
             "are 0/0 — undefined. Is the metric computed correctly?"
         )
     n_s, n_t = x.shape

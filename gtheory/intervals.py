@@ -72,9 +72,11 @@ def _arteaga_phi1(
     f3 = stats.f.ppf(q, df_s, df_t)
     num = ms_s**2 - f1 * ms_s * ms_e + (f1 - f2) * f2 * ms_e**2
     den = (n_s - 1) * f1 * ms_s * ms_e + f3 * ms_s * ms_t
+    # λ ≤ 0 when the system mean square is too small for the quantile (bound at 0); λ = ∞ when the topic and
+    # residual mean squares vanish (scores vary only between systems: bound at 1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        lam = num / den
-        return n_s * lam / (n_s * lam + n_t)
+        lam = np.where(num <= 0, 0.0, np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf))
+        return np.where(np.isinf(lam), 1.0, n_s * lam / (n_s * lam + n_t))
 
 
 def arteaga_ratio_bounds(
@@ -103,10 +105,10 @@ def arteaga_ratio_bounds(
     out = []
     for q in (1 - a, a):
         phi1 = _arteaga_phi1(*ms, n_systems, n_topics, q)
-        phi1 = np.clip(np.where(np.isfinite(phi1), phi1, 0.0), 0.0, 1.0)
+        phi1 = np.clip(np.where(np.isnan(phi1), 0.0, phi1), 0.0, 1.0)
         with np.errstate(divide="ignore"):
             out.append(np.where(phi1 >= 1.0, np.inf, phi1 / (1.0 - phi1)))
-    return out[0], out[1]
+    return np.minimum(out[0], out[1]), np.maximum(out[0], out[1])
 
 
 def project(ratio: float | ArrayLike, n_topics: ArrayLike) -> NDArray[np.float64]:

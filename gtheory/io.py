@@ -98,10 +98,15 @@ def read_scores(path: str | os.PathLike[str], *, orientation: Orientation = "aut
         raise ValueError(f"`orientation` must be one of {_ORIENTATIONS}; got {orientation!r}.")
     p = Path(path)
     name = str(path)
+    if p.is_dir():
+        raise ValueError(f"score file {name!r} is a directory; give a CSV file.")
     if not p.is_file():
         raise FileNotFoundError(f"score file {name!r} does not exist.")
-    with open(p, newline="", encoding="utf-8-sig") as fh:
-        rows = [(i + 1, r) for i, r in enumerate(csv.reader(fh)) if any(c.strip() for c in r)]
+    try:
+        with open(p, newline="", encoding="utf-8-sig") as fh:
+            rows = [(i + 1, r) for i, r in enumerate(csv.reader(fh)) if any(c.strip() for c in r)]
+    except UnicodeDecodeError as exc:
+        raise _fail(name, None, f"not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
     if not rows:
         raise _fail(name, None, "the file is empty.")
     header_line, header = rows[0]

@@ -7,7 +7,7 @@ Named families (``discount_vector(name, n, cutoff=k)``):
   (Järvelin & Kekäläinen 2002),
 * ``"zipf"``: :math:`d_r = 1/r`,
 * ``"linear"``: :math:`d_r = (k + 1 - r)/k` for :math:`r \\le k`, 0 after (Kanoulas & Aslam 2009, Fig. 2; ``k`` is
-  the cut-off, or ``n`` without one),
+  the cut-off; without a cut-off write ``"linear(k=…)"``),
 * ``"none"``: :math:`d_r = 1` (cumulated gain),
 * ``"rbp(p=0.8)"``: :math:`d_r = p^{r-1}` (Moffat & Zobel 2008).
 
@@ -67,7 +67,11 @@ def discount_vector(discount: DiscountSpec, n: int, *, cutoff: int | None = None
         if name == "zipf":
             return 1.0 / r
         if name == "linear":
-            k = params.get("k", float(cutoff) if cutoff else float(n))
+            if "k" not in params and not cutoff:
+                raise ValueError(
+                    "the linear discount (k + 1 - r)/k needs its k: give a cutoff, or write 'linear(k=100)'"
+                )
+            k = params.get("k", float(cutoff or 0))
             if k < 1:
                 raise ValueError(f"`k` of the linear discount must be ≥ 1; got {k}")
             return np.clip((k + 1.0 - r) / k, 0.0, None)

@@ -434,8 +434,12 @@ def judge(
     Topics are those of the qrels: a topic that only appears in runs is ignored (counted in ``report``). Ranks follow
     the order the runs were read with (trec_eval's score-descending, docno-descending order by default).
     """
-    if not isinstance(depth, (int, np.integer)) or depth < 1:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise ValueError(f"`depth` must be a positive integer; got {depth!r}")
+    if ties not in ("trec_eval", "input", "rank"):
+        raise ValueError(f"`ties` must be one of ('trec_eval', 'input', 'rank'); got {ties!r}")
+    if duplicates not in ("error", "first"):
+        raise ValueError(f"`duplicates` must be 'error' or 'first'; got {duplicates!r}")
     if missing not in ("zero", "exclude"):
         raise ValueError(f"`missing` must be 'zero' or 'exclude'; got {missing!r}")
     if not isinstance(qrels, Qrels):

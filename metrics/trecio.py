@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import re
 import lzma
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -50,6 +51,9 @@ class TrecFormatError(ValueError):
         self.problem = problem
         where = f"{self.path}, line {line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self):  # picklable, so errors cross process boundaries (judge's worker processes) intact
+        return (type(self), (self.path, self.line, self.problem))
 
 
 def _read_text(path: PathLike) -> str:
@@ -81,12 +85,15 @@ def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[st
     Returns the flat token list and the 1-based line number of each record. Vectorised: the column count of every
     line is found with NumPy on the bytes, not with a Python loop over lines.
     """
-    tokens = text.split()
+    # trec_eval splits on ASCII whitespace only: a non-ASCII space (e.g. U+00A0) stays inside its token
+    tokens = text.split() if text.isascii() else _ASCII_WS.split(text.strip(" \t\n\r\f\v"))
+    if tokens == [""]:
+        tokens = []
     b = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     if b.size == 0:
         return tokens, np.zeros(0, dtype=np.int64)
     newlines = np.flatnonzero(b == 10)
-    space = b <= 32  # ASCII whitespace and control characters separate tokens
+    space = _IS_SPACE[b]  # ASCII whitespace separates tokens, as in trec_eval
     starts = np.flatnonzero(~space[1:] & space[:-1]) + 1
     if not space[0]:
         starts = np.r_[0, starts]
@@ -99,12 +106,16 @@ def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[st
             path, ln + 1, f"{per_line[ln]} columns, expected {ncols} ({what}); the line reads {_line(text, ln)!r}"
         )
     lines = np.flatnonzero(per_line) + 1
-    if len(tokens) != ncols * lines.size:  # non-ASCII whitespace split by str.split but not by the byte scan
-        for i, raw in enumerate(text.split("\n")):
-            n = len(raw.split())
-            if n not in (0, ncols):
-                raise TrecFormatError(path, i + 1, f"{n} columns, expected {ncols} ({what}); the line reads {raw!r}")
+    if len(tokens) != ncols * lines.size:  # str.split also splits on \x1c-\x1f: split exactly as the byte scan
+        tokens = _ASCII_WS.split(text.strip(" \t\n\r\f\v"))
+        if tokens == [""]:
+            tokens = []
     return tokens, lines
+
+
+_ASCII_WS = re.compile(r"[ \t\n\r\f\v]+")
+_IS_SPACE = np.zeros(256, dtype=bool)
+_IS_SPACE[[9, 10, 11, 12, 13, 32]] = True
 
 
 def _line(text: str, index: int) -> str:
@@ -112,7 +123,16 @@ def _line(text: str, index: int) -> str:
 
 
 def _floats(values: Sequence[str], lines: np.ndarray, path: PathLike, column: str) -> np.ndarray:
-    """Convert a column to float64, naming the first line with a non-numeric or non-finite value."""
+    """Convert a column to float64, naming the first line with a non-numeric or non-finite value.
+
+    Only C ``strtod`` syntax is accepted: Python's ``float`` also takes ``1_000`` and non-ASCII digits, which trec_eval
+    (``atof``) does not; those are errors here.
+    """
+    joined = "".join(values)
+    if not joined.isascii() or "_" in joined:
+        for i, v in enumerate(values):
+            if not v.isascii() or "_" in v:
+                raise TrecFormatError(path, int(lines[i]), f"{column} {v!r} is not a number")
     try:
         x = np.fromiter(map(float, values), dtype=np.float64, count=len(values))
     except ValueError:

@@ -84,3 +84,28 @@ def test_helpers():
     assert project(math.inf, 3) == 1.0
     with pytest.raises(ValueError, match="`level` must be"):
         feldt_ratio_bounds(1.0, 1.0, 5, 5, level=1.0)
+
+
+def test_phi_interval_brackets_the_estimate_in_degenerate_cases():
+    """Arteaga bounds at σ²(s) ≈ 0 (λ numerator ≤ 0) and at MS_t = MS_st = 0 (λ = ∞) stay ordered around Φ."""
+    import warnings
+
+    import gtheory
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        g = gtheory.gstudy(np.array([[0, 1, 0.2], [1, 0, 0.3], [0.5, 0.5, 0.1]]))
+        iv = g.interval("phi", 3)
+        assert iv.low == iv.high == iv.estimate == 0.0
+        g = gtheory.gstudy(np.tile([[0.1], [0.5], [0.9]], (1, 4)))
+        iv = g.interval("phi", 10)
+        assert iv.low == iv.high == iv.estimate == 1.0
+        rng = np.random.default_rng(1)
+        for _ in range(500):
+            x = rng.random((int(rng.integers(3, 12)), int(rng.integers(3, 15))))
+            g = gtheory.gstudy(x)
+            n = x.shape[1]
+            iv = g.interval("phi", n)
+            assert iv.low <= g.phi(n) + 1e-12 and g.phi(n) <= iv.high + 1e-12
+            need = g.topics_needed(0.8)
+            assert need.n_low <= need.n_high

@@ -157,3 +157,24 @@ def test_condensed_removes_unjudged(small):
     assert c.retrieved.tolist() == small.retrieved.tolist()
     # run B: b, a, z(-1): the negative grade is dropped from the condensed list as trec_eval -J does
     assert c.grades[1, 0, :2].tolist() == [code[1], code[2]] and (c.grades[1, 0, 2:] == ABSENT).all()
+
+
+def test_malformed_file_in_worker_process_names_file_and_line(tmp_path):
+    """Errors raised in judge's worker processes reach the caller intact (TrecFormatError pickles)."""
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "good").write_text(RUN_A)
+    (tmp_path / "bad").write_text("1 Q0 a 1 0.9 X\n1 Q0 b 2 nan X\n")
+    with pytest.raises(metrics.TrecFormatError, match=r"bad, line 2: score 'nan' is not finite") as err:
+        judge([tmp_path / "good", tmp_path / "bad"], tmp_path / "q", workers=2)
+    assert err.value.line == 2
+
+
+def test_judge_validates_options(tmp_path):
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text(RUN_A)
+    with pytest.raises(ValueError, match="`ties` must be one of"):
+        judge([tmp_path / "r"], tmp_path / "q", ties="bogus")
+    with pytest.raises(ValueError, match="`duplicates` must be 'error' or 'first'"):
+        judge([tmp_path / "r"], tmp_path / "q", duplicates="last")
+    with pytest.raises(ValueError, match="`depth` must be a positive integer"):
+        judge([tmp_path / "r"], tmp_path / "q", depth=True)

@@ -185,3 +185,23 @@ def test_published_dl19_ndcg10(tmp_path):
 def test_errors(trec9, kwargs, message):
     with pytest.raises(ValueError, match=message):
         ndcg(trec9, **kwargs)
+
+
+def test_linear_discount_needs_its_k(trec9):
+    """Without a cut-off the linear discount's k would depend on the other runs in the tensor: it must be explicit."""
+    with pytest.raises(ValueError, match="linear discount .* needs its k"):
+        ndcg(trec9, discount="linear")
+    a = ndcg(trec9, discount="linear(k=50)", cutoff=50).to_numpy()
+    b = ndcg(trec9, discount="linear", cutoff=50).to_numpy()
+    assert np.array_equal(a, b)
+
+
+def test_negative_grades_carry_no_gain_whatever_the_specification(tmp_path):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b -1\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 2 s\n1 Q0 a 2 1 s\n")
+    j = judge([tmp_path / "r"], tmp_path / "q", workers=1)
+    d2 = 1 / np.log2(3)
+    for gain in (lambda x: np.abs(x), {-1: 5.0, 1: 1.0}, "binary(level=-5)"):
+        # b (grade -1, pooled but unjudged) gets gain 0 in the run and is not in the ideal list
+        assert ndcg(j, gain=gain).iloc[0, 0] == pytest.approx(d2, abs=1e-15)
+        assert ndcg(j, gain=gain, judged_only=True).iloc[0, 0] == pytest.approx(1.0, abs=1e-15)

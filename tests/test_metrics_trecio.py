@@ -174,3 +174,17 @@ def test_real_runs_match_trec_eval_order():
         expected = sorted(docs, key=lambda d: (docs[d], d), reverse=True)  # score desc, docno desc
         got = run.docno[run.topic == topic].tolist()
         assert got == expected
+
+
+@pytest.mark.parametrize("score", ["1_000", "\u0663", "１"])
+def test_scores_need_c_float_syntax(tmp_path, score):
+    """trec_eval reads scores with atof: Python-only spellings (underscores, non-ASCII digits) are errors."""
+    p = write(tmp_path, "r", f"1 Q0 a 1 1.0 t\n1 Q0 b 2 {score} t\n")
+    with pytest.raises(TrecFormatError, match=r"line 2: score .* is not a number"):
+        read_run(p)
+
+
+def test_only_ascii_whitespace_separates_columns(tmp_path):
+    # a no-break space inside a docno is part of the docno, as in trec_eval (which splits on ASCII whitespace)
+    run = read_run(write(tmp_path, "r", "1 Q0 a\u00a0b 1 1.0 t\n1\tQ0\tc\t2\t0.5\tt\r\n"))
+    assert run.docno.tolist() == ["a\u00a0b", "c"]
