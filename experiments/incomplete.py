@@ -75,6 +75,7 @@ from experiments._validation import (
     check_rng,
     pair_indices,
 )
+from experiments._stability import stability
 from experiments.agreement import kendall_tau, rmse, tau_ap
 from experiments.significance import bootstrap_asl, paired_ttest, wilcoxon_test
 
@@ -1000,30 +1001,13 @@ def _default_tuner(
     return lambda j: fn(j, gain=gain, cutoff=cutoff, judged_only=judged_only, **options)
 
 
-def _stability(scores: np.ndarray, n_topics: float, target: float) -> dict[str, float]:
-    from gtheory import erho2_from_components, phi_from_components, variance_components
+_STABILITY_ORDER = ("phi", "erho2", "phi_1", "topics_needed", "var_system", "var_topic", "var_residual")
 
-    vc = variance_components(scores, clip=True)
-    vs, vt, vr = float(vc.system), float(vc.topic), float(vc.residual)
-    phi1 = float(phi_from_components(vs, vt, vr, 1))
-    ratio = vs / (vt + vr) if vt + vr > 0 else (math.inf if vs > 0 else math.nan)
-    if math.isnan(ratio):
-        needed = math.nan
-    elif ratio <= 0:
-        needed = math.inf
-    else:
-        # smallest integer n with n r / (1 + n r) >= target (guard the float boundary)
-        n = max(1, math.ceil(target / ((1.0 - target) * ratio) - 1e-9))
-        needed = float(n if n * ratio / (1 + n * ratio) >= target else n + 1)
-    return dict(
-        phi=float(phi_from_components(vs, vt, vr, n_topics)),
-        erho2=float(erho2_from_components(vs, vr, n_topics)),
-        phi_1=phi1,
-        topics_needed=needed,
-        var_system=vs,
-        var_topic=vt,
-        var_residual=vr,
-    )
+
+def _stability(scores: np.ndarray, n_topics: float, target: float) -> dict[str, float]:
+    """The G-study numbers of one matrix (:func:`experiments._stability.stability`, shared with the sweep)."""
+    st = stability(scores, n_topics, target)
+    return {k: st[k] for k in _STABILITY_ORDER}
 
 
 def tuned_stability_under_incompleteness(

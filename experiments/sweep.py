@@ -64,6 +64,7 @@ import pandas as pd
 import metrics
 from metrics import JudgedRuns
 from metrics._families import parse_family
+from experiments._stability import stability as _stability
 from experiments._validation import check_probability
 from experiments.agreement import kendall_tau
 from experiments.incomplete import _check_judged, reduction_mask
@@ -255,29 +256,6 @@ def _truncate(judged: JudgedRuns, depth: int) -> JudgedRuns:
         n_retrieved=np.minimum(judged.n_retrieved, depth).astype(judged.n_retrieved.dtype),
         report=dict(judged.report),
     )
-
-
-def _stability(scores: np.ndarray, n_topics: float, target: float) -> dict[str, float]:
-    """The G-study numbers of one systems × topics matrix (through :func:`gtheory.gstudy`)."""
-    import warnings
-
-    import gtheory
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
-        try:
-            g = gtheory.gstudy(scores)
-        except ValueError:  # constant matrix, NaN (missing="exclude"), ...: no G-study
-            nan = math.nan
-            return dict(var_system=nan, var_topic=nan, var_residual=nan, phi=nan, erho2=nan, topics_needed=nan)
-        return dict(
-            var_system=float(g.var_system),
-            var_topic=float(g.var_topic),
-            var_residual=float(g.var_residual),
-            phi=float(g.phi(n_topics)),
-            erho2=float(g.erho2(n_topics)),
-            topics_needed=float(g.topics_needed(target, level=None).n),
-        )
 
 
 def _run_task(

@@ -254,3 +254,23 @@ def test_cli_dask_missing_message(monkeypatch, capsys):
     monkeypatch.setattr(builtins, "__import__", fake_import)
     assert main(["sweep", "--quiet", "--dask-scheduler", "tcp://127.0.0.1:9"]) == 2
     assert 'pip install "dask[distributed]"' in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")
+def test_one_stability_helper_shared_with_the_incompleteness_study():
+    # sweep and tuned_stability_under_incompleteness compute their G-study numbers in one place, through
+    # gtheory.gstudy; a degenerate matrix gives NaN instead of stopping the study
+    import gtheory
+    import importlib
+
+    from experiments import _stability, incomplete
+
+    sweep_module = importlib.import_module("experiments.sweep")
+
+    assert sweep_module._stability is _stability.stability
+    X = np.random.default_rng(3).random((6, 12)) + np.linspace(0, 0.5, 6)[:, None]
+    g = gtheory.gstudy(X)
+    for st in (_stability.stability(X, 12.0, 0.95), incomplete._stability(X, 12.0, 0.95)):
+        assert st["phi"] == g.phi(12) and st["erho2"] == g.erho2(12) and st["phi_1"] == g.phi(1)
+        assert st["var_system"] == g.var_system and st["topics_needed"] == g.topics_needed(0.95, level=None).n
+    assert all(np.isnan(v) for v in _stability.stability(np.zeros((4, 5)), 5.0, 0.95).values())

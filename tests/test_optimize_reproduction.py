@@ -16,6 +16,7 @@ import pytest
 import gtheory
 import metrics
 import optimize
+from optimize.published import PUBLISHED_TREC9 as PUB
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def opt_discount(trec9):
 
 
 def test_table1_topics_needed_matches_phi_0_90(trec9, opt_discount):
-    published = {"zipf": 45, "linear": 31, "log2": 29, "optimal": 25}
+    published = PUB["table1_topics_needed"]
     ours90 = {d: _needed(trec9, [0, 1, 2], d, 0.90) for d in ("zipf", "linear", "log2")}
     ours90["optimal"] = opt_discount.topics_needed(0.90)
     ours95 = {d: _needed(trec9, [0, 1, 2], d, 0.95) for d in ("zipf", "linear", "log2")}
@@ -45,9 +46,10 @@ def test_table1_topics_needed_matches_phi_0_90(trec9, opt_discount):
     assert ours90["optimal"] < ours90["log2"] < ours90["linear"] < ours90["zipf"]  # published order
 
 
-@pytest.mark.parametrize("k,unc,con,joint", [(3, 1.1, 1.1, 1.1), (10, 1.3, 1.3, 1.4), (20, 1.5, 1.5, 1.6),
-                                             (100, 1.2, 1.2, 1.9), (200, 1.1, 1.1, 2.7)])
-def test_table2_gain_ratios(trec9, k, unc, con, joint):
+@pytest.mark.parametrize("k", sorted(PUB["table2_gain_ratio"]))
+def test_table2_gain_ratios(trec9, k):
+    unc, con, joint = (PUB["table2_gain_ratio"][k][c] for c in ("unconstrained", "constrained", "joint"))
+
     def close(ours, pub):
         return round(ours, 1) == pub or abs(ours - pub) <= 0.06
 
@@ -60,14 +62,16 @@ def test_table2_gain_ratios(trec9, k, unc, con, joint):
 
 
 def test_table3_gain_efficiency(trec9):
-    published = {"exponential": 28, "linear": 29}
+    published = PUB["table3_topics_needed"]
     for g, v in published.items():
+        if g == "optimal":
+            continue
         assert abs(_needed(trec9, g, "log2", 0.90) - v) <= 3
     t = optimize.optimize_gain(trec9, "log2", 100, starts=2)
     # the paper's optimal (30) needs more topics than its linear (29) — impossible in sample;
     # ours never needs more than the standard gains
     assert t.topics_needed(0.90) <= _needed(trec9, "linear", "log2", 0.90)
-    assert abs(t.topics_needed(0.90) - 30) <= 3
+    assert abs(t.topics_needed(0.90) - published["optimal"]) <= 3
 
 
 def test_figure2_optimal_discount_flatter_than_log(opt_discount):
