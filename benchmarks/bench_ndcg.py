@@ -1,6 +1,6 @@
 """Per-configuration nDCG benchmark: metrics.ndcg on the judged tensor vs pytrec_eval ndcg_cut on parsed runs.
 
-Both sides start from data already in memory (pytrec_eval: the parsed run dicts and a RelevanceEvaluator built once;
+Both sides start from data already in memory (pytrec_eval: the parsed run and qrels dicts;
 ours: the JudgedRuns tensor built once) and compute nDCG@100 for every system and topic of TREC-9 (104 runs × 50
 topics). One configuration = one gain vector + one discount; for pytrec_eval a new gain vector means new qrels
 (trec_eval takes the grade as the gain), so its per-configuration cost includes building the evaluator.
@@ -71,7 +71,7 @@ def main() -> None:
     lines = [
         f"# nDCG per-configuration benchmark ({platform.python_version()}, {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d')})",
         f"TREC-9: {len(files)} runs x 50 topics, nDCG@100, data in memory on both sides",
-        f"pytrec_eval ndcg_cut.100 (evaluator built once, evaluate 104 runs): {t_ref * 1e3:9.1f} ms",
+        f"pytrec_eval ndcg_cut.100 (build evaluator, evaluate 104 runs):     {t_ref * 1e3:9.1f} ms",
         f"pytrec_eval with a new gain vector (remapped qrels + evaluator):    {t_ref_g * 1e3:9.1f} ms",
         f"metrics.ndcg(gain=[0,1,2], discount='log2', cutoff=100):            {t_ours * 1e3:9.1f} ms",
         f"metrics.ndcg(gain=[0,1,3], discount='zipf', cutoff=100):            {t_ours_g * 1e3:9.1f} ms",

@@ -18,28 +18,31 @@ from metrics import judge, ndcg
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 CUTS = (10, 20, 100, 1000)
 COLLECTIONS = {
-    # every 8th TREC-9 run keeps the test fast; all DL 2019 runs; the 10 submitted Robust 2004 runs
-    "trec9": ("trec9-web-wt10g/runs_full_xz", "trec9-web-wt10g/qrels.trec9.web.451-500.txt", slice(None, None, 8)),
-    "dl19": ("trec-dl-2019-passage/runs_judged_full_xz", "trec-dl-2019-passage/qrels.dl19-passage.txt", slice(None)),
+    # every run of each collection: TREC-9 (104), DL 2019 (37), Robust 2004 (10 submitted + 7 later baselines)
+    "trec9": (("trec9-web-wt10g/runs_full_xz",), "trec9-web-wt10g/qrels.trec9.web.451-500.txt"),
+    "dl19": (("trec-dl-2019-passage/runs_judged_full_xz",), "trec-dl-2019-passage/qrels.dl19-passage.txt"),
     "robust04": (
-        "trec-robust2004-subset/runs_full_xz/historical_submitted",
+        (
+            "trec-robust2004-subset/runs_full_xz/historical_submitted",
+            "trec-robust2004-subset/runs_full_xz/new_2018_baselines",
+        ),
         "trec-robust2004-subset/qrels.robust2004.txt",
-        slice(None, None, 2),
     ),
 }
 
 
 @pytest.fixture(scope="module", params=sorted(COLLECTIONS))
 def collection(request):
-    runs_dir, qrels, sl = COLLECTIONS[request.param]
-    files = sorted((SHARED / runs_dir).iterdir())[sl]
+    run_dirs, qrels = COLLECTIONS[request.param]
+    files = [f for d in run_dirs for f in sorted((SHARED / d).iterdir())]
     with open(SHARED / qrels) as fh:
         qrel = pytrec_eval.parse_qrel(fh)
     runs = {}
     for f in files:
         with lzma.open(f, "rt") as fh:
             runs[f] = pytrec_eval.parse_run(fh)
-    return request.param, files, SHARED / qrels, qrel, runs
+    judged = judge(files, SHARED / qrels)
+    return request.param, files, judged, qrel, runs
 
 
 def _reference(qrel, runs, judged_only, files, measures):
@@ -49,8 +52,7 @@ def _reference(qrel, runs, judged_only, files, measures):
 
 @pytest.mark.parametrize("judged_only", [False, True])
 def test_parity_with_trec_eval(collection, judged_only):
-    name, files, qrels_path, qrel, runs = collection
-    j = judge(files, qrels_path)
+    name, files, j, qrel, runs = collection
     ref = _reference(qrel, runs, judged_only, files, {"ndcg", "ndcg_cut.10,20,100,1000"})
     ours = {c: ndcg(j, cutoff=c, judged_only=judged_only) for c in (None,) + CUTS}
     worst, n = 0.0, 0
@@ -66,8 +68,7 @@ def test_parity_with_trec_eval(collection, judged_only):
 
 def test_custom_integer_gains_match_trec_eval_on_remapped_qrels(collection, tmp_path):
     """trec_eval uses the qrels grade as the gain: remap grades to integer gains (ascending) and compare."""
-    name, files, qrels_path, qrel, runs = collection
-    j = judge(files, qrels_path)
+    name, files, j, qrel, runs = collection
     gains = {0: 0, 1: 3, 2: 7, 3: 20}
     remapped = {t: {d: gains[g] for d, g in docs.items()} for t, docs in qrel.items()}
     ref = _reference(remapped, runs, False, files, {"ndcg_cut.20"})
