@@ -134,16 +134,25 @@ def _tau_ap_a(x: np.ndarray, y: np.ndarray) -> float:
     ti = t.astype(np.int64)
     c_above = _count_above_concordant(p, rx)
     # term I: concordant items above i's group, times E[1/(position of i - 1)] over the positions
-    # i can take in its group: (1/t) sum_{k=1..t} 1/(p + k - 2)
-    not_top = pi > 1
-    s_above = np.zeros(m)
-    s_above[not_top] = (h[pi[not_top] + ti[not_top] - 2] - h[pi[not_top] - 2]) / ti[not_top]
-    term1 = np.sum(c_above * s_above)
+    # i can take in its group: (1/t) sum_{k=1..t} 1/(p + k - 2). An untied item (t = 1) below the top
+    # takes C/(p - 1) directly -- exactly 1 when all items above it are concordant, which the
+    # difference of two harmonic partial sums is not.
+    single = (ti == 1) & (pi > 1)
+    grouped = (ti > 1) & (pi > 1)
+    term1 = np.sum(c_above[single] / (pi[single] - 1))
+    s_grouped = (h[pi[grouped] + ti[grouped] - 2] - h[pi[grouped] - 2]) / ti[grouped]
+    term1 += np.sum(c_above[grouped] * s_grouped)
     # term II: expected concordant pairs within a group over its random orderings; each of the t
-    # items carries 1/t of the group total (1/2) sum_{k=1..t-1} k / (p + k - 1)
-    within = (ti - 1) - (pi - 1) * (h[pi + ti - 2] - h[pi - 1])
-    term2 = np.sum(within / (2.0 * ti))
-    return 2.0 / (m - 1) * (term1 + term2) - 1.0
+    # items carries 1/t of the group total (1/2) sum_{k=1..t-1} k / (p + k - 1) (0 when t = 1)
+    tied = ti > 1
+    within = (ti[tied] - 1) - (pi[tied] - 1) * (h[pi[tied] + ti[tied] - 2] - h[pi[tied] - 1])
+    term2 = np.sum(within / (2.0 * ti[tied]))
+    return _clip_unit(2.0 * (term1 + term2) / (m - 1) - 1.0)
+
+
+def _clip_unit(value: float) -> float:
+    """A correlation clipped to [-1, 1] (rounding in the sums can overshoot by a few ulps); NaN stays NaN."""
+    return float(np.clip(value, -1.0, 1.0))
 
 
 def _tau_ap_b_asym(x: np.ndarray, y: np.ndarray) -> float:
@@ -155,7 +164,8 @@ def _tau_ap_b_asym(x: np.ndarray, y: np.ndarray) -> float:
     if not np.any(not_top):
         return float("nan")
     c_above = _count_above_concordant(p, rx)
-    return 2.0 / np.count_nonzero(not_top) * np.sum(c_above[not_top] / (p[not_top] - 1)) - 1.0
+    # 2 * sum / count (not 2 / count * sum): exactly 1 when every ratio is 1
+    return _clip_unit(2.0 * np.sum(c_above[not_top] / (p[not_top] - 1)) / np.count_nonzero(not_top) - 1.0)
 
 
 def tau_ap(a: ScoresLike, b: ScoresLike, *, variant: Literal["a", "b"] = "a") -> float:
@@ -182,7 +192,9 @@ def tau_ap(a: ScoresLike, b: ScoresLike, *, variant: Literal["a", "b"] = "a") ->
     Returns
     -------
     float
-        The coefficient in [-1, 1] (NaN for ``variant='b'`` when a ranking is all ties).
+        The coefficient, always in [-1, 1] (clipped: rounding in the sums could overshoot by a few
+        ulps), and exactly 1.0 when ``b`` ranks the systems as ``a`` does; NaN for ``variant='b'``
+        when a ranking is all ties.
 
     Raises
     ------
@@ -235,8 +247,8 @@ def tau_ap(a: ScoresLike, b: ScoresLike, *, variant: Literal["a", "b"] = "a") ->
                 f"{len(tied)} systems are tied: {', '.join(map(repr, list(tied)[:5]))}"
                 f"{', ...' if len(tied) > 5 else ''}. Use variant='b' for ties in both rankings."
             )
-        return float(_tau_ap_a(x, y))
-    return float((_tau_ap_b_asym(x, y) + _tau_ap_b_asym(y, x)) / 2.0)
+        return _tau_ap_a(x, y)
+    return _clip_unit((_tau_ap_b_asym(x, y) + _tau_ap_b_asym(y, x)) / 2.0)
 
 
 def rmse(a: ScoresLike, b: ScoresLike) -> float:

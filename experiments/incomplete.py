@@ -657,11 +657,6 @@ def significance_confusion(
 
 
 # ================================================================================================== study
-def _tau_ap_safe(full_means: np.ndarray, reduced_means: np.ndarray, variant: str) -> float:
-    """tau_AP clipped to its range [-1, 1] (its harmonic sums can overshoot 1 by a few ulps)."""
-    return float(np.clip(tau_ap(full_means, reduced_means, variant=variant), -1.0, 1.0))
-
-
 def incompleteness_study(
     judged: JudgedRuns,
     measures: Mapping[str, Measure] | Sequence[Measure] | Measure,
@@ -726,9 +721,11 @@ def incompleteness_study(
             Share of all judgments / of the relevant judgments kept.
         ``tau``, ``tau_ap``
             Kendall's :math:`\tau_b` (:func:`experiments.kendall_tau`) and :math:`\tau_{AP}`
-            (:func:`experiments.tau_ap`; variant ``"a"`` with the full-qrels ranking as the truth, variant
-            ``"b"`` if that ranking has ties -- see ``tau_ap_variant``) between the system rankings by mean
-            score with the full and the reduced qrels.
+            (:func:`experiments.tau_ap`) between the system rankings by mean score with the full and the
+            reduced qrels. The variant, in column ``tau_ap_variant``, is chosen once per measure so that the
+            plain and the condensed curves are comparable: ``"a"`` (the full-qrels ranking as the truth) when
+            neither full-qrels ranking of the measure has tied means, else ``"b"`` (symmetric, tie-aware)
+            for both list types.
         ``mean_full``, ``mean_reduced``, ``drift``, ``relative_drift``, ``rmse``
             Grand mean score with the full and reduced qrels (Sakai & Kando's Figures 3-4), their difference,
             the difference over ``mean_full``, and the RMSE between system means (:func:`experiments.rmse`).
@@ -784,7 +781,6 @@ def incompleteness_study(
             values = _scores(fn, judged, c, key)
             means = values.mean(axis=1)
             entry: dict[str, Any] = dict(values=values, means=means)
-            entry["tau_ap_variant"] = "a" if np.unique(means).size == means.size else "b"
             if test is not None:
                 sys_idx = np.arange(judged.n_systems)
                 if top_k is not None:
@@ -795,6 +791,11 @@ def incompleteness_study(
                 entry["sys_idx"] = sys_idx
                 _, entry["decisions"] = _decisions(values[sys_idx], test, alpha, B, test_seed)
             ref[key, c] = entry
+        # one tau_AP variant per measure, for the plain and the condensed lists alike: "a" needs an untied
+        # reference ranking, so a tie in either list type's full-qrels means makes both "b"
+        untied = all(np.unique(ref[key, c]["means"]).size == judged.n_systems for c in conds)
+        for c in conds:
+            ref[key, c]["tau_ap_variant"] = "a" if untied else "b"
 
     n_judged = judged.qrels_level.size
     relevant = judged.levels[judged.qrels_level] >= relevance_level
@@ -821,7 +822,7 @@ def incompleteness_study(
                         judged_kept=float(judged_kept),
                         relevant_kept=float(relevant_kept),
                         tau=kendall_tau(r["means"], means),
-                        tau_ap=_tau_ap_safe(r["means"], means, r["tau_ap_variant"]),
+                        tau_ap=tau_ap(r["means"], means, variant=r["tau_ap_variant"]),
                         tau_ap_variant=r["tau_ap_variant"],
                         mean_full=mean_full,
                         mean_reduced=mean_red,

@@ -206,8 +206,28 @@ def test_tau_ap_matches_ircor_published_values(name):
 
 def test_tau_ap_identical_and_reversed_rankings():
     a = np.arange(10.0)
-    assert tau_ap(a, a) == pytest.approx(1.0)
-    assert tau_ap(a, -a) == pytest.approx(-1.0)
+    assert tau_ap(a, a) == 1.0 and tau_ap(a, a, variant="b") == 1.0
+    assert tau_ap(a, -a) == -1.0 and tau_ap(a, -a, variant="b") == -1.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 49, 104, 500])
+def test_tau_ap_exactly_one_for_identical_rankings(n):
+    # n = 104 random means gave 1.0000000000000022 (harmonic partial sums); identical rankings must give
+    # exactly 1.0, tied or not, and every value must lie in [-1, 1]
+    rng = np.random.default_rng(n)
+    for _ in range(5):
+        x = rng.random(n)
+        assert tau_ap(x, x) == 1.0 and tau_ap(x, 2 * x + 1, variant="a") == 1.0
+        assert tau_ap(x, x, variant="b") == 1.0
+        ties = np.round(x, 1)
+        if np.unique(ties).size > 1:
+            assert tau_ap(ties, ties, variant="b") == 1.0
+        else:  # one tie group: no ranking to compare
+            assert np.isnan(tau_ap(ties, ties, variant="b"))
+        for y in (rng.random(n), x + rng.normal(0, 0.05, n), ties):
+            for v in ("a", "b"):
+                r = tau_ap(x, y, variant=v)
+                assert np.isnan(r) if v == "b" and np.unique(y).size == 1 else -1.0 <= r <= 1.0
 
 
 def test_tau_ap_variant_a_rejects_ties_in_reference():

@@ -472,3 +472,19 @@ def test_plots(study_small, small):
     with pytest.raises(ValueError, match="no 'power' column"):
         plot_discriminative_power(study_small.drop(columns="power"))
     plt.close("all")
+
+
+def test_tau_ap_variant_is_the_same_for_plain_and_condensed_lists(trec9):
+    # nDCG@10 on TREC-9: the plain full-qrels means have a tie (103 distinct of 104), the condensed ones none.
+    # Both curves must use the same variant ("b", since "a" needs an untied reference), and f = 1 gives
+    # exactly tau_AP = 1.
+    plain = metrics.evaluate(trec9, "nDCG@10").to_numpy().mean(axis=1)
+    cond = metrics.evaluate(trec9, "nDCG@10", judged_only=True).to_numpy().mean(axis=1)
+    assert np.unique(plain).size < 104 == np.unique(cond).size
+    df = incompleteness_study(trec9, "nDCG@10", fractions=[1.0, 0.3], seeds=1, test=None)
+    assert set(df.condensed) == {False, True} and set(df.tau_ap_variant) == {"b"}
+    assert (df.loc[df.fraction == 1.0, "tau_ap"] == 1.0).all()
+    assert df.tau_ap.between(-1.0, 1.0).all()
+    # a measure without ties in either list type uses "a" for both
+    ap = incompleteness_study(trec9, "AP", fractions=[1.0], seeds=1, test=None)
+    assert set(ap.tau_ap_variant) == {"a"}
