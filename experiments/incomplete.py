@@ -673,6 +673,7 @@ def incompleteness_study(
     min_relevant: int = 1,
     min_nonrelevant: int = 10,
     rounding: Rounding = "ceil",
+    progress: Callable[[str], None] | None = None,
 ) -> pd.DataFrame:
     r"""Robustness of measures to incomplete judgments (Buckley & Voorhees [1]_, Bompada et al. [2]_, Sakai & Kando [3]_).
 
@@ -710,6 +711,9 @@ def incompleteness_study(
         rank correlations always use every system.
     relevance_level, min_relevant, min_nonrelevant, rounding
         The sampling, as in :func:`reduction_mask`.
+    progress : callable, optional
+        Called with a one-line message (``"[3/70] AP: f=0.5, seed 2"``) after each (measure, fraction, seed)
+        is done, both list types included; the command line prints these on stderr.
 
     Returns
     -------
@@ -797,6 +801,9 @@ def incompleteness_study(
         for c in conds:
             ref[key, c]["tau_ap_variant"] = "a" if untied else "b"
 
+    if progress is not None and not callable(progress):
+        raise TypeError(f"`progress` must be a callable taking a message, or None; got {progress!r}.")
+    n_steps, step = len(seeds) * len(fractions) * len(fns), 0
     n_judged = judged.qrels_level.size
     relevant = judged.levels[judged.qrels_level] >= relevance_level
     rows: list[dict[str, Any]] = []
@@ -842,6 +849,9 @@ def incompleteness_study(
                             **stats,
                         )
                     rows.append(row)
+                step += 1
+                if progress is not None:
+                    progress(f"[{step}/{n_steps}] {key}: f={f:g}, seed {seed}")
     df = pd.DataFrame(rows)
     order = {k: i for i, k in enumerate(fns)}
     df = df.sort_values(

@@ -264,8 +264,10 @@ def _run_task(
     seed: int,
     configurations: list,
     options: dict[str, Any],
+    on_point: Any = None,
 ) -> list[dict[str, Any]]:
-    """Evaluate every configuration on the ``(fraction, seed)`` reduction of ``judged`` (one task)."""
+    """Evaluate every configuration on the ``(fraction, seed)`` reduction of ``judged`` (one task);
+    ``on_point()`` is called after each grid point when the task runs in this process."""
     sampling = options["sampling"]
     if fraction < 1.0:
         mask = reduction_mask(judged, fraction, seed, **sampling)
@@ -298,6 +300,8 @@ def _run_task(
                 tuned[key] = (float(t.phi_at(n_topics)), t.discount.tolist())
             row["phi_tuned"], row["tuned_discount"] = tuned[key]
         rows.append(row)
+        if on_point is not None:
+            on_point()
     return rows
 
 
@@ -333,27 +337,39 @@ def _check_workers(max_workers: Any) -> int | None:
 
 
 class _Progress:
-    """A one-line progress report on stderr, updated as tasks complete."""
+    """A one-line progress report on stderr: tasks and grid points done.
+
+    Tasks run in this process report every grid point; tasks on a pool or a cluster report their points when
+    they complete (a callback cannot cross processes).
+    """
 
     def __init__(self, enabled: bool, n_tasks: int, n_points: int, per_task: int) -> None:
         self.enabled, self.n_tasks, self.n_points, self.per_task = enabled, n_tasks, n_points, per_task
-        self.done, self.t0 = 0, time.perf_counter()
+        self.done, self.points, self.t0 = 0, 0, time.perf_counter()
         self._show()
 
     def _show(self, end: str = "") -> None:
         if not self.enabled:
             return
-        pts = self.done * self.per_task
-        tty = sys.stderr.isatty()  # a live line on a terminal, one line per completed task in a log
+        tty = sys.stderr.isatty()  # a live line on a terminal, one line per update in a log
         head, tail = ("\r", end) if tty else ("", "\n")
         sys.stderr.write(
-            f"{head}sweep: {self.done}/{self.n_tasks} tasks, {pts}/{self.n_points} points, "
+            f"{head}sweep: {self.points}/{self.n_points} points, {self.done}/{self.n_tasks} tasks, "
             f"{time.perf_counter() - self.t0:.1f} s{tail}"
         )
         sys.stderr.flush()
 
-    def step(self) -> None:
+    def point(self) -> None:
+        """One grid point done by a task running in this process."""
+        self.points += 1
+        if self.points % self.per_task:  # a task's last point is shown with the task
+            self._show()
+
+    def step(self, *, counted: bool = False) -> None:
+        """One task done; ``counted``: its points were already reported one by one."""
         self.done += 1
+        if not counted:
+            self.points += self.per_task
         self._show("\n" if self.done == self.n_tasks else "")
 
 
@@ -370,8 +386,8 @@ def _execute(
     n_local = min(max_workers or os.cpu_count() or 1, len(tasks))
     if executor is None and n_local <= 1:
         for i, (f, s) in enumerate(tasks):
-            results[i] = _run_task(payload, f, s, configurations, options)
-            progress.step()
+            results[i] = _run_task(payload, f, s, configurations, options, on_point=progress.point)
+            progress.step(counted=True)
         return results  # type: ignore[return-value]
     own = executor is None
     pool: Executor = ProcessPoolExecutor(max_workers=n_local) if own else executor  # type: ignore[assignment]
@@ -461,7 +477,8 @@ def sweep(
         Processes of the local pool (default: all cores, at most one per task); ``1`` runs in this process.
         Ignored when ``executor`` is given.
     progress : bool
-        Report progress on stderr as tasks complete.
+        Report progress on stderr: grid points and tasks done (every point when the tasks run in this
+        process, ``max_workers=1`` or a single task; as each task completes on a pool or cluster).
 
     Returns
     -------

@@ -108,3 +108,25 @@ def test_bad_input_exit_2_without_traceback(capsys, monkeypatch, args, match):
     err = capsys.readouterr().err
     assert err.startswith("gtheory robustness: error:")
     assert match in err and "Traceback" not in err
+
+
+def test_progress_per_measure_fraction_and_seed_unless_quiet(capsys):
+    argv = ["robustness", "--measure", "AP", "--measure", "P@10", "--fractions", "1", "0.5", "--seeds", "2",
+            "--test", "none"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    steps = [ln.split("robustness ", 1)[1] for ln in err.splitlines() if "robustness [" in ln]
+    assert len(steps) == 2 * 2 * 2 and steps[0] == "[1/8] AP: f=1, seed 0" and steps[-1] == "[8/8] P@10: f=0.5, seed 1"
+    assert main(argv + ["--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_one_system_error_names_the_data_not_a_parameter(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    one = tmp_path / "one.npz"
+    metrics.load_trec9().subset(systems=[0]).save(one)
+    for cmd in (["robustness", "--fractions", "1", "--seeds", "1", "--test", "none"],
+                ["sweep", "--cutoffs", "10", "--gains", "linear", "--discounts", "log2", "--workers", "1"]):
+        assert main([*cmd, "--judged", str(one)]) == 2
+        err = capsys.readouterr().err
+        assert "the data has only 1 system; at least 2 are needed" in err and "`" not in err, err

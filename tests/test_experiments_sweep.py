@@ -156,7 +156,21 @@ def test_progress_on_stderr(small, capsys):
     ex.sweep(small, cutoffs=[10], gains="linear", discounts="log2", fractions=[1.0, 0.5], max_workers=1,
              progress=True)
     err = capsys.readouterr().err
-    assert "sweep: 2/2 tasks, 2/2 points" in err
+    assert "sweep: 2/2 points, 2/2 tasks" in err
+
+
+def test_progress_counts_grid_points_within_a_task(small, capsys):
+    # one (fraction, seed) task of 6 grid points (the CLI's default has a single task): progress must move
+    # point by point, not jump from 0 to done
+    ex.sweep(small, cutoffs=[10, 20, 50], gains="linear", discounts=["log2", "zipf"], max_workers=1, progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert [ln.split(",")[0] for ln in lines] == [f"sweep: {k}/6 points" for k in range(7)]
+    assert lines[-1].startswith("sweep: 6/6 points, 1/1 tasks")
+    # on a pool the points of a task are reported when it completes
+    ex.sweep(small, cutoffs=[10], gains="linear", discounts=["log2", "zipf"], fractions=[1.0, 0.5], max_workers=2,
+             progress=True)
+    err = capsys.readouterr().err
+    assert "sweep: 2/4 points, 1/2 tasks" in err and "sweep: 4/4 points, 2/2 tasks" in err
 
 
 # ---------------------------------------------------------------------------------------------- errors
@@ -199,7 +213,7 @@ def test_cli_happy_path(tmp_path, capsys, small):
             "zipf", "--fractions", "1", "0.5", "--seeds", "0", "--workers", "1", "--out", str(out)]
     assert main(argv) == 0
     cap = capsys.readouterr()
-    assert "topics_needed" in cap.out and "sweep: 2/2 tasks" in cap.err
+    assert "topics_needed" in cap.out and "sweep: 8/8 points, 2/2 tasks" in cap.err
     csv = pd.read_csv(out)
     assert len(csv) == 8 and list(csv.columns) == list(ex.SWEEP_COLUMNS)
     api = ex.sweep(small, [10, None], "linear", ["log2", "zipf"], [1.0, 0.5], [0], max_workers=1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import time
 from typing import Any
 
 from . import UsageError
@@ -74,7 +75,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--plot", metavar="OUT.png", default=None,
                    help="save a figure: tau, mean score, discriminative power and accuracy vs fraction")
     p.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
-    p.add_argument("--quiet", action="store_true", help="print nothing on standard output")
+    p.add_argument("--quiet", action="store_true",
+                   help="print nothing on standard output and no progress on stderr (progress is one line per "
+                        "measure x fraction x seed)")
     return p
 
 
@@ -111,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
     judged = load_judged(args)
     check_shape(judged)
     measures = args.measure or ["nDCG@100"]
+    t0 = time.perf_counter()
+
+    def say(msg: str) -> None:  # one line per measure x fraction x seed, on stderr
+        print(f"[{time.perf_counter() - t0:6.1f} s] robustness {msg}", file=sys.stderr, flush=True)
+
     test = None if args.test == "none" else args.test
     df = incompleteness_study(
         judged,
@@ -124,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
         top_k=args.top_k,
         relevance_level=args.relevance_level,
         rounding=args.rounding,
+        progress=None if args.quiet else say,
     )
     values = ["judged_kept", "tau", "tau_ap", "mean_reduced", "drift"] + (["power", "accuracy"] if test else [])
     summary = summarize_study(df, values)
