@@ -93,6 +93,8 @@ FIGURES: dict[str, str] = {
 _NAMES = {"zipf": "Zipf (1/r)", "linear": "linear ((k+1-r)/k)", "log2": "log (1/log₂(r+1))", "optimal": "optimal"}
 _COLORS = {"optimal": "#1f4e9c", "zipf": "#2ca02c", "log2": "#17becf", "linear": "#d62728",
            "unconstrained": "#ff7f0e", "joint": "#9467bd", "exponential": "#8c564b", "constrained": "#1f4e9c"}
+#: reference lines of the standard gains in gain_ratios.png: (colour, line style), distinct in both
+_REFERENCE_GAIN_STYLE = {"linear": ("0.2", "-."), "exponential": ("#8c564b", ":")}
 _MARKERS = {"optimal": "o", "zipf": "+", "log2": "^", "linear": "x", "unconstrained": "s", "joint": "D"}
 
 
@@ -181,7 +183,8 @@ class Study:
 
     Attributes
     ----------
-    name : collection description; ``n_systems``, ``n_topics``, ``levels`` (grades).
+    name : short collection name (the report's title); ``description`` the full one, if the data has one;
+        ``n_systems``, ``n_topics``, ``levels`` (grades).
     settings : the :class:`ReportSettings` used.
     discount_table : Table 1 — per discount (``zipf``, ``linear``, ``log2``, ``optimal``): variance
         components and shares, ``phi``/``erho2`` at the data's topics, ``topics_needed`` (Φ ≥ target).
@@ -225,6 +228,7 @@ class Study:
     published: dict[str, Any] | None = None
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    description: str = ""
 
     def published_comparison(self) -> dict[str, pd.DataFrame]:
         """Measured vs published TREC 9 numbers (Tables 1-4); empty if not TREC-9."""
@@ -296,9 +300,23 @@ def _quiet(fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
         return fn(*a, **kw)
 
 
+#: longest collection name in the report's title (a description is cut at its first ':' or ';' first)
+_NAME_CHARS = 60
+
+
 def _label(judged: JudgedRuns) -> str:
-    return str(judged.report.get("description") or judged.report.get("loaded_from") or
-               f"{judged.n_systems} systems x {judged.n_topics} topics")
+    """A short collection name for the title: the description up to its first ':' / ';' (the embedded
+    TREC-9 data: "TREC-9 Web ad hoc (WT10g, topics 451-500)"), else the file it was loaded from."""
+    desc = str(judged.report.get("description") or "").strip()
+    if desc:
+        name = desc.split(":")[0].split(";")[0].strip() or desc
+    elif judged.report.get("loaded_from"):
+        name = Path(str(judged.report["loaded_from"])).name.split(".")[0]
+    else:
+        name = "runs"
+    if len(name) > _NAME_CHARS:
+        name = name[:_NAME_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;( ") + "…"
+    return name
 
 
 def _grade_ratio(tuning: Any, grade: float) -> float:
@@ -477,7 +495,7 @@ def run_study(
     if not all(t.success for t in [*discount_tunings.values(), unconstrained, *joint_tunings.values()]):
         notes.append("at least one optimisation did not report convergence (see the tables' Φ).")
     return Study(
-        name=_label(judged), n_systems=judged.n_systems, n_topics=judged.n_topics, levels=levels, settings=s,
+        name=_label(judged), description=str(judged.report.get("description") or ""), n_systems=judged.n_systems, n_topics=judged.n_topics, levels=levels, settings=s,
         discount_table=discount_table, discount_tunings=discount_tunings, unconstrained=unconstrained,
         joint_tunings=joint_tunings, gain_tunings=gain_tunings, gain_ratio_table=gain_ratio_table,
         gain_table=gain_table, tau_discount=tau_discount, tau_ap_discount=tau_ap_discount, agreement=agreement,
@@ -601,7 +619,8 @@ def _figure_phi_vs_topics(study: Study):
         ax.grid(alpha=0.3)
     axes[0].set_ylim(0, 1.005)
     axes[0].set_title("Φ(n), full range", fontsize=10)
-    axes[0].legend(frameon=False, fontsize=8, loc="lower right")
+    # the legend sits in the empty middle right, the note on the collection's topics at the bottom: apart
+    axes[0].legend(frameon=False, fontsize=8, loc="center right")
     axes[0].text(study.n_topics, 0.03, f" {study.n_topics} topics\n (this collection)", fontsize=8, color="0.35")
     zoom_lo = max(0.0, min(lo, s.target - 0.1))
     axes[1].set_ylim(zoom_lo, 1.0)
@@ -634,8 +653,9 @@ def _figure_gain_ratios(study: Study):
                     mfc="none" if col == "unconstrained" else _COLORS[col], mew=1.6)
         for fam, name in (("linear", "linear gain (x)"), ("exponential", "exponential gain (2^x − 1)")):
             v = float(sub[fam].iloc[0])
-            ax.axhline(v, color=_COLORS[fam], ls=":", lw=1.5, label=name)
-            ax.text(x[-1], v, f"{fam} = {v:g}", ha="right", va="bottom", fontsize=8, color=_COLORS[fam])
+            ax.axhline(v, color=_REFERENCE_GAIN_STYLE[fam][0], ls=_REFERENCE_GAIN_STYLE[fam][1], lw=1.6, label=name)
+            ax.text(x[-1], v, f"{fam} = {v:g}", ha="right", va="bottom", fontsize=8,
+                    color=_REFERENCE_GAIN_STYLE[fam][0])
         ax.axhline(1, color="0.7", lw=0.8)
         ax.set_xticks(x, [f"@{kk}" for kk in ks])
         ax.set_xlabel("nDCG cut-off")
@@ -835,9 +855,11 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
     s = study.settings
     k = s.cutoff
     B: list[tuple[str, Any]] = []
-    B.append(("h1", f"nDCG gain and discount tuned for stability — {study.name}"))
+    B.append(("h1", f"nDCG gain and discount tuned for stability — {study.name}, "
+                    f"{study.n_systems} systems × {study.n_topics} topics"))
+    desc = f"Data: {study.description.rstrip('.')}. " if study.description and study.description != study.name else ""
     B.append(("p", (
-        f"{study.n_systems} systems × {study.n_topics} topics, grades {', '.join(f'{g:g}' for g in study.levels)}. "
+        f"{desc}{study.n_systems} systems × {study.n_topics} topics, grades {', '.join(f'{g:g}' for g in study.levels)}. "
         f"Reproduces the study of Kanoulas & Aslam (CIKM 2009) §3: stability is the dependability Φ of the "
         f"systems × topics nDCG scores (generalizability theory, crossed s × t design); an *optimal* gain or "
         f"discount maximises it. Main cut-off k = {k}; Φ target {s.target:g}; bootstrap B = {s.B}, "

@@ -38,6 +38,23 @@ def test_check_json_happy_path(subset, capsys):
     # the tuned discount maximises Φ on these data
     assert ref["phi"] >= max(c["phi"] for c in doc["configurations"][1:]) - 1e-9
     assert out.err == ""  # --quiet
+    # counts are JSON integers, gain keys are the grades as written in qrels ("1", not "1.0")
+    for c in doc["configurations"]:
+        for key in ("n_pairs", "n_significant", "swap_topics", "topics_needed"):
+            assert type(c[key]) is int or c[key] == "inf", (key, c[key])
+    assert '"n_pairs": 28,' in out.out and '"swap_topics": 10,' in out.out
+    assert list(doc["gain"]) == ["0", "1", "2"]
+
+
+def test_check_against_is_validated_before_tuning(subset, capsys, monkeypatch):
+    def no_tuning(*a, **kw):
+        raise AssertionError("tuning started before --against was validated")
+
+    monkeypatch.setattr(optimize, "optimize_discount", no_tuning)
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    assert main(["check", "--judged", subset, "--cutoff", "10", "--against", "log2", "foo"]) == 2
+    err = capsys.readouterr().err
+    assert "--against 'foo': unknown discount family 'foo'" in err and "tuning the discount" not in err
 
 
 def test_check_saved_tuning_table_and_progress(subset, tmp_path, capsys):

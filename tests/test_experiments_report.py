@@ -13,10 +13,82 @@ from experiments.report import FIGURES, PUBLISHED_TREC9, ReportSettings, is_trec
 
 @pytest.fixture(scope="module")
 def quick_dir(tmp_path_factory):
-    """``gtheory report --quick`` on the embedded TREC-9 data, run once."""
+    """``gtheory report --quick --json`` on the embedded TREC-9 data, run once."""
+    import contextlib
+    import io
+
     out = tmp_path_factory.mktemp("report") / "md"
-    rc = main(["report", "--quick", "--out", str(out), "--quiet"])
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = main(["report", "--quick", "--out", str(out), "--quiet", "--json"])
+    _QUICK_JSON["stdout"] = buf.getvalue()
     return rc, out
+
+
+_QUICK_JSON: dict[str, str] = {}
+
+
+def test_report_json_lists_files_and_key_numbers(quick_dir):
+    rc, out = quick_dir
+    doc = json.loads(_QUICK_JSON["stdout"])
+    assert rc == 0 and doc["report"] == str(out / "report.md") and doc["tables"] == str(out / "tables.json")
+    assert doc["figures"] == [str(out / name) for name in FIGURES]
+    assert all(__import__("os").path.isfile(f) for f in [doc["report"], doc["tables"], *doc["figures"]])
+    tables = json.loads((out / "tables.json").read_text(encoding="utf-8"))
+    for row in tables["discount_table"]:
+        assert doc["topics_needed"][row["discount"]] == row["topics_needed"]
+        assert type(doc["topics_needed"][row["discount"]]) is int
+        assert doc["phi"][row["discount"]] == pytest.approx(row["phi"], abs=1e-9)
+    assert set(doc["kendall_tau_vs_optimal"]) == {"zipf", "linear", "log2"}
+    assert len(doc["discriminative_power"]) == 4 and doc["n_systems"] == 104
+
+
+def test_report_title_is_short(quick_dir):
+    _, out = quick_dir
+    title = (out / "report.md").read_text(encoding="utf-8").splitlines()[0]
+    assert title == ("# nDCG gain and discount tuned for stability — TREC-9 Web ad hoc (WT10g, topics 451-500), "
+                     "104 systems × 50 topics")
+    assert json.loads(_QUICK_JSON["stdout"])["collection"] == "TREC-9 Web ad hoc (WT10g, topics 451-500)"
+
+
+@pytest.fixture(scope="module")
+def quick_study():
+    return run_study(metrics.load_trec9(), quick=True)
+
+
+def test_gain_ratio_reference_lines_differ_in_style_and_colour(quick_study):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    from experiments.report import _FIGURE_FUNCS
+
+    fig = _FIGURE_FUNCS["gain_ratios.png"](quick_study)
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    lin, exp = lines["linear gain (x)"], lines["exponential gain (2^x − 1)"]
+    assert lin.get_linestyle() != exp.get_linestyle()
+    assert to_rgba(lin.get_color()) != to_rgba(exp.get_color())
+    plt.close(fig)
+
+
+def test_phi_vs_topics_legend_does_not_cover_the_topics_note(quick_study):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from experiments.report import _FIGURE_FUNCS
+
+    fig = _FIGURE_FUNCS["phi_vs_topics.png"](quick_study)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    note = next(t for t in ax.texts if "topics" in t.get_text() and "this collection" in t.get_text())
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not legend.overlaps(note.get_window_extent(renderer))
+    plt.close(fig)
 
 
 def test_report_quick_writes_markdown_and_every_figure(quick_dir):

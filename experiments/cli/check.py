@@ -192,6 +192,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--cutoff {k} exceeds the run depth {judged.depth}")
     say(f"data: {judged.n_systems} systems x {judged.n_topics} topics; nDCG@{k}")
 
+    # the standard configurations first: a bad --against must fail before minutes of tuning
+    standard: dict[str, pd.DataFrame] = {}
+    for spec, g, d in against:
+        try:
+            standard[spec] = metrics.ndcg(judged, gain=g, discount=d, cutoff=k)
+        except ValueError as exc:
+            raise UsageError(f"--against {spec!r}: {exc}") from None
+
     configs: dict[str, pd.DataFrame] = {}
     if tuning is not None:
         if k > tuning.discount.size:
@@ -209,29 +217,35 @@ def run(args: argparse.Namespace) -> int:
             tuning = optimize.optimize_discount(judged, "linear", k, seed=args.seed)
         name = "tuned discount"
         configs[name] = tuning.ndcg(judged)
-    for spec, g, d in against:
-        try:
-            configs[spec] = metrics.ndcg(judged, gain=g, discount=d, cutoff=k)
-        except ValueError as exc:
-            raise UsageError(f"--against {spec!r}: {exc}") from None
+    configs.update(standard)
     table = check_configurations(configs, name, top_k=args.top_k, B=args.B, alpha=args.alpha, seed=args.seed,
                                  progress=say)
     if args.json:
         emit_json({"cutoff": k, "n_systems": judged.n_systems, "n_topics": judged.n_topics, "reference": name,
                    "top_k": min(args.top_k, judged.n_systems), "B": args.B, "alpha": args.alpha, "seed": args.seed,
-                   "gain": tuning.gain_mapping, "configurations": _records(table)})
+                   "gain": {f"{grade:g}": float(v) for grade, v in tuning.gain_mapping.items()},
+                   "configurations": _records(table)})
         return 0
     _print_table(table, name, k, judged, args)
     return 0
 
 
+#: columns that count something: written as JSON integers (iterrows would make them floats)
+_COUNTS = ("topics_needed", "n_significant", "n_pairs", "swap_topics")
+
+
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
     out = []
-    for name, row in table.iterrows():
-        rec = {"configuration": name}
-        for c, v in row.items():
+    for rec in table.reset_index().to_dict(orient="records"):  # keeps each column's dtype
+        for c, v in rec.items():
             v = v.item() if hasattr(v, "item") else v
-            rec[c] = None if isinstance(v, float) and math.isnan(v) else ("inf" if v == math.inf else v)
+            if isinstance(v, float) and math.isnan(v):
+                v = None
+            elif v == math.inf:
+                v = "inf"
+            elif c in _COUNTS and isinstance(v, float) and v.is_integer():
+                v = int(v)
+            rec[c] = v
         out.append(rec)
     return out
 

@@ -8,8 +8,10 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -45,6 +47,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--judged-only", action="store_true", help="condensed lists: drop unjudged documents first")
     p.add_argument("--format", choices=["long", "wide"], default="long", help="CSV layout (default long)")
     p.add_argument("--out", metavar="FILE.csv", default=None, help="write here instead of standard output")
+    p.add_argument("--json", action="store_true",
+                   help="write JSON records instead of CSV (long: one {system, topic, measure, score} per cell; "
+                        "wide: one per system)")
     return p
 
 
@@ -72,6 +77,10 @@ def parse_discount(value: str) -> Any:
             return obj["discount"] if isinstance(obj, dict) else obj
         return np.loadtxt(p)
     return value
+
+
+def _json_default(o: Any) -> Any:
+    return o.item() if hasattr(o, "item") else str(o)
 
 
 def _is_number(s: str) -> bool:
@@ -106,7 +115,19 @@ def run(args: argparse.Namespace) -> int:
             frames.append(df.add_prefix(f"{name}:") if len(args.measure or []) > 1 else df)
     out = pd.concat(frames, ignore_index=True) if args.format == "long" else pd.concat(frames, axis=1)
     target = args.out or sys.stdout
-    out.to_csv(target, index=args.format == "wide", float_format="%.10g")
+    if args.json:
+        records = (out.reset_index() if args.format == "wide" else out).to_dict(orient="records")
+        for r in records:  # JSON has no NaN (--missing exclude): null
+            for k, v in r.items():
+                if isinstance(v, float) and v != v:
+                    r[k] = None
+        text = json.dumps(records, indent=1, default=_json_default)
+        if args.out:
+            Path(args.out).write_text(text + "\n", encoding="utf-8")
+        else:
+            sys.stdout.write(text + "\n")
+    else:
+        out.to_csv(target, index=args.format == "wide", float_format="%.10g")
     if args.out:
         print(f"wrote {len(out)} rows to {args.out}", file=sys.stderr)
     return 0

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import add_data_args, check_shape, load_judged
+from ._common import add_data_args, check_shape, emit_json, load_judged
 from . import UsageError
 
 
@@ -47,6 +47,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="topic splits of the out-of-sample check (default 10; 3 with --quick)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, splits and random starts (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+    p.add_argument("--json", action="store_true",
+                   help="print the files written and the key numbers as JSON (instead of the report's path)")
     return p
 
 
@@ -87,8 +89,46 @@ def run(args: argparse.Namespace) -> int:
     say("writing figures and the report")
     path = write_report(study, out, format=args.format)
     say(f"done in {time.perf_counter() - t0:.0f} s")
-    print(path)
+    if args.json:
+        emit_json(_summary(study, path))
+    else:
+        print(path)
     return 0
+
+
+def _summary(study: Any, path: Path) -> dict[str, Any]:
+    """The files written and the numbers a reader looks for first (tables.json holds every number)."""
+    import math
+
+    from experiments.report import FIGURES
+
+    def num(v: Any) -> Any:
+        v = float(v)
+        return v if math.isfinite(v) else ("inf" if v > 0 else None)
+
+    def count(v: Any) -> Any:  # topics needed: an integer, or "inf" / null
+        v = num(v)
+        return int(v) if isinstance(v, float) and v.is_integer() else v
+
+    out = path.parent
+    dt, cv = study.discount_table, study.cv_summary
+    return {
+        "report": str(path),
+        "tables": str(out / "tables.json"),
+        "figures": [str(out / name) for name in FIGURES],
+        "collection": study.name,
+        "n_systems": study.n_systems,
+        "n_topics": study.n_topics,
+        "cutoff": study.settings.cutoff,
+        "target": study.settings.target,
+        "topics_needed": {d: count(dt.loc[d, "topics_needed"]) for d in dt.index},
+        "phi": {d: num(dt.loc[d, "phi"]) for d in dt.index},
+        "kendall_tau_vs_optimal": {d: num(study.tau_discount.loc["optimal", d])
+                                   for d in study.tau_discount.columns if d != "optimal"},
+        "discriminative_power": {c: num(v) for c, v in study.power["power"].items()},
+        "held_out_phi": {f"{what} {cfg}": num(v) for (what, cfg), v in cv["phi_test"].items()},
+        "seconds": num(study.seconds),
+    }
 
 
 def _fit_depth(settings: Any, depth: int) -> Any:
