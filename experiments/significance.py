@@ -259,7 +259,11 @@ class DiscriminativePower:
         Number of pairs tested.
     estimated_difference : float
         Sakai's estimated difference in mean score required for significance at ``alpha``
-        (unrounded; Sakai reports it to two significant figures).
+        (unrounded; Sakai reports it to two significant figures). This is the *bootstrap* definition
+        of Sakai 2006 (the largest per-pair critical difference, see :func:`discriminative_power`);
+        the *swap-method* difference required (Voorhees & Buckley 2002; Sakai 2007's tables, with
+        the highest mean and the relative difference) is
+        :func:`experiments.min_difference_for_swap_rate`.
     n_topics : int
         Topics in the matrix.
     B : int
@@ -334,6 +338,10 @@ def discriminative_power(
         b_{XY} = \text{the replicate with the } \lceil B\alpha \rceil\text{-th largest } |t(w^{*b})| .
 
     Ties in :math:`|t|` at that rank take the largest :math:`|\bar w^{*b}|`.
+
+    This is the bootstrap definition of the difference required (Sakai 2006 [1]_). The swap-method
+    one (Voorhees & Buckley 2002; the "absolute difference required", highest mean and relative
+    difference of Sakai 2007's tables) is :func:`experiments.min_difference_for_swap_rate`.
 
     Examples
     --------

@@ -9,7 +9,8 @@ difference one needs before believing that system A beats system B [2]_ [3]_.
 
 * :func:`swap_rates` -- the tidy table of swap rates by topic-set size and difference bin;
 * :func:`min_difference_for_swap_rate` -- the minimum difference with a swap rate at or below a
-  given rate, and how many comparisons actually reach it (Sakai's "sensitivity" [2]_).
+  given rate, the highest mean observed and the relative difference (their ratio), and how many
+  comparisons actually reach it (Sakai's "sensitivity" [2]_) -- the columns of Sakai's tables.
 
 Two ways of drawing the subsets are offered: ``sampling='without_replacement'`` (Voorhees &
 Buckley; the results Sakai reports in [2]_) and ``sampling='bootstrap'`` (Sakai's with-replacement
@@ -57,7 +58,7 @@ DEFAULT_SWAP_BINS: tuple[float, ...] = tuple(np.round(np.arange(0.0, 0.2001, 0.0
 
 _BLOCK_ELEMENTS = 1 << 20
 
-_COLUMNS = ["topic_set_size", "bin", "bin_lower", "bin_upper", "n_comparisons", "n_swaps", "swap_rate"]
+_COLUMNS = ["topic_set_size", "bin", "bin_lower", "bin_upper", "n_comparisons", "n_swaps", "swap_rate", "max_mean"]
 
 
 def _edges(bins: Any, spread: float) -> np.ndarray:
@@ -175,7 +176,10 @@ def swap_rates(
     DataFrame
         Tidy, one row per (size, bin), all bins listed: ``topic_set_size``, ``bin``
         (:class:`pandas.Interval`), ``bin_lower``, ``bin_upper``, ``n_comparisons``, ``n_swaps``,
-        ``swap_rate`` (NaN for an empty bin). ``attrs`` records ``B``, ``sampling``, ``n_topics`` and
+        ``swap_rate`` (NaN for an empty bin), and ``max_mean``: the highest mean score of any system
+        over any of the :math:`2B` topic subsets of that size (the same for every bin of a size; Sakai's
+        column (ii) [2]_, the denominator of the relative difference in
+        :func:`min_difference_for_swap_rate`). ``attrs`` records ``B``, ``sampling``, ``n_topics`` and
         ``n_pairs``.
 
     Notes
@@ -209,7 +213,7 @@ def swap_rates(
     >>> scores = np.random.default_rng(0).random((8, 50))
     >>> table = swap_rates(scores, topic_set_sizes=[10, 25], B=200, seed=0)
     >>> list(table.columns)
-    ['topic_set_size', 'bin', 'bin_lower', 'bin_upper', 'n_comparisons', 'n_swaps', 'swap_rate']
+    ['topic_set_size', 'bin', 'bin_lower', 'bin_upper', 'n_comparisons', 'n_swaps', 'swap_rate', 'max_mean']
     >>> int(table.groupby("topic_set_size").n_comparisons.sum().iloc[0])   # 200 trials x 28 pairs
     5600
     """
@@ -232,6 +236,7 @@ def swap_rates(
         first, second = _draw_subsets(rng, n, c, B, sampling)
         m1 = _subset_means(values, first)
         m2 = _subset_means(values, second)
+        max_mean = float(max(m1.max(), m2.max()))
         comparisons = np.zeros(n_bins, dtype=np.int64)
         swaps = np.zeros(n_bins, dtype=np.int64)
         for start in range(0, P, block):
@@ -246,7 +251,7 @@ def swap_rates(
         for b in range(n_bins):
             rows.append(
                 (c, pd.Interval(edges[b], edges[b + 1], closed="left"), edges[b], edges[b + 1],
-                 int(comparisons[b]), int(swaps[b]), float(rate[b]))
+                 int(comparisons[b]), int(swaps[b]), float(rate[b]), max_mean)
             )
     table = pd.DataFrame(rows, columns=_COLUMNS)
     table.attrs.update(B=B, sampling=sampling, n_topics=n, n_pairs=P)
@@ -266,11 +271,22 @@ def min_difference_for_swap_rate(swaps: pd.DataFrame, rate: float = 0.05) -> pd.
     Returns
     -------
     DataFrame
-        Indexed by ``topic_set_size``: ``min_difference`` (NaN when no bin qualifies),
-        ``swap_rate_above`` (pooled swap rate of the comparisons with :math:`|d|` at least that
-        large), ``share_of_comparisons`` (the fraction of all comparisons that reach it: Sakai's
-        measure of how often system pairs actually satisfy the requirement [2]_) and
-        ``n_comparisons``.
+        Indexed by ``topic_set_size``, the columns of Sakai's swap-method tables [2]_ (Tables 2-4,
+        columns (i)-(iv)) plus two:
+
+        * ``min_difference`` -- (i) the absolute difference required (NaN when no bin qualifies);
+        * ``max_mean`` -- (ii) the highest mean score observed over all systems and topic subsets
+          (NaN for a table without the ``max_mean`` column of :func:`swap_rates`);
+        * ``relative_difference`` -- (iii) ``min_difference / max_mean`` (e.g. Sakai's
+          0.11 / 0.5392 = 20% for Relaxed-AveP on NTCIR-3 Chinese);
+        * ``share_of_comparisons`` -- (iv) the fraction of all comparisons that reach the
+          difference: how often system pairs actually satisfy the requirement ("sensitivity");
+        * ``swap_rate_above`` -- the pooled swap rate of the comparisons with :math:`|d|` at least
+          ``min_difference``, and ``n_comparisons``.
+
+        This is the *swap-based* difference required. The *bootstrap-based* one of Sakai 2006 is
+        :attr:`experiments.DiscriminativePower.estimated_difference`
+        (:func:`experiments.discriminative_power`); the two answer different questions and need not agree.
 
     Notes
     -----
@@ -293,7 +309,7 @@ def min_difference_for_swap_rate(swaps: pd.DataFrame, rate: float = 0.05) -> pd.
     >>> scores = rng.random((10, 50)) * 0.5 + np.linspace(0, 0.3, 10)[:, None]
     >>> table = min_difference_for_swap_rate(swap_rates(scores, topic_set_sizes=[25], B=300))
     >>> list(table.columns)
-    ['min_difference', 'swap_rate_above', 'share_of_comparisons', 'n_comparisons']
+    ['min_difference', 'max_mean', 'relative_difference', 'share_of_comparisons', 'swap_rate_above', 'n_comparisons']
     """
     rate = check_probability(rate, "rate")
     if not isinstance(swaps, pd.DataFrame):
@@ -309,18 +325,30 @@ def min_difference_for_swap_rate(swaps: pd.DataFrame, rate: float = 0.05) -> pd.
         comparisons = group["n_comparisons"].to_numpy()
         n_swaps = group["n_swaps"].to_numpy()
         lower = group["bin_lower"].to_numpy()
+        max_mean = float(group["max_mean"].max()) if "max_mean" in group.columns else np.nan
         bad = (comparisons > 0) & (n_swaps > rate * comparisons)
         total = int(comparisons.sum())
+        nothing = dict(min_difference=np.nan, max_mean=max_mean, relative_difference=np.nan,
+                       share_of_comparisons=0.0, swap_rate_above=np.nan, n_comparisons=total)
         if bad[-1] or total == 0:
-            out.append((c, np.nan, np.nan, 0.0, total))
+            out.append((c, nothing))
             continue
         # first bin after the last offending one
         k = int(np.flatnonzero(bad)[-1]) + 1 if bad.any() else 0
         reach = int(comparisons[k:].sum())
         if reach == 0:  # nothing observed beyond the last offending bin: no evidence either way
-            out.append((c, np.nan, np.nan, 0.0, total))
+            out.append((c, nothing))
             continue
-        out.append((c, float(lower[k]), float(n_swaps[k:].sum() / reach), reach / total, total))
+        d = float(lower[k])
+        out.append((c, dict(
+            min_difference=d, max_mean=max_mean,
+            relative_difference=d / max_mean if max_mean > 0 else np.nan,
+            share_of_comparisons=reach / total, swap_rate_above=float(n_swaps[k:].sum() / reach),
+            n_comparisons=total,
+        )))
     return pd.DataFrame(
-        out, columns=["topic_set_size", "min_difference", "swap_rate_above", "share_of_comparisons", "n_comparisons"]
-    ).set_index("topic_set_size")
+        [r for _, r in out],
+        index=pd.Index([c for c, _ in out], name="topic_set_size"),
+        columns=["min_difference", "max_mean", "relative_difference", "share_of_comparisons", "swap_rate_above",
+                 "n_comparisons"],
+    )

@@ -56,6 +56,7 @@ def swap_loop(scores: np.ndarray, sizes, edges, B: int, seed: int, sampling: str
                 subsets.append((first[b], second))
         comparisons = [0] * n_bins
         swaps = [0] * n_bins
+        max_mean = max(scores[i, q].mean() for q1, q2 in subsets for q in (q1, q2) for i in range(m))
         for q1, q2 in subsets:
             for i in range(m):
                 for j in range(i + 1, m):
@@ -67,8 +68,8 @@ def swap_loop(scores: np.ndarray, sizes, edges, B: int, seed: int, sampling: str
                     comparisons[k] += 1
                     swaps[k] += (d1 > 0 and d2 < 0) or (d1 < 0 and d2 > 0)
         for k in range(n_bins):
-            rows.append((c, edges[k], comparisons[k], swaps[k]))
-    return pd.DataFrame(rows, columns=["topic_set_size", "bin_lower", "n_comparisons", "n_swaps"])
+            rows.append((c, edges[k], comparisons[k], swaps[k], max_mean))
+    return pd.DataFrame(rows, columns=["topic_set_size", "bin_lower", "n_comparisons", "n_swaps", "max_mean"])
 
 
 @pytest.mark.parametrize("sampling", ["without_replacement", "bootstrap"])
@@ -78,8 +79,14 @@ def test_swap_rates_match_direct_simulation(sampling):
     table = swap_rates(scores, topic_set_sizes=[5, 12, 24], bins=edges, B=120, seed=11, sampling=sampling)
     reference = swap_loop(scores.to_numpy(), [5, 12, 24], edges, B=120, seed=11, sampling=sampling)
     pd.testing.assert_frame_equal(
-        table[["topic_set_size", "bin_lower", "n_comparisons", "n_swaps"]], reference, check_dtype=False
+        table[["topic_set_size", "bin_lower", "n_comparisons", "n_swaps", "max_mean"]], reference,
+        check_dtype=False, rtol=1e-12,
     )
+    # Sakai 2007's columns (ii)-(iii): the highest mean observed and min difference / that mean
+    md = min_difference_for_swap_rate(table, 0.05)
+    highest = reference.groupby("topic_set_size")["max_mean"].first()
+    np.testing.assert_allclose(md["max_mean"], highest.loc[md.index], rtol=1e-12)
+    np.testing.assert_allclose(md["relative_difference"], md["min_difference"] / highest.loc[md.index], rtol=1e-12)
     expected_rate = reference["n_swaps"] / reference["n_comparisons"].where(reference["n_comparisons"] > 0)
     np.testing.assert_allclose(table["swap_rate"], expected_rate)
     assert table.attrs == {"B": 120, "sampling": sampling, "n_topics": 48, "n_pairs": 15}
@@ -141,6 +148,12 @@ def test_min_difference_on_hand_built_table():
     assert np.isnan(result.loc[30, "min_difference"])
     # a looser rate admits smaller differences
     assert min_difference_for_swap_rate(table, rate=0.25).loc[10, "min_difference"] == 0.01
+    # without swap_rates' max_mean column there is no highest mean, hence no relative difference
+    assert result[["max_mean", "relative_difference"]].isna().all().all()
+    # Sakai 2007 (IP&M 43(2)), NTCIR-3 Chinese, Relaxed-AveP: 0.11 / 0.5392 = 20 %
+    sakai = min_difference_for_swap_rate(table.assign(max_mean=0.5392), rate=0.25)
+    assert sakai.loc[10, "max_mean"] == 0.5392
+    assert sakai.loc[10, "relative_difference"] == pytest.approx(0.01 / 0.5392)
 
 
 def test_min_difference_on_real_data_shrinks_with_topic_set_size():
