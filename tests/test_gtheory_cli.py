@@ -159,6 +159,16 @@ def test_long_csv_with_a_missing_cell_is_refused(tmp_path, capsys, monkeypatch):
     assert "1 system/topic pairs have no AP score (first: system 'b', topic '2')" in capsys.readouterr().err
 
 
+@pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")
+def test_long_csv_with_measure_column_accepts_the_column_synonyms(tmp_path, capsys):
+    p = tmp_path / "syn.csv"
+    p.write_text("run,qid,measure,value\na,1,AP,0.1\na,2,AP,0.3\nb,1,AP,0.2\nb,2,AP,0.25\nc,1,AP,0.5\nc,2,AP,0.3\n")
+    assert main(["gstudy", str(p), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    g = gtheory.gstudy(np.array([[0.1, 0.3], [0.2, 0.25], [0.5, 0.3]]))
+    assert data["n_systems"] == 3 and data["grand_mean"] == pytest.approx(g.grand_mean, rel=1e-14)
+
+
 def test_one_system_is_refused_in_the_users_terms(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     p = tmp_path / "s.csv"

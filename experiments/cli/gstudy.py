@@ -94,6 +94,9 @@ def _finite(x: float) -> float | None:
 
 
 _MEASURE_COLUMN = "measure"
+#: the other columns of a long CSV with a measure column, with the synonyms gtheory.read_scores accepts
+_LONG_ROLES = {"system": ("system", "run", "runid", "run_id"), "topic": ("topic", "query", "qid", "query_id", "topic_id"),
+               "score": ("score", "value")}
 
 
 def read_score_csv(path: str, *, orientation: str = "auto", measure: str | None = None) -> Any:
@@ -112,8 +115,10 @@ def read_score_csv(path: str, *, orientation: str = "auto", measure: str | None 
         raise FileNotFoundError(f"score file {str(path)!r} does not exist.")
     if orientation in ("auto", "long"):
         header = pd.read_csv(path, nrows=0, encoding="utf-8-sig")
-        cols = {str(c).strip().lower(): c for c in header.columns}
-        if _MEASURE_COLUMN in cols and {"system", "topic", "score"} <= set(cols):
+        lower = {str(c).strip().lower(): c for c in header.columns}
+        cols = {role: next((lower[n] for n in names if n in lower), None) for role, names in _LONG_ROLES.items()}
+        if _MEASURE_COLUMN in lower and all(cols.values()):
+            cols[_MEASURE_COLUMN] = lower[_MEASURE_COLUMN]
             df = pd.read_csv(path, encoding="utf-8-sig", dtype={cols["system"]: str, cols["topic"]: str,
                                                                   cols[_MEASURE_COLUMN]: str})
             names = list(dict.fromkeys(df[cols[_MEASURE_COLUMN]].astype(str).str.strip()))
