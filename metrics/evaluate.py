@@ -52,8 +52,18 @@ def _gain_discount(m: Measure) -> dict:
         out["gain"] = m.param("gain")
     if m.param("dcg") == "exp-log2":
         out["gain"] = "exponential"
-    if m.param("discount") is not None:
-        out["discount"] = m.param("discount")
+    discount = m.param("discount")
+    p, b = m.param("p"), m.param("b")
+    if p is not None and discount != "rbp":
+        raise ValueError(f"{m}: `p` is the persistence of discount=rbp; give discount=rbp with it")
+    if b is not None and discount != "jarvelin":
+        raise ValueError(f"{m}: `b` is the log base of discount=jarvelin; give discount=jarvelin with it")
+    if discount == "rbp" and p is not None:
+        discount = f"rbp(p={p!r})"
+    elif discount == "jarvelin" and b is not None:
+        discount = f"jarvelin(b={b!r})"
+    if discount is not None:
+        out["discount"] = discount
     return out
 
 

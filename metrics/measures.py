@@ -53,7 +53,7 @@ class MeasureSpec:
 
 _REL = {"rel": "number", "judged_only": "bool"}
 _GAINS = ("linear", "exponential", "binary")
-_DISCOUNTS = ("log2", "zipf", "none", "jarvelin", "linear")
+_DISCOUNTS = ("log2", "zipf", "none", "jarvelin", "linear", "rbp")
 
 #: every measure name :func:`metrics.evaluate` knows, with its parameters
 MEASURE_SPECS: dict[str, MeasureSpec] = {
@@ -70,15 +70,18 @@ MEASURE_SPECS: dict[str, MeasureSpec] = {
         MeasureSpec("infAP", _REL, "none", "inferred AP as trec_eval", "infAP"),
         MeasureSpec(
             "nDCG",
-            {"dcg": ("log2", "exp-log2"), "gain": _GAINS, "discount": _DISCOUNTS, "judged_only": "bool"},
+            {"dcg": ("log2", "exp-log2"), "gain": _GAINS, "discount": _DISCOUNTS, "p": "number", "b": "number",
+             "judged_only": "bool"},
             "optional",
             "normalised DCG (metrics.ndcg)",
             "ndcg / ndcg_cut.k",
         ),
-        MeasureSpec("DCG", {"gain": _GAINS, "discount": _DISCOUNTS, "judged_only": "bool"}, "optional", "DCG, unnormalised"),
+        MeasureSpec("DCG", {"gain": _GAINS, "discount": _DISCOUNTS, "p": "number", "b": "number", "judged_only": "bool"},
+                    "optional", "DCG, unnormalised"),
         MeasureSpec("nCG", {"gain": _GAINS, "judged_only": "bool"}, "optional", "normalised cumulated gain"),
         MeasureSpec(
-            "AnDCG", {"gain": _GAINS, "discount": _DISCOUNTS, "judged_only": "bool"}, "required", "nDCG averaged over ranks 1..k (Sakai 2007)"
+            "AnDCG", {"gain": _GAINS, "discount": _DISCOUNTS, "p": "number", "b": "number", "judged_only": "bool"},
+            "required", "nDCG averaged over ranks 1..k (Sakai 2007)"
         ),
         MeasureSpec(
             "RBP", {"p": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "optional", "rank-biased precision, graded"

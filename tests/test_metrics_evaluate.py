@@ -147,3 +147,26 @@ def test_conflicting_parameters():
         evaluate(J, "nDCG(dcg=exp-log2,gain=linear)")
     with pytest.raises(ValueError, match="give either `rel` .* or `gain`"):
         evaluate(J, "RBP(rel=2,gain=linear)")
+
+
+def test_ndcg_discount_parameters_reach_metrics_ndcg():
+    """``nDCG(discount=rbp,p=…)`` and ``nDCG(discount=jarvelin,b=…)`` equal metrics.ndcg with the family string."""
+    import numpy as np
+
+    import metrics
+
+    j = metrics.load_trec9().subset(systems=list(range(6)))
+    pairs = [
+        ("nDCG(discount=rbp,p=0.6)@10", dict(discount="rbp(p=0.6)", cutoff=10)),
+        ("nDCG(discount=jarvelin,b=3)@20", dict(discount="jarvelin(b=3)", cutoff=20)),
+        ("DCG(discount=rbp,p=0.9)@5", None),
+    ]
+    for name, kw in pairs[:2]:
+        assert np.array_equal(metrics.evaluate(j, name).to_numpy(), metrics.ndcg(j, **kw).to_numpy())
+    d = 0.9 ** np.arange(5)
+    rel = j.level_values(np.array([0.0, 1.0, 2.0]))[..., :5]
+    assert np.allclose(metrics.evaluate(j, pairs[2][0]).to_numpy(), rel @ d)
+    with pytest.raises(ValueError, match="`p` is the persistence of discount=rbp"):
+        metrics.evaluate(j, "nDCG(p=0.5)@10")
+    with pytest.raises(ValueError, match="`b` is the log base of discount=jarvelin"):
+        metrics.evaluate(j, "nDCG(discount=zipf,b=2)")
