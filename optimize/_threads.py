@@ -11,18 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 __all__ = ["single_threaded_blas"]
+
+
+@lru_cache(maxsize=1)
+def _controller() -> ThreadpoolController:
+    """One controller per process: inspecting the loaded libraries costs 1.5-3 ms, so do it once."""
+    import numpy  # noqa: F401  (NumPy's OpenBLAS)
+    import scipy.linalg  # noqa: F401  (SciPy's OpenBLAS, used by SLSQP's subproblem)
+    import scipy.optimize  # noqa: F401
+
+    return ThreadpoolController()
 
 
 @contextmanager
 def single_threaded_blas() -> Iterator[None]:
     """Context manager: every loaded BLAS limited to one thread inside, restored after."""
-    import numpy  # noqa: F401  (NumPy's OpenBLAS)
-    import scipy.linalg  # noqa: F401  (SciPy's OpenBLAS, used by SLSQP's subproblem)
-    import scipy.optimize  # noqa: F401
-
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _controller().limit(limits=1, user_api="blas"):
         yield
