@@ -92,13 +92,17 @@ def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[st
     b = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     if b.size == 0:
         return tokens, np.zeros(0, dtype=np.int64)
-    newlines = np.flatnonzero(b == 10)
-    space = _IS_SPACE[b]  # ASCII whitespace separates tokens, as in trec_eval
-    starts = np.flatnonzero(~space[1:] & space[:-1]) + 1
+    nl = b == 10
+    tab_cr = (b == 9) | (b == 13)
+    space = (b == 32) | nl | tab_cr  # ASCII whitespace separates tokens, as in trec_eval
+    if np.count_nonzero(b < 32) != np.count_nonzero(nl) + np.count_nonzero(tab_cr):
+        space = _IS_SPACE[b]  # vertical tab / form feed (or other control bytes) present: the exact table
+    starts = np.flatnonzero(space[:-1] > space[1:]) + 1  # whitespace followed by a token byte
     if not space[0]:
         starts = np.r_[0, starts]
+    newlines = np.flatnonzero(nl)
     n_lines = newlines.size + 1
-    per_line = np.bincount(np.searchsorted(newlines, starts), minlength=n_lines)
+    per_line = np.diff(np.r_[0, np.searchsorted(starts, np.r_[newlines, b.size])])  # tokens starting on each line
     bad = np.flatnonzero((per_line != 0) & (per_line != ncols))
     if bad.size:
         ln = int(bad[0])
