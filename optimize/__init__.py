@@ -14,7 +14,7 @@ Example
 (True, True)
 """
 from .objective import Problem, stability_and_gradient
-from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning
+from .result import GradeMismatchWarning, OptimizationError, OptimizationWarning, SolverRun, Tuning
 from .robust import optimize_minimax
 from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
 from .validation import STANDARD_CONFIGS, cross_validate
@@ -32,6 +32,7 @@ __all__ = [
     "SolverRun",
     "OptimizationWarning",
     "OptimizationError",
+    "GradeMismatchWarning",
     "SOLVERS",
     "STANDARD_CONFIGS",
 ]

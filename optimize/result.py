@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -22,11 +22,16 @@ from numpy.typing import NDArray
 import gtheory
 import metrics
 
-__all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError"]
+__all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning"]
 
 
 class OptimizationWarning(UserWarning):
-    """The optimiser did not converge (or starts disagreed); the result says so in ``message``."""
+    """The optimiser did not converge, or the data cannot be tuned (systems indistinguishable under
+    every configuration); the result says so in ``success``/``message``."""
+
+
+class GradeMismatchWarning(UserWarning):
+    """A tuning applied to judgments that lack some of the grades it has (positive) gains for."""
 
 
 class OptimizationError(RuntimeError):
@@ -59,9 +64,30 @@ class SolverRun:
 
 
 def _project(ratio: float, n: float) -> float:
-    if not np.isfinite(ratio):
+    if math.isnan(ratio):
         return float("nan")
+    if math.isinf(ratio):
+        return 1.0
     return n * ratio / (1.0 + n * ratio)
+
+
+def gstudy_ratios(var_system: float, var_topic: float, var_residual: float) -> tuple[float, float]:
+    r"""``(phi_ratio, erho2_ratio)`` by the G-study convention of :func:`gtheory.gstudy`: negative
+    component estimates set to 0 (Brennan 2001, §3.4); 0 when :math:`\sigma^2_s = 0`, ``inf`` when
+    the error variance is 0 (as :attr:`gtheory.GStudy.phi_ratio`)."""
+    vs, vt, ve = (max(float(v), 0.0) if not math.isnan(v) else math.nan
+                  for v in (var_system, var_topic, var_residual))
+    if math.isnan(vs) or math.isnan(vt) or math.isnan(ve):
+        return math.nan, math.nan
+    if vs == 0:
+        return 0.0, 0.0
+    err = vt + ve
+    return (vs / err if err > 0 else math.inf), (vs / ve if ve > 0 else math.inf)
+
+
+def _fmt_grades(values) -> str:
+    """Grades as plain numbers: ``1, 2, 3`` (never ``np.float64(3.0)``)."""
+    return ", ".join(f"{float(v):g}" for v in values)
 
 
 @dataclass
@@ -71,14 +97,21 @@ class Tuning:
     Attributes
     ----------
     what : "discount", "gain" or "joint"; ``objective`` "phi" or "erho2".
-    cutoff : the nDCG cut-off k (the largest one for a minimax over cut-offs).
+    cutoff : the nDCG cut-off k — the length of ``discount``; for a minimax over cut-offs the
+        largest one (``binding_cutoff`` is the cut-off of the worst problem).
     levels : the grades (ascending) that ``gain`` is aligned with.
     gain : per-grade gains, summing to 1 over the grades (grade ≤ 0 has gain 0).
     discount : per-rank discounts ``d[r-1]``, summing to 1.
     phi, erho2 : Φ and Eρ² of the tuned nDCG at the data's number of topics ``n_topics``;
-        ``phi_1``, ``erho2_1`` at one topic (what is maximised).
-    var_system, var_topic, var_residual : raw ANOVA variance components of the tuned nDCG.
-    success, message : whether the optimiser converged (and the best start succeeded).
+        ``phi_1``, ``erho2_1`` at one topic. All four follow the G-study convention of
+        :func:`gtheory.gstudy` (a negative variance estimate counts as 0), so
+        ``phi == gstudy.phi(n_topics)`` and ``phi_1 == gstudy.phi(1)`` always; they are never
+        negative. The raw single-topic coefficient the optimiser maximised is :attr:`fun`.
+    var_system, var_topic, var_residual : raw (unclipped) ANOVA variance components of the tuned
+        nDCG; :attr:`phi_ratio_raw`/:attr:`erho2_ratio_raw` are the ratios the optimiser sees.
+    success, message : whether the optimiser converged (and the best start succeeded) and the data
+        could be tuned at all (``success`` is False when the systems are indistinguishable under
+        every configuration, σ²(system) = 0).
     nit, nfev, njev : iterations and evaluations, summed over starts.
     solver : the solver; ``starts`` : number of starts; ``n_agree`` : starts within ``agree_tol``
         of the best objective; ``start_values`` : objective reached from each start.
@@ -89,11 +122,18 @@ class Tuning:
         The front ends warn :class:`gtheory.NegativeVarianceWarning` once for them — about this
         final configuration only; the many intermediate G-studies (starts, cross-validation
         splits, standard configurations) never warn.
+    gain_family : for a discount tuning with a named gain family (``"linear"``,
+        ``"exponential"``, …), the family; :meth:`ndcg` then applies it to the target's grades,
+        so the tuning transfers to judgments with other grades. None otherwise (``gain`` is a
+        per-grade table and the target must not have positive grades outside ``levels``).
+    binding_cutoff, binding_label : for a minimax tuning, the cut-off and label of the binding
+        (worst) problem, whose coefficients ``phi``, ``phi_1``, … and ``gstudy`` report; None
+        otherwise.
 
     Notes
     -----
-    ``phi = n r/(1 + n r)`` with :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})`; the maximiser
-    of Φ(1) maximises Φ(n) for every n (Kanoulas & Aslam 2009, §2.3).
+    ``phi = n r/(1 + n r)`` with :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})` (components
+    clipped at 0); the maximiser of Φ(1) maximises Φ(n) for every n (Kanoulas & Aslam 2009, §2.3).
     """
 
     what: str
@@ -127,6 +167,9 @@ class Tuning:
     seconds: float = 0.0
     per_problem: list[dict[str, Any]] = field(default_factory=list)
     negative_components: list[str] = field(default_factory=list)
+    gain_family: str | None = None
+    binding_cutoff: int | None = None
+    binding_label: str | None = None
     _judged: Any = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------- views
@@ -142,8 +185,11 @@ class Tuning:
 
     @property
     def fun(self) -> float:
-        """The maximised objective: Φ(1) or Eρ²(1)."""
-        return self.phi_1 if self.objective == "phi" else self.erho2_1
+        """The maximised objective: Φ(1) or Eρ²(1) from the raw components, :math:`r/(1+r)` with
+        :attr:`phi_ratio_raw` (or :attr:`erho2_ratio_raw`) — what the solvers see. Negative when
+        σ²(system) is estimated negative; equal to ``phi_1`` (``erho2_1``) otherwise."""
+        r = self.phi_ratio_raw if self.objective == "phi" else self.erho2_ratio_raw
+        return r / (1.0 + r) if math.isfinite(r) else (1.0 if r > 0 else math.nan)
 
     @property
     def gain_mapping(self) -> dict[float, float]:
@@ -164,13 +210,26 @@ class Tuning:
 
     @property
     def phi_ratio(self) -> float:
-        """σ²(s)/(σ²(t)+σ²(st,e)) of the tuned nDCG (raw components)."""
-        return self.var_system / (self.var_topic + self.var_residual)
+        """σ²(s)/(σ²(t)+σ²(st,e)) of the tuned nDCG, negative estimates set to 0 (as
+        :attr:`gtheory.GStudy.phi_ratio`)."""
+        return gstudy_ratios(self.var_system, self.var_topic, self.var_residual)[0]
 
     @property
     def erho2_ratio(self) -> float:
-        """σ²(s)/σ²(st,e) of the tuned nDCG (raw components)."""
-        return self.var_system / self.var_residual
+        """σ²(s)/σ²(st,e) of the tuned nDCG, negative estimates set to 0 (as
+        :attr:`gtheory.GStudy.erho2_ratio`)."""
+        return gstudy_ratios(self.var_system, self.var_topic, self.var_residual)[1]
+
+    @property
+    def phi_ratio_raw(self) -> float:
+        """σ²(s)/(σ²(t)+σ²(st,e)) from the raw ANOVA components (the optimiser's ratio; can be < 0)."""
+        den = self.var_topic + self.var_residual
+        return self.var_system / den if den != 0 else math.nan
+
+    @property
+    def erho2_ratio_raw(self) -> float:
+        """σ²(s)/σ²(st,e) from the raw ANOVA components (the optimiser's ratio; can be < 0)."""
+        return self.var_system / self.var_residual if self.var_residual != 0 else math.nan
 
     def phi_at(self, n_topics: float) -> float:
         """Φ(n) of the tuned nDCG."""
@@ -201,13 +260,60 @@ class Tuning:
         return k
 
     # --------------------------------------------------------- evaluation
+    def _describe(self) -> str:
+        return f"the tuned {self.what} of nDCG@{self.cutoff} (Tuning with gains for grades {_fmt_grades(self.levels)})"
+
+    def _gain_for(self, judged: metrics.JudgedRuns) -> metrics.gains.GainSpec:
+        """The gain specification for ``judged``: the remembered family, or the per-grade table
+        after checking it covers ``judged``'s positive grades (warn about gains it cannot use)."""
+        if self.gain_family is not None:
+            return self.gain_family
+        target = np.asarray(judged.levels, dtype=np.float64)
+        have = {float(l) for l in self.levels}
+        missing = [float(l) for l in target if l > 0 and float(l) not in have]
+        if missing:
+            raise ValueError(
+                f"{self._describe()} has no gain for grade(s) {_fmt_grades(missing)} of these judgments "
+                f"(grades {_fmt_grades(target)}); tune on judgments with these grades, or tune the discount "
+                "with a named gain family (optimize_discount(..., gain='linear')), which carries over to any grades."
+            )
+        present = {float(l) for l in target}
+        unused = [float(l) for l, g in zip(self.levels, self.gain) if g > 0 and float(l) not in present]
+        if unused:
+            warnings.warn(
+                f"{self._describe()} has gains for grade(s) {_fmt_grades(unused)} that these judgments "
+                f"(grades {_fmt_grades(target)}) do not use; nDCG is computed without them.",
+                GradeMismatchWarning, stacklevel=4,
+            )
+        return self.gain_mapping
+
     def ndcg(self, judged: metrics.JudgedRuns, *, cutoff: int | None = None) -> pd.DataFrame:
         """The tuned nDCG on any judged runs (systems × topics), through :func:`metrics.ndcg`.
 
         ``cutoff`` defaults to the tuned one; a smaller one truncates the discount (scale-free).
+
+        Raises
+        ------
+        ValueError
+            ``cutoff`` larger than the tuned one (the discount has no weights beyond it); ``judged``
+            has a positive grade the tuning has no gain for (unless it remembers its
+            ``gain_family``).
+
+        Warns
+        -----
+        GradeMismatchWarning
+            The tuning has positive gains for grades ``judged`` does not have.
         """
         k = self.cutoff if cutoff is None else cutoff
-        return metrics.ndcg(judged, gain=self.gain_mapping, discount=self.discount, cutoff=k,
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"`cutoff` must be a positive integer; got {cutoff!r}.")
+        if k > self.discount.size:
+            raise ValueError(
+                f"`cutoff` {k} exceeds the tuned cut-off {self.discount.size}: the tuned discount has no weights "
+                f"beyond rank {self.discount.size} (nDCG@{k} would be nDCG@{self.discount.size}); "
+                f"use cutoff <= {self.discount.size} or tune at {k}."
+            )
+        return metrics.ndcg(judged, gain=self._gain_for(judged), discount=self.discount[:k], cutoff=k,
                             judged_only=self.judged_only)
 
     def evaluate(self, judged: metrics.JudgedRuns, *, cutoff: int | None = None) -> gtheory.GStudy:
@@ -215,37 +321,51 @@ class Tuning:
 
         Silent about negative variance estimates: the returned G-study records them
         (``clipped_system``, ``clipped_topic``, ``clipped_residual`` and the ``*_raw`` values).
+        Raises and warns as :meth:`ndcg`.
         """
+        X = self.ndcg(judged, cutoff=cutoff)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
-            return gtheory.gstudy(self.ndcg(judged, cutoff=cutoff))
+            return gtheory.gstudy(X)
 
     @cached_property
     def gstudy(self) -> gtheory.GStudy:
         """G-study of the tuned nDCG on the tuning data, recomputed with the public
-        :func:`metrics.ndcg` and :func:`gtheory.gstudy` (an independent check of ``phi``)."""
+        :func:`metrics.ndcg` and :func:`gtheory.gstudy` (an independent check of ``phi``); for a
+        minimax tuning, of the binding problem (its collection at ``binding_cutoff``)."""
         if self._judged is None:
             raise ValueError("this Tuning was loaded from JSON and holds no data; use `evaluate(judged)`.")
-        return self.evaluate(self._judged)
+        return self.evaluate(self._judged, cutoff=self.binding_cutoff)
 
     # -------------------------------------------------------- presentation
+    def _status(self) -> str:
+        if self.success:
+            return "converged"
+        return "CANNOT TUNE" if self.message.startswith("the systems are indistinguishable") else "NOT CONVERGED"
+
     def summary(self) -> str:
         name = {"phi": "Φ", "erho2": "Eρ²"}[self.objective]
         lines = [
             f"Stability-optimal nDCG@{self.cutoff}: {self.what} tuned for {name} "
             f"({self.solver}, {self.starts} start(s), {self.n_agree} agree within {self.agree_tol:g})",
-            f"  {'converged' if self.success else 'NOT CONVERGED'}: {self.message}",
+            f"  {self._status()}: {self.message}",
             f"  {self.n_systems} systems x {self.n_topics} topics: Φ({self.n_topics}) = {self.phi:.4f}, "
             f"Eρ²({self.n_topics}) = {self.erho2:.4f}; Φ(1) = {self.phi_1:.4f}, Eρ²(1) = {self.erho2_1:.4f}",
             f"  topics needed: Φ ≥ 0.95: {self.topics_needed(0.95)}, Φ ≥ 0.90: {self.topics_needed(0.9)}",
             "  gain: " + ", ".join(f"{l:g}→{g:.4f}" for l, g in zip(self.levels, self.gain))
-            + "   ratios: " + ", ".join(f"{l:g}:{r:.3f}" for l, r in self.gain_ratios.items()),
+            + "   ratios: " + ", ".join(f"{l:g}:{r:.3f}" for l, r in self.gain_ratios.items())
+            + (f"   (family {self.gain_family!r})" if self.gain_family else ""),
         ]
+        if self.negative_components:
+            lines.insert(3, "  negative estimate(s) set to 0 as in gtheory.gstudy: "
+                         + ", ".join(f"σ²({c})" for c in self.negative_components)
+                         + f"; raw objective {self.fun:.4f}")
         d = self.discount
         shown = ", ".join(f"{v:.4f}" for v in d[:10]) + (", …" if d.size > 10 else "")
         lines.append(f"  discount (sum 1): [{shown}]  d_k/d_1 = {self.discount_ratios[-1]:.3f}")
         if self.per_problem:
-            lines.append("  worst case over: " + "; ".join(f"{p['label']}: {p['fun']:.4f}" for p in self.per_problem))
+            lines.append("  worst case over: " + "; ".join(f"{p['label']}: {p['fun']:.4f}" for p in self.per_problem)
+                         + (f"  (binding: {self.binding_label})" if self.binding_label else ""))
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -272,19 +392,52 @@ class Tuning:
 
     @classmethod
     def from_json(cls, text_or_path: str) -> "Tuning":
-        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path)."""
+        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path).
+
+        Raises
+        ------
+        ValueError
+            Not JSON, not a tuning document, or a required field missing or malformed (named).
+        """
         s = text_or_path.strip()
-        if not s.startswith("{"):
+        if not s.startswith(("{", "[")):
             with open(text_or_path, encoding="utf-8") as fh:
                 s = fh.read()
-        d = json.loads(s)
-        if d.pop("format", None) != "gtheory.optimize.Tuning/1":
+        try:
+            d = json.loads(s)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a gtheory optimize.Tuning JSON document: {exc}") from None
+        if not isinstance(d, dict) or d.pop("format", None) != "gtheory.optimize.Tuning/1":
             raise ValueError("not a gtheory optimize.Tuning JSON document (missing 'format').")
+        known = {f.name for f in fields(cls) if not f.name.startswith("_")}
+        required = [f.name for f in fields(cls) if not f.name.startswith("_")
+                    and f.default is MISSING and f.default_factory is MISSING]
+        missing = [k for k in required if k not in d]
+        if missing:
+            raise ValueError(f"incomplete optimize.Tuning JSON document: missing field(s) {', '.join(map(repr, missing))}.")
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"invalid optimize.Tuning JSON document: unknown field(s) {', '.join(map(repr, unknown))}.")
         for k in ("levels", "gain", "discount"):
-            d[k] = np.asarray(d[k], dtype=np.float64)
+            try:
+                d[k] = np.asarray(d[k], dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"invalid optimize.Tuning JSON document: field {k!r} must be a list of numbers.") from None
+            if d[k].ndim != 1:
+                raise ValueError(f"invalid optimize.Tuning JSON document: field {k!r} must be a list of numbers.")
+        if d["gain"].size != d["levels"].size:
+            raise ValueError(f"invalid optimize.Tuning JSON document: 'gain' has {d['gain'].size} entries for "
+                             f"{d['levels'].size} 'levels'.")
         for k, v in list(d.items()):
             if v is None and k in ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", "var_residual"):
                 d[k] = float("nan")
             elif isinstance(v, str) and v in ("inf", "-inf"):
                 d[k] = float(v)
+        if (isinstance(d["cutoff"], int) and d["cutoff"] < d["discount"].size and d.get("per_problem")
+                and d.get("binding_cutoff") is None):
+            # minimax documents written before `binding_cutoff` stored the binding cut-off as `cutoff`
+            d["binding_cutoff"], d["cutoff"] = d["cutoff"], int(d["discount"].size)
+        if isinstance(d["cutoff"], bool) or not isinstance(d["cutoff"], int) or d["cutoff"] != d["discount"].size:
+            raise ValueError(f"invalid optimize.Tuning JSON document: 'cutoff' {d['cutoff']!r} must be the "
+                             f"length of 'discount' ({d['discount'].size}).")
         return cls(**d)

@@ -43,7 +43,7 @@ from .multistart import best_run, starting_points
 from .objective import Objective, Problem
 from .result import SolverRun, Tuning
 from .slsqp import project
-from .tune import make_tuning, report_failure, _check_common
+from .tune import _check_common, gain_family_of, make_tuning, report_failure
 
 __all__ = ["optimize_minimax", "minimax_problems"]
 
@@ -184,8 +184,10 @@ def optimize_minimax(
     Tuning
         ``phi_1``/``phi``/… are those of the binding (worst) problem; ``per_problem`` lists
         ``label``, ``cutoff``, ``fun`` (its Φ(1) or Eρ²(1)), ``phi`` and ``n_topics`` for each.
-        ``discount`` has ``max(cutoffs)`` entries; ``cutoff`` is the binding problem's (so
-        ``Tuning.ndcg``/``gstudy`` reproduce its Φ; pass ``cutoff=`` for the others).
+        ``discount`` has ``max(cutoffs)`` entries and ``cutoff`` is ``max(cutoffs)`` (the
+        default of ``Tuning.ndcg``; pass ``cutoff=`` for the others). The binding problem is
+        ``binding_label`` at ``binding_cutoff``; ``Tuning.gstudy`` evaluates it, reproducing
+        ``phi``.
 
     Notes
     -----
@@ -214,10 +216,16 @@ def optimize_minimax(
         per.append({"label": lab, "cutoff": p.cutoff, "fun": float(v), "n_topics": p.n_topics,
                     "phi" if p.objective == "phi" else "erho2": p.n_topics * r / (1 + p.n_topics * r)})
     tuning = make_tuning(wp, sub, runs, n_agree, agree_tol, "slsqp-minimax", time.perf_counter() - t0, per)
-    # report the shared vectors (full length), not the binding problem's truncation
+    # report the shared vectors (full length), not the binding problem's truncation: `cutoff` is the
+    # discount's length (the largest cut-off), the binding problem is recorded separately
     g, d = layout.split(best.x)
     tuning.gain = g / g.sum()
     if layout.block("discount"):
         tuning.discount = d / d.sum()
+    tuning.cutoff = layout.cutoff
+    tuning.binding_cutoff = wp.cutoff
+    tuning.binding_label = names[worst]
+    if what == "discount":
+        tuning.gain_family = gain_family_of(gain)
     report_failure(tuning, strict, stacklevel=3)
     return tuning

@@ -39,7 +39,8 @@ from metrics import JudgedRuns
 
 from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
-from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning
+from .parametrize import Parametrization
+from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, _project, gstudy_ratios
 from .slsqp import solve_lbfgsb, solve_slsqp
 
 __all__ = ["optimize_discount", "optimize_gain", "optimize_joint", "tune_problem", "SOLVERS"]
@@ -57,15 +58,81 @@ def _solver_for(problem: Problem, solver: str):
     if solver == "slsqp-fd":
         return solver, lambda x0: solve_slsqp(problem, x0, jac=False)
     if solver == "lbfgsb":
-        return solver, lambda x0: solve_lbfgsb(problem, x0)
+        return solver, lambda x0: verify_first_order(problem, solve_lbfgsb(problem, x0))
     from .cvx import solve_cvx
 
     return solver, lambda x0: solve_cvx(problem, x0)
 
 
+#: relative projected-gradient tolerance of :func:`verify_first_order`
+FIRST_ORDER_TOL = 1e-6
+
+#: σ²(system) at most this fraction of the score variance counts as 0 (:func:`degenerate_message`)
+FLAT_TOL = 1e-12
+
+_INDISTINGUISHABLE = "the systems are indistinguishable under every configuration"
+
+
+def verify_first_order(problem: Problem, run: SolverRun, tol: float = FIRST_ORDER_TOL) -> SolverRun:
+    r"""Accept an L-BFGS-B run that stopped ``ABNORMAL`` (line search failed) at a first-order point.
+
+    L-BFGS-B reports ``ABNORMAL`` when its line search cannot decrease :math:`-f` any more — at
+    the optimum that is rounding, not failure. In the increments :math:`z \ge 0`
+    (:mod:`optimize.parametrize`) the projected gradient of :math:`-f` is
+    :math:`p = \max(z - \nabla_z(-f), 0) - z` (L-BFGS-B's own ``pgtol`` measure); if
+    :math:`\lVert p\rVert_\infty \le` ``tol`` :math:`\cdot |f|` at the returned point the
+    bound-constrained KKT conditions hold to that tolerance and the run is reported converged.
+    Other runs are returned unchanged.
+    """
+    if run.success or not run.message.startswith("ABNORMAL") or not np.isfinite(run.fun):
+        return run
+    par = Parametrization(problem)
+    z = par.to_z(run.x)
+    f, g = par.value_and_grad(z)
+    if not (np.isfinite(f) and np.all(np.isfinite(g))):
+        return run
+    pg = float(np.max(np.abs(np.maximum(z + g, 0.0) - z)))  # ∇(-f) = -g
+    if pg <= tol * abs(f):
+        run.success = True
+        run.message = (f"converged: projected gradient {pg:.2e} ≤ tol·|f| = {tol * abs(f):.2e} "
+                       f"after line-search stop ({run.message.strip()})")
+    else:
+        run.message += f" (projected gradient {pg:.2e} > tol·|f| = {tol * abs(f):.2e})"
+    return run
+
+
+def _identical_systems(problem: Problem) -> bool:
+    """Whether every system has the same relevant grade at every rank ≤ k of every topic — then
+    every gain and discount gives all systems the same nDCG on each topic."""
+    j = problem._j
+    levels = np.asarray(j.levels, dtype=np.float64)
+    cls = np.where(levels > 0, np.arange(1, levels.size + 1), 0).astype(np.float64)
+    V = j.level_values(cls)[..., : problem.cutoff]
+    return bool(np.all(V == V[:1]))
+
+
+def degenerate_message(problem: Problem, X: np.ndarray, var_system: float) -> str | None:
+    """Why ``problem`` cannot be tuned, or None: σ²(system) of the tuned scores ``X`` is 0 (at most
+    :data:`FLAT_TOL` of the score variance), so Φ and Eρ² are 0 for the best configuration found."""
+    scale = float(np.mean((X - X.mean()) ** 2))
+    if abs(var_system) > FLAT_TOL * scale:
+        return None
+    k = problem.cutoff
+    if _identical_systems(problem):
+        why = (f"all {problem.n_systems} systems retrieve the same grades at every rank ≤ {k} on every topic, "
+               "so every gain and discount scores them alike")
+    else:
+        why = (f"the best configuration found has σ²(system) = {var_system:.3g}, at most {FLAT_TOL:g} of the "
+               f"score variance {scale:.3g}")
+    return (f"{_INDISTINGUISHABLE}: σ²(system) = 0 for the tuned nDCG@{k} ({why}); Φ and Eρ² are 0 whatever "
+            "the gain and discount, and the returned vectors are arbitrary")
+
+
 def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agree: int, agree_tol: float,
                 solver: str, seconds: float, per_problem: list[dict[str, Any]] | None = None) -> Tuning:
-    """A :class:`Tuning` from the best run of ``problem`` (coefficients from the raw ANOVA components)."""
+    """A :class:`Tuning` from the best run of ``problem``: coefficients by the G-study convention
+    (negative components set to 0, as :func:`gtheory.gstudy`), raw components kept; ``success``
+    False with the reason when the systems cannot be told apart (:func:`degenerate_message`)."""
     g, d = problem.split(best.x)
     g = g / g.sum() if g.sum() > 0 else g
     d = d / d.sum() if d.sum() > 0 else d
@@ -76,18 +143,24 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
     negative = [name for name, v in (("system", vs), ("topic", vt), ("residual", ve)) if v < 0]
     failed = [r for r in runs if not r.success]
     msg = best.message
+    success = bool(best.success)
     if failed and best.success:
         msg += f" ({len(failed)} of {len(runs)} starts did not converge)"
+    flat = degenerate_message(problem, X, vs)
+    if flat is not None:
+        success, msg = False, f"{flat} (solver: {msg})"
+    r_phi, r_erho2 = gstudy_ratios(vs, vt, ve)
+
+    def coef(r: float, m: int) -> float:
+        return float(_project(r, m))
+
     return Tuning(
         what=problem.what, objective=problem.objective, cutoff=problem.cutoff,
         levels=problem.levels.copy(), gain=g, discount=d,
-        phi=float(gtheory.phi_from_components(vs, vt, ve, n)),
-        erho2=float(gtheory.erho2_from_components(vs, ve, n)),
-        phi_1=float(gtheory.phi_from_components(vs, vt, ve, 1)),
-        erho2_1=float(gtheory.erho2_from_components(vs, ve, 1)),
+        phi=coef(r_phi, n), erho2=coef(r_erho2, n), phi_1=coef(r_phi, 1), erho2_1=coef(r_erho2, 1),
         var_system=vs, var_topic=vt, var_residual=ve,
         n_systems=problem.n_systems, n_topics=n,
-        success=bool(best.success), message=msg,
+        success=success, message=msg,
         nit=sum(r.nit for r in runs), nfev=sum(r.nfev for r in runs), njev=sum(r.njev for r in runs),
         solver=solver, starts=len(runs), n_agree=n_agree, agree_tol=agree_tol,
         start_values={r.start: float(r.fun) for r in runs},
@@ -98,18 +171,24 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
 
 
 def report_failure(tuning: Tuning, strict: bool, *, stacklevel: int = 4) -> None:
-    """Warn (or raise, under ``strict``) when the optimiser failed; warn once about negative
-    variance components of the final configuration (the only G-study that warns)."""
-    if tuning.negative_components:
+    """Warn (or raise, under ``strict``) when the optimiser failed or the data cannot be tuned; warn
+    once about negative variance components of the final configuration (the only G-study that warns)."""
+    flat = tuning.message.startswith(_INDISTINGUISHABLE)
+    if tuning.negative_components and not flat:  # rounding-level negatives of a 0 variance: said below
         comps = ", ".join(f"σ²({c})" for c in tuning.negative_components)
         warnings.warn(
-            f"the tuned nDCG@{tuning.cutoff} has negative variance estimate(s) {comps} on the tuning data; "
-            "Φ and Eρ² use them raw here and gtheory.gstudy sets them to 0 (Brennan 2001, §3.4).",
+            f"the tuned nDCG@{tuning.binding_cutoff or tuning.cutoff} has negative variance estimate(s) {comps} "
+            "on the tuning data; "
+            "Φ and Eρ² set them to 0 as gtheory.gstudy does (Brennan 2001, §3.4); the optimiser's raw "
+            f"objective is Tuning.fun = {tuning.fun:.6g}.",
             gtheory.NegativeVarianceWarning, stacklevel=stacklevel,
         )
     if tuning.success:
         return
-    text = f"the {tuning.solver} optimiser did not converge: {tuning.message}"
+    if flat:
+        text = f"cannot tune nDCG@{tuning.cutoff}: {tuning.message}"
+    else:
+        text = f"the {tuning.solver} optimiser did not converge: {tuning.message}"
     if strict:
         raise OptimizationError(text)
     warnings.warn(text, OptimizationWarning, stacklevel=stacklevel)
@@ -125,14 +204,26 @@ def _check_common(starts: int, agree_tol: float) -> None:
 def tune_problem(problem: Problem, *, solver: str = "auto", starts: int = 4, seed: int | None = 0,
                  agree_tol: float = 1e-6, strict: bool = False) -> Tuning:
     """Multi-start tuning of a prepared :class:`Problem` (the engine behind the front ends)."""
+    return _tune(problem, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
+
+
+def _tune(problem: Problem, *, solver: str, starts: int, seed: int | None, agree_tol: float, strict: bool,
+          gain_family: str | None = None) -> Tuning:
     _check_common(starts, agree_tol)
     name, solve = _solver_for(problem, solver)
     t0 = time.perf_counter()
     runs = run_starts(solve, starting_points(problem, starts, seed=seed))
     best, n_agree = best_run(runs, agree_tol)
     tuning = make_tuning(problem, best, runs, n_agree, agree_tol, name, time.perf_counter() - t0)
+    tuning.gain_family = gain_family
     report_failure(tuning, strict)
     return tuning
+
+
+def gain_family_of(gain: Any) -> str | None:
+    """The gain family name of a fixed gain specification (``"linear"``, ``"exponential(base=3)"``),
+    or None for a per-grade vector, mapping or callable."""
+    return gain if isinstance(gain, str) else None
 
 
 def optimize_discount(
@@ -195,7 +286,8 @@ def optimize_discount(
     """
     p = Problem(judged, cutoff, "discount", gain=gain, objective=objective,
                 monotone_discount=monotone, judged_only=judged_only)
-    return tune_problem(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
+    return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict,
+                 gain_family=gain_family_of(gain))
 
 
 def optimize_gain(
@@ -229,7 +321,7 @@ def optimize_gain(
     """
     p = Problem(judged, cutoff, "gain", discount=discount, objective=objective,
                 monotone_gain=monotone, judged_only=judged_only)
-    return tune_problem(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
+    return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
 
 
 def optimize_joint(
@@ -260,4 +352,4 @@ def optimize_joint(
     """
     p = Problem(judged, cutoff, "joint", objective=objective, monotone_gain=monotone_gain,
                 monotone_discount=monotone_discount, judged_only=judged_only)
-    return tune_problem(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
+    return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)

@@ -204,12 +204,15 @@ def run(args: argparse.Namespace) -> int:
     if tuning is not None:
         if k > tuning.discount.size:
             raise UsageError(f"--cutoff {k} exceeds the tuning's discount length {tuning.discount.size}")
-        missing = sorted(set(map(float, judged.levels)) - set(tuning.gain_mapping))
-        if missing:
-            raise UsageError(f"the tuning has no gain for grade(s) {missing} of these judgments "
-                             f"(it was tuned on grades {sorted(tuning.gain_mapping)})")
         name = f"tuned {tuning.what}"
-        configs[name] = tuning.ndcg(judged, cutoff=k)
+        try:  # a grade the tuning has no gain for: Tuning.ndcg names the tuning and the grades
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", optimize.GradeMismatchWarning)
+                configs[name] = tuning.ndcg(judged, cutoff=k)
+        except ValueError as exc:
+            raise UsageError(f"--tuning {args.tuning}: {exc}") from None
+        for w in caught:
+            print(f"gtheory check: warning: {w.message}", file=sys.stderr)
     else:
         say(f"tuning the discount of nDCG@{k} (linear gains) for Φ; give --tuning to check a saved one")
         with warnings.catch_warnings():

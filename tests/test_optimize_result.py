@@ -1,0 +1,165 @@
+"""optimize.result.Tuning: coefficients by the G-study convention, cut-offs, grade sets, JSON."""
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import gtheory
+import metrics
+import optimize
+
+# 4 x 3 of TREC-9 where even the stability-optimal gains leave σ²(system) < 0 (as _NEG_FINAL in
+# tests/test_optimize_solvers.py)
+_NEG_FINAL = dict(systems=[47, 52, 77, 98], topics=[12, 15, 45])
+
+
+@pytest.fixture(scope="module")
+def j():
+    return metrics.load_trec9()
+
+
+@pytest.fixture(scope="module")
+def t10(j):
+    return optimize.optimize_discount(j, [0, 1, 2], 10, starts=1)
+
+
+@pytest.fixture(scope="module")
+def neg(j):
+    sub = j.subset(**_NEG_FINAL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        return sub, optimize.optimize_gain(sub, "log2", 10, starts=2)
+
+
+# ----------------------------------------------------------------- Φ by the G-study convention
+def test_negative_system_variance_reports_phi_as_the_gstudy_does(neg):
+    sub, t = neg
+    assert t.var_system < 0 and t.negative_components == ["system"]
+    g = t.gstudy
+    assert g.clipped_system
+    # before: t.phi = -1.634 while gstudy.phi() = 0.0
+    assert t.phi == pytest.approx(g.phi(t.n_topics), abs=1e-12) and t.phi == 0.0
+    assert t.phi_1 == pytest.approx(g.phi(1), abs=1e-12)
+    assert t.erho2 == pytest.approx(g.erho2(t.n_topics), abs=1e-12)
+    assert t.erho2_1 == pytest.approx(g.erho2(1), abs=1e-12)
+    assert t.phi_at(7) == pytest.approx(g.phi(7), abs=1e-12)
+    assert t.topics_needed(0.9) == np.inf
+    # the optimiser's raw objective stays available: r/(1+r) of the raw components, negative here
+    vc = gtheory.variance_components(t.ndcg(sub).to_numpy())
+    r = vc.system / (vc.topic + vc.residual)
+    assert t.phi_ratio_raw == pytest.approx(r, rel=1e-9)
+    assert t.fun == pytest.approx(r / (1 + r), rel=1e-9) and t.fun < 0
+    assert t.start_values[max(t.start_values, key=t.start_values.get)] == pytest.approx(t.fun, abs=1e-12)
+    assert "set to 0" in t.summary()
+
+
+def test_phi_equals_gstudy_for_every_front_end(j, t10):
+    sub = j.subset(systems=list(range(0, 104, 4)), topics=list(range(20)))
+    tunings = [
+        t10,
+        optimize.optimize_gain(sub, "log2", 10, starts=1),
+        optimize.optimize_joint(sub, 10, starts=1, objective="erho2"),
+        optimize.optimize_minimax([j], what="discount", cutoffs=[10, 20], gain=[0, 1, 2], starts=1),
+    ]
+    for t in tunings:
+        g = t.gstudy
+        assert t.phi == pytest.approx(g.phi(t.n_topics), abs=1e-12)
+        assert t.phi_1 == pytest.approx(g.phi(1), abs=1e-12)
+        assert t.erho2 == pytest.approx(g.erho2(t.n_topics), abs=1e-12)
+        # no negative component: the raw objective is the reported one
+        assert t.fun == pytest.approx(t.phi_1 if t.objective == "phi" else t.erho2_1, abs=1e-12)
+
+
+# ------------------------------------------------------------------------------- cut-offs
+def test_cutoff_larger_than_tuned_raises_naming_both(j, t10):
+    with pytest.raises(ValueError, match=r"`cutoff` 100 exceeds the tuned cut-off 10"):
+        t10.ndcg(j, cutoff=100)
+    with pytest.raises(ValueError, match=r"`cutoff` 11 exceeds the tuned cut-off 10"):
+        t10.evaluate(j, cutoff=11)
+    with pytest.raises(ValueError, match=r"`cutoff` must be a positive integer; got 0"):
+        t10.ndcg(j, cutoff=0)
+    # a smaller cut-off truncates the discount (documented)
+    got = t10.ndcg(j, cutoff=5).to_numpy()
+    ref = metrics.ndcg(j, gain=[0, 1, 2], discount=t10.discount[:5], cutoff=5).to_numpy()
+    np.testing.assert_allclose(got, ref, atol=1e-15)
+
+
+# ---------------------------------------------------------------------------- grade sets
+def _regraded(j, levels):
+    """The same runs with the grade levels renamed (codes unchanged): e.g. 0/1/2 -> 0/1/3."""
+    return replace(j, levels=np.asarray(levels, dtype=np.float64))
+
+
+def test_missing_grade_raises_with_plain_numbers(j, t10):
+    j013 = _regraded(j, [0, 1, 3])
+    with pytest.raises(ValueError) as exc:
+        t10.ndcg(j013)
+    msg = str(exc.value)
+    assert "has no gain for grade(s) 3 of these judgments (grades 0, 1, 3)" in msg
+    assert "tuned discount of nDCG@10" in msg and "gains for grades 0, 1, 2" in msg
+    assert "np.float64" not in msg and "3.0" not in msg
+    g = optimize.optimize_gain(j, "log2", 10, starts=1)
+    with pytest.raises(ValueError, match=r"tuned gain of nDCG@10 .* no gain for grade\(s\) 3 "):
+        g.evaluate(j013)
+
+
+def test_named_gain_family_carries_over_to_other_grades(j):
+    t = optimize.optimize_discount(j, "linear", 10, starts=1)
+    assert t.gain_family == "linear"
+    j013 = _regraded(j, [0, 1, 3])
+    got = t.ndcg(j013).to_numpy()
+    ref = metrics.ndcg(j013, gain="linear", discount=t.discount, cutoff=10).to_numpy()
+    np.testing.assert_allclose(got, ref, atol=1e-15)
+    # on the tuning data the family and the stored table give the same nDCG
+    np.testing.assert_allclose(t.ndcg(j).to_numpy(),
+                               metrics.ndcg(j, gain=t.gain_mapping, discount=t.discount, cutoff=10).to_numpy(),
+                               atol=1e-15)
+    back = optimize.Tuning.from_json(t.to_json())
+    assert back.gain_family == "linear"
+    np.testing.assert_allclose(back.ndcg(j013).to_numpy(), ref, atol=1e-15)
+    # a per-grade gain is not a family: nothing to carry over
+    assert optimize.optimize_discount(j, [0, 1, 2], 5, starts=1).gain_family is None
+    assert optimize.optimize_gain(j, "log2", 5, starts=1).gain_family is None
+
+
+def test_gain_for_absent_grade_warns(j, t10):
+    jm = _regraded(j, [-1, 0, 1])  # grades -1/0/1: the tuning's gain for grade 2 goes unused
+    with pytest.warns(optimize.GradeMismatchWarning, match=r"has gains for grade\(s\) 2 that these judgments"):
+        X = t10.ndcg(jm)
+    assert X.shape == (j.n_systems, j.n_topics)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", optimize.GradeMismatchWarning)
+        t10.ndcg(j.subset(topics=[0, 1, 2]))  # same grades: silent
+
+
+# -------------------------------------------------------------------------------- JSON
+def test_from_json_names_missing_and_invalid_fields(t10):
+    d = t10.to_dict()
+    for key in ("discount", "cutoff", "phi"):
+        bad = {k: v for k, v in d.items() if k != key}
+        with pytest.raises(ValueError, match=rf"missing field\(s\) '{key}'"):
+            optimize.Tuning.from_json(json.dumps(bad))
+    with pytest.raises(ValueError, match=r"unknown field\(s\) 'colour'"):
+        optimize.Tuning.from_json(json.dumps({**d, "colour": 1}))
+    with pytest.raises(ValueError, match=r"field 'gain' must be a list of numbers"):
+        optimize.Tuning.from_json(json.dumps({**d, "gain": ["a", "b", "c"]}))
+    with pytest.raises(ValueError, match=r"'gain' has 2 entries for 3 'levels'"):
+        optimize.Tuning.from_json(json.dumps({**d, "gain": [0.5, 0.5]}))
+    with pytest.raises(ValueError, match=r"'cutoff' 20 must be the length of 'discount' \(10\)"):
+        optimize.Tuning.from_json(json.dumps({**d, "cutoff": 20}))
+    with pytest.raises(ValueError, match="not a gtheory optimize.Tuning JSON document"):
+        optimize.Tuning.from_json("{not json")
+    with pytest.raises(ValueError, match="missing 'format'"):
+        optimize.Tuning.from_json("[1, 2]")
+    # old documents without the new optional fields still load
+    old = {k: v for k, v in d.items() if k not in ("gain_family", "binding_cutoff", "binding_label")}
+    assert optimize.Tuning.from_json(json.dumps(old)).gain_family is None
+
+
+def test_summary_uses_plain_numbers(t10):
+    assert not re.search(r"np\.float64", t10.summary())

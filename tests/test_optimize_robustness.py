@@ -1,0 +1,140 @@
+"""optimize front ends on hard inputs: data that cannot be tuned, line-search stops at the optimum,
+minimax cut-offs."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gtheory
+import metrics
+import optimize
+from optimize.objective import Problem
+from optimize.parametrize import Parametrization
+from optimize.slsqp import solve_lbfgsb
+from optimize.tune import verify_first_order
+
+
+@pytest.fixture(scope="module")
+def j():
+    return metrics.load_trec9()
+
+
+# ------------------------------------------------- indistinguishable systems (σ²(system) = 0)
+@pytest.mark.parametrize("solver", ["slsqp", "lbfgsb", "cvxpy"])
+def test_identical_systems_are_reported_as_failure(j, solver):
+    same = j.subset(systems=[5, 5, 5])
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        t = optimize.optimize_discount(same, [0, 1, 2], 10, solver=solver, starts=2)
+    # one warning, the reason; no rounding-level NegativeVarianceWarning on top
+    assert [w.category for w in rec] == [optimize.OptimizationWarning]
+    assert "indistinguishable under every configuration" in str(rec[0].message)
+    assert not t.success
+    assert t.message.startswith("the systems are indistinguishable under every configuration: σ²(system) = 0")
+    assert "same grades at every rank ≤ 10" in t.message
+    assert abs(t.phi_1) < 1e-20 and "CANNOT TUNE: the systems are indistinguishable" in t.summary()
+    with pytest.raises(optimize.OptimizationError, match="cannot tune nDCG@10: the systems are indistinguishable"):
+        optimize.optimize_discount(same, [0, 1, 2], 10, solver=solver, starts=1, strict=True)
+
+
+def test_identical_systems_fail_for_gains_joint_and_minimax(j):
+    same = j.subset(systems=[7, 7], topics=list(range(10)))
+    for call in (lambda: optimize.optimize_gain(same, "log2", 10, starts=1, strict=True),
+                 lambda: optimize.optimize_joint(same, 10, starts=1, strict=True),
+                 lambda: optimize.optimize_minimax([same], cutoffs=[5, 10], starts=1, strict=True)):
+        with pytest.raises(optimize.OptimizationError, match="indistinguishable under every configuration"):
+            call()
+
+
+def test_flat_but_not_identical_systems_fail_too(j):
+    # two systems that differ only below the cut-off: identical top 10, so σ²(system) of nDCG@10 is 0
+    sub = j.subset(systems=[3, 3])
+    grades = sub.grades.copy()
+    grades[1, :, 50:] = grades[1, :, 50:][:, ::-1]
+    from dataclasses import replace
+    sub = replace(sub, grades=grades)
+    with pytest.warns(optimize.OptimizationWarning, match="indistinguishable"):
+        t = optimize.optimize_discount(sub, [0, 1, 2], 10, starts=1)
+    assert not t.success
+
+
+def test_genuine_data_is_not_flagged(j):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", optimize.OptimizationWarning)
+        t = optimize.optimize_discount(j.subset(systems=[0, 1, 2], topics=list(range(10))), [0, 1, 2], 10, starts=1)
+    assert t.success and t.phi_1 > 0
+
+
+# ------------------------------------------------- L-BFGS-B line-search stop at the optimum
+def test_lbfgsb_abnormal_stop_at_the_optimum_is_converged(j):
+    # reference: SLSQP on the paper's formulation reaches the same Φ(1)
+    ref = optimize.optimize_discount(j, [0, 1, 2], 100, solver="slsqp", starts=1)
+    p = Problem(j, 100, "discount", gain=[0, 1, 2])
+    x0 = metrics.discount_vector("log2", 100)
+    raw = solve_lbfgsb(p, x0 / x0.sum())
+    assert not raw.success and raw.message.startswith("ABNORMAL")  # what scipy says here
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", optimize.OptimizationWarning)
+        t = optimize.optimize_discount(j, [0, 1, 2], 100, solver="lbfgsb", starts=1)
+    assert t.success
+    assert t.message.startswith("converged: projected gradient") and "after line-search stop" in t.message
+    assert t.phi_1 == pytest.approx(ref.phi_1, abs=1e-10)
+    # the check itself: projected gradient of -f in the increments, relative to |f|
+    par = Parametrization(p)
+    z = par.to_z(t.discount)
+    f, g = par.value_and_grad(z)
+    assert np.max(np.abs(np.maximum(z + g, 0) - z)) <= 1e-6 * abs(f)
+
+
+def test_lbfgsb_abnormal_stop_away_from_the_optimum_stays_failed(j):
+    p = Problem(j, 30, "discount", gain=[0, 1, 2])
+    x0 = metrics.discount_vector("log2", 30)
+    run = optimize.SolverRun(x=x0 / x0.sum(), fun=p.value(x0 / x0.sum()), success=False, message="ABNORMAL: ",
+                             nit=1, nfev=1, njev=1, solver="lbfgsb", seconds=0.0)
+    out = verify_first_order(p, run)
+    assert not out.success and "projected gradient" in out.message and "> tol" in out.message
+
+
+# ------------------------------------------------- minimax cut-offs
+def test_minimax_cutoff_is_the_largest_and_binding_is_recorded(j):
+    u = optimize.optimize_minimax([j], what="discount", cutoffs=[10, 30], gain=[0, 1, 2], starts=1)
+    assert u.cutoff == 30 == u.discount.size
+    worst = min(u.per_problem, key=lambda p: p["fun"])
+    assert u.binding_cutoff == worst["cutoff"] == 10 and u.binding_label == "collection-1@10"
+    assert u.phi == pytest.approx(worst["phi"], abs=1e-12)
+    # gstudy reproduces the binding problem's Φ; ndcg defaults to the full discount
+    assert u.gstudy.phi() == pytest.approx(u.phi, abs=1e-12)
+    assert u.ndcg(j).shape == (j.n_systems, j.n_topics)
+    ref30 = metrics.ndcg(j, gain=[0, 1, 2], discount=u.discount, cutoff=30).to_numpy()
+    np.testing.assert_allclose(u.ndcg(j).to_numpy(), ref30, atol=1e-15)
+    with pytest.raises(ValueError, match="exceeds the tuned cut-off 30"):
+        u.ndcg(j, cutoff=31)
+    back = optimize.Tuning.from_json(u.to_json())
+    assert (back.cutoff, back.binding_cutoff, back.binding_label) == (30, 10, "collection-1@10")
+    assert back.evaluate(j, cutoff=back.binding_cutoff).phi() == pytest.approx(u.phi, abs=1e-12)
+    np.testing.assert_allclose(back.ndcg(j).to_numpy(), ref30, atol=1e-15)
+    # a minimax document written before `binding_cutoff` (cutoff = the binding one) is read as now
+    d = u.to_dict()
+    d.update(cutoff=10)
+    for k in ("binding_cutoff", "binding_label", "gain_family"):
+        d.pop(k)
+    import json
+    old = optimize.Tuning.from_json(json.dumps(d))
+    assert (old.cutoff, old.binding_cutoff) == (30, 10)
+
+
+def test_minimax_gain_family_is_remembered(j):
+    u = optimize.optimize_minimax([j], what="discount", cutoffs=[5, 10], gain="linear", starts=1)
+    assert u.gain_family == "linear"
+    assert optimize.optimize_minimax([j], what="gain", cutoffs=[5], starts=1).gain_family is None
+
+
+def test_negative_estimate_is_not_flagged_as_flat(j):
+    sub = j.subset(systems=[47, 52, 77, 98], topics=[12, 15, 45])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        warnings.simplefilter("error", optimize.OptimizationWarning)
+        t = optimize.optimize_gain(sub, "log2", 10, starts=2)
+    assert t.success and t.phi == 0.0 and t.fun < 0
