@@ -67,7 +67,8 @@ def gain_vector(gain: GainSpec, levels: np.ndarray) -> np.ndarray:
         table = {float(k): float(v) for k, v in gain.items()}
         missing = [x for x in levels if x > 0 and float(x) not in table]
         if missing:
-            raise ValueError(f"the gain mapping has no value for grade(s) {missing} found in the qrels")
+            shown = ", ".join(f"{float(x):g}" for x in missing)  # plain numbers, not np.float64(3.0)
+            raise ValueError(f"the gain mapping has no value for grade(s) {shown} found in the qrels")
         g = np.array([table.get(float(x), 0.0) for x in levels])
     else:
         vec = np.asarray(gain, dtype=np.float64)

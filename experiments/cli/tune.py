@@ -3,17 +3,21 @@
 Example::
 
     gtheory tune --what discount --cutoff 100 --gain linear --out tuning.json
+    gtheory tune --what discount --cutoff 10 --gain 0 1 3
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import add_data_args, check_shape, load_judged
+from .evaluate import parse_gain
 
 __all__ = ["register", "run"]
 
@@ -38,7 +42,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_data_args(p)
     p.add_argument("--what", choices=["discount", "gain", "joint"], default="discount", help="what to tune")
     p.add_argument("--cutoff", type=int, default=100, help="nDCG cut-off k (default 100)")
-    p.add_argument("--gain", default="linear", help="fixed gain when tuning the discount (default linear)")
+    p.add_argument("--gain", nargs="+", default=["linear"], metavar="GAIN",
+                   help="fixed gain when tuning the discount: a family (linear, exponential, binary; default "
+                        "linear) or numbers per grade (--gain 0 1 3), as 'gtheory evaluate'")
     p.add_argument("--discount", default="log2", help="fixed discount when tuning the gain (default log2)")
     p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="coefficient to maximise")
     p.add_argument("--unconstrained", action="store_true",
@@ -46,12 +52,29 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--solver", choices=["auto", "slsqp", "lbfgsb", "cvxpy"], default="auto",
                    help="auto: SLSQP up to 200 variables, L-BFGS-B above")
     p.add_argument("--starts", type=int, default=4, help="number of starting points (default 4)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random starts")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random starts (a non-negative integer)")
     p.add_argument("--strict", action="store_true", help="exit 1 if the optimiser does not converge")
     p.add_argument("--out", metavar="TUNING.json", default=None, help="write the tuning as JSON")
     p.add_argument("--json", action="store_true", help="print the tuning as JSON instead of a summary")
     p.add_argument("--quiet", action="store_true", help="print nothing (use with --out)")
     return p
+
+
+def check_writable(path: str) -> None:
+    """Raise :class:`UsageError` unless ``path`` can be written (an existing writable file, or a new
+    file in an existing writable directory); nothing is created."""
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"--out {path} is a directory; give a file name such as {p / 'tuning.json'}.")
+    if p.exists():
+        if not os.access(p, os.W_OK):
+            raise UsageError(f"--out {path} is not writable.")
+        return
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"--out {path}: directory {parent} does not exist.")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {path}: directory {parent} is not writable.")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +84,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}.")
     if args.starts < 1:
         raise UsageError(f"--starts must be a positive integer; got {args.starts}.")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}.")
+    gain = parse_gain(args.gain)
+    if args.out:
+        check_writable(args.out)  # fail before minutes of tuning, not after
     judged = load_judged(args)
     check_shape(judged)
     if args.cutoff > judged.depth:
@@ -69,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", optimize.OptimizationWarning)
         if args.what == "discount":
-            t = optimize.optimize_discount(judged, args.gain, args.cutoff, monotone=not args.unconstrained, **common)
+            t = optimize.optimize_discount(judged, gain, args.cutoff, monotone=not args.unconstrained, **common)
         elif args.what == "gain":
             t = optimize.optimize_gain(judged, args.discount, args.cutoff, monotone=not args.unconstrained, **common)
         else:
