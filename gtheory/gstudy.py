@@ -23,7 +23,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from .components import variance_components
 from .errors import NegativeVarianceWarning
-from .intervals import arteaga_ratio_bounds, feldt_ratio_bounds, project, topics_for_ratio
+from .intervals import (
+    arteaga_ratio_bounds,
+    check_open_unit,
+    feldt_ratio_bounds,
+    project,
+    topics_for_ratio,
+)
 from .io import Orientation, ScoreInput, as_score_matrix
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,12 +53,6 @@ def _check_n(n_topics: ArrayLike) -> NDArray[np.float64]:
     if n.size == 0 or not np.all(np.isfinite(n)) or np.any(n <= 0):
         raise ValueError(f"`n_topics` must be positive and finite; got {n_topics!r}.")
     return n
-
-
-def _check_target(target: float) -> float:
-    if not (isinstance(target, (int, float, np.floating)) and 0.0 < float(target) < 1.0):
-        raise ValueError(f"`target` must be a number strictly between 0 and 1; got {target!r}.")
-    return float(target)
 
 
 def _scalar_or_array(x: NDArray[np.float64], like: NDArray[np.float64]) -> float | NDArray[np.float64]:
@@ -322,7 +322,7 @@ class GStudy:
         et al. for Φ), as in ``gt4ireval`` (Urbano et al. 2013).
         """
         coefficient = _check_coefficient(coefficient)
-        target = _check_target(target)
+        target = check_open_unit("target", target)
         ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
         f = self.phi if coefficient == "phi" else self.erho2
         n_exact = topics_for_ratio(ratio, target)

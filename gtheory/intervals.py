@@ -26,10 +26,15 @@ from scipy import stats
 __all__ = ["feldt_ratio_bounds", "arteaga_ratio_bounds", "project", "topics_for_ratio"]
 
 
+def check_open_unit(name: str, value: float) -> float:
+    """``value`` as a float if it is a number strictly between 0 and 1, else ValueError naming ``name``."""
+    if not (isinstance(value, (int, float, np.floating)) and 0.0 < float(value) < 1.0):
+        raise ValueError(f"`{name}` must be a number strictly between 0 and 1; got {value!r}.")
+    return float(value)
+
+
 def _alpha(level: float) -> float:
-    if not (isinstance(level, (int, float, np.floating)) and 0.0 < float(level) < 1.0):
-        raise ValueError(f"`level` must be a number strictly between 0 and 1; got {level!r}.")
-    return (1.0 - float(level)) / 2.0
+    return (1.0 - check_open_unit("level", level)) / 2.0
 
 
 def feldt_ratio_bounds(
