@@ -74,27 +74,23 @@ class Parametrization:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
 
-    def to_x(self, z: NDArray[np.float64]) -> NDArray[np.float64]:
-        x = np.array(z, dtype=np.float64)
+    def _per_block(self, v, on_discount, on_gain) -> NDArray[np.float64]:
+        """A float copy of ``v`` with each monotone block replaced by ``on_discount`` or ``on_gain`` of it."""
+        out = np.array(v, dtype=np.float64)
         for b in self.problem.blocks:
             if b.monotone:
-                x[b.slice] = increments_to_discount(z[b.slice]) if b.name == "discount" else increments_to_gain(z[b.slice])
-        return x
+                out[b.slice] = (on_discount if b.name == "discount" else on_gain)(out[b.slice])
+        return out
+
+    def to_x(self, z: NDArray[np.float64]) -> NDArray[np.float64]:
+        return self._per_block(z, increments_to_discount, increments_to_gain)
 
     def to_z(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
-        z = np.array(x, dtype=np.float64)
-        for b in self.problem.blocks:
-            if b.monotone:
-                z[b.slice] = discount_to_increments(x[b.slice]) if b.name == "discount" else gain_to_increments(x[b.slice])
-        return z
+        return self._per_block(x, discount_to_increments, gain_to_increments)
 
     def pullback(self, grad_x: NDArray[np.float64]) -> NDArray[np.float64]:
-        gz = np.array(grad_x, dtype=np.float64)
-        for b in self.problem.blocks:
-            if b.monotone:
-                gx = grad_x[b.slice]
-                gz[b.slice] = np.cumsum(gx) if b.name == "discount" else np.cumsum(gx[::-1])[::-1]
-        return gz
+        # the transposed maps: a cumulative sum for the discount, a reverse one for the gains
+        return self._per_block(grad_x, np.cumsum, lambda g: np.cumsum(g[::-1])[::-1])
 
     def value_and_grad(self, z: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         f, g = self.problem.value_and_grad(self.to_x(z))
