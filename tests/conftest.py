@@ -109,3 +109,17 @@ def dl19() -> Collection:
 @pytest.fixture(scope="session")
 def robust04() -> Collection:
     return _collection("robust04")
+
+
+#: the SIGIR 2018 simulation score matrices (topics x systems CSVs), used by the experiments tests
+SCORE_MATRICES = SHARED / "score-matrices" / "sigir2018-simulation"
+
+
+def load_matrix(name: str) -> "pd.DataFrame":
+    """A systems x topics DataFrame from the topics x systems CSVs of the SIGIR 2018 simulation data."""
+    import pandas as pd
+
+    frame = pd.read_csv(SCORE_MATRICES / f"{name}.csv")
+    if "topic" in frame.columns:
+        frame = frame.set_index("topic")
+    return frame.T

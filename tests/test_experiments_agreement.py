@@ -8,7 +8,6 @@ tests/testthat/test_tauAP.R with the data of tests/testthat/helper_data.R).
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import matplotlib
 
@@ -21,16 +20,7 @@ import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from experiments import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "score-matrices" / "sigir2018-simulation"
-
-
-def load_matrix(name: str) -> pd.DataFrame:
-    """A systems x topics DataFrame from the topics x systems CSVs of the SIGIR 2018 simulation data."""
-    frame = pd.read_csv(DATA / f"{name}.csv")
-    if "topic" in frame.columns:
-        frame = frame.set_index("topic")
-    return frame.T
+from conftest import load_matrix  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ called pair by pair.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import matplotlib
 
@@ -28,16 +27,7 @@ from experiments import (  # noqa: E402
     tukey_hsd_randomised,
     wilcoxon_test,
 )
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "score-matrices" / "sigir2018-simulation"
-
-
-def load_matrix(name: str) -> pd.DataFrame:
-    """A systems x topics DataFrame from the topics x systems CSVs of the SIGIR 2018 simulation data."""
-    frame = pd.read_csv(DATA / f"{name}.csv")
-    if "topic" in frame.columns:
-        frame = frame.set_index("topic")
-    return frame.T
+from conftest import load_matrix  # noqa: E402
 
 
 def distinct_systems(frame: pd.DataFrame, k: int) -> pd.DataFrame:

@@ -6,24 +6,13 @@ hand-built swap table for min_difference_for_swap_rate (Ahlgren & Grönqvist 200
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from experiments import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
 from experiments.swap import _draw_subsets
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "score-matrices" / "sigir2018-simulation"
-
-
-def load_matrix(name: str) -> pd.DataFrame:
-    """A systems x topics DataFrame from the topics x systems CSVs of the SIGIR 2018 simulation data."""
-    frame = pd.read_csv(DATA / f"{name}.csv")
-    if "topic" in frame.columns:
-        frame = frame.set_index("topic")
-    return frame.T
+from conftest import load_matrix
 
 
 def jittered(name: str, k: int, seed: int = 0) -> pd.DataFrame:
