@@ -356,15 +356,20 @@ class Problem:
         """The objective :math:`f(x)` = Φ(1) (or Eρ²(1)) of the tuned nDCG."""
         return stability_and_gradient(self.scores(x), self.objective, grad=False)[0]
 
+    def _scaled(self, x: NDArray[np.float64]):
+        """``(X, inv, extra)``: the tuned nDCG as DCG times ``inv`` = 1/IDCG (0 where IDCG is 0), and
+        the gradient's extra terms of :meth:`_parts`."""
+        dcg, idcg, extra = self._parts(x)
+        ok = idcg > 0
+        inv = np.where(ok, 1.0 / np.where(ok, idcg, 1.0), 0.0)
+        return dcg * inv[None, :], inv, extra
+
     def forward(self, x: NDArray[np.float64]) -> tuple[float, tuple]:
         """``(f, state)``: the objective and what :meth:`gradient` needs to finish ``∂f/∂x`` at the
         same ``x`` without recomputing the scores (a solver asks for the gradient only at the
         iterates it accepts, not at every line-search point)."""
         x = np.asarray(x, dtype=np.float64)
-        dcg, idcg, extra = self._parts(x)
-        ok = idcg > 0
-        inv = np.where(ok, 1.0 / np.where(ok, idcg, 1.0), 0.0)
-        X = dcg * inv[None, :]
+        X, inv, extra = self._scaled(x)
         f = stability_and_gradient(X, self.objective, grad=False)[0]
         return f, (x, X, inv, extra)
 
@@ -403,10 +408,7 @@ class Problem:
         """``X`` (S, T) and the Jacobian ``∂X/∂x`` as a dense (S·T, n) matrix (for the cvxpy solver)."""
         x = np.asarray(x, dtype=np.float64)
         S, T = self.n_systems, self.n_topics
-        dcg, idcg, extra = self._parts(x)
-        ok = idcg > 0
-        inv = np.where(ok, 1.0 / np.where(ok, idcg, 1.0), 0.0)
-        X = dcg * inv[None, :]
+        X, inv, extra = self._scaled(x)
         J = np.zeros((S * T, self.n))
         g, d = self.split(x)
         bd, bg = self.block("discount"), self.block("gain")
