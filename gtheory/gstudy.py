@@ -14,7 +14,6 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -324,15 +323,13 @@ class GStudy:
         coefficient = _check_coefficient(coefficient)
         target = check_open_unit("target", target)
         ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
-        f = self.phi if coefficient == "phi" else self.erho2
         n_exact = topics_for_ratio(ratio, target)
-        n = _integer_n(n_exact, lambda k: f(k) >= target)
+        n = _integer_n(ratio, target)
         if level is None:
             return TopicsNeeded(coefficient, target, n, n_exact)
         lo_r, hi_r = self._ratio_bounds(coefficient, level)
-        n_low = _integer_n(topics_for_ratio(hi_r, target), lambda k: project(hi_r, k) >= target)
-        n_high = _integer_n(topics_for_ratio(lo_r, target), lambda k: project(lo_r, k) >= target)
-        return TopicsNeeded(coefficient, target, n, n_exact, float(level), n_low, n_high)
+        return TopicsNeeded(coefficient, target, n, n_exact, float(level),
+                            _integer_n(hi_r, target), _integer_n(lo_r, target))
 
     # ------------------------------------------------------------- D-study
     def dstudy(self, n_topics: ArrayLike | None = None, *, level: float | None = 0.95) -> pd.DataFrame:
@@ -420,11 +417,17 @@ class GStudy:
         return plot_dstudy(self, ax=ax, n_max=n_max, level=level, target=target, title=title)
 
 
-def _integer_n(n_exact: float, reaches: Callable[[int], bool]) -> int | float:
-    """Smallest integer k ≥ 1 with ``reaches(k)``, starting from ceil(n_exact) and correcting
-    for rounding so the answer agrees with the coefficient functions themselves."""
+def _integer_n(ratio: float, target: float) -> int | float:
+    """Smallest integer k ≥ 1 with ``project(ratio, k) >= target``, starting from the ceiling of
+    the real-valued solution and correcting for rounding so the answer agrees with the projected
+    coefficient itself (:meth:`GStudy.phi` / :meth:`GStudy.erho2` for the point estimate)."""
+    n_exact = topics_for_ratio(ratio, target)
     if math.isinf(n_exact) or math.isnan(n_exact):
         return math.inf
+
+    def reaches(k: int) -> bool:
+        return bool(project(ratio, k) >= target)
+
     k = max(1, math.ceil(n_exact))
     while k > 1 and reaches(k - 1):
         k -= 1
