@@ -121,8 +121,8 @@ def cross_validate(
     rows = []
     for split in range(n_splits):
         perm = rng.permutation(T)
-        parts = {"train": np.sort(perm[:n_train]), "test": np.sort(perm[n_train:])}
-        train = judged.subset(topics=parts["train"])
+        train = judged.subset(topics=np.sort(perm[:n_train]))
+        parts = {"train": train, "test": judged.subset(topics=np.sort(perm[n_train:]))}
         kw = dict(objective=objective, starts=starts, seed=seed, solver=solver)
         with warnings.catch_warnings():
             # failure is recorded in the `success` column, negative estimates in `clipped_*`
@@ -137,8 +137,7 @@ def cross_validate(
         configs = {"tuned": (t.gain_mapping, t.discount)}
         for name, (g, d) in STANDARD_CONFIGS[what].items():
             configs[name] = (gain if g is None else g, discount if d is None else d)
-        for part, topics in parts.items():
-            sub = judged.subset(topics=topics)
+        for part, sub in parts.items():
             for name, (g, d) in configs.items():
                 X = metrics.ndcg(sub, gain=g, discount=d, cutoff=cutoff).to_numpy()
                 rows.append({"split": split, "config": name, "part": part, **_stats(X, target),
