@@ -63,10 +63,11 @@ def starting_points(problem: Problem, starts: int = 4, *, seed: int | None = 0) 
     for i in range(min(starts, 4)):
         d = metrics.discount_vector(_DISCOUNTS[i], k, cutoff=k) if has_d else None
         g = _gain_family(_GAINS[i], problem.levels) if has_g else None
+        d_name = "uniform" if _DISCOUNTS[i] == "none" else _DISCOUNTS[i]
         if has_d and has_g:
-            name = f"{_GAINS[i]}+{_DISCOUNTS[i] if _DISCOUNTS[i] != 'none' else 'uniform'}"
+            name = f"{_GAINS[i]}+{d_name}"
         elif has_d:
-            name = _DISCOUNTS[i] if _DISCOUNTS[i] != "none" else "uniform"
+            name = d_name
         else:
             name = _GAINS[i]
         out.append((name, problem.normalise(problem.join(g, d))))
