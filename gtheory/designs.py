@@ -72,7 +72,6 @@ from __future__ import annotations
 import itertools
 import math
 import re
-import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -81,7 +80,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .errors import NegativeVarianceWarning
+from .errors import warn_negative
 
 __all__ = ["Design", "Effect", "parse_design", "gstudy_design", "DesignGStudy", "DesignDStudy"]
 
@@ -542,8 +541,7 @@ def gstudy_design(
     if warn:
         for eff, r, c in zip(effects, raw, clipped):
             if c:
-                warnings.warn(f"negative estimate of σ²({eff.name}) = {r:.6g} set to 0 "
-                              "(Brennan 2001, §3.4).", NegativeVarianceWarning, stacklevel=2)
+                warn_negative(eff.name, r)
     var = np.where(clipped, 0.0, raw)
     comp = pd.DataFrame(
         {"df": df_, "ss": ss_, "ms": ms, "variance": var, "variance_raw": raw, "clipped": clipped,

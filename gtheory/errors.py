@@ -1,6 +1,8 @@
 """Warning classes of the gtheory package."""
 from __future__ import annotations
 
+import warnings
+
 __all__ = ["NegativeVarianceWarning"]
 
 
@@ -12,3 +14,10 @@ class NegativeVarianceWarning(UserWarning):
     0 for reporting and for Φ/Eρ²; the raw value is kept in the result (``*_raw`` fields and the
     ``components`` table). Other components are computed from the raw (unclipped) values.
     """
+
+
+def warn_negative(source: str, estimate: float) -> None:
+    """Warn that the estimate of σ²(``source``) is negative and set to 0, pointing at the caller
+    of the estimating function (:func:`gtheory.gstudy`, :func:`gtheory.gstudy_design`)."""
+    warnings.warn(f"negative estimate of σ²({source}) = {estimate:.6g} set to 0 (Brennan 2001, §3.4).",
+                  NegativeVarianceWarning, stacklevel=3)

@@ -11,7 +11,6 @@ published synthetic data sets and tables (via ``gt4ireval``'s tests): see
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -21,7 +20,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from .components import variance_components
-from .errors import NegativeVarianceWarning
+from .errors import warn_negative
 from .intervals import (
     arteaga_ratio_bounds,
     check_open_unit,
@@ -549,10 +548,7 @@ def gstudy(
     clipped = {k: v < 0 for k, v in raw.items()}
     for k, was in clipped.items():
         if was:
-            warnings.warn(
-                f"negative estimate of σ²({k}) = {raw[k]:.6g} set to 0 (Brennan 2001, §3.4).",
-                NegativeVarianceWarning, stacklevel=2,
-            )
+            warn_negative(k, raw[k])
     ss_s, ss_t, ss_e = ms_s * (n_s - 1), ms_t * (n_t - 1), ms_e * (n_s - 1) * (n_t - 1)
     return GStudy(
         var_system=max(raw["system"], 0.0),
