@@ -39,7 +39,7 @@ import metrics
 from metrics import JudgedRuns
 
 from ._threads import single_threaded_blas
-from .multistart import best_run, starting_points
+from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
 from .result import SolverRun, Tuning
 from .slsqp import project
@@ -198,11 +198,7 @@ def optimize_minimax(
         collections, what, cutoffs, gain=gain, discount=discount, objective=objective,
         monotone_gain=monotone_gain, monotone_discount=monotone_discount, labels=labels)
     t0 = time.perf_counter()
-    runs = []
-    for name, x0 in starting_points(layout, starts, seed=seed):
-        r = _solve_epigraph(problems, layout, x0)
-        r.start = name
-        runs.append(r)
+    runs = run_starts(lambda x0: _solve_epigraph(problems, layout, x0), starting_points(layout, starts, seed=seed))
     best, n_agree = best_run(runs, agree_tol)
     vals = best.values  # type: ignore[attr-defined]
     worst = int(np.argmin(vals))
