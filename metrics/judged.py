@@ -25,7 +25,7 @@ from typing import Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from .trecio import PathLike, Qrels, Run, RunSet, _expand, _parse_fields, _read_text, _run_name, _topic_codes, natural_topic_order, read_qrels
+from .trecio import PathLike, Qrels, Run, RunSet, _expand, _parse_fields, _read_text, _run_name, _topic_codes, check_read_options, natural_topic_order, read_qrels
 
 __all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
 
@@ -128,16 +128,19 @@ class JudgedRuns:
         """(n_systems, n_topics) bool: the run returned at least one document for the topic."""
         return self.n_retrieved > 0
 
-    def level_values(self, values: np.ndarray, *, unjudged: float = 0.0, absent: float = 0.0) -> np.ndarray:
+    def level_values(
+        self, values: np.ndarray, *, unjudged: float = 0.0, absent: float = 0.0, ranks: int | None = None
+    ) -> np.ndarray:
         """Map per-level ``values`` (n_levels,) onto the tensor: float64 (n_systems, n_topics, depth).
 
-        ``unjudged`` and ``absent`` are the values given to the two sentinels.
+        ``unjudged`` and ``absent`` are the values given to the two sentinels. ``ranks`` maps only the first
+        ``ranks`` ranks (the gather then touches only those, e.g. for a cut-off).
         """
         table = np.empty(self.levels.size + 2, dtype=np.float64)
         table[: self.levels.size] = values
         table[ABSENT] = absent
         table[UNJUDGED] = unjudged
-        return table[self.grades]
+        return table[self.grades if ranks is None else self.grades[..., :ranks]]
 
     # ------------------------------------------------------------------------------------------ derived views
     def condensed(self) -> "JudgedRuns":
@@ -436,10 +439,7 @@ def judge(
     """
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise ValueError(f"`depth` must be a positive integer; got {depth!r}")
-    if ties not in ("trec_eval", "input", "rank"):
-        raise ValueError(f"`ties` must be one of ('trec_eval', 'input', 'rank'); got {ties!r}")
-    if duplicates not in ("error", "first"):
-        raise ValueError(f"`duplicates` must be 'error' or 'first'; got {duplicates!r}")
+    check_read_options(ties, duplicates)
     if missing not in ("zero", "exclude"):
         raise ValueError(f"`missing` must be 'zero' or 'exclude'; got {missing!r}")
     if not isinstance(qrels, Qrels):

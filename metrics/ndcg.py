@@ -82,9 +82,7 @@ def dcg_parts(
         k_ideal = int(cutoff)
     k_ideal = min(k_ideal, int(j.level_counts.sum(axis=1).max(initial=0)))
     d = discount_vector(discount, max(k_run, k_ideal), cutoff=cutoff)
-    table = np.zeros(j.levels.size + 2)
-    table[: j.levels.size] = g  # the two sentinels (-1 unjudged, -2 absent) index the zeros at the end
-    dcg = table[j.grades[..., :k_run]] @ d[:k_run]
+    dcg = j.level_values(g, ranks=k_run) @ d[:k_run]
     idcg = ideal_gains(j, g, k_ideal) @ d[:k_ideal]
     return dcg, idcg
 
