@@ -101,7 +101,6 @@ def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[st
     if not space[0]:
         starts = np.r_[0, starts]
     newlines = np.flatnonzero(nl)
-    n_lines = newlines.size + 1
     per_line = np.diff(np.r_[0, np.searchsorted(starts, np.r_[newlines, b.size])])  # tokens starting on each line
     bad = np.flatnonzero((per_line != 0) & (per_line != ncols))
     if bad.size:
@@ -440,6 +439,14 @@ def _parse_run(text: str, p: Path, name: str, ties: str, duplicates: str) -> Run
     return Run(name, topic, f.docno[o], f.score[o], f.line[o], f.rank, str(p), ties, f.dropped)
 
 
+def check_read_options(ties: str, duplicates: str) -> None:
+    """Validate the ``ties`` and ``duplicates`` options shared by :func:`read_run`, :func:`read_runs` and ``judge``."""
+    if ties not in _TIES:
+        raise ValueError(f"`ties` must be one of {_TIES}; got {ties!r}")
+    if duplicates not in ("error", "first"):
+        raise ValueError(f"`duplicates` must be 'error' or 'first'; got {duplicates!r}")
+
+
 def read_run(
     path: PathLike,
     *,
@@ -466,10 +473,7 @@ def read_run(
         Wrong column count, non-numeric or NaN/inf score (or rank with ``ties="rank"``), duplicate docno; the
         message names the file, line and problem.
     """
-    if ties not in _TIES:
-        raise ValueError(f"`ties` must be one of {_TIES}; got {ties!r}")
-    if duplicates not in ("error", "first"):
-        raise ValueError(f"`duplicates` must be 'error' or 'first'; got {duplicates!r}")
+    check_read_options(ties, duplicates)
     p = Path(path)
     text = _read_text(p)
     return _parse_run(text, p, name or _run_name(p), ties, duplicates)
@@ -517,8 +521,8 @@ def read_runs(
         if lab in seen:
             raise ValueError(f"two run files give the system name {lab!r}: {seen[lab]} and {f}; pass `names=`")
         seen[lab] = f
-    if ties not in _TIES:
-        raise ValueError(f"`ties` must be one of {_TIES}; got {ties!r}")
+    check_read_options(ties, duplicates)
+
     def one(item: tuple[Path, str]) -> Run:
         return _parse_run(_read_text(item[0]), item[0], item[1], ties, duplicates)
 
