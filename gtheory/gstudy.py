@@ -539,7 +539,9 @@ def gstudy(
     vc = variance_components(x)
     ms_s, ms_t, ms_e = float(vc.ms_system), float(vc.ms_topic), float(vc.ms_residual)
     raw = {"system": float(vc.system), "topic": float(vc.topic), "residual": float(vc.residual)}
-    scale = float(np.mean((x - x.mean()) ** 2))
+    grand_mean = float(x.mean())
+    ss_total = float(np.sum((x - grand_mean) ** 2))
+    scale = ss_total / x.size
     if raw["system"] <= 1e-13 * scale and raw["residual"] <= 1e-13 * scale:
         raise ValueError(
             "`scores` vary only between topics (every system has the same score on each topic): "
@@ -562,10 +564,10 @@ def gstudy(
         clipped_residual=clipped["residual"],
         ms_system=ms_s, ms_topic=ms_t, ms_residual=ms_e,
         ss_system=ss_s, ss_topic=ss_t, ss_residual=ss_e,
-        ss_total=float(np.sum((x - x.mean()) ** 2)),
+        ss_total=ss_total,
         df_system=n_s - 1, df_topic=n_t - 1, df_residual=(n_s - 1) * (n_t - 1), df_total=n_s * n_t - 1,
         n_systems=n_s, n_topics=n_t,
-        grand_mean=float(x.mean()),
+        grand_mean=grand_mean,
         systems=tuple(systems), topics=tuple(topics), dropped_systems=dropped,
         drop_lowest=float(drop_lowest),
     )
