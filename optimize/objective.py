@@ -256,7 +256,7 @@ class Problem:
             if np.any(g < 0):
                 raise ValueError(f"fixed gains must be non-negative; got {g.tolist()}.")
             A = np.zeros((S * T, k))
-            A[:, :kr] = j.level_values(g)[..., :kr].reshape(S * T, kr)
+            A[:, :kr] = j.level_values(g, ranks=kr).reshape(S * T, kr)
             self._A = _compact(A)
             # the gradient needs A^T w: keep A^T in CSR too (a CSR matvec is ~2x faster than CSC's)
             self._AT = self._A.T.tocsr() if sp.issparse(self._A) else np.ascontiguousarray(A.T)

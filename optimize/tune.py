@@ -107,7 +107,7 @@ def _identical_systems(problem: Problem) -> bool:
     j = problem._j
     levels = np.asarray(j.levels, dtype=np.float64)
     cls = np.where(levels > 0, np.arange(1, levels.size + 1), 0).astype(np.float64)
-    V = j.level_values(cls)[..., : problem.cutoff]
+    V = j.level_values(cls, ranks=problem.cutoff)
     return bool(np.all(V == V[:1]))
 
 
