@@ -442,11 +442,11 @@ def run_study(
     for name in ("exponential", "linear"):
         scores[f"{name} gain"] = metrics.ndcg(judged, gain=name, discount="log2", cutoff=k)
     scores["optimal gain"] = gain_tunings[k]["constrained"].ndcg(judged)
-    gain_table = pd.DataFrame({n: _gstudy_row(_gstudy(scores[f"{n} gain"]), s.target)
-                               for n in ("exponential", "linear", "optimal")}).T
-    gain_table.index.name = "gain"
     for name in ("exponential", "linear", "optimal"):
         gstudies[f"{name} gain"] = _gstudy(scores[f"{name} gain"])
+    gain_table = pd.DataFrame({n: _gstudy_row(gstudies[f"{n} gain"], s.target)
+                               for n in ("exponential", "linear", "optimal")}).T
+    gain_table.index.name = "gain"
 
     # Table 4 / Figs. 7, 8
     say("rank correlations (Kendall τ, τ_AP, RMSE)")
@@ -972,8 +972,9 @@ def render(study: Study, format: Literal["md", "html"] = "md") -> str:
     """The report text (Markdown or a self-contained HTML page referencing the PNGs beside it)."""
     if format not in ("md", "html"):
         raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")
+    blocks = _blocks(study)
     parts = []
-    for kind, c in _blocks(study):
+    for kind, c in blocks:
         if format == "md":
             parts.append({"h1": lambda: f"# {c}", "h2": lambda: f"## {c}", "p": lambda: c,
                           "table": lambda: _md_table(c), "img": lambda: f"![{c[1]}]({c[0]})\n\n*{c[1]}*"}[kind]())
@@ -998,7 +999,7 @@ def render(study: Study, format: Literal["md", "html"] = "md") -> str:
              "padding:0.3em 0}th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:right}"
              "th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}img{max-width:100%}"
              "figure{margin:1em 0}figcaption{font-style:italic;color:#555}")
-    title = html.escape(_blocks(study)[0][1])
+    title = html.escape(blocks[0][1])
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
             f"<style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
 
