@@ -346,9 +346,8 @@ class DesignGStudy:
                 role = "-"
             rows.append((eff.name, var, divisor, role))
         terms = pd.DataFrame(rows, columns=["effect", "variance", "divisor", "enters"]).set_index("effect")
-        with np.errstate(invalid="ignore", divide="ignore"):
-            erho2 = tau / (tau + delta) if tau + delta > 0 else math.nan
-            phi = tau / (tau + Delta) if tau + Delta > 0 else math.nan
+        erho2 = tau / (tau + delta) if tau + delta > 0 else math.nan
+        phi = tau / (tau + Delta) if tau + Delta > 0 else math.nan
         return DesignDStudy(obj, n, fixed_t, tau, delta, Delta, erho2, phi, terms)
 
     def summary(self, object: str | None = None, sizes: Mapping[str, int] | None = None,
@@ -412,8 +411,8 @@ def _to_array(data: pd.DataFrame, design: Design, score: str) -> tuple[NDArray[n
             col[idx] = cat.codes
             counts[key if isinstance(key, tuple) else (key,)] = len(cat.categories)
         if len(set(counts.values())) > 1:
-            (k1, v1), (k2, v2) = sorted(counts.items(), key=lambda kv: kv[1])[0], \
-                sorted(counts.items(), key=lambda kv: kv[1])[-1]
+            by_size = sorted(counts.items(), key=lambda kv: kv[1])
+            (k1, v1), (k2, v2) = by_size[0], by_size[-1]
             where = lambda k: ", ".join(f"{g}={_lab(v)}" for g, v in zip(outer, k))  # noqa: E731
             raise ValueError(f"unbalanced design: facet {f!r} has {v1} levels within {where(k1)} "
                              f"but {v2} within {where(k2)}; only balanced designs are supported.")
