@@ -238,7 +238,7 @@ def as_score_matrix(
         except (TypeError, ValueError) as exc:
             raise TypeError(f"`{name}` must hold numbers only; {exc}") from None
     else:
-        if isinstance(scores, (pd.Series, dict)) or isinstance(scores, (bytes, set)):
+        if isinstance(scores, (pd.Series, dict, bytes, set)):
             raise TypeError(
                 f"`{name}` must be a 2-D array (systems x topics), a DataFrame or a CSV path; "
                 f"got {type(scores).__name__}."
