@@ -397,7 +397,8 @@ def run_study(
     # Table 1 / Fig. 2 / Fig. 4: discounts
     say(f"tuning the discount (linear gains) at k = {', '.join(map(str, s.discount_cutoffs))}")
     discount_tunings = {}
-    for kk in sorted(set(s.discount_cutoffs) | {k}):
+    # asl_cutoff too: Figs. 3 and 6 compare the constrained optimum there with the unconstrained and joint ones
+    for kk in sorted(set(s.discount_cutoffs) | {k, s.asl_cutoff}):
         discount_tunings[kk] = _quiet(optimize.optimize_discount, judged, "linear", kk, starts=s.starts, seed=s.seed)
     scores: dict[str, pd.DataFrame] = {}
     for name in STANDARD_DISCOUNTS:
@@ -492,7 +493,8 @@ def run_study(
 
     if published is None:
         published = is_trec9(judged)
-    if not all(t.success for t in [*discount_tunings.values(), unconstrained, *joint_tunings.values()]):
+    checked = [discount_tunings[kk] for kk in set(s.discount_cutoffs) | {k}]
+    if not all(t.success for t in [*checked, unconstrained, *joint_tunings.values()]):
         notes.append("at least one optimisation did not report convergence (see the tables' Φ).")
     return Study(
         name=_label(judged), description=str(judged.report.get("description") or ""), n_systems=judged.n_systems, n_topics=judged.n_topics, levels=levels, settings=s,
@@ -560,7 +562,7 @@ def _figure_discount_unconstrained(study: Study):
     k = study.settings.asl_cutoff
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     r = np.arange(1, k + 1)
-    cons = _quiet_constrained(study, k)
+    cons = study.discount_tunings[k]
     ax.plot(r, cons.discount, marker="o", color=_COLORS["optimal"], lw=2,
             label=f"optimal, non-increasing (Φ = {cons.phi:.3f})")
     u = study.unconstrained
@@ -579,17 +581,6 @@ def _figure_discount_unconstrained(study: Study):
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
-
-
-def _quiet_constrained(study: Study, k: int) -> Any:
-    if k in study.discount_tunings:
-        return study.discount_tunings[k]
-    import optimize
-
-    t = _quiet(optimize.optimize_discount, study.discount_tunings[study.settings.cutoff]._judged, "linear", k,
-               starts=study.settings.starts, seed=study.settings.seed)
-    study.discount_tunings[k] = t
-    return t
 
 
 def _figure_phi_vs_topics(study: Study):
