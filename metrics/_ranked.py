@@ -7,7 +7,8 @@ Conventions, all those of trec_eval (``form_res_rels.c``):
 * *judged non-relevant* means a grade in ``[0, relevance_level)``;
 * a *negative* grade marks a pooled-but-unjudged document: it is neither relevant nor judged non-relevant, it is not
   counted in R or N, and the condensed list drops it together with the documents absent from the qrels;
-* R (``n_rel``) and N (``n_nonrel``) are counted over the qrels, not over the ranked list.
+* R and N (:meth:`JudgedRuns.n_relevant`, :meth:`JudgedRuns.n_nonrelevant`) are counted over the qrels, not over
+  the ranked list.
 """
 from __future__ import annotations
 
@@ -49,9 +50,8 @@ def check_cutoff(cutoff: int | None, *, required: bool = False) -> int | None:
 def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:
     """The lists a measure is computed on: ``judged`` itself, or its condensed lists when ``judged_only``.
 
-    The condensed list (Sakai 2007; trec_eval ``-J``) keeps only judged documents, in their order. Documents with a
-    negative grade are pooled-but-unjudged in trec_eval and are dropped as well, as ``-J`` does; without negative
-    grades this is :meth:`JudgedRuns.condensed`.
+    The condensed list (:meth:`JudgedRuns.condensed`; Sakai 2007; trec_eval ``-J``) keeps only judged documents, in
+    their order; documents with a negative grade (pooled-but-unjudged in trec_eval) are dropped as well.
     """
     check_judged(judged)
     if not isinstance(judged_only, (bool, np.bool_)):
@@ -69,16 +69,6 @@ def relevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
 def nonrelevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
     """(n_levels,) bool: the judged non-relevant levels, grades in ``[0, relevance_level)``."""
     return (judged.levels >= 0) & (judged.levels < relevance_level)
-
-
-def n_rel(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
-    """R per topic (int64, (n_topics,)): judged documents with grade ≥ ``relevance_level``."""
-    return judged.level_counts[:, relevant_levels(judged, relevance_level)].sum(axis=1)
-
-
-def n_nonrel(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
-    """N per topic (int64, (n_topics,)): judged documents with grade in ``[0, relevance_level)`` (trec_eval's count)."""
-    return judged.level_counts[:, nonrelevant_levels(judged, relevance_level)].sum(axis=1)
 
 
 def level_mask(judged: JudgedRuns, per_level: np.ndarray, *, unjudged: bool = False, absent: bool = False) -> np.ndarray:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ._ranked import as_frame, at_relevant, cell_sum, check_cutoff, check_relevance_level, evaluated_list, level_mask, n_rel, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, check_cutoff, check_relevance_level, evaluated_list, level_mask, relevant_levels, safe_divide
 from .judged import JudgedRuns
 
 __all__ = ["average_precision"]
@@ -60,4 +60,4 @@ def average_precision(
         rel = rel[..., :k]
     cell, r, (count,) = at_relevant(rel, rel)
     total = cell_sum(cell, count / (r + 1.0), rel.shape)
-    return as_frame(safe_divide(total, n_rel(v, rl)[None, :]), judged)
+    return as_frame(safe_divide(total, v.n_relevant(rl)[None, :]), judged)

@@ -45,8 +45,6 @@ from ._ranked import (
     check_relevance_level,
     evaluated_list,
     level_mask,
-    n_nonrel,
-    n_rel,
     nonrelevant_levels,
     relevant_levels,
     safe_divide,
@@ -65,8 +63,8 @@ def _bpref_family(judged: JudgedRuns, kind: _Kind, relevance_level: float, judge
     nonrel = level_mask(v, nonrelevant_levels(v, rl))
     cell, _, (n_above,) = at_relevant(rel, nonrel)  # judged non-relevant above each retrieved relevant document
     T = v.n_topics
-    R_t = n_rel(v, rl).astype(np.float64)
-    N_t = n_nonrel(v, rl).astype(np.float64)
+    R_t = v.n_relevant(rl).astype(np.float64)
+    N_t = v.n_nonrelevant(rl).astype(np.float64)
     R, N = R_t[cell % T], N_t[cell % T]
     if kind == "trec_eval":
         term = np.where(n_above > 0, 1.0 - np.minimum(n_above, R) / np.maximum(np.minimum(N, R), 1.0), 1.0)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, at_relevant, cell_sum, check_relevance_level, evaluated_list, level_mask, n_rel, nonrelevant_levels, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, check_relevance_level, evaluated_list, level_mask, nonrelevant_levels, relevant_levels, safe_divide
 from .judged import JudgedRuns
 
 __all__ = ["inferred_ap", "INFAP_EPSILON"]
@@ -75,4 +75,4 @@ def inferred_ap(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: 
     term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((a + b + u) / np.maximum(j, 1.0)) * ((a + eps) / (a + b + 2 * eps))
     term[r == 0] = 1.0  # a relevant document at the first rank
     total = cell_sum(cell, term, rel.shape)
-    return as_frame(safe_divide(total, n_rel(v, rl)[None, :]), judged)
+    return as_frame(safe_divide(total, v.n_relevant(rl)[None, :]), judged)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff, check_relevance_level, evaluated_list, level_mask, n_rel, relevant_levels, safe_divide
+from ._ranked import as_frame, check_cutoff, check_relevance_level, evaluated_list, level_mask, relevant_levels, safe_divide
 from .judged import JudgedRuns
 
 __all__ = ["precision", "r_precision"]
@@ -94,7 +94,7 @@ def r_precision(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: 
     """
     rl = check_relevance_level(relevance_level)
     v = evaluated_list(judged, judged_only)
-    R = n_rel(v, rl)
+    R = v.n_relevant(rl)
     rel = level_mask(v, relevant_levels(v, rl))
     cum = np.cumsum(rel, axis=-1, dtype=np.int64)
     idx = np.clip(np.minimum(R, v.depth) - 1, 0, None)  # (T,)

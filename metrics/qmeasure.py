@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, at_relevant, cell_sum, within_cell_cumsum, check_relevance_level, evaluated_list, level_mask, n_rel, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, within_cell_cumsum, check_relevance_level, evaluated_list, level_mask, relevant_levels, safe_divide
 from .gains import GainSpec, gain_vector
 from .judged import JudgedRuns
 from .ndcg import ideal_gains
@@ -65,7 +65,7 @@ def _parts(judged: JudgedRuns, gain: GainSpec, relevance_level: float, judged_on
     count = np.cumsum(isrel, axis=-1, dtype=np.int64).astype(np.float64)
     cg = np.cumsum(gains, axis=-1)
     cg_ideal = np.cumsum(ideal_gains(v, g, K), axis=-1)
-    return isrel, count, cg, cg_ideal, n_rel(v, rl)
+    return isrel, count, cg, cg_ideal, v.n_relevant(rl)
 
 
 def q_measure(
@@ -110,7 +110,7 @@ def q_measure(
     cg_ideal = np.cumsum(ideal_gains(v, g, v.depth), axis=-1)[t_, r]
     br = (beta * cg + count) / (beta * cg_ideal + (r + 1.0))
     total = cell_sum(cell, br, isrel.shape)
-    return as_frame(safe_divide(total, n_rel(v, rl)[None, :]), judged)
+    return as_frame(safe_divide(total, v.n_relevant(rl)[None, :]), judged)
 
 
 def r_measure(
@@ -140,7 +140,7 @@ def r_measure(
     """
     beta = _check_beta(beta)
     rl = check_relevance_level(relevance_level)
-    R_all = n_rel(evaluated_list(judged, judged_only), rl)
+    R_all = evaluated_list(judged, judged_only).n_relevant(rl)
     K = max(int(R_all.max(initial=0)), 1)
     _, count, cg, cg_ideal, R = _parts(judged, gain, relevance_level, judged_only, K)
     idx = np.clip(R - 1, 0, None)
