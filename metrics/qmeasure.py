@@ -48,26 +48,6 @@ def _gains(v: JudgedRuns, gain: GainSpec, rl: float) -> np.ndarray:
     return np.where(rel_levels, g, 0.0)
 
 
-def _parts(judged: JudgedRuns, gain: GainSpec, relevance_level: float, judged_only: bool, depth: int | None):
-    """isrel (S,T,K) bool, count (S,T,K), cg (S,T,K), cg* (T,K), R (T,) on the evaluated lists."""
-    rl = check_relevance_level(relevance_level)
-    v = evaluated_list(judged, judged_only)
-    rel_levels = relevant_levels(v, rl)
-    g = _gains(v, gain, rl)
-    K = v.depth if depth is None else depth
-    isrel = level_mask(v, rel_levels)
-    gains = v.level_values(g)
-    if K > v.depth:
-        pad = ((0, 0), (0, 0), (0, K - v.depth))
-        isrel, gains = np.pad(isrel, pad), np.pad(gains, pad)
-    else:
-        isrel, gains = isrel[..., :K], gains[..., :K]
-    count = np.cumsum(isrel, axis=-1, dtype=np.int64).astype(np.float64)
-    cg = np.cumsum(gains, axis=-1)
-    cg_ideal = np.cumsum(ideal_gains(v, g, K), axis=-1)
-    return isrel, count, cg, cg_ideal, v.n_relevant(rl)
-
-
 def q_measure(
     judged: JudgedRuns, *, beta: float = 1.0, gain: GainSpec = "linear", relevance_level: float = 1, judged_only: bool = False
 ) -> pd.DataFrame:
@@ -140,13 +120,18 @@ def r_measure(
     """
     beta = _check_beta(beta)
     rl = check_relevance_level(relevance_level)
-    R_all = evaluated_list(judged, judged_only).n_relevant(rl)
-    K = max(int(R_all.max(initial=0)), 1)
-    _, count, cg, cg_ideal, R = _parts(judged, gain, relevance_level, judged_only, K)
+    v = evaluated_list(judged, judged_only)
+    g = _gains(v, gain, rl)
+    R = v.n_relevant(rl)
+    K = max(int(R.max(initial=0)), 1)
+    k = min(K, v.depth)  # count and cg stay constant past the end of the list
+    count = np.cumsum(level_mask(v, relevant_levels(v, rl))[..., :k], axis=-1, dtype=np.int64).astype(np.float64)
+    cg = np.cumsum(v.level_values(g)[..., :k], axis=-1)
+    cg_ideal = np.cumsum(ideal_gains(v, g, K), axis=-1)
     idx = np.clip(R - 1, 0, None)
-    sel = np.broadcast_to(idx[None, :, None], count.shape[:2] + (1,))
-    c = np.take_along_axis(count, sel, axis=-1)[..., 0]
-    g = np.take_along_axis(cg, sel, axis=-1)[..., 0]
-    g_ideal = cg_ideal[np.arange(R.size), idx]
-    value = np.where(R[None, :] > 0, (beta * g + c) / (beta * g_ideal[None, :] + np.maximum(R, 1)[None, :]), 0.0)
+    topics = np.arange(R.size)
+    c = count[:, topics, np.minimum(idx, k - 1)]
+    g_run = cg[:, topics, np.minimum(idx, k - 1)]
+    g_ideal = cg_ideal[topics, idx]
+    value = np.where(R[None, :] > 0, (beta * g_run + c) / (beta * g_ideal[None, :] + np.maximum(R, 1)[None, :]), 0.0)
     return as_frame(value, judged)
