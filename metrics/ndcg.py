@@ -21,22 +21,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._ranked import as_frame, check_cutoff
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from .judged import JudgedRuns
 
 __all__ = ["ndcg", "dcg_parts", "ideal_gains", "as_frame"]
-
-
-def as_frame(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
-    """A systems × topics DataFrame of ``values`` (NaN where a topic is missing and the policy is ``"exclude"``)."""
-    if judged.missing == "exclude":
-        values = np.where(judged.retrieved, values, np.nan)
-    return pd.DataFrame(
-        values,
-        index=pd.Index(list(judged.systems), name="system"),
-        columns=pd.Index(list(judged.topics), name="topic"),
-    )
 
 
 def ideal_gains(judged: JudgedRuns, gains: np.ndarray, k: int) -> np.ndarray:
@@ -58,11 +48,6 @@ def ideal_gains(judged: JudgedRuns, gains: np.ndarray, k: int) -> np.ndarray:
     return np.einsum("j,tjr->tr", steps, (r[None, None, :] < cum[:, :, None]).astype(np.float64))
 
 
-def _check_cutoff(cutoff: int | None) -> None:
-    if cutoff is not None and (not isinstance(cutoff, (int, np.integer)) or isinstance(cutoff, bool) or cutoff < 1):
-        raise ValueError(f"`cutoff` must be a positive integer or None; got {cutoff!r}")
-
-
 def dcg_parts(
     judged: JudgedRuns,
     *,
@@ -72,7 +57,7 @@ def dcg_parts(
     judged_only: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """DCG (n_systems, n_topics) and IDCG (n_topics,) as arrays; see :func:`ndcg` for the parameters."""
-    _check_cutoff(cutoff)
+    check_cutoff(cutoff)
     j = judged.condensed() if judged_only else judged
     g = gain_vector(gain, j.levels)
     k_run = j.depth if cutoff is None else min(int(cutoff), j.depth)
