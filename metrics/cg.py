@@ -137,7 +137,7 @@ def andcg(
     g = gain_vector(gain, v.levels)
     d = discount_vector(discount, ell, cutoff=ell)
     k = min(ell, v.depth)
-    run = np.cumsum(v.level_values(g)[..., :k] * d[:k], axis=-1)
+    run = np.cumsum(v.level_values(g, ranks=k) * d[:k], axis=-1)
     ideal = np.cumsum(ideal_gains(v, g, ell) * d, axis=-1)  # (T, l)
     ratio_sum = safe_divide(run, ideal[None, :, :k]).sum(axis=-1)
     if ell > k:  # past the list's end the run's dcg stays at dcg(k)
