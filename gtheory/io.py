@@ -24,7 +24,8 @@ ScoreInput = Union[np.ndarray, pd.DataFrame, str, "os.PathLike[str]", Sequence[S
 _ORIENTATIONS = ("auto", "systems-by-topics", "topics-by-systems", "long")
 _TOPIC_NAMES = {"topic", "topics", "query", "queries", "qid", "query_id", "topic_id", "item"}
 _SYSTEM_NAMES = {"system", "systems", "run", "runs", "runid", "run_id", "sys", "person", "p"}
-_SCORE_NAMES = {"score", "value", "measure"}
+_MEASURE_COLUMN = "measure"
+_SCORE_NAMES = {"score", "value", _MEASURE_COLUMN}
 _MISSING = {"", "na", "nan", "null", "none", "n/a"}
 _SYSTEM_LIKE = re.compile(r"^(sys|system|run)[\s_\-.]?\w*$", re.IGNORECASE)
 
@@ -51,7 +52,9 @@ def _number(token: str, path: str, line: int, column: str) -> float:
     return v
 
 
-def read_scores(path: str | os.PathLike[str], *, orientation: Orientation = "auto") -> pd.DataFrame:
+def read_scores(
+    path: str | os.PathLike[str], *, orientation: Orientation = "auto", measure: str | None = None
+) -> pd.DataFrame:
     """Read a per-topic score matrix from a CSV file.
 
     Parameters
@@ -66,18 +69,29 @@ def read_scores(path: str | os.PathLike[str], *, orientation: Orientation = "aut
           cells are not numbers.
         * **long**: columns ``system``, ``topic``, ``score`` (any order, any extra columns
           ignored; ``run``/``query``/``qid``/``value`` are accepted as synonyms), one row per cell.
+          A long file may hold several measures in a ``measure`` column — the
+          ``system,topic,measure,score`` CSV of ``gtheory evaluate`` and :func:`metrics.evaluate`
+          stacked — and is then filtered to one measure (see ``measure``). (A ``measure`` column
+          is the score column only when there is no ``score``/``value`` column.)
     orientation : {"auto", "systems-by-topics", "topics-by-systems", "long"}, optional
         ``"auto"`` (default) recognises the long layout by its header, and a wide layout by the
         name of its label column (``topic`` → topics × systems, ``system``/``run`` →
         systems × topics) or, failing that, by column headers that all look like system names
         (``sys1``, ``run_a``, …). If it cannot tell, it raises and asks for ``orientation``.
         The TREC matrices in ``score-matrices/sigir2018-simulation`` are topics × systems.
+    measure : str, optional
+        For a long file with a ``measure`` column: the measure whose rows are read (exact name,
+        or else the one name that matches ignoring case, e.g. ``"ap"`` for ``AP``). Needed when
+        the file holds several measures; when it holds one, that one is read. The matrix is
+        built from that measure's rows only: ``X[s, t]`` = the score of the row
+        ``(s, t, measure)``; rows of other measures are ignored.
 
     Returns
     -------
     pandas.DataFrame
         Scores as float64, index = systems (name ``"system"``), columns = topics (name
-        ``"topic"``), labels as strings.
+        ``"topic"``), labels as strings. For a file with a ``measure`` column,
+        ``df.attrs["measure"]`` holds the measure read (as :func:`metrics.evaluate` sets it).
 
     Raises
     ------
@@ -85,7 +99,12 @@ def read_scores(path: str | os.PathLike[str], *, orientation: Orientation = "aut
         If ``path`` does not exist.
     ValueError
         For a malformed file; the message names the file, the line and the problem (ragged row,
-        unreadable or missing score, duplicate or missing system/topic pair, ...).
+        unreadable or missing score, duplicate or missing system/topic pair, ...). For a file
+        with several measures and no ``measure``, or a ``measure`` the file does not hold, the
+        message lists the measures in the file; ``measure`` given for a file without a
+        ``measure`` column is an error too.
+    TypeError
+        If ``measure`` is neither a string nor None.
 
     Examples
     --------
@@ -93,9 +112,14 @@ def read_scores(path: str | os.PathLike[str], *, orientation: Orientation = "aut
     >>> X = read_scores("web2013_ap.csv", orientation="topics-by-systems")     # doctest: +SKIP
     >>> X.shape                                                                # doctest: +SKIP
     (34, 50)
+    >>> AP = read_scores("scores.csv", measure="AP")  # gtheory evaluate --measure nDCG@10 --measure AP  # doctest: +SKIP
+    >>> AP.attrs["measure"]                                                    # doctest: +SKIP
+    'AP'
     """
     if orientation not in _ORIENTATIONS:
         raise ValueError(f"`orientation` must be one of {_ORIENTATIONS}; got {orientation!r}.")
+    if measure is not None and not isinstance(measure, str):
+        raise TypeError(f"`measure` must be a measure name (str) or None; got {type(measure).__name__}.")
     p = Path(path)
     name = str(path)
     if p.is_dir():
@@ -121,12 +145,20 @@ def read_scores(path: str | os.PathLike[str], *, orientation: Orientation = "aut
         and any(h in _SCORE_NAMES for h in lower)
     )
     if orientation == "long" or (orientation == "auto" and is_long):
-        return _read_long(name, header, lower, header_line, body)
+        return _read_long(name, header, lower, header_line, body, measure)
+    if measure is not None:
+        raise _no_measure_column(name, measure)
     return _read_wide(name, header, lower, header_line, body, orientation)
 
 
+def _no_measure_column(name: str, measure: str) -> ValueError:
+    return _fail(name, None, f"`measure`={measure!r} (CLI: --measure) selects a measure of a long CSV "
+                 f"with a {_MEASURE_COLUMN!r} column (system, topic, measure, score); the file has none.")
+
+
 def _read_long(
-    name: str, header: list[str], lower: list[str], header_line: int, body: list[tuple[int, list[str]]]
+    name: str, header: list[str], lower: list[str], header_line: int,
+    body: list[tuple[int, list[str]]], measure: str | None = None,
 ) -> pd.DataFrame:
     def col(names: set[str], what: str) -> int:
         for j, h in enumerate(lower):
@@ -135,7 +167,21 @@ def _read_long(
         raise _fail(name, header_line, f"long format needs a {what} column (one of "
                     f"{sorted(names)}); header is {header}.")
 
-    js, jt, jv = col(_SYSTEM_NAMES, "system"), col(_TOPIC_NAMES, "topic"), col(_SCORE_NAMES, "score")
+    js, jt = col(_SYSTEM_NAMES, "system"), col(_TOPIC_NAMES, "topic")
+    # a "measure" column names the measure when a score/value column holds the numbers
+    has_scores = any(h in _SCORE_NAMES - {_MEASURE_COLUMN} for h in lower)
+    jv = col(_SCORE_NAMES - {_MEASURE_COLUMN} if has_scores else _SCORE_NAMES, "score")
+    jm = lower.index(_MEASURE_COLUMN) if has_scores and _MEASURE_COLUMN in lower else None
+    what = "score"
+    if jm is not None:
+        for line, r in body:  # the measure column of every row is read before filtering
+            if len(r) != len(header):
+                raise _fail(name, line, f"expected {len(header)} fields, got {len(r)}.")
+        chosen = _choose_measure(name, header[jm], [(line, r[jm].strip()) for line, r in body], measure)
+        body = [(line, r) for line, r in body if r[jm].strip() == chosen]
+        what = f"{chosen} score"
+    elif measure is not None:
+        raise _no_measure_column(name, measure)
     seen: dict[tuple[str, str], int] = {}
     values: dict[tuple[str, str], float] = {}
     for line, r in body:
@@ -143,7 +189,7 @@ def _read_long(
             raise _fail(name, line, f"expected {len(header)} fields, got {len(r)}.")
         key = (r[js].strip(), r[jt].strip())
         if key in seen:
-            raise _fail(name, line, f"duplicate score for system {key[0]!r}, topic {key[1]!r} "
+            raise _fail(name, line, f"duplicate {what} for system {key[0]!r}, topic {key[1]!r} "
                         f"(first given on line {seen[key]}).")
         seen[key] = line
         values[key] = _number(r[jv], name, line, header[jv])
@@ -152,10 +198,38 @@ def _read_long(
     missing = [(s, t) for s in systems for t in topics if (s, t) not in values]
     if missing:
         s, t = missing[0]
-        raise _fail(name, None, f"{len(missing)} system/topic pairs have no score (first: system "
+        raise _fail(name, None, f"{len(missing)} system/topic pairs have no {what} (first: system "
                     f"{s!r}, topic {t!r}); gtheory needs a complete matrix.")
     data = np.array([[values[(s, t)] for t in topics] for s in systems], dtype=np.float64)
-    return _frame(data, systems, topics)
+    frame = _frame(data, systems, topics)
+    if jm is not None:
+        frame.attrs["measure"] = chosen
+    return frame
+
+
+def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measure: str | None) -> str:
+    """The measure of a long file to read: ``measure`` (exact, else the one case-insensitive match),
+    or the file's only measure when ``measure`` is None."""
+    for line, m in cells:
+        if not m:
+            raise _fail(name, line, f"empty measure name in column {column!r}.")
+    names = list(dict.fromkeys(m for _, m in cells))
+    listed = ", ".join(names)
+    if measure is None:
+        if len(names) > 1:
+            raise _fail(name, None, f"the file holds {len(names)} measures ({listed}); choose one with "
+                        "`measure` (CLI: --measure NAME).")
+        return names[0]
+    wanted = measure.strip()
+    if wanted in names:
+        return wanted
+    hits = [m for m in names if m.lower() == wanted.lower()]
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise _fail(name, None, f"`measure`={measure!r} matches {len(hits)} measures ignoring case "
+                    f"({', '.join(hits)}); give the exact name.")
+    raise _fail(name, None, f"the file has no measure {measure!r}; it holds {listed}.")
 
 
 def _read_wide(

@@ -159,6 +159,20 @@ def test_long_csv_with_a_missing_cell_is_refused(tmp_path, capsys, monkeypatch):
     assert "1 system/topic pairs have no AP score (first: system 'b', topic '2')" in capsys.readouterr().err
 
 
+def test_long_csv_with_measures_is_read_by_gtheory_read_scores(tmp_path, capsys, monkeypatch):
+    # one reader for the library and the CLI: its errors (with the line) and its attrs["measure"]
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    p = tmp_path / "s.csv"
+    p.write_text("system,topic,measure,score\na,1,AP,0.1\na,1,AP,0.2\nb,1,P@5,0.3\n")
+    assert main(["gstudy", str(p), "--measure", "AP"]) == 2
+    assert f"{p}, line 3: duplicate AP score for system 'a', topic '1' (first given on line 2)" in capsys.readouterr().err
+    p.write_text("system,topic,measure,score\na,1,AP,0.1\na,2,AP,0.3\nb,1,AP,0.6\nb,2,AP,0.7\nb,2,P@5,0.2\n")
+    assert main(["gstudy", str(p), "--measure", "ap", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    g = gtheory.gstudy(gtheory.read_scores(p, measure="AP"))
+    assert data["source"] == f"{p} (AP)" and data["grand_mean"] == pytest.approx(g.grand_mean, rel=1e-15)
+
+
 @pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")
 def test_long_csv_with_measure_column_accepts_the_column_synonyms(tmp_path, capsys):
     p = tmp_path / "syn.csv"

@@ -82,3 +82,65 @@ def test_explicit_orientation_for_ambiguous_file(tmp_path):
     assert X.shape == (2, 3) and list(X.columns) == ["x1", "x2", "x3"]
     Y = read_scores(p, orientation="topics-by-systems")
     assert Y.shape == (3, 2)
+
+
+# ---- long CSV with a measure column (system, topic, measure, score: gtheory evaluate / metrics.evaluate)
+_TWO_MEASURES = (
+    "system,topic,measure,score\n"
+    "a,1,nDCG@10,0.5\na,2,nDCG@10,0.6\nb,1,nDCG@10,0.1\nb,2,nDCG@10,0.4\n"
+    "a,1,AP,0.25\na,2,AP,0.35\nb,1,AP,0.05\nb,2,AP,0.15\n"
+)
+
+
+def test_long_csv_with_measures_is_filtered_to_one(tmp_path):
+    p = _write(tmp_path, _TWO_MEASURES)
+    ap = read_scores(p, measure="AP")
+    expected = pd.DataFrame([[0.25, 0.35], [0.05, 0.15]], index=pd.Index(["a", "b"], name="system"),
+                            columns=pd.Index(["1", "2"], name="topic"))
+    pd.testing.assert_frame_equal(ap, expected)
+    assert ap.attrs["measure"] == "AP"
+    assert read_scores(p, measure="ap").attrs["measure"] == "AP"  # the one match ignoring case
+    ndcg = read_scores(p, measure="nDCG@10", orientation="long")
+    assert ndcg.loc["b", "2"] == 0.4 and ndcg.attrs["measure"] == "nDCG@10"
+
+
+def test_long_csv_with_one_measure_needs_no_measure(tmp_path):
+    p = _write(tmp_path, "run,qid,measure,value\na,1,AP,0.1\na,2,AP,0.3\nb,1,AP,0.6\nb,2,AP,0.7\n")
+    X = read_scores(p)
+    assert X.attrs["measure"] == "AP" and X.to_numpy().tolist() == [[0.1, 0.3], [0.6, 0.7]]
+    assert gstudy(p).grand_mean == pytest.approx(0.425, rel=1e-14)
+
+
+def test_measure_column_without_a_score_column_is_still_the_score(tmp_path):
+    # the long layout before measure columns: "measure" holding the numbers
+    X = read_scores(_write(tmp_path, "system,topic,measure\na,1,0.5\na,2,0.7\nb,1,0.1\nb,2,0.2\n"))
+    assert X.to_numpy().tolist() == [[0.5, 0.7], [0.1, 0.2]] and "measure" not in X.attrs
+
+
+@pytest.mark.parametrize(
+    "text, kwargs, match",
+    [
+        (_TWO_MEASURES, {}, r"bad\.csv: the file holds 2 measures \(nDCG@10, AP\); choose one with `measure` "
+                            r"\(CLI: --measure NAME\)"),
+        (_TWO_MEASURES, {"measure": "P@5"}, r"bad\.csv: the file has no measure 'P@5'; it holds nDCG@10, AP\."),
+        ("system,topic,measure,score\na,1,AP,0.1\na,1,ap,0.2\n", {"measure": "Ap"},
+         r"`measure`='Ap' matches 2 measures ignoring case \(AP, ap\); give the exact name"),
+        ("system,topic,measure,score\na,1,AP,0.1\na,2,,0.2\n", {}, r"bad\.csv, line 3: empty measure name"),
+        ("system,topic,measure,score\na,1,AP,0.1\na,2,AP\n", {}, r"bad\.csv, line 3: expected 4 fields"),
+        ("system,topic,measure,score\na,1,AP,0.1\na,2,AP,0.2\nb,1,AP,0.3\nb,1,P@5,0.3\n", {"measure": "AP"},
+         r"1 system/topic pairs have no AP score \(first: system 'b', topic '2'\)"),
+        ("system,topic,measure,score\na,1,AP,0.1\na,1,AP,0.2\na,1,P@5,0.3\n", {"measure": "AP"},
+         r"line 3: duplicate AP score for system 'a', topic '1' \(first given on line 2\)"),
+        ("system,topic,score\na,1,0.1\n", {"measure": "AP"},
+         r"bad\.csv: `measure`='AP' \(CLI: --measure\) selects a measure of a long CSV with a 'measure' column"),
+        ("system,t1,t2\na,1,2\nb,3,4\n", {"measure": "AP"}, r"bad\.csv: `measure`='AP' .* the file has none"),
+    ],
+)
+def test_measure_errors_name_the_file_and_the_measures(tmp_path, text, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        read_scores(_write(tmp_path, text), **kwargs)
+
+
+def test_measure_of_the_wrong_type(tmp_path):
+    with pytest.raises(TypeError, match="`measure` must be a measure name"):
+        read_scores(_write(tmp_path, _TWO_MEASURES), measure=["AP"])

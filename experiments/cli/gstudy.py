@@ -15,8 +15,6 @@ import sys
 import warnings
 from typing import Any
 
-import numpy as np
-
 from . import UsageError
 from ._common import add_data_args, check_shape, load_judged
 
@@ -93,68 +91,6 @@ def _finite(x: float) -> float | None:
     return None if (x is None or (isinstance(x, float) and not math.isfinite(x))) else x
 
 
-_MEASURE_COLUMN = "measure"
-#: the other columns of a long CSV with a measure column, with the synonyms gtheory.read_scores accepts
-_LONG_ROLES = {"system": ("system", "run", "runid", "run_id"), "topic": ("topic", "query", "qid", "query_id", "topic_id"),
-               "score": ("score", "value")}
-
-
-def read_score_csv(path: str, *, orientation: str = "auto", measure: str | None = None) -> Any:
-    """The systems x topics DataFrame of a score CSV, including the long CSV of ``gtheory evaluate``.
-
-    A long CSV with a ``measure`` column (``system,topic,measure,score``) is filtered to one measure:
-    the only one in the file, or ``measure`` (compared case-insensitively) when there are several. Every
-    other file goes to :func:`gtheory.read_scores` unchanged.
-    """
-    import gtheory
-    import pandas as pd
-
-    from pathlib import Path
-
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"score file {str(path)!r} does not exist.")
-    if orientation in ("auto", "long"):
-        header = pd.read_csv(path, nrows=0, encoding="utf-8-sig")
-        lower = {str(c).strip().lower(): c for c in header.columns}
-        cols = {role: next((lower[n] for n in names if n in lower), None) for role, names in _LONG_ROLES.items()}
-        if _MEASURE_COLUMN in lower and all(cols.values()):
-            cols[_MEASURE_COLUMN] = lower[_MEASURE_COLUMN]
-            df = pd.read_csv(path, encoding="utf-8-sig", dtype={cols["system"]: str, cols["topic"]: str,
-                                                                  cols[_MEASURE_COLUMN]: str})
-            names = list(dict.fromkeys(df[cols[_MEASURE_COLUMN]].astype(str).str.strip()))
-            listed = ", ".join(names)
-            if measure is None:
-                if len(names) != 1:
-                    raise UsageError(f"{path} holds {len(names)} measures ({listed}); choose one with "
-                                     f"--measure NAME.")
-                chosen = names[0]
-            else:
-                hits = [n for n in names if n.lower() == measure.strip().lower()]
-                if not hits:
-                    raise UsageError(f"{path} has no measure {measure!r}; it holds {listed}.")
-                chosen = hits[0]
-            df = df[df[cols[_MEASURE_COLUMN]].astype(str).str.strip() == chosen]
-            key = [cols["system"], cols["topic"]]
-            dup = df[df.duplicated(key, keep=False)]
-            if len(dup):
-                s_, t_ = dup.iloc[0][key[0]], dup.iloc[0][key[1]]
-                raise UsageError(f"{path}: more than one {chosen} score for system {s_!r}, topic {t_!r}.")
-            X = df.pivot(index=key[0], columns=key[1], values=cols["score"])
-            X = X.reindex(index=list(dict.fromkeys(df[key[0]])), columns=list(dict.fromkeys(df[key[1]])))
-            n_missing = int(X.isna().sum().sum())
-            if n_missing:
-                i, j = map(int, np.argwhere(X.isna().to_numpy())[0])
-                raise UsageError(f"{path}: {n_missing} system/topic pairs have no {chosen} score (first: system "
-                                 f"{X.index[i]!r}, topic {X.columns[j]!r}); a G-study needs a complete matrix.")
-            X.index.name, X.columns.name = "system", "topic"
-            X.attrs["measure"] = chosen
-            return X.astype(float)
-    if measure is not None:
-        raise UsageError(f"--measure {measure!r} selects a measure of a long CSV with a 'measure' column; "
-                         f"{path} has none.")
-    return gtheory.read_scores(path, orientation=orientation)
-
-
 def _scores_from_data(args: argparse.Namespace) -> Any:
     """Score matrix (systems x topics DataFrame) of --measure over the data options."""
     from .evaluate import compute, parse_discount, parse_gain
@@ -192,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             source = f"{measure} over {where}"
             scores = _scores_from_data(args)
         else:
-            scores = read_score_csv(args.scores, orientation=args.orientation, measure=args.measure)
+            scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure)
             m = scores.attrs.get("measure")
             source = f"{args.scores} ({m})" if m else str(args.scores)
             check_shape(scores)
