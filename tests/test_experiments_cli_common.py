@@ -66,3 +66,57 @@ def test_evaluate_json_records(subset, capsys):
     assert main(["evaluate", "--judged", subset, "--measure", "AP", "--format", "wide", "--json"]) == 0
     wide = json.loads(capsys.readouterr().out)
     assert len(wide) == j.n_systems and wide[0]["system"] == j.systems[0] and len(wide[0]) == 1 + j.n_topics
+
+
+# ---- --json of every subcommand goes through _common.emit_json: readable non-ASCII, valid JSON
+def test_emit_json_writes_non_ascii_as_is(capsys):
+    from experiments.cli._common import emit_json
+
+    obj = {"label": "Φ(50) ≥ 0.95", "σ²": np.float64(0.5), "n": np.int64(3), "v": np.array([1.0, 2.0])}
+    emit_json(obj)
+    out = capsys.readouterr().out
+    assert "Φ(50) ≥ 0.95" in out and "\\u" not in out and out.endswith("}\n")
+    assert json.loads(out) == {"label": "Φ(50) ≥ 0.95", "σ²": 0.5, "n": 3, "v": [1.0, 2.0]}
+
+
+def test_emit_json_escapes_what_stdout_cannot_encode(monkeypatch):
+    import io
+    import sys
+
+    from experiments.cli._common import emit_json
+
+    raw = io.BytesIO()
+    stdout = io.TextIOWrapper(raw, encoding="cp1252")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    emit_json({"label": "Φ"})
+    stdout.flush()
+    text = raw.getvalue().decode("cp1252")
+    assert "\\u03a6" in text and json.loads(text) == {"label": "Φ"}
+
+
+def test_tune_and_gstudy_json_go_through_emit_json(subset, tmp_path, capsys, monkeypatch):
+    import experiments.cli.gstudy as gstudy_cli
+    import experiments.cli.tune as tune_cli
+    from experiments.cli._common import emit_json
+
+    calls = []
+
+    def recording(obj):
+        calls.append(obj)
+        emit_json(obj)
+
+    monkeypatch.setattr(tune_cli, "emit_json", recording)
+    monkeypatch.setattr(gstudy_cli, "emit_json", recording)
+    # tune: the JSON value of Tuning.to_dict, in emit_json's readable form
+    assert main(["tune", "--judged", subset, "--cutoff", "5", "--starts", "1", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert len(calls) == 1 and json.loads(out) == json.loads(json.dumps(calls[0]))
+    assert out == json.dumps(calls[0], indent=2, ensure_ascii=False) + "\n"
+    # gstudy: a measure named with Φ round-trips through the JSON source string
+    p = tmp_path / "Φ-scores.csv"
+    p.write_text("system,topic,measure,score\na,1,Φ@5,0.1\na,2,Φ@5,0.3\nb,1,Φ@5,0.6\nb,2,Φ@5,0.7\n",
+                 encoding="utf-8")
+    assert main(["gstudy", str(p), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert len(calls) == 2 and "Φ@5" in out
+    assert json.loads(out)["source"] == f"{p} (Φ@5)"

@@ -56,8 +56,18 @@ def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None
 
 
 def emit_json(obj: Any) -> None:
-    json.dump(obj, sys.stdout, indent=2, default=_default)
-    sys.stdout.write("\n")
+    """Print ``obj`` as JSON (indent 2, one trailing newline): the ``--json`` output of every subcommand.
+
+    Non-ASCII text (Φ, Eρ², σ², ≤, labels and file names) is written as is, readable, unless standard
+    output cannot encode it (e.g. a cp1252 pipe); then it is written as ``\\uXXXX`` escapes, the same
+    JSON value. NumPy scalars and arrays become numbers and lists; any other object its ``str``.
+    """
+    text = json.dumps(obj, indent=2, ensure_ascii=False, default=_default)
+    try:
+        text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        text = json.dumps(obj, indent=2, ensure_ascii=True, default=_default)
+    sys.stdout.write(text + "\n")
 
 
 def _default(o: Any) -> Any:

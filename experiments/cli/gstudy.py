@@ -9,14 +9,13 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import warnings
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, check_shape, load_judged
+from ._common import add_data_args, check_shape, emit_json, load_judged
 
 __all__ = ["register", "run"]
 
@@ -156,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             },
             "level": args.level,
         }
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        emit_json(out)
     elif not args.quiet:
         print(f"{source}\n")
         print(g.summary(n_topics, target=args.target, level=args.level))

@@ -8,7 +8,6 @@ Example::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import warnings
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import add_data_args, check_shape, load_judged
+from ._common import add_data_args, check_shape, emit_json, load_judged
 from .evaluate import parse_gain
 
 __all__ = ["register", "run"]
@@ -109,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         t.to_json(args.out)
     if not args.quiet:
         if args.json:
-            print(json.dumps(t.to_dict(), indent=2, ensure_ascii=False))
+            emit_json(t.to_dict())
         else:
             print(t.summary())
             if args.out:
