@@ -98,6 +98,15 @@ def stability_and_gradient(
     >>> bool(np.isclose(rho, gtheory.stability_ratio(X)))
     True
     """
+    f, rho, parts = _anova(X, objective)
+    if not grad:
+        return f, rho, None
+    return f, rho, _weights(parts, X.shape)
+
+
+def _anova(X: NDArray[np.float64], objective: Objective) -> tuple[float, float, tuple | None]:
+    """``(f, rho, parts)``: the objective and what :func:`_weights` needs for ``df/dX`` (``None``
+    when the denominator is not positive, where ``f`` is NaN and the gradient 0)."""
     S, T = X.shape
     mean_s = X.sum(axis=1) * (1.0 / T)
     mean_t = X.sum(axis=0) * (1.0 / S)
@@ -116,21 +125,26 @@ def stability_and_gradient(
     else:
         den = ms_e
     if not den > 0:
-        return float("nan"), float("nan"), (np.zeros_like(X) if grad else None)
+        return float("nan"), float("nan"), None
     rho = num / den
-    f = rho / (1.0 + rho)
-    if not grad:
-        return float(f), float(rho), None
-    # W = (d num - rho d den) / den * df/drho, df/drho = 1/(1+rho)^2, with the d MS/dX above;
-    # the three terms are fused in place (this runs once per solver evaluation)
+    return float(rho / (1.0 + rho)), float(rho), (objective, resid, ds, dt, rho, den)
+
+
+def _weights(parts: tuple | None, shape: tuple[int, int]) -> NDArray[np.float64]:
+    """``W = df/dX`` from the ``parts`` of :func:`_anova` (a new array; ``parts`` is not modified)."""
+    if parts is None:
+        return np.zeros(shape)
+    objective, resid, ds, dt, rho, den = parts
+    S, T = shape
+    # W = (d num - rho d den) / den * df/drho, df/drho = 1/(1+rho)^2, with the d MS/dX of the module
+    # docstring; the three terms are fused (this runs once per solver iteration)
     scale = 1.0 / (den * (1.0 + rho) ** 2)
     c_e = (-1.0 / T - rho * (1.0 - 1.0 / S)) if objective == "phi" else (-1.0 / T - rho)
-    W = resid
-    W *= scale * c_e * 2.0 / ((S - 1) * (T - 1))
+    W = resid * (scale * c_e * 2.0 / ((S - 1) * (T - 1)))
     W += (scale * 2.0 / ((S - 1) * T)) * ds[:, None]
     if objective == "phi":
         W -= (scale * rho * 2.0 / (S * (T - 1))) * dt[None, :]
-    return float(f), float(rho), W
+    return W
 
 
 def _compact(M: NDArray[np.float64]):
@@ -370,13 +384,13 @@ class Problem:
         iterates it accepts, not at every line-search point)."""
         x = np.asarray(x, dtype=np.float64)
         X, inv, extra = self._scaled(x)
-        f = stability_and_gradient(X, self.objective, grad=False)[0]
-        return f, (x, X, inv, extra)
+        f, _, parts = _anova(X, self.objective)
+        return f, (x, X, inv, extra, parts)
 
     def gradient(self, state: tuple) -> NDArray[np.float64]:
         """``∂f/∂x`` from the ``state`` of :meth:`forward` (the formulas of the module docstring)."""
-        x, X, inv, extra = state
-        W = stability_and_gradient(X, self.objective)[2]
+        x, X, inv, extra, parts = state
+        W = _weights(parts, X.shape)
         Wc = W * inv[None, :]  # W_st / c_t
         v = (W * X).sum(axis=0) * inv  # sum_s W_st X_st / c_t
         grad = np.zeros(self.n)
