@@ -2,8 +2,8 @@ r"""SciPy solvers for one start: SLSQP on the paper's formulation, L-BFGS-B on i
 
 * :func:`solve_slsqp` — the paper's method (Kanoulas & Aslam 2009, §2.3 and Fig. 1; MATLAB
   ``fmincon`` is an SQP method too): maximise :math:`f(x)` subject to each block summing to 1,
-  :math:`x \ge 0` and, where requested, the monotonicity inequalities (by default without the
-  constraints the others imply, ``formulation="reduced"``), with the exact gradient
+  :math:`x \ge 0` and, where requested, the monotonicity inequalities (by default with the scale
+  fixed by an anchor instead of the sum, ``formulation="anchored"``), with the exact gradient
   (``jac=True``) of :mod:`optimize.objective`. ``jac=False`` lets SciPy difference the objective
   (two-point finite differences, :math:`n` extra evaluations per gradient) — kept only for the
   benchmark. A dense SQP costs :math:`O(n^3)` per iteration: fine to a few hundred variables.
@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import minimize
+from scipy.optimize import OptimizeResult, minimize
 
 from .objective import Problem
 from .parametrize import Parametrization
@@ -60,7 +60,7 @@ def _finish(problem: Problem, x_raw, res, solver: str, t0: float, nfev: int, nje
     )
 
 
-FORMULATIONS = ("reduced", "paper", "increments")
+FORMULATIONS = ("anchored", "reduced", "paper", "increments")
 
 
 def _reduced_bounds(problem: Problem) -> list[tuple[float | None, None]]:
@@ -76,6 +76,41 @@ def _reduced_bounds(problem: Problem) -> list[tuple[float | None, None]]:
     return [(v, None) for v in lo]
 
 
+def _anchored(problem: Problem, x0: NDArray[np.float64], A_eq, b_eq, A_in):
+    """The ``"anchored"`` formulation of :func:`solve_slsqp` as ``x = base + Z z`` (``Z`` selects
+    the free variables ``free``): ``(base, free, A_eq, b_eq, A_in, b_in, bounds)`` in ``z``.
+
+    ``x0`` must be feasible (projected): its anchors are positive, being the largest entry of a
+    block that sums to 1."""
+    base = np.zeros(problem.n)
+    fixed = np.zeros(problem.n, dtype=bool)
+    lo = np.full(problem.n, -np.inf)  # lower bounds not implied by the other constraints
+    hi = np.full(problem.n, np.inf)
+    keep_eq = []
+    for i, b in enumerate(problem.blocks):
+        if b.monotone:
+            # the largest variable of the block: the top-rank discount, the top-grade gain
+            top, bottom = (b.start, b.start + b.size - 1) if b.name == "discount" else (b.start + b.size - 1, b.start)
+            base[top], fixed[top] = x0[top], True
+            lo[bottom] = 0.0
+        else:
+            keep_eq.append(i)
+            lo[b.slice] = 0.0
+    free = np.flatnonzero(~fixed)
+    b_in = -(A_in @ base)
+    A_in, lo, hi = A_in[:, free], lo[free], hi[free]
+    # a monotonicity row left with one variable (the anchor's neighbour: d_2 <= d_1) is a bound
+    single = np.count_nonzero(A_in, axis=1) == 1
+    rows = np.flatnonzero(single)
+    cols = np.argmax(A_in[rows] != 0, axis=1) if free.size else np.zeros(0, dtype=np.intp)
+    coef = A_in[rows, cols]
+    v = b_in[rows] / coef
+    np.maximum.at(lo, cols[coef > 0], v[coef > 0])
+    np.minimum.at(hi, cols[coef < 0], v[coef < 0])
+    bounds = list(zip(np.where(np.isfinite(lo), lo, None).tolist(), np.where(np.isfinite(hi), hi, None).tolist()))
+    return base, free, A_eq[keep_eq][:, free], b_eq[keep_eq], A_in[~single], b_in[~single], bounds
+
+
 def solve_slsqp(
     problem: Problem,
     x0: NDArray[np.float64],
@@ -83,7 +118,7 @@ def solve_slsqp(
     jac: bool = True,
     maxiter: int = 1000,
     ftol: float = 1e-12,
-    formulation: str = "reduced",
+    formulation: str = "anchored",
 ) -> SolverRun:
     r"""Maximise the stability of one :class:`Problem` from ``x0`` with SLSQP.
 
@@ -93,17 +128,29 @@ def solve_slsqp(
     x0 : starting point (projected onto the feasible set first).
     jac : use the exact gradient (default). False: SciPy's two-point finite differences.
     maxiter, ftol : passed to SLSQP (``ftol`` is the precision goal for ``f`` = Φ(1)).
-    formulation : {"reduced", "paper", "increments"}
-        Three descriptions of the same feasible set (the paper's Fig. 1), hence the same optimum:
+    formulation : {"anchored", "reduced", "paper", "increments"}
+        Four descriptions of the same problem (the paper's Fig. 1; nDCG is scale-free in the gains
+        and in the discounts, so every one has the same normalised optimum):
 
-        * ``"reduced"`` (default) — the paper's constraints without the redundant ones: the
-          sum-to-1 equality and the ``k-1`` monotonicity inequalities of each block, and only the
-          one bound they do not imply (:math:`d_k \ge 0` for a non-increasing discount,
+        * ``"anchored"`` (default) — the scale of each monotone block is fixed by holding its
+          largest variable at its (projected) starting value — the top-rank discount :math:`d_1`,
+          the top-grade gain — instead of by the sum-to-1 equality; the result is rescaled to sum
+          1 afterwards. What remains are the ``k-1`` monotonicity inequalities (the one next to
+          the anchor as a bound, :math:`d_2 \le d_1`) and the one bound they do not imply
+          (:math:`d_k \ge 0`; lowest gain :math:`\ge 0`). A block without the monotone constraint
+          keeps sum-to-1 and :math:`x \ge 0` (its largest entry is not known in advance). No
+          equality constraint and one variable fewer per block: on TREC-9 nDCG@100 it takes
+          10–13 iterations where ``"reduced"`` takes 11–16, ~1.5x faster in absolute time
+          (``benchmarks/results/optimize.txt``), exit mode 0 from every start we tried. Anchoring
+          is exact: the anchor is positive at every feasible point, so every feasible direction
+          is a rescaling of one with that anchor.
+        * ``"reduced"`` — the paper's constraints without the redundant ones: the sum-to-1
+          equality and the ``k-1`` monotonicity inequalities of each block, and only the one
+          bound they do not imply (:math:`d_k \ge 0` for a non-increasing discount,
           :math:`g_1 \ge 0` for non-decreasing gains; :math:`x \ge 0` for a non-monotone block).
           :math:`x \le 1` follows from the sum and :math:`x \ge 0`. SLSQP's subproblem carries
           every bound as an inequality row, so the literal form solves QPs with ``3k`` rather than
-          ``k`` rows; this one is 3-4x faster per iteration, and converges (exit mode 0) from
-          every start we tried.
+          ``k`` rows; this one is 3-4x faster per iteration.
         * ``"paper"`` — Fig. 1 literally: sum-to-1 equalities, monotonicity inequalities and
           ``0 <= x <= 1`` on every variable.
         * ``"increments"`` — bounds :math:`u \ge 0` on increments (:mod:`optimize.parametrize`)
@@ -122,7 +169,25 @@ def solve_slsqp(
         raise ValueError(f"`formulation` must be one of {FORMULATIONS}; got {formulation!r}.")
     A_eq, b_eq, A_in = problem.linear_constraints()
     counter = {"f": 0, "g": 0}
-    if formulation == "increments":
+    b_in = np.zeros(A_in.shape[0])
+    if formulation == "anchored":
+        xp = project(problem, x0)
+        base, free, A_eq, b_eq, A_in, b_in, bounds = _anchored(problem, xp, A_eq, b_eq, A_in)
+        if free.size == 0:  # every block is a single anchored variable: nothing to optimise
+            res = OptimizeResult(x=np.zeros(0), success=True, nit=0,
+                                 message="nothing to optimise (every block is one anchored variable)")
+            return _finish(problem, base, res, "slsqp", t0, 0, 0)
+
+        def to_x(z):
+            x = base.copy()
+            x[free] = z
+            return x
+
+        z0 = xp[free]
+
+        def pull(g):
+            return g[free]
+    elif formulation == "increments":
         # x = T z with z >= 0: monotonicity becomes bounds; the sums stay equalities (A_eq T z = 1)
         par = Parametrization(problem)
         T = np.column_stack([par.to_x(e) for e in np.eye(problem.n)])
@@ -152,9 +217,11 @@ def solve_slsqp(
             counter["f"] += 1
             return -problem.value(to_x(z))
 
-    cons = [{"type": "eq", "fun": lambda z: A_eq @ z - b_eq, "jac": lambda z: A_eq}]
+    cons = []
+    if A_eq.shape[0]:
+        cons.append({"type": "eq", "fun": lambda z: A_eq @ z - b_eq, "jac": lambda z: A_eq})
     if A_in.shape[0]:
-        cons.append({"type": "ineq", "fun": lambda z: A_in @ z, "jac": lambda z: A_in})
+        cons.append({"type": "ineq", "fun": lambda z: A_in @ z - b_in, "jac": lambda z: A_in})
     with warnings.catch_warnings(), single_threaded_blas():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = minimize(
@@ -163,7 +230,7 @@ def solve_slsqp(
         )
     res.x = to_x(res.x)
     name = "slsqp" if jac else "slsqp-fd"
-    if formulation != "reduced":
+    if formulation != "anchored":
         name += f"[{formulation}]"
     return _finish(problem, res.x, res, name, t0, counter["f"], counter["g"])
 
