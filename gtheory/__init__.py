@@ -27,7 +27,7 @@ from .components import (
 )
 from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
 from .errors import NegativeVarianceWarning
-from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy
+from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
 from .io import as_score_matrix, read_scores
 from .plot import plot_dstudy
 
@@ -35,6 +35,7 @@ __all__ = [
     "gstudy",
     "GStudy",
     "TopicsNeeded",
+    "topics_needed_for_ratio",
     "CoefficientInterval",
     "NegativeVarianceWarning",
     "variance_components",

@@ -33,7 +33,7 @@ from .io import Orientation, ScoreInput, as_score_matrix
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["gstudy", "GStudy", "TopicsNeeded", "CoefficientInterval", "Coefficient"]
+__all__ = ["gstudy", "GStudy", "TopicsNeeded", "CoefficientInterval", "Coefficient", "topics_needed_for_ratio"]
 
 Coefficient = Literal["phi", "erho2"]
 _COEF_NAMES = {"phi": "Φ", "erho2": "Eρ²"}
@@ -323,12 +323,12 @@ class GStudy:
         target = check_open_unit("target", target)
         ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
         n_exact = topics_for_ratio(ratio, target)
-        n = _integer_n(ratio, target)
+        n = topics_needed_for_ratio(ratio, target)
         if level is None:
             return TopicsNeeded(coefficient, target, n, n_exact)
         lo_r, hi_r = self._ratio_bounds(coefficient, level)
         return TopicsNeeded(coefficient, target, n, n_exact, float(level),
-                            _integer_n(hi_r, target), _integer_n(lo_r, target))
+                            topics_needed_for_ratio(hi_r, target), topics_needed_for_ratio(lo_r, target))
 
     # ------------------------------------------------------------- D-study
     def dstudy(self, n_topics: ArrayLike | None = None, *, level: float | None = 0.95) -> pd.DataFrame:
@@ -416,10 +416,50 @@ class GStudy:
         return plot_dstudy(self, ax=ax, n_max=n_max, level=level, target=target, title=title)
 
 
-def _integer_n(ratio: float, target: float) -> int | float:
-    """Smallest integer k ≥ 1 with ``project(ratio, k) >= target``, starting from the ceiling of
-    the real-valued solution and correcting for rounding so the answer agrees with the projected
-    coefficient itself (:meth:`GStudy.phi` / :meth:`GStudy.erho2` for the point estimate)."""
+def topics_needed_for_ratio(ratio: float, target: float) -> int | float:
+    r"""Smallest number of topics :math:`n \ge 1` at which a coefficient with single-topic ratio
+    ``ratio`` reaches ``target``.
+
+    A coefficient with ratio :math:`r` (Φ: :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})`; Eρ²:
+    :math:`r = \sigma^2_s/\sigma^2_{st}`) is :math:`nr/(1+nr)` at :math:`n` topics, so
+
+    .. math::
+
+        n = \left\lceil \frac{\text{target}}{(1-\text{target})\, r} \right\rceil ,
+
+    corrected by ±1 for rounding so that the coefficient at ``n`` (:func:`gtheory.intervals.project`,
+    as :meth:`GStudy.phi` / :meth:`GStudy.erho2`) is ≥ ``target`` and at ``n - 1`` is not.
+
+    Parameters
+    ----------
+    ratio : float
+        The single-topic ratio :math:`r` (e.g. :attr:`GStudy.phi_ratio`); ``inf`` for no error
+        variance.
+    target : float
+        Target coefficient, strictly between 0 and 1.
+
+    Returns
+    -------
+    int or float
+        ``n`` as an int; ``math.inf`` when ``ratio <= 0`` or NaN (the target is never reached);
+        1 when ``ratio`` is ``inf``. The rule of :meth:`GStudy.topics_needed` (``.n`` and the
+        interval ends) and :meth:`optimize.Tuning.topics_needed`.
+
+    Raises
+    ------
+    ValueError
+        If ``target`` is not strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> from gtheory import topics_needed_for_ratio
+    >>> topics_needed_for_ratio(0.5, 0.95)   # 0.95 / (0.05 * 0.5) = 38
+    38
+    >>> topics_needed_for_ratio(0.0, 0.95)
+    inf
+    """
+    target = check_open_unit("target", target)
+    ratio = float(ratio)
     n_exact = topics_for_ratio(ratio, target)
     if math.isinf(n_exact) or math.isnan(n_exact):
         return math.inf

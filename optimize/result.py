@@ -242,7 +242,8 @@ class Tuning:
     def topics_needed(self, target: float = 0.95, coefficient: str = "phi") -> int | float:
         """Smallest number of topics for which Φ (or Eρ²) of the tuned nDCG reaches ``target``.
 
-        Same rule as :meth:`gtheory.GStudy.topics_needed` (``.n``): :math:`n = \\lceil t/((1-t)r) \\rceil`,
+        :func:`gtheory.topics_needed_for_ratio` of :attr:`phi_ratio` (or :attr:`erho2_ratio`), the rule
+        of :meth:`gtheory.GStudy.topics_needed` (``.n``): :math:`n = \\lceil t/((1-t)r) \\rceil`,
         checked against the coefficient. ``inf`` if the system variance is not positive.
         """
         if not (0 < target < 1):
@@ -250,14 +251,7 @@ class Tuning:
         if coefficient not in ("phi", "erho2"):
             raise ValueError(f"`coefficient` must be 'phi' or 'erho2'; got {coefficient!r}.")
         r = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
-        if not (r > 0):
-            return math.inf
-        k = max(1, math.ceil(target / ((1 - target) * r)))
-        while k > 1 and _project(r, k - 1) >= target:
-            k -= 1
-        while _project(r, k) < target:
-            k += 1
-        return k
+        return gtheory.topics_needed_for_ratio(r, target)
 
     # --------------------------------------------------------- evaluation
     def _describe(self) -> str:

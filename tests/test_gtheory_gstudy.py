@@ -225,6 +225,33 @@ def test_topics_needed_inverts(name, coef):
         assert t.n_low <= t.n <= t.n_high
 
 
+@pytest.mark.parametrize("ratio, target, n", [
+    (0.5, 0.95, 38),            # 0.95 / (0.05 * 0.5) = 38 exactly: Φ(38) = 19/20 reaches 0.95
+    (1.0, 0.9, 9),              # 0.9 / (1 - 0.9) = 9.000000000000002 in floating point: corrected to 9
+    (0.3, 0.8, 14),             # 13.33… rounded up
+    (1e-9, 0.5, 1_000_000_000),
+    (math.inf, 0.99, 1),        # no error variance: one topic suffices
+    (0.0, 0.9, math.inf), (-0.2, 0.9, math.inf), (math.nan, 0.9, math.inf),
+])
+def test_topics_needed_for_ratio(ratio, target, n):
+    # n = ceil(target / ((1 - target) ratio)), checked against project(): Φ(n) >= target > Φ(n - 1)
+    from gtheory.intervals import project
+
+    got = gtheory.topics_needed_for_ratio(ratio, target)
+    assert got == n and type(got) is type(n)
+    if math.isfinite(n) and math.isfinite(ratio):
+        assert project(ratio, n) >= target and (n == 1 or project(ratio, n - 1) < target)
+
+
+def test_topics_needed_for_ratio_is_the_gstudy_rule(synthetic4_pxi):
+    g = gstudy(synthetic4_pxi)
+    for coef, ratio in (("phi", g.phi_ratio), ("erho2", g.erho2_ratio)):
+        for target in (0.5, 0.8, 0.9, 0.95):
+            assert g.topics_needed(target, coef, level=None).n == gtheory.topics_needed_for_ratio(ratio, target)
+    with pytest.raises(ValueError, match="`target` must be a number strictly between 0 and 1; got 1.0"):
+        gtheory.topics_needed_for_ratio(0.5, 1.0)
+
+
 def test_topics_needed_interval_matches_coefficient_interval(synthetic4_pxi):
     g = gstudy(synthetic4_pxi)
     t = g.topics_needed(0.9, "phi", level=0.9)

@@ -75,6 +75,17 @@ def test_phi_equals_gstudy_for_every_front_end(j, t10):
         assert t.fun == pytest.approx(t.phi_1 if t.objective == "phi" else t.erho2_1, abs=1e-12)
 
 
+def test_topics_needed_is_gtheorys_rule(t10, neg):
+    # one rule for the number of topics: gtheory.topics_needed_for_ratio of the clipped ratio
+    for t in (t10, neg[1]):
+        for target in (0.5, 0.9, 0.95, 0.99):
+            assert t.topics_needed(target) == gtheory.topics_needed_for_ratio(t.phi_ratio, target)
+            assert t.topics_needed(target, "erho2") == gtheory.topics_needed_for_ratio(t.erho2_ratio, target)
+    assert t10.topics_needed(0.95) == t10.gstudy.topics_needed(0.95, level=None).n
+    with pytest.raises(ValueError, match="`target` must be strictly between 0 and 1; got 1"):
+        t10.topics_needed(1)
+
+
 # ------------------------------------------------------------------------------- cut-offs
 def test_cutoff_larger_than_tuned_raises_naming_both(j, t10):
     with pytest.raises(ValueError, match=r"`cutoff` 100 exceeds the tuned cut-off 10"):
