@@ -35,13 +35,14 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 
+import gtheory
 import metrics
 from metrics import JudgedRuns
 
 from ._threads import single_threaded_blas
 from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
-from .result import SolverRun, Tuning
+from .result import SolverRun, Tuning, _project, gstudy_ratios
 from .slsqp import project
 from .tune import _check_common, gain_family_of, make_tuning, report_failure
 
@@ -98,6 +99,16 @@ def _embed(layout: Problem, p: Problem):
     if p.block("gain"):
         idx.append(np.arange(bg.start, bg.start + bg.size))
     return np.concatenate(idx)
+
+
+def _coefficient(p: Problem, x: NDArray[np.float64]) -> float:
+    r"""Φ (or Eρ², the problem's objective) of the tuned nDCG at the problem's number of topics, by the
+    G-study convention of :attr:`Tuning.phi`: :math:`n r/(1 + n r)` with
+    :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})` (Eρ²: :math:`\sigma^2_s/\sigma^2_{st}`), negative
+    components set to 0 (:func:`optimize.result.gstudy_ratios`)."""
+    vc = gtheory.variance_components(p.scores(x))
+    r_phi, r_erho2 = gstudy_ratios(float(vc.system), float(vc.topic), float(vc.residual))
+    return float(_project(r_phi if p.objective == "phi" else r_erho2, p.n_topics))
 
 
 def _solve_epigraph(problems, layout, x0, maxiter=1000, ftol=1e-12) -> SolverRun:
@@ -183,7 +194,10 @@ def optimize_minimax(
     -------
     Tuning
         ``phi_1``/``phi``/… are those of the binding (worst) problem; ``per_problem`` lists
-        ``label``, ``cutoff``, ``fun`` (its Φ(1) or Eρ²(1)), ``phi`` and ``n_topics`` for each.
+        ``label``, ``cutoff``, ``fun`` (its raw Φ(1) or Eρ²(1), what the optimiser maximised, as
+        :attr:`Tuning.fun`), ``phi`` (or ``erho2`` for that objective: the coefficient at its
+        ``n_topics`` by the G-study convention, negative components set to 0, as
+        :attr:`Tuning.phi` — equal to it for the binding problem) and ``n_topics`` for each.
         ``discount`` has ``max(cutoffs)`` entries and ``cutoff`` is ``max(cutoffs)`` (the
         default of ``Tuning.ndcg``; pass ``cutoff=`` for the others). The binding problem is
         ``binding_label`` at ``binding_cutoff``; ``Tuning.gstudy`` evaluates it, reproducing
@@ -208,9 +222,8 @@ def optimize_minimax(
                     nit=best.nit, nfev=best.nfev, njev=best.njev, solver=best.solver, seconds=best.seconds)
     per = []
     for lab, p, v in zip(names, problems, vals):
-        r = float(v / (1 - v))  # f = r/(1+r)
         per.append({"label": lab, "cutoff": p.cutoff, "fun": float(v), "n_topics": p.n_topics,
-                    "phi" if p.objective == "phi" else "erho2": p.n_topics * r / (1 + p.n_topics * r)})
+                    "phi" if p.objective == "phi" else "erho2": _coefficient(p, best.x[_embed(layout, p)])})
     tuning = make_tuning(wp, sub, runs, n_agree, agree_tol, "slsqp-minimax", time.perf_counter() - t0, per)
     # report the shared vectors (full length), not the binding problem's truncation: `cutoff` is the
     # discount's length (the largest cut-off), the binding problem is recorded separately

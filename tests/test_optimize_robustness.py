@@ -125,6 +125,30 @@ def test_minimax_cutoff_is_the_largest_and_binding_is_recorded(j):
     assert (old.cutoff, old.binding_cutoff) == (30, 10)
 
 
+@pytest.mark.parametrize("objective", ["phi", "erho2"])
+def test_minimax_per_problem_reports_the_coefficient_as_tuning_phi(j, objective):
+    # 4 x 3 of TREC-9 where σ²(system) of the tuned nDCG stays negative: the raw ratio gave Φ = -1.63
+    # for the binding problem while Tuning.phi (G-study convention, negatives set to 0) is 0
+    sub = j.subset(systems=[47, 52, 77, 98], topics=[12, 15, 45])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        u = optimize.optimize_minimax([sub], what="gain", cutoffs=[5, 10], objective=objective, starts=2)
+    assert u.var_system < 0 and u.fun < 0
+    binding = next(p for p in u.per_problem if p["label"] == u.binding_label)
+    coef = getattr(u, objective)
+    assert binding[objective] == coef == 0.0
+    assert binding["fun"] == pytest.approx(u.fun, abs=1e-12)  # the raw objective stays raw
+    for p in u.per_problem:  # every problem as its own G-study reports it
+        assert p[objective] == pytest.approx(getattr(u.evaluate(sub, cutoff=p["cutoff"]), objective)(p["n_topics"]),
+                                             abs=1e-12)
+
+
+def test_minimax_per_problem_binding_equals_tuning_phi(j):
+    u = optimize.optimize_minimax([j], what="discount", cutoffs=[10, 30], gain=[0, 1, 2], starts=1)
+    binding = next(p for p in u.per_problem if p["label"] == u.binding_label)
+    assert binding["phi"] == u.phi
+
+
 def test_minimax_gain_family_is_remembered(j):
     u = optimize.optimize_minimax([j], what="discount", cutoffs=[5, 10], gain="linear", starts=1)
     assert u.gain_family == "linear"
