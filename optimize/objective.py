@@ -361,14 +361,12 @@ class Problem:
         return np.tensordot(gp, C, axes=1), gp @ Dl, (C, Dl)
 
     def scores(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The tuned nDCG matrix (systems × topics) for variables ``x``."""
-        dcg, idcg, _ = self._parts(x)
-        ok = idcg > 0
-        return np.where(ok[None, :], dcg / np.where(ok, idcg, 1.0)[None, :], 0.0)
+        """The tuned nDCG matrix (systems × topics) for variables ``x`` (0 where IDCG is 0)."""
+        return self._scaled(np.asarray(x, dtype=np.float64))[0]
 
     def value(self, x: NDArray[np.float64]) -> float:
-        """The objective :math:`f(x)` = Φ(1) (or Eρ²(1)) of the tuned nDCG."""
-        return stability_and_gradient(self.scores(x), self.objective, grad=False)[0]
+        """The objective :math:`f(x)` = Φ(1) (or Eρ²(1)) of the tuned nDCG (the ``f`` of :meth:`forward`)."""
+        return _anova(self.scores(x), self.objective)[0]
 
     def _scaled(self, x: NDArray[np.float64]):
         """``(X, inv, extra)``: the tuned nDCG as DCG times ``inv`` = 1/IDCG (0 where IDCG is 0), and
