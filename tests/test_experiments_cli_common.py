@@ -120,3 +120,31 @@ def test_tune_and_gstudy_json_go_through_emit_json(subset, tmp_path, capsys, mon
     out = capsys.readouterr().out
     assert len(calls) == 2 and "Φ@5" in out
     assert json.loads(out)["source"] == f"{p} (Φ@5)"
+
+
+def test_evaluate_json_goes_through_emit_json(subset, tmp_path, capsys, monkeypatch):
+    import dataclasses
+
+    import experiments.cli.evaluate as evaluate_cli
+    from experiments.cli._common import emit_json
+
+    calls = []
+
+    def recording(obj, path=None):
+        calls.append(obj)
+        emit_json(obj, path)
+
+    monkeypatch.setattr(evaluate_cli, "emit_json", recording)
+    j = metrics.JudgedRuns.load(subset)
+    greek = tmp_path / "greek.npz"
+    dataclasses.replace(j, systems=tuple(f"Φ-{s}" for s in j.systems)).save(greek)
+    # standard output: the readable form of the other subcommands (indent 2, Φ as is)
+    assert main(["evaluate", "--judged", str(greek), "--measure", "AP", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert len(calls) == 1 and out == json.dumps(calls[0], indent=2, ensure_ascii=False) + "\n"
+    records = json.loads(out)
+    assert "Φ-" in out and "\\u" not in out and records[0]["system"] == f"Φ-{j.systems[0]}"
+    # --out: the same text, in a UTF-8 file
+    path = tmp_path / "scores.json"
+    assert main(["evaluate", "--judged", str(greek), "--measure", "AP", "--json", "--out", str(path)]) == 0
+    assert len(calls) == 2 and path.read_text(encoding="utf-8") == out

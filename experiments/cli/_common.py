@@ -55,14 +55,18 @@ def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None
             raise UsageError(f"the data has only {n} {what}{'s' * (n != 1)}; at least {least} are needed.")
 
 
-def emit_json(obj: Any) -> None:
+def emit_json(obj: Any, path: str | Path | None = None) -> None:
     """Print ``obj`` as JSON (indent 2, one trailing newline): the ``--json`` output of every subcommand.
 
     Non-ASCII text (Φ, Eρ², σ², ≤, labels and file names) is written as is, readable, unless standard
     output cannot encode it (e.g. a cp1252 pipe); then it is written as ``\\uXXXX`` escapes, the same
     JSON value. NumPy scalars and arrays become numbers and lists; any other object its ``str``.
+    With ``path``, the same text is written to that file (UTF-8, non-ASCII as is) instead of standard output.
     """
     text = json.dumps(obj, indent=2, ensure_ascii=False, default=_default)
+    if path is not None:
+        Path(path).write_text(text + "\n", encoding="utf-8")
+        return
     try:
         text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
     except (UnicodeEncodeError, LookupError):

@@ -8,10 +8,8 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -19,7 +17,7 @@ import pandas as pd
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, load_judged
+from ._common import add_data_args, emit_json, load_judged
 
 _NDCG = re.compile(r"^nDCG(?:@(\d+))?$", re.IGNORECASE)
 
@@ -79,10 +77,6 @@ def parse_discount(value: str) -> Any:
     return value
 
 
-def _json_default(o: Any) -> Any:
-    return o.item() if hasattr(o, "item") else str(o)
-
-
 def _is_number(s: str) -> bool:
     try:
         float(s)
@@ -121,11 +115,7 @@ def run(args: argparse.Namespace) -> int:
             for k, v in r.items():
                 if isinstance(v, float) and v != v:
                     r[k] = None
-        text = json.dumps(records, indent=1, default=_json_default)
-        if args.out:
-            Path(args.out).write_text(text + "\n", encoding="utf-8")
-        else:
-            sys.stdout.write(text + "\n")
+        emit_json(records, args.out)
     else:
         out.to_csv(target, index=args.format == "wide", float_format="%.10g")
     if args.out:
