@@ -148,3 +148,54 @@ def test_evaluate_json_goes_through_emit_json(subset, tmp_path, capsys, monkeypa
     path = tmp_path / "scores.json"
     assert main(["evaluate", "--judged", str(greek), "--measure", "AP", "--json", "--out", str(path)]) == 0
     assert len(calls) == 2 and path.read_text(encoding="utf-8") == out
+
+
+def _strict_loads(text: str):
+    """json.loads that refuses NaN/Infinity/-Infinity, as jq and JavaScript's JSON.parse do."""
+    def refuse(name):
+        raise ValueError(f"not valid JSON: {name}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_emit_json_writes_non_finite_numbers_as_null(tmp_path, capsys):
+    from experiments.cli._common import emit_json
+
+    nan, inf = float("nan"), float("inf")
+    obj = {
+        "nan": nan, "inf": inf, "-inf": -inf, "ok": 0.5, "n": 3, "text": "NaN",
+        "np": [np.float64(nan), np.float64(-inf), np.float32(inf), np.longdouble(nan), np.float64(1.5)],
+        "array": np.array([[1.0, nan], [inf, -inf]]),
+        "nested": {"list": [1, [nan, {"deep": (inf, 2.0)}]], "scalar": np.float64(inf)},
+    }
+    expected = {
+        "nan": None, "inf": None, "-inf": None, "ok": 0.5, "n": 3, "text": "NaN",
+        "np": [None, None, None, None, 1.5],
+        "array": [[1.0, None], [None, None]],
+        "nested": {"list": [1, [None, {"deep": [None, 2.0]}]], "scalar": None},
+    }
+    emit_json(obj)
+    out = capsys.readouterr().out
+    assert "NaN," not in out and "Infinity" not in out
+    assert _strict_loads(out) == expected
+    path = tmp_path / "out.json"
+    emit_json(obj, path)
+    assert _strict_loads(path.read_text(encoding="utf-8")) == expected
+
+
+def test_evaluate_json_excluded_topic_is_null(tmp_path, capsys):
+    # --missing exclude: a topic a run did not return scores NaN, written as null
+    p = tmp_path / "runs"
+    p.mkdir()
+    (p / "a.txt").write_text("1 Q0 d1 1 2 a\n1 Q0 d2 2 1 a\n2 Q0 d3 1 1 a\n")
+    (p / "b.txt").write_text("1 Q0 d2 1 1 b\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n")
+    argv = ["evaluate", "--runs", str(p), "--qrels", str(qrels), "--missing", "exclude", "--measure", "AP"]
+    for fmt in ("long", "wide"):
+        assert main([*argv, "--format", fmt, "--json"]) == 0
+        records = _strict_loads(capsys.readouterr().out)
+        if fmt == "long":
+            assert {(r["system"], r["topic"]): r["score"] for r in records}[("b", "2")] is None
+        else:
+            assert next(r for r in records if r["system"] == "b")["2"] is None

@@ -226,6 +226,24 @@ def test_cli_happy_path(tmp_path, capsys, small):
     assert doc["rows"][0]["phi"] == pytest.approx(api.phi.iloc[0], abs=1e-12)
 
 
+
+def test_cli_json_writes_infinite_topics_needed_as_null(tmp_path, capsys):
+    # no system variance (two runs return the same lists): topics_needed = inf, written as null, not Infinity
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for s, docs in (("a", ("d2", "d4")), ("b", ("d2", "d4")), ("c", ("d1", "d4"))):
+        (runs / f"{s}.txt").write_text(f"1 Q0 {docs[0]} 1 1 {s}\n2 Q0 {docs[1]} 1 1 {s}\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 0\n")
+    assert main(["sweep", "--runs", str(runs), "--qrels", str(qrels), "--cutoffs", "10", "--gains", "linear",
+                 "--discounts", "log2", "--quiet", "--json"]) == 0
+
+    def refuse(name):
+        raise ValueError(f"not valid JSON: {name}")
+
+    (row,) = json.loads(capsys.readouterr().out, parse_constant=refuse)["rows"]
+    assert row["var_system"] == 0 and row["topics_needed"] is None
+
 @pytest.mark.parametrize(
     "extra, message",
     [

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 import metrics
 
@@ -58,27 +61,44 @@ def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None
 def emit_json(obj: Any, path: str | Path | None = None) -> None:
     """Print ``obj`` as JSON (indent 2, one trailing newline): the ``--json`` output of every subcommand.
 
+    The output is valid JSON (RFC 8259), readable by jq, JavaScript's ``JSON.parse`` and any strict parser:
+    a number that is not finite — NaN, ``inf`` or ``-inf``, as a Python float, a NumPy scalar or an element of
+    a NumPy array, at any depth of nested dicts, lists and tuples — is written as ``null``, never as the
+    ``NaN`` / ``Infinity`` that :func:`json.dumps` writes by default.
+
     Non-ASCII text (Φ, Eρ², σ², ≤, labels and file names) is written as is, readable, unless standard
     output cannot encode it (e.g. a cp1252 pipe); then it is written as ``\\uXXXX`` escapes, the same
     JSON value. NumPy scalars and arrays become numbers and lists; any other object its ``str``.
     With ``path``, the same text is written to that file (UTF-8, non-ASCII as is) instead of standard output.
     """
-    text = json.dumps(obj, indent=2, ensure_ascii=False, default=_default)
+    obj = _finite(obj)
+    text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, default=_default)
     if path is not None:
         Path(path).write_text(text + "\n", encoding="utf-8")
         return
     try:
         text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
     except (UnicodeEncodeError, LookupError):
-        text = json.dumps(obj, indent=2, ensure_ascii=True, default=_default)
+        text = json.dumps(obj, indent=2, ensure_ascii=True, allow_nan=False, default=_default)
     sys.stdout.write(text + "\n")
 
 
-def _default(o: Any) -> Any:
-    import numpy as np
-
+def _finite(o: Any) -> Any:
+    """``o`` with every non-finite float (also in NumPy scalars and arrays, at any depth) replaced by None."""
+    if isinstance(o, float):  # also np.float64
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _finite(o.tolist())
+    if isinstance(o, np.floating):  # float32, longdouble (whose .item() stays a NumPy scalar)
+        return float(o) if np.isfinite(o) else None
     if isinstance(o, np.generic):
         return o.item()
-    if isinstance(o, np.ndarray):
-        return o.tolist()
+    return o
+
+
+def _default(o: Any) -> Any:
     return str(o)

@@ -111,11 +111,7 @@ def run(args: argparse.Namespace) -> int:
     target = args.out or sys.stdout
     if args.json:
         records = (out.reset_index() if args.format == "wide" else out).to_dict(orient="records")
-        for r in records:  # JSON has no NaN (--missing exclude): null
-            for k, v in r.items():
-                if isinstance(v, float) and v != v:
-                    r[k] = None
-        emit_json(records, args.out)
+        emit_json(records, args.out)  # NaN (--missing exclude) is written as null
     else:
         out.to_csv(target, index=args.format == "wide", float_format="%.10g")
     if args.out:

@@ -144,12 +144,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"wrote {len(df)} rows to {args.out}", file=sys.stderr)
     if args.json:
-        records = df.to_dict(orient="records")
-        for r in records:  # JSON has no inf/NaN
-            for key, v in r.items():
-                if isinstance(v, float) and not math.isfinite(v):
-                    r[key] = None
-        emit_json({"attrs": df.attrs, "rows": records})
+        emit_json({"attrs": df.attrs, "rows": df.to_dict(orient="records")})  # inf and NaN are written as null
         return 0
     show = _SHOW + (["phi_tuned"] if args.tune else [])
     fmt = {c: (lambda v: f"{v:.4f}") for c in ("phi", "erho2", "tau", "mean", "phi_tuned")}
