@@ -28,6 +28,7 @@ from .components import (
 from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
 from .errors import NegativeVarianceWarning
 from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
+from .intervals import project
 from .io import as_score_matrix, read_scores
 from .plot import plot_dstudy
 
@@ -36,6 +37,7 @@ __all__ = [
     "GStudy",
     "TopicsNeeded",
     "topics_needed_for_ratio",
+    "project",
     "CoefficientInterval",
     "NegativeVarianceWarning",
     "variance_components",

@@ -117,7 +117,56 @@ def arteaga_ratio_bounds(
 
 
 def project(ratio: float | ArrayLike, n_topics: ArrayLike) -> NDArray[np.float64]:
-    r"""Coefficient for :math:`n'` topics from its single-topic ratio: :math:`n'r/(1+n'r)`."""
+    r"""D-study coefficient (Φ or Eρ²) for ``n_topics`` topics from its single-topic ratio: :math:`nr/(1+nr)`.
+
+    Parameters
+    ----------
+    ratio : float or array_like
+        The single-topic ratio :math:`r`: for Φ, :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})`
+        (:attr:`GStudy.phi_ratio`); for Eρ², :math:`r = \sigma^2_s/\sigma^2_{st}`
+        (:attr:`GStudy.erho2_ratio`). ``inf`` when the error variance is 0.
+    n_topics : float or array_like
+        D-study number(s) of topics :math:`n`; broadcast against ``ratio``.
+
+    Returns
+    -------
+    ndarray
+        :math:`nr/(1+nr)`, of the broadcast shape (0-d for scalars; ``float(...)`` for a number):
+        1 where ``ratio`` is ``inf``, NaN where it is NaN, 0 where it is 0. The inputs are not
+        checked (callers such as :meth:`GStudy.phi` check ``n_topics``).
+
+    Notes
+    -----
+    Dividing numerator and denominator of the D-study coefficients of the crossed s × t design by
+    the error variance of one topic gives, with :math:`n` topics,
+
+    .. math::
+
+        \Phi(n) = \frac{\sigma^2_s}{\sigma^2_s + (\sigma^2_t + \sigma^2_{st})/n}
+                 = \frac{n r_\Phi}{1 + n r_\Phi}, \qquad
+        E\rho^2(n) = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_{st}/n}
+                    = \frac{n r_{E\rho^2}}{1 + n r_{E\rho^2}},
+
+    the Spearman–Brown form; it is monotone in :math:`r`, so bounds for the ratio project to bounds
+    for the coefficient. Used by :meth:`GStudy.phi`, :meth:`GStudy.erho2`, the interval bounds,
+    :func:`topics_needed_for_ratio` and :meth:`optimize.Tuning.phi_at`.
+
+    References
+    ----------
+    R. L. Brennan (2001). *Generalizability Theory*. Springer. §4.1 (D-study coefficients).
+    E. Kanoulas and J. A. Aslam (2009). Empirical justification of the gain and discount function
+    for nDCG. *CIKM 2009*, eqs. 2-3.
+
+    Examples
+    --------
+    >>> from gtheory import project
+    >>> float(project(0.5, 38))   # Φ(38) when σ²_s / (σ²_t + σ²_st) = 0.5
+    0.95
+    >>> project(0.5, [1, 10, 100]).round(4)
+    array([0.3333, 0.8333, 0.9804])
+    >>> float(project(float("inf"), 1))
+    1.0
+    """
     r = np.asarray(ratio, dtype=np.float64)
     n = np.asarray(n_topics, dtype=np.float64)
     with np.errstate(invalid="ignore"):

@@ -63,14 +63,6 @@ class SolverRun:
     start: str = ""
 
 
-def _project(ratio: float, n: float) -> float:
-    if math.isnan(ratio):
-        return float("nan")
-    if math.isinf(ratio):
-        return 1.0
-    return n * ratio / (1.0 + n * ratio)
-
-
 def gstudy_ratios(var_system: float, var_topic: float, var_residual: float) -> tuple[float, float]:
     r"""``(phi_ratio, erho2_ratio)`` by the G-study convention of :func:`gtheory.gstudy`: negative
     component estimates set to 0 (Brennan 2001, §3.4); 0 when :math:`\sigma^2_s = 0`, ``inf`` when
@@ -232,12 +224,13 @@ class Tuning:
         return self.var_system / self.var_residual if self.var_residual != 0 else math.nan
 
     def phi_at(self, n_topics: float) -> float:
-        """Φ(n) of the tuned nDCG."""
-        return _project(self.phi_ratio, n_topics)
+        """Φ(n) of the tuned nDCG: :func:`gtheory.project` of :attr:`phi_ratio`, as :meth:`gtheory.GStudy.phi`."""
+        return float(gtheory.project(self.phi_ratio, n_topics))
 
     def erho2_at(self, n_topics: float) -> float:
-        """Eρ²(n) of the tuned nDCG."""
-        return _project(self.erho2_ratio, n_topics)
+        """Eρ²(n) of the tuned nDCG: :func:`gtheory.project` of :attr:`erho2_ratio`, as
+        :meth:`gtheory.GStudy.erho2`."""
+        return float(gtheory.project(self.erho2_ratio, n_topics))
 
     def topics_needed(self, target: float = 0.95, coefficient: str = "phi") -> int | float:
         """Smallest number of topics for which Φ (or Eρ²) of the tuned nDCG reaches ``target``.

@@ -42,7 +42,7 @@ from metrics import JudgedRuns
 from ._threads import single_threaded_blas
 from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
-from .result import SolverRun, Tuning, _project, gstudy_ratios
+from .result import SolverRun, Tuning, gstudy_ratios
 from .slsqp import project
 from .tune import _check_common, gain_family_of, make_tuning, report_failure
 
@@ -108,7 +108,7 @@ def _coefficient(p: Problem, x: NDArray[np.float64]) -> float:
     components set to 0 (:func:`optimize.result.gstudy_ratios`)."""
     vc = gtheory.variance_components(p.scores(x))
     r_phi, r_erho2 = gstudy_ratios(float(vc.system), float(vc.topic), float(vc.residual))
-    return float(_project(r_phi if p.objective == "phi" else r_erho2, p.n_topics))
+    return float(gtheory.project(r_phi if p.objective == "phi" else r_erho2, p.n_topics))
 
 
 def _solve_epigraph(problems, layout, x0, maxiter=1000, ftol=1e-12) -> SolverRun:

@@ -40,7 +40,7 @@ from metrics import JudgedRuns
 from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
 from .parametrize import Parametrization
-from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, _project, gstudy_ratios
+from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
 from .slsqp import solve_lbfgsb, solve_slsqp
 
 __all__ = ["optimize_discount", "optimize_gain", "optimize_joint", "tune_problem", "SOLVERS"]
@@ -152,7 +152,7 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
     r_phi, r_erho2 = gstudy_ratios(vs, vt, ve)
 
     def coef(r: float, m: int) -> float:
-        return float(_project(r, m))
+        return float(gtheory.project(r, m))
 
     return Tuning(
         what=problem.what, objective=problem.objective, cutoff=problem.cutoff,

@@ -86,6 +86,18 @@ def test_helpers():
         feldt_ratio_bounds(1.0, 1.0, 5, 5, level=1.0)
 
 
+
+def test_project_is_public_and_gives_the_d_study_coefficients(g4):
+    import gtheory
+
+    assert gtheory.project is project and "project" in gtheory.__all__
+    # Φ(n) = σ²_s / (σ²_s + (σ²_t + σ²_st)/n), Eρ²(n) = σ²_s / (σ²_s + σ²_st/n)   (Brennan 2001, §4.1)
+    s, t, st = g4.var_system, g4.var_topic, g4.var_residual
+    n = np.array([1, 3, 12, 50.5])
+    np.testing.assert_allclose(project(s / (t + st), n), s / (s + (t + st) / n), rtol=1e-14)
+    np.testing.assert_allclose(project(s / st, n), s / (s + st / n), rtol=1e-14)
+    assert project(0.0, 5) == 0.0 and math.isnan(project(math.nan, 5))
+
 def test_phi_interval_brackets_the_estimate_in_degenerate_cases():
     """Arteaga bounds at σ²(s) ≈ 0 (λ numerator ≤ 0) and at MS_t = MS_st = 0 (λ = ∞) stay ordered around Φ."""
     import warnings

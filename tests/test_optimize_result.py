@@ -75,6 +75,25 @@ def test_phi_equals_gstudy_for_every_front_end(j, t10):
         assert t.fun == pytest.approx(t.phi_1 if t.objective == "phi" else t.erho2_1, abs=1e-12)
 
 
+
+def test_coefficients_at_n_use_gtheorys_projection(t10, neg, monkeypatch):
+    # one D-study formula: Tuning.phi_at / erho2_at and the coefficients of a new Tuning are gtheory.project
+    for t in (t10, neg[1]):
+        for n in (1, 7, 50, 123.5):
+            assert t.phi_at(n) == float(gtheory.project(t.phi_ratio, n)) == pytest.approx(t.gstudy.phi(n), abs=1e-12)
+            assert t.erho2_at(n) == float(gtheory.project(t.erho2_ratio, n))
+            assert type(t.phi_at(n)) is float
+    calls = []
+    real = gtheory.project
+
+    def recording(ratio, n_topics):
+        calls.append((ratio, n_topics))
+        return real(ratio, n_topics)
+
+    monkeypatch.setattr(gtheory, "project", recording)
+    t10.phi_at(9), t10.erho2_at(9)
+    assert calls == [(t10.phi_ratio, 9), (t10.erho2_ratio, 9)]
+
 def test_topics_needed_is_gtheorys_rule(t10, neg):
     # one rule for the number of topics: gtheory.topics_needed_for_ratio of the clipped ratio
     for t in (t10, neg[1]):
