@@ -238,13 +238,15 @@ class Tuning:
         :func:`gtheory.topics_needed_for_ratio` of :attr:`phi_ratio` (or :attr:`erho2_ratio`), the rule
         of :meth:`gtheory.GStudy.topics_needed` (``.n``): :math:`n = \\lceil t/((1-t)r) \\rceil`,
         checked against the coefficient. ``inf`` if the system variance is not positive.
+
+        Raises ValueError if ``coefficient`` is not ``"phi"`` or ``"erho2"``, or if ``target`` is not a
+        number strictly between 0 and 1 (checked by :func:`gtheory.topics_needed_for_ratio`, with
+        gtheory's message).
         """
-        if not (0 < target < 1):
-            raise ValueError(f"`target` must be strictly between 0 and 1; got {target!r}.")
         if coefficient not in ("phi", "erho2"):
             raise ValueError(f"`coefficient` must be 'phi' or 'erho2'; got {coefficient!r}.")
         r = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
-        return gtheory.topics_needed_for_ratio(r, target)
+        return gtheory.topics_needed_for_ratio(r, target)  # checks `target`
 
     # --------------------------------------------------------- evaluation
     def _describe(self) -> str:

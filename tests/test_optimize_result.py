@@ -101,8 +101,18 @@ def test_topics_needed_is_gtheorys_rule(t10, neg):
             assert t.topics_needed(target) == gtheory.topics_needed_for_ratio(t.phi_ratio, target)
             assert t.topics_needed(target, "erho2") == gtheory.topics_needed_for_ratio(t.erho2_ratio, target)
     assert t10.topics_needed(0.95) == t10.gstudy.topics_needed(0.95, level=None).n
-    with pytest.raises(ValueError, match="`target` must be strictly between 0 and 1; got 1"):
-        t10.topics_needed(1)
+    with pytest.raises(ValueError, match="`coefficient` must be 'phi' or 'erho2'; got 'rho'"):
+        t10.topics_needed(0.9, "rho")
+
+
+@pytest.mark.parametrize("target", [1, 0, -0.5, 1.5, float("nan"), "0.9", None])
+def test_topics_needed_refuses_target_with_gtheorys_message(t10, target):
+    # one wording of the `target` error in gtheory and optimize: gtheory's check
+    msg = re.escape(f"`target` must be a number strictly between 0 and 1; got {target!r}.")
+    with pytest.raises(ValueError, match=msg):
+        t10.topics_needed(target)
+    with pytest.raises(ValueError, match=msg):
+        t10.gstudy.topics_needed(target)
 
 
 # ------------------------------------------------------------------------------- cut-offs
