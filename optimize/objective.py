@@ -46,8 +46,13 @@ the ideal ranking's block of grade :math:`l` — two matrix–vector products pe
 
 The ideal ranking depends on the *order* of the gains. Under the monotone gain constraint that
 order is the grade order; without it (the paper's "unconstrained" gains) the order is recomputed
-at every evaluation, so :math:`f` is piecewise smooth in :math:`g` (kinks where two gains tie) and
-the gradient is that of the current piece. Topics whose IDCG is 0 score 0 for every system and
+at every evaluation, so :math:`f` is piecewise smooth in :math:`g` (kinks where two gains tie or a
+gain is 0) and the gradient is that of the current piece. On a kink it is the one-sided derivative
+towards the higher grade having the larger gain (ties broken by grade descending, zero gains last):
+the side the monotone constraint and :math:`g \ge 0` leave feasible, so a solver is not stopped
+on a tie by the derivative of the forbidden side. A gain *at* 0 is a genuine jump, not a kink: a
+topic whose only relevant grade has gain 0 has IDCG 0 and drops out (scores 0 for every system),
+while for any positive gain its nDCG does not depend on that gain at all. Topics whose IDCG is 0 score 0 for every system and
 contribute no gradient.
 
 References
@@ -154,10 +159,17 @@ def _compact(M: NDArray[np.float64]):
     return sp.csr_matrix(M) if nnz <= 0.25 * M.size else M
 
 
-def _ideal_order(gains: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Positive-gain level indices by gain descending (stable: ties keep grade order reversed)."""
-    pos = np.flatnonzero(gains > 0)
-    return pos[np.argsort(-gains[pos], kind="stable")]
+def _ideal_order(gains: NDArray[np.float64], positive: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The ``positive`` level indices (grades > 0, ascending) in the order of the ideal ranking used
+    for the gradient: by gain descending, tied gains by grade descending, a gain of 0 last.
+
+    Where gains tie (or a gain is 0) :math:`f` has a kink in :math:`g`; this order gives the
+    derivative on the side where the higher grade has the larger gain — the side the monotone
+    constraint allows, and for a gain at 0 the side ``g >= 0`` allows. IDCG's value does not
+    depend on it (tied blocks carry equal gains, zero-gain blocks add nothing).
+    """
+    rev = positive[::-1]  # grade descending, so the stable sort keeps ties highest grade first
+    return rev[np.argsort(-gains[rev], kind="stable")]
 
 
 @dataclass(frozen=True)
@@ -327,7 +339,7 @@ class Problem:
     # --------------------------------------------------------------- the model
     def _ideal_blocks(self, g_levels: NDArray[np.float64], d: NDArray[np.float64]) -> NDArray[np.float64]:
         """D (n_pos, T): discount mass of each positive level's block in the ideal ranking."""
-        order = _ideal_order(g_levels)
+        order = _ideal_order(g_levels, self.positive)
         prefix = np.r_[0.0, np.cumsum(d)]
         k = d.size
         D = np.zeros((self.positive.size, self.n_topics))
