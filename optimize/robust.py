@@ -14,7 +14,10 @@ discount (Kanoulas & Aslam 2009, §3.3). A minimax point is Pareto-optimal among
 :math:`f_i` unless several of them tie at the optimum in a degenerate way.
 
 One discount vector serves every cut-off: it has ``max(cutoffs)`` entries and nDCG@k uses its
-first k (nDCG is scale-free, so no renormalisation is needed). Gains are shared across
+first k (nDCG is scale-free, so no renormalisation is needed). That holds for the fixed discount of
+``what="gain"`` too: it is built at ``max(cutoffs)`` (for ``"linear"``, :math:`(K+1-r)/K` with
+:math:`K` the largest cut-off, at every cut-off), so each problem is reproduced by the returned
+:class:`Tuning` at its cut-off. Gains are shared across
 collections, which must then have the same positive grades.
 
 Example
@@ -70,23 +73,28 @@ def minimax_problems(
     cutoffs = [cutoffs] if isinstance(cutoffs, (int, np.integer)) else list(cutoffs)
     if not cutoffs:
         raise ValueError("`cutoffs` must hold at least one cut-off.")
+    for k in cutoffs:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"`cutoffs` must hold positive integers; got {k!r}.")
     if labels is None:
         labels = [f"collection-{i + 1}" for i in range(len(collections))]
     if len(labels) != len(collections):
         raise ValueError(f"`labels` has {len(labels)} entries for {len(collections)} collections.")
     kmax = max(cutoffs)
-    kw = dict(gain=gain, discount=discount, objective=objective, monotone_gain=monotone_gain,
-              monotone_discount=monotone_discount)
+    # one fixed discount (what="gain") for every cut-off, as for a tuned one: the vector at the largest
+    # cut-off, nDCG@k using its first k weights (differs from the family at k only for "linear", (k+1-r)/k)
+    fixed_d = metrics.discount_vector(discount, kmax, cutoff=kmax) if what == "gain" else discount
+    kw = dict(gain=gain, objective=objective, monotone_gain=monotone_gain, monotone_discount=monotone_discount)
     problems, names = [], []
     for lab, j in zip(labels, collections):
         for k in cutoffs:
-            problems.append(Problem(j, k, what, **kw))
+            problems.append(Problem(j, k, what, discount=fixed_d[:k] if what == "gain" else fixed_d, **kw))
             names.append(f"{lab}@{k}")
     if what in ("gain", "joint"):
         pos = {tuple(p.levels[p.positive]) for p in problems}
         if len(pos) > 1:
             raise ValueError(f"shared gains need the same positive grades in every collection; got {sorted(pos)}.")
-    layout = Problem(collections[0], kmax, what, **kw)
+    layout = Problem(collections[0], kmax, what, discount=fixed_d, **kw)
     return problems, names, layout
 
 
@@ -198,8 +206,9 @@ def optimize_minimax(
         :attr:`Tuning.fun`), ``phi`` (or ``erho2`` for that objective: the coefficient at its
         ``n_topics`` by the G-study convention, negative components set to 0, as
         :attr:`Tuning.phi` — equal to it for the binding problem) and ``n_topics`` for each.
-        ``discount`` has ``max(cutoffs)`` entries and ``cutoff`` is ``max(cutoffs)`` (the
-        default of ``Tuning.ndcg``; pass ``cutoff=`` for the others). The binding problem is
+        ``discount`` has ``max(cutoffs)`` entries (for ``what="gain"`` the fixed discount at that
+        cut-off, normalised) and ``cutoff`` is ``max(cutoffs)`` (the default of ``Tuning.ndcg``;
+        pass ``cutoff=`` for the others). The binding problem is
         ``binding_label`` at ``binding_cutoff``; ``Tuning.gstudy`` evaluates it, reproducing
         ``phi``.
 
@@ -227,10 +236,10 @@ def optimize_minimax(
     tuning = make_tuning(wp, sub, runs, n_agree, agree_tol, "slsqp-minimax", time.perf_counter() - t0, per)
     # report the shared vectors (full length), not the binding problem's truncation: `cutoff` is the
     # discount's length (the largest cut-off), the binding problem is recorded separately
+    # (for what="gain" the discount is the fixed one at the largest cut-off, normalised)
     g, d = layout.split(best.x)
     tuning.gain = g / g.sum()
-    if layout.block("discount"):
-        tuning.discount = d / d.sum()
+    tuning.discount = d / d.sum()
     tuning.cutoff = layout.cutoff
     tuning.binding_cutoff = wp.cutoff
     tuning.binding_label = names[worst]

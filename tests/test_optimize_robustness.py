@@ -162,3 +162,35 @@ def test_negative_estimate_is_not_flagged_as_flat(j):
         warnings.simplefilter("error", optimize.OptimizationWarning)
         t = optimize.optimize_gain(sub, "log2", 10, starts=2)
     assert t.success and t.phi == 0.0 and t.fun < 0
+
+
+@pytest.mark.parametrize("what", ["discount", "gain", "joint"])
+def test_minimax_over_cutoffs_is_a_consistent_tuning_for_every_what(j, what):
+    # before: for what="gain" the discount was the binding problem's (10 entries) under cutoff 20, so
+    # ndcg()/evaluate() failed and from_json(to_json()) refused "'cutoff' 20 must be the length of 'discount' (10)"
+    u = optimize.optimize_minimax([j], what=what, cutoffs=[10, 20], gain="linear", discount="log2", starts=1)
+    assert u.binding_cutoff == 10  # the binding problem is not the largest cut-off
+    assert u.cutoff == 20 == u.discount.size and u.discount.sum() == pytest.approx(1, abs=1e-12)
+    if what == "gain":  # the fixed discount at the largest cut-off, normalised
+        d = metrics.discount_vector("log2", 20)
+        np.testing.assert_allclose(u.discount, d / d.sum(), atol=1e-15)
+    assert u.ndcg(j).shape == (j.n_systems, j.n_topics)
+    assert u.gstudy.phi() == pytest.approx(u.phi, abs=1e-12)
+    back = optimize.Tuning.from_json(u.to_json())
+    assert (back.cutoff, back.binding_cutoff, back.discount.size) == (20, 10, 20)
+    np.testing.assert_array_equal(back.discount, u.discount)
+    np.testing.assert_allclose(back.ndcg(j).to_numpy(), u.ndcg(j).to_numpy(), atol=1e-15)
+    for p in u.per_problem:  # every problem is the returned Tuning at its cut-off
+        assert p["phi"] == pytest.approx(back.evaluate(j, cutoff=p["cutoff"]).phi(p["n_topics"]), abs=1e-12)
+    assert f"nDCG@20: {what} tuned" in str(u)
+
+
+def test_minimax_gain_uses_one_fixed_discount_for_every_cutoff(j):
+    # "linear" depends on the cut-off: the problems use (21 - r)/20 at both cut-offs, the Tuning's discount,
+    # so the binding problem's Φ is what the Tuning gives at its cut-off
+    sub = j.subset(topics=list(range(20)))
+    u = optimize.optimize_minimax([sub], what="gain", cutoffs=[10, 20], discount="linear", starts=1)
+    np.testing.assert_allclose(u.discount * 20 * 21 / 2 / 20, (21 - np.arange(1, 21)) / 20, atol=1e-12)
+    assert u.gstudy.phi() == pytest.approx(u.phi, abs=1e-12)
+    for p in u.per_problem:
+        assert p["phi"] == pytest.approx(u.evaluate(sub, cutoff=p["cutoff"]).phi(p["n_topics"]), abs=1e-12)
