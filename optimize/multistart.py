@@ -31,7 +31,7 @@ import metrics
 from .objective import Problem
 from .result import SolverRun
 
-__all__ = ["starting_points", "run_starts", "best_run"]
+__all__ = ["starting_points", "run_starts", "best_run", "check_seed"]
 
 _DISCOUNTS = ("log2", "zipf", "linear", "none")
 _GAINS = ("linear", "exponential", "equal", "square")
@@ -52,10 +52,34 @@ def _random_block(rng: np.random.Generator, size: int, monotone: bool, name: str
     return v
 
 
+def check_seed(seed: int | None) -> int | None:
+    """``seed`` for :func:`numpy.random.default_rng`: None or a non-negative integer.
+
+    Raises
+    ------
+    TypeError
+        ``seed`` is not an integer (or None).
+    ValueError
+        ``seed`` is negative.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"`seed` must be a non-negative integer or None; got {seed!r}.")
+    if seed < 0:
+        raise ValueError(f"`seed` must be a non-negative integer or None; got {seed!r}.")
+    return int(seed)
+
+
 def starting_points(problem: Problem, starts: int = 4, *, seed: int | None = 0) -> list[tuple[str, NDArray[np.float64]]]:
-    """The first ``starts`` named starting points for ``problem`` (see the module docstring)."""
+    """The first ``starts`` named starting points for ``problem`` (see the module docstring).
+
+    Raises ValueError if ``starts`` is not a positive integer or ``seed`` is negative, TypeError if
+    ``seed`` is not an integer or None (:func:`check_seed`).
+    """
     if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
         raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
+    seed = check_seed(seed)
     k = problem.cutoff
     out: list[tuple[str, NDArray[np.float64]]] = []
     has_d = problem.block("discount") is not None

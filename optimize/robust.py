@@ -216,7 +216,7 @@ def optimize_minimax(
     -----
     Epigraph form :math:`\max t` s.t. :math:`f_i(x) \ge t` with SLSQP (module docstring).
     """
-    _check_common(starts, agree_tol)
+    _check_common(starts, agree_tol, seed)
     problems, names, layout = minimax_problems(
         collections, what, cutoffs, gain=gain, discount=discount, objective=objective,
         monotone_gain=monotone_gain, monotone_discount=monotone_discount, labels=labels)

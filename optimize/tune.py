@@ -37,7 +37,7 @@ import gtheory
 import metrics
 from metrics import JudgedRuns
 
-from .multistart import best_run, run_starts, starting_points
+from .multistart import best_run, check_seed, run_starts, starting_points
 from .objective import Objective, Problem
 from .parametrize import Parametrization
 from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
@@ -194,7 +194,9 @@ def report_failure(tuning: Tuning, strict: bool, *, stacklevel: int = 4) -> None
     warnings.warn(text, OptimizationWarning, stacklevel=stacklevel)
 
 
-def _check_common(starts: int, agree_tol: float) -> None:
+def _check_common(starts: int, agree_tol: float, seed: int | None = None) -> None:
+    """Check the multi-start options before any work (``seed`` by :func:`optimize.multistart.check_seed`)."""
+    check_seed(seed)
     if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
         raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
     if not (isinstance(agree_tol, (int, float)) and agree_tol >= 0):
@@ -209,7 +211,7 @@ def tune_problem(problem: Problem, *, solver: str = "auto", starts: int = 4, see
 
 def _tune(problem: Problem, *, solver: str, starts: int, seed: int | None, agree_tol: float, strict: bool,
           gain_family: str | None = None) -> Tuning:
-    _check_common(starts, agree_tol)
+    _check_common(starts, agree_tol, seed)
     name, solve = _solver_for(problem, solver)
     t0 = time.perf_counter()
     runs = run_starts(solve, starting_points(problem, starts, seed=seed))
@@ -258,7 +260,7 @@ def optimize_discount(
     starts : int
         Number of starting points (log2, zipf, linear, uniform, then seeded random).
     seed : int or None
-        Seed of the random starts.
+        Seed of the random starts (None or a non-negative integer, for :func:`numpy.random.default_rng`).
     agree_tol : float
         Starts within this of the best Φ(1) count as agreeing (``Tuning.n_agree``).
     strict : bool
@@ -284,6 +286,7 @@ def optimize_discount(
     >>> bool(t.success), t.discount.shape, bool(abs(t.discount.sum() - 1) < 1e-12)
     (True, (20,), True)
     """
+    _check_common(starts, agree_tol, seed)  # before the problem is built
     p = Problem(judged, cutoff, "discount", gain=gain, objective=objective,
                 monotone_discount=monotone, judged_only=judged_only)
     return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict,
@@ -319,6 +322,7 @@ def optimize_gain(
     >>> bool(t.success), round(t.gain_ratios[2.0], 1) > 1
     (True, True)
     """
+    _check_common(starts, agree_tol, seed)  # before the problem is built
     p = Problem(judged, cutoff, "gain", discount=discount, objective=objective,
                 monotone_gain=monotone, judged_only=judged_only)
     return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
@@ -350,6 +354,7 @@ def optimize_joint(
     >>> bool(t.success), t.gain.shape, t.discount.shape
     (True, (3,), (10,))
     """
+    _check_common(starts, agree_tol, seed)  # before the problem is built
     p = Problem(judged, cutoff, "joint", objective=objective, monotone_gain=monotone_gain,
                 monotone_discount=monotone_discount, judged_only=judged_only)
     return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)

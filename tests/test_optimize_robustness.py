@@ -2,6 +2,7 @@
 minimax cut-offs."""
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -194,3 +195,39 @@ def test_minimax_gain_uses_one_fixed_discount_for_every_cutoff(j):
     assert u.gstudy.phi() == pytest.approx(u.phi, abs=1e-12)
     for p in u.per_problem:
         assert p["phi"] == pytest.approx(u.evaluate(sub, cutoff=p["cutoff"]).phi(p["n_topics"]), abs=1e-12)
+
+
+# ------------------------------------------------- seeds
+_FRONT_ENDS = {
+    "discount": lambda j, **kw: optimize.optimize_discount(j, [0, 1, 2], 10, **kw),
+    "gain": lambda j, **kw: optimize.optimize_gain(j, "log2", 10, **kw),
+    "joint": lambda j, **kw: optimize.optimize_joint(j, 10, **kw),
+    "minimax": lambda j, **kw: optimize.optimize_minimax([j], cutoffs=[5, 10], **kw),
+}
+
+
+@pytest.mark.parametrize("front", sorted(_FRONT_ENDS))
+@pytest.mark.parametrize("seed, error", [(-1, ValueError), ("a", TypeError), (1.5, TypeError), (True, TypeError)])
+def test_bad_seed_is_refused_up_front(j, monkeypatch, front, seed, error):
+    # before: NumPy's "expected non-negative integer" / SeedSequence's TypeError, from inside the starts
+    def no_work(*args, **kwargs):
+        raise AssertionError("the problem was built before `seed` was checked")
+
+    monkeypatch.setattr(optimize.tune, "Problem", no_work)
+    monkeypatch.setattr(optimize.robust, "Problem", no_work)
+    msg = f"`seed` must be a non-negative integer or None; got {seed!r}."
+    for starts in (2, 6):
+        with pytest.raises(error, match=re.escape(msg)):
+            _FRONT_ENDS[front](j, starts=starts, seed=seed)
+
+
+def test_good_seeds_are_accepted(j):
+    from optimize.multistart import starting_points
+
+    p = Problem(j, 10, "discount", gain=[0, 1, 2])
+    a = starting_points(p, 6, seed=np.int64(3))
+    b = starting_points(p, 6, seed=3)
+    assert all(np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
+    assert len(starting_points(p, 6, seed=None)) == 6
+    with pytest.raises(ValueError, match=r"`seed` must be a non-negative integer or None; got -2\."):
+        starting_points(p, 6, seed=-2)
