@@ -241,6 +241,10 @@ class Problem:
                 "`judged` uses missing='exclude' and some runs miss topics (nDCG is NaN there); "
                 "the crossed G-study needs a complete matrix: judge with missing='zero' or subset the topics."
             )
+        for name, flag in (("monotone_gain", monotone_gain), ("monotone_discount", monotone_discount),
+                           ("judged_only", judged_only)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise TypeError(f"`{name}` must be True or False; got {flag!r}.")
         self.judged = judged
         self.cutoff = int(cutoff)
         self.what = what
@@ -260,9 +264,19 @@ class Problem:
         codes = j.grades[..., :kr]
         self._codes = codes
         self._kr = kr
+        if what != "gain":
+            # ranks past the runs' depth carry gain only in the ideal lists of topics with more
+            # relevant documents than that; past both, a discount weight changes no score
+            deepest = max(K, int(j.level_counts[:, self.positive].sum(axis=1).max(initial=0)))
+            if k > deepest:
+                raise ValueError(
+                    f"`cutoff` {k} is deeper than the runs ({K} ranks{' after removing unjudged documents' if judged_only else ''}) "
+                    f"and than any topic's number of relevant documents: the discounts of ranks {deepest + 1}..{k} "
+                    f"would change no score and could not be tuned; use a cutoff of at most {deepest}."
+                )
         # fixed parts
-        self.fixed_gain = metrics.gain_vector(gain, self.levels) if what == "discount" else None
-        self.fixed_discount = metrics.discount_vector(discount, k, cutoff=k) if what == "gain" else None
+        self.fixed_gain = self._fixed_gain(gain) if what == "discount" else None
+        self.fixed_discount = self._fixed_discount(discount, k) if what == "gain" else None
         blocks = []
         n = 0
         if what in ("discount", "joint"):
@@ -279,8 +293,6 @@ class Problem:
             self._M = [self._indicator(lv) for lv in self.positive]
         if what == "discount":
             g = self.fixed_gain
-            if np.any(g < 0):
-                raise ValueError(f"fixed gains must be non-negative; got {g.tolist()}.")
             A = np.zeros((S * T, k))
             A[:, :kr] = j.level_values(g, ranks=kr).reshape(S * T, kr)
             self._A = _compact(A)
@@ -292,6 +304,38 @@ class Problem:
             # per-level discounted counts C_l (S, T), once: DCG = sum_l g_l C_l
             self._C = np.stack([(codes == lv).astype(np.float64) @ d[:kr] for lv in self.positive])
             self._prefix_d = np.r_[0.0, np.cumsum(d)]
+
+    def _fixed_gain(self, gain: metrics.gains.GainSpec) -> NDArray[np.float64]:
+        """The fixed per-level gains, checked: non-negative, 0 for grades <= 0, some relevant grade > 0."""
+        g = metrics.gain_vector(gain, self.levels)
+        shown = ", ".join(f"{lv:g}: {v:g}" for lv, v in zip(self.levels, g))
+        if np.any(g < 0):
+            raise ValueError(f"the fixed gains must be non-negative; got {{{shown}}}.")
+        if np.any(g[self.levels <= 0] != 0):
+            raise ValueError(
+                f"the fixed gain of a non-relevant grade must be 0 (the paper's nDCG; Kanoulas & Aslam 2009); "
+                f"got {{{shown}}}."
+            )
+        if not np.any(g[self.positive] > 0):
+            raise ValueError(f"the fixed gains give every relevant grade gain 0, so nDCG is 0 everywhere; got {{{shown}}}.")
+        return g
+
+    @staticmethod
+    def _fixed_discount(discount: metrics.discounts.DiscountSpec, k: int) -> NDArray[np.float64]:
+        """The fixed discount of ranks 1..k, checked: one weight per rank, non-negative, not all 0."""
+        if not isinstance(discount, str):
+            vec = np.asarray(discount, dtype=np.float64)
+            if vec.ndim == 1 and vec.size != k:
+                raise ValueError(
+                    f"the fixed discount has {vec.size} weights but `cutoff` is {k}: give one weight per rank 1..{k} "
+                    f"(a shorter vector would silently tune nDCG@{vec.size})."
+                )
+        d = metrics.discount_vector(discount, k, cutoff=k)
+        if np.any(d < 0):
+            raise ValueError(f"the fixed discount must be non-negative; got a weight {d.min():g} at rank {int(np.argmin(d)) + 1}.")
+        if not np.any(d > 0):
+            raise ValueError("the fixed discount is 0 at every rank, so nDCG is 0 everywhere.")
+        return d
 
     # ------------------------------------------------------------------ layout
     def _indicator(self, level: int) -> NDArray[np.float64]:

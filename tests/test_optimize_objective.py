@@ -131,3 +131,38 @@ def test_problem_refusals(trec9):
         Problem(trec9, 10, objective="tau")
     with pytest.raises(TypeError, match="metrics.JudgedRuns"):
         Problem(np.zeros((3, 3, 3)), 10)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(what="gain", discount=-np.ones(10)), "fixed discount must be non-negative; got a weight -1 at rank 1"),
+    (dict(what="gain", discount=np.zeros(10)), "fixed discount is 0 at every rank"),
+    (dict(what="gain", discount=[1.0, 0.5]), "fixed discount has 2 weights but `cutoff` is 10"),
+    (dict(what="gain", discount=np.ones(20)), "fixed discount has 20 weights but `cutoff` is 10"),
+    (dict(what="discount", gain=[0, 0, 0]), "every relevant grade gain 0"),
+    (dict(what="discount", gain=[0, -1, 2]), "fixed gains must be non-negative"),
+    (dict(what="discount", gain=[1, 1, 2]), "non-relevant grade must be 0.*0: 1, 1: 1, 2: 2"),
+])
+def test_problem_refuses_degenerate_fixed_parts(trec9, kwargs, match):
+    # each of these used to tune something else than asked (nDCG@2 for a 2-weight discount; gains
+    # reported 0 for grade 0 while grade 0 scored) or to report "indistinguishable systems"
+    with pytest.raises(ValueError, match=match):
+        Problem(trec9, 10, **kwargs)
+
+
+def test_problem_refuses_a_cutoff_deeper_than_the_data(trec9):
+    # TREC-9 lists hold 1000 ranks and no topic has more relevant documents: ranks 1001.. would get
+    # whatever weights the starting point left there (9 % of the mass at cutoff 1200)
+    with pytest.raises(ValueError, match=r"`cutoff` 1200 is deeper than the runs \(1000 ranks\).*at most 1000"):
+        Problem(trec9, 1200, "discount", gain=[0, 1, 2])
+    with pytest.raises(ValueError, match="deeper than the runs"):
+        Problem(trec9, 1001, "joint")
+    assert Problem(trec9, 1200, "gain", discount="log2").cutoff == 1200  # a fixed discount may go deeper
+    assert Problem(trec9, 1000, "discount", gain=[0, 1, 2]).n == 1000
+
+
+def test_problem_flags_must_be_booleans(trec9):
+    with pytest.raises(TypeError, match="`monotone_discount` must be True or False; got 'no'"):
+        Problem(trec9, 10, monotone_discount="no")
+    with pytest.raises(TypeError, match="`judged_only` must be True or False"):
+        Problem(trec9, 10, judged_only=1)
+    assert Problem(trec9, 10, monotone_gain=np.bool_(False)).monotone_gain is False
