@@ -25,9 +25,11 @@ import gtheory
 import metrics
 from metrics import JudgedRuns
 
-from .objective import Objective
+from gtheory.intervals import check_open_unit
+
+from .objective import Objective, check_objective
 from .result import OptimizationWarning
-from .tune import optimize_discount, optimize_gain, optimize_joint
+from .tune import SOLVERS, _check_common, optimize_discount, optimize_gain, optimize_joint
 
 __all__ = ["cross_validate", "STANDARD_CONFIGS"]
 
@@ -57,6 +59,29 @@ def _stats(X: np.ndarray, target: float) -> dict[str, float]:
         "clipped_topic": bool(g.clipped_topic),
         "clipped_residual": bool(g.clipped_residual),
     }
+
+
+def _check_args(judged, what, n_splits, train_fraction, target, seed, starts, solver, objective) -> int:
+    """Check :func:`cross_validate`'s arguments before any tuning; the number of tuning topics."""
+    if not isinstance(judged, JudgedRuns):
+        raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
+    if what not in STANDARD_CONFIGS:
+        raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
+    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
+        raise ValueError(f"`n_splits` must be a positive integer; got {n_splits!r}.")
+    check_open_unit("train_fraction", train_fraction)
+    check_open_unit("target", target)  # gtheory's rule and wording for the topics-needed target
+    _check_common(starts, 0.0, seed)
+    if solver not in SOLVERS:
+        raise ValueError(f"`solver` must be one of {SOLVERS}; got {solver!r}.")
+    check_objective(objective)
+    T = judged.n_topics
+    n_train = int(round(train_fraction * T))
+    if not (2 <= n_train <= T - 2):
+        raise ValueError(
+            f"`train_fraction` must leave at least 2 topics on each side; got {train_fraction!r} of {T} topics."
+        )
+    return n_train
 
 
 def cross_validate(
@@ -102,21 +127,22 @@ def cross_validate(
         tuning. Nothing is warned: the tunings and G-studies are intermediate, their failures and
         negative estimates are these columns.
 
+    Raises
+    ------
+    TypeError
+        ``judged`` is not a :class:`metrics.JudgedRuns`; ``seed`` is not an integer or None.
+    ValueError
+        ``what``, ``n_splits``, ``train_fraction`` (a number strictly between 0 and 1 that leaves
+        at least 2 topics on each side), ``target`` (strictly between 0 and 1), ``seed``
+        (negative), ``starts``, ``solver`` or ``objective`` invalid — all checked before any tuning.
+
     Notes
     -----
     Coefficients via :func:`gtheory.gstudy` (negative components set to 0) of
     :func:`metrics.ndcg` on :meth:`metrics.JudgedRuns.subset` of the topics.
     """
-    if what not in STANDARD_CONFIGS:
-        raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
-        raise ValueError(f"`n_splits` must be a positive integer; got {n_splits!r}.")
+    n_train = _check_args(judged, what, n_splits, train_fraction, target, seed, starts, solver, objective)
     T = judged.n_topics
-    n_train = int(round(train_fraction * T))
-    if not (2 <= n_train <= T - 2):
-        raise ValueError(
-            f"`train_fraction` must leave at least 2 topics on each side; got {train_fraction!r} of {T} topics."
-        )
     rng = np.random.default_rng(seed)
     rows = []
     for split in range(n_splits):

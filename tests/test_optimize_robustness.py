@@ -231,3 +231,40 @@ def test_good_seeds_are_accepted(j):
     assert len(starting_points(p, 6, seed=None)) == 6
     with pytest.raises(ValueError, match=r"`seed` must be a non-negative integer or None; got -2\."):
         starting_points(p, 6, seed=-2)
+
+
+# ------------------------------------------------- cross_validate arguments
+@pytest.mark.parametrize("kwargs, error, msg", [
+    # before: "cannot convert float NaN to integer"
+    (dict(train_fraction=float("nan")), ValueError,
+     "`train_fraction` must be a number strictly between 0 and 1; got nan."),
+    (dict(train_fraction="0.5"), ValueError, "`train_fraction` must be a number strictly between 0 and 1; got '0.5'."),
+    (dict(train_fraction=1.5), ValueError, "`train_fraction` must be a number strictly between 0 and 1; got 1.5."),
+    (dict(train_fraction=0.02), ValueError,
+     "`train_fraction` must leave at least 2 topics on each side; got 0.02 of 50"),
+    # before: raised from inside gtheory after the first split had been tuned
+    (dict(target=1.5), ValueError, "`target` must be a number strictly between 0 and 1; got 1.5."),
+    (dict(target=None), ValueError, "`target` must be a number strictly between 0 and 1; got None."),
+    (dict(seed=-1), ValueError, "`seed` must be a non-negative integer or None; got -1."),
+    (dict(seed="a"), TypeError, "`seed` must be a non-negative integer or None; got 'a'."),
+    (dict(starts=0), ValueError, "`starts` must be a positive integer; got 0."),
+    (dict(solver="SLSQP"), ValueError, "`solver` must be one of"),
+    (dict(objective="Phi"), ValueError, "`objective` must be 'phi' or 'erho2'; got 'Phi'."),
+    (dict(n_splits=0), ValueError, "`n_splits` must be a positive integer; got 0."),
+    (dict(what="both"), ValueError, "`what` must be 'discount', 'gain' or 'joint'; got 'both'."),
+])
+def test_cross_validate_checks_arguments_before_tuning(j, monkeypatch, kwargs, error, msg):
+    def no_work(*args, **kw):
+        raise AssertionError("a split was tuned before the arguments were checked")
+
+    for name in ("optimize_discount", "optimize_gain", "optimize_joint"):
+        monkeypatch.setattr(optimize.validation, name, no_work)
+    with pytest.raises(error, match=re.escape(msg)):
+        optimize.cross_validate(j, **{"cutoff": 10, "n_splits": 1, **kwargs})
+
+
+def test_cross_validate_refuses_what_is_not_judged_runs():
+    # before: AttributeError: 'NoneType' object has no attribute 'n_topics'
+    for judged, name in ((None, "NoneType"), (np.zeros((3, 3, 3)), "ndarray")):
+        with pytest.raises(TypeError, match=rf"`judged` must be a metrics.JudgedRuns; got {name}\."):
+            optimize.cross_validate(judged, cutoff=10)
