@@ -45,7 +45,7 @@ from metrics import JudgedRuns
 from ._threads import single_threaded_blas
 from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
-from .result import SolverRun, Tuning, gstudy_ratios
+from .result import SolverRun, Tuning, _fmt_grades, gstudy_ratios
 from .slsqp import project
 from .tune import _check_common, gain_family_of, make_tuning, report_failure
 
@@ -80,20 +80,30 @@ def minimax_problems(
         labels = [f"collection-{i + 1}" for i in range(len(collections))]
     if len(labels) != len(collections):
         raise ValueError(f"`labels` has {len(labels)} entries for {len(collections)} collections.")
+    if what not in ("discount", "gain", "joint"):
+        raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
+    names_of = [f"`collections`[{i}] ({lab!r})" for i, lab in enumerate(labels)]
+    for name, j in zip(names_of, collections):
+        if not isinstance(j, JudgedRuns):
+            raise TypeError(f"{name} must be a metrics.JudgedRuns; got {type(j).__name__}.")
+    if what in ("gain", "joint"):
+        pos = [tuple(float(v) for v in np.asarray(j.levels, dtype=np.float64) if v > 0) for j in collections]
+        if len(set(pos)) > 1:
+            have = "; ".join(f"{name} has {_fmt_grades(p) or 'none'}" for name, p in zip(names_of, pos))
+            raise ValueError(f"shared gains need the same positive grades in every collection; {have}.")
     kmax = max(cutoffs)
     # one fixed discount (what="gain") for every cut-off, as for a tuned one: the vector at the largest
     # cut-off, nDCG@k using its first k weights (differs from the family at k only for "linear", (k+1-r)/k)
     fixed_d = metrics.discount_vector(discount, kmax, cutoff=kmax) if what == "gain" else discount
     kw = dict(gain=gain, objective=objective, monotone_gain=monotone_gain, monotone_discount=monotone_discount)
     problems, names = [], []
-    for lab, j in zip(labels, collections):
+    for lab, name, j in zip(labels, names_of, collections):
         for k in cutoffs:
-            problems.append(Problem(j, k, what, discount=fixed_d[:k] if what == "gain" else fixed_d, **kw))
+            try:
+                problems.append(Problem(j, k, what, discount=fixed_d[:k] if what == "gain" else fixed_d, **kw))
+            except (TypeError, ValueError) as exc:  # say which collection (e.g. a grade the fixed gain lacks)
+                raise (ValueError if isinstance(exc, ValueError) else TypeError)(f"{name}: {exc}") from None
             names.append(f"{lab}@{k}")
-    if what in ("gain", "joint"):
-        pos = {tuple(p.levels[p.positive]) for p in problems}
-        if len(pos) > 1:
-            raise ValueError(f"shared gains need the same positive grades in every collection; got {sorted(pos)}.")
     layout = Problem(collections[0], kmax, what, discount=fixed_d, **kw)
     return problems, names, layout
 

@@ -268,3 +268,24 @@ def test_cross_validate_refuses_what_is_not_judged_runs():
     for judged, name in ((None, "NoneType"), (np.zeros((3, 3, 3)), "ndarray")):
         with pytest.raises(TypeError, match=rf"`judged` must be a metrics.JudgedRuns; got {name}\."):
             optimize.cross_validate(judged, cutoff=10)
+
+
+# ------------------------------------------------- minimax: which collection is wrong
+def test_minimax_grade_errors_name_the_collection_with_plain_numbers(j):
+    from dataclasses import replace
+
+    j013 = replace(j, levels=np.array([0.0, 1.0, 3.0]))  # same runs, grades renamed 0/1/3
+    # before: "...; got [(np.float64(1.0), np.float64(2.0)), (np.float64(1.0), np.float64(3.0))]."
+    for what in ("gain", "joint"):
+        with pytest.raises(ValueError) as exc:
+            optimize.optimize_minimax([j, j013], what=what, cutoffs=[10], labels=["t9", "t9-regraded"], starts=1)
+        assert str(exc.value) == ("shared gains need the same positive grades in every collection; "
+                                  "`collections`[0] ('t9') has 1, 2; `collections`[1] ('t9-regraded') has 1, 3.")
+    # before: "the gain vector has 3 entries (grades 0..2) but the qrels hold grade(s) [3.0]", no collection
+    with pytest.raises(ValueError, match=re.escape("`collections`[1] ('collection-2'): the gain vector has 3 entries")):
+        optimize.optimize_minimax([j, j013], what="discount", cutoffs=[10], gain=[0, 1, 2], starts=1)
+    with pytest.raises(TypeError, match=re.escape("`collections`[1] ('b') must be a metrics.JudgedRuns; got str.")):
+        optimize.optimize_minimax([j, "x"], cutoffs=[10], labels=["a", "b"], starts=1)
+    # a named gain family applies to any grades: no error
+    u = optimize.optimize_minimax([j, j013], what="discount", cutoffs=[5], gain="linear", starts=1)
+    assert [p["label"] for p in u.per_problem] == ["collection-1@5", "collection-2@5"]
