@@ -1009,7 +1009,12 @@ def _default_tuner(
         )
     if cutoff is None:
         raise ValueError("`tune=True` needs an integer `cutoff` (the tuned discount has `cutoff` entries).")
-    return lambda j: fn(j, gain=gain, cutoff=cutoff, judged_only=judged_only, **options)
+    from optimize.objective import identified_depth
+
+    # condensed lists of sparse qrels can be shallower than the cut-off: there nDCG'@cutoff equals
+    # nDCG'@depth for every discount, and the ranks past it cannot be tuned (Problem refuses them)
+    return lambda j: fn(j, gain=gain, cutoff=min(cutoff, identified_depth(j, judged_only=judged_only)),
+                        judged_only=judged_only, **options)
 
 
 _STABILITY_ORDER = ("phi", "erho2", "phi_1", "topics_needed", "var_system", "var_topic", "var_residual")
@@ -1062,7 +1067,8 @@ def tuned_stability_under_incompleteness(
         Discount names for :func:`metrics.ndcg`.
     tune : bool or callable
         ``True``: tune with ``optimize.optimize_discount(judged, gain=, cutoff=, judged_only=)`` (its
-        ``.discount``); a callable ``tune(judged) -> discount vector`` (or an object with ``.discount``) is
+        ``.discount``; where the condensed lists of sparse qrels end before ``cutoff``, at that depth —
+        :func:`optimize.objective.identified_depth` — which changes no score); a callable ``tune(judged) -> discount vector`` (or an object with ``.discount``) is
         called instead, on the condensed tensor if ``judged_only``;
         ``False``: standard discounts only.
     tune_options : mapping, optional

@@ -293,9 +293,13 @@ def _run_task(
             key = (cutoff, g_label)
             if key not in tuned:
                 import optimize
+                from optimize.objective import identified_depth
 
+                # sparse reduced qrels: condensed lists may end before the cut-off, where nDCG'@cutoff
+                # equals nDCG'@depth for every discount; the tuned vector is then that long
+                depth = min(cutoff, identified_depth(reduced, judged_only=judged_only))
                 t = optimize.optimize_discount(
-                    reduced, gain=g_spec, cutoff=cutoff, judged_only=judged_only, **options["tune_options"]
+                    reduced, gain=g_spec, cutoff=depth, judged_only=judged_only, **options["tune_options"]
                 )
                 tuned[key] = (float(t.phi_at(n_topics)), t.discount.tolist())
             row["phi_tuned"], row["tuned_discount"] = tuned[key]
@@ -466,6 +470,9 @@ def sweep(
         Also tune the discount for stability at every (fraction, seed, cut-off, gain)
         (:func:`optimize.optimize_discount`) and report its Φ at ``n_topics`` (``phi_tuned``) and the vector
         (``tuned_discount``). Needs integer cut-offs. Slow for large cut-offs (seconds per tuning at k = 100).
+        Where the (condensed) lists of sparse reduced qrels end before the cut-off, the discount is tuned
+        to that depth (:func:`optimize.objective.identified_depth`; nDCG@k equals nDCG@depth there for
+        every discount) and ``tuned_discount`` is that long.
     tune_options : mapping, optional
         Keyword arguments for :func:`optimize.optimize_discount` (default ``{"starts": 1}``).
     relevance_level, min_relevant, min_nonrelevant

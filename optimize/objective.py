@@ -74,7 +74,7 @@ from numpy.typing import NDArray
 import metrics
 from metrics import JudgedRuns
 
-__all__ = ["Objective", "Problem", "stability_and_gradient", "check_objective"]
+__all__ = ["Objective", "Problem", "stability_and_gradient", "check_objective", "identified_depth"]
 
 Objective = Literal["phi", "erho2"]
 What = Literal["discount", "gain", "joint"]
@@ -150,6 +150,25 @@ def _weights(parts: tuple | None, shape: tuple[int, int]) -> NDArray[np.float64]
     if objective == "phi":
         W -= (scale * rho * 2.0 / (S * (T - 1))) * dt[None, :]
     return W
+
+
+def identified_depth(judged: JudgedRuns, *, judged_only: bool = False) -> int:
+    r"""The deepest rank whose discount weight can change an nDCG score of ``judged``.
+
+    :math:`\max(K, \max_t R_t)`: ranks past the runs' depth :math:`K` (of the condensed lists
+    with ``judged_only``) carry gain only in the ideal ranking of a topic with more than :math:`K`
+    relevant documents (:math:`R_t`, grades > 0); past both, a discount weight multiplies nothing,
+    so a tuned discount is not identified there and :class:`Problem` refuses such a cut-off.
+    On such data nDCG@k equals nDCG@``identified_depth`` for every discount, so a study can tune at
+    ``min(k, identified_depth(judged))`` without changing any score.
+
+    >>> import metrics
+    >>> identified_depth(metrics.load_trec9())
+    1000
+    """
+    j = judged.condensed() if judged_only else judged
+    positive = np.asarray(j.levels) > 0
+    return max(int(j.shape[2]), int(j.level_counts[:, positive].sum(axis=1).max(initial=0)))
 
 
 def _compact(M: NDArray[np.float64]):
@@ -265,9 +284,7 @@ class Problem:
         self._codes = codes
         self._kr = kr
         if what != "gain":
-            # ranks past the runs' depth carry gain only in the ideal lists of topics with more
-            # relevant documents than that; past both, a discount weight changes no score
-            deepest = max(K, int(j.level_counts[:, self.positive].sum(axis=1).max(initial=0)))
+            deepest = identified_depth(judged, judged_only=judged_only)
             if k > deepest:
                 raise ValueError(
                     f"`cutoff` {k} is deeper than the runs ({K} ranks{' after removing unjudged documents' if judged_only else ''}) "

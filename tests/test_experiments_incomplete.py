@@ -488,3 +488,21 @@ def test_tau_ap_variant_is_the_same_for_plain_and_condensed_lists(trec9):
     # a measure without ties in either list type uses "a" for both
     ap = incompleteness_study(trec9, "AP", fractions=[1.0], seeds=1, test=None)
     assert set(ap.tau_ap_variant) == {"a"}
+
+
+def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff():
+    # at 10 % of TREC-9's judgments the condensed lists hold at most 75 documents: nDCG'@100 equals
+    # nDCG'@75 for every discount, and the tuner works at that depth instead of failing (the
+    # optimiser refuses to tune discounts of ranks that change no score)
+    import metrics
+    from experiments import tuned_stability_under_incompleteness
+    from experiments.incomplete import reduce_qrels
+    from optimize.objective import identified_depth
+
+    j = metrics.load_trec9().subset(topics=list(range(12)))
+    depth = identified_depth(reduce_qrels(j, 0.1, 0), judged_only=True)
+    assert depth < 100
+    df = tuned_stability_under_incompleteness(j, [0.1], seeds=1, standard_discounts=["log2"], cutoff=100,
+                                              judged_only=True, tune_options={"starts": 1})
+    assert set(df.discount) >= {"log2"} and len(df.discount.unique()) == 2
+    assert (df.phi > 0).all()
