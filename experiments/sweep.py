@@ -56,7 +56,7 @@ import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
-from typing import Any, Iterable, Iterator, Mapping, Sequence, Union
+from typing import Any, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 import pandas as pd
