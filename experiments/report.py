@@ -856,7 +856,6 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
         f"discount maximises it. Main cut-off k = {k}; Φ target {s.target:g}; bootstrap B = {s.B}, "
         f"top {min(s.top_k, study.n_systems)} systems; {s.n_splits} topic splits; {s.starts} optimiser start(s); "
         f"seed {s.seed}. Computed in {study.seconds:.0f} s. See docs/report.md for how to read each part.")))
-    best = study.discount_table["topics_needed"].idxmin()
     dt = study.discount_table
     B.append(("p", (
         f"**In short.** At nDCG@{k} the optimal discount needs {_fmt(dt.loc['optimal', 'topics_needed'])} topics for "

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:  # pragma: no cover - optimize is part of the distribution
         optimize = None
     if optimize is not None:
-        _say(args, f"2. Tuning the discount vector for stability (max Φ; SLSQP with exact gradients, multi-start) ...")
+        _say(args, "2. Tuning the discount vector for stability (max Φ; SLSQP with exact gradients, multi-start) ...")
         td = optimize.optimize_discount(judged, gain, k)
         scores["tuned discount"] = td.ndcg(judged)
         rows.append(_row("tuned discount", td.gstudy, args.target, judged.n_topics, td))
