@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -75,6 +75,39 @@ def gstudy_ratios(var_system: float, var_topic: float, var_residual: float) -> t
         return 0.0, 0.0
     err = vt + ve
     return (vs / err if err > 0 else math.inf), (vs / ve if ve > 0 else math.inf)
+
+
+#: fields of :class:`Tuning` that are numbers (None in JSON stands for NaN)
+_FLOAT_FIELDS = ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", "var_residual", "agree_tol",
+                 "seconds")
+#: number-valued keys of a ``Tuning.per_problem`` entry
+_PROBLEM_FLOATS = ("fun", "phi", "erho2")
+
+
+def _json_safe(o: Any) -> Any:
+    """``o`` as plain JSON values: NumPy scalars and arrays as numbers and lists, every non-finite
+    number (at any depth) as None — what strict JSON can hold."""
+    if isinstance(o, (bool, np.bool_)):
+        return bool(o)
+    if isinstance(o, (float, np.floating)):
+        return float(o) if math.isfinite(o) else None
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, dict):
+        return {k: _json_safe(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple, np.ndarray)):
+        return [_json_safe(v) for v in o]
+    return o
+
+
+def _from_json_number(v: Any) -> Any:
+    """A JSON number field back: None → NaN; ``"inf"``/``"-inf"`` (documents written before non-finite
+    numbers became null) → ±inf; anything else unchanged."""
+    if v is None:
+        return math.nan
+    if isinstance(v, str) and v in ("inf", "-inf"):
+        return float(v)
+    return v
 
 
 def _fmt_grades(values) -> str:
@@ -362,18 +395,20 @@ class Tuning:
 
     # --------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
-        for k in ("levels", "gain", "discount"):
-            d[k] = [float(v) for v in getattr(self, k)]
-        for k, v in list(d.items()):
-            if isinstance(v, float) and not math.isfinite(v):
-                d[k] = None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        """The fields as plain JSON values (lists, dicts, numbers, strings, None) plus ``"format"``.
+
+        A number that is not finite (NaN, ±inf) — at any depth, e.g. in ``start_values`` or
+        ``per_problem`` — is None, so the dict serialises to strict JSON (RFC 8259); :meth:`from_json`
+        reads None back as NaN where the field is a number.
+        """
+        d = _json_safe({f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")})
         d["format"] = "gtheory.optimize.Tuning/1"
         return d
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """JSON text (also written to ``path`` if given); :meth:`from_json` reads it back."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; also written to ``path``
+        if given); :meth:`from_json` reads it back."""
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
         if path is not None:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -418,10 +453,13 @@ class Tuning:
             raise ValueError(f"invalid optimize.Tuning JSON document: 'gain' has {d['gain'].size} entries for "
                              f"{d['levels'].size} 'levels'.")
         for k, v in list(d.items()):
-            if v is None and k in ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", "var_residual"):
-                d[k] = float("nan")
-            elif isinstance(v, str) and v in ("inf", "-inf"):
-                d[k] = float(v)
+            if k in _FLOAT_FIELDS:
+                d[k] = _from_json_number(v)
+        if isinstance(d.get("start_values"), dict):
+            d["start_values"] = {k: _from_json_number(v) for k, v in d["start_values"].items()}
+        if isinstance(d.get("per_problem"), list):
+            d["per_problem"] = [{k: _from_json_number(v) if k in _PROBLEM_FLOATS else v for k, v in p.items()}
+                                if isinstance(p, dict) else p for p in d["per_problem"]]
         if (isinstance(d["cutoff"], int) and d["cutoff"] < d["discount"].size and d.get("per_problem")
                 and d.get("binding_cutoff") is None):
             # minimax documents written before `binding_cutoff` stored the binding cut-off as `cutoff`

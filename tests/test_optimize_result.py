@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import warnings
 from dataclasses import replace
@@ -203,3 +204,40 @@ def test_from_json_names_missing_and_invalid_fields(t10):
 
 def test_summary_uses_plain_numbers(t10):
     assert not re.search(r"np\.float64", t10.summary())
+
+
+def _strict_loads(text):
+    """json.loads that refuses NaN / Infinity / -Infinity (not JSON, RFC 8259)."""
+    def refuse(constant):
+        raise ValueError(f"not strict JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_is_strict_at_every_depth_and_nulls_read_back_as_nan(t10):
+    nan, inf = float("nan"), float("inf")
+    # before: only top-level floats were cleaned; NaN in start_values / per_problem was written as NaN
+    t = replace(t10, phi=nan, var_topic=np.float64(nan), seconds=inf,
+                start_values={"log2": nan, "zipf": np.float64(-inf), "linear": 0.25},
+                per_problem=[{"label": "a@10", "cutoff": np.int64(10), "fun": nan, "phi": np.float64(nan),
+                              "n_topics": 50},
+                             {"label": "b@10", "cutoff": 10, "fun": 0.2, "phi": inf, "n_topics": 25}])
+    for text in (t.to_json(), t.to_json(indent=None)):
+        doc = _strict_loads(text)
+        assert doc["phi"] is None and doc["var_topic"] is None and doc["seconds"] is None
+        assert doc["start_values"] == {"log2": None, "zipf": None, "linear": 0.25}
+        assert doc["per_problem"][0] == {"label": "a@10", "cutoff": 10, "fun": None, "phi": None, "n_topics": 50}
+        assert doc["per_problem"][1]["phi"] is None
+    assert _strict_loads(json.dumps(t.to_dict(), allow_nan=False)) == _strict_loads(t.to_json())
+    back = optimize.Tuning.from_json(t.to_json())
+    assert math.isnan(back.phi) and math.isnan(back.var_topic) and math.isnan(back.seconds)
+    assert math.isnan(back.start_values["log2"]) and math.isnan(back.start_values["zipf"])
+    assert back.start_values["linear"] == 0.25
+    assert math.isnan(back.per_problem[0]["fun"]) and math.isnan(back.per_problem[0]["phi"])
+    assert back.per_problem[0]["cutoff"] == 10 and back.per_problem[1]["fun"] == 0.2
+    assert back.to_json() == t.to_json()  # a second trip is stable
+    # documents written before non-finite numbers became null ("inf" strings) still load
+    d = t10.to_dict()
+    d.update(var_system="inf", start_values={"log2": "-inf"})
+    old = optimize.Tuning.from_json(json.dumps(d))
+    assert old.var_system == inf and old.start_values == {"log2": -inf}
