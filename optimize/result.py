@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
@@ -415,14 +416,30 @@ class Tuning:
         return text
 
     @classmethod
-    def from_json(cls, text_or_path: str) -> "Tuning":
+    def from_json(cls, text_or_path: str | os.PathLike) -> "Tuning":
         """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path).
+
+        Every field is checked, so a hand-edited or foreign document cannot give a Tuning that fails
+        (or silently computes something else) later: ``what`` and ``objective`` among their values;
+        ``levels`` finite and strictly increasing with a positive grade; ``gain`` finite,
+        non-negative, 0 for grades ≤ 0, positive for some grade; ``discount`` finite, non-negative,
+        not all 0, one weight per rank up to ``cutoff``; counts non-negative integers
+        (``n_agree`` ≤ ``starts``); flags booleans; numbers numbers (``null`` is NaN);
+        ``gain_family`` a gain family :func:`metrics.gain_vector` knows; ``negative_components``
+        among ``"system"``, ``"topic"``, ``"residual"``; ``binding_cutoff`` at most ``cutoff``.
 
         Raises
         ------
+        TypeError
+            ``text_or_path`` is neither a string nor a path.
         ValueError
-            Not JSON, not a tuning document, or a required field missing or malformed (named).
+            Not JSON, not a tuning document, or a field missing, unknown or invalid (named, with the
+            rule and the value found).
         """
+        if isinstance(text_or_path, os.PathLike):
+            text_or_path = os.fspath(text_or_path)
+        if not isinstance(text_or_path, str):
+            raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(text_or_path).__name__}.")
         s = text_or_path.strip()
         if not s.startswith(("{", "[")):
             with open(text_or_path, encoding="utf-8") as fh:
@@ -442,29 +459,147 @@ class Tuning:
         unknown = sorted(set(d) - known)
         if unknown:
             raise ValueError(f"invalid optimize.Tuning JSON document: unknown field(s) {', '.join(map(repr, unknown))}.")
-        for k in ("levels", "gain", "discount"):
-            try:
-                d[k] = np.asarray(d[k], dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(f"invalid optimize.Tuning JSON document: field {k!r} must be a list of numbers.") from None
-            if d[k].ndim != 1:
-                raise ValueError(f"invalid optimize.Tuning JSON document: field {k!r} must be a list of numbers.")
-        if d["gain"].size != d["levels"].size:
-            raise ValueError(f"invalid optimize.Tuning JSON document: 'gain' has {d['gain'].size} entries for "
-                             f"{d['levels'].size} 'levels'.")
-        for k, v in list(d.items()):
-            if k in _FLOAT_FIELDS:
-                d[k] = _from_json_number(v)
-        if isinstance(d.get("start_values"), dict):
-            d["start_values"] = {k: _from_json_number(v) for k, v in d["start_values"].items()}
-        if isinstance(d.get("per_problem"), list):
-            d["per_problem"] = [{k: _from_json_number(v) if k in _PROBLEM_FLOATS else v for k, v in p.items()}
-                                if isinstance(p, dict) else p for p in d["per_problem"]]
-        if (isinstance(d["cutoff"], int) and d["cutoff"] < d["discount"].size and d.get("per_problem")
-                and d.get("binding_cutoff") is None):
-            # minimax documents written before `binding_cutoff` stored the binding cut-off as `cutoff`
-            d["binding_cutoff"], d["cutoff"] = d["cutoff"], int(d["discount"].size)
-        if isinstance(d["cutoff"], bool) or not isinstance(d["cutoff"], int) or d["cutoff"] != d["discount"].size:
-            raise ValueError(f"invalid optimize.Tuning JSON document: 'cutoff' {d['cutoff']!r} must be the "
-                             f"length of 'discount' ({d['discount'].size}).")
-        return cls(**d)
+        return cls(**_check_document(d))
+
+
+# ------------------------------------------------------------------ reading a JSON document
+_DOC = "invalid optimize.Tuning JSON document"
+_COMPONENTS = ("system", "topic", "residual")
+
+
+def _invalid(name: str, rule: str, value: Any) -> ValueError:
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return ValueError(f"{_DOC}: field {name!r} must be {rule}; got {shown}.")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _vector(d: dict[str, Any], name: str) -> NDArray[np.float64]:
+    v = d[name]
+    if not isinstance(v, list) or not all(_is_number(x) for x in v):
+        raise _invalid(name, "a list of numbers", v)
+    if not v:
+        raise _invalid(name, "a non-empty list of numbers", v)
+    arr = np.asarray(v, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise _invalid(name, "a list of finite numbers", v)
+    return arr
+
+
+def _number(d: dict[str, Any], name: str, *, non_negative: bool = False) -> None:
+    v = _from_json_number(d[name])
+    if not _is_number(v) or (non_negative and v < 0):
+        raise _invalid(name, "a non-negative number or null" if non_negative else "a number or null", d[name])
+    d[name] = float(v)
+
+
+def _integer(d: dict[str, Any], name: str, minimum: int) -> None:
+    if not _is_int(d[name]) or d[name] < minimum:
+        raise _invalid(name, "a positive integer" if minimum == 1 else f"an integer ≥ {minimum}", d[name])
+
+
+def _check_document(d: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of :class:`Tuning` from a parsed document (fields known and present),
+    every field checked (see :meth:`Tuning.from_json`); ValueError naming the first invalid one."""
+    for name, options in (("what", ("discount", "gain", "joint")), ("objective", ("phi", "erho2"))):
+        if d[name] not in options:
+            raise _invalid(name, " or ".join(", ".join(map(repr, options)).rsplit(", ", 1)), d[name])
+    levels = d["levels"] = _vector(d, "levels")
+    if np.any(np.diff(levels) <= 0):
+        raise _invalid("levels", "strictly increasing (the grades in ascending order)", d["levels"].tolist())
+    if not np.any(levels > 0):
+        raise _invalid("levels", "a list of grades holding a positive grade", levels.tolist())
+    gain = _vector(d, "gain")
+    if gain.size != levels.size:
+        raise ValueError(f"{_DOC}: 'gain' has {gain.size} entries for {levels.size} 'levels'.")
+    if np.any(gain < 0):
+        raise _invalid("gain", "non-negative (one gain per grade)", d["gain"])
+    if np.any(gain[levels <= 0] != 0):
+        raise _invalid("gain", f"0 for the grades ≤ 0 ({_fmt_grades(levels[levels <= 0])})", d["gain"])
+    if not np.any(gain > 0):
+        raise _invalid("gain", "positive for some grade", d["gain"])
+    d["gain"] = gain
+    discount = _vector(d, "discount")
+    if np.any(discount < 0):
+        raise _invalid("discount", "non-negative (one weight per rank)", d["discount"])
+    if not np.any(discount > 0):
+        raise _invalid("discount", "positive at some rank", d["discount"])
+    d["discount"] = discount
+    _integer(d, "cutoff", 1)
+    if d["cutoff"] < discount.size and d.get("per_problem") and d.get("binding_cutoff") is None:
+        # minimax documents written before `binding_cutoff` stored the binding cut-off as `cutoff`
+        d["binding_cutoff"], d["cutoff"] = d["cutoff"], int(discount.size)
+    if d["cutoff"] != discount.size:
+        raise ValueError(f"{_DOC}: 'cutoff' {d['cutoff']!r} must be the length of 'discount' ({discount.size}).")
+    for name in ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", "var_residual"):
+        _number(d, name)
+    for name in ("agree_tol", "seconds"):
+        if name in d:
+            _number(d, name, non_negative=True)
+    for name, minimum in (("n_systems", 1), ("n_topics", 1), ("nit", 0), ("nfev", 0), ("njev", 0), ("starts", 1),
+                          ("n_agree", 0)):
+        _integer(d, name, minimum)
+    if d["n_agree"] > d["starts"]:
+        raise _invalid("n_agree", f"at most 'starts' ({d['starts']})", d["n_agree"])
+    for name in ("success", "monotone_gain", "monotone_discount", "judged_only"):
+        if name in d and not isinstance(d[name], bool):
+            raise _invalid(name, "true or false", d[name])
+    for name in ("message", "solver"):
+        if not isinstance(d[name], str):
+            raise _invalid(name, "a string", d[name])
+    if "start_values" in d:
+        sv = d["start_values"]
+        values = {k: _from_json_number(v) for k, v in sv.items()} if isinstance(sv, dict) else None
+        if values is None or not all(_is_number(v) for v in values.values()):
+            raise _invalid("start_values", "an object of start name: number or null", sv)
+        d["start_values"] = {k: float(v) for k, v in values.items()}
+    if "per_problem" in d:
+        d["per_problem"] = [_problem_entry(p) for p in _list(d, "per_problem")]
+    if "negative_components" in d:
+        comps = _list(d, "negative_components")
+        if not all(c in _COMPONENTS for c in comps) or len(set(comps)) != len(comps):
+            raise _invalid("negative_components", "a list of distinct 'system', 'topic', 'residual'", comps)
+    if d.get("gain_family") is not None:
+        family = d["gain_family"]
+        if not isinstance(family, str):
+            raise _invalid("gain_family", "a gain family name or null", family)
+        try:
+            metrics.gain_vector(family, levels)
+        except ValueError as exc:
+            raise ValueError(f"{_DOC}: field 'gain_family': {exc}") from None
+    bc = d.get("binding_cutoff")
+    if bc is not None and not (_is_int(bc) and 1 <= bc <= d["cutoff"]):
+        raise _invalid("binding_cutoff", f"null or a positive integer at most 'cutoff' ({d['cutoff']})",
+                       d["binding_cutoff"])
+    if d.get("binding_label") is not None and not isinstance(d["binding_label"], str):
+        raise _invalid("binding_label", "a string or null", d["binding_label"])
+    return d
+
+
+def _list(d: dict[str, Any], name: str) -> list:
+    if not isinstance(d[name], list):
+        raise _invalid(name, "a list", d[name])
+    return d[name]
+
+
+def _problem_entry(p: Any) -> dict[str, Any]:
+    """One ``per_problem`` entry: ``label`` a string, ``cutoff``/``n_topics`` positive integers,
+    ``fun``/``phi``/``erho2`` numbers (null is NaN), where present."""
+    if not isinstance(p, dict):
+        raise _invalid("per_problem", "a list of objects", p)
+    p = {k: _from_json_number(v) if k in _PROBLEM_FLOATS else v for k, v in p.items()}
+    rules = {"label": ("a string", lambda v: isinstance(v, str)),
+             "cutoff": ("a positive integer", lambda v: _is_int(v) and v >= 1),
+             "n_topics": ("a positive integer", lambda v: _is_int(v) and v >= 1),
+             **{k: ("a number or null", _is_number) for k in _PROBLEM_FLOATS}}
+    for k, (rule, ok) in rules.items():
+        if k in p and not ok(p[k]):
+            raise _invalid("per_problem", f"a list of objects whose {k!r} is {rule}", p)
+    return p
