@@ -313,7 +313,33 @@ def optimize_gain(
     are non-decreasing in grade. ``monotone=False`` is the paper's "unconstrained" column of
     Table 2 (gains only non-negative; the hrel/rel ratio may fall below 1). Without the monotone
     constraint the ideal ranking follows the current gain order, so the objective is piecewise
-    smooth (:mod:`optimize.objective`). Other parameters as :func:`optimize_discount`.
+    smooth (:mod:`optimize.objective`). Other parameters as :func:`optimize_discount`
+    (``discount`` is the fixed discount, a family name or a vector of ``cutoff`` weights).
+
+    Returns
+    -------
+    Tuning
+
+    Notes
+    -----
+    With :math:`G_{str}` the grade system s retrieved at rank r for topic t and :math:`I_{tr}`
+    the r-th grade of topic t's ideal ranking,
+
+    .. math::
+
+        \max_{g}\; \Phi(1) = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_t + \sigma^2_{st}}
+        \quad\text{of}\quad X_{st} = \frac{\sum_{r \le k} d_r\, g(G_{str})}{\sum_{r \le k} d_r\, g(I_{tr})}
+
+    s.t. :math:`\sum_{l > 0} g(l) = 1`, :math:`g(l) \ge 0`, :math:`g(l) = 0` for :math:`l \le 0`
+    and (``monotone``) :math:`g(l) \le g(l')` for :math:`l < l'` — the gain problem of
+    Kanoulas & Aslam (2009), §2.3 and Fig. 1; the variance components are those of the systems ×
+    topics ANOVA of :math:`X` (Eρ²(1) = :math:`\sigma^2_s/(\sigma^2_s+\sigma^2_{st})` for
+    ``objective="erho2"``). The maximiser does not depend on the number of topics (module docstring).
+
+    References
+    ----------
+    E. Kanoulas and J. A. Aslam (2009). Empirical justification of the gain and discount function
+    for nDCG. CIKM 2009.
 
     Examples
     --------
@@ -345,7 +371,31 @@ def optimize_joint(
     r"""Gains and discount tuned together: :math:`\max_{g,d} f(g, d)`, each block a distribution.
 
     DCG is bilinear in :math:`(g, d)`; the exact gradient has both blocks
-    (:mod:`optimize.objective`). Parameters as :func:`optimize_discount`.
+    (:mod:`optimize.objective`). ``monotone_gain`` / ``monotone_discount`` keep the gains
+    non-decreasing in grade / the discount non-increasing in rank; other parameters as
+    :func:`optimize_discount`.
+
+    Returns
+    -------
+    Tuning
+
+    Notes
+    -----
+    .. math::
+
+        \max_{g,\,d}\; \Phi(1) = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_t + \sigma^2_{st}}
+        \quad\text{of}\quad X_{st} = \frac{\sum_{r \le k} d_r\, g(G_{str})}{\sum_{r \le k} d_r\, g(I_{tr})}
+
+    s.t. both constraint sets of Kanoulas & Aslam (2009), Fig. 1: :math:`\sum_{l>0} g(l) = 1`,
+    :math:`g \ge 0`, :math:`g(l \le 0) = 0`, gains non-decreasing in grade; :math:`\sum_r d_r = 1`,
+    :math:`d_r \ge d_{r+1} \ge 0` (notation as :func:`optimize_gain`). On one collection and
+    cut-off this is the paper's simultaneous optimisation of gain and discount (§2.3); its
+    Pareto-optimal form over several collections is :func:`optimize_minimax` (§3.3).
+
+    References
+    ----------
+    E. Kanoulas and J. A. Aslam (2009). Empirical justification of the gain and discount function
+    for nDCG. CIKM 2009.
 
     Examples
     --------

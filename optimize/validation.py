@@ -138,8 +138,29 @@ def cross_validate(
 
     Notes
     -----
-    Coefficients via :func:`gtheory.gstudy` (negative components set to 0) of
-    :func:`metrics.ndcg` on :meth:`metrics.JudgedRuns.subset` of the topics.
+    Split :math:`b` draws a random permutation of the :math:`T` topics; the first
+    :math:`T_1 = \mathrm{round}(\text{train\_fraction}\cdot T)` form the tuning part :math:`A_b`,
+    the rest the held-out part :math:`B_b`. The tuned configuration is the stability-optimal one of
+    Kanoulas & Aslam (2009, §2.3) on :math:`A_b` alone,
+
+    .. math::
+
+        \hat x_b = \arg\max_x \Phi_{A_b}(1) = \arg\max_x
+        \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_t + \sigma^2_{st}}\Big|_{A_b},
+
+    (Eρ²(1) for ``objective="erho2"``; :func:`optimize_discount`, :func:`optimize_gain` or
+    :func:`optimize_joint`), and every configuration is then scored on each part :math:`P` by its
+    G-study there: :math:`\Phi_P(n) = n\rho/(1+n\rho)`, :math:`\rho = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})`,
+    at :math:`n = |P|`, and the topics needed :math:`\lceil t/((1-t)\rho)\rceil` for the target
+    :math:`t`. The paper tunes and measures on the same topics; the held-out part removes the
+    optimism of measuring :math:`\hat x_b` on the topics it was fitted to. Coefficients via
+    :func:`gtheory.gstudy` (negative components set to 0) of :func:`metrics.ndcg` on
+    :meth:`metrics.JudgedRuns.subset` of the topics.
+
+    References
+    ----------
+    E. Kanoulas and J. A. Aslam (2009). Empirical justification of the gain and discount function
+    for nDCG. CIKM 2009.
     """
     n_train = _check_args(judged, what, n_splits, train_fraction, target, seed, starts, solver, objective)
     T = judged.n_topics

@@ -327,3 +327,28 @@ def test_cross_validate_row_matches_an_independent_computation(trec9):
             assert row.topics_needed_phi == g.topics_needed(0.95, level=None).n
         tuned_train = cv[(cv.split == split) & (cv.config == "tuned") & (cv.part == "train")].iloc[0]
         assert tuned_train.phi == pytest.approx(t.phi, abs=1e-9)
+
+
+# ------------------------------------------------------------------ documentation of the front ends
+@pytest.mark.parametrize("name", ["optimize_discount", "optimize_gain", "optimize_joint", "cross_validate"])
+def test_front_ends_give_the_formula_and_the_paper(name):
+    # before: optimize_gain had no formula; optimize_gain, optimize_joint, optimize_minimax and cross_validate
+    # did not cite Kanoulas & Aslam 2009
+    import inspect
+
+    f = getattr(optimize, name)
+    doc = inspect.getdoc(f)
+    assert ".. math::" in doc or ":math:" in doc
+    assert "Kanoulas & Aslam (2009" in doc or "Kanoulas & Aslam 2009" in doc
+    assert "Empirical justification of the gain and discount function" in doc or name == "optimize_discount"
+    assert all(p.annotation is not inspect.Parameter.empty for p in inspect.signature(f).parameters.values())
+
+
+@pytest.mark.parametrize("module", ["optimize", "optimize.tune", "optimize.robust", "optimize.multistart",
+                                    "optimize.validation"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
