@@ -142,7 +142,9 @@ class Tuning:
     solver : the solver; ``starts`` : number of starts; ``n_agree`` : starts within ``agree_tol``
         of the best objective; ``start_values`` : objective reached from each start.
     monotone_gain, monotone_discount : the constraints in force.
-    per_problem : for a minimax tuning, the objective reached on each collection / cut-off.
+    per_problem : for a minimax tuning, one dict per problem (collection × cut-off): ``label``,
+        ``cutoff``, ``fun`` (its Φ(1) or Eρ²(1), the quantity whose worst case was maximised),
+        ``phi`` (or ``erho2``) at the problem's own ``n_topics``, and ``n_topics``.
     negative_components : names (``"system"``, ``"topic"``, ``"residual"``) of the raw variance
         components of the tuned nDCG that are negative on the tuning data (Brennan 2001, §3.4).
         The front ends warn :class:`gtheory.NegativeVarianceWarning` once for them — about this
@@ -368,11 +370,12 @@ class Tuning:
 
     def summary(self) -> str:
         name = {"phi": "Φ", "erho2": "Eρ²"}[self.objective]
+        where = f"binding problem {self.binding_label}, " if self.binding_label else ""  # minimax
         lines = [
             f"Stability-optimal nDCG@{self.cutoff}: {self.what} tuned for {name} "
             f"({self.solver}, {self.starts} start(s), {self.n_agree} agree within {self.agree_tol:g})",
             f"  {self._status()}: {self.message}",
-            f"  {self.n_systems} systems x {self.n_topics} topics: Φ({self.n_topics}) = {self.phi:.4f}, "
+            f"  {where}{self.n_systems} systems x {self.n_topics} topics: Φ({self.n_topics}) = {self.phi:.4f}, "
             f"Eρ²({self.n_topics}) = {self.erho2:.4f}; Φ(1) = {self.phi_1:.4f}, Eρ²(1) = {self.erho2_1:.4f}",
             f"  topics needed: Φ ≥ 0.95: {self.topics_needed(0.95)}, Φ ≥ 0.90: {self.topics_needed(0.9)}",
             "  gain: " + ", ".join(f"{l:g}→{g:.4f}" for l, g in zip(self.levels, self.gain))
@@ -387,9 +390,18 @@ class Tuning:
         shown = ", ".join(f"{v:.4f}" for v in d[:10]) + (", …" if d.size > 10 else "")
         lines.append(f"  discount (sum 1): [{shown}]  d_k/d_1 = {self.discount_ratios[-1]:.3f}")
         if self.per_problem:
-            lines.append("  worst case over: " + "; ".join(f"{p['label']}: {p['fun']:.4f}" for p in self.per_problem)
-                         + (f"  (binding: {self.binding_label})" if self.binding_label else ""))
+            lines.append(f"  maximised the worst {name}(1) of {len(self.per_problem)} problems "
+                         f"[{name} at each problem's own number of topics]:")
+            lines.extend(f"    {self._problem_text(p)}" for p in self.per_problem)
         return "\n".join(lines)
+
+    def _problem_text(self, p: dict[str, Any]) -> str:
+        """``label: Φ(1) [Φ(n)]`` of one ``per_problem`` entry (the coefficient at its own number of
+        topics when the entry has it)."""
+        name = {"phi": "Φ", "erho2": "Eρ²"}[self.objective]
+        own = p.get(self.objective)
+        at_n = f" [{name}({p['n_topics']}) = {own:.4f}]" if own is not None and "n_topics" in p else ""
+        return f"{p.get('label', '?')}: {p.get('fun', math.nan):.4f}{at_n}"
 
     def __str__(self) -> str:
         return self.summary()

@@ -195,7 +195,31 @@ def optimize_minimax(
     agree_tol: float = 1e-6,
     strict: bool = False,
 ) -> Tuning:
-    r"""Maximise the worst case of Φ (or Eρ²) over collections and/or cut-offs.
+    r"""Maximise the worst single-topic Φ(1) (or Eρ²(1)) over collections and/or cut-offs.
+
+    For problems :math:`i = 1..m` (each collection at each cut-off), with :math:`\rho_i(x)` the
+    variance ratio of the nDCG configured by :math:`x` on problem :math:`i` —
+    :math:`\sigma^2_s/(\sigma^2_t+\sigma^2_{st})` for Φ, :math:`\sigma^2_s/\sigma^2_{st}` for Eρ² —
+
+    .. math::
+
+        \max_x \min_i \Phi_i(1) = \max_x \min_i \frac{\rho_i(x)}{1 + \rho_i(x)}
+
+    under the constraints of :func:`optimize.optimize_discount` / :func:`optimize.optimize_gain`
+    (both for ``"joint"``): the Pareto-optimal ("minimax") gain and discount of
+    Kanoulas & Aslam (2009), §3.3, who maximised the worst stability over TREC 9, 10 and 12.
+
+    **What is maximised, precisely.** :math:`\Phi(n) = n\rho/(1+n\rho)` is increasing in
+    :math:`\rho` for every :math:`n`, so at one common number of topics :math:`n` the worst
+    :math:`\Phi_i(n)` is that of the problem with the worst :math:`\rho_i` — the one with the worst
+    :math:`\Phi_i(1)` — and :math:`\max_x \min_i \Phi_i(n)` has the same maximiser for every
+    :math:`n`. That is the paper's case (50 topics in every collection) and the case of several
+    cut-offs on one collection. When the collections have different numbers of topics
+    :math:`n_i`, this function maximises the worst :math:`\rho_i` (the stability per topic, which
+    is comparable across collections of any size), **not** the worst :math:`\Phi_i(n_i)` at each
+    collection's own topic count: a large collection can have the worst :math:`\rho_i` and still
+    not the worst :math:`\Phi_i(n_i)`. ``per_problem`` reports both for every problem (``fun`` =
+    :math:`\Phi_i(1)`, ``phi`` = :math:`\Phi_i(n_i)`), and so does the summary.
 
     Parameters
     ----------
@@ -211,11 +235,11 @@ def optimize_minimax(
     Returns
     -------
     Tuning
-        ``phi_1``/``phi``/… are those of the binding (worst) problem; ``per_problem`` lists
-        ``label``, ``cutoff``, ``fun`` (its raw Φ(1) or Eρ²(1), what the optimiser maximised, as
-        :attr:`Tuning.fun`), ``phi`` (or ``erho2`` for that objective: the coefficient at its
-        ``n_topics`` by the G-study convention, negative components set to 0, as
-        :attr:`Tuning.phi` — equal to it for the binding problem) and ``n_topics`` for each.
+        ``phi_1``/``phi``/… are those of the binding problem (the worst Φ(1), or Eρ²(1));
+        ``per_problem`` lists ``label``, ``cutoff``, ``fun`` (its raw Φ(1) or Eρ²(1), what the
+        optimiser maximised, as :attr:`Tuning.fun`), ``phi`` (or ``erho2`` for that objective: the
+        coefficient at its own ``n_topics`` by the G-study convention, negative components set to
+        0, as :attr:`Tuning.phi` — equal to it for the binding problem) and ``n_topics`` for each.
         ``discount`` has ``max(cutoffs)`` entries (for ``what="gain"`` the fixed discount at that
         cut-off, normalised) and ``cutoff`` is ``max(cutoffs)`` (the default of ``Tuning.ndcg``;
         pass ``cutoff=`` for the others). The binding problem is
@@ -224,7 +248,13 @@ def optimize_minimax(
 
     Notes
     -----
-    Epigraph form :math:`\max t` s.t. :math:`f_i(x) \ge t` with SLSQP (module docstring).
+    Epigraph form :math:`\max t` s.t. :math:`f_i(x) \ge t` with SLSQP (module docstring), the
+    :math:`f_i` the raw Φ(1) (Eρ²(1)) of each problem.
+
+    References
+    ----------
+    E. Kanoulas and J. A. Aslam (2009). Empirical justification of the gain and discount function
+    for nDCG. CIKM 2009.
     """
     _check_common(starts, agree_tol, seed)
     problems, names, layout = minimax_problems(

@@ -289,3 +289,25 @@ def test_minimax_grade_errors_name_the_collection_with_plain_numbers(j):
     # a named gain family applies to any grades: no error
     u = optimize.optimize_minimax([j, j013], what="discount", cutoffs=[5], gain="linear", starts=1)
     assert [p["label"] for p in u.per_problem] == ["collection-1@5", "collection-2@5"]
+
+
+# ------------------------------------------------- minimax: what is maximised with different topic counts
+def test_minimax_maximises_the_worst_phi1_and_reports_phi_at_each_own_topic_count(j):
+    big, small = j.subset(topics=list(range(40))), j.subset(topics=list(range(40, 50)))
+    u = optimize.optimize_minimax([big, small], what="discount", cutoffs=[10, 20], gain="linear",
+                                  labels=["big", "small"], starts=1)
+    by = {p["label"]: p for p in u.per_problem}
+    # the binding problem is the worst Φ(1) (= worst ρ), not the worst Φ at each collection's own size
+    assert u.binding_label == min(by, key=lambda k: by[k]["fun"]) == "big@10"
+    assert min(by, key=lambda k: by[k]["phi"]) == "small@10"
+    for p in u.per_problem:  # fun = Φ_i(1), phi = Φ_i(n_i), both from the problem's own G-study
+        g = u.evaluate(big if p["label"].startswith("big") else small, cutoff=p["cutoff"])
+        assert p["fun"] == pytest.approx(g.phi(1), abs=1e-12) and p["phi"] == pytest.approx(g.phi(p["n_topics"]),
+                                                                                              abs=1e-12)
+        assert p["n_topics"] == (40 if p["label"].startswith("big") else 10)
+    text = str(u)
+    assert "binding problem big@10, 104 systems x 40 topics" in text
+    assert "maximised the worst Φ(1) of 4 problems [Φ at each problem's own number of topics]:" in text
+    assert f"small@10: {by['small@10']['fun']:.4f} [Φ(10) = {by['small@10']['phi']:.4f}]" in text
+    # the docstring says so
+    assert "**not** the worst :math:`\\Phi_i(n_i)`" in optimize.optimize_minimax.__doc__

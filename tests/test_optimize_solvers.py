@@ -330,7 +330,8 @@ def test_cross_validate_row_matches_an_independent_computation(trec9):
 
 
 # ------------------------------------------------------------------ documentation of the front ends
-@pytest.mark.parametrize("name", ["optimize_discount", "optimize_gain", "optimize_joint", "cross_validate"])
+@pytest.mark.parametrize("name", ["optimize_discount", "optimize_gain", "optimize_joint", "optimize_minimax",
+                                  "cross_validate"])
 def test_front_ends_give_the_formula_and_the_paper(name):
     # before: optimize_gain had no formula; optimize_gain, optimize_joint, optimize_minimax and cross_validate
     # did not cite Kanoulas & Aslam 2009
