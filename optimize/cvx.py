@@ -52,7 +52,7 @@ from numpy.typing import NDArray
 from ._threads import single_threaded_blas
 from .objective import Problem
 from .result import SolverRun
-from .slsqp import project
+from .slsqp import make_feasible
 
 __all__ = ["solve_cvx", "model_terms"]
 
@@ -129,7 +129,7 @@ def solve_cvx(
     import cvxpy as cp
 
     t0 = time.perf_counter()
-    x = project(problem, x0)
+    x = make_feasible(problem, x0)
     n = problem.n
     A_eq, b_eq, A_in = problem.linear_constraints()
     delta = cp.Variable(n)
@@ -168,7 +168,7 @@ def solve_cvx(
             message = f"QP status {qp.status}"
             break
         step = np.asarray(delta.value)
-        x_new = project(problem, x + step)
+        x_new = make_feasible(problem, x + step)
         f_new = problem.value(x_new)
         nfev += 1
         if np.isfinite(f_new) and f_new >= f:

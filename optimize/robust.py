@@ -46,7 +46,7 @@ from ._threads import single_threaded_blas
 from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
 from .result import SolverRun, Tuning, _fmt_grades, gstudy_ratios
-from .slsqp import project
+from .slsqp import make_feasible
 from .tune import _check_common, gain_family_of, make_tuning, report_failure
 
 __all__ = ["optimize_minimax", "minimax_problems"]
@@ -161,7 +161,7 @@ def _solve_epigraph(problems, layout, x0, maxiter=1000, ftol=1e-12) -> SolverRun
     ]
     if A_in.shape[0]:
         cons.append({"type": "ineq", "fun": lambda z: A_in_z @ z, "jac": lambda z: A_in_z})
-    x0 = project(layout, x0)
+    x0 = make_feasible(layout, x0)
     z0 = np.r_[x0, evals(np.r_[x0, 0.0])[0].min()]
     obj_grad = np.r_[np.zeros(n), -1.0]
     with warnings.catch_warnings(), single_threaded_blas():
@@ -169,7 +169,7 @@ def _solve_epigraph(problems, layout, x0, maxiter=1000, ftol=1e-12) -> SolverRun
         res = minimize(lambda z: (-z[n], obj_grad), z0, jac=True, method="SLSQP",
                        bounds=[(0.0, 1.0)] * n + [(None, None)], constraints=cons,
                        options={"maxiter": maxiter, "ftol": ftol})
-    x = project(layout, res.x[:n])
+    x = make_feasible(layout, res.x[:n])
     vals = np.array([p.value(x[ix]) for p, ix in zip(problems, idxs)])
     ok = bool(res.success) and np.all(np.isfinite(vals)) and layout.violation(x) <= 1e-9
     run = SolverRun(x=x, fun=float(vals.min()), success=ok, message=str(res.message), nit=int(res.nit),

@@ -30,11 +30,12 @@ from .parametrize import Parametrization
 from ._threads import single_threaded_blas
 from .result import SolverRun
 
-__all__ = ["solve_slsqp", "solve_lbfgsb", "project", "FORMULATIONS"]
+__all__ = ["solve_slsqp", "solve_lbfgsb", "make_feasible", "FORMULATIONS"]
 
 
-def project(problem: Problem, x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The feasible point nearest in spirit to ``x``: clip at 0, enforce monotonicity, sum 1 per block."""
+def make_feasible(problem: Problem, x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A feasible point close to ``x`` (a repair, not a Euclidean projection): clip at 0, make each
+    monotone block monotone by a running min (discount) or max (gains), rescale each block to sum 1."""
     x = np.maximum(np.asarray(x, dtype=np.float64), 0.0)
     for b in problem.blocks:
         v = x[b.slice]
@@ -46,7 +47,7 @@ def project(problem: Problem, x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _finish(problem: Problem, x_raw, res, solver: str, t0: float, nfev: int, njev: int) -> SolverRun:
-    x = project(problem, x_raw)
+    x = make_feasible(problem, x_raw)
     f = problem.value(x)
     ok = bool(res.success) and np.isfinite(f)
     msg = str(res.message)
@@ -171,7 +172,7 @@ def solve_slsqp(
     counter = {"f": 0, "g": 0}
     b_in = np.zeros(A_in.shape[0])
     if formulation == "anchored":
-        xp = project(problem, x0)
+        xp = make_feasible(problem, x0)
         base, free, A_eq, b_eq, A_in, b_in, bounds = _anchored(problem, xp, A_eq, b_eq, A_in)
         if free.size == 0:  # every block is a single anchored variable: nothing to optimise
             res = OptimizeResult(x=np.zeros(0), success=True, nit=0,
@@ -192,10 +193,10 @@ def solve_slsqp(
         par = Parametrization(problem)
         T = np.column_stack([par.to_x(e) for e in np.eye(problem.n)])
         A_eq, A_in = A_eq @ T, np.zeros((0, problem.n))
-        to_x, pull, z0 = par.to_x, par.pullback, par.to_z(project(problem, x0))
+        to_x, pull, z0 = par.to_x, par.pullback, par.to_z(make_feasible(problem, x0))
         bounds = [(0.0, None)] * problem.n
     else:
-        to_x, pull, z0 = (lambda z: z), (lambda g: g), project(problem, x0)
+        to_x, pull, z0 = (lambda z: z), (lambda g: g), make_feasible(problem, x0)
         bounds = [(0.0, 1.0)] * problem.n if formulation == "paper" else _reduced_bounds(problem)
 
     last: dict = {}
@@ -252,7 +253,7 @@ def solve_lbfgsb(
     """
     t0 = time.perf_counter()
     par = Parametrization(problem)
-    z0 = par.to_z(project(problem, x0))
+    z0 = par.to_z(make_feasible(problem, x0))
     counter = {"f": 0}
 
     def fun(z):
@@ -274,7 +275,7 @@ def solve_lbfgsb(
         f_new = -float(res.fun)
         # the objective is scale-free: re-normalise and restart with a fresh curvature model until
         # a restart no longer improves (L-BFGS-B's stopping tests can fire early on a flat ridge)
-        z0 = par.to_z(project(problem, par.to_x(res.x)))
+        z0 = par.to_z(make_feasible(problem, par.to_x(res.x)))
         improved = f_new - best_f > 1e-13 * max(1.0, abs(f_new))
         if best_res is None or (f_new >= best_f and (res.success or not best_res.success)):
             best_res = res

@@ -188,10 +188,10 @@ def test_slsqp_formulations_reach_the_same_optimum(trec9, what, k, monotone):
 def test_anchored_formulation_holds_the_top_value_and_rescales(trec9):
     # the anchor (top-rank discount, top-grade gain) is fixed at its projected start value during
     # the solve; the reported x sums to 1 per block, and the start's scale does not matter
-    from optimize.slsqp import _anchored, project
+    from optimize.slsqp import _anchored, make_feasible
 
     p = Problem(trec9, 12, "joint", gain=[0, 1, 2])
-    x0 = project(p, p.normalise(np.r_[np.linspace(2, 1, 12), 1.0, 3.0]))
+    x0 = make_feasible(p, p.normalise(np.r_[np.linspace(2, 1, 12), 1.0, 3.0]))
     A_eq, b_eq, A_in = p.linear_constraints()
     base, free, A_eq2, _, A_in2, b_in2, bounds = _anchored(p, x0, A_eq, b_eq, A_in)
     assert set(range(p.n)) - set(free.tolist()) == {0, 13}  # d_1 and the grade-2 gain
