@@ -47,8 +47,11 @@ def _check_coefficient(coefficient: str) -> str:
 
 
 def _check_n(n_topics: ArrayLike) -> NDArray[np.float64]:
-    n = np.asarray(n_topics, dtype=np.float64)
-    if n.size == 0 or not np.all(np.isfinite(n)) or np.any(n <= 0):
+    try:
+        n = np.asarray(n_topics, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"`n_topics` must be positive and finite; got {n_topics!r}.") from None
+    if isinstance(n_topics, bool) or n.size == 0 or not np.all(np.isfinite(n)) or np.any(n <= 0):
         raise ValueError(f"`n_topics` must be positive and finite; got {n_topics!r}.")
     return n
 

@@ -21,6 +21,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import gtheory
+from gtheory.gstudy import _check_n  # the n_topics rule of GStudy.phi/erho2
 import metrics
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning"]
@@ -261,12 +262,12 @@ class Tuning:
 
     def phi_at(self, n_topics: float) -> float:
         """Φ(n) of the tuned nDCG: :func:`gtheory.project` of :attr:`phi_ratio`, as :meth:`gtheory.GStudy.phi`."""
-        return float(gtheory.project(self.phi_ratio, n_topics))
+        return float(gtheory.project(self.phi_ratio, _check_n(n_topics)))
 
     def erho2_at(self, n_topics: float) -> float:
         """Eρ²(n) of the tuned nDCG: :func:`gtheory.project` of :attr:`erho2_ratio`, as
         :meth:`gtheory.GStudy.erho2`."""
-        return float(gtheory.project(self.erho2_ratio, n_topics))
+        return float(gtheory.project(self.erho2_ratio, _check_n(n_topics)))
 
     def topics_needed(self, target: float = 0.95, coefficient: str = "phi") -> int | float:
         """Smallest number of topics for which Φ (or Eρ²) of the tuned nDCG reaches ``target``.

@@ -199,7 +199,8 @@ def _check_common(starts: int, agree_tol: float, seed: int | None = None) -> Non
     check_seed(seed)
     if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
         raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
-    if not (isinstance(agree_tol, (int, float)) and agree_tol >= 0):
+    if isinstance(agree_tol, bool) or not isinstance(agree_tol, (int, float, np.integer, np.floating)) \
+            or not (np.isfinite(agree_tol) and agree_tol >= 0):
         raise ValueError(f"`agree_tol` must be a non-negative number; got {agree_tol!r}.")
 
 

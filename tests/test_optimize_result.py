@@ -315,3 +315,28 @@ def test_from_json_accepts_what_the_package_writes(j, t10, tmp_path):
     assert optimize.Tuning.from_json(Path(tmp_path / "t.json")).to_json() == t10.to_json()
     with pytest.raises(TypeError, match=r"`text_or_path` must be JSON text or a file path; got dict\."):
         optimize.Tuning.from_json(t10.to_dict())
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "x", True])
+def test_phi_at_and_erho2_at_check_n_topics_like_gstudy(bad):
+    # the rule of GStudy.phi / erho2: a clear ValueError, not NumPy's conversion error or a silent NaN
+    import metrics
+    import optimize
+
+    t = optimize.optimize_discount(metrics.load_trec9(), [0, 1, 2], 5, starts=1)
+    for fn in (t.phi_at, t.erho2_at, t.gstudy.phi):
+        with pytest.raises(ValueError, match="`n_topics` must be positive and finite"):
+            fn(bad)
+    assert t.phi_at(50) == pytest.approx(t.gstudy.phi(50), abs=1e-12)
+
+
+def test_agree_tol_accepts_numpy_numbers_and_refuses_non_finite():
+    import metrics
+    import optimize
+
+    j = metrics.load_trec9()
+    t = optimize.optimize_discount(j, [0, 1, 2], 5, starts=1, agree_tol=np.float32(1e-6))
+    assert t.agree_tol == pytest.approx(1e-6)
+    for bad in (True, float("inf"), float("nan"), -1.0, "1e-6"):
+        with pytest.raises(ValueError, match="`agree_tol` must be a non-negative number"):
+            optimize.optimize_discount(j, [0, 1, 2], 5, starts=1, agree_tol=bad)
