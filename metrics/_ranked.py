@@ -5,7 +5,7 @@ Conventions, all those of trec_eval (``form_res_rels.c``):
 
 * a document is *relevant* when its grade is ≥ ``relevance_level`` (trec_eval ``-l``, default 1);
 * *judged non-relevant* means a grade in ``[0, relevance_level)``;
-* a *negative* grade marks a pooled-but-unjudged document: it is neither relevant nor judged non-relevant, it is not
+* a grade ≤ -1 (negative after trec_eval's truncation) marks a pooled-but-unjudged document: it is neither relevant nor judged non-relevant, it is not
   counted in R or N, and the condensed list drops it together with the documents absent from the qrels;
 * R and N (:meth:`JudgedRuns.n_relevant`, :meth:`JudgedRuns.n_nonrelevant`) are counted over the qrels, not over
   the ranked list.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._grades import pooled_unjudged
 from .judged import ABSENT, UNJUDGED, JudgedRuns
 
 __all__: list[str] = []
@@ -51,7 +52,7 @@ def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:
     """The lists a measure is computed on: ``judged`` itself, or its condensed lists when ``judged_only``.
 
     The condensed list (:meth:`JudgedRuns.condensed`; Sakai 2007; trec_eval ``-J``) keeps only judged documents, in
-    their order; documents with a negative grade (pooled-but-unjudged in trec_eval) are dropped as well.
+    their order; documents with a grade ≤ -1 (pooled-but-unjudged in trec_eval) are dropped as well.
     """
     check_judged(judged)
     if not isinstance(judged_only, (bool, np.bool_)):
@@ -67,8 +68,9 @@ def relevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
 
 
 def nonrelevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
-    """(n_levels,) bool: the judged non-relevant levels, grades in ``[0, relevance_level)``."""
-    return (judged.levels >= 0) & (judged.levels < relevance_level)
+    """(n_levels,) bool: the judged non-relevant levels, grades below ``relevance_level`` that are not
+    pooled-but-unjudged (:func:`metrics.judged.pooled_unjudged`: grades ≤ -1)."""
+    return ~pooled_unjudged(judged.levels) & (judged.levels < relevance_level)
 
 
 def level_mask(judged: JudgedRuns, per_level: np.ndarray, *, unjudged: bool = False, absent: bool = False) -> np.ndarray:

@@ -22,7 +22,7 @@ practical definition: a judged non-relevant document that was not retrieved coun
 document. RankEff therefore equals bpref_N (Sakai & Kando 2008, §2). All are 0 when :math:`R = 0`; when
 :math:`N = 0` no preference can be violated and each retrieved relevant document contributes 1.
 
-Judged non-relevant means a grade in :math:`[0, \\ell)`; negative grades (pooled-but-unjudged in trec_eval) count
+Judged non-relevant means a grade in :math:`(-1, \\ell)`; grades ≤ -1 (pooled-but-unjudged in trec_eval) count
 neither in :math:`n(r)` nor in :math:`N`, as in trec_eval ``m_bpref.c``.
 
 References: Buckley & Voorhees (2004), "Retrieval evaluation with incomplete information", SIGIR; Ahlgren &

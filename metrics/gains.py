@@ -7,7 +7,7 @@ A gain is given per *grade* and turned into a per-level vector aligned with ``Ju
 * ``"exponential"`` (``"exponential(base=b)"``): :math:`g(x) = b^x - 1` for :math:`x > 0`, default :math:`b = 2`,
 * ``"binary"`` (``"binary(level=l)"``): :math:`g(x) = 1` if :math:`x \\ge l` (default 1) else 0.
 
-Negative grades have gain 0 whatever the specification (they are pooled-but-unjudged); grades :math:`\\le 0` have
+Grades ≤ -1 have gain 0 whatever the specification (they are pooled-but-unjudged); grades :math:`\\le 0` have
 gain 0 in every family (grade 0: judged non-relevant; negative grades: pooled but
 unjudged in trec_eval, so ``judged_only`` lists drop them). Real-valued grades are used as they are (no truncation).
 """
@@ -19,6 +19,7 @@ from typing import Union
 import numpy as np
 
 from ._families import parse_family
+from ._grades import pooled_unjudged
 
 __all__ = ["GainSpec", "gain_vector", "GAIN_FAMILIES"]
 
@@ -88,5 +89,5 @@ def gain_vector(gain: GainSpec, levels: np.ndarray) -> np.ndarray:
         g = np.where(levels >= 0, vec[np.clip(levels, 0, None).astype(np.int64)], 0.0)
     if not np.all(np.isfinite(g)):
         raise ValueError(f"gains must be finite; got {g.tolist()}")
-    # negative grades are pooled-but-unjudged (trec_eval): they carry no gain, whatever the specification says
-    return np.where(levels < 0, 0.0, g)
+    # grades <= -1 are pooled-but-unjudged (trec_eval): they carry no gain, whatever the specification says
+    return np.where(pooled_unjudged(levels), 0.0, g)

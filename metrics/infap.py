@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._ranked import as_frame, at_relevant, cell_sum, check_relevance_level, evaluated_list, level_mask, nonrelevant_levels, relevant_levels, safe_divide
+from ._grades import pooled_unjudged
 from .judged import JudgedRuns
 
 __all__ = ["inferred_ap", "INFAP_EPSILON"]
@@ -67,7 +68,7 @@ def inferred_ap(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: 
     v = evaluated_list(judged, judged_only)
     rel = level_mask(v, relevant_levels(v, rl))
     nonrel = level_mask(v, nonrelevant_levels(v, rl))
-    pooled = level_mask(v, v.levels < 0)
+    pooled = level_mask(v, pooled_unjudged(v.levels))
     cell, r, (count, b, u) = at_relevant(rel, rel, nonrel, pooled)
     a = count - 1.0  # relevant above; b judged non-relevant above; u pooled-but-unjudged above
     j = r.astype(np.float64)

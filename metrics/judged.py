@@ -25,6 +25,7 @@ from typing import Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from ._grades import pooled_unjudged
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _parse_fields, _read_text, _run_name, _topic_codes, check_read_options, natural_topic_order, read_qrels
 
 __all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
@@ -36,6 +37,7 @@ ABSENT: int = -2
 
 Missing = Literal["zero", "exclude"]
 _FORMAT_VERSION = 1
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,11 +119,11 @@ class JudgedRuns:
         return self.level_counts[:, self.levels >= relevance_level].sum(axis=1)
 
     def n_nonrelevant(self, relevance_level: float = 1) -> np.ndarray:
-        """N per topic: judged documents with 0 ≤ grade < ``relevance_level`` (trec_eval's ``num_nonrel``).
+        """N per topic: judged documents with grade < ``relevance_level`` (trec_eval's ``num_nonrel``).
 
-        Negative grades are pooled-but-unjudged in trec_eval and are not counted.
+        Grades ≤ -1 are pooled-but-unjudged in trec_eval (:func:`pooled_unjudged`) and are not counted.
         """
-        return self.level_counts[:, (self.levels >= 0) & (self.levels < relevance_level)].sum(axis=1)
+        return self.level_counts[:, ~pooled_unjudged(self.levels) & (self.levels < relevance_level)].sum(axis=1)
 
     @property
     def retrieved(self) -> np.ndarray:
@@ -146,14 +148,14 @@ class JudgedRuns:
     def condensed(self) -> "JudgedRuns":
         """The condensed lists (Sakai 2007): unjudged documents removed, the rest moved up (trec_eval ``-J``).
 
-        Documents with a negative grade are *pooled but unjudged* in trec_eval (``form_res_rels.c``) and ``-J``
+        Documents with a grade ≤ -1 are *pooled but unjudged* in trec_eval (``form_res_rels.c``) and ``-J``
         drops them too; so does this. Cached: repeated calls return the same object.
         """
         cached = self.__dict__.get("_condensed")
         if cached is not None:
             return cached
         table = np.zeros(self.levels.size + 2, dtype=bool)
-        table[: self.levels.size] = self.levels < 0
+        table[: self.levels.size] = pooled_unjudged(self.levels)
         table[UNJUDGED] = True
         drop = table[self.grades]
         if not drop.any():

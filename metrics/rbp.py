@@ -27,6 +27,7 @@ import pandas as pd
 
 from ._ranked import as_frame, check_cutoff, evaluated_list, level_mask, list_length
 from .gains import GainSpec, gain_vector
+from ._grades import pooled_unjudged
 from .judged import JudgedRuns
 
 __all__ = ["rbp", "rbp_residual"]
@@ -118,7 +119,7 @@ def rbp_residual(
     p = _check_p(p)
     k = check_cutoff(cutoff)
     v = evaluated_list(judged, judged_only)
-    unj = level_mask(v, v.levels < 0, unjudged=True)
+    unj = level_mask(v, pooled_unjudged(v.levels), unjudged=True)
     if k is not None and k < v.depth:
         unj = unj[..., :k]
     disc = np.power(p, np.arange(unj.shape[-1], dtype=np.float64))

@@ -16,8 +16,9 @@ reproduces that exactly. The stored ``score`` keeps full double precision. ``tie
 ``ties="rank"`` ranks by the rank column instead of the score (ties again in file order).
 
 Grades: any finite real number. trec_eval truncates grades to integers (``atol``); we keep the real value.
-Negative grades are kept: trec_eval treats them as *pooled but unjudged* — not relevant, not counted in N, dropped
-from condensed (``-J``) lists, unjudged for ``infAP``.
+Negative grades are kept: trec_eval treats grades that truncate to a negative integer (≤ -1) as *pooled but
+unjudged* — not relevant, not counted in N, dropped from condensed (``-J``) lists, unjudged for ``infAP`` — and a
+grade in (-1, 0) as judged non-relevant; so do we (:func:`metrics.judged.pooled_unjudged`).
 """
 from __future__ import annotations
 

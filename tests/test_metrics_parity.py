@@ -120,3 +120,30 @@ def test_parity_with_negative_grades(dl19, dl19_pooled, judged_only):
     assert max(deltas.values()) <= TOL, deltas
     # the variant does change infAP (so the pooled-but-unjudged branch is exercised)
     assert not np.allclose(evaluate(j, "infAP").to_numpy(), evaluate(dl19.judged, "infAP").to_numpy())
+
+
+@pytest.fixture(scope="module")
+def dl19_fractional(dl19, tmp_path_factory):
+    """DL 2019 with grades -1 (every 4th judgment) and -0.5 (every 7th): trec_eval reads grades with
+    ``atol``, so -0.5 truncates to 0 (judged non-relevant) while -1 is pooled-but-unjudged. The
+    reference qrels are the truncated integers (what trec_eval sees; pytrec_eval.parse_qrel refuses
+    "-0.5")."""
+    out, trec_qrels = [], {}
+    for i, line in enumerate(dl19.qrels.read_text().splitlines()):
+        q, it, d, g = line.split()
+        g = "-1" if i % 4 == 1 else ("-0.5" if i % 7 == 3 else g)
+        out.append(f"{q} {it} {d} {g}")
+        trec_qrels.setdefault(q, {})[d] = int(float(g))  # C atol: truncation towards 0
+    path = tmp_path_factory.mktemp("qrels") / "qrels.fractional.txt"
+    path.write_text("\n".join(out) + "\n")
+    return metrics.judge(list(dl19.runs), path), trec_qrels
+
+
+@pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
+def test_parity_with_grades_between_minus_one_and_zero(dl19, dl19_fractional, judged_only):
+    """A grade in (-1, 0) is judged non-relevant in trec_eval (in N, kept by -J), unlike a grade <= -1."""
+    j, trec_qrels = dl19_fractional
+    assert -0.5 in j.levels.tolist() and -1.0 in j.levels.tolist()
+    ref = reference(trec_qrels, dl19.trec_runs, BINARY + ("ndcg", "ndcg_cut_10", "ndcg_cut_20"), judged_only=judged_only)
+    deltas = max_deltas(j, ref, judged_only=judged_only)
+    assert max(deltas.values()) <= TOL, deltas
