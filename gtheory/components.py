@@ -124,12 +124,14 @@ def phi_from_components(
     Φ(n) is an increasing function of the ratio :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})`
     for every :math:`n>0` (:math:`\Phi(n) = nr/(1+nr)`), so a maximiser of Φ does not depend on
     :math:`n`: optimise at :math:`n=1` and project afterwards. Returns NaN where all components
-    are 0 (0/0). References: Brennan (2001) ch. 4; Kanoulas & Aslam (CIKM 2009) §2.
+    are 0 (0/0). Negative estimates (the unclipped output of :func:`variance_components`) are
+    taken as 0 first (Brennan 2001, §3.4), as :class:`GStudy` does, so the result is in [0, 1].
+    References: Brennan (2001) ch. 4; Kanoulas & Aslam (CIKM 2009) §2.
     """
-    vs = np.asarray(var_system, dtype=np.float64)
+    vs, vt, vr = (_nonneg(v) for v in (var_system, var_topic, var_residual))
     n = np.asarray(n_topics, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return vs / (vs + (np.asarray(var_topic) + np.asarray(var_residual)) / n)
+        return vs / (vs + (vt + vr) / n)
 
 
 def erho2_from_components(
@@ -139,13 +141,20 @@ def erho2_from_components(
 
     .. math:: E\rho^2(n) = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_{st}/n}
 
-    An increasing function of :math:`\sigma^2_s/\sigma^2_{st}` for every :math:`n>0`.
+    An increasing function of :math:`\sigma^2_s/\sigma^2_{st}` for every :math:`n>0`. Negative
+    estimates are taken as 0 first, as in :func:`phi_from_components`.
     References: Brennan (2001) ch. 4; Kanoulas & Aslam (CIKM 2009) §2.
     """
-    vs = np.asarray(var_system, dtype=np.float64)
+    vs, vr = _nonneg(var_system), _nonneg(var_residual)
     n = np.asarray(n_topics, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return vs / (vs + np.asarray(var_residual) / n)
+        return vs / (vs + vr / n)
+
+
+def _nonneg(v: ArrayLike) -> NDArray[np.float64]:
+    """A variance estimate with negative values set to 0 (NaN kept)."""
+    v = np.asarray(v, dtype=np.float64)
+    return np.where(v < 0, 0.0, v)
 
 
 def stability_ratio(scores: ArrayLike, coefficient: str = "phi") -> NDArray[np.float64]:

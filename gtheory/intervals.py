@@ -132,7 +132,9 @@ def project(ratio: float | ArrayLike, n_topics: ArrayLike) -> NDArray[np.float64
     -------
     ndarray
         :math:`nr/(1+nr)`, of the broadcast shape (0-d for scalars; ``float(...)`` for a number):
-        1 where ``ratio`` is ``inf``, NaN where it is NaN, 0 where it is 0. The inputs are not
+        1 where ``ratio`` is ``inf``, NaN where it is NaN, 0 where it is 0 or negative (a negative
+        ratio means a negative estimate of :math:`\sigma^2_s`, taken as 0 — Brennan's convention,
+        as :meth:`GStudy.phi`; :func:`stability_ratio` returns such raw ratios). The inputs are not
         checked (callers such as :meth:`GStudy.phi` check ``n_topics``).
 
     Notes
@@ -168,9 +170,11 @@ def project(ratio: float | ArrayLike, n_topics: ArrayLike) -> NDArray[np.float64
     1.0
     """
     r = np.asarray(ratio, dtype=np.float64)
+    # a negative ratio comes from a negative estimate of σ²_s: set to 0 (Brennan 2001, §3.4), Φ = 0
+    r = np.where(r < 0, 0.0, r)
     n = np.asarray(n_topics, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        return np.where(np.isinf(r), 1.0, n * r / (1.0 + n * r))
+        return np.where(np.isposinf(r), 1.0, n * r / (1.0 + n * r))
 
 
 def topics_for_ratio(ratio: float, target: float) -> float:

@@ -72,3 +72,29 @@ def test_clip_and_shape_errors():
     assert variance_components(X, clip=True).system == 0.0
     with pytest.raises(ValueError, match=r"at least 2 systems and 2 topics; got shape \(1, 5\)"):
         variance_components(np.ones((1, 5)))
+
+
+def test_coefficient_helpers_take_negative_estimates_as_zero():
+    # the unclipped output of variance_components fed to the helpers (as benchmarks/bench_gstudy.py
+    # does) used to give Φ(100) = 3.3, Eρ²(40) = 24.9 and project(...) = -2.5 on this matrix
+    import warnings
+
+    import gtheory
+
+    r = np.random.default_rng(1)
+    X = r.normal(0, 0.4, (1, 9)) + r.normal(0, 0.3, (12, 9))
+    vc = gtheory.variance_components(X)
+    assert vc.system < 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        g = gtheory.gstudy(X)
+    assert g.phi(100) == 0.0
+    assert gtheory.phi_from_components(vc.system, vc.topic, vc.residual, 100) == 0.0
+    assert gtheory.erho2_from_components(vc.system, vc.residual, 40) == 0.0
+    assert float(gtheory.project(gtheory.stability_ratio(X), 50)) == 0.0
+    assert float(gtheory.project(-np.inf, 3)) == 0.0 and np.isnan(gtheory.project(np.nan, 3))
+    # a negative σ²_t or σ²_st is taken as 0 too, as GStudy does
+    assert gtheory.phi_from_components(1.0, -0.5, 1.0, 1) == pytest.approx(0.5)
+    assert gtheory.erho2_from_components(1.0, -0.5, 1) == 1.0
+    # positive estimates unchanged
+    assert gtheory.phi_from_components(1.0, 0.5, 1.5, 2) == pytest.approx(1.0 / (1.0 + 2.0 / 2))
