@@ -54,9 +54,10 @@ class JudgedRuns:
         ``qrels_level[qrels_offsets[t]:qrels_offsets[t + 1]]``.
     systems, topics : labels.
     n_retrieved : int32 array (n_systems, n_topics): documents the run returned for the topic (after ``depth``).
-    missing : ``"zero"`` — a topic a run does not return scores 0, like ``trec_eval -c`` (default); ``"exclude"`` —
+    missing : ``"zero"`` — a topic a run does not return scores 0 (RBP's residual 1), like ``trec_eval -c`` (default); ``"exclude"`` —
         measures give NaN for it.
-    report : what was ignored or noticed while building (topics without judgments, missing topics, truncation).
+    report : what was ignored or noticed while building: qrels topics missing from runs, run topics not in the qrels,
+        ``topics_without_relevant`` (qrels topics with no document of grade > 0), rows beyond the depth, duplicates.
     """
 
     grades: np.ndarray
@@ -425,7 +426,8 @@ def judge(
     depth : ranks kept per topic (trec_eval's ``-M``; default 1000). The tensor's depth is the smaller of this and
         the deepest ranked list.
     missing : policy for a qrels topic that a run does not return: ``"zero"`` (default) scores it 0 in every measure,
-        as ``trec_eval -c`` does; ``"exclude"`` makes measures give NaN for it.
+        as ``trec_eval -c`` does (RBP's residual is then 1: the whole weight is unexamined); ``"exclude"`` makes
+        measures give NaN for it.
     topics : evaluate only these qrels topics (default: every topic in the qrels, in natural order).
 
     Returns

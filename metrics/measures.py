@@ -9,7 +9,7 @@ Grammar (``[]`` optional, ``{}`` repeated)::
 Examples: ``AP``, ``P@10``, ``Rprec``, ``Bpref``, ``infAP``, ``nDCG@20``, ``RBP(p=0.8)``, ``RBP(p=0.95,rel=2)``,
 ``Q(beta=1)``, ``RankEff``, ``bpref10``, ``AP'`` (the prime, also ``′``, means ``judged_only=True``: AP′ of Sakai
 2007). trec_eval names are accepted as aliases (``map``, ``P_10``, ``ndcg_cut_20``, ``map_cut_100``, ``bpref``,
-``ndcg``, ``Rndcg``…). The canonical string, as in ir_measures, is the name, the parameters sorted by key, and the
+``ndcg``…). The canonical string, as in ir_measures, is the name, the parameters sorted by key, and the
 cut-off: ``str(parse_measure("RBP(rel=2, p=.8)")) == "RBP(p=0.8,rel=2)"``.
 
 The vocabulary — each measure's parameters and whether it takes a cut-off — is :data:`MEASURE_SPECS`; the functions
