@@ -199,3 +199,43 @@ def test_evaluate_json_excluded_topic_is_null(tmp_path, capsys):
             assert {(r["system"], r["topic"]): r["score"] for r in records}[("b", "2")] is None
         else:
             assert next(r for r in records if r["system"] == "b")["2"] is None
+
+
+# --- output paths are checked before any computation (check_output_path) ---------------------------------------
+
+def test_check_output_path_messages_name_the_option_and_directory(tmp_path, monkeypatch):
+    from experiments.cli import UsageError
+    from experiments.cli._common import check_output_path
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match=r"^--out nodir/x\.csv: directory 'nodir' does not exist\.$"):
+        check_output_path("nodir/x.csv", "--out")
+    with pytest.raises(UsageError, match=r"^--plot \.: is a directory"):
+        check_output_path(".", "--plot")
+    assert check_output_path("x.csv", "--out").name == "x.csv"  # a new file in the working directory
+    # an output directory may be created with its missing parents; an existing file is refused
+    assert check_output_path("a/b/c", "--out", directory=True).name == "c"
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(UsageError, match="--out f/g: 'f' is a file, not a directory"):
+        check_output_path("f/g", "--out", directory=True)
+    assert not (tmp_path / "nodir").exists() and not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["evaluate", "--measure", "AP", "--out", "nodir/x.csv"],
+    ["gstudy", "--measure", "AP", "--plot", "nodir/x.png"],
+    ["tune", "--cutoff", "5", "--out", "nodir/x.json"],
+])
+def test_output_path_refused_before_loading_the_data(argv, tmp_path, monkeypatch, capsys):
+    import experiments.cli._common as common
+
+    def boom(*a, **k):  # pragma: no cover - must not be reached
+        raise AssertionError("data loaded before the output path was checked")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(common.metrics, "load_trec9", boom)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    option = argv[-2]
+    assert err.strip().endswith(f"{option} {argv[-1]}: directory 'nodir' does not exist.")
+    assert len(err.strip().splitlines()) == 1

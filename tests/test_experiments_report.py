@@ -176,7 +176,7 @@ def test_report_out_is_a_file(tmp_path, capsys):
     f.write_text("x")
     rc = main(["report", "--quick", "--out", str(f), "--quiet"])
     err = capsys.readouterr().err
-    assert rc == 2 and "--out must be a directory" in err
+    assert rc == 2 and f"--out {f}: is a file, not a directory" in err
 
 
 def test_report_bad_format_is_argparse_usage_error(capsys):

@@ -58,7 +58,7 @@ def test_unwritable_out_fails_before_tuning(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(tune, "_tune", boom)
     assert main(["tune", "--cutoff", "5", "--out", str(tmp_path / "no-such-dir" / "t.json")]) == 2
     err = capsys.readouterr().err
-    assert "--out" in err and "no-such-dir does not exist" in err
+    assert "--out" in err and f"directory '{tmp_path / 'no-such-dir'}' does not exist" in err
     assert main(["tune", "--cutoff", "5", "--out", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
     ro = tmp_path / "ro"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,53 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if not Path(r).exists():
             raise UsageError(f"no such run file or directory: {r}")
     return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
+
+
+def check_output_path(path: str | Path, option: str, *, directory: bool = False) -> Path:
+    """Refuse, before any computation, an output path that cannot be written; return it as a :class:`Path`.
+
+    ``option`` is the CLI option that gave ``path`` (``"--out"``, ``"--plot"``); every message is one line
+    naming it and the path, e.g. ``--out nodir/x.csv: directory 'nodir' does not exist``. Nothing is created.
+
+    For a file (the default): ``path`` must not be a directory, an existing file must be writable, and
+    otherwise its parent directory must exist and be writable. With ``directory=True`` (an output directory
+    the subcommand creates, as ``report --out``): ``path`` must not be an existing file, and its nearest
+    existing ancestor must be a writable directory (the missing levels are created later).
+
+    Raises
+    ------
+    UsageError
+        When the path cannot be written.
+    """
+    p = Path(path)
+    where = f"{option} {path}"
+    if directory:
+        if p.exists() and not p.is_dir():
+            raise UsageError(f"{where}: is a file, not a directory.")
+        probe = p
+        while not probe.exists():
+            if probe.parent == probe:
+                break
+            probe = probe.parent
+        if probe.exists() and not probe.is_dir():
+            raise UsageError(f"{where}: '{probe}' is a file, not a directory.")
+        if not os.access(probe, os.W_OK | os.X_OK):
+            raise UsageError(f"{where}: directory '{probe}' is not writable.")
+        return p
+    if p.is_dir():
+        raise UsageError(f"{where}: is a directory; give a file name in it.")
+    if p.exists():
+        if not os.access(p, os.W_OK):
+            raise UsageError(f"{where}: the file is not writable.")
+        return p
+    parent = p.parent  # Path("x.csv").parent is Path(".")
+    if not parent.exists():
+        raise UsageError(f"{where}: directory '{parent}' does not exist.")
+    if not parent.is_dir():
+        raise UsageError(f"{where}: '{parent}' is not a directory.")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{where}: directory '{parent}' is not writable.")
+    return p
 
 
 def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None:

@@ -17,7 +17,7 @@ import pandas as pd
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, emit_json, load_judged
+from ._common import add_data_args, check_output_path, emit_json, load_judged
 
 _NDCG = re.compile(r"^nDCG(?:@(\d+))?$", re.IGNORECASE)
 
@@ -96,6 +96,8 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out:
+        check_output_path(args.out, "--out")
     judged = load_judged(args)
     gain, discount = parse_gain(args.gain), parse_discount(args.discount)
     frames = []

@@ -15,7 +15,7 @@ import warnings
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, check_shape, emit_json, load_judged
+from ._common import add_data_args, check_output_path, check_shape, emit_json, load_judged
 
 __all__ = ["register", "run"]
 
@@ -114,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     _check_fraction("drop-lowest", args.drop_lowest, closed_low=True)
     if args.n_topics is not None and any(not (n > 0 and math.isfinite(n)) for n in args.n_topics):
         raise UsageError(f"--n-topics must be positive numbers; got {args.n_topics}.")
+    if args.plot:
+        check_output_path(args.plot, "--plot")
     n_topics = None
     if args.n_topics is not None:
         n_topics = [int(n) if float(n).is_integer() else n for n in args.n_topics]

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import add_data_args, check_shape, emit_json, load_judged
+from ._common import add_data_args, check_output_path, check_shape, emit_json, load_judged
 from . import UsageError
 
 
@@ -61,9 +61,7 @@ def run(args: argparse.Namespace) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name} must be a positive integer; got {v}")
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out must be a directory; {out} is a file")
+    out = check_output_path(args.out, "--out", directory=True)  # created by write_report if missing
     t0 = time.perf_counter()
 
     def say(msg: str) -> None:

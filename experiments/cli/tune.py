@@ -8,14 +8,12 @@ Example::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import add_data_args, check_shape, emit_json, load_judged
+from ._common import add_data_args, check_output_path, check_shape, emit_json, load_judged
 from .evaluate import parse_gain
 
 __all__ = ["register", "run"]
@@ -59,23 +57,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def check_writable(path: str) -> None:
-    """Raise :class:`UsageError` unless ``path`` can be written (an existing writable file, or a new
-    file in an existing writable directory); nothing is created."""
-    p = Path(path)
-    if p.is_dir():
-        raise UsageError(f"--out {path} is a directory; give a file name such as {p / 'tuning.json'}.")
-    if p.exists():
-        if not os.access(p, os.W_OK):
-            raise UsageError(f"--out {path} is not writable.")
-        return
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"--out {path}: directory {parent} does not exist.")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--out {path}: directory {parent} is not writable.")
-
-
 def run(args: argparse.Namespace) -> int:
     import optimize
 
@@ -87,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be a non-negative integer; got {args.seed}.")
     gain = parse_gain(args.gain)
     if args.out:
-        check_writable(args.out)  # fail before minutes of tuning, not after
+        check_output_path(args.out, "--out")  # fail before minutes of tuning, not after
     judged = load_judged(args)
     check_shape(judged)
     if args.cutoff > judged.depth:
