@@ -61,3 +61,23 @@ def test_evaluate_wide_csv_equals_library(tmp_path, capsys):
     assert np.allclose(got.to_numpy(), want.to_numpy(), atol=1e-9)
     code, _, err = run_cli(["evaluate", "--measure", "nDCG@10", "--gain", "0", "x"], capsys)
     assert code == 2 and "--gain takes one family name or numbers per grade" in err
+
+
+def test_demo_on_three_runs_reports_unreachable_topics_needed_as_inf(tmp_path, capsys):
+    # 3 TREC-9 runs: σ²(system) is estimated negative (set to 0) for the linear and log2 discounts, so no number
+    # of topics reaches Φ = 0.95; demo used to crash with OverflowError on int(inf)
+    path = tmp_path / "three.npz"
+    j = metrics.load_trec9()
+    j.subset(systems=list(j.systems[:3])).save(path)
+    code, out, err = run_cli(["demo", "--judged", str(path), "--quiet", "--splits", "2"], capsys)
+    assert code == 0 and "Traceback" not in err
+    line = next(ln for ln in out.splitlines() if ln.startswith("linear discount"))
+    assert line.split()[-2] == "inf"
+    # the library's warnings come in the CLI's format, without a source line
+    assert err and all(ln.startswith("gtheory demo: warning: ") for ln in err.splitlines())
+    assert "negative estimate of σ²(system)" in err and "demo.py" not in err
+    code, out, err = run_cli(["demo", "--judged", str(path), "--json", "--splits", "2"], capsys)
+    assert code == 0
+    rows = {r["configuration"]: r for r in json.loads(out)["rows"]}
+    assert rows["linear discount"]["topics_needed"] == "inf"  # as `gtheory check --json` writes it
+    assert rows["zipf discount"]["topics_needed"] == 9819

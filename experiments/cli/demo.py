@@ -7,8 +7,10 @@ how many topics each configuration needs. ``gtheory report`` writes the full stu
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,38 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     judged = load_judged(args)
     check_shape(judged)
+    # warnings of the library (negative variance estimates, optimisers that did not converge) go to stderr in
+    # the CLI's format, once per message, after the work -- not as Python warnings with a source line
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = _study(args, judged, t0)
+    _warn(caught)
+    return code
+
+
+#: at most this many warnings of one kind are printed; the rest are counted
+_MAX_WARNINGS = 3
+
+
+def _warn(caught: list) -> None:
+    by_kind: dict[str, list[str]] = {}
+    for w in caught:
+        msgs = by_kind.setdefault(w.category.__name__, [])
+        if str(w.message) not in msgs:
+            msgs.append(str(w.message))
+    for msgs in by_kind.values():
+        for m in msgs[:_MAX_WARNINGS]:
+            print(f"gtheory demo: warning: {m}", file=sys.stderr)
+        if len(msgs) > _MAX_WARNINGS:
+            print(f"gtheory demo: warning: ... and {len(msgs) - _MAX_WARNINGS} more like these", file=sys.stderr)
+
+
+def _needed(n: float) -> str:
+    """Topics needed as printed: an integer, or "inf" when the target cannot be reached (Φ stays below it)."""
+    return "inf" if n == math.inf else ("-" if n != n else f"{n:.0f}")
+
+
+def _study(args: argparse.Namespace, judged: Any, t0: float) -> int:
     _say(args, f"data: {judged.report.get('description', repr(judged))}")
     k = args.cutoff
     top = int(judged.levels.max())
@@ -102,9 +136,13 @@ def run(args: argparse.Namespace) -> int:
         pass
     for r in rows:
         r["kendall_tau_vs_log2"] = taus.get(r["configuration"])
-    if args.json:
-        emit_json({"data": judged.report.get("description", repr(judged)), "cutoff": k, "rows": rows,
-                   "tuned_gain_ratios": ratios, "out_of_sample": oos, "seconds": time.perf_counter() - t0})
+    if args.json:  # topics needed that no number of topics reaches: "inf", as in `gtheory check --json`
+        emit_json({"data": judged.report.get("description", repr(judged)), "cutoff": k,
+                   "rows": [{**r, "topics_needed": _json_needed(r["topics_needed"])} for r in rows],
+                   "tuned_gain_ratios": ratios,
+                   "out_of_sample": oos and {**oos, "topics_needed_mean": {
+                       c: _json_needed(v) for c, v in oos["topics_needed_mean"].items()}},
+                   "seconds": time.perf_counter() - t0})
         return 0
     print(f"\nnDCG@{k}, {judged.n_systems} systems x {judged.n_topics} topics   (Φ target {args.target:g})")
     head = f"{'configuration':<20} {'σ²_s/σ²_total':>13} {'Φ(n)':>7} {'Eρ²(n)':>7} {'topics for Φ':>13}  {'τ vs log2':>9}"
@@ -113,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     for r in rows:
         tau = f"{r['kendall_tau_vs_log2']:.3f}" if r.get("kendall_tau_vs_log2") is not None else "-"
         print(f"{r['configuration']:<20} {r['share_system']:>13.3f} {r['phi']:>7.3f} {r['erho2']:>7.3f} "
-              f"{r['topics_needed']:>13d}  {tau:>9}")
+              f"{_needed(r['topics_needed']):>13}  {tau:>9}")
     if ratios:
         print("tuned gain ratios (grade : gain relative to grade 1): " + ", ".join(f"{k_}: {v:.2f}" for k_, v in ratios.items()))
     if oos:
@@ -121,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nout of sample ({oos['n_splits']} splits, Φ measured on {n_test} held-out topics; mean ± sd):")
         for c in sorted(oos["phi_mean"], key=lambda c: -oos["phi_mean"][c]):
             print(f"  {c + ' discount':<16} Φ({n_test}) = {oos['phi_mean'][c]:.3f} ± {oos['phi_sd'][c]:.3f}   "
-                  f"topics for Φ ≥ {args.target:g}: {oos['topics_needed_mean'][c]:.0f}")
+                  f"topics for Φ ≥ {args.target:g}: {_needed(oos['topics_needed_mean'][c])}")
         if oos["tuned_beats_log2"] is not None:
             print(f"  the tuned discount beats log2 on {oos['tuned_beats_log2']} of {oos['n_splits']} splits")
     _say(args, "\nThe first table is in-sample (tuned and measured on the same topics); the out-of-sample lines are "
@@ -133,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 def _row(label: str, g: "gtheory.GStudy", target: float, n: int, tuning: Any = None) -> dict[str, Any]:
     total = g.var_system + g.var_topic + g.var_residual
     need = g.topics_needed(target, coefficient="phi")
-    n_need = getattr(need, "n", need)
+    n_need = float(getattr(need, "n", need))  # inf when Φ never reaches the target (e.g. σ²_s estimated as 0)
     return {
         "configuration": label,
         "var_system": g.var_system,
@@ -142,6 +180,10 @@ def _row(label: str, g: "gtheory.GStudy", target: float, n: int, tuning: Any = N
         "share_system": g.var_system / total if total > 0 else float("nan"),
         "phi": float(g.phi(n)),
         "erho2": float(g.erho2(n)),
-        "topics_needed": int(n_need),
+        "topics_needed": int(n_need) if math.isfinite(n_need) else n_need,
         "converged": None if tuning is None else bool(tuning.success),
     }
+
+
+def _json_needed(n: float) -> Any:
+    return "inf" if n == math.inf else n  # NaN becomes null in emit_json
