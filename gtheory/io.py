@@ -66,7 +66,9 @@ def read_scores(
           (``"topics-by-systems"``), a header row of column labels, and optionally a first column
           of row labels. The first column is taken as row labels if its header is a known name
           (``topic``, ``query``, ``qid``, ``system``, ``run``, ``person``, …), is empty, or if its
-          cells are not numbers.
+          cells are not numbers. A wide file of several measures — ``gtheory evaluate --format
+          wide`` with several ``--measure`` — labels its columns ``MEASURE:topic``
+          (``nDCG@100:451``, ``AP:451``, …) and is read as one measure's columns (see ``measure``).
         * **long**: columns ``system``, ``topic``, ``score`` (any order, any extra columns
           ignored; ``run``/``query``/``qid``/``value`` are accepted as synonyms), one row per cell.
           A long file may hold several measures in a ``measure`` column — the
@@ -80,7 +82,8 @@ def read_scores(
         (``sys1``, ``run_a``, …). If it cannot tell, it raises and asks for ``orientation``.
         The TREC matrices in ``score-matrices/sigir2018-simulation`` are topics × systems.
     measure : str, optional
-        For a long file with a ``measure`` column: the measure whose rows are read (exact name,
+        For a long file with a ``measure`` column, or a wide file whose column labels are all
+        ``MEASURE:topic``: the measure whose rows (columns) are read (exact name,
         or else the one name that matches ignoring case, e.g. ``"ap"`` for ``AP``). Needed when
         the file holds several measures; when it holds one, that one is read. The matrix is
         built from that measure's rows only: ``X[s, t]`` = the score of the row
@@ -90,8 +93,8 @@ def read_scores(
     -------
     pandas.DataFrame
         Scores as float64, index = systems (name ``"system"``), columns = topics (name
-        ``"topic"``), labels as strings. For a file with a ``measure`` column,
-        ``df.attrs["measure"]`` holds the measure read (as :func:`metrics.evaluate` sets it).
+        ``"topic"``), labels as strings. For a file with a ``measure`` column or ``MEASURE:topic``
+        labels, ``df.attrs["measure"]`` holds the measure read (as :func:`metrics.evaluate` sets it).
 
     Raises
     ------
@@ -146,14 +149,32 @@ def read_scores(
     )
     if orientation == "long" or (orientation == "auto" and is_long):
         return _read_long(name, header, lower, header_line, body, measure)
-    if measure is not None:
-        raise _no_measure_column(name, measure)
-    return _read_wide(name, header, lower, header_line, body, orientation)
+    return _read_wide(name, header, lower, header_line, body, orientation, measure)
 
 
 def _no_measure_column(name: str, measure: str) -> ValueError:
     return _fail(name, None, f"`measure`={measure!r} (CLI: --measure) selects a measure of a long CSV "
-                 f"with a {_MEASURE_COLUMN!r} column (system, topic, measure, score); the file has none.")
+                 f"with a {_MEASURE_COLUMN!r} column (system, topic, measure, score) or of a wide CSV with "
+                 "MEASURE:topic column labels; the file has neither.")
+
+
+def _measure_columns(name: str, columns: list[str], measure: str | None) -> tuple[list[int], str | None]:
+    """The columns of a wide file to read, and the measure they hold (None: no measure labels).
+
+    ``gtheory evaluate --format wide`` with several measures labels its columns ``MEASURE:topic``
+    (``nDCG@100:451``, ``AP:451``, ...). When every label has that form and there are several
+    measures (or ``measure`` is given), the columns of one measure are read, relabelled by topic.
+    """
+    split = [c.rpartition(":") for c in columns]
+    if not all(sep and m.strip() and t.strip() for m, sep, t in split):
+        if measure is not None:
+            raise _no_measure_column(name, measure)
+        return list(range(len(columns))), None
+    names = list(dict.fromkeys(m.strip() for m, _, _ in split))
+    if len(names) == 1 and measure is None:
+        return list(range(len(columns))), names[0]
+    chosen = _choose_measure(name, "header", [(1, m) for m in names], measure)
+    return [j for j, (m, _, _) in enumerate(split) if m.strip() == chosen], chosen
 
 
 def _read_long(
@@ -234,7 +255,7 @@ def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measur
 
 def _read_wide(
     name: str, header: list[str], lower: list[str], header_line: int,
-    body: list[tuple[int, list[str]]], orientation: str,
+    body: list[tuple[int, list[str]]], orientation: str, measure: str | None = None,
 ) -> pd.DataFrame:
     first_cells = [r[0].strip() if r else "" for _, r in body]
     has_labels = (
@@ -246,6 +267,9 @@ def _read_wide(
     columns = header[start:]
     if not columns:
         raise _fail(name, header_line, "no score columns in the header.")
+    keep, chosen = _measure_columns(name, columns, measure)
+    if chosen is not None:  # MEASURE:topic labels: one measure's columns, labelled by topic
+        columns = [columns[j].rpartition(":")[2].strip() for j in keep]
     if len(set(columns)) != len(columns):
         dup = next(c for c in columns if columns.count(c) > 1)
         raise _fail(name, header_line, f"column label {dup!r} appears more than once.")
@@ -255,8 +279,8 @@ def _read_wide(
         if len(r) != len(header):
             raise _fail(name, line, f"expected {len(header)} fields (as in the header), got {len(r)}.")
         labels.append(r[0].strip() if has_labels else str(k + 1))
-        for j, tok in enumerate(r[start:]):
-            data[k, j] = _number(tok, name, line, columns[j])
+        for j, jj in enumerate(keep):
+            data[k, j] = _number(r[start + jj], name, line, header[start + jj])
     if has_labels and len(set(labels)) != len(labels):
         dup = next(lab for lab in labels if labels.count(lab) > 1)
         raise _fail(name, None, f"row label {dup!r} appears more than once.")
@@ -272,8 +296,12 @@ def _read_wide(
             raise _fail(name, header_line, "cannot tell whether rows are systems or topics; pass "
                         "orientation='systems-by-topics' or 'topics-by-systems' (CLI: --orientation).")
     if orientation == "topics-by-systems":
-        return _frame(data.T.copy(), columns, labels)
-    return _frame(data, labels, columns)
+        frame = _frame(data.T.copy(), columns, labels)
+    else:
+        frame = _frame(data, labels, columns)
+    if chosen is not None:
+        frame.attrs["measure"] = chosen
+    return frame
 
 
 def _is_number(token: str) -> bool:

@@ -133,7 +133,7 @@ def test_measure_column_without_a_score_column_is_still_the_score(tmp_path):
          r"line 3: duplicate AP score for system 'a', topic '1' \(first given on line 2\)"),
         ("system,topic,score\na,1,0.1\n", {"measure": "AP"},
          r"bad\.csv: `measure`='AP' \(CLI: --measure\) selects a measure of a long CSV with a 'measure' column"),
-        ("system,t1,t2\na,1,2\nb,3,4\n", {"measure": "AP"}, r"bad\.csv: `measure`='AP' .* the file has none"),
+        ("system,t1,t2\na,1,2\nb,3,4\n", {"measure": "AP"}, r"bad\.csv: `measure`='AP' .* the file has neither"),
     ],
 )
 def test_measure_errors_name_the_file_and_the_measures(tmp_path, text, kwargs, match):
@@ -144,3 +144,24 @@ def test_measure_errors_name_the_file_and_the_measures(tmp_path, text, kwargs, m
 def test_measure_of_the_wrong_type(tmp_path):
     with pytest.raises(TypeError, match="`measure` must be a measure name"):
         read_scores(_write(tmp_path, _TWO_MEASURES), measure=["AP"])
+
+
+def test_wide_csv_with_measure_prefixed_columns(tmp_path):
+    # gtheory evaluate --format wide --measure nDCG@10 --measure AP: columns MEASURE:topic
+    p = tmp_path / "wide.csv"
+    p.write_text("system,nDCG@10:1,nDCG@10:2,AP:1,AP:2\na,0.1,0.2,0.5,0.6\nb,0.3,0.4,0.7,0.8\n")
+    with pytest.raises(ValueError, match=r"wide\.csv: the file holds 2 measures \(nDCG@10, AP\)"):
+        read_scores(p)
+    X = read_scores(p, measure="ap")
+    assert X.attrs["measure"] == "AP" and list(X.columns) == ["1", "2"]
+    np.testing.assert_array_equal(X.to_numpy(), [[0.5, 0.6], [0.7, 0.8]])
+    assert read_scores(p, measure="nDCG@10").to_numpy()[1, 1] == 0.4
+    with pytest.raises(ValueError, match="has no measure 'P@10'; it holds nDCG@10, AP"):
+        read_scores(p, measure="P@10")
+    one = tmp_path / "one.csv"  # one measure prefix: read as that measure
+    one.write_text("system,AP:1,AP:2\na,0.5,0.6\nb,0.7,0.8\n")
+    assert read_scores(one).attrs["measure"] == "AP" and list(read_scores(one).columns) == ["1", "2"]
+    plain = tmp_path / "plain.csv"  # no MEASURE:topic labels: measure= is refused, naming both layouts
+    plain.write_text("system,1,2\na,0.5,0.6\nb,0.7,0.8\n")
+    with pytest.raises(ValueError, match="MEASURE:topic column labels; the file has neither"):
+        read_scores(plain, measure="AP")

@@ -28,7 +28,8 @@ topics; 'system' or 'run' means rows are systems; headers that all look like sys
 topics-by-systems.
 
 The long CSV of 'gtheory evaluate' (columns system, topic, measure, score) is read as it is: with
-one measure in the file that one is studied; with several, --measure NAME picks one.
+one measure in the file that one is studied; with several, --measure NAME picks one. So is its wide
+CSV of several measures (--format wide; columns labelled MEASURE:topic, e.g. AP:451).
 
 Instead of a CSV, the data options compute the score matrix with the metrics package: --runs
 DIR|FILES --qrels FILE (or --judged TENSOR.npz; neither: the embedded TREC-9 Web runs), --measure
@@ -65,7 +66,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--drop-lowest", type=float, default=0.0, metavar="F",
                    help="drop this fraction of lowest-mean systems first (e.g. 0.25)")
     p.add_argument("--measure", default=None, metavar="NAME",
-                   help="with a CSV that has a measure column: the measure to study (needed when it holds several); "
+                   help="with a CSV that has a measure column or MEASURE:topic columns: the measure to study (needed when it holds several); "
                         "with the data options: the measure to compute, e.g. nDCG@100, AP (default nDCG)")
     p.add_argument("--gain", nargs="+", default=["linear"],
                    help="nDCG gain: linear, exponential, binary or numbers per grade (default linear)")
