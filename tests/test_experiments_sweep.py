@@ -244,6 +244,42 @@ def test_cli_json_writes_infinite_topics_needed_as_null(tmp_path, capsys):
     (row,) = json.loads(capsys.readouterr().out, parse_constant=refuse)["rows"]
     assert row["var_system"] == 0 and row["topics_needed"] is None
 
+def test_cli_missing_exclude_drops_the_missed_topics_with_a_note(tmp_path, capsys, small):
+    # --missing exclude: topics a run does not return are NaN; the sweep used to print all-NaN rows with exit 0
+    import dataclasses
+
+    n_ret = small.n_retrieved.copy()
+    n_ret[1, [0, 4]] = 0  # the second run returns neither topic 451 nor 455
+    path = tmp_path / "exclude.npz"
+    dataclasses.replace(small, n_retrieved=n_ret, missing="exclude").save(path)
+    assert main(["sweep", "--judged", str(path), "--cutoffs", "10", "--gains", "linear", "--discounts", "log2",
+                 "--workers", "1", "--quiet", "--json"]) == 0
+    cap = capsys.readouterr()
+    (row,) = json.loads(cap.out)["rows"]
+    kept = [t for t in small.topics if t not in ("451", "455")]
+    want = ex.sweep(small.subset(topics=kept), 10, "linear", "log2", max_workers=1)
+    assert row["n_topics"] == 23 and row["phi"] == pytest.approx(want.phi.iloc[0], abs=1e-12)
+    assert cap.err == (f"gtheory sweep: note: --missing exclude: dropped 2 of 25 topics that run {small.systems[1]} "
+                       "does not return (topics 451, 455); the study uses the other 23.\n")
+
+
+def test_cli_degenerate_grid_points_are_named_on_stderr(tmp_path, capsys, small):
+    # binary(level=3) gives every grade of TREC-9 (0, 1, 2) the gain 0: every nDCG is 0, no G-study (NaN row)
+    path = tmp_path / "small.npz"
+    small.save(path)
+    argv = ["sweep", "--judged", str(path), "--cutoffs", "10", "--discounts", "log2", "--workers", "1", "--quiet"]
+    assert main(argv + ["--gains", "binary(level=3)", "linear"]) == 0
+    cap = capsys.readouterr()
+    assert cap.err == ("gtheory sweep: warning: no G-study at 1 grid point (NaN rows): gain binary(level=3) is 0 for "
+                       "every grade of the data (0 1 2), so every nDCG is 0: cutoff=10 gain=binary(level=3) "
+                       "discount=log2 fraction=1 seed=0\n")
+    # nothing but NaN: not a success
+    assert main(argv + ["--gains", "binary(level=3)", "--json"]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == ("gtheory sweep: error: no grid point admits a G-study; every row is NaN "
+                                    "(see the warnings above).")
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [

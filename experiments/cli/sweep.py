@@ -13,6 +13,8 @@ import math
 import sys
 from typing import Any
 
+import numpy as np
+
 from . import UsageError
 from ._common import add_data_args, emit_json, check_shape, load_judged
 
@@ -27,6 +29,11 @@ topics, the topics needed for Φ >= --target, Kendall's τ of the system ranking
 configuration (--reference-gain/--reference-discount/--reference-cutoff on the full qrels), and the
 mean score. --tune adds the Φ of the discount tuned for stability at each point (slow for large
 cut-offs).
+
+With --missing exclude, the topics that some run does not return are dropped before the study (a
+note on stderr names them): a G-study needs every system scored on every topic. A grid point whose
+nDCG matrix admits no G-study (e.g. a gain that is 0 for every grade of the data, so every score is 0)
+gives a row of NaN, and a warning on stderr names the points and the reason.
 
 Work is split into one task per (fraction, seed) and runs on the local cores (--workers, default
 all) or, with --dask-scheduler, on a Dask cluster (needs 'pip install "dask[distributed]"').
@@ -96,6 +103,63 @@ def _cutoff(text: str, option: str) -> int | None:
     return k
 
 
+def drop_missed_topics(judged: Any, command: str) -> Any:
+    """With ``--missing exclude``: ``judged`` without the topics that some run does not return (their nDCG is
+    NaN, and a crossed G-study needs a complete matrix), with a note on stderr naming them."""
+    if judged.missing != "exclude":
+        return judged
+    complete = np.asarray(judged.retrieved).all(axis=0)
+    if complete.all():
+        return judged
+    topics = list(judged.topics)
+    missed = [t for t, ok in zip(topics, complete) if not ok]
+    kept = [t for t, ok in zip(topics, complete) if ok]
+    if len(kept) < 2:
+        raise UsageError(
+            f"--missing exclude: only {len(kept)} of the {len(topics)} topics are returned by every run; the "
+            "study needs at least 2 (--missing zero scores a topic a run does not return 0)."
+        )
+    runs = [s for s, row in zip(judged.systems, np.asarray(judged.retrieved)) if not row.all()]
+    print(f"gtheory {command}: note: --missing exclude: dropped {len(missed)} of {len(topics)} topics that "
+          f"{_some(runs, 'run')} {'does' if len(runs) == 1 else 'do'} not return (topic{'s' * (len(missed) != 1)} {_some(missed)}); the study uses "
+          f"the other {len(kept)}.", file=sys.stderr)
+    return judged.subset(topics=kept)
+
+
+def _some(items: list, what: str = "", show: int = 5) -> str:
+    """``a, b, c`` or ``a, b, c, d, e and 7 more`` (with ``what``: ``run a`` / ``3 runs (a, b, c)``)."""
+    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
+    if not what:
+        return text
+    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
+
+
+def _degenerate_points(df: Any, judged: Any) -> list[str]:
+    """One warning per reason for the grid points without a G-study (NaN rows), naming the points."""
+    import metrics
+
+    bad = df[df["phi"].isna()]
+    reasons: dict[str, list[str]] = {}
+    for _, r in bad.iterrows():
+        why = "the nDCG matrix admits no G-study"
+        try:
+            gains = np.asarray(metrics.gain_vector(r["gain"], judged.levels), dtype=float)
+        except (ValueError, TypeError):
+            gains = None
+        grades = " ".join(f"{v:g}" for v in judged.levels)
+        if gains is not None and not np.any(gains):
+            why = f"gain {r['gain']} is 0 for every grade of the data ({grades}), so every nDCG is 0"
+        elif not math.isfinite(r["mean"]):
+            why = "some nDCG scores are NaN"
+        else:
+            why = f"every system has the same nDCG on every topic ({r['mean']:.4g}): no variance to study"
+        k = "none" if r["cutoff"] is None else r["cutoff"]
+        reasons.setdefault(why, []).append(
+            f"cutoff={k} gain={r['gain']} discount={r['discount']} fraction={r['fraction']:g} seed={r['seed']}")
+    return [f"no G-study at {len(pts)} grid point{'s' * (len(pts) != 1)} (NaN rows): {why}: {_some(pts, show=3)}"
+            for why, pts in reasons.items()]
+
+
 def _dask_executor(address: str) -> tuple[Any, Any]:
     try:
         from dask.distributed import Client
@@ -125,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     experiments.SweepGrid.of(cutoffs, args.gains, args.discounts, args.fractions, args.seeds)
     if not 0 < args.target < 1:
         raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
-    judged = load_judged(args)
+    judged = drop_missed_topics(load_judged(args), "sweep")
     check_shape(judged)
     client = executor = None
     if args.dask_scheduler:
@@ -139,17 +203,29 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if client is not None:
             client.close()
+    degenerate = _degenerate_points(df, judged)
+    for msg in degenerate:
+        print(f"gtheory sweep: warning: {msg}", file=sys.stderr)
     if args.out:
         df.to_csv(args.out, index=False, float_format="%.10g")
         if not args.quiet:
             print(f"wrote {len(df)} rows to {args.out}", file=sys.stderr)
     if args.json:
         emit_json({"attrs": df.attrs, "rows": df.to_dict(orient="records")})  # inf and NaN are written as null
-        return 0
+        return _status(df)
     show = _SHOW + (["phi_tuned"] if args.tune else [])
     fmt = {c: (lambda v: f"{v:.4f}") for c in ("phi", "erho2", "tau", "mean", "phi_tuned")}
     fmt.update(fraction=lambda f: f"{f:g}",
                topics_needed=lambda n: "inf" if n == math.inf else ("-" if n != n else str(int(n))))
     table = df[show].assign(cutoff=[("none" if k is None else str(k)) for k in df["cutoff"]])
     print(table.to_string(index=False, formatters=fmt))
+    return _status(df)
+
+
+def _status(df: Any) -> int:
+    """Exit code: 1 when no grid point has a G-study (the table is all NaN), else 0."""
+    if len(df) and df["phi"].isna().all():
+        print("gtheory sweep: error: no grid point admits a G-study; every row is NaN (see the warnings above).",
+              file=sys.stderr)
+        return 1
     return 0
