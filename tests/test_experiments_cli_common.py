@@ -239,3 +239,64 @@ def test_output_path_refused_before_loading_the_data(argv, tmp_path, monkeypatch
     option = argv[-2]
     assert err.strip().endswith(f"{option} {argv[-1]}: directory 'nodir' does not exist.")
     assert len(err.strip().splitlines()) == 1
+
+
+# --- --tuning FILE on evaluate and gstudy: a saved tuning's gain, discount and cut-off -------------------------
+
+@pytest.fixture(scope="module")
+def joint(subset, tmp_path_factory):
+    """A joint (gain and discount) tuning of nDCG@5 on the subset, saved as JSON."""
+    t = optimize.optimize_joint(metrics.JudgedRuns.load(subset), 5, starts=1)
+    path = tmp_path_factory.mktemp("tuning") / "joint.json"
+    t.to_json(str(path))
+    return t, str(path)
+
+
+def test_evaluate_and_gstudy_apply_the_tunings_gain_discount_and_cutoff(subset, joint, capsys):
+    import gtheory
+
+    t, path = joint
+    j = metrics.JudgedRuns.load(subset)
+    assert main(["evaluate", "--judged", subset, "--tuning", path, "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    ref = t.ndcg(j)
+    assert {r["measure"] for r in records} == {"nDCG@5"}  # the tuned cut-off is the default measure
+    assert records[0]["score"] == pytest.approx(ref.iloc[0, 0], abs=1e-12)
+    assert main(["gstudy", "--judged", subset, "--tuning", path, "--n-topics", "12", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["dstudy"][0]["phi"] == pytest.approx(t.phi, rel=1e-9)  # as 'gtheory tune' reports it
+    assert d["dstudy"][0]["phi"] == pytest.approx(gtheory.gstudy(ref).phi(12), rel=1e-9)
+    # a tuning JSON as --discount drops the tuned gain: warned, pointing to --tuning
+    assert main(["gstudy", "--judged", subset, "--discount", path, "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert f"--discount {path} is a tuning whose gain" in err and f"Give --tuning {path}" in err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--gain", "exponential"], "--gain and --tuning exclude each other"),
+    (["--discount", "zipf"], "--discount and --tuning exclude each other"),
+    (["--measure", "AP"], "--tuning applies to nDCG; --measure AP is not nDCG"),
+    (["--measure", "nDCG@10"], "--measure nDCG@10: --tuning {path} has discount weights up to rank 5 only"),
+])
+def test_tuning_conflicts_are_refused(subset, joint, capsys, extra, message):
+    _, path = joint
+    for command in ("evaluate", "gstudy"):
+        assert main([command, "--judged", subset, "--tuning", path, *extra]) == 2
+        err = capsys.readouterr().err
+        assert message.format(path=path) in err and len(err.strip().splitlines()) == 1
+
+
+def test_discount_vector_shorter_than_the_cutoff_is_refused(subset, joint, capsys):
+    # it returned nDCG@5 values labelled nDCG@10
+    _, path = joint
+    assert main(["evaluate", "--judged", subset, "--measure", "nDCG@10", "--discount", path]) == 2
+    err = capsys.readouterr().err
+    assert "--measure nDCG@10: the --discount vector has 5 weights, fewer than the cut-off 10" in err
+
+
+def test_gstudy_csv_refuses_the_ndcg_options(tmp_path, capsys):
+    p = tmp_path / "s.csv"
+    p.write_text("system,1,2\na,0.1,0.2\nb,0.3,0.5\n")
+    assert main(["gstudy", str(p), "--gain", "exponential"]) == 2
+    assert f"--gain applies to nDCG computed from runs (--runs/--qrels, --judged); {p} holds scores" \
+        in capsys.readouterr().err

@@ -4,12 +4,15 @@ Examples::
 
     gtheory evaluate --runs runs/ --qrels qrels.txt --measure nDCG@10 --measure AP --out scores.csv
     gtheory evaluate --measure "nDCG@100" --gain 0 1 3 --discount zipf        # embedded TREC-9
+    gtheory tune --what joint --cutoff 20 --out t.json && gtheory evaluate --tuning t.json
 """
 from __future__ import annotations
 
 import argparse
 import re
 import sys
+import warnings
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -34,14 +37,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "Measures use ir_measures names where one exists (nDCG@10, AP, P@10, Rprec, Bpref, infAP, "
             "RBP(p=0.8), ...). For nDCG, --gain and --discount choose the gain per grade and the discount per "
             "rank: --gain linear|exponential|binary or numbers per grade (--gain 0 1 3); --discount "
-            "log2|zipf|linear|none|'jarvelin(b=2)'|'rbp(p=0.8)' or a JSON/.npy file of weights per rank."
+            "log2|zipf|linear|none|'jarvelin(b=2)'|'rbp(p=0.8)' or a JSON/.npy file of weights per rank. "
+            "--tuning FILE (written by 'gtheory tune --out') applies a tuning's gain, discount and cut-off "
+            "(default measure: nDCG@ its cut-off); a tuning JSON given as --discount contributes only its discount."
         ),
     )
     add_data_args(p)
     p.add_argument("--measure", action="append", default=None, metavar="NAME",
                    help="measure to compute; repeat for several (default nDCG@10)")
-    p.add_argument("--gain", nargs="+", default=["linear"], help="nDCG gain family or numbers per grade")
-    p.add_argument("--discount", default="log2", help="nDCG discount family or a file of weights per rank")
+    add_ndcg_args(p)
     p.add_argument("--judged-only", action="store_true", help="condensed lists: drop unjudged documents first")
     p.add_argument("--format", choices=["long", "wide"], default="long", help="CSV layout (default long)")
     p.add_argument("--out", metavar="FILE.csv", default=None, help="write here instead of standard output")
@@ -49,6 +53,104 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="write JSON records instead of CSV (long: one {system, topic, measure, score} per cell; "
                         "wide: one per system)")
     return p
+
+
+def add_ndcg_args(p: argparse.ArgumentParser) -> None:
+    """``--gain``, ``--discount`` and ``--tuning`` (evaluate, gstudy); defaults None so that a conflict shows."""
+    p.add_argument("--gain", nargs="+", default=None, metavar="GAIN",
+                   help="nDCG gain: linear (default), exponential, binary or numbers per grade (--gain 0 1 3)")
+    p.add_argument("--discount", default=None,
+                   help="nDCG discount: log2 (default), zipf, linear, none, 'jarvelin(b=2)', 'rbp(p=0.8)' "
+                        "or a file of weights per rank (.json, .npy, .txt)")
+    p.add_argument("--tuning", metavar="TUNING.json", default=None,
+                   help="a tuning written by 'gtheory tune --out': nDCG with its gain, discount and cut-off "
+                        "(instead of --gain/--discount; the default measure becomes nDCG@its cut-off)")
+
+
+def load_tuning(path: str, option: str = "--tuning") -> Any:
+    """The :class:`optimize.Tuning` in ``path``; a missing file or another JSON is one clear error."""
+    import optimize
+
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{option} {path}: is a directory; give a tuning JSON written by 'gtheory tune --out'.")
+    if not p.is_file():
+        raise UsageError(f"{option} {path}: no such file.")
+    try:
+        return optimize.Tuning.from_json(p)
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise UsageError(f"{option} {path}: not a tuning written by 'gtheory tune --out' ({exc})") from None
+
+
+def ndcg_cutoff(name: str) -> tuple[bool, int | None]:
+    """(is it nDCG, its cut-off or None) of a measure name."""
+    m = _NDCG.match(name.strip())
+    if not m:
+        return False, None
+    return True, int(m.group(1)) if m.group(1) else None
+
+
+def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: str) -> dict[str, Any]:
+    """Check the nDCG options against the measures before any data is read.
+
+    Returns ``{"tuning": Tuning | None, "gain": ..., "discount": ..., "measures": [...]}``; with a tuning the
+    measures are relabelled ``nDCG@k`` (``nDCG`` alone means the tuning's cut-off).
+    """
+    if args.tuning is None:
+        gain = parse_gain(args.gain if args.gain is not None else ["linear"])
+        discount = parse_discount(args.discount if args.discount is not None else "log2")
+        if args.discount is not None:
+            _warn_discount_tuning(args.discount, gain, command)
+        return {"tuning": None, "gain": gain, "discount": discount, "measures": measures}
+    for opt, given in (("--gain", args.gain), ("--discount", args.discount)):
+        if given is not None:
+            raise UsageError(f"{opt} and --tuning exclude each other: --tuning {args.tuning} sets the gain, "
+                             "the discount and the cut-off.")
+    tuning = load_tuning(args.tuning)
+    out = []
+    for name in measures:
+        is_ndcg, k = ndcg_cutoff(name)
+        if not is_ndcg:
+            raise UsageError(f"--tuning applies to nDCG; --measure {name} is not nDCG (compute it without --tuning).")
+        if k is not None and k > tuning.cutoff:
+            raise UsageError(f"--measure {name}: --tuning {args.tuning} has discount weights up to rank "
+                             f"{tuning.cutoff} only; use nDCG@{tuning.cutoff} or less (or tune at {k}).")
+        out.append(f"nDCG@{k or tuning.cutoff}")
+    if getattr(args, "judged_only", False) and not tuning.judged_only:
+        raise UsageError(f"--judged-only: --tuning {args.tuning} was tuned on full lists (judged_only false); "
+                         "drop --judged-only or tune on condensed lists.")
+    return {"tuning": tuning, "gain": None, "discount": None, "measures": out}
+
+
+def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
+    """A tuning JSON given as --discount: warn when its gain is not the --gain in force."""
+    import json
+
+    import numpy as np
+
+    p = Path(value)
+    if p.suffix != ".json" or not p.is_file():
+        return
+    try:
+        obj = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, OSError):
+        return
+    if not (isinstance(obj, dict) and "gain" in obj and "levels" in obj):
+        return
+    tuning = load_tuning(value, "--discount")
+    if tuning.gain_family is not None and isinstance(gain, str) and gain.strip() == tuning.gain_family:
+        return
+    try:
+        g = np.asarray(metrics.gains.gain_vector(gain, np.asarray(tuning.levels)), dtype=float)
+        same = g.sum() > 0 and np.allclose(g / g.sum(), tuning.gain, rtol=1e-6, atol=1e-9)
+    except (ValueError, TypeError, IndexError):
+        same = False
+    if not same:
+        shown = gain if isinstance(gain, str) else " ".join(f"{x:g}" for x in gain)
+        tuned = ", ".join(f"{lv:g}: {gv:.3g}" for lv, gv in zip(tuning.levels, tuning.gain))
+        print(f"gtheory {command}: warning: --discount {value} is a tuning whose gain ({tuned}) is not --gain "
+              f"{shown}; only its discount is used. Give --tuning {value} for its gain, discount and cut-off.",
+              file=sys.stderr)
 
 
 def parse_gain(values: list[str]) -> Any:
@@ -85,10 +187,26 @@ def _is_number(s: str) -> bool:
         return False
 
 
-def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, judged_only: bool) -> pd.DataFrame:
-    m = _NDCG.match(name.strip())
-    if m:
-        cutoff = int(m.group(1)) if m.group(1) else None
+def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, judged_only: bool,
+            tuning: Any = None, *, command: str = "evaluate") -> pd.DataFrame:
+    is_ndcg, cutoff = ndcg_cutoff(name)
+    if tuning is not None:
+        import optimize
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", optimize.GradeMismatchWarning)
+            try:
+                df = tuning.ndcg(judged, cutoff=cutoff)
+            except ValueError as exc:
+                raise UsageError(f"--tuning: {exc}") from None
+        for w in caught:
+            print(f"gtheory {command}: warning: {w.message}", file=sys.stderr)
+        return df
+    if is_ndcg:
+        n = None if isinstance(discount, str) else len(discount)  # a vector of weights per rank
+        if cutoff is not None and n is not None and n < cutoff:
+            raise UsageError(f"--measure {name}: the --discount vector has {n} weights, fewer than the cut-off "
+                             f"{cutoff} (ranks past {n} would weigh 0: nDCG@{n}); use nDCG@{n} or less.")
         return metrics.ndcg(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
     if hasattr(metrics, "evaluate"):
         return metrics.evaluate(judged, name, judged_only=judged_only)
@@ -98,17 +216,18 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
 def run(args: argparse.Namespace) -> int:
     if args.out:
         check_output_path(args.out, "--out")
+    default = ["nDCG"] if args.tuning else ["nDCG@10"]  # with --tuning: nDCG at the tuned cut-off
+    nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
-    gain, discount = parse_gain(args.gain), parse_discount(args.discount)
     frames = []
-    for name in args.measure or ["nDCG@10"]:
-        df = compute(judged, name, gain, discount, args.judged_only)
+    for name in nd["measures"]:
+        df = compute(judged, name, nd["gain"], nd["discount"], args.judged_only, nd["tuning"])
         if args.format == "long":
             long = df.stack().rename("score").reset_index()
             long.insert(2, "measure", name)
             frames.append(long)
         else:
-            frames.append(df.add_prefix(f"{name}:") if len(args.measure or []) > 1 else df)
+            frames.append(df.add_prefix(f"{name}:") if len(nd["measures"]) > 1 else df)
     out = pd.concat(frames, ignore_index=True) if args.format == "long" else pd.concat(frames, axis=1)
     target = args.out or sys.stdout
     if args.json:

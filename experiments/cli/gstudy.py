@@ -15,6 +15,7 @@ import warnings
 from typing import Any
 
 from . import UsageError
+from .evaluate import add_ndcg_args
 from ._common import add_data_args, check_output_path, check_shape, emit_json, load_judged
 
 __all__ = ["register", "run"]
@@ -33,7 +34,10 @@ CSV of several measures (--format wide; columns labelled MEASURE:topic, e.g. AP:
 
 Instead of a CSV, the data options compute the score matrix with the metrics package: --runs
 DIR|FILES --qrels FILE (or --judged TENSOR.npz; neither: the embedded TREC-9 Web runs), --measure
-any measure of 'gtheory evaluate' (default nDCG, the full list), --gain and --discount for nDCG.
+any measure of 'gtheory evaluate' (default nDCG, the full list), --gain and --discount for nDCG, or
+--tuning TUNING.json for the nDCG of a saved tuning (its gain, discount and cut-off; default measure
+nDCG@ its cut-off). A tuning JSON given as --discount contributes only its discount (a warning says so
+when its gain differs from --gain).
 
 Output: the ANOVA table (df, SS, MS, variance components), Eρ² and Φ for each --n-topics with
 confidence intervals (Feldt 1965; Arteaga et al. 1982), and the number of topics needed for
@@ -68,9 +72,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--measure", default=None, metavar="NAME",
                    help="with a CSV that has a measure column or MEASURE:topic columns: the measure to study (needed when it holds several); "
                         "with the data options: the measure to compute, e.g. nDCG@100, AP (default nDCG)")
-    p.add_argument("--gain", nargs="+", default=["linear"],
-                   help="nDCG gain: linear, exponential, binary or numbers per grade (default linear)")
-    p.add_argument("--discount", default="log2", help="nDCG discount, e.g. log2, zipf, 'rbp(p=0.8)' (default log2)")
+    add_ndcg_args(p)
     add_data_args(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     p.add_argument("--plot", metavar="OUT.png", default=None,
@@ -91,14 +93,13 @@ def _finite(x: float) -> float | None:
     return None if (x is None or (isinstance(x, float) and not math.isfinite(x))) else x
 
 
-def _scores_from_data(args: argparse.Namespace) -> Any:
+def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
     """Score matrix (systems x topics DataFrame) of --measure over the data options."""
-    from .evaluate import compute, parse_discount, parse_gain
+    from .evaluate import compute
 
     judged = load_judged(args)
     check_shape(judged)
-    return compute(judged, args.measure or "nDCG", parse_gain(args.gain), parse_discount(args.discount),
-                   judged_only=False)
+    return compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,14 +122,26 @@ def run(args: argparse.Namespace) -> int:
     if args.n_topics is not None:
         n_topics = [int(n) if float(n).is_integer() else n for n in args.n_topics]
 
+    nd = None
+    if args.scores is None:
+        from .evaluate import resolve_measures
+
+        nd = resolve_measures(args, [args.measure or "nDCG"], command="gstudy")
+    else:
+        for opt in ("gain", "discount", "tuning"):
+            if getattr(args, opt) is not None:
+                raise UsageError(f"--{opt} applies to nDCG computed from runs (--runs/--qrels, --judged); "
+                                 f"{args.scores} holds scores already.")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", gtheory.NegativeVarianceWarning)
-        if args.scores is None:
-            measure = args.measure or "nDCG"
+        if nd is not None:
+            measure = nd["measures"][0]
+            if nd["tuning"] is not None:
+                measure += f" (--tuning {args.tuning})"
             where = (f"runs in {' '.join(args.runs)} (qrels {args.qrels})" if args.runs
                      else f"judgments {args.judged}" if args.judged else "the embedded TREC-9 Web runs")
             source = f"{measure} over {where}"
-            scores = _scores_from_data(args)
+            scores = _scores_from_data(args, nd)
         else:
             scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure)
             m = scores.attrs.get("measure")
