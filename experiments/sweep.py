@@ -280,6 +280,8 @@ def _run_task(
     tuned: dict[tuple[Cutoff, str], Any] = {}
     rows = []
     for cutoff, (g_label, g_spec), (d_label, d_spec) in configurations:
+        if cutoff is None:
+            d_spec = _whole_list_discount(d_spec, judged.depth)
         s = metrics.ndcg(reduced, gain=g_spec, discount=d_spec, cutoff=cutoff, judged_only=judged_only).to_numpy()
         means = s.mean(axis=1)
         row = dict(
@@ -307,6 +309,16 @@ def _run_task(
         if on_point is not None:
             on_point()
     return rows
+
+
+def _whole_list_discount(spec: Any, depth: int) -> Any:
+    """The discount of a whole-list (cut-off None) grid point: the linear discount (k + 1 - r)/k, whose k is
+    the cut-off, takes k = the run depth there (``"linear(k=depth)"``); other specifications are unchanged."""
+    if isinstance(spec, str):
+        name, params = parse_family(spec, dict(metrics.DISCOUNT_FAMILIES), "discount family")
+        if name == "linear" and "k" not in params:
+            return f"linear(k={int(depth)})"
+    return spec
 
 
 # ============================================================================================ the driver
@@ -444,7 +456,8 @@ def sweep(
     judged : metrics.JudgedRuns
         The judged-grade tensor with the full qrels (:func:`metrics.judge`, :func:`metrics.load_trec9`).
     cutoffs : int, None or sequence of them
-        nDCG cut-offs (``None``: the whole list).
+        nDCG cut-offs (``None``: the whole list). The linear discount (k + 1 - r)/k takes its k from the
+        cut-off; at ``None`` it takes k = the run depth (``judged.depth``), as ``"linear(k=depth)"`` would.
     gains : str, sequence of str, or mapping
         Gain families (:data:`metrics.GAIN_FAMILIES`: ``"linear"``, ``"exponential"``, ``"binary"``, with
         parameters as ``"exponential(base=3)"``), or a mapping ``{label: gain spec}`` for any gain accepted by
@@ -575,7 +588,8 @@ def sweep(
             except ValueError as exc:
                 raise ValueError(f"`discounts`: {label!r}: {exc}") from None
 
-    ref_scores = metrics.ndcg(judged, gain=ref["gain"], discount=ref["discount"], cutoff=ref["cutoff"],
+    ref_discount = ref["discount"] if ref["cutoff"] is not None else _whole_list_discount(ref["discount"], judged.depth)
+    ref_scores = metrics.ndcg(judged, gain=ref["gain"], discount=ref_discount, cutoff=ref["cutoff"],
                               judged_only=judged_only).to_numpy()
     options = dict(
         sampling=dict(relevance_level=relevance_level, min_relevant=min_relevant, min_nonrelevant=min_nonrelevant),

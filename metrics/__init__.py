@@ -14,6 +14,7 @@ from .measures import MEASURE_SPECS, Measure, parse_measure
 from .precision import precision, r_precision
 from .qmeasure import q_measure, r_measure
 from .rbp import rbp, rbp_residual
+from .rr import reciprocal_rank
 
 __all__ = [
     "load_trec9",
@@ -38,6 +39,7 @@ __all__ = [
     "average_precision",
     "precision",
     "r_precision",
+    "reciprocal_rank",
     "bpref",
     "bpref_10",
     "bpref_r",

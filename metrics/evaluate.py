@@ -6,6 +6,7 @@
 | ``AP``, ``AP@k``                        | :func:`metrics.average_precision`          |
 | ``P@k``                                 | :func:`metrics.precision`                  |
 | ``Rprec``                               | :func:`metrics.r_precision`                |
+| ``RR``, ``RR@k``                        | :func:`metrics.reciprocal_rank`            |
 | ``Bpref``                               | :func:`metrics.bpref` (trec_eval)          |
 | ``bpref10``, ``bpref_R``, ``bpref_N``   | :func:`metrics.bpref_10`, ``bpref_r``, ``bpref_n`` |
 | ``RankEff``                             | :func:`metrics.rank_eff`                   |
@@ -36,6 +37,7 @@ from .ndcg import ndcg
 from .precision import precision, r_precision
 from .qmeasure import q_measure, r_measure
 from .rbp import rbp, rbp_residual
+from .rr import reciprocal_rank
 
 __all__ = ["evaluate", "measure_names"]
 
@@ -106,6 +108,7 @@ _DISPATCH: dict[str, Callable[[JudgedRuns, Measure, bool], pd.DataFrame]] = {
     "bpref_N": lambda j, m, jo: bpref_n(j, judged_only=jo, **_rel(m)),
     "RankEff": lambda j, m, jo: rank_eff(j, judged_only=jo, **_rel(m)),
     "infAP": lambda j, m, jo: inferred_ap(j, judged_only=jo, **_rel(m)),
+    "RR": lambda j, m, jo: reciprocal_rank(j, judged_only=jo, **_cut(m), **_rel(m)),
     "nDCG": _ndcg,
     "DCG": lambda j, m, jo: dcg(j, judged_only=jo, **_cut(m), **_gain_discount(m)),
     "nCG": lambda j, m, jo: ncg(j, judged_only=jo, **_cut(m), **_gain_discount(m)),
@@ -129,8 +132,9 @@ def evaluate(judged: JudgedRuns, measure: str | Measure, *, judged_only: bool | 
     Parameters
     ----------
     judged : the judged-grade tensor (:func:`metrics.judge`).
-    measure : a name such as ``"AP"``, ``"P@10"``, ``"Rprec"``, ``"Bpref"``, ``"infAP"``, ``"nDCG@20"``,
-        ``"RBP(p=0.8)"``, ``"Q(beta=1)"``, ``"RankEff"``, ``"bpref10"``, ``"AP'"``, or a :class:`Measure`.
+    measure : a name such as ``"AP"``, ``"P@10"``, ``"Rprec"``, ``"RR@10"``, ``"Bpref"``, ``"infAP"``,
+        ``"nDCG@20"``, ``"RBP(p=0.8)"``, ``"Q(beta=1)"``, ``"RankEff"``, ``"bpref10"``, ``"AP'"``, or a
+        :class:`Measure`.
     judged_only : evaluate the condensed lists (AP′, Q′, nDCG′, …; trec_eval ``-J``). ``None`` (default) takes it
         from the measure (``judged_only=True`` or a prime), else False.
 

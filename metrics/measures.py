@@ -6,11 +6,12 @@ Grammar (``[]`` optional, ``{}`` repeated)::
     param   := key "=" value          value := number | True | False | word
     cutoff  := positive integer
 
-Examples: ``AP``, ``P@10``, ``Rprec``, ``Bpref``, ``infAP``, ``nDCG@20``, ``RBP(p=0.8)``, ``RBP(p=0.95,rel=2)``,
-``Q(beta=1)``, ``RankEff``, ``bpref10``, ``AP'`` (the prime, also ``′``, means ``judged_only=True``: AP′ of Sakai
-2007). trec_eval names are accepted as aliases (``map``, ``P_10``, ``ndcg_cut_20``, ``map_cut_100``, ``bpref``,
-``ndcg``…). The canonical string, as in ir_measures, is the name, the parameters sorted by key, and the
-cut-off: ``str(parse_measure("RBP(rel=2, p=.8)")) == "RBP(p=0.8,rel=2)"``.
+Examples: ``AP``, ``P@10``, ``Rprec``, ``RR@10``, ``Bpref``, ``infAP``, ``nDCG@20``, ``RBP(p=0.8)``,
+``RBP(p=0.95,rel=2)``, ``Q(beta=1)``, ``RankEff``, ``bpref10``, ``AP'`` (the prime, also ``′``, means
+``judged_only=True``: AP′ of Sakai 2007). trec_eval names are accepted as aliases (``map``, ``P_10``,
+``ndcg_cut_20``, ``map_cut_100``, ``bpref``, ``ndcg``, ``recip_rank``…), and ir_measures' ``MRR`` for ``RR``. The
+canonical string, as in ir_measures, is the name, the parameters sorted by key, and the cut-off:
+``str(parse_measure("RBP(rel=2, p=.8)")) == "RBP(p=0.8,rel=2)"``.
 
 The vocabulary — each measure's parameters and whether it takes a cut-off — is :data:`MEASURE_SPECS`; the functions
 behind the names are in :mod:`metrics.evaluate`.
@@ -68,6 +69,8 @@ MEASURE_SPECS: dict[str, MeasureSpec] = {
         MeasureSpec("bpref_N", _REL, "none", "bpref_N: all judged non-relevant, scaled by N (Sakai 2007)"),
         MeasureSpec("RankEff", _REL, "none", "RankEff (Ahlgren & Grönqvist eq. 5)"),
         MeasureSpec("infAP", _REL, "none", "inferred AP as trec_eval", "infAP"),
+        MeasureSpec("RR", _REL, "optional", "reciprocal rank of the first relevant document (RR@k: within the top k)",
+                    "recip_rank"),
         MeasureSpec(
             "nDCG",
             {"dcg": ("log2", "exp-log2"), "gain": _GAINS, "discount": _DISCOUNTS, "p": "number", "b": "number",
@@ -109,6 +112,8 @@ _ALIASES: dict[str, str] = {
     "RBP_resid": "RBP_residual",
     "rbp_resid": "RBP_residual",
     "infap": "infAP",
+    "recip_rank": "RR",
+    "MRR": "RR",
 }
 # trec_eval names with the cut-off in the name: P_10, ndcg_cut_20, map_cut_100
 _CUT_ALIASES = {"P": "P", "ndcg_cut": "nDCG", "map_cut": "AP"}

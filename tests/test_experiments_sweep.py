@@ -280,6 +280,16 @@ def test_cli_degenerate_grid_points_are_named_on_stderr(tmp_path, capsys, small)
                                     "(see the warnings above).")
 
 
+def test_linear_discount_at_the_whole_list_takes_the_run_depth_as_k(small):
+    # the default --discounts include linear, whose k is the cut-off: at cut-off None the sweep used to stop with
+    # "the linear discount (k + 1 - r)/k needs its k" (after loading the data)
+    df = ex.sweep(small, cutoffs=[None], gains="linear", discounts=["linear"], max_workers=1,
+                  reference={"discount": "linear"})
+    want = gtheory.gstudy(metrics.ndcg(small, gain="linear", discount=f"linear(k={small.depth})", cutoff=None))
+    assert df.discount.iloc[0] == "linear" and df.phi.iloc[0] == pytest.approx(want.phi(small.n_topics), abs=1e-12)
+    assert df.tau.iloc[0] == 1.0
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [

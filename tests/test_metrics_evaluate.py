@@ -22,6 +22,12 @@ J = single_topic([[2, 0, None, 1, 0, 1], [0, 1]], qrels=[2, 1, 1, 0, 0, 0])
         ("P_10", "P@10"),
         ("P(rel=2)@5", "P(rel=2)@5"),
         ("Rprec", "Rprec"),
+        ("RR", "RR"),
+        ("RR@10", "RR@10"),
+        ("recip_rank", "RR"),
+        ("RR(rel=2)@10", "RR(rel=2)@10"),
+        ("MRR@10", "RR@10"),
+        ("RR'@10", "RR(judged_only=True)@10"),
         ("bpref", "Bpref"),
         ("Bpref(rel=2)", "Bpref(rel=2)"),
         ("infAP", "infAP"),
@@ -67,6 +73,9 @@ def test_measure_is_immutable_and_hashable():
         ("AP(beta=1)", r"measure AP takes parameters \(rel, judged_only\); got `beta`"),
         ("P", r"measure P needs a cut-off, e.g. P@10"),
         ("Rprec@10", r"measure Rprec takes no cut-off"),
+        ("RR@0", r"the cut-off in 'RR@0' must be a positive integer; got '0'"),
+        ("RR(rel=2)@1.5", r"the cut-off in 'RR\(rel=2\)@1.5' must be a positive integer; got '1.5'"),
+        ("RR(beta=1)", r"measure RR takes parameters \(rel, judged_only\); got `beta`"),
         ("P@0", r"the cut-off in 'P@0' must be a positive integer; got '0'"),
         ("P@ten", r"the cut-off in 'P@ten' must be a positive integer"),
         ("RBP(p=high)", r"parameter `p` in 'RBP\(p=high\)' must be a number; got 'high'"),
@@ -89,7 +98,7 @@ def test_parse_type_error():
 
 def test_unknown_measure_in_evaluate_lists_known_ones():
     with pytest.raises(ValueError, match="known measures: " + ", ".join(measure_names()).replace("(", r"\(")):
-        evaluate(J, "MRR")
+        evaluate(J, "ERR@10")
 
 
 DIRECT = {
@@ -97,6 +106,8 @@ DIRECT = {
     "AP@3": lambda j: metrics.average_precision(j, cutoff=3),
     "P(rel=2)@2": lambda j: metrics.precision(j, cutoff=2, relevance_level=2),
     "Rprec": metrics.r_precision,
+    "RR": metrics.reciprocal_rank,
+    "RR(rel=2)@3": lambda j: metrics.reciprocal_rank(j, cutoff=3, relevance_level=2),
     "Bpref": metrics.bpref,
     "bpref10": metrics.bpref_10,
     "bpref_R": metrics.bpref_r,

@@ -11,12 +11,12 @@ import pytest
 import metrics
 
 MODULES = [
-    "metrics._toy", "metrics.precision", "metrics.ap", "metrics.bpref", "metrics.infap", "metrics.rbp",
+    "metrics._toy", "metrics.precision", "metrics.rr", "metrics.ap", "metrics.bpref", "metrics.infap", "metrics.rbp",
     "metrics.qmeasure", "metrics.cg", "metrics.measures", "metrics.evaluate",
 ]  # fmt: skip
 FUNCTIONS = [
-    "average_precision", "precision", "r_precision", "bpref", "bpref_10", "bpref_r", "bpref_n", "rank_eff",
-    "inferred_ap", "rbp", "rbp_residual", "q_measure", "r_measure", "dcg", "ncg", "andcg",
+    "average_precision", "precision", "r_precision", "reciprocal_rank", "bpref", "bpref_10", "bpref_r", "bpref_n",
+    "rank_eff", "inferred_ap", "rbp", "rbp_residual", "q_measure", "r_measure", "dcg", "ncg", "andcg",
 ]  # fmt: skip
 
 

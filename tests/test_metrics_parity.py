@@ -5,7 +5,9 @@ Reference: pytrec_eval-terrier 0.5 (trec_eval 9.0.8)::
     pytrec_eval.RelevanceEvaluator(qrels, TREC_MEASURES, relevance_level=l, judged_docs_only_flag=J).evaluate(run)
 
 on the same qrels and run files (``pytrec_eval.parse_qrel`` / ``parse_run`` on ``lzma.open(...)``). pytrec_eval
-returns the topics present in both run and qrels; those are compared, every system, every measure: max |Δ| ≤ 1e-9.
+returns the topics present in both run and qrels; those are compared, every system, every measure: max |Δ| ≤ 1e-9
+(≤ 1e-12 for ``recip_rank``, see ``TOLS``). trec_eval 9.0.8 has no reciprocal rank with a cut-off, so RR@k is
+compared with ``recip_rank`` on the runs truncated to their top k documents (top k judged documents under ``-J``).
 Collections (tests/conftest.py): TREC-9 Web (26 runs), TREC DL 2019 passage (37 runs), Robust 2004 (8 runs).
 """
 from __future__ import annotations
@@ -20,7 +22,11 @@ import metrics
 from metrics import evaluate
 
 TOL = 1e-9
-TREC_MEASURES = {"map", "map_cut.10,100", "P.5,10,20,100,1000", "Rprec", "bpref", "infAP", "ndcg", "ndcg_cut.10,20"}
+#: tighter tolerances for single measures (trec_eval key → max |Δ|)
+TOLS = {"recip_rank": 1e-12}
+TREC_MEASURES = {
+    "map", "map_cut.10,100", "P.5,10,20,100,1000", "Rprec", "recip_rank", "bpref", "infAP", "ndcg", "ndcg_cut.10,20",
+}  # fmt: skip
 #: trec_eval key → our measure name (ir_measures syntax)
 OURS = {
     "map": "AP",
@@ -32,13 +38,17 @@ OURS = {
     "P_100": "P@100",
     "P_1000": "P@1000",
     "Rprec": "Rprec",
+    "recip_rank": "RR",
     "bpref": "Bpref",
     "infAP": "infAP",
     "ndcg": "nDCG",
     "ndcg_cut_10": "nDCG@10",
     "ndcg_cut_20": "nDCG@20",
 }
-BINARY = ("map", "map_cut_10", "map_cut_100", "P_5", "P_10", "P_20", "P_100", "P_1000", "Rprec", "bpref", "infAP")
+BINARY = (
+    "map", "map_cut_10", "map_cut_100", "P_5", "P_10", "P_20", "P_100", "P_1000", "Rprec", "recip_rank", "bpref",
+    "infAP",
+)  # fmt: skip
 
 
 def reference(trec_qrels: dict, trec_runs: dict, keys, *, judged_only: bool, relevance_level: int = 1) -> dict[str, pd.DataFrame]:
@@ -49,10 +59,13 @@ def reference(trec_qrels: dict, trec_runs: dict, keys, *, judged_only: bool, rel
     return {k: pd.DataFrame({s: df.loc[k] for s, df in per_system.items()}).T for k in keys}
 
 
-def max_deltas(j: metrics.JudgedRuns, ref: dict[str, pd.DataFrame], *, judged_only: bool, rel: int = 1) -> dict[str, float]:
+def max_deltas(
+    j: metrics.JudgedRuns, ref: dict[str, pd.DataFrame], *, judged_only: bool, rel: int = 1, ours: dict | None = None
+) -> dict[str, float]:
+    """trec_eval key → max |Δ| between pytrec_eval's values and ours (``ours``: key → our name; default OURS)."""
     out = {}
     for key, want in ref.items():
-        name = OURS[key]
+        name = (ours or OURS)[key]
         if rel != 1:
             name = name.replace("@", f"(rel={rel})@") if "@" in name else f"{name}(rel={rel})"
         got = evaluate(j, name, judged_only=judged_only).reindex(index=want.index, columns=want.columns)
@@ -63,13 +76,63 @@ def max_deltas(j: metrics.JudgedRuns, ref: dict[str, pd.DataFrame], *, judged_on
     return out
 
 
+def assert_within(deltas: dict[str, float], context: str = "") -> None:
+    """Every measure within its tolerance (``TOLS``, else ``TOL``)."""
+    bad = {k: d for k, d in deltas.items() if not d <= TOLS.get(k, TOL)}
+    assert not bad, f"{context}: max |Δ| above tolerance {bad}; all: {deltas}"
+
+
 @pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
 @pytest.mark.parametrize("collection", ["trec9", "dl19", "robust04"])
 def test_parity_with_trec_eval(collection, judged_only, request):
     c = request.getfixturevalue(collection)
     ref = reference(c.trec_qrels, c.trec_runs, OURS, judged_only=judged_only)
     deltas = max_deltas(c.judged, ref, judged_only=judged_only)
-    assert max(deltas.values()) <= TOL, f"{collection}: max |Δ| per measure {deltas}"
+    assert_within(deltas, collection)
+
+
+def ranked_lists(trec_runs: dict[str, dict]) -> dict[str, dict[str, list[tuple[str, float]]]]:
+    """System → topic → (docno, score) in trec_eval's order: score descending, then docno descending."""
+    return {
+        s: {q: sorted(docs.items(), key=lambda x: (x[1], x[0]), reverse=True) for q, docs in run.items()}
+        for s, run in trec_runs.items()
+    }
+
+
+def truncated(trec_qrels: dict, lists: dict, k: int, *, judged_only: bool) -> dict[str, dict]:
+    """The runs cut just after their k-th document; under ``-J`` after their k-th judged document (grade ≥ 0, what
+    trec_eval's -J keeps), so that -J on the cut run evaluates the top k of the condensed list."""
+    out = {}
+    for s, run in lists.items():
+        out[s] = {}
+        for q, docs in run.items():
+            judged, kept, n = trec_qrels.get(q, {}), {}, 0
+            for d, score in docs:
+                if n == k:
+                    break
+                kept[d] = score
+                n += (not judged_only) or judged.get(d, -1) >= 0
+            out[s][q] = kept
+    return out
+
+
+@pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
+@pytest.mark.parametrize("collection", ["trec9", "dl19", "robust04"])
+def test_rr_at_k_is_recip_rank_of_the_truncated_runs(collection, judged_only, request):
+    """trec_eval 9.0.8 has no recip_rank cut-off: RR@k must equal ``recip_rank`` on each run cut to its top k
+    (top k judged documents under -J), and the rule RR@k = RR if RR ≥ 1/k else 0. On DL 2019 also at -l 2."""
+    c = request.getfixturevalue(collection)
+    lists = ranked_lists(c.trec_runs)
+    rr = evaluate(c.judged, "RR", judged_only=judged_only).to_numpy()
+    for k in (1, 3, 10, 100):
+        runs = truncated(c.trec_qrels, lists, k, judged_only=judged_only)
+        for rel in (1, 2) if collection == "dl19" else (1,):
+            ref = reference(c.trec_qrels, runs, ["recip_rank"], judged_only=judged_only, relevance_level=rel)
+            deltas = max_deltas(c.judged, ref, judged_only=judged_only, rel=rel, ours={"recip_rank": f"RR@{k}"})
+            assert_within(deltas, f"{collection} RR@{k} rel={rel}")
+        at_k = evaluate(c.judged, f"RR@{k}", judged_only=judged_only).to_numpy()
+        assert np.array_equal(at_k, np.where(rr >= 1.0 / k, rr, 0.0))
+    assert (evaluate(c.judged, "RR@1", judged_only=judged_only).to_numpy() != rr).any()  # the cut-off does bite
 
 
 def test_topics_missing_from_a_run_score_zero(dl19):
@@ -92,7 +155,7 @@ def test_relevance_level_2_matches_trec_eval_l2(dl19):
     """``rel=2`` is trec_eval's ``-l 2``: grades 2 and 3 relevant, R counted at that level."""
     ref = reference(dl19.trec_qrels, dl19.trec_runs, BINARY, judged_only=False, relevance_level=2)
     deltas = max_deltas(dl19.judged, ref, judged_only=False, rel=2)
-    assert max(deltas.values()) <= TOL, deltas
+    assert_within(deltas)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +180,7 @@ def test_parity_with_negative_grades(dl19, dl19_pooled, judged_only):
     assert (j.levels < 0).any() and (j.grades == 0).any()
     ref = reference(trec_qrels, dl19.trec_runs, BINARY + ("ndcg", "ndcg_cut_10", "ndcg_cut_20"), judged_only=judged_only)
     deltas = max_deltas(j, ref, judged_only=judged_only)
-    assert max(deltas.values()) <= TOL, deltas
+    assert_within(deltas)
     # the variant does change infAP (so the pooled-but-unjudged branch is exercised)
     assert not np.allclose(evaluate(j, "infAP").to_numpy(), evaluate(dl19.judged, "infAP").to_numpy())
 
@@ -146,4 +209,4 @@ def test_parity_with_grades_between_minus_one_and_zero(dl19, dl19_fractional, ju
     assert -0.5 in j.levels.tolist() and -1.0 in j.levels.tolist()
     ref = reference(trec_qrels, dl19.trec_runs, BINARY + ("ndcg", "ndcg_cut_10", "ndcg_cut_20"), judged_only=judged_only)
     deltas = max_deltas(j, ref, judged_only=judged_only)
-    assert max(deltas.values()) <= TOL, deltas
+    assert_within(deltas)

@@ -14,19 +14,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import metrics
 from metrics import evaluate
 from metrics._toy import single_topic
 
 #: every measure name with a [0, 1] range
 NORMALISED = [
-    "AP", "AP@5", "P@5", "Rprec", "Bpref", "bpref10", "bpref_R", "bpref_N", "RankEff", "infAP", "nDCG", "nDCG@5",
-    "nCG@5", "nCG", "AnDCG@5", "RBP(p=0.8)", "RBP(p=0.5,rel=2)", "RBP_residual(p=0.8)", "Q(beta=1)", "Q(beta=0)",
-    "Q(beta=5)", "Rmeasure(beta=1)",
+    "AP", "AP@5", "P@5", "Rprec", "RR", "RR@5", "Bpref", "bpref10", "bpref_R", "bpref_N", "RankEff", "infAP", "nDCG",
+    "nDCG@5", "nCG@5", "nCG", "AnDCG@5", "RBP(p=0.8)", "RBP(p=0.5,rel=2)", "RBP_residual(p=0.8)", "Q(beta=1)",
+    "Q(beta=0)", "Q(beta=5)", "Rmeasure(beta=1)",
 ]  # fmt: skip
 #: measures that score 1 for an ideal list with complete judgments (and at least one relevant document)
 IDEAL_ONE = [
-    "AP", "Rprec", "Bpref", "bpref10", "bpref_R", "bpref_N", "RankEff", "nDCG", "nDCG@5", "nCG@5", "nCG",
+    "AP", "Rprec", "RR", "RR@5", "Bpref", "bpref10", "bpref_R", "bpref_N", "RankEff", "nDCG", "nDCG@5", "nCG@5", "nCG",
     "AnDCG@5", "AnDCG@50", "Q(beta=1)", "Q(beta=0)", "Q(beta=5)", "Rmeasure(beta=1)", "Rmeasure(beta=3)",
 ]  # fmt: skip
 
@@ -117,7 +116,8 @@ def test_vectorised_over_systems_equals_one_at_a_time(lists, extra):
 def test_vectorised_over_topics_on_real_data(dl19):
     """Each (system, topic) cell of the tensor equals the same measure on that single cell."""
     j = dl19.judged
-    for name in ("AP", "Rprec", "Bpref", "infAP", "RankEff", "Q(beta=1)", "Rmeasure", "RBP(p=0.8)", "AnDCG@10"):
+    for name in ("AP", "Rprec", "RR@10", "Bpref", "infAP", "RankEff", "Q(beta=1)", "Rmeasure", "RBP(p=0.8)",
+                 "AnDCG@10"):
         full = evaluate(j, name).to_numpy()
         for s, t in [(0, 0), (5, 17), (36, 42)]:
             cell = j.subset(systems=[s], topics=[t])

@@ -38,7 +38,11 @@ gives a row of NaN, and a warning on stderr names the points and the reason.
 Work is split into one task per (fraction, seed) and runs on the local cores (--workers, default
 all) or, with --dask-scheduler, on a Dask cluster (needs 'pip install "dask[distributed]"').
 
-Output: a table on stdout (or --json records), the CSV with --out; progress on stderr unless --quiet.
+The linear discount (k + 1 - r)/k takes its k from the cut-off; at cut-off 'none' it takes k = the run depth.
+
+Output: a table on stdout, or with --json an object {"attrs": the settings (target, n_topics, reference,
+judged_only, n_points, n_tasks, seconds), "rows": one object per grid point with every column of the
+CSV}; the CSV with --out; progress on stderr unless --quiet.
 Python: experiments.sweep(judged, cutoffs=..., gains=..., ...) returns the same table as a DataFrame.
 """
 
@@ -62,7 +66,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_data_args(p)
     g = p.add_argument_group("grid")
     g.add_argument("--cutoffs", nargs="+", default=["10", "20", "100"], metavar="K",
-                   help="nDCG cut-offs; 'none' for the whole list (default 10 20 100)")
+                   help="nDCG cut-offs; 'none' for the whole list, where the linear "
+                        "discount takes k = the run depth (default 10 20 100)")
     g.add_argument("--gains", nargs="+", default=["linear", "exponential"], metavar="GAIN",
                    help="gain families: linear, exponential, 'exponential(base=3)', binary (default linear exponential)")
     g.add_argument("--discounts", nargs="+", default=["log2", "zipf", "linear"], metavar="DISCOUNT",
@@ -86,7 +91,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     x.add_argument("--dask-scheduler", default=None, metavar="ADDRESS",
                    help="run on this Dask scheduler (e.g. tcp://host:8786) instead of local processes")
     x.add_argument("--out", metavar="FILE.csv", default=None, help="write the full table as CSV")
-    x.add_argument("--json", action="store_true", help="print the table as JSON records")
+    x.add_argument("--json", action="store_true",
+                   help='print JSON instead of the table: {"attrs": the settings, "rows": one object per grid point '
+                        'with all the columns of --out}')
     x.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return p
 
@@ -189,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
     experiments.SweepGrid.of(cutoffs, args.gains, args.discounts, args.fractions, args.seeds)
     if not 0 < args.target < 1:
         raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
+    if args.tune and None in cutoffs:
+        raise UsageError("--tune needs integer --cutoffs (a tuned discount has one weight per rank); got 'none'.")
     judged = drop_missed_topics(load_judged(args), "sweep")
     check_shape(judged)
     client = executor = None
