@@ -290,6 +290,24 @@ def test_linear_discount_at_the_whole_list_takes_the_run_depth_as_k(small):
     assert df.tau.iloc[0] == 1.0
 
 
+def test_cli_cutoff_beyond_the_run_depth_is_noted_and_refused_with_tune(tmp_path, capsys, small):
+    # a cut-off beyond the runs' depth used to be accepted silently, the rows labelled with it
+    path = tmp_path / "shallow.npz"
+    small.subset(topics=range(5)).save(path)
+    assert main(["sweep", "--judged", str(path), "--cutoffs", "10", "5000", "--gains", "linear", "--discounts",
+                 "log2", "--workers", "1", "--quiet"]) == 0
+    assert capsys.readouterr().err == ("gtheory sweep: note: --cutoffs 5000 exceeds the run depth 1000: nDCG@5000 "
+                                       "scores the 1000 ranks the runs have (the ideal ranking has up to 5000 "
+                                       "documents).\n")
+    # --tune: refused; with --runs before any loading (the files are not even looked at)
+    assert main(["sweep", "--runs", str(tmp_path / "none"), "--qrels", str(tmp_path / "q"), "--depth", "100",
+                 "--cutoffs", "500", "--tune", "--quiet"]) == 2
+    assert capsys.readouterr().err == ("gtheory sweep: error: --cutoffs 500 exceeds the run --depth 100; --tune "
+                                       "needs cut-offs within it.\n")
+    assert main(["sweep", "--cutoffs", "10", "none", "--tune", "--quiet"]) == 2
+    assert "--tune needs integer --cutoffs" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [

@@ -38,7 +38,9 @@ gives a row of NaN, and a warning on stderr names the points and the reason.
 Work is split into one task per (fraction, seed) and runs on the local cores (--workers, default
 all) or, with --dask-scheduler, on a Dask cluster (needs 'pip install "dask[distributed]"').
 
-The linear discount (k + 1 - r)/k takes its k from the cut-off; at cut-off 'none' it takes k = the run depth.
+A cut-off beyond the run depth (the longest run, at most --depth) is noted on stderr: nDCG@k scores
+the ranks the runs have, as trec_eval's ndcg_cut.k; with --tune it is refused. The linear discount
+(k + 1 - r)/k takes its k from the cut-off; at cut-off 'none' it takes k = the run depth.
 
 Output: a table on stdout, or with --json an object {"attrs": the settings (target, n_topics, reference,
 judged_only, n_points, n_tasks, seconds), "rows": one object per grid point with every column of the
@@ -167,6 +169,19 @@ def _degenerate_points(df: Any, judged: Any) -> list[str]:
             for why, pts in reasons.items()]
 
 
+def _check_depth(cutoffs: list, reference_cutoff: int | None, depth: int, what: str, *, tune: bool) -> None:
+    """A cut-off beyond the runs' depth: refused with --tune (a tuned discount has one weight per rank the runs
+    have); otherwise noted on stderr -- nDCG@k is defined there (trec_eval's ndcg_cut.k), from the ranks there are."""
+    for option, ks in (("--cutoffs", cutoffs), ("--reference-cutoff", [reference_cutoff])):
+        for k in ks:
+            if k is None or k <= depth:
+                continue
+            if tune:
+                raise UsageError(f"{option} {k} exceeds the run {what} {depth}; --tune needs cut-offs within it.")
+            print(f"gtheory sweep: note: {option} {k} exceeds the run {what} {depth}: nDCG@{k} scores the {depth} "
+                  f"ranks the runs have (the ideal ranking has up to {k} documents).", file=sys.stderr)
+
+
 def _dask_executor(address: str) -> tuple[Any, Any]:
     try:
         from dask.distributed import Client
@@ -198,8 +213,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
     if args.tune and None in cutoffs:
         raise UsageError("--tune needs integer --cutoffs (a tuned discount has one weight per rank); got 'none'.")
+    if args.runs and args.tune:  # the tensor is at most --depth deep: refuse before minutes of loading
+        _check_depth(cutoffs, None, args.depth, "--depth", tune=True)
     judged = drop_missed_topics(load_judged(args), "sweep")
     check_shape(judged)
+    _check_depth(cutoffs, reference.get("cutoff"), judged.depth, "depth", tune=args.tune)
     client = executor = None
     if args.dask_scheduler:
         client, executor = _dask_executor(args.dask_scheduler)
