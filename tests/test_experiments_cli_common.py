@@ -300,3 +300,31 @@ def test_gstudy_csv_refuses_the_ndcg_options(tmp_path, capsys):
     assert main(["gstudy", str(p), "--gain", "exponential"]) == 2
     assert f"--gain applies to nDCG computed from runs (--runs/--qrels, --judged); {p} holds scores" \
         in capsys.readouterr().err
+
+
+# --- --discount FILE: every problem is one line naming the file ------------------------------------------------
+
+@pytest.mark.parametrize("name, content, message", [
+    ("nofile.json", None, "--discount {p}: no such file"),  # was: cannot parse discount family
+    ("obj.json", '{"a": 1}', "--discount {p}: a JSON object needs a 'discount' key"),  # was: error: discount
+    ("bad.json", "[1,", "--discount {p}: not valid JSON (Expecting value"),
+    ("x.json", '[1, "x"]', "--discount {p}: weight 'x' at position 2 is not a number."),
+    ("empty.txt", "", "--discount {p}: no weights in the file."),  # was: a NumPy UserWarning, then an error
+    ("neg.csv", "1,-0.5\n", "--discount {p}: weight '-0.5' at line 1 must be a finite non-negative number."),
+])
+def test_discount_file_errors_name_the_file(subset, tmp_path, capsys, name, content, message):
+    p = tmp_path / name
+    if content is not None:
+        p.write_text(content)
+    assert main(["evaluate", "--judged", subset, "--measure", "nDCG@2", "--discount", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert message.format(p=p) in err and len(err.strip().splitlines()) == 1 and "Warning" not in err
+
+
+def test_discount_csv_file_is_read_as_weights(subset, tmp_path, capsys):
+    p = tmp_path / "d.csv"
+    p.write_text("1, 0.5\n0.25\n")
+    assert main(["evaluate", "--judged", subset, "--measure", "nDCG@3", "--discount", str(p), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    ref = metrics.ndcg(metrics.JudgedRuns.load(subset), discount=[1, 0.5, 0.25], cutoff=3)
+    assert got[0]["score"] == pytest.approx(ref.iloc[0, 0], abs=1e-12)

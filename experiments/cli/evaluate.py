@@ -161,22 +161,83 @@ def parse_gain(values: list[str]) -> Any:
     return [float(v) for v in values]
 
 
-def parse_discount(value: str) -> Any:
-    from pathlib import Path
+#: file suffixes of a discount given as weights per rank
+DISCOUNT_SUFFIXES = (".json", ".npy", ".txt", ".csv")
+
+
+def parse_discount(value: str, option: str = "--discount") -> Any:
+    """A discount family name as it is, or the weights per rank read from a file.
+
+    ``value`` is taken as a file when it has a suffix of :data:`DISCOUNT_SUFFIXES` or a path separator:
+    .json (a list of numbers, or an object with a ``discount`` list such as a tuning), .npy (a 1-D array),
+    .txt / .csv (numbers separated by white space or commas). Every problem is one error naming the file.
+    """
+    import os
+
+    import numpy as np
 
     p = Path(value)
-    if p.suffix in (".json", ".npy", ".txt") and p.exists():
+    looks_like_file = p.suffix.lower() in DISCOUNT_SUFFIXES or "/" in value or os.sep in value
+    if not looks_like_file:
+        return value
+    where = f"{option} {value}"
+    if p.is_dir():
+        raise UsageError(f"{where}: is a directory; give a file of weights per rank (.json, .npy, .txt, .csv).")
+    if not p.is_file():
+        raise UsageError(f"{where}: no such file (a file of weights per rank, or a family: log2, zipf, linear, "
+                         "none, 'jarvelin(b=2)', 'rbp(p=0.8)').")
+    suffix = p.suffix.lower()
+    if suffix not in DISCOUNT_SUFFIXES:
+        raise UsageError(f"{where}: unknown file type {p.suffix or '(none)'!r}; use .json, .npy, .txt or .csv.")
+    if suffix == ".npy":
+        try:
+            raw: Any = np.load(p, allow_pickle=False)
+        except (ValueError, OSError, EOFError) as exc:
+            raise UsageError(f"{where}: not a NumPy .npy array ({exc}).") from None
+        if raw.ndim != 1:
+            raise UsageError(f"{where}: expected a 1-D array of weights per rank; got shape {raw.shape}.")
+        values = [(f"position {i + 1}", v) for i, v in enumerate(raw.tolist())]
+    elif suffix == ".json":
         import json
 
-        import numpy as np
-
-        if p.suffix == ".npy":
-            return np.load(p)
-        if p.suffix == ".json":
-            obj = json.loads(p.read_text())
-            return obj["discount"] if isinstance(obj, dict) else obj
-        return np.loadtxt(p)
-    return value
+        try:
+            obj = json.loads(p.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise UsageError(f"{where}: not UTF-8 text.") from None
+        except ValueError as exc:
+            raise UsageError(f"{where}: not valid JSON ({exc}).") from None
+        if isinstance(obj, dict):
+            if "discount" not in obj:
+                raise UsageError(f"{where}: a JSON object needs a 'discount' key (a list of weights per rank, "
+                                 "as 'gtheory tune --out' writes); it has " + (", ".join(map(repr, obj)) or "none")
+                                 + ".")
+            obj = obj["discount"]
+        if not isinstance(obj, list):
+            raise UsageError(f"{where}: expected a list of weights per rank; got a JSON {type(obj).__name__}.")
+        values = [(f"position {i + 1}", v) for i, v in enumerate(obj)]
+    else:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{where}: not UTF-8 text.") from None
+        values = [(f"line {n}", tok) for n, line in enumerate(text.splitlines(), 1)
+                  for tok in line.replace(",", " ").split()]
+    if not values:
+        raise UsageError(f"{where}: no weights in the file.")
+    weights = []
+    for at, v in values:
+        try:
+            if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
+                raise ValueError
+            w = float(v)
+        except (TypeError, ValueError):
+            raise UsageError(f"{where}: weight {v!r} at {at} is not a number.") from None
+        if not np.isfinite(w) or w < 0:
+            raise UsageError(f"{where}: weight {v!r} at {at} must be a finite non-negative number.")
+        weights.append(w)
+    if not any(weights):
+        raise UsageError(f"{where}: all weights are 0.")
+    return np.asarray(weights, dtype=np.float64)
 
 
 def _is_number(s: str) -> bool:
