@@ -100,6 +100,12 @@ def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
         (["--measure", "NoSuchMeasure"], "unknown measure 'NoSuchMeasure'"),
         (["--qrels", QRELS], "--runs and --qrels go together"),
         (["--json", "--quiet"], "--json and --quiet exclude each other"),
+        # accepted before: a knee that no tau can reach; a level above every grade (and the header claimed
+        # "at least 1 relevant ... kept")
+        (["--threshold", "2"], "--threshold is a level of Kendall's tau, in [-1, 1]; got 2."),
+        (["--relevance-level", "5"], "--relevance-level must split the qrels grades (0 1 2) into relevant (>= it) "
+                                     "and non-relevant: a value in (0, 2]; got 5."),
+        (["--relevance-level", "0"], "a value in (0, 2]; got 0."),
     ],
 )
 def test_bad_input_exit_2_without_traceback(capsys, monkeypatch, args, match):

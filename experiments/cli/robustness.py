@@ -66,11 +66,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--top-k", type=int, default=None, metavar="K",
                    help="test significance only among the K best systems with the full qrels")
-    p.add_argument("--threshold", type=float, default=0.9, help="tau level of the knee (default 0.9)")
+    p.add_argument("--threshold", type=float, default=0.9, help="tau level of the knee, in [-1, 1] (default 0.9)")
     p.add_argument("--rounding", choices=["ceil", "round", "floor"], default="ceil",
                    help="how f*R and f*N become counts (default ceil, as Bompada et al.)")
     p.add_argument("--relevance-level", type=float, default=1.0,
-                   help="grades >= this are relevant when sampling (default 1)")
+                   help="grades >= this are relevant when sampling; it must lie above the lowest grade of the "
+                        "qrels and at most at the highest (default 1)")
     p.add_argument("--out", metavar="FILE.csv", default=None, help="write the per-seed results as CSV")
     p.add_argument("--plot", metavar="OUT.png", default=None,
                    help="save a figure: tau, mean score, discriminative power and accuracy vs fraction")
@@ -95,8 +96,23 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError(f"--alpha must be in (0, 1); got {args.alpha:g}.")
     if args.top_k is not None and args.top_k < 2:
         raise UsageError(f"--top-k must be at least 2; got {args.top_k}.")
+    if not -1.0 <= args.threshold <= 1.0:  # also NaN
+        raise UsageError(f"--threshold is a level of Kendall's tau, in [-1, 1]; got {args.threshold:g}.")
     if args.json and args.quiet:
         raise UsageError("--json and --quiet exclude each other.")
+
+
+def _check_relevance_level(level: float, judged: Any) -> None:
+    """The sampling splits the judged documents into relevant (grade >= level) and non-relevant: both must exist."""
+    grades = sorted({float(g) for g in judged.levels})
+    if len(grades) < 2 or not grades[0] < level <= grades[-1]:  # also NaN
+        shown = " ".join(f"{g:g}" for g in grades)
+        raise UsageError(
+            f"--relevance-level must split the qrels grades ({shown}) into relevant (>= it) and non-relevant: "
+            f"a value in ({grades[0]:g}, {grades[-1]:g}]; got {level:g}." if len(grades) > 1 else
+            f"--relevance-level: the qrels have only the grade {shown}; sampling needs relevant and non-relevant "
+            "documents."
+        )
 
 
 def _finite(x: Any) -> Any:
@@ -113,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
 
     judged = load_judged(args)
     check_shape(judged)
+    _check_relevance_level(args.relevance_level, judged)
     measures = args.measure or ["nDCG@100"]
     t0 = time.perf_counter()
 
@@ -190,7 +207,8 @@ _HEAD = {"judged_kept": "judged", "tau": "tau", "tau_ap": "tau_AP", "mean_reduce
 def _as_text(judged, args, summary, knees, values, test) -> str:
     lines = [
         f"Incomplete judgments: {judged.n_systems} systems x {judged.n_topics} topics, {args.seeds} seed(s) per "
-        f"fraction; at least 1 relevant and 10 non-relevant judged documents kept per topic",
+        f"fraction; at least 1 relevant (grade >= {args.relevance_level:g}) and 10 non-relevant judged documents "
+        "kept per topic",
         "Compared with the same measure on the full qrels; mean over seeds (± sd)"
         + (f"; significance: {test}, alpha={args.alpha:g}" if test else ""),
     ]
