@@ -328,3 +328,39 @@ def test_discount_csv_file_is_read_as_weights(subset, tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)
     ref = metrics.ndcg(metrics.JudgedRuns.load(subset), discount=[1, 0.5, 0.25], cutoff=3)
     assert got[0]["score"] == pytest.approx(ref.iloc[0, 0], abs=1e-12)
+
+
+# --- --depth and --missing with the embedded data and --judged (they were silently ignored) -------------------
+
+def test_depth_is_refused_where_it_cannot_apply(subset, capsys):
+    assert main(["evaluate", "--measure", "AP", "--depth", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "--depth 5: the embedded TREC-9 data is judged to depth 1000 and cannot be cut here" in err
+    assert main(["evaluate", "--judged", subset, "--measure", "AP", "--depth", "5"]) == 2
+    assert f"--depth 5: the --judged tensor {subset} is judged to depth 1000" in capsys.readouterr().err
+    assert main(["evaluate", "--judged", subset, "--measure", "AP", "--depth", "1000"]) == 0  # its own depth
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "x"])
+def test_depth_must_be_a_positive_integer_at_parse_time(value, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", "--measure", "AP", "--depth", value])
+    assert exc.value.code == 2
+    assert "error: argument --depth: must be a positive integer; got" in capsys.readouterr().err
+
+
+def test_missing_applies_to_a_judged_tensor(subset, tmp_path, capsys):
+    import dataclasses
+
+    j = metrics.JudgedRuns.load(subset)
+    n = j.n_retrieved.copy()
+    n[0, 0] = 0  # system 0 does not return topic 0
+    grades = j.grades.copy()
+    grades[0, 0] = metrics.judged.ABSENT
+    path = tmp_path / "missed.npz"
+    dataclasses.replace(j, n_retrieved=n, grades=grades).save(path)
+    assert main(["evaluate", "--judged", str(path), "--measure", "AP", "--missing", "exclude", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert records[0]["score"] is None and records[1]["score"] is not None  # excluded, not 0
+    assert main(["evaluate", "--judged", str(path), "--measure", "AP", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["score"] == 0

@@ -24,18 +24,60 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--qrels", metavar="FILE", default=None, help="TREC qrels file (needed with --runs)")
     g.add_argument("--judged", metavar="TENSOR.npz", default=None,
                    help="a judged-grade tensor saved with JudgedRuns.save (instead of --runs/--qrels)")
-    g.add_argument("--depth", type=int, default=1000, help="ranks of each run to evaluate (default 1000)")
-    g.add_argument("--missing", choices=["zero", "exclude"], default="zero",
+    g.add_argument("--depth", type=positive_int("--depth"), default=1000, action=_Given,
+                   help="ranks of each run read with --runs (default 1000); the embedded data and --judged "
+                        "tensors keep the depth they were judged to")
+    g.add_argument("--missing", choices=["zero", "exclude"], default="zero", action=_Given,
                    help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded")
 
 
+class _Given(argparse.Action):
+    """``store``, also recording that the user gave the option (``args._given_<dest>``), so that an option
+    with a default can be refused where it does not apply instead of being silently ignored."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"_given_{self.dest}", True)
+
+
+def positive_int(option: str) -> Any:
+    """An argparse ``type`` for a positive integer; the error names the option and the value."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"must be a positive integer; got {v}")
+        return v
+
+    parse.__name__ = option  # argparse names the type in some messages
+    return parse
+
+
 def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
-    if args.judged:
-        if args.runs or args.qrels:
-            raise UsageError("give either --judged or --runs/--qrels, not both")
-        return metrics.JudgedRuns.load(args.judged)
-    if args.runs is None and args.qrels is None:
-        return metrics.load_trec9()
+    """The judged runs of the data options: --runs/--qrels, --judged, or the embedded TREC-9 data.
+
+    --depth applies to --runs only (a saved or embedded tensor cannot be re-read at another depth): with the
+    others it is refused unless it equals the tensor's depth. --missing applies to all three.
+    """
+    if args.judged or (args.runs is None and args.qrels is None):
+        if args.judged:
+            if args.runs or args.qrels:
+                raise UsageError("give either --judged or --runs/--qrels, not both")
+            what = f"the --judged tensor {args.judged}"
+            judged = metrics.JudgedRuns.load(args.judged)
+        else:
+            what = "the embedded TREC-9 data"
+            judged = metrics.load_trec9()
+        if getattr(args, "_given_depth", False) and args.depth != judged.depth:
+            raise UsageError(f"--depth {args.depth}: {what} is judged to depth {judged.depth} and cannot be cut "
+                             "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
+        if judged.missing != args.missing:
+            from dataclasses import replace
+
+            judged = replace(judged, missing=args.missing)  # the policy is applied when measures are computed
+        return judged
     if not args.runs or not args.qrels:
         raise UsageError("--runs and --qrels go together (or give neither to use the embedded TREC-9 data)")
     runs: Any = args.runs[0] if len(args.runs) == 1 and Path(args.runs[0]).is_dir() else args.runs
