@@ -349,18 +349,45 @@ def test_depth_must_be_a_positive_integer_at_parse_time(value, capsys):
     assert "error: argument --depth: must be a positive integer; got" in capsys.readouterr().err
 
 
-def test_missing_applies_to_a_judged_tensor(subset, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def missed(subset, tmp_path_factory) -> str:
+    """The subset where the first system does not return the first topic."""
     import dataclasses
 
     j = metrics.JudgedRuns.load(subset)
     n = j.n_retrieved.copy()
-    n[0, 0] = 0  # system 0 does not return topic 0
+    n[0, 0] = 0
     grades = j.grades.copy()
     grades[0, 0] = metrics.judged.ABSENT
-    path = tmp_path / "missed.npz"
+    path = tmp_path_factory.mktemp("missed") / "missed.npz"
     dataclasses.replace(j, n_retrieved=n, grades=grades).save(path)
+    return str(path)
+
+
+def test_missing_applies_to_a_judged_tensor(missed, capsys):
+    path = missed
     assert main(["evaluate", "--judged", str(path), "--measure", "AP", "--missing", "exclude", "--json"]) == 0
     records = json.loads(capsys.readouterr().out)
     assert records[0]["score"] is None and records[1]["score"] is not None  # excluded, not 0
     assert main(["evaluate", "--judged", str(path), "--measure", "AP", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["score"] == 0
+
+
+@pytest.mark.parametrize("command", [["gstudy", "--measure", "AP", "--json"],
+                                     ["tune", "--cutoff", "5", "--starts", "1", "--json"]])
+def test_missing_exclude_drops_the_missed_topics_with_a_note(missed, command, capsys):
+    # the NaN of the excluded topic used to be refused ("`scores` contains 1 NaN value")
+    import gtheory
+
+    assert main([*command, "--judged", missed, "--missing", "exclude"]) == 0
+    captured = capsys.readouterr()
+    j = metrics.JudgedRuns.load(missed)
+    assert (f"gtheory {command[0]}: note: --missing exclude: dropped 1 of 12 topics that run {j.systems[0]} "
+            f"does not return (topic {j.topics[0]}); the study uses the other 11.") in captured.err
+    out = json.loads(captured.out)
+    if command[0] == "gstudy":
+        ref = gtheory.gstudy(metrics.evaluate(j.subset(topics=list(j.topics[1:])), "AP"))
+        assert out["n_topics"] == 11 and out["components"]["system"]["variance_raw"] == pytest.approx(
+            ref.var_system_raw, rel=1e-9)
+    else:
+        assert out["n_topics"] == 11

@@ -28,7 +28,8 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
                    help="ranks of each run read with --runs (default 1000); the embedded data and --judged "
                         "tensors keep the depth they were judged to")
     g.add_argument("--missing", choices=["zero", "exclude"], default="zero", action=_Given,
-                   help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded")
+                   help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
+                        "score; gstudy, tune, check and report then drop the topic, with a note)")
 
 
 class _Given(argparse.Action):
@@ -85,6 +86,42 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if not Path(r).exists():
             raise UsageError(f"no such run file or directory: {r}")
     return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
+
+
+def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool = False) -> metrics.JudgedRuns:
+    """With ``--missing exclude``: ``judged`` without the topics some run does not return.
+
+    Their scores are NaN (excluded), and a G-study, a tuning or a ranking comparison needs a complete systems x
+    topics matrix, so the study uses the topics every run returns; a note on stderr names the dropped topics
+    (unless ``quiet``). Fewer than 2 topics left is refused. Under ``--missing zero`` nothing changes.
+    """
+    if judged.missing != "exclude":
+        return judged
+    returned = np.asarray(judged.retrieved)
+    complete = returned.all(axis=0)
+    if complete.all():
+        return judged
+    topics = list(judged.topics)
+    missed = [t for t, ok in zip(topics, complete) if not ok]
+    kept = [t for t, ok in zip(topics, complete) if ok]
+    if len(kept) < 2:
+        raise UsageError(f"--missing exclude: only {len(kept)} of the {len(topics)} topics are returned by every "
+                         "run; at least 2 are needed (--missing zero scores a topic a run does not return 0).")
+    if not quiet:
+        runs = [s for s, row in zip(judged.systems, returned) if not row.all()]
+        print(f"gtheory {command}: note: --missing exclude: dropped {len(missed)} of {len(topics)} topics that "
+              f"{_listed(runs, 'run')} {'does' if len(runs) == 1 else 'do'} not return (topic"
+              f"{'s' * (len(missed) != 1)} {_listed(missed)}); the study uses the other {len(kept)}.",
+              file=sys.stderr)
+    return judged.subset(topics=kept)
+
+
+def _listed(items: list, what: str = "", show: int = 10) -> str:
+    """``a, b, c`` or ``a, ..., j and 7 more``; with ``what``: ``run a`` / ``3 runs (a, b, c)``."""
+    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
+    if not what:
+        return text
+    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
 
 
 def check_output_path(path: str | Path, option: str, *, directory: bool = False) -> Path:

@@ -36,7 +36,7 @@ import gtheory
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, emit_json, check_shape, load_judged
+from ._common import add_data_args, drop_missed_topics, emit_json, check_shape, load_judged
 
 __all__ = ["register", "run", "check_configurations"]
 
@@ -185,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
             tuning = optimize.Tuning.from_json(args.tuning)
         except (ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"{args.tuning} is not a tuning written by 'gtheory tune --out' ({exc})") from None
-    judged = load_judged(args)
+    judged = drop_missed_topics(load_judged(args), "check", quiet=args.quiet)
     check_shape(judged)
     k = args.cutoff or (tuning.cutoff if tuning is not None else 100)
     if k > judged.depth:

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import UsageError
 from .evaluate import add_ndcg_args
-from ._common import add_data_args, check_output_path, check_shape, emit_json, load_judged
+from ._common import add_data_args, check_output_path, drop_missed_topics, check_shape, emit_json, load_judged
 
 __all__ = ["register", "run"]
 
@@ -97,7 +97,7 @@ def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
     """Score matrix (systems x topics DataFrame) of --measure over the data options."""
     from .evaluate import compute
 
-    judged = load_judged(args)
+    judged = drop_missed_topics(load_judged(args), "gstudy", quiet=args.quiet)
     check_shape(judged)
     return compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy")
 

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import add_data_args, check_output_path, check_shape, emit_json, load_judged
+from ._common import add_data_args, drop_missed_topics, check_output_path, check_shape, emit_json, load_judged
 from . import UsageError
 
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"[{time.perf_counter() - t0:6.1f} s] {msg}", file=sys.stderr, flush=True)
 
-    judged = load_judged(args)
+    judged = drop_missed_topics(load_judged(args), "report", quiet=args.quiet)
     check_shape(judged)
     say(f"data: {judged.n_systems} systems x {judged.n_topics} topics, grades "
         f"{', '.join(f'{g:g}' for g in judged.levels)}")

@@ -13,7 +13,7 @@ import warnings
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import add_data_args, check_output_path, check_shape, emit_json, load_judged
+from ._common import add_data_args, drop_missed_topics, check_output_path, check_shape, emit_json, load_judged
 from .evaluate import parse_gain
 
 __all__ = ["register", "run"]
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     gain = parse_gain(args.gain)
     if args.out:
         check_output_path(args.out, "--out")  # fail before minutes of tuning, not after
-    judged = load_judged(args)
+    judged = drop_missed_topics(load_judged(args), "tune", quiet=args.quiet)
     check_shape(judged)
     if args.cutoff > judged.depth:
         raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}.")
