@@ -391,3 +391,10 @@ def test_missing_exclude_drops_the_missed_topics_with_a_note(missed, command, ca
             ref.var_system_raw, rel=1e-9)
     else:
         assert out["n_topics"] == 11
+
+
+@pytest.mark.parametrize("command", ["evaluate", "gstudy"])
+def test_ndcg_cutoff_beyond_the_run_depth_is_refused(command, subset, capsys):
+    # tune/check/report refused it; evaluate and gstudy accepted it silently
+    assert main([command, "--judged", subset, "--measure", "nDCG@5000"]) == 2
+    assert "--measure nDCG@5000: the cut-off 5000 exceeds the run depth 1000." in capsys.readouterr().err

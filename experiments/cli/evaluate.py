@@ -251,6 +251,8 @@ def _is_number(s: str) -> bool:
 def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, judged_only: bool,
             tuning: Any = None, *, command: str = "evaluate") -> pd.DataFrame:
     is_ndcg, cutoff = ndcg_cutoff(name)
+    if is_ndcg and cutoff is not None and cutoff > judged.depth:  # as tune/check/report refuse --cutoff
+        raise UsageError(f"--measure {name}: the cut-off {cutoff} exceeds the run depth {judged.depth}.")
     if tuning is not None:
         import optimize
 
