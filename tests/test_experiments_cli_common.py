@@ -275,7 +275,7 @@ def test_evaluate_and_gstudy_apply_the_tunings_gain_discount_and_cutoff(subset, 
 @pytest.mark.parametrize("extra, message", [
     (["--gain", "exponential"], "--gain and --tuning exclude each other"),
     (["--discount", "zipf"], "--discount and --tuning exclude each other"),
-    (["--measure", "AP"], "--tuning applies to nDCG; --measure AP is not nDCG"),
+    (["--measure", "AP"], "--tuning applies to nDCG; --measure AP is not nDCG."),
     (["--measure", "nDCG@10"], "--measure nDCG@10: --tuning {path} has discount weights up to rank 5 only"),
 ])
 def test_tuning_conflicts_are_refused(subset, joint, capsys, extra, message):
@@ -398,3 +398,15 @@ def test_ndcg_cutoff_beyond_the_run_depth_is_refused(command, subset, capsys):
     # tune/check/report refused it; evaluate and gstudy accepted it silently
     assert main([command, "--judged", subset, "--measure", "nDCG@5000"]) == 2
     assert "--measure nDCG@5000: the cut-off 5000 exceeds the run depth 1000." in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "--measure", "AP", "--measure", "AP"], "--measure AP is given twice"),  # wrote every row twice
+    (["evaluate", "--measure", "AP", "--gain", "exponential"], "--gain applies to nDCG; --measure AP is not nDCG."),
+    (["gstudy", "--measure", "P@10", "--discount", "zipf"], "--discount applies to nDCG; --measure P@10 is not"),
+    (["tune", "--json", "--quiet"], "--json and --quiet exclude each other."),  # printed nothing, exit 0
+])
+def test_options_that_would_be_ignored_or_repeated_are_refused(subset, argv, message, capsys):
+    assert main([*argv, "--judged", subset]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1

@@ -96,6 +96,16 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
     Returns ``{"tuning": Tuning | None, "gain": ..., "discount": ..., "measures": [...]}``; with a tuning the
     measures are relabelled ``nDCG@k`` (``nDCG`` alone means the tuning's cut-off).
     """
+    seen: set[str] = set()
+    for name in measures:
+        if name.strip() in seen:
+            raise UsageError(f"--measure {name} is given twice; give each measure once.")
+        seen.add(name.strip())
+    if not any(ndcg_cutoff(m)[0] for m in measures):
+        for opt in ("gain", "discount", "tuning"):
+            if getattr(args, opt) is not None:
+                raise UsageError(f"--{opt} applies to nDCG; --measure {', '.join(measures)} "
+                                 f"{'is' if len(measures) == 1 else 'are'} not nDCG.")
     if args.tuning is None:
         gain = parse_gain(args.gain if args.gain is not None else ["linear"])
         discount = parse_discount(args.discount if args.discount is not None else "log2")

@@ -53,13 +53,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="exit 1 if the optimiser does not converge")
     p.add_argument("--out", metavar="TUNING.json", default=None, help="write the tuning as JSON")
     p.add_argument("--json", action="store_true", help="print the tuning as JSON instead of a summary")
-    p.add_argument("--quiet", action="store_true", help="print nothing (use with --out)")
+    p.add_argument("--quiet", action="store_true", help="print nothing (use with --out; not with --json)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     import optimize
 
+    if args.json and args.quiet:  # as gstudy and robustness
+        raise UsageError("--json and --quiet exclude each other.")
     if args.cutoff < 1:
         raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}.")
     if args.starts < 1:
