@@ -410,3 +410,12 @@ def test_options_that_would_be_ignored_or_repeated_are_refused(subset, argv, mes
     assert main([*argv, "--judged", subset]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out == f"gtheory {version('gtheory')}\n"

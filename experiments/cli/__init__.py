@@ -31,6 +31,16 @@ class UsageError(Exception):
     """An error caused by the user's input; printed without a traceback."""
 
 
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata); "unknown" when run from an uninstalled tree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gtheory")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gtheory",
@@ -40,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Run 'gtheory demo' for an end-to-end study on the embedded TREC-9 Web data.",
     )
+    parser.add_argument("--version", action="version", version=f"gtheory {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         try:
