@@ -4,13 +4,16 @@ A score matrix is always returned as systems × topics (rows = systems, columns 
 """
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
+import lzma
 import math
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 import numpy as np
 import pandas as pd
@@ -28,6 +31,21 @@ _MEASURE_COLUMN = "measure"
 _SCORE_NAMES = {"score", "value", _MEASURE_COLUMN}
 _MISSING = {"", "na", "nan", "null", "none", "n/a"}
 _SYSTEM_LIKE = re.compile(r"^(sys|system|run)[\s_\-.]?\w*$", re.IGNORECASE)
+
+
+#: leading bytes of the compressed formats read_scores opens
+_MAGIC = ((b"\x1f\x8b", gzip.open, " (gzip)"), (b"BZh", bz2.open, " (bzip2)"),
+          (b"\xfd7zXZ\x00", lzma.open, " (xz)"))
+
+
+def _opener(p: Path) -> tuple[Any, str]:
+    """``open`` or the decompressing opener of a gzip/bzip2/xz file (recognised by its leading bytes)."""
+    with open(p, "rb") as fh:
+        head = fh.read(6)
+    for magic, opener, kind in _MAGIC:
+        if head.startswith(magic):
+            return opener, kind
+    return open, ""
 
 
 def _fail(path: str, line: int | None, problem: str) -> ValueError:
@@ -60,7 +78,8 @@ def read_scores(
     Parameters
     ----------
     path : str or path-like
-        A CSV file in one of two layouts:
+        A CSV file (plain, or compressed with gzip, bzip2 or xz: recognised by its first bytes) in
+        one of two layouts:
 
         * **wide**: one row per system (``"systems-by-topics"``) or per topic
           (``"topics-by-systems"``), a header row of column labels, and optionally a first column
@@ -129,11 +148,14 @@ def read_scores(
         raise ValueError(f"score file {name!r} is a directory; give a CSV file.")
     if not p.is_file():
         raise FileNotFoundError(f"score file {name!r} does not exist.")
+    opener, kind = _opener(p)
     try:
-        with open(p, newline="", encoding="utf-8-sig") as fh:
+        with opener(p, "rt", newline="", encoding="utf-8-sig") as fh:
             rows = [(i + 1, r) for i, r in enumerate(csv.reader(fh)) if any(c.strip() for c in r)]
     except UnicodeDecodeError as exc:
-        raise _fail(name, None, f"not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+        raise _fail(name, None, f"not UTF-8 text{kind} ({exc.reason} at byte {exc.start}).") from None
+    except (OSError, EOFError, lzma.LZMAError) as exc:  # a truncated or corrupt compressed file
+        raise _fail(name, None, f"cannot read the file{kind}: {exc}.") from None
     if not rows:
         raise _fail(name, None, "the file is empty.")
     header_line, header = rows[0]

@@ -165,3 +165,27 @@ def test_wide_csv_with_measure_prefixed_columns(tmp_path):
     plain.write_text("system,1,2\na,0.5,0.6\nb,0.7,0.8\n")
     with pytest.raises(ValueError, match="MEASURE:topic column labels; the file has neither"):
         read_scores(plain, measure="AP")
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".xz"])
+def test_compressed_csv_is_read(tmp_path, suffix):
+    # a .csv.gz was refused as "not UTF-8 text (invalid start byte at byte 1)"
+    import bz2
+    import gzip
+    import lzma
+
+    text = "system,1,2\na,0.5,0.6\nb,0.7,0.9\n"
+    plain = tmp_path / "s.csv"
+    plain.write_text(text)
+    packed = tmp_path / f"s.csv{suffix}"
+    packed.write_bytes({".gz": gzip, ".bz2": bz2, ".xz": lzma}[suffix].compress(text.encode()))
+    assert read_scores(packed).equals(read_scores(plain))
+
+
+def test_truncated_compressed_csv_names_the_file(tmp_path):
+    import gzip
+
+    p = tmp_path / "t.csv.gz"
+    p.write_bytes(gzip.compress(b"system,1,2\na,0.5,0.6\n" * 50)[:30])
+    with pytest.raises(ValueError, match=r"t\.csv\.gz: cannot read the file \(gzip\): "):
+        read_scores(p)
