@@ -136,3 +136,25 @@ def test_one_system_error_names_the_data_not_a_parameter(tmp_path, capsys, monke
         assert main([*cmd, "--judged", str(one)]) == 2
         err = capsys.readouterr().err
         assert "the data has only 1 system; at least 2 are needed" in err and "`" not in err, err
+
+
+def test_missing_exclude_drops_the_missed_topics_with_a_note(tmp_path, capsys):
+    # was refused with the API's advice "a JudgedRuns with missing='exclude'?"; now as `gtheory sweep` does
+    import dataclasses
+
+    small = metrics.load_trec9().subset(systems=range(0, 104, 8), topics=range(12))
+    n_ret = small.n_retrieved.copy()
+    n_ret[2, 3] = 0
+    path = tmp_path / "exclude.npz"
+    dataclasses.replace(small, n_retrieved=n_ret, missing="exclude").save(path)
+    argv = ["robustness", "--judged", str(path), "--missing", "exclude", "--fractions", "1", "0.5", "--seeds", "1", "--test", "none",
+            "--json"]
+    assert main(argv) == 0
+    cap = capsys.readouterr()
+    assert cap.err.startswith(f"gtheory robustness: note: --missing exclude: dropped 1 of 12 topics that run "
+                              f"{small.systems[2]} does not return (topic 454); the study uses the other 11.\n")
+    data = json.loads(cap.out)
+    kept = small.subset(topics=[t for t in small.topics if t != "454"])
+    want = incompleteness_study(kept, "nDCG@100", fractions=(1.0, 0.5), seeds=1, judged_only=False, test=None)
+    assert data["n_topics"] == 11
+    assert data["curves"][0]["rows"][1]["tau"] == pytest.approx(float(want.tau.iloc[1]), abs=1e-15)

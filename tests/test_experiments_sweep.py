@@ -252,7 +252,7 @@ def test_cli_missing_exclude_drops_the_missed_topics_with_a_note(tmp_path, capsy
     n_ret[1, [0, 4]] = 0  # the second run returns neither topic 451 nor 455
     path = tmp_path / "exclude.npz"
     dataclasses.replace(small, n_retrieved=n_ret, missing="exclude").save(path)
-    assert main(["sweep", "--judged", str(path), "--cutoffs", "10", "--gains", "linear", "--discounts", "log2",
+    assert main(["sweep", "--judged", str(path), "--missing", "exclude", "--cutoffs", "10", "--gains", "linear", "--discounts", "log2",
                  "--workers", "1", "--quiet", "--json"]) == 0
     cap = capsys.readouterr()
     (row,) = json.loads(cap.out)["rows"]

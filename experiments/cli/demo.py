@@ -18,7 +18,7 @@ import numpy as np
 import gtheory
 import metrics
 
-from ._common import add_data_args, emit_json, check_shape, load_judged
+from ._common import add_data_args, emit_json, check_shape, drop_missed_topics, load_judged
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if args.splits < 1:
         raise ValueError(f"--splits must be a positive integer; got {args.splits}")
     t0 = time.perf_counter()
-    judged = load_judged(args)
+    judged = drop_missed_topics(load_judged(args), "demo")
     check_shape(judged)
     # warnings of the library (negative variance estimates, optimisers that did not converge) go to stderr in
     # the CLI's format, once per message, after the work -- not as Python warnings with a source line

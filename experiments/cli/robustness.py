@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, emit_json, check_shape, load_judged
+from ._common import add_data_args, emit_json, check_shape, drop_missed_topics, load_judged
 
 __all__ = ["register", "run"]
 
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     _validate(args)
     from experiments import incompleteness_study, knee, summarize_study
 
-    judged = load_judged(args)
+    judged = drop_missed_topics(load_judged(args), "robustness")
     check_shape(judged)
     _check_relevance_level(args.relevance_level, judged)
     measures = args.measure or ["nDCG@100"]

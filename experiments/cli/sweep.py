@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import UsageError
-from ._common import add_data_args, emit_json, check_shape, load_judged
+from ._common import add_data_args, emit_json, check_shape, drop_missed_topics, load_judged
 
 __all__ = ["register", "run"]
 
@@ -110,29 +110,6 @@ def _cutoff(text: str, option: str) -> int | None:
     if k < 1:
         raise UsageError(f"{option} takes positive integers or 'none'; got {k}.")
     return k
-
-
-def drop_missed_topics(judged: Any, command: str) -> Any:
-    """With ``--missing exclude``: ``judged`` without the topics that some run does not return (their nDCG is
-    NaN, and a crossed G-study needs a complete matrix), with a note on stderr naming them."""
-    if judged.missing != "exclude":
-        return judged
-    complete = np.asarray(judged.retrieved).all(axis=0)
-    if complete.all():
-        return judged
-    topics = list(judged.topics)
-    missed = [t for t, ok in zip(topics, complete) if not ok]
-    kept = [t for t, ok in zip(topics, complete) if ok]
-    if len(kept) < 2:
-        raise UsageError(
-            f"--missing exclude: only {len(kept)} of the {len(topics)} topics are returned by every run; the "
-            "study needs at least 2 (--missing zero scores a topic a run does not return 0)."
-        )
-    runs = [s for s, row in zip(judged.systems, np.asarray(judged.retrieved)) if not row.all()]
-    print(f"gtheory {command}: note: --missing exclude: dropped {len(missed)} of {len(topics)} topics that "
-          f"{_some(runs, 'run')} {'does' if len(runs) == 1 else 'do'} not return (topic{'s' * (len(missed) != 1)} {_some(missed)}); the study uses "
-          f"the other {len(kept)}.", file=sys.stderr)
-    return judged.subset(topics=kept)
 
 
 def _some(items: list, what: str = "", show: int = 5) -> str:
