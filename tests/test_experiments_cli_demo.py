@@ -46,6 +46,9 @@ def test_demo_table_and_bad_options(capsys):
     assert code == 2 and "--target must be in (0, 1)" in err and "Traceback" not in err
     code, out, err = run_cli(["demo", "--runs", "/nonexistent-dir"], capsys)
     assert code == 2 and err.count("\n") == 1
+    # the cut-off in the user's terms (the tuner's message named its `cutoff` parameter)
+    code, out, err = run_cli(["demo", "--cutoff", "5000"], capsys)
+    assert code == 2 and err == "gtheory demo: error: --cutoff 5000 exceeds the run depth 1000.\n"
 
 
 def test_evaluate_wide_csv_equals_library(tmp_path, capsys):

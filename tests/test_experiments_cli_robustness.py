@@ -106,6 +106,8 @@ def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
         (["--relevance-level", "5"], "--relevance-level must split the qrels grades (0 1 2) into relevant (>= it) "
                                      "and non-relevant: a value in (0, 2]; got 5."),
         (["--relevance-level", "0"], "a value in (0, 2]; got 0."),
+        # the Python API's `top_k` is the --top-k the user typed
+        (["--test", "t", "--top-k", "500"], "--top-k must not exceed the number of systems (104); got 500."),
     ],
 )
 def test_bad_input_exit_2_without_traceback(capsys, monkeypatch, args, match):
@@ -113,7 +115,7 @@ def test_bad_input_exit_2_without_traceback(capsys, monkeypatch, args, match):
     assert main(["robustness", "--test", "none", "--seeds", "1", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gtheory robustness: error:")
-    assert match in err and "Traceback" not in err
+    assert match in err and "Traceback" not in err and "`" not in err
 
 
 def test_progress_per_measure_fraction_and_seed_unless_quiet(capsys):

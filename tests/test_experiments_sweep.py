@@ -314,13 +314,17 @@ def test_cli_cutoff_beyond_the_run_depth_is_noted_and_refused_with_tune(tmp_path
         (["--gains", "expo"], "unknown gain family 'expo'; known: linear"),
         (["--cutoffs", "ten"], "--cutoffs takes positive integers or 'none'; got 'ten'"),
         (["--workers", "0"], "--workers must be a positive integer; got 0"),
-        (["--fractions", "0"], "`fractions` must hold numbers in (0, 1]"),
+        # the Python API's parameter names become the options the user typed
+        (["--fractions", "0"], "--fractions must hold numbers in (0, 1]"),
+        (["--seeds", "-1"], "--seeds must hold non-negative integers; got -1."),
+        (["--reference-gain", "foo"], "--reference-gain: unknown gain family 'foo'; known: linear"),
     ],
 )
 def test_cli_bad_input_exit_2_one_line(capsys, extra, message):
     assert main(["sweep", "--quiet"] + extra) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gtheory sweep: error: ") and message in err
+    assert "`" not in err
 
 
 def test_cli_unreachable_dask_scheduler(capsys, tmp_path, small, monkeypatch):

@@ -18,6 +18,7 @@ import numpy as np
 import gtheory
 import metrics
 
+from . import UsageError
 from ._common import add_data_args, emit_json, check_shape, drop_missed_topics, load_judged
 
 
@@ -52,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     judged = drop_missed_topics(load_judged(args), "demo")
     check_shape(judged)
+    if args.cutoff > judged.depth:  # the tuned discount has one weight per rank the runs have
+        raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}.")
     # warnings of the library (negative variance estimates, optimisers that did not converge) go to stderr in
     # the CLI's format, once per message, after the work -- not as Python warnings with a source line
     with warnings.catch_warnings(record=True) as caught:

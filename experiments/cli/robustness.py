@@ -15,6 +15,7 @@ from typing import Any
 
 from . import UsageError
 from ._common import add_data_args, emit_json, check_shape, drop_missed_topics, load_judged
+from .sweep import in_option_names
 
 __all__ = ["register", "run"]
 
@@ -125,7 +126,7 @@ def _curve_name(measure: str, condensed: bool) -> str:
 
 def run(args: argparse.Namespace) -> int:
     _validate(args)
-    from experiments import incompleteness_study, knee, summarize_study
+    from experiments import knee, summarize_study
 
     judged = drop_missed_topics(load_judged(args), "robustness")
     check_shape(judged)
@@ -137,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{time.perf_counter() - t0:6.1f} s] robustness {msg}", file=sys.stderr, flush=True)
 
     test = None if args.test == "none" else args.test
-    df = incompleteness_study(
+    df = _study(
         judged,
         {m: m for m in measures},
         fractions=args.fractions,
@@ -167,6 +168,21 @@ def run(args: argparse.Namespace) -> int:
     elif not args.quiet:
         print(_as_text(judged, args, summary, knees, values, test))
     return 0
+
+
+#: the Python API's parameter names in messages → the options of this command
+_OPTIONS = {"fractions": "--fractions", "seeds": "--seeds", "top_k": "--top-k", "B": "--B", "alpha": "--alpha",
+            "relevance_level": "--relevance-level", "rounding": "--rounding", "measures": "--measure",
+            "threshold": "--threshold"}
+
+
+def _study(*args: Any, **kwargs: Any) -> Any:
+    from experiments import incompleteness_study
+
+    try:
+        return incompleteness_study(*args, **kwargs)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
 
 
 def _as_json(judged, args, df, summary, knees, values) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from typing import Any
 
@@ -112,6 +113,13 @@ def _cutoff(text: str, option: str) -> int | None:
     return k
 
 
+def in_option_names(exc: Exception, options: dict[str, str]) -> UsageError:
+    """``exc`` from the Python API as a CLI error: each `parameter` it names becomes the option the user typed
+    (``options`` maps parameter → option, e.g. ``{"fractions": "--fractions"}``); others are kept."""
+    msg = re.sub(r"`(\w+)`", lambda m: options.get(m.group(1), m.group(0)), str(exc))
+    return UsageError(msg)
+
+
 def _some(items: list, what: str = "", show: int = 5) -> str:
     """``a, b, c`` or ``a, b, c, d, e and 7 more`` (with ``what``: ``run a`` / ``3 runs (a, b, c)``)."""
     text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
@@ -173,6 +181,21 @@ def _dask_executor(address: str) -> tuple[Any, Any]:
     return client, client.get_executor()
 
 
+#: the Python API's parameter names in messages → the options of this command
+_OPTIONS = {"cutoffs": "--cutoffs", "gains": "--gains", "discounts": "--discounts", "fractions": "--fractions",
+            "seeds": "--seeds", "target": "--target", "max_workers": "--workers", "tune=True": "--tune",
+            "reference": "--reference-cutoff/--reference-gain/--reference-discount"}
+
+
+def _sweep(*args: Any, **kwargs: Any) -> Any:
+    import experiments
+
+    try:
+        return experiments.sweep(*args, **kwargs)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
+
+
 def run(args: argparse.Namespace) -> int:
     import experiments
 
@@ -185,7 +208,17 @@ def run(args: argparse.Namespace) -> int:
     if args.reference_cutoff is not None:
         reference["cutoff"] = _cutoff(args.reference_cutoff, "--reference-cutoff")
     # validate the grid before loading data or connecting anywhere
-    experiments.SweepGrid.of(cutoffs, args.gains, args.discounts, args.fractions, args.seeds)
+    from experiments.sweep import _check_reference
+
+    try:
+        grid = experiments.SweepGrid.of(cutoffs, args.gains, args.discounts, args.fractions, args.seeds)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
+    for key in ("gain", "discount"):
+        try:
+            _check_reference({key: reference[key]}, grid)
+        except (ValueError, TypeError) as exc:
+            raise in_option_names(exc, {"reference": f"--reference-{key}"}) from None
     if not 0 < args.target < 1:
         raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
     if args.tune and None in cutoffs:
@@ -199,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dask_scheduler:
         client, executor = _dask_executor(args.dask_scheduler)
     try:
-        df = experiments.sweep(
+        df = _sweep(
             judged, cutoffs, args.gains, args.discounts, args.fractions, args.seeds,
             target=args.target, reference=reference, judged_only=args.judged_only, tune=args.tune,
             executor=executor, max_workers=args.workers, progress=not args.quiet,
