@@ -25,7 +25,7 @@ from ._common import add_data_args, emit_json, check_shape, drop_missed_topics, 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "demo",
-        help="end-to-end tuning study on the embedded TREC-9 Web data (about a minute)",
+        help="end-to-end tuning study on the embedded TREC-9 Web data (a few seconds)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
