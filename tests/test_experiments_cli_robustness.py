@@ -160,3 +160,12 @@ def test_missing_exclude_drops_the_missed_topics_with_a_note(tmp_path, capsys):
     want = incompleteness_study(kept, "nDCG@100", fractions=(1.0, 0.5), seeds=1, judged_only=False, test=None)
     assert data["n_topics"] == 11
     assert data["curves"][0]["rows"][1]["tau"] == pytest.approx(float(want.tau.iloc[1]), abs=1e-15)
+
+
+@pytest.mark.parametrize("option", ["--out", "--plot"])
+def test_output_into_a_missing_directory_is_refused_before_loading(tmp_path, capsys, option):
+    bad = tmp_path / "nodir" / "x.out"
+    assert main(["robustness", "--runs", str(tmp_path / "none"), "--qrels", str(tmp_path / "q"), option, str(bad),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"gtheory robustness: error: {option} {bad}") and "nodir" in err

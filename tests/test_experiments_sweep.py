@@ -374,3 +374,11 @@ def test_one_stability_helper_shared_with_the_incompleteness_study():
         assert st["phi"] == g.phi(12) and st["erho2"] == g.erho2(12) and st["phi_1"] == g.phi(1)
         assert st["var_system"] == g.var_system and st["topics_needed"] == g.topics_needed(0.95, level=None).n
     assert all(np.isnan(v) for v in _stability.stability(np.zeros((4, 5)), 5.0, 0.95).values())
+
+
+def test_cli_out_into_a_missing_directory_is_refused_before_loading(tmp_path, capsys):
+    bad = tmp_path / "nodir" / "sweep.csv"
+    assert main(["sweep", "--runs", str(tmp_path / "none"), "--qrels", str(tmp_path / "q"), "--out", str(bad),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"gtheory sweep: error: --out {bad}") and "nodir" in err

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, emit_json, check_shape, drop_missed_topics, load_judged
+from ._common import add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, load_judged
 from .sweep import in_option_names
 
 __all__ = ["register", "run"]
@@ -101,6 +101,9 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError(f"--threshold is a level of Kendall's tau, in [-1, 1]; got {args.threshold:g}.")
     if args.json and args.quiet:
         raise UsageError("--json and --quiet exclude each other.")
+    for option, path in (("--out", args.out), ("--plot", args.plot)):
+        if path:
+            check_output_path(path, option)  # before loading and minutes of computing, not after
 
 
 def _check_relevance_level(level: float, judged: Any) -> None:

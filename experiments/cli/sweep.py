@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import UsageError
-from ._common import add_data_args, emit_json, check_shape, drop_missed_topics, load_judged
+from ._common import add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, load_judged
 
 __all__ = ["register", "run"]
 
@@ -221,6 +221,8 @@ def run(args: argparse.Namespace) -> int:
             raise in_option_names(exc, {"reference": f"--reference-{key}"}) from None
     if not 0 < args.target < 1:
         raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
+    if args.out:
+        check_output_path(args.out, "--out")  # before loading and minutes of computing, not after
     if args.tune and None in cutoffs:
         raise UsageError("--tune needs integer --cutoffs (a tuned discount has one weight per rank); got 'none'.")
     if args.runs and args.tune:  # the tensor is at most --depth deep: refuse before minutes of loading
