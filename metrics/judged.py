@@ -104,7 +104,7 @@ class JudgedRuns:
     def __repr__(self) -> str:
         return (
             f"JudgedRuns({self.n_systems} systems × {self.n_topics} topics × depth {self.depth}, "
-            f"grades {list(self.levels)}, {self.qrels_level.size} judgments, missing={self.missing!r})"
+            f"grades {[float(v) for v in self.levels]}, {self.qrels_level.size} judgments, missing={self.missing!r})"
         )
 
     # ------------------------------------------------------------------------------------------------ qrels

@@ -29,7 +29,7 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
                         "tensors keep the depth they were judged to")
     g.add_argument("--missing", choices=["zero", "exclude"], default="zero", action=_Given,
                    help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
-                        "score; gstudy, tune, check and report then drop the topic, with a note)")
+                        "score; every subcommand but evaluate then drops the topic, with a note)")
 
 
 class _Given(argparse.Action):
