@@ -5,6 +5,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,23 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if not Path(r).exists():
             raise UsageError(f"no such run file or directory: {r}")
     return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
+
+
+def in_option_names(exc: Exception, options: dict[str, str],
+                    advice: dict[str, str] | None = None) -> UsageError:
+    """``exc`` from the Python API as a one-line CLI error in the terms of the options the user typed.
+
+    Each `parameter` the message names in backticks becomes its option (``options`` maps the parameter, or a
+    backticked phrase such as ``tune=True``, to the option: ``{"top_k": "--top-k"}``); a backticked name not in
+    ``options`` is kept. ``advice`` maps phrases of the message that only a Python caller could follow
+    (``"pass a mapping {grade: gain}"``) to what the CLI user can do instead; they are replaced verbatim, before
+    the parameter names.
+    """
+    msg = str(exc)
+    for phrase, instead in (advice or {}).items():
+        msg = msg.replace(phrase, instead)
+    msg = re.sub(r"`([^`\n]+)`", lambda m: options.get(m.group(1), m.group(0)), msg)
+    return UsageError(" ".join(msg.split()))
 
 
 def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool = False) -> metrics.JudgedRuns:

@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, load_judged
-from .sweep import in_option_names
+from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+                      load_judged)
 
 __all__ = ["register", "run"]
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from typing import Any
 
 import numpy as np
 
 from . import UsageError
-from ._common import add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, load_judged
+from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+                      load_judged)
 
 __all__ = ["register", "run"]
 
@@ -111,13 +111,6 @@ def _cutoff(text: str, option: str) -> int | None:
     if k < 1:
         raise UsageError(f"{option} takes positive integers or 'none'; got {k}.")
     return k
-
-
-def in_option_names(exc: Exception, options: dict[str, str]) -> UsageError:
-    """``exc`` from the Python API as a CLI error: each `parameter` it names becomes the option the user typed
-    (``options`` maps parameter → option, e.g. ``{"fractions": "--fractions"}``); others are kept."""
-    msg = re.sub(r"`(\w+)`", lambda m: options.get(m.group(1), m.group(0)), str(exc))
-    return UsageError(msg)
 
 
 def _some(items: list, what: str = "", show: int = 5) -> str:
