@@ -419,3 +419,162 @@ def test_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out == f"gtheory {version('gtheory')}\n"
+
+
+# --- library errors in the CLI's terms: the options typed, advice a CLI user can follow ---------------------------
+
+#: Python-API wording that must not reach a CLI user
+API_WORDING = ("`", "top_k", "cutoff=", "pass a mapping", "duplicates=", "missing='zero'", "read_runs(", "names=",
+               "orientation='", "(CLI:")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """3 runs x 3 topics of 4 documents, qrels with grades 0, 1, 1.5 and 2; plus a run with a duplicate docno
+    and two run files with the same name in different directories."""
+    d = tmp_path_factory.mktemp("tiny")
+    grades = {"d1": 2, "d2": 1.5, "d3": 1, "d4": 0}
+    (d / "qrels").write_text("".join(f"{t} 0 {doc} {g:g}\n" for t in (1, 2, 3) for doc, g in grades.items()))
+    (d / "qrels_int").write_text("".join(f"{t} 0 {doc} {int(g)}\n" for t in (1, 2, 3) for doc, g in grades.items()))
+    runs = d / "runs"
+    runs.mkdir()
+    for i, name in enumerate(("a", "b", "c")):
+        docs = list(grades)[i:] + list(grades)[:i]
+        (runs / name).write_text("".join(f"{t} Q0 {doc} {r} {10 - r} {name}\n"
+                                         for t in (1, 2, 3) for r, doc in enumerate(docs, 1)))
+    dup = d / "dup"
+    dup.mkdir()
+    (dup / "a").write_text((runs / "a").read_text() + "3 Q0 d1 5 1 a\n")
+    for sub in ("x", "y"):
+        (d / sub).mkdir()
+        (d / sub / "run").write_text((runs / "a").read_text())
+    return d
+
+
+def _one_line_error(capsys, command: str) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith(f"gtheory {command}: error: ") and len(err.strip().splitlines()) == 1, err
+    for word in API_WORDING:
+        assert word not in err, (word, err)
+    return err
+
+
+@pytest.mark.parametrize("argv, messages", [
+    # metrics.gains: "a gain vector is indexed by integer grade ...; pass a mapping {grade: gain} instead"
+    (["evaluate", "--measure", "nDCG@3", "--gain", "0", "1", "3"],
+     ["--gain with numbers gives one gain per integer grade", "non-integer grades [1.5]",
+      "give a gain family instead (--gain linear, exponential or binary)"]),
+    (["gstudy", "--gain", "0", "1", "3"], ["--gain with numbers gives one gain per integer grade"]),
+    (["tune", "--cutoff", "3", "--starts", "1", "--gain", "0", "1", "3"],
+     ["--gain with numbers gives one gain per integer grade", "--gain linear, exponential or binary"]),
+])
+def test_gain_per_grade_on_non_integer_grades_names_gain(tiny, argv, messages, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    assert main([*argv, "--runs", str(tiny / "runs"), "--qrels", str(tiny / "qrels")]) == 2
+    err = _one_line_error(capsys, argv[0])
+    for m in messages:
+        assert m in err, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "--measure", "nDCG@3", "--gain", "0", "1"], "--gain has 2 entries (grades 0..1) but the qrels hold"),
+    (["evaluate", "--measure", "nDCG@0"], "--measure nDCG@0: the cut-off must be a positive integer; got 0."),
+    (["gstudy", "--measure", "nDCG@0"], "--measure nDCG@0: the cut-off must be a positive integer; got 0."),
+    (["evaluate", "--measure", "nDCG", "--discount", "linear"],
+     "needs its k: use nDCG@k in --measure (not nDCG), or give --discount 'linear(k=100)'"),
+    (["evaluate", "--measure", "RBP(p=2)"], "--measure RBP(p=2): p (persistence) must be in (0, 1); got 2"),
+])
+def test_measure_and_gain_errors_name_the_options(tiny, argv, message, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    assert main([*argv, "--runs", str(tiny / "runs"), "--qrels", str(tiny / "qrels_int")]) == 2
+    assert message in _one_line_error(capsys, argv[0])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "--measure", "nDCG@3", "--discount", "rbp(p=2)"],
+     "--discount rbp(p=2): p of the RBP discount must be in (0, 1]; got 2.0"),
+    (["evaluate", "--measure", "nDCG@3", "--gain", "exponential(base=0)"],
+     "--gain exponential(base=0): base of the exponential gain must be > 1; got 0.0"),
+    (["evaluate", "--measure", "nDCG@3", "--gain", "nan", "1", "2"], "--gain takes finite numbers per grade; got nan."),
+    (["gstudy", "--gain", "expo"], "--gain expo: unknown gain family 'expo'"),
+    (["tune", "--what", "gain", "--discount", "jarvelin(b=0)"],
+     "--discount jarvelin(b=0): b of the Järvelin discount must be > 1; got 0.0"),
+    (["check", "--top-k", "1"], "--top-k must be at least 2 (the bootstrap compares pairs of systems); got 1"),
+    (["check", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),
+    (["check", "--against", "rbp(p=2)"], "--against 'rbp(p=2)': p of the RBP discount must be in (0, 1]"),
+    (["report", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),
+])
+def test_bad_options_are_refused_before_loading_in_the_users_terms(argv, message, tmp_path, capsys, monkeypatch):
+    import experiments.cli._common as common
+
+    def boom(*a, **k):  # pragma: no cover - must not be reached
+        raise AssertionError("data loaded before the options were checked")
+
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    monkeypatch.setattr(common.metrics, "load_trec9", boom)
+    if argv[0] == "report":
+        argv = [*argv, "--out", str(tmp_path / "report")]
+    assert main(argv) == 2
+    assert message in _one_line_error(capsys, argv[0])
+
+
+@pytest.mark.parametrize("command", [["evaluate"], ["gstudy"], ["tune", "--cutoff", "3"], ["check", "--cutoff", "3"],
+                                     ["sweep", "--cutoffs", "3"]])
+def test_run_file_problems_say_what_the_cli_user_can_do(tiny, command, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    qrels = str(tiny / "qrels_int")
+    # "pass duplicates='first' to keep only the first occurrence": no such option on the CLI
+    assert main([*command, "--runs", str(tiny / "runs" / "b"), str(tiny / "dup" / "a"), "--qrels", qrels]) == 2
+    err = _one_line_error(capsys, command[0])
+    assert f"{tiny / 'dup' / 'a'}, line 13: docno 'd1' appears twice for topic '3' (first at line 9)" in err
+    assert "the CLI reads a run with each document at most once per topic: remove the repeated line" in err
+    # "read them with read_runs(names=...)"
+    assert main([*command, "--runs", str(tiny / "x" / "run"), str(tiny / "y" / "run"), "--qrels", qrels]) == 2
+    err = _one_line_error(capsys, command[0])
+    assert "several run files give the same system name(s) ['run']" in err and "rename the files" in err
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("ambig.csv", "a,b\n1,2\n3,4\n", "give --orientation systems-by-topics or topics-by-systems."),
+    ("multi.csv", "system,topic,measure,score\ns1,t1,AP,0.1\ns1,t1,P@10,0.2\ns2,t1,AP,0.3\ns2,t1,P@10,0.4\n",
+     "choose one with --measure NAME."),
+    ("const.csv", "system,t1,t2\ns1,0.1,0.5\ns2,0.1,0.5\n", "the scores vary only between topics"),
+])
+def test_gstudy_scores_file_errors_name_the_options(tmp_path, name, content, message, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    path = tmp_path / name
+    path.write_text(content)
+    assert main(["gstudy", str(path)]) == 2
+    assert message in _one_line_error(capsys, "gstudy")
+
+
+def test_gstudy_measure_that_no_column_holds_names_the_option(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    path = tmp_path / "wide.csv"
+    path.write_text("system,t1,t2\ns1,0.1,0.5\ns2,0.3,0.2\n")
+    assert main(["gstudy", str(path), "--measure", "foo"]) == 2
+    assert "--measure 'foo' selects a measure of a long CSV" in _one_line_error(capsys, "gstudy")
+
+
+def test_missing_exclude_advice_of_the_optimiser_becomes_the_option(tiny):
+    """Unreachable from the CLI (tune drops the missed topics first), but in_option_names rewrites it anyway."""
+    from experiments.cli import _common, tune
+
+    (tiny / "short").mkdir(exist_ok=True)
+    (tiny / "short" / "a").write_text("".join(line + "\n" for line in (tiny / "runs" / "a").read_text().splitlines()
+                                              if not line.startswith("3 ")))
+    judged = metrics.judge([str(tiny / "short" / "a"), str(tiny / "runs" / "b")], str(tiny / "qrels_int"),
+                           missing="exclude")
+    with pytest.raises(ValueError) as exc:
+        optimize.optimize_discount(judged, "linear", 3, starts=1)
+    assert "judge with missing='zero'" in str(exc.value)  # the API's advice, which the CLI rewrites
+    msg = str(_common.in_option_names(exc.value, tune._OPTIONS))
+    assert "the data is read with --missing exclude" in msg and msg.endswith("use --missing zero.")
+    assert "`" not in msg and "missing='" not in msg
+
+
+def test_in_option_names_lives_in_common_only():
+    from experiments.cli import _common, robustness, sweep
+
+    assert sweep.in_option_names is _common.in_option_names is robustness.in_option_names
+    assert "def in_option_names" not in open(sweep.__file__).read()

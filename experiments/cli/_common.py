@@ -86,21 +86,41 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     for r in args.runs:
         if not Path(r).exists():
             raise UsageError(f"no such run file or directory: {r}")
-    return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
+    try:
+        return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
+    except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
+        raise in_option_names(exc, {"depth": "--depth", "missing": "--missing"}, _READ_ADVICE) from None
 
 
-def in_option_names(exc: Exception, options: dict[str, str],
+#: the reader's advice on run files, in terms of what a CLI user can do (the CLI has no option for either)
+_READ_ADVICE = {
+    "pass duplicates='first' to keep only the first occurrence":
+        "the CLI reads a run with each document at most once per topic: remove the repeated line",
+    "read them with read_runs(names=...)":
+        "a system's name is its run file's name (without .gz, .txt, ...): rename the files so that each is distinct",
+}
+
+
+#: advice of the Python API that every subcommand rewrites (:func:`in_option_names`): what the CLI user can do
+CLI_ADVICE = {
+    "`judged` uses missing='exclude'": "the data is read with --missing exclude",
+    "judge with missing='zero' or subset the topics": "use --missing zero",
+    "(a JudgedRuns with missing='exclude'?)": "(--missing exclude?)",
+}
+
+
+def in_option_names(exc: Exception | str, options: dict[str, str],
                     advice: dict[str, str] | None = None) -> UsageError:
-    """``exc`` from the Python API as a one-line CLI error in the terms of the options the user typed.
+    """``exc`` (or a message) from the Python API as a one-line CLI error in the terms of the options the user typed.
 
     Each `parameter` the message names in backticks becomes its option (``options`` maps the parameter, or a
     backticked phrase such as ``tune=True``, to the option: ``{"top_k": "--top-k"}``); a backticked name not in
     ``options`` is kept. ``advice`` maps phrases of the message that only a Python caller could follow
     (``"pass a mapping {grade: gain}"``) to what the CLI user can do instead; they are replaced verbatim, before
-    the parameter names.
+    the parameter names, as are the phrases of :data:`CLI_ADVICE`, which hold for every subcommand.
     """
     msg = str(exc)
-    for phrase, instead in (advice or {}).items():
+    for phrase, instead in {**(advice or {}), **CLI_ADVICE}.items():
         msg = msg.replace(phrase, instead)
     msg = re.sub(r"`([^`\n]+)`", lambda m: options.get(m.group(1), m.group(0)), msg)
     return UsageError(" ".join(msg.split()))

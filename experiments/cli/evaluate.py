@@ -20,7 +20,7 @@ import pandas as pd
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, check_output_path, emit_json, load_judged
+from ._common import add_data_args, check_output_path, emit_json, in_option_names, load_judged
 
 _NDCG = re.compile(r"^nDCG(?:@(\d+))?$", re.IGNORECASE)
 
@@ -98,6 +98,9 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
     """
     seen: set[str] = set()
     for name in measures:
+        is_ndcg, k = ndcg_cutoff(name)
+        if is_ndcg and k == 0:
+            raise UsageError(f"--measure {name}: the cut-off must be a positive integer; got 0.")
         if name.strip() in seen:
             raise UsageError(f"--measure {name} is given twice; give each measure once.")
         seen.add(name.strip())
@@ -163,11 +166,36 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
               file=sys.stderr)
 
 
-def parse_gain(values: list[str]) -> Any:
+#: the library's advice on gains, in the terms of --gain (a family or numbers per integer grade; no mapping)
+GAIN_ADVICE = {
+    "a gain vector is indexed by integer grade": "--gain with numbers gives one gain per integer grade 0, 1, 2, ...",
+    "pass a mapping {grade: gain} instead": "give a gain family instead (--gain linear, exponential or binary)",
+    "the gain vector has": "--gain has",
+    "gains must be finite": "the gains of --gain must be finite",
+}
+
+#: the Python API's parameter names in gain/discount/measure messages → what the user typed
+NDCG_OPTIONS = {"gain": "--gain", "gains": "--gain", "discount": "--discount", "p": "p", "b": "b", "k": "k",
+                "base": "base", "level": "level"}
+
+
+def parse_gain(values: list[str], option: str = "--gain") -> Any:
+    """A gain family name as it is (checked), or the numbers per grade (finite)."""
+    import math
+
+    import numpy as np
+
     if len(values) == 1 and not _is_number(values[0]):
+        try:  # an unknown family or a bad parameter: refused now, not after loading the runs
+            metrics.gain_vector(values[0], np.array([0.0, 1.0, 2.0]))
+        except (ValueError, TypeError) as exc:
+            raise in_option_names(f"{option} {values[0]}: {exc}", NDCG_OPTIONS) from None
         return values[0]
     if not all(_is_number(v) for v in values):
-        raise UsageError(f"--gain takes one family name or numbers per grade; got {' '.join(values)!r}")
+        raise UsageError(f"{option} takes one family name or numbers per grade; got {' '.join(values)!r}")
+    bad = [v for v in values if not math.isfinite(float(v))]
+    if bad:
+        raise UsageError(f"{option} takes finite numbers per grade; got {' '.join(bad)}.")
     return [float(v) for v in values]
 
 
@@ -189,6 +217,10 @@ def parse_discount(value: str, option: str = "--discount") -> Any:
     p = Path(value)
     looks_like_file = p.suffix.lower() in DISCOUNT_SUFFIXES or "/" in value or os.sep in value
     if not looks_like_file:
+        try:  # an unknown family or a bad parameter (rbp(p=2)): refused now, not after loading the runs
+            metrics.discount_vector(value, 10, cutoff=10)
+        except (ValueError, TypeError) as exc:
+            raise in_option_names(f"{option} {value}: {exc}", NDCG_OPTIONS) from None
         return value
     where = f"{option} {value}"
     if p.is_dir():
@@ -280,9 +312,19 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
         if cutoff is not None and n is not None and n < cutoff:
             raise UsageError(f"--measure {name}: the --discount vector has {n} weights, fewer than the cut-off "
                              f"{cutoff} (ranks past {n} would weigh 0: nDCG@{n}); use nDCG@{n} or less.")
-        return metrics.ndcg(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
+        try:
+            return metrics.ndcg(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
+        except (ValueError, TypeError) as exc:
+            advice = {**GAIN_ADVICE, "give a cutoff, or write": f"use nDCG@k in --measure (not {name}), or give "
+                                                                 "--discount"}
+            raise in_option_names(exc, {**NDCG_OPTIONS, "cutoff": f"the cut-off of --measure {name}"},
+                                  advice) from None
     if hasattr(metrics, "evaluate"):
-        return metrics.evaluate(judged, name, judged_only=judged_only)
+        try:
+            return metrics.evaluate(judged, name, judged_only=judged_only)
+        except (ValueError, TypeError) as exc:
+            where = "" if repr(name) in str(exc) else f"--measure {name}: "  # unless the message quotes it
+            raise in_option_names(f"{where}{exc}", NDCG_OPTIONS) from None
     raise UsageError(f"unknown measure {name!r}; known: nDCG, nDCG@k")
 
 

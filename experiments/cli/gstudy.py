@@ -16,7 +16,8 @@ from typing import Any
 
 from . import UsageError
 from .evaluate import add_ndcg_args
-from ._common import add_data_args, check_output_path, drop_missed_topics, check_shape, emit_json, load_judged
+from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+                      load_judged)
 
 __all__ = ["register", "run"]
 
@@ -82,6 +83,20 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+#: the Python API's parameter names in messages → the options of this command
+_OPTIONS = {"scores": "the scores", "measure": "--measure", "orientation": "--orientation",
+            "drop_lowest": "--drop-lowest", "n_topics": "--n-topics", "level": "--level", "target": "--target"}
+
+#: gtheory.read_scores' advice to a Python caller, as the options of this command
+_READ_ADVICE = {
+    "pass orientation='systems-by-topics' or 'topics-by-systems' (CLI: --orientation)":
+        "give --orientation systems-by-topics or topics-by-systems",
+    "`measure` (CLI: --measure NAME)": "--measure NAME",
+    " (CLI: --measure)": "",
+    "`measure`=": "--measure ",
+}
+
+
 def _check_fraction(name: str, value: float, *, closed_low: bool = False) -> None:
     ok = (0.0 <= value < 1.0) if closed_low else (0.0 < value < 1.0)
     if not ok:
@@ -143,11 +158,17 @@ def run(args: argparse.Namespace) -> int:
             source = f"{measure} over {where}"
             scores = _scores_from_data(args, nd)
         else:
-            scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure)
+            try:
+                scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure)
+            except (ValueError, TypeError) as exc:
+                raise in_option_names(exc, _OPTIONS, _READ_ADVICE) from None
             m = scores.attrs.get("measure")
             source = f"{args.scores} ({m})" if m else str(args.scores)
             check_shape(scores)
-        g = gtheory.gstudy(scores, orientation="systems-by-topics", drop_lowest=args.drop_lowest)
+        try:
+            g = gtheory.gstudy(scores, orientation="systems-by-topics", drop_lowest=args.drop_lowest)
+        except (ValueError, TypeError) as exc:
+            raise in_option_names(exc, _OPTIONS) from None
     for w in caught:
         print(f"gtheory gstudy: warning: {w.message}", file=sys.stderr)
 

@@ -13,8 +13,9 @@ import warnings
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import add_data_args, drop_missed_topics, check_output_path, check_shape, emit_json, load_judged
-from .evaluate import parse_gain
+from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+                      load_judged)
+from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
 
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer; got {args.seed}.")
     gain = parse_gain(args.gain)
+    parse_discount(args.discount)  # a bad family is refused before loading, not after
     if args.out:
         check_output_path(args.out, "--out")  # fail before minutes of tuning, not after
     judged = drop_missed_topics(load_judged(args), "tune", quiet=args.quiet)
@@ -78,13 +80,10 @@ def run(args: argparse.Namespace) -> int:
     common = dict(objective=args.objective, solver=args.solver, starts=args.starts, seed=args.seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", optimize.OptimizationWarning)
-        if args.what == "discount":
-            t = optimize.optimize_discount(judged, gain, args.cutoff, monotone=not args.unconstrained, **common)
-        elif args.what == "gain":
-            t = optimize.optimize_gain(judged, args.discount, args.cutoff, monotone=not args.unconstrained, **common)
-        else:
-            t = optimize.optimize_joint(judged, args.cutoff, monotone_gain=not args.unconstrained,
-                                        monotone_discount=not args.unconstrained, **common)
+        try:
+            t = _tune(optimize, args, judged, gain, common)
+        except (ValueError, TypeError) as exc:
+            raise in_option_names(exc, _OPTIONS, GAIN_ADVICE) from None
     for w in caught:
         print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
     if args.out:
@@ -100,3 +99,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"gtheory tune: the optimiser did not converge: {t.message}", file=sys.stderr)
         return EXIT_FAILURE
     return 0
+
+
+#: the Python API's parameter names in messages → the options of this command
+_OPTIONS = {**NDCG_OPTIONS, "cutoff": "--cutoff", "objective": "--objective", "solver": "--solver",
+            "starts": "--starts", "seed": "--seed", "monotone": "--unconstrained", "monotone_gain": "--unconstrained",
+            "monotone_discount": "--unconstrained", "judged": "the data"}
+
+
+def _tune(optimize: Any, args: argparse.Namespace, judged: Any, gain: Any, common: dict[str, Any]) -> Any:
+    if args.what == "discount":
+        return optimize.optimize_discount(judged, gain, args.cutoff, monotone=not args.unconstrained, **common)
+    if args.what == "gain":
+        return optimize.optimize_gain(judged, args.discount, args.cutoff, monotone=not args.unconstrained, **common)
+    return optimize.optimize_joint(judged, args.cutoff, monotone_gain=not args.unconstrained,
+                                   monotone_discount=not args.unconstrained, **common)
