@@ -36,7 +36,8 @@ import gtheory
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, drop_missed_topics, emit_json, check_shape, load_judged
+from ._common import add_data_args, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
+from .evaluate import NDCG_OPTIONS
 
 __all__ = ["register", "run", "check_configurations"]
 
@@ -62,6 +63,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     return p
+
+
+#: the Python API's parameter names in messages → the options of this command
+_OPTIONS = {"top_k": "--top-k", "B": "--B", "alpha": "--alpha", "seed": "--seed", "cutoff": "--cutoff",
+            "topic_set_sizes": "the number of topics"}
 
 
 def _parse_config(spec: str) -> tuple[str, str]:
@@ -168,15 +174,24 @@ def run(args: argparse.Namespace) -> int:
     import optimize
 
     say = _progress(args.quiet)
-    for name in ("top_k", "B"):
-        v = getattr(args, name)
-        if v < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be a positive integer; got {v}")
+    # every option is checked before loading and tuning (a minute on TREC-9), not after
+    if args.top_k < 2:
+        raise UsageError(f"--top-k must be at least 2 (the bootstrap compares pairs of systems); got {args.top_k}")
+    if args.B < 1:
+        raise UsageError(f"--B must be a positive integer; got {args.B}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be in (0, 1); got {args.alpha}")
     if args.cutoff is not None and args.cutoff < 1:
         raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}")
     against = [(spec, *_parse_config(spec)) for spec in args.against]
+    for spec, g, d in against:  # an unknown family or a bad parameter: refused before loading
+        try:
+            metrics.gain_vector(g, np.array([0.0, 1.0, 2.0]))
+            metrics.discount_vector(d, 10, cutoff=10)
+        except (ValueError, TypeError) as exc:
+            raise in_option_names(f"--against {spec!r}: {exc}", NDCG_OPTIONS) from None
     tuning = None
     if args.tuning:
         if not Path(args.tuning).is_file():
@@ -198,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             standard[spec] = metrics.ndcg(judged, gain=g, discount=d, cutoff=k)
         except ValueError as exc:
-            raise UsageError(f"--against {spec!r}: {exc}") from None
+            raise in_option_names(f"--against {spec!r}: {exc}", NDCG_OPTIONS) from None
 
     configs: dict[str, pd.DataFrame] = {}
     if tuning is not None:
@@ -210,19 +225,25 @@ def run(args: argparse.Namespace) -> int:
                 warnings.simplefilter("always", optimize.GradeMismatchWarning)
                 configs[name] = tuning.ndcg(judged, cutoff=k)
         except ValueError as exc:
-            raise UsageError(f"--tuning {args.tuning}: {exc}") from None
+            raise in_option_names(f"--tuning {args.tuning}: {exc}", _OPTIONS) from None
         for w in caught:
             print(f"gtheory check: warning: {w.message}", file=sys.stderr)
     else:
         say(f"tuning the discount of nDCG@{k} (linear gains) for Φ; give --tuning to check a saved one")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tuning = optimize.optimize_discount(judged, "linear", k, seed=args.seed)
+            try:
+                tuning = optimize.optimize_discount(judged, "linear", k, seed=args.seed)
+            except (ValueError, TypeError) as exc:
+                raise in_option_names(exc, _OPTIONS) from None
         name = "tuned discount"
         configs[name] = tuning.ndcg(judged)
     configs.update(standard)
-    table = check_configurations(configs, name, top_k=args.top_k, B=args.B, alpha=args.alpha, seed=args.seed,
-                                 progress=say)
+    try:
+        table = check_configurations(configs, name, top_k=args.top_k, B=args.B, alpha=args.alpha, seed=args.seed,
+                                     progress=say)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
     if args.json:
         emit_json({"cutoff": k, "n_systems": judged.n_systems, "n_topics": judged.n_topics, "reference": name,
                    "top_k": min(args.top_k, judged.n_systems), "B": args.B, "alpha": args.alpha, "seed": args.seed,

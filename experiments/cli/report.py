@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import add_data_args, drop_missed_topics, check_output_path, check_shape, emit_json, load_judged
+from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+                      load_judged)
 from . import UsageError
 
 
@@ -52,6 +53,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+#: the Python API's (ReportSettings') parameter names in messages → the options of this command
+_OPTIONS = {"cutoff": "--cutoff", "B": "--B", "n_splits": "--splits", "seed": "--seed", "format": "--format",
+            "out_dir": "--out", "judged": "the data"}
+
+
 def run(args: argparse.Namespace) -> int:
     from experiments.report import ReportSettings, run_study, write_report
 
@@ -61,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name} must be a positive integer; got {v}")
+    if args.seed < 0:  # before loading and minutes of study, not after
+        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
     out = check_output_path(args.out, "--out", directory=True)  # created by write_report if missing
     t0 = time.perf_counter()
 
@@ -83,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
     settings = factory(cutoff=args.cutoff, **overrides)
     # cut-offs deeper than the runs (e.g. 200 with --depth 100) are dropped rather than refused
     settings = _fit_depth(settings, judged.depth)
-    study = run_study(judged, settings=settings, progress=say)
+    try:
+        study = run_study(judged, settings=settings, progress=say)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
     say("writing figures and the report")
     path = write_report(study, out, format=args.format)
     say(f"done in {time.perf_counter() - t0:.0f} s")
