@@ -82,6 +82,21 @@ def level_mask(judged: JudgedRuns, per_level: np.ndarray, *, unjudged: bool = Fa
     return table[judged.grades]
 
 
+def relevance_at_ranks(
+    judged: JudgedRuns, *, cutoff: int | None, relevance_level: float, judged_only: bool
+) -> tuple[JudgedRuns, np.ndarray, float]:
+    """The start of a binary-relevance measure: ``(lists, rel, level)`` — the evaluated lists
+    (:func:`evaluated_list`), bool ``rel`` (n_systems, n_topics, ranks) marking grade ≥ ``level`` in
+    the top ``cutoff`` ranks (all ranks if None), and the checked relevance level."""
+    k = check_cutoff(cutoff)
+    rl = check_relevance_level(relevance_level)
+    v = evaluated_list(judged, judged_only)
+    rel = level_mask(v, relevant_levels(v, rl))
+    if k is not None and k < v.depth:
+        rel = rel[..., :k]
+    return v, rel, rl
+
+
 def list_length(judged: JudgedRuns) -> np.ndarray:
     """(n_systems, n_topics) int64: documents in each list (not :data:`ABSENT`)."""
     return (judged.grades != ABSENT).sum(axis=-1)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ._ranked import as_frame, at_relevant, cell_sum, check_cutoff, check_relevance_level, evaluated_list, level_mask, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, relevance_at_ranks, safe_divide
 from .judged import JudgedRuns
 
 __all__ = ["average_precision"]
@@ -52,12 +52,7 @@ def average_precision(
     >>> round(float(average_precision(j, judged_only=True).iloc[0, 0]), 6)   # condensed 1, 0, 1: (1 + 2/3) / 3
     0.555556
     """
-    k = check_cutoff(cutoff)
-    rl = check_relevance_level(relevance_level)
-    v = evaluated_list(judged, judged_only)
-    rel = level_mask(v, relevant_levels(v, rl))
-    if k is not None and k < v.depth:
-        rel = rel[..., :k]
+    v, rel, rl = relevance_at_ranks(judged, cutoff=cutoff, relevance_level=relevance_level, judged_only=judged_only)
     cell, r, (count,) = at_relevant(rel, rel)
     total = cell_sum(cell, count / (r + 1.0), rel.shape)
     return as_frame(safe_divide(total, v.n_relevant(rl)[None, :]), judged)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff, check_relevance_level, evaluated_list, level_mask, relevant_levels
+from ._ranked import as_frame, relevance_at_ranks
 from .judged import JudgedRuns
 
 __all__ = ["reciprocal_rank"]
@@ -78,12 +78,7 @@ def reciprocal_rank(
     >>> float(reciprocal_rank(j, judged_only=True).iloc[0, 0])   # condensed list 0, 1, 1: rank 2
     0.5
     """
-    k = check_cutoff(cutoff)
-    rl = check_relevance_level(relevance_level)
-    v = evaluated_list(judged, judged_only)
-    rel = level_mask(v, relevant_levels(v, rl))
-    if k is not None and k < v.depth:
-        rel = rel[..., :k]
+    _, rel, _ = relevance_at_ranks(judged, cutoff=cutoff, relevance_level=relevance_level, judged_only=judged_only)
     found = rel.any(axis=-1)
     first = rel.argmax(axis=-1) if rel.shape[-1] else np.zeros(found.shape, dtype=np.intp)  # 0-based rank
     return as_frame(np.where(found, 1.0 / (first + 1.0), 0.0), judged)
