@@ -104,10 +104,6 @@ def _check_fraction(name: str, value: float, *, closed_low: bool = False) -> Non
         raise UsageError(f"--{name} must be in {interval}; got {value:g}.")
 
 
-def _finite(x: float) -> float | None:
-    return None if (x is None or (isinstance(x, float) and not math.isfinite(x))) else x
-
-
 def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
     """Score matrix (systems x topics DataFrame) of --measure over the data options."""
     from .evaluate import compute
@@ -187,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
             "dstudy": [{"n_topics": float(n), **{k: float(v) for k, v in row.items()}}
                        for n, row in d.iterrows()],
             "topics_needed": {
-                c: {k: _finite(v) for k, v in vars(g.topics_needed(args.target, c, level=args.level)).items()}
+                c: vars(g.topics_needed(args.target, c, level=args.level))
                 for c in ("erho2", "phi")
             },
             "level": args.level,

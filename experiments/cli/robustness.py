@@ -119,10 +119,6 @@ def _check_relevance_level(level: float, judged: Any) -> None:
         )
 
 
-def _finite(x: Any) -> Any:
-    return None if isinstance(x, float) and not math.isfinite(x) else x
-
-
 def _curve_name(measure: str, condensed: bool) -> str:
     return f"{measure} (condensed)" if condensed else measure
 
@@ -196,14 +192,14 @@ def _as_json(judged, args, df, summary, knees, values) -> dict:
         for (_, _, f), r in block.iterrows():
             row = {"fraction": float(f)}
             for v in values:
-                row[v] = _finite(float(r[(v, "mean")]))
-                row[f"{v}_sd"] = _finite(float(r[(v, "std")]))
+                row[v] = float(r[(v, "mean")])
+                row[f"{v}_sd"] = float(r[(v, "std")])
             rows.append(row)
         curves.append({
             "measure": measure,
             "condensed": bool(condensed),
-            "knee": _finite(float(k.knee)),
-            "tau_at_knee": _finite(float(k.value_at_knee)),
+            "knee": float(k.knee),
+            "tau_at_knee": float(k.value_at_knee),
             "rows": rows,
         })
     return {
