@@ -124,8 +124,9 @@ def degenerate_message(problem: Problem, X: np.ndarray, var_system: float) -> st
     else:
         why = (f"the best configuration found has σ²(system) = {var_system:.3g}, at most {FLAT_TOL:g} of the "
                f"score variance {scale:.3g}")
-    return (f"{_INDISTINGUISHABLE}: σ²(system) = 0 for the tuned nDCG@{k} ({why}); Φ and Eρ² are 0 whatever "
-            "the gain and discount, and the returned vectors are arbitrary")
+    return (f"{_INDISTINGUISHABLE}: σ²(system) = 0 for the tuned nDCG@{k} ({why}); Φ is 0 (Eρ² 0, or undefined "
+            "when the systems also agree on every topic) whatever the gain and discount, and the returned vectors "
+            "are arbitrary")
 
 
 def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agree: int, agree_tol: float,

@@ -65,10 +65,28 @@ def add_ndcg_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tuning", metavar="TUNING.json", default=None,
                    help="a tuning written by 'gtheory tune --out': nDCG with its gain, discount and cut-off "
                         "(instead of --gain/--discount; the default measure becomes nDCG@its cut-off)")
+    add_allow_failed(p)
 
 
-def load_tuning(path: str, option: str = "--tuning") -> Any:
-    """The :class:`optimize.Tuning` in ``path``; a missing file or another JSON is one clear error."""
+def add_allow_failed(p: argparse.ArgumentParser) -> None:
+    """``--allow-failed``: use a tuning whose optimiser failed (refused by default)."""
+    p.add_argument("--allow-failed", action="store_true",
+                   help="use a tuning that failed (success false in its JSON: not converged, or the systems "
+                        "cannot be told apart); refused without this, and warned about with it")
+
+
+def refuse_failed(tuning: Any, path: str, option: str, allow: bool) -> None:
+    """A failed tuning (``success`` False) is refused unless ``--allow-failed``."""
+    if tuning.success or allow:
+        return
+    raise UsageError(f"{option} {path}: this tuning failed ({tuning._status()}: {tuning.message}); its gain and "
+                     "discount are not stability-optimal. Tune again (gtheory tune), or give --allow-failed to "
+                     "use it anyway.")
+
+
+def load_tuning(path: str, option: str = "--tuning", *, allow_failed: bool = False) -> Any:
+    """The :class:`optimize.Tuning` in ``path``; a missing file or another JSON is one clear error, and a
+    failed tuning is refused unless ``allow_failed`` (``--allow-failed``)."""
     import optimize
 
     p = Path(path)
@@ -77,9 +95,11 @@ def load_tuning(path: str, option: str = "--tuning") -> Any:
     if not p.is_file():
         raise UsageError(f"{option} {path}: no such file.")
     try:
-        return optimize.Tuning.from_json(p)
+        tuning = optimize.Tuning.from_json(p)
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(f"{option} {path}: not a tuning written by 'gtheory tune --out' ({exc})") from None
+    refuse_failed(tuning, path, option, allow_failed)
+    return tuning
 
 
 def ndcg_cutoff(name: str) -> tuple[bool, int | None]:
@@ -111,7 +131,8 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
                                  f"{'is' if len(measures) == 1 else 'are'} not nDCG.")
     if args.tuning is None:
         gain = parse_gain(args.gain if args.gain is not None else ["linear"])
-        discount = parse_discount(args.discount if args.discount is not None else "log2")
+        discount = parse_discount(args.discount if args.discount is not None else "log2",
+                                  allow_failed=getattr(args, "allow_failed", False))
         if args.discount is not None:
             _warn_discount_tuning(args.discount, gain, command)
         return {"tuning": None, "gain": gain, "discount": discount, "measures": measures}
@@ -119,7 +140,7 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
         if given is not None:
             raise UsageError(f"{opt} and --tuning exclude each other: --tuning {args.tuning} sets the gain, "
                              "the discount and the cut-off.")
-    tuning = load_tuning(args.tuning)
+    tuning = load_tuning(args.tuning, allow_failed=getattr(args, "allow_failed", False))
     out = []
     for name in measures:
         is_ndcg, k = ndcg_cutoff(name)
@@ -150,7 +171,7 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
         return
     if not (isinstance(obj, dict) and "gain" in obj and "levels" in obj):
         return
-    tuning = load_tuning(value, "--discount")
+    tuning = load_tuning(value, "--discount", allow_failed=True)  # refused (or allowed) by parse_discount
     if tuning.gain_family is not None and isinstance(gain, str) and gain.strip() == tuning.gain_family:
         return
     try:
@@ -203,11 +224,12 @@ def parse_gain(values: list[str], option: str = "--gain") -> Any:
 DISCOUNT_SUFFIXES = (".json", ".npy", ".txt", ".csv")
 
 
-def parse_discount(value: str, option: str = "--discount") -> Any:
+def parse_discount(value: str, option: str = "--discount", *, allow_failed: bool = False) -> Any:
     """A discount family name as it is, or the weights per rank read from a file.
 
     ``value`` is taken as a file when it has a suffix of :data:`DISCOUNT_SUFFIXES` or a path separator:
-    .json (a list of numbers, or an object with a ``discount`` list such as a tuning), .npy (a 1-D array),
+    .json (a list of numbers, or an object with a ``discount`` list such as a tuning — a failed one only with
+    ``allow_failed``), .npy (a 1-D array),
     .txt / .csv (numbers separated by white space or commas). Every problem is one error naming the file.
     """
     import os
@@ -249,6 +271,9 @@ def parse_discount(value: str, option: str = "--discount") -> Any:
         except ValueError as exc:
             raise UsageError(f"{where}: not valid JSON ({exc}).") from None
         if isinstance(obj, dict):
+            if obj.get("format") == "gtheory.optimize.Tuning/1" and obj.get("success") is False and not allow_failed:
+                raise UsageError(f"{where}: this tuning failed ({obj.get('message', 'no message')}); its discount is "
+                                 "not stability-optimal. Tune again, or give --allow-failed to use it anyway.")
             if "discount" not in obj:
                 raise UsageError(f"{where}: a JSON object needs a 'discount' key (a list of weights per rank, "
                                  "as 'gtheory tune --out' writes); it has " + (", ".join(map(repr, obj)) or "none")
