@@ -777,13 +777,16 @@ def write_figures(study: Study, out_dir: str | Path, *, dpi: int = 110) -> dict[
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from metrics._atomic import atomic_path
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {}
     for name, fn in _FIGURE_FUNCS.items():
         fig = fn(study)
         p = out / name
-        fig.savefig(p, dpi=dpi)
+        with atomic_path(p) as tmp:  # never a truncated PNG, even when interrupted
+            fig.savefig(tmp, dpi=dpi)
         plt.close(fig)
         paths[name] = p
     return paths
@@ -999,6 +1002,9 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     """Write ``report.md`` (or ``report.html``) and every figure of :data:`FIGURES` into ``out_dir``.
 
     Also writes ``tables.json`` with the unrounded numbers of the tables. Returns the report's path.
+    Everything is written into a temporary directory beside ``out_dir`` that replaces it at the end
+    (:func:`metrics._atomic.atomic_directory`): an interrupted or failed run leaves the old report (or
+    nothing); an existing ``out_dir`` that holds other files than a report's is refused (ValueError).
 
     Examples
     --------
@@ -1008,17 +1014,41 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     >>> path.name                                                                                 # doctest: +SKIP
     'report.html'
     """
+    from metrics._atomic import atomic_directory
+
     if format not in ("md", "html"):
         raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"`out_dir` must be a directory; {out} is a file.")
-    out.mkdir(parents=True, exist_ok=True)
-    write_figures(study, out, dpi=dpi)
-    path = out / f"report.{format}"
-    path.write_text(render(study, format), encoding="utf-8")
-    (out / "tables.json").write_text(_tables_json(study), encoding="utf-8")
-    return path
+    check_report_directory(out)
+    with atomic_directory(out) as tmp:  # the old report, or the new one: never a mix, nothing if interrupted
+        write_figures(study, tmp, dpi=dpi)
+        (tmp / f"report.{format}").write_text(render(study, format), encoding="utf-8")
+        (tmp / "tables.json").write_text(_tables_json(study), encoding="utf-8")
+        (tmp / REPORT_MARKER).write_text("written by gtheory report; this directory is replaced as a whole\n",
+                                         encoding="utf-8")
+    return out / f"report.{format}"
+
+
+#: a file in every report directory: a directory holding it may be replaced by a new report
+REPORT_MARKER = ".gtheory-report"
+
+
+def check_report_directory(out: Path) -> None:
+    """Refuse to replace an existing directory that is not a report: a report directory is replaced as a whole
+    (atomically), so it must be new, empty, or hold only what :func:`write_report` writes."""
+    if not out.is_dir():
+        return
+    own = {"report.md", "report.html", "tables.json", REPORT_MARKER, *FIGURES, *_FIGURE_FUNCS}
+    entries = [e.name for e in out.iterdir()]
+    if REPORT_MARKER in entries:
+        return
+    foreign = sorted(e for e in entries if e not in own and not e.startswith(f".{out.name}."))
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise ValueError(f"`out_dir` {out} holds files that are not part of a report ({shown}); a report "
+                         "directory is replaced as a whole. Give a new or empty directory.")
 
 
 def _tables_json(study: Study) -> str:

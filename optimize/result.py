@@ -450,11 +450,12 @@ class Tuning:
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; also written to ``path``
-        if given); :meth:`from_json` reads it back."""
+        if given, atomically: a temporary file beside it renamed at the end); :meth:`from_json` reads it back."""
         text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            from metrics._atomic import atomic_write_text
+
+            atomic_write_text(path, text)  # a temporary file renamed over `path`: complete or untouched
         return text
 
     @classmethod

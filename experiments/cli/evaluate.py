@@ -20,7 +20,7 @@ import pandas as pd
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, check_output_path, emit_json, in_option_names, load_judged
+from ._common import add_data_args, check_output_path, emit_json, in_option_names, load_judged, output_file
 
 _NDCG = re.compile(r"^nDCG(?:@(\d+))?$", re.IGNORECASE)
 
@@ -316,10 +316,13 @@ def _is_number(s: str) -> bool:
 
 
 def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, judged_only: bool,
-            tuning: Any = None, *, command: str = "evaluate") -> pd.DataFrame:
+            tuning: Any = None, *, command: str = "evaluate", quiet: bool = False) -> pd.DataFrame:
     is_ndcg, cutoff = ndcg_cutoff(name)
-    if is_ndcg and cutoff is not None and cutoff > judged.depth:  # as tune/check/report refuse --cutoff
-        raise UsageError(f"--measure {name}: the cut-off {cutoff} exceeds the run depth {judged.depth}.")
+    if is_ndcg and cutoff is not None and cutoff > judged.depth and not quiet:
+        # as trec_eval's ndcg_cut.k (and P@k here): the ranks that exist are scored, the ideal list has k ranks
+        print(f"gtheory {command}: note: --measure {name} on runs {judged.depth} deep: the ranks that exist are "
+              f"scored and the ideal ranking keeps {cutoff}, as trec_eval's ndcg_cut.{cutoff} does (and as P@"
+              f"{cutoff} counts missing ranks as non-relevant).", file=sys.stderr)
     if tuning is not None:
         import optimize
 
@@ -355,7 +358,7 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
 
 def run(args: argparse.Namespace) -> int:
     if args.out:
-        check_output_path(args.out, "--out")
+        check_output_path(args.out, "--out", args=args)
     default = ["nDCG"] if args.tuning else ["nDCG@10"]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
@@ -369,12 +372,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             frames.append(df.add_prefix(f"{name}:") if len(nd["measures"]) > 1 else df)
     out = pd.concat(frames, ignore_index=True) if args.format == "long" else pd.concat(frames, axis=1)
-    target = args.out or sys.stdout
     if args.json:
         records = (out.reset_index() if args.format == "wide" else out).to_dict(orient="records")
-        emit_json(records, args.out)  # NaN (--missing exclude) is written as null
+        emit_json(records, args.out)  # NaN (--missing exclude) is written as null; atomic with --out
+    elif args.out:
+        with output_file(args.out, newline="") as fh:  # a temporary file renamed at the end
+            out.to_csv(fh, index=args.format == "wide", float_format="%.10g")
     else:
-        out.to_csv(target, index=args.format == "wide", float_format="%.10g")
+        out.to_csv(sys.stdout, index=args.format == "wide", float_format="%.10g")
     if args.out:
         print(f"wrote {len(out)} rows to {args.out}", file=sys.stderr)
     return 0

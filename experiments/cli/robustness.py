@@ -15,7 +15,7 @@ from typing import Any
 
 from . import UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
+                      load_judged, output_file, output_path)
 
 __all__ = ["register", "run"]
 
@@ -103,7 +103,7 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("--json and --quiet exclude each other.")
     for option, path in (("--out", args.out), ("--plot", args.plot)):
         if path:
-            check_output_path(path, option)  # before loading and minutes of computing, not after
+            check_output_path(path, option, args=args, quiet=args.quiet)  # before loading and computing
 
 
 def _check_relevance_level(level: float, judged: Any) -> None:
@@ -156,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
     knees = knee(df, args.threshold)
 
     if args.out:
-        df.to_csv(args.out, index=False)
+        with output_file(args.out, newline="") as fh:
+            df.to_csv(fh, index=False)
         print(f"per-seed results written to {args.out}", file=sys.stderr)
     if args.plot:
         _plot(df, args.plot, args.threshold, test is not None)
@@ -261,5 +262,6 @@ def _plot(df, path: str, threshold: float, with_tests: bool) -> None:
         plot_discriminative_power(df, ax=axes[2], title="discriminative power")
         plot_tau_vs_fraction(df, value="accuracy", threshold=None, ax=axes[3], title="significance agreement")
     fig.tight_layout()
-    fig.savefig(path, dpi=150)
+    with output_path(path) as tmp:
+        fig.savefig(tmp, dpi=150)
     plt.close(fig)

@@ -14,7 +14,7 @@ from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
+                      load_judged, mark_written)
 from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     gain = parse_gain(args.gain)
     parse_discount(args.discount, allow_failed=args.allow_failed)  # a bad family is refused before loading
     if args.out:
-        check_output_path(args.out, "--out")  # fail before minutes of tuning, not after
+        check_output_path(args.out, "--out", args=args, quiet=args.quiet)  # fail before minutes of tuning
     judged = drop_missed_topics(load_judged(args), "tune", quiet=args.quiet)
     check_shape(judged)
     if args.cutoff > judged.depth:
@@ -88,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
     if args.out:
-        t.to_json(args.out)
+        t.to_json(args.out)  # atomic
+        mark_written(args.out)
     if not args.quiet:
         if args.json:
             emit_json(t.to_dict())
