@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from . import UsageError
+from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, output_file, output_path)
 
@@ -36,6 +36,11 @@ judgments and compared with the same measure on the full qrels:
 The knee is the lowest f from which the mean tau over seeds stays >= --threshold.
 With --condensed each measure is also computed on the condensed lists (unjudged documents
 removed first: AP', nDCG'; Sakai 2007). Numbers are means over the seeds (± standard deviation).
+
+When every system has the same mean score with the full qrels (e.g. identical runs), there is no
+ranking to compare and tau is undefined: that is an error (exit 1, nothing printed on standard
+output) when it holds for every measure, and a warning (exit 1, the table shows nan) when it holds
+for some. Output files (--out, --plot) are still written.
 """
 
 
@@ -154,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
     values = ["judged_kept", "tau", "tau_ap", "mean_reduced", "drift"] + (["power", "accuracy"] if test else [])
     summary = summarize_study(df, values)
     knees = knee(df, args.threshold)
+    undefined = _untied_curves(df)
 
     if args.out:
         with output_file(args.out, newline="") as fh:
@@ -163,11 +169,33 @@ def run(args: argparse.Namespace) -> int:
         _plot(df, args.plot, args.threshold, test is not None)
         print(f"plot written to {args.plot}", file=sys.stderr)
 
+    n_curves = df.groupby(["measure", "condensed"], sort=False).ngroups
+    if len(undefined) == n_curves:  # nothing but τ = nan: an error, not a table
+        print(f"gtheory robustness: error: {_undefined_message(undefined)}; nothing to report.", file=sys.stderr)
+        return EXIT_FAILURE
+    for name in undefined:
+        print(f"gtheory robustness: warning: {_undefined_message([name])}; its τ and τ_AP are shown as nan.",
+              file=sys.stderr)
     if args.json:
         emit_json(_as_json(judged, args, df, summary, knees, values))
     elif not args.quiet:
         print(_as_text(judged, args, summary, knees, values, test))
-    return 0
+    return EXIT_FAILURE if undefined else 0
+
+
+def _untied_curves(df: Any) -> list[str]:
+    """The curves (measure, condensed) whose τ is NaN for every fraction and seed: every system has the same
+    mean with the full qrels, so there is no ranking to compare with (Kendall's τ is 0/0)."""
+    out = []
+    for (measure, condensed), block in df.groupby(["measure", "condensed"], sort=False):
+        if block["tau"].isna().all():
+            out.append(_curve_name(measure, condensed))
+    return out
+
+
+def _undefined_message(names: list[str]) -> str:
+    return (f"Kendall's τ is undefined for {', '.join(names)}: every system has the same mean score with the full "
+            "qrels (identical runs, as far as the judgments see), so there is no system ranking to compare")
 
 
 #: the Python API's parameter names in messages → the options of this command
