@@ -102,3 +102,17 @@ def test_cli_allow_failed_uses_it_with_a_warning(failed_json, capsys):
     assert out.startswith("system,topic,measure,score") and "warning: applying a failed tuning" in err
     assert main(["gstudy", "--tuning", failed_json, "--allow-failed", "--json"]) == 0
     assert "warning: applying a failed tuning" in capsys.readouterr().err
+
+
+def test_cli_tune_on_identical_runs_returns_promptly(failed, tmp_path, capsys):
+    # `gtheory tune --what discount` on identical runs never returned (topics needed for a ratio of noise)
+    _, same = failed
+    judged = tmp_path / "same.npz"
+    same.save(judged)
+    t0 = time.perf_counter()
+    assert main(["tune", "--what", "discount", "--judged", str(judged), "--starts", "1",
+                 "--out", str(tmp_path / "t.json")]) == 0
+    assert time.perf_counter() - t0 < 30
+    out, err = capsys.readouterr()
+    assert "CANNOT TUNE" in out and "topics needed: Φ ≥ 0.95: inf" in out and "cannot tune nDCG@100" in err
+    assert json.loads((tmp_path / "t.json").read_text())["success"] is False
