@@ -35,6 +35,7 @@ import numpy as np
 
 import gtheory
 import metrics
+from gtheory.errors import is_rounding_noise
 from metrics import JudgedRuns
 
 from .multistart import best_run, check_seed, run_starts, starting_points
@@ -141,7 +142,9 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
     vc = gtheory.variance_components(X)
     vs, vt, ve = float(vc.system), float(vc.topic), float(vc.residual)
     n = problem.n_topics
-    negative = [name for name, v in (("system", vs), ("topic", vt), ("residual", ve)) if v < 0]
+    scale = float(np.mean((X - X.mean()) ** 2))  # rounding-level negatives are 0, not negative estimates
+    negative = [name for name, v in (("system", vs), ("topic", vt), ("residual", ve))
+                if v < 0 and not is_rounding_noise(v, scale)]
     failed = [r for r in runs if not r.success]
     msg = best.message
     success = bool(best.success)
