@@ -234,3 +234,21 @@ def test_robustness_on_identical_runs_is_an_error_not_tau_nan(tmp_path, capsys):
     assert main(argv) == 1
     out, err = capsys.readouterr()
     assert out == "" and "Kendall's τ is undefined for nDCG@100: every system has the same mean score" in err
+
+
+def test_interrupt_after_one_output_says_what_was_written(tmp_path, monkeypatch, capsys):
+    import experiments.cli.robustness as robustness
+
+    judged = tmp_path / "j.npz"
+    metrics.load_trec9().subset(systems=[0, 10, 20, 30], topics=list(range(10))).save(judged)
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(robustness, "_plot", interrupted)
+    csv, png = tmp_path / "r.csv", tmp_path / "r.png"
+    argv = ["robustness", "--judged", str(judged), "--fractions", "1", "0.5", "--seeds", "1", "--test", "none",
+            "--quiet", "--out", str(csv), "--plot", str(png)]
+    assert main(argv) == 130
+    assert capsys.readouterr().err.endswith(f"gtheory robustness: interrupted; wrote {csv}; nothing written to {png}\n")
+    assert csv.read_text().startswith("measure,condensed,fraction") and not png.exists()
