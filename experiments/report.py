@@ -230,6 +230,22 @@ class Study:
     notes: list[str] = field(default_factory=list)
     description: str = ""
 
+    def __repr__(self) -> str:
+        dt = self.discount_table
+        need = ", ".join(f"{n} {_fmt(dt.loc[n, 'topics_needed'])}" for n in dt.index)
+        return (f"Study({self.name}: {self.n_systems} systems × {self.n_topics} topics, nDCG@{self.settings.cutoff}; "
+                f"topics for Φ ≥ {self.settings.target:g}: {need})")
+
+    def _repr_html_(self) -> str:
+        from gtheory._display import html_table
+
+        dt = self.discount_table
+        rows = [(_NAMES.get(n, n), r["share_system"], r["phi"], r["erho2"], r["topics_needed"]) for n, r in dt.iterrows()]
+        return html_table(rows, header=["discount", "σ²(s) share", f"Φ({self.n_topics})", f"Eρ²({self.n_topics})",
+                                        f"topics for Φ ≥ {self.settings.target:g}"],
+                          caption=f"Study: {self.name}, {self.n_systems} systems × {self.n_topics} topics, "
+                                  f"nDCG@{self.settings.cutoff} (linear gains)")
+
     def published_comparison(self) -> dict[str, pd.DataFrame]:
         """Measured vs published TREC 9 numbers (Tables 1-4); empty if not TREC-9."""
         if not self.published:
