@@ -210,3 +210,11 @@ def test_gstudy_plot_title_names_the_measure(monkeypatch, tmp_path, capsys):
     out = tmp_path / "d.png"
     assert main(["gstudy", "--measure", "nDCG@20", "--plot", str(out), "--quiet"]) == 0
     assert out.is_file() and titles and "nDCG@20" in titles[0] and "104 systems × 50 topics" in titles[0]
+
+
+def test_plot_mean_scatter_label_top_is_validated():
+    from experiments import plot_mean_scatter
+
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="`label_top` must be a non-negative integer"):
+            plot_mean_scatter([0.3, 0.2, 0.1], [0.3, 0.2, 0.1], label_top=bad)
