@@ -152,7 +152,5 @@ def test_py_typed_in_every_package_and_in_package_data():
 
 
 def test_python_dash_m_gtheory_runs_the_cli():
-    r = subprocess.run([sys.executable, "-m", "gtheory", "--version"], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 0 and r.stdout.startswith("gtheory "), r.stderr
     r = subprocess.run([sys.executable, "-m", "gtheory", "gstudy", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and "usage: gtheory gstudy" in r.stdout

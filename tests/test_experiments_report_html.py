@@ -35,7 +35,7 @@ def study():
 def reports(study, tmp_path_factory):
     """report.html with PNG and with SVG figures."""
     root = tmp_path_factory.mktemp("html-report")
-    return {fmt: write_report(study, root / fmt, format="html", figure_format=fmt) for fmt in ("png", "svg")}
+    return {fmt: write_report(study, root / fmt, format="html", figure_format=fmt, dpi=80) for fmt in ("png", "svg")}
 
 
 # ------------------------------------------------------------------------------------------- self-contained
@@ -119,9 +119,12 @@ def test_report_renders_in_headless_chromium(reports, fmt, tmp_path):
     assert all(i["ok"] and i["w"] > 300 and i["h"] > 200 for i in figures), figures
     assert [i["ok"] for i in images if i["id"] == "control"] == [False]
 
-    shot = tmp_path / f"report-{fmt}.png"
+
+def test_report_screenshot_in_headless_chromium(reports, tmp_path):
+    """A screenshot of the (default, PNG) report is kept in the test's tmp dir, and it is not a blank page."""
+    shot = tmp_path / "report.png"
     r = _run_chromium(["--window-size=1280,2400", "--hide-scrollbars", f"--screenshot={shot}",
-                       reports[fmt].as_uri()])
+                       reports["png"].as_uri()])
     assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", r.stderr[-2000:]
     from matplotlib.image import imread
 
