@@ -154,3 +154,9 @@ def test_py_typed_in_every_package_and_in_package_data():
 def test_python_dash_m_gtheory_runs_the_cli():
     r = subprocess.run([sys.executable, "-m", "gtheory", "gstudy", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and "usage: gtheory gstudy" in r.stdout
+
+
+def test_html_table_escapes_labels():
+    out = gtheory._display.html_table([("<b>run & co</b>", 1.0)], header=["run", "score"], caption="a < b")
+    assert "<b>" not in out and "&lt;b&gt;run &amp; co&lt;/b&gt;" in out and "a &lt; b" in out
+    parse(out)

@@ -221,3 +221,23 @@ def test_plot_mean_scatter_label_top_is_validated():
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="`label_top` must be a non-negative integer"):
             plot_mean_scatter([0.3, 0.2, 0.1], [0.3, 0.2, 0.1], label_top=bad)
+
+
+def test_markdown_report_links_the_chosen_figure_format(study, reports):
+    md = render(study, "md", figure_format="svg")
+    for name in FIGURES:
+        assert f"]({figure_file(name, 'svg')})" in md
+    from experiments.cli.report import _summary
+
+    doc = _summary(study, reports["svg"], "svg")
+    assert doc["figures"] == [str(reports["svg"].parent / figure_file(n, "svg")) for n in FIGURES]
+    assert all(Path(f).is_file() for f in doc["figures"])
+    with pytest.raises(ValueError, match="`figure_format` must be one of"):
+        render(study, "html", figure_format="pdf")
+
+
+def test_study_displays_concisely(study):
+    r = repr(study)
+    assert r.startswith("Study(") and "\n" not in r and len(r) < 250
+    html = study._repr_html_()
+    assert html.startswith("<table") and html.count("<tr>") == 1 + 4  # header + one row per discount
