@@ -2,7 +2,8 @@ r"""The tuning study of Kanoulas & Aslam (CIKM 2009) on any collection, written 
 
 :func:`run_study` computes every table and figure of the paper's §3 on one
 :class:`metrics.JudgedRuns` (and, for a four-grade collection, the case the paper left open);
-:func:`write_report` renders the result as Markdown or HTML with PNG figures in one directory.
+:func:`write_report` renders the result as Markdown (figure files beside it) or as one self-contained HTML
+file (the Markdown rendered by Python-Markdown, figures embedded as ``data:`` URIs), with PNG or SVG figures.
 
 What is computed (the paper's numbering):
 
