@@ -57,7 +57,7 @@ def test_html_report_markdown_is_rendered_not_leaked(reports):
     text = reports["png"].read_text(encoding="utf-8")
     body = re.sub(r'src="data:[^"]*"', "", text)
     visible = re.sub(r"<[^>]+>", "", body)
-    assert "**" not in visible and "*optimal*" not in visible and "| ---" not in visible
+    assert "**" not in visible and "*optimal*" not in visible and "| ---" not in visible and "\\" not in visible
     assert "<strong>In short.</strong>" in text and "<em>optimal</em>" in text
     assert text.count("<table>") >= 6 and "<th" in text and 'style="text-align: right;"' in text
     assert "<h2>How to read this report</h2>" in text and "<li><strong>Stability</strong>" in text
