@@ -5,7 +5,6 @@ from __future__ import annotations
 import html.parser
 import subprocess
 import sys
-import tomllib
 import warnings
 from pathlib import Path
 
@@ -145,6 +144,7 @@ def test_metrics_display_helper_is_the_same_file():
 
 
 def test_py_typed_in_every_package_and_in_package_data():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     for pkg in ("metrics", "gtheory", "optimize", "experiments"):
         assert (ROOT / pkg / "py.typed").is_file()
