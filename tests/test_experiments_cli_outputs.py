@@ -81,7 +81,7 @@ def test_library_writers_are_atomic(tmp_path, monkeypatch):
     assert metrics.JudgedRuns.load(tmp_path / "t.npz").n_systems == 3
     j.save(tmp_path / "t.npz.xz")
     assert metrics.JudgedRuns.load(tmp_path / "t.npz.xz").n_topics == 10
-    t = optimize.optimize_discount(j, "linear", 5, starts=1)
+    t = optimize.optimize_discount(j, "linear", 20, starts=1)
     path = tmp_path / "t.json"
     path.write_text("old")
 
@@ -94,7 +94,7 @@ def test_library_writers_are_atomic(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert path.read_text() == "old" and _left_over(tmp_path) == []
     t.to_json(str(path))
-    assert optimize.Tuning.from_json(path).cutoff == 5
+    assert optimize.Tuning.from_json(path).cutoff == 20
 
 
 # ------------------------------------------------------------------------------ outputs that are inputs

@@ -112,7 +112,7 @@ def test_unnamed_long_table_is_refused_with_the_fix(ap):
 
 def test_ordinary_unnamed_matrices_are_unchanged():
     rng = np.random.default_rng(3)
-    x = rng.random((30, 4)) + np.linspace(0, 1, 30)[:, None]
+    x = rng.random((30, 4)) + np.linspace(0, 1, 30)[:, None] + np.array([0.0, 0.5, 1.0, 2.0])
     _same(gtheory.gstudy(pd.DataFrame(x)), gtheory.gstudy(x))
 
 
