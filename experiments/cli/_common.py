@@ -259,6 +259,14 @@ def output_path(path: str | Path) -> Any:
     return atomic_path(path, on_commit=mark_written)
 
 
+def save_figure(fig: Any, path: str | Path, *, dpi: int = 150) -> None:
+    """``fig.savefig`` to ``path`` atomically, in the format its suffix names (``.png``, ``.svg``, ``.pdf``;
+    PNG without a suffix); recorded as written."""
+    suffix = Path(path).suffix.lstrip(".").lower()
+    with output_path(path) as tmp:  # a temporary file beside it, renamed: never a truncated image
+        fig.savefig(tmp, dpi=dpi, format=suffix or "png")
+
+
 def check_output_path(path: str | Path, option: str, *, directory: bool = False,
                       args: argparse.Namespace | None = None, quiet: bool = False) -> Path:
     """Refuse, before any computation, an output path that cannot be written; return it as a :class:`Path`.

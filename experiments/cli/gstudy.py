@@ -18,7 +18,7 @@ from typing import Any
 from . import UsageError
 from .evaluate import add_ndcg_args
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_path)
+                      load_judged, save_figure)
 
 __all__ = ["register", "run"]
 
@@ -207,8 +207,7 @@ def run(args: argparse.Namespace) -> int:
                     n_max=int(max(n_topics)) if n_topics else None,
                     title=f"D-study of {plot_measure}: {g.n_systems} systems × {g.n_topics} topics")
         ax.figure.tight_layout()
-        with output_path(args.plot) as tmp:  # written beside it and renamed: never a truncated image
-            ax.figure.savefig(tmp, dpi=150)
+        save_figure(ax.figure, args.plot)  # written beside it and renamed: never a truncated image
         plt.close(ax.figure)
         if not args.quiet:
             print(f"plot written to {args.plot}", file=sys.stderr)

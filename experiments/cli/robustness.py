@@ -15,7 +15,7 @@ from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_file, output_path)
+                      load_judged, output_file, save_figure)
 
 __all__ = ["register", "run"]
 
@@ -290,6 +290,5 @@ def _plot(df, path: str, threshold: float, with_tests: bool) -> None:
         plot_discriminative_power(df, ax=axes[2], title="discriminative power")
         plot_tau_vs_fraction(df, value="accuracy", threshold=None, ax=axes[3], title="significance agreement")
     fig.tight_layout()
-    with output_path(path) as tmp:
-        fig.savefig(tmp, dpi=150)
+    save_figure(fig, path)
     plt.close(fig)
