@@ -315,6 +315,10 @@ def _check_writable(p: Path, where: str, directory: bool) -> Path:
             raise UsageError(f"{where}: '{probe}' is a file, not a directory.")
         if not os.access(probe, os.W_OK | os.X_OK):
             raise UsageError(f"{where}: directory '{probe}' is not writable.")
+        parent = p.resolve().parent  # the new directory is built beside the old one and renamed over it
+        if p.exists() and not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"{where}: directory '{parent}' is not writable (the report is written beside "
+                             f"{p.name} and renamed).")
         return p
     if p.is_dir():
         raise UsageError(f"{where}: is a directory; give a file name in it.")
