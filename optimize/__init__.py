@@ -14,7 +14,7 @@ Example
 (True, True)
 """
 from .objective import Problem, stability_and_gradient
-from .result import GradeMismatchWarning, OptimizationError, OptimizationWarning, SolverRun, Tuning
+from .result import DataMismatchWarning, GradeMismatchWarning, OptimizationError, OptimizationWarning, SolverRun, Tuning
 from .robust import optimize_minimax
 from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
 from .validation import STANDARD_CONFIGS, cross_validate
@@ -33,6 +33,7 @@ __all__ = [
     "OptimizationWarning",
     "OptimizationError",
     "GradeMismatchWarning",
+    "DataMismatchWarning",
     "SOLVERS",
     "STANDARD_CONFIGS",
 ]

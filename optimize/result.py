@@ -24,7 +24,8 @@ import gtheory
 from gtheory.gstudy import _check_n  # the n_topics rule of GStudy.phi/erho2
 import metrics
 
-__all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning"]
+__all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
+           "DataMismatchWarning"]
 
 
 class OptimizationWarning(UserWarning):
@@ -34,6 +35,22 @@ class OptimizationWarning(UserWarning):
 
 class GradeMismatchWarning(UserWarning):
     """A tuning applied to judgments that lack some of the grades it has (positive) gains for."""
+
+
+class DataMismatchWarning(UserWarning):
+    """A tuning applied to other data than it was tuned on (the judged tensor's fingerprint differs from the one
+    the tuning recorded): legitimate for a transfer or held-out study, a mistake when the data were meant to be
+    the same."""
+
+
+def package_version() -> str:
+    """The installed gtheory distribution's version ("unknown" when run from an uninstalled tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gtheory")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 class OptimizationError(RuntimeError):
@@ -158,6 +175,11 @@ class Tuning:
     binding_cutoff, binding_label : for a minimax tuning, the cut-off and label of the binding
         (worst) problem, whose coefficients ``phi``, ``phi_1``, … and ``gstudy`` report; None
         otherwise.
+    version, measure, fingerprint : provenance — the gtheory version that made the tuning, the measure tuned
+        (``"nDCG@k"``; ``"nDCG'@k"`` on condensed lists) and :attr:`metrics.JudgedRuns.fingerprint` of the data it
+        was tuned on (for a minimax tuning, of the binding problem's data). Filled in when the tuning is made;
+        ``None`` in documents written before they were recorded. :meth:`ndcg` (and :meth:`evaluate`) warn
+        :class:`DataMismatchWarning` when applied to data with another fingerprint.
 
     Notes
     -----
@@ -199,7 +221,38 @@ class Tuning:
     gain_family: str | None = None
     binding_cutoff: int | None = None
     binding_label: str | None = None
+    version: str | None = None
+    measure: str | None = None
+    fingerprint: str | None = None
     _judged: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._judged is not None:  # made from data now (not read from a document): record the provenance
+            if self.version is None:
+                self.version = package_version()
+            if self.measure is None:
+                self.measure = f"nDCG{chr(39) if self.judged_only else ''}@{self.binding_cutoff or self.cutoff}"
+
+    @property
+    def data_fingerprint(self) -> str | None:
+        """:attr:`fingerprint`, computed from the tuning data on first use (hashing is deferred until needed);
+        None for a document that did not record it."""
+        if self.fingerprint is None and self._judged is not None:
+            self.fingerprint = self._judged.fingerprint
+        return self.fingerprint
+
+    def _check_data(self, judged: metrics.JudgedRuns, stacklevel: int) -> None:
+        """Warn :class:`DataMismatchWarning` if ``judged`` is not the data this tuning was made on."""
+        if judged is self._judged or self.data_fingerprint is None:
+            return
+        if judged.fingerprint != self.data_fingerprint:
+            warnings.warn(
+                f"{self._describe()} was tuned on other data (fingerprint {self.data_fingerprint}, "
+                f"{self.n_systems} systems x {self.n_topics} topics) than the judged runs it is applied to "
+                f"(fingerprint {judged.fingerprint}, {judged.n_systems} x {judged.n_topics}); fine for a transfer or "
+                "held-out study, a mistake if the data were meant to be the same.",
+                DataMismatchWarning, stacklevel=stacklevel,
+            )
 
     # ------------------------------------------------------------- views
     @property
@@ -329,7 +382,10 @@ class Tuning:
         -----
         GradeMismatchWarning
             The tuning has positive gains for grades ``judged`` does not have.
+        DataMismatchWarning
+            ``judged`` is not the data the tuning was made on (its :attr:`fingerprint` differs).
         """
+        self._check_data(judged, stacklevel=3)
         k = self.cutoff if cutoff is None else cutoff
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"`cutoff` must be a positive integer; got {cutoff!r}.")
@@ -390,6 +446,9 @@ class Tuning:
         d = self.discount
         shown = ", ".join(f"{v:.4f}" for v in d[:10]) + (", …" if d.size > 10 else "")
         lines.append(f"  discount (sum 1): [{shown}]  d_k/d_1 = {self.discount_ratios[-1]:.3f}")
+        if self.version or self.data_fingerprint:
+            lines.append(f"  provenance: {self.measure or f'nDCG@{self.cutoff}'} tuned with gtheory "
+                         f"{self.version or '(version not recorded)'} on data {self.data_fingerprint or '(not recorded)'}")
         if self.per_problem:
             lines.append(f"  maximised the worst {name}(1) of {len(self.per_problem)} problems "
                          f"[{name} at each problem's own number of topics]:")
@@ -415,6 +474,7 @@ class Tuning:
         ``per_problem`` — is None, so the dict serialises to strict JSON (RFC 8259); :meth:`from_json`
         reads None back as NaN where the field is a number.
         """
+        self.data_fingerprint  # noqa: B018 - computes the fingerprint of the tuning data if not yet done
         d = _json_safe({f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")})
         d["format"] = "gtheory.optimize.Tuning/1"
         return d
@@ -593,6 +653,9 @@ def _check_document(d: dict[str, Any]) -> dict[str, Any]:
                        d["binding_cutoff"])
     if d.get("binding_label") is not None and not isinstance(d["binding_label"], str):
         raise _invalid("binding_label", "a string or null", d["binding_label"])
+    for name in ("version", "measure", "fingerprint"):  # provenance; absent from documents written before it
+        if d.get(name) is not None and not isinstance(d[name], str):
+            raise _invalid(name, "a string or null", d[name])
     return d
 
 
