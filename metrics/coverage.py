@@ -351,7 +351,7 @@ def check_coverage(
         warnings.warn(
             f"only {100 * share:.1f}% of the documents the runs retrieved in their top {k} are judged (below "
             f"{100 * LOW_COVERAGE:.0f}%): unjudged documents count as non-relevant, so scores are low and rankings "
-            "unreliable; judged_only=True (condensed lists) or bpref are the usual remedies, or check that these "
+            "unreliable; condensed lists (judged_only=True) or bpref are the usual remedies, or check that these "
             "are the qrels of these runs.",
             LowCoverageWarning, stacklevel=stacklevel,
         )

@@ -102,17 +102,24 @@ def _column(df: pd.DataFrame, names: tuple[str, ...], source: str, role: str) ->
     return df[present[0]]
 
 
+def _shown(v: Any) -> str:
+    """``repr`` of a value as the user wrote it (``nan``, ``1.5``; not ``np.float64(nan)``)."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
 def _ids(values: Any, where: Callable[[int], str], source: str, what: str) -> np.ndarray:
     """Topic or document ids as an object array of str: strings kept, integers written in decimal (as in a file);
     anything else (floats, missing values, empty or whitespace-holding strings) is refused, naming the row."""
     arr = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    if arr.size == 0:
+        return arr.astype(object)
     if arr.dtype.kind in "iu":
         return arr.astype(str).astype(object)
     if arr.dtype.kind == "U":
         arr = arr.astype(object)
     if arr.dtype.kind != "O":
         i = 0
-        raise InputFormatError(source, where(i), f"{what} {arr[i]!r} is a {arr.dtype} value; ids are strings "
+        raise InputFormatError(source, where(i), f"{what} {_shown(arr[i])} is a {arr.dtype} value; ids are strings "
                                                  "(or integers) — convert the column with .astype(str)")
     inferred = pd.api.types.infer_dtype(arr, skipna=False) if arr.size else "string"
     if inferred != "string":
@@ -125,7 +132,9 @@ def _ids(values: Any, where: Callable[[int], str], source: str, what: str) -> np
             v = arr[i]
             hint = (" — convert float ids with .astype(int).astype(str)" if isinstance(v, (float, np.floating))
                     and not pd.isna(v) else "")
-            raise InputFormatError(source, where(i), f"{what} {v!r} is not a string{hint}")
+            if v is None or (isinstance(v, (float, np.floating)) and np.isnan(v)) or v is pd.NA:
+                raise InputFormatError(source, where(i), f"{what} is missing ({_shown(v)})")
+            raise InputFormatError(source, where(i), f"{what} {_shown(v)} is not a string{hint}")
         arr = np.array([v if type(v) is str else str(int(v)) for v in arr], dtype=object)
     lens = np.fromiter(map(len, arr), dtype=np.int64, count=arr.size)
     empty = np.flatnonzero(lens == 0)
@@ -143,23 +152,25 @@ def _reals(values: Any, where: Callable[[int], str], source: str, what: str) -> 
     """Scores or grades as float64: real numbers (or numeric strings, as a file holds); NaN/inf, booleans and
     anything non-numeric are refused, naming the row."""
     arr = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.float64)
     if arr.dtype.kind == "b":
-        raise InputFormatError(source, where(0), f"{what} {arr[0]!r} is a boolean; give numbers")
+        raise InputFormatError(source, where(0), f"{what} {_shown(arr[0])} is a boolean; give numbers")
     if arr.dtype.kind in "iuf":
         x = arr.astype(np.float64)
     else:
         x = np.empty(arr.size, dtype=np.float64)
         for i, v in enumerate(arr):
             if isinstance(v, (bool, np.bool_)) or v is None:
-                raise InputFormatError(source, where(i), f"{what} {v!r} is not a number")
+                raise InputFormatError(source, where(i), f"{what} {_shown(v)} is not a number")
             try:
                 x[i] = float(v)
             except (TypeError, ValueError):
-                raise InputFormatError(source, where(i), f"{what} {v!r} is not a number") from None
+                raise InputFormatError(source, where(i), f"{what} {_shown(v)} is not a number") from None
     bad = np.flatnonzero(~np.isfinite(x))
     if bad.size:
         i = int(bad[0])
-        raise InputFormatError(source, where(i), f"{what} {arr[i]!r} is not finite ({what} must be a real number)")
+        raise InputFormatError(source, where(i), f"{what} {_shown(arr[i])} is not finite ({what} must be a real number)")
     return x
 
 
