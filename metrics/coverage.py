@@ -272,25 +272,32 @@ def coverage(judged: "JudgedRuns") -> Coverage:
 # ---------------------------------------------------------------------------------------------------- checks
 def _example_mismatch(run: "Run", qrels: "Qrels", topics: Sequence[str]) -> str:
     """``run``'s first document for a topic the qrels judge, beside the qrels' documents of that topic, with a hint
-    when the docnos differ only by a prefix/suffix or by case."""
+    when the docnos differ only by a prefix, a suffix or case (looked for among the run's top 20 for that topic)."""
     tset = set(topics)
     rows = np.flatnonzero([t in tset for t in run.topic])
     if not rows.size:
         return ""
     i = int(rows[0])
     t, d = str(run.topic[i]), str(run.docno[i])
-    judged_docs = [str(x) for x in qrels.docno[qrels.topic == t][:3]]
+    judged_docs = [str(x) for x in qrels.docno[qrels.topic == t]]
     text = f"e.g. run {run.name!r} ranks {d!r} at rank {int(run.rank[i])} for topic {t!r}, where the qrels judge " \
-           f"{', '.join(map(repr, judged_docs))}"
-    for q in judged_docs:
-        if d != q and d.endswith(q):
-            return text + f" (the run's docnos carry a prefix {d[: len(d) - len(q)]!r} the qrels lack?)"
-        if d != q and q.endswith(d):
-            return text + f" (the qrels' docnos carry a prefix {q[: len(q) - len(d)]!r} the run lacks?)"
-        if d != q and d.startswith(q):
-            return text + f" (the run's docnos carry a suffix {d[len(q):]!r} the qrels lack?)"
-        if d != q and d.lower() == q.lower():
-            return text + " (the docnos differ in case)"
+           f"{', '.join(map(repr, judged_docs[:3]))}" + (" ..." if len(judged_docs) > 3 else "")
+    lower = {q.lower() for q in judged_docs}
+    for r in run.docno[rows[:20]][run.topic[rows[:20]] == t]:
+        r = str(r)
+        for q in judged_docs:
+            if r == q:
+                continue
+            if r.endswith(q):
+                return text + f" (the run's docnos carry a prefix {r[: len(r) - len(q)]!r} the qrels lack?)"
+            if q.endswith(r):
+                return text + f" (the qrels' docnos carry a prefix {q[: len(q) - len(r)]!r} the run lacks?)"
+            if r.startswith(q):
+                return text + f" (the run's docnos carry a suffix {r[len(q):]!r} the qrels lack?)"
+            if q.startswith(r):
+                return text + f" (the qrels' docnos carry a suffix {q[len(r):]!r} the run lacks?)"
+        if r.lower() in lower:
+            return text + " (the docnos differ in case?)"
     return text
 
 
