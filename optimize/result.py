@@ -446,9 +446,6 @@ class Tuning:
         d = self.discount
         shown = ", ".join(f"{v:.4f}" for v in d[:10]) + (", …" if d.size > 10 else "")
         lines.append(f"  discount (sum 1): [{shown}]  d_k/d_1 = {self.discount_ratios[-1]:.3f}")
-        if self.version or self.data_fingerprint:
-            lines.append(f"  provenance: {self.measure or f'nDCG@{self.cutoff}'} tuned with gtheory "
-                         f"{self.version or '(version not recorded)'} on data {self.data_fingerprint or '(not recorded)'}")
         if self.per_problem:
             lines.append(f"  maximised the worst {name}(1) of {len(self.per_problem)} problems "
                          f"[{name} at each problem's own number of topics]:")
