@@ -101,3 +101,14 @@ def test_cli_grades_option(fractional, capsys):
     assert main([*base, "--grades", "trec_eval"]) == 0
     parity = capsys.readouterr()
     assert parity.err == "" and parity.out != out.out
+
+
+def test_cli_grades_trec_eval_refuses_a_saved_tensor_with_fractional_grades(fractional, tmp_path, capsys):
+    from experiments.cli import main
+
+    files, path, _, _ = fractional
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FractionalGradeWarning)
+        metrics.judge(files[:1], path).save(tmp_path / "j.npz")
+    assert main(["evaluate", "--judged", str(tmp_path / "j.npz"), "--grades", "trec_eval"]) == 2
+    assert "--grades trec_eval: the --judged tensor" in capsys.readouterr().err

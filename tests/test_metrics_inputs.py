@@ -115,6 +115,12 @@ def test_ir_measures_named_tuples_give_identical_judged_runs(data):
     runs = {s: (ir_measures.ScoredDoc(q, d, sc) for q, d, sc in f.itertuples(index=False))  # generators
             for s, f in frames.items()}
     assert_identical(metrics.judge(runs, iter(qrels_tuples)), ref)
+    # one run as a bare generator, as metrics.judge(ds.scoreddocs_iter(), ds.qrels_iter()) passes it
+    s0 = ref.systems[0]
+    gen = (ir_measures.ScoredDoc(q, d, sc) for q, d, sc in frames[s0].itertuples(index=False))
+    bare = metrics.judge(gen, iter(qrels_tuples))
+    assert bare.systems == ("run",)
+    np.testing.assert_array_equal(bare.grades, metrics.judge(files[:1], qrels).grades)
     # any named tuple with those field names (ir_measures not needed), as ir_datasets yields them
     Doc = namedtuple("GenericScoredDoc", ["query_id", "doc_id", "score"])
     s0 = ref.systems[0]

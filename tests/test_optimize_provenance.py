@@ -71,3 +71,16 @@ def test_old_documents_without_provenance_still_load_and_do_not_warn(small, tuni
     d["fingerprint"] = 12
     with pytest.raises(ValueError, match="field 'fingerprint' must be a string or null; got 12"):
         optimize.Tuning.from_json(json.dumps(d))
+
+
+def test_cli_evaluate_with_a_tuning_of_other_data_says_so(small, tuning, tmp_path, capsys):
+    from experiments.cli import main
+
+    tuning.to_json(str(tmp_path / "t.json"))
+    small.save(tmp_path / "same.npz")
+    small.subset(topics=list(range(10))).save(tmp_path / "other.npz")
+    assert main(["evaluate", "--tuning", str(tmp_path / "t.json"), "--judged", str(tmp_path / "same.npz")]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["evaluate", "--tuning", str(tmp_path / "t.json"), "--judged", str(tmp_path / "other.npz")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("gtheory evaluate: warning: the tuned discount of nDCG@10") and "tuned on other data" in err
