@@ -33,6 +33,7 @@ index label, an iterable's item number (from 0) or a dict's keys — instead of 
 """
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Sequence
@@ -158,6 +159,9 @@ def _reals(values: Any, where: Callable[[int], str], source: str, what: str) -> 
         raise InputFormatError(source, where(0), f"{what} {_shown(arr[0])} is a boolean; give numbers")
     if arr.dtype.kind in "iuf":
         x = arr.astype(np.float64)
+    elif arr.dtype.kind == "O" and pd.api.types.infer_dtype(arr, skipna=False) in ("floating", "integer",
+                                                                                  "mixed-integer-float"):
+        x = arr.astype(np.float64)  # Python/NumPy numbers (no booleans, strings or None): one vectorised cast
     else:
         x = np.empty(arr.size, dtype=np.float64)
         for i, v in enumerate(arr):
@@ -223,9 +227,16 @@ def _from_dict(d: Mapping, source: str, prefix: str = "") -> _Flat:
 def _from_records(items: Iterable, source: str, value: str) -> _Flat:
     """An iterable of named tuples (or any objects) with attributes ``query_id``, ``doc_id`` and ``value``."""
     rows = list(items)
-    topics: list = []
-    docs: list = []
-    values: list = []
+    kind = type(rows[0]) if rows else None
+    fields = getattr(kind, "_fields", None)
+    if fields and {"query_id", "doc_id", value} <= set(fields) and all(type(r) is kind for r in rows):
+        # one named-tuple type throughout (as ir_datasets yields): each column by position, at C speed
+        topics, docs, values = (list(map(operator.itemgetter(fields.index(n)), rows))
+                                for n in ("query_id", "doc_id", value))
+        return _Flat(topics, docs, values, lambda i: f"item {i}", source)
+    topics = []
+    docs = []
+    values = []
     for i, r in enumerate(rows):
         try:
             topics.append(r.query_id)
@@ -330,11 +341,18 @@ def _ranked(name: str, f: _Flat, rows: np.ndarray | slice, ties: str, duplicates
         primary = -s.astype(np.float32)  # trec_eval holds scores as C floats: equal in float32 means tied
     else:
         primary = -s
-    if ties == "trec_eval":
-        _, dinv = np.unique(d.astype(str), return_inverse=True)  # string (code point = UTF-8 byte) order
-        order = np.lexsort((-dinv.astype(np.int64), primary, t))  # ties: docno descending
-    else:
-        order = np.lexsort((primary, t))  # stable: ties in input order
+    order = np.lexsort((primary, t))  # stable: ties in input order
+    if ties == "trec_eval":  # ties by docno descending (string order = UTF-8 byte order, as strcmp)
+        ts, ps = t[order], primary[order]
+        same = (ts[1:] == ts[:-1]) & (ps[1:] == ps[:-1])
+        if same.any():
+            tied = np.zeros(order.size, dtype=bool)
+            tied[1:] |= same
+            tied[:-1] |= same
+            _, dinv = np.unique(d[order][tied].astype(str), return_inverse=True)  # rank only the tied docnos
+            dkey = np.zeros(order.size, dtype=np.int64)
+            dkey[tied] = -dinv.astype(np.int64)
+            order = order[np.lexsort((dkey, ps, ts))]
     tc = t[order]
     starts = np.flatnonzero(np.r_[True, tc[1:] != tc[:-1]])
     rank = np.arange(tc.size) - np.repeat(starts, np.diff(np.r_[starts, tc.size])) + 1

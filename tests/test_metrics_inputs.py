@@ -195,3 +195,29 @@ def test_integer_ids_are_written_in_decimal_as_in_a_file():
     r = metrics.read_run({451: {"d1": 1.0, "d3": 0.5}})
     j = metrics.judge(r if isinstance(r, list) else [r], q)
     assert j.topics == ("451", "452") and j.grades[0, 0, 0] == 1  # d1 judged relevant (level 1 of 0, 1)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_row = st.tuples(st.sampled_from(["1", "2", "10", "b"]), st.sampled_from(["d1", "d2", "D3", "d10", "é4", "x"]),
+                 st.sampled_from([0.0, 1.0, 1.00000001, -2.5, 3.0]), st.integers(1, 5))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(_row, min_size=1, max_size=25), ties=st.sampled_from(["trec_eval", "input", "rank"]))
+def test_random_runs_rank_alike_from_a_file_and_from_memory(tmp_path_factory, rows, ties):
+    """Ties (also float32 ties), duplicates ('first'), natural topic order, rank column: a DataFrame and a dict give
+    the Run the file reader gives for the same lines."""
+    path = tmp_path_factory.mktemp("r") / "r.txt"
+    path.write_text("".join(f"{q} Q0 {d} {r} {s!r} t\n" for q, d, s, r in rows), encoding="utf-8")
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score", "rank"])
+    f = metrics.read_run(path, ties=ties, duplicates="first")
+    got = [metrics.read_run(frame, name="r", ties=ties, duplicates="first")]
+    if ties != "rank":  # a dict has no rank column; it keeps the first score of a docno, as duplicates='first'
+        d: dict = {}
+        for q, doc, s, _ in rows:
+            d.setdefault(q, {}).setdefault(doc, s)
+        got.append(metrics.read_run(d, name="r", ties=ties))
+    for m in got:
+        assert list(m.topic) == list(f.topic) and list(m.docno) == list(f.docno) and list(m.rank) == list(f.rank)
+        np.testing.assert_array_equal(m.score, f.score)
