@@ -157,22 +157,44 @@ class JudgedRuns:
     @cached_property
     def fingerprint(self) -> str:
         """A stable hash of the data (qrels and runs as judged): ``"jr1:"`` + 32 hex digits of BLAKE2b over the
-        labels, the grade levels, the judgments per topic and the judged-grade tensor with its document ids.
+        system and topic labels, the grade levels, the judgments per topic and grade (:attr:`level_counts`), the
+        list lengths and the judged-grade tensor with its document identities.
 
-        Equal for equal data whatever the route (files, DataFrames, ``save``/``load``); different after ``subset``
-        or ``restrict_judgments``. Not the ``missing`` policy (a way to score, not data). Used by tunings to notice
-        they are applied to other data than they were tuned on.
+        Document identities are hashed in a canonical numbering (per topic, in order of first appearance over
+        systems and ranks), so the fingerprint does not depend on the order of the qrels lines. Equal for equal data
+        whatever the route (files, DataFrames, dicts, ``save``/``load``); different after ``subset`` or
+        ``restrict_judgments``. Not the ``missing`` policy (a way to score, not data). Used by tunings to notice
+        that they are applied to other data than they were tuned on.
         """
         import hashlib
 
         h = hashlib.blake2b(digest_size=16)
         for labels in (self.systems, self.topics):
             h.update("\x1f".join(labels).encode("utf-8") + b"\x1e")
-        for arr, dt in ((self.levels, "<f8"), (self.qrels_level, "i1"), (self.qrels_offsets, "<i8"),
-                        (self.n_retrieved, "<i4"), (self.grades, "i1"), (self.doc_ids, "<i4")):
+        for arr, dt in ((self.levels, "<f8"), (self.level_counts, "<i8"), (self.n_retrieved, "<i4"),
+                        (self.grades, "i1"), (self._canonical_ids(), "<i4")):
             a = np.ascontiguousarray(arr, dtype=dt)
             h.update(repr(a.shape).encode() + a.tobytes())
         return "jr1:" + h.hexdigest()
+
+    def _canonical_ids(self) -> np.ndarray:
+        """``doc_ids`` renumbered per topic by first appearance (topic-major, then system, then rank); -1 kept."""
+        ids = np.ascontiguousarray(self.doc_ids.transpose(1, 0, 2), dtype=np.int64)  # (T, S, K)
+        T = ids.shape[0]
+        flat = ids.reshape(T, -1)
+        pos = np.flatnonzero(flat.ravel() >= 0)
+        out = np.full(flat.size, -1, dtype=np.int64)
+        if pos.size:
+            width = int(flat.max()) + 1
+            key = (pos // flat.shape[1]) * width + flat.ravel()[pos]  # topic * width + id, in position order
+            uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+            by_first = np.argsort(first, kind="stable")  # unique documents in order of first appearance
+            topic_of = uniq[by_first] // width
+            start = np.searchsorted(topic_of, np.arange(T))  # topic-major positions: topics stay grouped
+            label = np.empty(uniq.size, dtype=np.int64)
+            label[by_first] = np.arange(uniq.size) - start[topic_of]
+            out[pos] = label[inv.ravel()]
+        return out.reshape(ids.shape).transpose(1, 0, 2)
 
     # ------------------------------------------------------------------------------------------ derived views
     def condensed(self) -> "JudgedRuns":

@@ -83,6 +83,7 @@ def test_dataframes_both_namings_and_shuffled_give_identical_judged_runs(data):
     mixed = metrics.judge(long, qdf.sample(frac=1.0, random_state=1))
     np.testing.assert_array_equal(mixed.grades, ref.grades)
     np.testing.assert_array_equal(mixed.doc_ids >= 0, ref.doc_ids >= 0)
+    assert mixed.fingerprint == ref.fingerprint  # the data are the same: the fingerprint ignores the qrels' order
     # via the readers and Qrels/Run.from_frame
     rs = metrics.read_runs(long)
     assert rs.names == list(ref.systems)
