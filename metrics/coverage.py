@@ -67,7 +67,11 @@ def _share(judged: np.ndarray, retrieved: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Coverage:
-    """Coverage of judged runs by their qrels (see the module docstring for the definition).
+    r"""Coverage of judged runs by their qrels: of the documents run :math:`s` retrieved in its top :math:`k` over
+    the qrels topics, the share that the qrels judge (any grade), per run and pooled over runs (``overall``); and the
+    topics found on one side only. ``JudgedRuns.coverage`` computes it; :func:`metrics.judge` refuses runs and qrels
+    that do not match and warns :class:`LowCoverageWarning` below 50 % judged in the top 10 (module
+    :mod:`metrics.coverage`).
 
     Attributes
     ----------
