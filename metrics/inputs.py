@@ -192,7 +192,7 @@ def _from_frame(df: pd.DataFrame, source: str, value: tuple[str, ...], role: str
     labels = df.index
 
     def where(i: int) -> str:
-        return f"row {labels[i]!r}" if not isinstance(labels, pd.RangeIndex) else f"row {labels[i]}"
+        return f"row {_shown(labels[i])}"  # the index label: row 17, row 'x'; not np.int64(17)
 
     system = None
     if runs:
