@@ -94,7 +94,8 @@ def _kind(obj: Any) -> str:
 def _column(df: pd.DataFrame, names: tuple[str, ...], source: str, role: str) -> pd.Series:
     present = [n for n in names if n in df.columns]
     if len(present) > 1:
-        raise InputFormatError(source, None, f"both columns {present[0]!r} and {present[1]!r} give the {role}; keep one")
+        raise InputFormatError(source, None,
+                               f"both columns {present[0]!r} and {present[1]!r} give the {role}; keep one")
     if not present:
         raise InputFormatError(
             source, None,
@@ -174,7 +175,8 @@ def _reals(values: Any, where: Callable[[int], str], source: str, what: str) -> 
     bad = np.flatnonzero(~np.isfinite(x))
     if bad.size:
         i = int(bad[0])
-        raise InputFormatError(source, where(i), f"{what} {_shown(arr[i])} is not finite ({what} must be a real number)")
+        raise InputFormatError(source, where(i),
+                               f"{what} {_shown(arr[i])} is not finite ({what} must be a real number)")
     return x
 
 
