@@ -60,6 +60,9 @@ class JudgedRuns:
         measures give NaN for it.
     report : what was ignored or noticed while building: qrels topics missing from runs, run topics not in the qrels,
         ``topics_without_relevant`` (qrels topics with no document of grade > 0), rows beyond the depth, duplicates.
+    coverage : (property) judged share of the retrieved documents per run and cut-off
+        (:class:`~metrics.coverage.Coverage`).
+    fingerprint : (property) a stable hash of the data, recorded by tunings.
     """
 
     grades: np.ndarray
