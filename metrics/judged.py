@@ -490,7 +490,7 @@ def judge(
         measures give NaN for it.
     topics : evaluate only these qrels topics (default: every topic in the qrels, in natural order).
     grades : ``"exact"`` (default) keeps real-valued grades exactly and warns once
-        (:class:`~metrics._grades.FractionalGradeWarning`) when some are not integers; ``"trec_eval"`` truncates
+        (:class:`metrics.FractionalGradeWarning`) when some are not integers; ``"trec_eval"`` truncates
         them towards 0 as trec_eval's ``atol`` does (1.9 → 1), for trec_eval's numbers.
 
     Returns
@@ -502,10 +502,10 @@ def judge(
 
     Raises
     ------
-    metrics.coverage.InputMismatchError
+    metrics.InputMismatchError
         The runs and qrels share no topic, or no run retrieved a judged document (the message quotes a topic or a
         docno of each side); a run without any judged document, or less than half of the top-10 documents judged,
-        warns (:class:`~metrics.coverage.LowCoverageWarning`).
+        warns (:class:`metrics.LowCoverageWarning`).
 
     Notes
     -----
