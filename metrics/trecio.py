@@ -192,10 +192,10 @@ class Qrels:
         return pd.DataFrame({"topic": self.topic, "docno": self.docno, "grade": self.grade, "line": self.line})
 
     @classmethod
-    def from_frame(cls, df: pd.DataFrame, path: str = "qrels DataFrame") -> "Qrels":
+    def from_frame(cls, df: pd.DataFrame, path: str = "<memory>") -> "Qrels":
         """Build from a DataFrame with columns ``query_id, doc_id, relevance`` (ir_measures / ir_datasets naming) or
-        ``topic, docno, grade``; errors name the row. See :mod:`metrics.inputs` for the rules and the other
-        in-memory forms (dicts, named tuples)."""
+        ``topic, docno, grade``; errors name ``path`` and the row. See :mod:`metrics.inputs` for the rules and the
+        other in-memory forms (dicts, named tuples)."""
         from .inputs import qrels_from_memory
 
         if not isinstance(df, pd.DataFrame):
@@ -207,6 +207,16 @@ class Qrels:
         return pd.crosstab(pd.Series(self.topic, name="topic"), pd.Series(self.grade, name="grade")).reindex(
             self.topics
         )
+
+    def __repr__(self) -> str:  # notebook display: concise, not the arrays
+        grades = ", ".join(f"{g:g}" for g in np.unique(self.grade))
+        return f"Qrels({len(self)} judgments, {len(set(self.topic))} topics, grades [{grades}], from {self.path!r})"
+
+    def _repr_html_(self) -> str:
+        from ._display import kv_table
+
+        return kv_table("Qrels", {"judgments": len(self), "topics": len(set(self.topic)),
+                                  "grades": ", ".join(f"{g:g}" for g in np.unique(self.grade)), "from": self.path})
 
 
 def _check_qrels_duplicates(q: Qrels) -> None:
@@ -305,6 +315,15 @@ class Run:
             raise TypeError(f"`df` must be a pandas DataFrame; got {type(df).__name__}")
         return run_from_memory(df, name=name, ties=ties, duplicates=duplicates)
 
+    def __repr__(self) -> str:  # notebook display: concise, not the arrays
+        return f"Run({self.name!r}: {len(self)} rows, {len(set(self.topic))} topics, from {self.path!r})"
+
+    def _repr_html_(self) -> str:
+        from ._display import kv_table
+
+        return kv_table(f"Run {self.name}", {"rows": len(self), "topics": len(set(self.topic)), "from": self.path,
+                                             "ties": self.ties, "duplicates dropped": self.duplicates_dropped})
+
 
 @dataclass(frozen=True, eq=False)
 class RunSet:
@@ -330,6 +349,16 @@ class RunSet:
                     return r
             raise KeyError(f"no run named {key!r}; runs are {self.names[:10]}{'...' if len(self) > 10 else ''}")
         return self.runs[key]
+
+    def __repr__(self) -> str:  # notebook display: concise, not every run
+        names = ", ".join(self.names[:5]) + (", …" if len(self) > 5 else "")
+        return f"RunSet({len(self)} runs: {names})"
+
+    def _repr_html_(self) -> str:
+        from ._display import html_table
+
+        return html_table(((r.name, len(r), len(set(r.topic)), r.path) for r in self.runs),
+                          header=["run", "rows", "topics", "from"], caption=f"RunSet: {len(self)} runs")
 
 
 def _run_name(path: Path) -> str:

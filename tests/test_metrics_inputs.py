@@ -182,7 +182,7 @@ def test_bad_qrels_and_records_name_the_row():
     with pytest.raises(InputFormatError, match=r"run iterable, item 1: expected a named tuple with fields query_id, "
                                                r"doc_id, score"):
         metrics.read_run([ir_measures.ScoredDoc("1", "a", 1.0), ("1", "b", 2.0)])
-    with pytest.raises(InputFormatError, match=r"qrels DataFrame, row 'x': grade inf is not finite"):
+    with pytest.raises(InputFormatError, match=r"<memory>, row 'x': grade inf is not finite"):
         metrics.Qrels.from_frame(pd.DataFrame({"topic": ["1"], "docno": ["a"], "grade": [np.inf]}, index=["x"]))
     shuffled = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, np.nan]}, index=[7, 3])
     with pytest.raises(InputFormatError, match=r"run DataFrame, row 3: score nan"):  # the label, not the position
