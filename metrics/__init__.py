@@ -2,6 +2,9 @@
 from .datasets import load_trec9
 from .discounts import DISCOUNT_FAMILIES, discount_vector
 from .gains import GAIN_FAMILIES, gain_vector
+from ._grades import FractionalGradeWarning
+from .coverage import Coverage, InputMismatchError, LowCoverageWarning
+from .inputs import InputFormatError
 from .judged import ABSENT, UNJUDGED, JudgedRuns, judge
 from .ndcg import dcg_parts, ideal_gains, ndcg
 from .trecio import Qrels, Run, RunSet, TrecFormatError, read_qrels, read_run, read_runs
@@ -33,6 +36,11 @@ __all__ = [
     "Run",
     "RunSet",
     "TrecFormatError",
+    "InputFormatError",
+    "Coverage",
+    "InputMismatchError",
+    "LowCoverageWarning",
+    "FractionalGradeWarning",
     "read_qrels",
     "read_run",
     "read_runs",

@@ -14,8 +14,8 @@ Example
 (True, True)
 """
 from .objective import Problem, stability_and_gradient
-from .result import (FailedTuningWarning, GradeMismatchWarning, OptimizationError, OptimizationWarning, SolverRun,
-                     Tuning)
+from .result import (DataMismatchWarning, FailedTuningWarning, GradeMismatchWarning, OptimizationError,
+                     OptimizationWarning, SolverRun, Tuning)
 from .robust import optimize_minimax
 from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
 from .validation import STANDARD_CONFIGS, cross_validate
@@ -35,6 +35,7 @@ __all__ = [
     "OptimizationError",
     "GradeMismatchWarning",
     "FailedTuningWarning",
+    "DataMismatchWarning",
     "SOLVERS",
     "STANDARD_CONFIGS",
 ]

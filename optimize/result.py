@@ -26,7 +26,7 @@ import metrics
 from gtheory._display import fmt, html_table, kv_table
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
-           "FailedTuningWarning"]
+           "FailedTuningWarning", "DataMismatchWarning"]
 
 
 class OptimizationWarning(UserWarning):
@@ -42,6 +42,22 @@ class FailedTuningWarning(UserWarning):
     """A tuning whose optimiser failed (``success`` False: not converged, or the systems cannot be told
     apart) was applied (:meth:`Tuning.ndcg`, :meth:`Tuning.evaluate`, ...): its gain and discount are
     not the stability-optimal ones. The CLI refuses such a tuning unless ``--allow-failed``."""
+
+
+class DataMismatchWarning(UserWarning):
+    """A tuning applied to other data than it was tuned on (the judged tensor's fingerprint differs from the one
+    the tuning recorded): legitimate for a transfer or held-out study, a mistake when the data were meant to be
+    the same."""
+
+
+def package_version() -> str:
+    """The installed gtheory distribution's version ("unknown" when run from an uninstalled tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gtheory")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 class OptimizationError(RuntimeError):
@@ -186,6 +202,11 @@ class Tuning:
     binding_cutoff, binding_label : for a minimax tuning, the cut-off and label of the binding
         (worst) problem, whose coefficients ``phi``, ``phi_1``, … and ``gstudy`` report; None
         otherwise.
+    version, measure, fingerprint : provenance — the gtheory version that made the tuning, the measure tuned
+        (``"nDCG@k"``; ``"nDCG'@k"`` on condensed lists) and :attr:`metrics.JudgedRuns.fingerprint` of the data it
+        was tuned on (for a minimax tuning, of the binding problem's data). Filled in when the tuning is made;
+        ``None`` in documents written before they were recorded. :meth:`ndcg` (and :meth:`evaluate`) warn
+        :class:`DataMismatchWarning` when applied to data with another fingerprint.
 
     Notes
     -----
@@ -227,7 +248,38 @@ class Tuning:
     gain_family: str | None = None
     binding_cutoff: int | None = None
     binding_label: str | None = None
+    version: str | None = None
+    measure: str | None = None
+    fingerprint: str | None = None
     _judged: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._judged is not None:  # made from data now (not read from a document): record the provenance
+            if self.version is None:
+                self.version = package_version()
+            if self.measure is None:
+                self.measure = f"nDCG{chr(39) if self.judged_only else ''}@{self.binding_cutoff or self.cutoff}"
+
+    @property
+    def data_fingerprint(self) -> str | None:
+        """:attr:`fingerprint`, computed from the tuning data on first use (hashing is deferred until needed);
+        None for a document that did not record it."""
+        if self.fingerprint is None and self._judged is not None:
+            self.fingerprint = self._judged.fingerprint
+        return self.fingerprint
+
+    def _check_data(self, judged: metrics.JudgedRuns, stacklevel: int) -> None:
+        """Warn :class:`DataMismatchWarning` if ``judged`` is not the data this tuning was made on."""
+        if judged is self._judged or self.data_fingerprint is None:
+            return
+        if judged.fingerprint != self.data_fingerprint:
+            warnings.warn(
+                f"{self._describe()} was tuned on other data (fingerprint {self.data_fingerprint}, "
+                f"{self.n_systems} systems x {self.n_topics} topics) than the judged runs it is applied to "
+                f"(fingerprint {judged.fingerprint}, {judged.n_systems} x {judged.n_topics}); fine for a transfer or "
+                "held-out study, a mistake if the data were meant to be the same.",
+                DataMismatchWarning, stacklevel=stacklevel,
+            )
 
     # ------------------------------------------------------------- views
     @property
@@ -359,7 +411,10 @@ class Tuning:
             The tuning has positive gains for grades ``judged`` does not have.
         FailedTuningWarning
             The tuning failed (``success`` False): its vectors are not stability-optimal.
+        DataMismatchWarning
+            ``judged`` is not the data the tuning was made on (its :attr:`fingerprint` differs).
         """
+        self._check_data(judged, stacklevel=3)
         k = self.cutoff if cutoff is None else cutoff
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"`cutoff` must be a positive integer; got {cutoff!r}.")
@@ -480,6 +535,7 @@ class Tuning:
         ``per_problem`` — is None, so the dict serialises to strict JSON (RFC 8259); :meth:`from_json`
         reads None back as NaN where the field is a number.
         """
+        self.data_fingerprint  # noqa: B018 - computes the fingerprint of the tuning data if not yet done
         d = _json_safe({f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")})
         d["format"] = "gtheory.optimize.Tuning/1"
         return d
@@ -666,6 +722,9 @@ def _check_document(d: dict[str, Any]) -> dict[str, Any]:
         for name, r, n in (("phi", r_phi, d["n_topics"]), ("erho2", r_erho2, d["n_topics"]),
                            ("phi_1", r_phi, 1), ("erho2_1", r_erho2, 1)):
             d[name] = float(gtheory.project(r, n))
+    for name in ("version", "measure", "fingerprint"):  # provenance; absent from documents written before it
+        if d.get(name) is not None and not isinstance(d[name], str):
+            raise _invalid(name, "a string or null", d[name])
     return d
 
 

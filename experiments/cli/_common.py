@@ -7,6 +7,7 @@ import math
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--depth", type=positive_int("--depth"), default=1000, action=_Given,
                    help="ranks of each run read with --runs (default 1000); the embedded data and --judged "
                         "tensors keep the depth they were judged to")
+    g.add_argument("--grades", choices=["exact", "trec_eval"], default="exact", action=_Given,
+                   help="real-valued grades in the --qrels: kept exactly (default; a note says so when some are "
+                        "not integers) or truncated to integers as trec_eval does (trec_eval, for its numbers)")
     g.add_argument("--missing", choices=["zero", "exclude"], default="zero", action=_Given,
                    help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
                         "score; every subcommand but evaluate then drops the topic, with a note)")
@@ -79,6 +83,10 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             from dataclasses import replace
 
             judged = replace(judged, missing=args.missing)  # the policy is applied when measures are computed
+        levels = np.asarray(judged.levels)
+        if getattr(args, "grades", "exact") == "trec_eval" and np.any(levels != np.trunc(levels)):
+            raise UsageError(f"--grades trec_eval: {what} holds non-integer grades; judge the runs again from "
+                             "--runs/--qrels with --grades trec_eval.")
         return judged
     if not args.runs or not args.qrels:
         raise UsageError("--runs and --qrels go together (or give neither to use the embedded TREC-9 data)")
@@ -86,10 +94,23 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     for r in args.runs:
         if not Path(r).exists():
             raise UsageError(f"no such run file or directory: {r}")
+    command = getattr(args, "command", None) or "gtheory"
     try:
-        return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", metrics.LowCoverageWarning)
+            warnings.simplefilter("always", metrics.FractionalGradeWarning)
+            judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing,
+                                   grades=getattr(args, "grades", "exact"))
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
         raise in_option_names(exc, {"depth": "--depth", "missing": "--missing"}, _READ_ADVICE) from None
+    for w in caught:  # the library's advice in the CLI's terms (--grades trec_eval, ...)
+        msg = str(w.message).replace("pass grades='trec_eval' (CLI: --grades trec_eval)", "use --grades trec_eval")
+        msg = msg.replace(" (grades='exact')", "").replace(
+            " (judged_only=True)", " (--judged-only)" if hasattr(args, "judged_only") else "")
+        print(f"gtheory {command}: warning: {msg}", file=sys.stderr)
+    if not getattr(args, "quiet", False):  # one line: what the qrels judge of what the runs retrieved
+        print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
+    return judged
 
 
 #: the reader's advice on run files, in terms of what a CLI user can do (the CLI has no option for either)
