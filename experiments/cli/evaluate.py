@@ -83,11 +83,23 @@ def load_tuning(path: str, option: str = "--tuning") -> Any:
 
 
 def ndcg_cutoff(name: str) -> tuple[bool, int | None]:
-    """(is it nDCG, its cut-off or None) of a measure name."""
+    """(is it plain nDCG — ``nDCG``, ``nDCG@k`` or a spelling such as ``ndcg_cut.10`` —, its cut-off or None)."""
     m = _NDCG.match(name.strip())
-    if not m:
+    if m:
+        return True, int(m.group(1)) if m.group(1) else None
+    try:
+        parsed = metrics.parse_measure(name)
+    except (ValueError, TypeError):
         return False, None
-    return True, int(m.group(1)) if m.group(1) else None
+    return (True, parsed.cutoff) if parsed.name == "nDCG" and not parsed.params else (False, None)
+
+
+def _same_measure(name: str) -> str:
+    """The canonical name of a measure when it parses (so ``nDCG@10`` and ``ndcg_cut.10`` are one), else the text."""
+    try:
+        return str(metrics.parse_measure(name))
+    except (ValueError, TypeError):
+        return name.strip()
 
 
 def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: str) -> dict[str, Any]:
@@ -101,9 +113,9 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
         is_ndcg, k = ndcg_cutoff(name)
         if is_ndcg and k == 0:
             raise UsageError(f"--measure {name}: the cut-off must be a positive integer; got 0.")
-        if name.strip() in seen:
+        if _same_measure(name) in seen:
             raise UsageError(f"--measure {name} is given twice; give each measure once.")
-        seen.add(name.strip())
+        seen.add(_same_measure(name))
     if not any(ndcg_cutoff(m)[0] for m in measures):
         for opt in ("gain", "discount", "tuning"):
             if getattr(args, opt) is not None:
