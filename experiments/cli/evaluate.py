@@ -34,8 +34,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "systems x topics). Numbers agree with trec_eval where trec_eval has the measure."
         ),
         epilog=(
-            "Measures use ir_measures names where one exists (nDCG@10, AP, P@10, Rprec, Bpref, infAP, "
-            "RBP(p=0.8), ...). For nDCG, --gain and --discount choose the gain per grade and the discount per "
+            "Measures use ir_measures names where one exists (nDCG@10, AP, P@10, R@100, RR@10, ERR@20, "
+            "Judged@10, Success@10, NumRelRet, Rprec, Bpref, infAP, RBP(p=0.8), ...); trec_eval names work too "
+            "(ndcg_cut.10, P.10, recall.100, map, recip_rank). For nDCG, --gain and --discount choose the gain per grade and the discount per "
             "rank: --gain linear|exponential|binary or numbers per grade (--gain 0 1 3); --discount "
             "log2|zipf|linear|none|'jarvelin(b=2)'|'rbp(p=0.8)' or a JSON/.npy file of weights per rank. "
             "--tuning FILE (written by 'gtheory tune --out') applies a tuning's gain, discount and cut-off "
