@@ -47,6 +47,18 @@ def test_an_optimize_package_folder_is_named(tmp_path):
     assert "Rename that folder (e.g. to my_optimize)" in r.stderr
 
 
+def test_python_m_gtheory_names_an_experiments_folder(tmp_path):
+    """`python -m gtheory` from a project with its own experiments/ package: one line on stderr, exit status 1."""
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "__init__.py").write_text("")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run([sys.executable, "-m", "gtheory", "--help"], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("gtheory: error: `python -m gtheory` needs the `experiments` package of gtheory, but "
+                               f"`import experiments` finds the folder {tmp_path / 'experiments'} first on sys.path")
+
+
 def test_a_gtheory_py_of_the_project_is_named(tmp_path):
     (tmp_path / "gtheory.py").write_text("x = 1\n")
     r = run_in(tmp_path, "import optimize")
