@@ -256,7 +256,8 @@ class JudgedRuns:
     def save(self, path: PathLike) -> None:
         """Save as ``.npz`` (zlib-compressed; no pickles), or as ``.npz.xz`` (LZMA, about 30 % smaller).
 
-        Document ids are stored only where a judged document sits (they are implied -1 elsewhere).
+        Document ids are stored only where a judged document sits (they are implied -1 elsewhere). The file
+        is written atomically (a temporary file beside it, renamed at the end).
         """
         arrays = dict(
             format_version=np.array(_FORMAT_VERSION),
@@ -271,14 +272,20 @@ class JudgedRuns:
             n_retrieved=self.n_retrieved,
             missing=np.array(self.missing),
         )
+        from ._atomic import atomic_open
+
         p = Path(path)
+        buf = io.BytesIO()
         if p.suffix == ".xz":
-            buf = io.BytesIO()
             np.savez(buf, **arrays)
-            with lzma.open(p, "wb", preset=9) as fh:
-                fh.write(buf.getvalue())
+            data = lzma.compress(buf.getvalue(), preset=9)
         else:
-            np.savez_compressed(p, **arrays)
+            np.savez_compressed(buf, **arrays)
+            data = buf.getvalue()
+            if p.suffix != ".npz":  # as np.savez_compressed(path) names it
+                p = p.with_name(p.name + ".npz")
+        with atomic_open(p, "wb") as fh:  # a temporary file renamed over `path`: complete or untouched
+            fh.write(data)
 
     @classmethod
     def load(cls, path: PathLike) -> "JudgedRuns":

@@ -31,7 +31,8 @@ except ImportError:
 _require_siblings("optimize", "metrics", "gtheory")
 
 from .objective import Problem, stability_and_gradient
-from .result import GradeMismatchWarning, OptimizationError, OptimizationWarning, SolverRun, Tuning
+from .result import (FailedTuningWarning, GradeMismatchWarning, OptimizationError, OptimizationWarning, SolverRun,
+                     Tuning)
 from .robust import optimize_minimax
 from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
 from .validation import STANDARD_CONFIGS, cross_validate
@@ -50,6 +51,7 @@ __all__ = [
     "OptimizationWarning",
     "OptimizationError",
     "GradeMismatchWarning",
+    "FailedTuningWarning",
     "SOLVERS",
     "STANDARD_CONFIGS",
 ]
