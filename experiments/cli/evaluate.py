@@ -34,8 +34,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "systems x topics). Numbers agree with trec_eval where trec_eval has the measure."
         ),
         epilog=(
-            "Measures use ir_measures names where one exists (nDCG@10, AP, P@10, Rprec, Bpref, infAP, "
-            "RBP(p=0.8), ...). For nDCG, --gain and --discount choose the gain per grade and the discount per "
+            "Measures use ir_measures names where one exists (nDCG@10, AP, P@10, R@100, RR@10, ERR@20, "
+            "Judged@10, Success@10, NumRelRet, Rprec, Bpref, infAP, RBP(p=0.8), ...); trec_eval names work too "
+            "(ndcg_cut.10, P.10, recall.100, map, recip_rank). For nDCG, --gain and --discount choose the gain per grade and the discount per "
             "rank: --gain linear|exponential|binary or numbers per grade (--gain 0 1 3); --discount "
             "log2|zipf|linear|none|'jarvelin(b=2)'|'rbp(p=0.8)' or a JSON/.npy file of weights per rank. "
             "--tuning FILE (written by 'gtheory tune --out') applies a tuning's gain, discount and cut-off "
@@ -104,11 +105,23 @@ def load_tuning(path: str, option: str = "--tuning", *, allow_failed: bool = Fal
 
 
 def ndcg_cutoff(name: str) -> tuple[bool, int | None]:
-    """(is it nDCG, its cut-off or None) of a measure name."""
+    """(is it plain nDCG — ``nDCG``, ``nDCG@k`` or a spelling such as ``ndcg_cut.10`` —, its cut-off or None)."""
     m = _NDCG.match(name.strip())
-    if not m:
+    if m:
+        return True, int(m.group(1)) if m.group(1) else None
+    try:
+        parsed = metrics.parse_measure(name)
+    except (ValueError, TypeError):
         return False, None
-    return True, int(m.group(1)) if m.group(1) else None
+    return (True, parsed.cutoff) if parsed.name == "nDCG" and not parsed.params else (False, None)
+
+
+def _same_measure(name: str) -> str:
+    """The canonical name of a measure when it parses (so ``nDCG@10`` and ``ndcg_cut.10`` are one), else the text."""
+    try:
+        return str(metrics.parse_measure(name))
+    except (ValueError, TypeError):
+        return name.strip()
 
 
 def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: str) -> dict[str, Any]:
@@ -122,9 +135,9 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
         is_ndcg, k = ndcg_cutoff(name)
         if is_ndcg and k == 0:
             raise UsageError(f"--measure {name}: the cut-off must be a positive integer; got 0.")
-        if name.strip() in seen:
+        if _same_measure(name) in seen:
             raise UsageError(f"--measure {name} is given twice; give each measure once.")
-        seen.add(name.strip())
+        seen.add(_same_measure(name))
     if not any(ndcg_cutoff(m)[0] for m in measures):
         for opt in ("gain", "discount", "tuning"):
             if getattr(args, opt) is not None:
