@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import re
 import sys
@@ -377,13 +375,14 @@ def emit_json(obj: Any, path: str | Path | None = None) -> None:
     a NumPy array, at any depth of nested dicts, lists and tuples — is written as ``null``, never as the
     ``NaN`` / ``Infinity`` that :func:`json.dumps` writes by default.
 
-    Non-ASCII text (Φ, Eρ², σ², ≤, labels and file names) is written as is, readable, unless standard
-    output cannot encode it (e.g. a cp1252 pipe); then it is written as ``\\uXXXX`` escapes, the same
+    It is the one encoder of every result's ``to_json`` (:func:`gtheory._json.dumps`). Non-ASCII text (Φ, Eρ²,
+    σ², ≤, labels and file names) is written as is, readable, unless standard output cannot encode it (e.g. a cp1252 pipe); then it is written as ``\\uXXXX`` escapes, the same
     JSON value. NumPy scalars and arrays become numbers and lists; any other object its ``str``.
     With ``path``, the same text is written to that file (UTF-8, non-ASCII as is) instead of standard output.
     """
-    obj = _finite(obj)
-    text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, default=_default)
+    from gtheory._json import dumps
+
+    text = dumps(obj)
     if path is not None:
         from metrics._atomic import atomic_write_text
 
@@ -392,26 +391,5 @@ def emit_json(obj: Any, path: str | Path | None = None) -> None:
     try:
         text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
     except (UnicodeEncodeError, LookupError):
-        text = json.dumps(obj, indent=2, ensure_ascii=True, allow_nan=False, default=_default)
+        text = dumps(obj, ensure_ascii=True)
     sys.stdout.write(text + "\n")
-
-
-def _finite(o: Any) -> Any:
-    """``o`` with every non-finite float (also in NumPy scalars and arrays, at any depth) replaced by None."""
-    if isinstance(o, float):  # also np.float64
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {k: _finite(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_finite(v) for v in o]
-    if isinstance(o, np.ndarray):
-        return _finite(o.tolist())
-    if isinstance(o, np.floating):  # float32, longdouble (whose .item() stays a NumPy scalar)
-        return float(o) if np.isfinite(o) else None
-    if isinstance(o, np.generic):
-        return o.item()
-    return o
-
-
-def _default(o: Any) -> Any:
-    return str(o)
