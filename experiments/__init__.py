@@ -63,6 +63,8 @@ from experiments.incomplete_plots import (
     plot_tau_vs_fraction,
 )
 from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
+from experiments.check import check_configurations
+from experiments.study import DemoStudy, demo_study
 
 __all__ = [
     # agreement
@@ -101,4 +103,8 @@ __all__ = [
     "sweep",
     "SweepGrid",
     "SWEEP_COLUMNS",
+    # configuration checks and the demo study (gtheory check / gtheory demo)
+    "check_configurations",
+    "demo_study",
+    "DemoStudy",
 ]

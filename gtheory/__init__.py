@@ -28,7 +28,7 @@ from .components import (
     variance_components,
 )
 from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
-from .errors import NegativeVarianceWarning
+from .errors import NegativeVarianceWarning, ParameterError
 from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
 from .intervals import project
 from .io import as_score_matrix, read_scores
@@ -42,6 +42,7 @@ __all__ = [
     "project",
     "CoefficientInterval",
     "NegativeVarianceWarning",
+    "ParameterError",
     "variance_components",
     "VarianceComponents",
     "phi_from_components",

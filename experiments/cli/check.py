@@ -38,8 +38,9 @@ import metrics
 from . import UsageError
 from ._common import add_data_args, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
 from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
+from experiments.check import check_configurations
 
-__all__ = ["register", "run", "check_configurations"]
+__all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -89,86 +90,6 @@ def _progress(quiet: bool) -> Callable[[str], None]:
             print(f"[{time.perf_counter() - t0:6.1f} s] {msg}", file=sys.stderr, flush=True)
 
     return say
-
-
-def check_configurations(
-    configurations: dict[str, pd.DataFrame],
-    reference: str,
-    *,
-    top_k: int = 30,
-    B: int = 1000,
-    alpha: float = 0.05,
-    seed: int = 0,
-    target: float = 0.95,
-    progress: Callable[[str], None] | None = None,
-) -> pd.DataFrame:
-    r"""One row per configuration: stability, agreement with ``reference``, discriminative power, swap method.
-
-    Parameters
-    ----------
-    configurations : name → systems × topics score matrix (same systems and topics).
-    reference : the configuration the others are compared with (τ, τ_AP, RMSE).
-    top_k : best systems (by mean) kept for the bootstrap.
-    B : bootstrap replicates, and topic-subset pairs of the swap method.
-    alpha : significance level.
-    seed : seed of both resampling schemes.
-    target : Φ target of the topics needed.
-    progress : called with a message before each configuration.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``phi``, ``erho2``, ``topics_needed`` (G-study, [3]_), ``kendall_tau``, ``tau_ap``, ``rmse``
-        (against ``reference``), ``power`` (share of top-k pairs with ASL < alpha, [1]_),
-        ``difference_needed`` (Sakai's estimated difference), ``swap_min_difference`` and
-        ``swap_share`` (smallest |Δ mean| with swap rate ≤ 5% at half the topics, and the share of
-        comparisons reaching it, [2]_).
-
-    References
-    ----------
-    .. [1] T. Sakai (2006). Evaluating evaluation metrics based on the bootstrap. SIGIR.
-    .. [2] E. M. Voorhees and C. Buckley (2002). The effect of topic set size on retrieval experiment error. SIGIR.
-    .. [3] R. L. Brennan (2001). Generalizability Theory. Springer.
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> base = rng.random((8, 20)) * 0.5 + np.linspace(0.4, 0, 8)[:, None]
-    >>> t = check_configurations({"a": pd.DataFrame(base), "b": pd.DataFrame(base ** 2)}, "a", B=100)
-    >>> float(t.loc["b", "kendall_tau"])
-    1.0
-    """
-    import experiments
-
-    say = progress or (lambda m: None)
-    rows = []
-    ref = configurations[reference]
-    n = ref.shape[1]
-    for i, (name, X) in enumerate(configurations.items(), 1):
-        say(f"[{i}/{len(configurations)}] {name}: G-study, τ, bootstrap (B={B}), swap method")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
-            g = gtheory.gstudy(X)
-        dp = experiments.discriminative_power(X, alpha, B=B, seed=seed, top_k=min(top_k, X.shape[0]))
-        size = max(1, n // 2)
-        sw = experiments.swap_rates(X, topic_set_sizes=[size], B=B, seed=seed)
-        md = experiments.min_difference_for_swap_rate(sw, 0.05).iloc[0]
-        rows.append({
-            "configuration": name,
-            "mean": float(np.nanmean(X.to_numpy())),
-            "phi": float(g.phi()), "erho2": float(g.erho2()),
-            "topics_needed": g.topics_needed(target, "phi", level=None).n,
-            "kendall_tau": experiments.kendall_tau(ref, X),
-            "tau_ap": experiments.tau_ap(ref, X, variant="b"),
-            "rmse": experiments.rmse(ref, X),
-            "power": dp.power, "n_significant": dp.n_significant, "n_pairs": dp.n_pairs,
-            "difference_needed": dp.estimated_difference,
-            "swap_topics": size,
-            "swap_min_difference": float(md["min_difference"]),
-            "swap_share": float(md["share_of_comparisons"]),
-        })
-    return pd.DataFrame(rows).set_index("configuration")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -270,14 +191,10 @@ def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
     for rec in table.reset_index().to_dict(orient="records"):  # keeps each column's dtype
         for c, v in rec.items():
             v = v.item() if hasattr(v, "item") else v
-            if isinstance(v, float) and math.isnan(v):
-                v = None
-            elif v == math.inf:
-                v = "inf"
-            elif c in _COUNTS and isinstance(v, float) and v.is_integer():
+            if c in _COUNTS and isinstance(v, float) and v.is_integer():
                 v = int(v)
             rec[c] = v
-        out.append(rec)
+        out.append(rec)  # non-finite numbers (topics needed that no n reaches: inf) become null in emit_json
     return out
 
 
