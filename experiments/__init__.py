@@ -63,7 +63,7 @@ from experiments.incomplete_plots import (
     plot_tau_vs_fraction,
 )
 from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
-from experiments.check import check_configurations
+from experiments.check import ConfigurationCheck, check_configurations
 from experiments.study import DemoStudy, demo_study
 
 __all__ = [
@@ -105,6 +105,7 @@ __all__ = [
     "SWEEP_COLUMNS",
     # configuration checks and the demo study (gtheory check / gtheory demo)
     "check_configurations",
+    "ConfigurationCheck",
     "demo_study",
     "DemoStudy",
 ]

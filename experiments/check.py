@@ -6,8 +6,10 @@ swap method. ``gtheory check`` prints its table.
 """
 from __future__ import annotations
 
+import math
 import warnings
-from typing import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, ClassVar, Mapping
 
 import numpy as np
 import pandas as pd
@@ -18,7 +20,7 @@ from experiments.agreement import kendall_tau, rmse, tau_ap
 from experiments.significance import discriminative_power
 from experiments.swap import min_difference_for_swap_rate, swap_rates
 
-__all__ = ["check_configurations"]
+__all__ = ["check_configurations", "ConfigurationCheck"]
 
 
 def check_configurations(
@@ -97,3 +99,125 @@ def check_configurations(
             "swap_share": float(md["share_of_comparisons"]),
         })
     return pd.DataFrame(rows).set_index("configuration")
+
+
+#: columns of :func:`check_configurations` that count something: JSON integers
+_COUNTS = ("topics_needed", "n_significant", "n_pairs", "swap_topics")
+
+
+@dataclass(frozen=True, repr=False)
+class ConfigurationCheck:
+    """A :func:`check_configurations` table with what it was computed from: what ``gtheory check`` prints.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        :func:`check_configurations`' result, one row per configuration.
+    reference : str
+        The configuration the others are compared with.
+    cutoff, n_systems, n_topics, top_k, B, seed : int
+        nDCG cut-off, data size, systems kept for the bootstrap (at most ``n_systems``), replicates, seed.
+    alpha : float
+        Significance level.
+    gain : dict
+        Grade (as text) → gain of the reference configuration.
+    """
+
+    table: pd.DataFrame
+    reference: str
+    cutoff: int
+    n_systems: int
+    n_topics: int
+    top_k: int
+    B: int
+    alpha: float
+    seed: int
+    gain: Mapping[str, float] = field(default_factory=dict)
+
+    JSON_FORMAT: ClassVar[str] = "gtheory.experiments.ConfigurationCheck/1"
+
+    def __repr__(self) -> str:
+        return (f"ConfigurationCheck(nDCG@{self.cutoff}, {self.n_systems} systems × {self.n_topics} topics; "
+                f"{len(self.table)} configurations against {self.reference!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ConfigurationCheck):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(self) if f.name != "table") \
+            and self.table.equals(other.table)
+
+    __hash__ = None  # type: ignore[assignment]  # holds a DataFrame
+
+    def records(self) -> list[dict[str, Any]]:
+        """The table's rows as dicts (``configuration`` first), counts as integers where finite."""
+        out = []
+        for rec in self.table.reset_index().to_dict(orient="records"):  # keeps each column's dtype
+            for c, v in rec.items():
+                v = v.item() if hasattr(v, "item") else v
+                if c in _COUNTS and isinstance(v, float) and v.is_integer():
+                    v = int(v)
+                rec[c] = v
+            out.append(rec)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``gtheory check --json`` document plus ``"format"``; non-finite numbers (topics needed that no
+        number of topics reaches) are None (:mod:`gtheory._json`)."""
+        from gtheory._json import jsonable
+
+        d = jsonable({"cutoff": self.cutoff, "n_systems": self.n_systems, "n_topics": self.n_topics,
+                      "reference": self.reference, "top_k": self.top_k, "B": self.B, "alpha": self.alpha,
+                      "seed": self.seed, "gain": dict(self.gain), "configurations": self.records()})
+        d["format"] = self.JSON_FORMAT
+        return d
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON of :meth:`to_dict` (also written to ``path``, atomically, if given)."""
+        from gtheory._json import dumps, write_text
+
+        text = dumps(self.to_dict(), indent=indent)
+        if path is not None:
+            write_text(path, text)
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "ConfigurationCheck":
+        """A :class:`ConfigurationCheck` from :meth:`to_json` output (a ``null`` topics needed is ``inf``)."""
+        from gtheory._json import load_document, number
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        rows = [{k: (number(v, math.inf) if k == "topics_needed" else v if k == "configuration" else number(v))
+                 for k, v in r.items()} for r in d.pop("configurations")]
+        table = pd.DataFrame(rows).set_index("configuration")
+        return cls(table=table, **d)
+
+    def summary(self) -> str:
+        """The table ``gtheory check`` prints, with a legend."""
+        t = self.table
+        lines = [f"nDCG@{self.cutoff}: {self.n_systems} systems x {self.n_topics} topics; agreement with "
+                 f"'{self.reference}'; bootstrap on the top {self.top_k} systems (B={self.B}, α={self.alpha:g}); "
+                 f"swap method at {int(t['swap_topics'].iloc[0])} topics"]
+        head = (f"{'configuration':<22} {'Φ':>6} {'topics':>6} {'τ':>6} {'τ_AP':>6} {'RMSE':>7} "
+                f"{'power':>6} {'Δ sig':>6} {'Δ swap':>7} {'reach':>6}")
+        lines += [head, "-" * len(head)]
+        for name, r in t.iterrows():
+            lines.append(
+                f"{str(name):<22} {_f(r.phi, '.3f'):>6} {_f(r.topics_needed, '.0f'):>6} {_f(r.kendall_tau, '.3f'):>6} "
+                f"{_f(r.tau_ap, '.3f'):>6} {_f(r.rmse, '.4f'):>7} {_f(r.power, '.1%'):>6} "
+                f"{_f(r.difference_needed, '.3f'):>6} {_f(r.swap_min_difference, '.3f'):>7} "
+                f"{_f(r.swap_share, '.0%'):>6}")
+        lines.append(f"Φ: dependability at {self.n_topics} topics; topics: needed for Φ ≥ 0.95; power: share of pairs "
+                     f"with ASL < {self.alpha:g}; Δ sig: difference needed for significance; Δ swap: smallest "
+                     "difference with swap rate ≤ 5%; reach: share of comparisons that large.")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def _f(v: float, spec: str) -> str:
+    if isinstance(v, float) and math.isnan(v):
+        return "-"
+    if v == math.inf:
+        return "inf"
+    return format(v, spec)

@@ -22,7 +22,6 @@ examples:
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 import warnings
@@ -32,13 +31,12 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-import gtheory
 import metrics
 
 from . import UsageError
 from ._common import add_data_args, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
 from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
-from experiments.check import check_configurations
+from experiments.check import ConfigurationCheck, check_configurations
 
 __all__ = ["register", "run"]
 
@@ -172,53 +170,12 @@ def run(args: argparse.Namespace) -> int:
                                      progress=say)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
+    result = ConfigurationCheck(
+        table=table, reference=name, cutoff=k, n_systems=judged.n_systems, n_topics=judged.n_topics,
+        top_k=min(args.top_k, judged.n_systems), B=args.B, alpha=args.alpha, seed=args.seed,
+        gain={f"{grade:g}": float(v) for grade, v in tuning.gain_mapping.items()})
     if args.json:
-        emit_json({"cutoff": k, "n_systems": judged.n_systems, "n_topics": judged.n_topics, "reference": name,
-                   "top_k": min(args.top_k, judged.n_systems), "B": args.B, "alpha": args.alpha, "seed": args.seed,
-                   "gain": {f"{grade:g}": float(v) for grade, v in tuning.gain_mapping.items()},
-                   "configurations": _records(table)})
-        return 0
-    _print_table(table, name, k, judged, args)
+        emit_json(result.to_dict())
+    else:
+        print(result.summary())
     return 0
-
-
-#: columns that count something: written as JSON integers (iterrows would make them floats)
-_COUNTS = ("topics_needed", "n_significant", "n_pairs", "swap_topics")
-
-
-def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
-    out = []
-    for rec in table.reset_index().to_dict(orient="records"):  # keeps each column's dtype
-        for c, v in rec.items():
-            v = v.item() if hasattr(v, "item") else v
-            if c in _COUNTS and isinstance(v, float) and v.is_integer():
-                v = int(v)
-            rec[c] = v
-        out.append(rec)  # non-finite numbers (topics needed that no n reaches: inf) become null in emit_json
-    return out
-
-
-def _f(v: float, spec: str) -> str:
-    if isinstance(v, float) and math.isnan(v):
-        return "-"
-    if v == math.inf:
-        return "inf"
-    return format(v, spec)
-
-
-def _print_table(table: pd.DataFrame, ref: str, k: int, judged: Any, args: argparse.Namespace) -> None:
-    top = min(args.top_k, judged.n_systems)
-    print(f"nDCG@{k}: {judged.n_systems} systems x {judged.n_topics} topics; agreement with '{ref}'; "
-          f"bootstrap on the top {top} systems (B={args.B}, α={args.alpha:g}); swap method at "
-          f"{int(table['swap_topics'].iloc[0])} topics")
-    head = (f"{'configuration':<22} {'Φ':>6} {'topics':>6} {'τ':>6} {'τ_AP':>6} {'RMSE':>7} "
-            f"{'power':>6} {'Δ sig':>6} {'Δ swap':>7} {'reach':>6}")
-    print(head)
-    print("-" * len(head))
-    for name, r in table.iterrows():
-        print(f"{str(name):<22} {_f(r.phi, '.3f'):>6} {_f(r.topics_needed, '.0f'):>6} {_f(r.kendall_tau, '.3f'):>6} "
-              f"{_f(r.tau_ap, '.3f'):>6} {_f(r.rmse, '.4f'):>7} {_f(r.power, '.1%'):>6} "
-              f"{_f(r.difference_needed, '.3f'):>6} {_f(r.swap_min_difference, '.3f'):>7} {_f(r.swap_share, '.0%'):>6}")
-    print(f"Φ: dependability at {judged.n_topics} topics; topics: needed for Φ ≥ 0.95; power: share of pairs with "
-          f"ASL < {args.alpha:g}; Δ sig: difference needed for significance; Δ swap: smallest difference with swap "
-          f"rate ≤ 5%; reach: share of comparisons that large.")
