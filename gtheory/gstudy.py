@@ -103,6 +103,10 @@ class TopicsNeeded:
             s += f" ({self.reason})"
         return s
 
+    def summary(self) -> str:
+        """The result as one line of text (as ``str``)."""
+        return str(self)
+
     def __repr__(self) -> str:
         return f"TopicsNeeded({self})"
 
@@ -145,6 +149,15 @@ class CoefficientInterval:
             return (f"CoefficientInterval({name}({fmt(float(n))}) = {fmt(self.estimate)}, {self.level:.0%} CI "
                     f"[{fmt(self.low)}, {fmt(self.high)}], {self.method})")
         return f"CoefficientInterval({name} at {n.size} topic counts, {self.level:.0%} CI, {self.method})"
+
+    def summary(self) -> str:
+        """The estimate and its interval at each number of topics, one line each."""
+        name = _COEF_NAMES.get(self.coefficient, self.coefficient)
+        cols = [np.atleast_1d(np.asarray(c, dtype=float)) for c in (self.n_topics, self.estimate, self.low, self.high)]
+        lines = [f"{name}: {self.level:.0%} confidence intervals ({self.method})"]
+        lines += [f"  {name}({fmt(float(n))}) = {fmt(e)}  [{fmt(lo)}, {fmt(hi)}]"
+                  for n, e, lo, hi in zip(*np.broadcast_arrays(*cols))]
+        return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         name = _COEF_NAMES.get(self.coefficient, self.coefficient)

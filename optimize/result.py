@@ -94,6 +94,10 @@ class SolverRun:
         return (f"SolverRun({self.solver} from {self.start or '?'}: f = {fmt(self.fun)}, {state}, "
                 f"{self.nit} iterations, {self.seconds:.2f} s)")
 
+    def summary(self) -> str:
+        """The run as text: the repr's line and the solver's message."""
+        return f"{self!r}\n  {self.message}"
+
     def _repr_html_(self) -> str:
         return kv_table("SolverRun", {"solver": self.solver, "start": self.start, "f(x)": self.fun,
                                       "converged": bool(self.success), "message": self.message,
