@@ -543,6 +543,27 @@ class GStudy:
             lines.append("  " + str(self.topics_needed(target, c, level=level)))
         return "\n".join(lines)
 
+    def summary_dict(
+        self, n_topics: ArrayLike | None = None, *, target: float = 0.95, level: float = 0.95
+    ) -> dict[str, Any]:
+        """The numbers of :meth:`summary` as plain values (the ``gtheory gstudy --json`` document): ``n_systems``,
+        ``n_topics``, ``dropped_systems``, ``grand_mean``, ``components`` (per source: df, ss, ms, variance,
+        variance_raw, percent, clipped), ``dstudy`` (one entry per number of topics), ``topics_needed`` (per
+        coefficient, the fields of :class:`TopicsNeeded`) and ``level``. Non-finite numbers stay floats; the
+        encoder (:mod:`gtheory._json`) writes them as ``null``."""
+        d = self.dstudy(n_topics, level=level)
+        return {
+            "n_systems": self.n_systems,
+            "n_topics": self.n_topics,
+            "dropped_systems": list(self.dropped_systems),
+            "grand_mean": self.grand_mean,
+            "components": {src: {k: (bool(v) if k == "clipped" else float(v)) for k, v in row.items()}
+                           for src, row in self.components.iterrows()},
+            "dstudy": [{"n_topics": float(n), **{k: float(v) for k, v in row.items()}} for n, row in d.iterrows()],
+            "topics_needed": {c: vars(self.topics_needed(target, c, level=level)) for c in ("erho2", "phi")},
+            "level": level,
+        }
+
     def __str__(self) -> str:
         return self.summary()
 

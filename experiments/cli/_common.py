@@ -132,6 +132,9 @@ def in_option_names(exc: Exception | str, options: dict[str, str],
                     advice: dict[str, str] | None = None) -> UsageError:
     """``exc`` (or a message) from the Python API as a one-line CLI error in the terms of the options the user typed.
 
+    A :class:`gtheory.ParameterError` carries the parameter's name (``exc.param``); its option is named even
+    when the message does not quote the parameter.
+
     Each `parameter` the message names in backticks becomes its option (``options`` maps the parameter, or a
     backticked phrase such as ``tune=True``, to the option: ``{"top_k": "--top-k"}``); a backticked name not in
     ``options`` is kept. ``advice`` maps phrases of the message that only a Python caller could follow
@@ -139,6 +142,9 @@ def in_option_names(exc: Exception | str, options: dict[str, str],
     the parameter names, as are the phrases of :data:`CLI_ADVICE`, which hold for every subcommand.
     """
     msg = str(exc)
+    param = getattr(exc, "param", None)  # a gtheory.ParameterError names its parameter
+    if param in options and f"`{param}`" not in msg:
+        msg = f"{options[param]}: {msg}"
     for phrase, instead in {**(advice or {}), **CLI_ADVICE}.items():
         msg = msg.replace(phrase, instead)
     msg = re.sub(r"`([^`\n]+)`", lambda m: options.get(m.group(1), m.group(0)), msg)

@@ -173,26 +173,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"gtheory gstudy: warning: {w.message}", file=sys.stderr)
 
     if args.json:
-        d = g.dstudy(n_topics, level=args.level)
-        out = {
-            "source": source,
-            "n_systems": g.n_systems,
-            "n_topics": g.n_topics,
-            "dropped_systems": list(g.dropped_systems),
-            "grand_mean": g.grand_mean,
-            "components": {
-                src: {k: (bool(v) if k == "clipped" else float(v)) for k, v in row.items()}
-                for src, row in g.components.iterrows()
-            },
-            "dstudy": [{"n_topics": float(n), **{k: float(v) for k, v in row.items()}}
-                       for n, row in d.iterrows()],
-            "topics_needed": {
-                c: vars(g.topics_needed(args.target, c, level=args.level))
-                for c in ("erho2", "phi")
-            },
-            "level": args.level,
-        }
-        emit_json(out)
+        emit_json({"source": source, **g.summary_dict(n_topics, target=args.target, level=args.level)})
     elif not args.quiet:
         print(f"{source}\n")
         print(g.summary(n_topics, target=args.target, level=args.level))
