@@ -67,6 +67,9 @@ from .validation import STANDARD_CONFIGS
 
 __all__ = ["recommend", "LAMBDAS", "corrected_interval"]
 
+#: seconds before the progress bar appears (work shorter than this shows none)
+_PROGRESS_DELAY = 2.0
+
 #: default penalty strengths of the regularised candidates (0 is the unregularised full vector)
 LAMBDAS = (1.0, 0.1, 0.0)
 
@@ -287,7 +290,7 @@ def _progress(on: bool, total: int):
             def update(self, n: int = 1) -> None: ...
             def close(self) -> None: ...
         return _Null()
-    return tqdm(total=total, desc="recommend: outer splits", file=sys.stderr, delay=2.0, leave=False)
+    return tqdm(total=total, desc="recommend: outer splits", file=sys.stderr, delay=_PROGRESS_DELAY, leave=False)
 
 
 def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_all, *, what, cutoff, target, seed,
