@@ -21,7 +21,8 @@ procedure*. The final choice is the same selection run on all topics, refitted o
 
 Verdict. Let :math:`s^*` be the standard configuration with the best mean outer Φ(1). A tuned choice
 :math:`c^*` is adopted only when its paired held-out difference :math:`\phi_{c^*b} - \phi_{s^*b}`
-is positive on at least ``min_wins`` (default 80 %) of the outer splits and on average; otherwise
+is positive on at least ``min_wins`` (default 80 %) of the outer splits and on average, and the
+whole selection procedure does not lose to :math:`s^*` on average out of sample; otherwise
 :math:`s^*` is kept. Intervals for the mean paired difference over the overlapping random splits use
 the corrected resampled t statistic of Nadeau & Bengio (2003): variance
 :math:`(1/J + n_{test}/n_{fit})\,s^2` over :math:`J` splits, t quantile with :math:`J-1` degrees of freedom.
@@ -328,7 +329,8 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
     choice = cands[final]
     row = table.loc[choice.name]
     need_wins = math.ceil(min_wins * n_splits - 1e-9)
-    adopt = choice.kind != "standard" and row["wins"] >= need_wins and row["diff_vs_best_standard"] > 0
+    wins_ok = bool(row["wins"] >= need_wins and row["diff_vs_best_standard"] > 0)
+    adopt = choice.kind != "standard" and wins_ok and pm >= 0
     noun = "gains" if what == "gain" else "discount"
     if adopt:
         rec_name, x = choice.name, fitted[final][0]
@@ -342,10 +344,14 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
         if choice.kind == "standard":  # report the best tuned candidate's evidence
             tuned = table[table["kind"] != "standard"]
             row = tuned.loc[tuned["outer_phi_1"].idxmax()] if len(tuned) else row
-        why = "tuning does not generalise here"
-        verdict = (f"keep {best_std}: {why} ({row['diff_vs_best_standard']:+.3f} "
+            reason = "no tuned candidate beats the standard ones by more than its noise on the inner splits"
+        elif not wins_ok:
+            reason = f"adopting a tuned {noun} needs {need_wins}/{n_splits}"
+        else:
+            reason = f"the selection procedure itself loses {pm:+.3f} held-out Φ(1) against {best_std}"
+        verdict = (f"keep {best_std}: tuning does not generalise here ({row['diff_vs_best_standard']:+.3f} "
                    f"[{row['diff_lo']:+.3f}, {row['diff_hi']:+.3f}] held-out Φ(1) for {row.name}, better on "
-                   f"{int(row['wins'])}/{n_splits} splits)")
+                   f"{int(row['wins'])}/{n_splits} splits; {reason})")
     kind = "standard" if rec_name in standards else choice.kind
     label = fitted[names.index(rec_name)][1]
     tuning = tuning_from_vector(judged, cutoff, what, x, gain=gain, discount=discount, objective=objective,
