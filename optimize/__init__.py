@@ -24,6 +24,7 @@ from .families import FAMILIES, optimize_family
 from .regularised import optimize_regularised
 from .nested import recommend
 from .recommendation import Recommendation
+from .parameters import ParameterTuning, tune_parameters
 
 __all__ = [
     "optimize_discount",
@@ -33,6 +34,8 @@ __all__ = [
     "cross_validate",
     "recommend",
     "Recommendation",
+    "tune_parameters",
+    "ParameterTuning",
     "optimize_family",
     "optimize_regularised",
     "FAMILIES",
