@@ -157,3 +157,75 @@ def topics_needed(r: float, target: float) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(gtheory.topics_needed_for_ratio(float(r), target))
+
+
+def _view(P: NDArray[np.float64], Q: NDArray[np.float64], what: str, levels: NDArray[np.float64],
+          cutoff: int) -> RatioModel:
+    """A :class:`RatioModel` from given ``P`` and ``Q`` (a slice of a :class:`JointModel`)."""
+    m = object.__new__(RatioModel)
+    m.what, m.cutoff, m.levels = what, cutoff, levels
+    m.positive = np.flatnonzero(levels > 0)
+    m.P, m.Q = np.ascontiguousarray(P), np.ascontiguousarray(Q)
+    m.n_systems, m.n_topics, m.n = P.shape[0], P.shape[1], P.shape[-1]
+    return m
+
+
+class JointModel:
+    r"""Gains and discount together: :math:`X_{st} = \sum_{r,l} g_l d_r M_{strl} / \sum_{r,l} g_l d_r H_{trl}`,
+    bilinear in :math:`(d, g)`; :math:`M` the one-hot grade of each retrieved document, :math:`H` the
+    ideal ranking's grade blocks (grade order: gains non-decreasing in grade). For a fixed gain it is a
+    discount :class:`RatioModel` (:meth:`discount_view`), for a fixed discount a gain one
+    (:meth:`gain_view`). Variables ``x`` = the discount (k) then the positive grades' gains."""
+
+    what = "joint"
+
+    def __init__(self, judged: JudgedRuns, cutoff: int) -> None:
+        self.cutoff = k = int(cutoff)
+        self.levels = np.asarray(judged.levels, dtype=np.float64)
+        self.positive = np.flatnonzero(self.levels > 0)
+        S, T, K = judged.shape
+        kr = min(k, K)
+        L = self.positive.size
+        codes = judged.grades[..., :kr]
+        M = np.zeros((S, T, k, L))
+        for i, lv in enumerate(self.positive):
+            M[..., :kr, i] = codes == lv
+        order = self.positive[::-1]
+        hi = np.minimum(np.cumsum(judged.level_counts[:, order], axis=1), k)[:, ::-1]  # ascending grade again
+        lo = np.minimum(np.cumsum(judged.level_counts[:, order], axis=1) - judged.level_counts[:, order], k)[:, ::-1]
+        r = np.arange(k)
+        H = ((r[None, :, None] >= lo[:, None, :]) & (r[None, :, None] < hi[:, None, :])).astype(np.float64)
+        self.M, self.H = M, H
+        self.k, self.L = k, L
+        self.n_systems, self.n_topics, self.n = S, T, k + L
+
+    def split(self, x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return x[: self.k], x[self.k:]
+
+    def _mh(self, topics: NDArray[np.int64] | None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if topics is None:
+            return self.M, self.H
+        key = np.asarray(topics, dtype=np.int64).tobytes()
+        cached = getattr(self, "_cache", None)
+        if cached is None or cached[0] != key:
+            self._cache = cached = (key, np.ascontiguousarray(self.M[:, topics]), np.ascontiguousarray(self.H[topics]))
+        return cached[1], cached[2]
+
+    def discount_view(self, g: NDArray[np.float64], topics: NDArray[np.int64] | None = None) -> RatioModel:
+        """The discount model for fixed gains ``g``, on ``topics`` (all when None)."""
+        M, H = self._mh(topics)
+        return _view(M @ g, H @ g, "discount", self.levels, self.cutoff)
+
+    def gain_view(self, d: NDArray[np.float64], topics: NDArray[np.int64] | None = None) -> RatioModel:
+        """The gain model for a fixed discount ``d``, on ``topics`` (all when None)."""
+        M, H = self._mh(topics)
+
+        P = np.einsum("stkl,k->stl", M, d, optimize=True)
+        return _view(P, np.einsum("tkl,k->tl", H, d), "gain", self.levels, self.cutoff)
+
+    def scores(self, x: NDArray[np.float64], topics: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
+        x = np.asarray(x, dtype=np.float64)
+        if x.ndim == 1:
+            d, g = self.split(x)
+            return self.discount_view(g, topics).scores(d)
+        return np.stack([self.scores(v, topics) for v in x])

@@ -57,7 +57,7 @@ from metrics import JudgedRuns
 
 from gtheory.intervals import check_open_unit
 
-from ._ratio import RatioModel, coefficients, topics_needed
+from ._ratio import JointModel, RatioModel, coefficients, topics_needed
 from .families import FAMILIES, fit_family, tuning_from_vector
 from .multistart import check_seed
 from .objective import Problem, check_objective
@@ -67,6 +67,9 @@ from .regularised import fit_vector, reference_vector
 from .validation import STANDARD_CONFIGS
 
 __all__ = ["recommend", "LAMBDAS", "corrected_interval"]
+
+#: coordinate-ascent rounds (discount, then gain) of a joint candidate
+JOINT_ROUNDS = 2
 
 #: seconds before the progress bar appears (work shorter than this shows none)
 _PROGRESS_DELAY = 2.0
@@ -99,8 +102,58 @@ def corrected_interval(diffs: NDArray, n_test: int, n_fit: int, level: float = 0
     return m, m - q * se, m + q * se
 
 
+def _joint_candidates(model: JointModel, objective: str, lambdas, families, penalty: str,
+                      rounds: int = JOINT_ROUNDS) -> list[Candidate]:
+    """Standards, (discount family × gain power) and regularised (discount, gain) pairs, each pair fitted
+    by coordinate ascent: ``rounds`` alternations of the discount (gain fixed) and the gain (discount fixed)."""
+    out: list[Candidate] = []
+    k = model.k
+    for name, (g, d) in STANDARD_CONFIGS["joint"].items():
+        dv = metrics.discount_vector(d, k, cutoff=k)
+        gv = metrics.gain_vector(g, model.levels)[model.positive]
+        x = np.r_[dv / dv.sum(), gv / gv.sum()]
+        out.append(Candidate(name, "standard", 0.0 if name == "linear+log2" else 0.1,
+                             lambda idx, x=x, name=name: (x, name), 0))
+    gfam = FAMILIES["gain"]["power"]
+    g0 = metrics.gain_vector("linear", model.levels)[model.positive]
+    g0 = g0 / g0.sum()
+    for fname in families:
+        dfam = FAMILIES["discount"][fname]
+
+        def fit(idx, dfam=dfam):
+            g = g0
+            for _ in range(rounds):
+                td, d, _ = fit_family(model.discount_view(g, idx), dfam, None, objective)
+                tg, g, _ = fit_family(model.gain_view(d, idx), gfam, None, objective)
+            return np.r_[d, g], f"{dfam.label(td)}+{gfam.label(tg)}"
+
+        two = fname == "topflat"
+        out.append(Candidate(f"{fname}({dfam.param})+power(gamma)", "family", 3.0 if two else 2.0, fit,
+                             3 if two else 2))
+    dref = metrics.discount_vector("log2", k)
+    dref = dref / dref.sum()
+    warm: dict[bytes, tuple] = {}
+    for lam in sorted(lambdas, reverse=True):
+        name = "full vectors" if lam == 0 else f"{penalty}(λ={lam:g})"
+
+        def fit(idx, lam=lam):
+            key = b"all" if idx is None else np.asarray(idx).tobytes()
+            d, g = warm.get(key, (dref, g0))
+            for _ in range(rounds):
+                d = fit_vector(model.discount_view(g, idx), None, objective, lam, dref, penalty, x0=d)[0]
+                g = fit_vector(model.gain_view(d, idx), None, objective, lam, g0, penalty, x0=g)[0]
+            warm.clear()
+            warm[key] = (d, g)
+            return np.r_[d, g], ("tuned gain and discount vectors" if lam == 0 else f"{penalty}(λ={lam:g})")
+
+        out.append(Candidate(name, "regularised", 4.0 + 1.0 / (1.0 + lam), fit, model.n - 2))
+    return out
+
+
 def _candidates(model: RatioModel, what: str, objective: str, gain, discount, lambdas, families,
                 penalty: str) -> list[Candidate]:
+    if what == "joint":
+        return _joint_candidates(model, objective, lambdas, families, penalty)
     out: list[Candidate] = []
     ref_name = "log2" if what == "discount" else "linear"
     for name, (g, d) in STANDARD_CONFIGS[what].items():
@@ -164,9 +217,8 @@ def _one_se(cands: list[Candidate], S: NDArray, n_test: int, n_fit: int) -> int:
 def _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty):
     if not isinstance(judged, JudgedRuns):
         raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
-    if what not in ("discount", "gain"):
-        raise ValueError(f"`what` must be 'discount' or 'gain'; got {what!r} (joint tuning has no recommendation "
-                         "yet: recommend the discount and the gain separately).")
+    if what not in ("discount", "gain", "joint"):
+        raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
     check_open_unit("target", target)
     check_seed(seed)
     check_objective(objective)
@@ -179,9 +231,10 @@ def _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lam
            or not (np.isfinite(lam) and lam >= 0)]
     if bad:
         raise ValueError(f"`lambdas` must be non-negative numbers; got {list(lambdas)!r}.")
-    unknown = [f for f in families if f not in FAMILIES[what]]
+    known = FAMILIES["discount" if what == "joint" else what]
+    unknown = [f for f in families if f not in known]
     if unknown:
-        raise ValueError(f"`families` for the {what} must be among {', '.join(FAMILIES[what])}; got {unknown!r}.")
+        raise ValueError(f"`families` for the {what} must be among {', '.join(known)}; got {unknown!r}.")
     if not (isinstance(min_wins, (int, float)) and 0 < min_wins <= 1):
         raise ValueError(f"`min_wins` must be a share in (0, 1]; got {min_wins!r}.")
     if penalty not in ("ridge", "smooth"):
@@ -212,14 +265,18 @@ def recommend(
     ----------
     judged : metrics.JudgedRuns
     cutoff : nDCG cut-off k.
-    what : ``"discount"`` (gain ``gain`` fixed) or ``"gain"`` (discount ``discount`` fixed).
+    what : ``"discount"`` (gain ``gain`` fixed), ``"gain"`` (discount ``discount`` fixed) or ``"joint"``
+        (both tuned: each discount family paired with the gain power family, regularised vector pairs,
+        fitted by :data:`JOINT_ROUNDS` rounds of coordinate ascent; standards ``linear+log2``, … of
+        :data:`optimize.STANDARD_CONFIGS`).
     target : Φ target of the topics-needed figures (default 0.95).
     seed : seed of every random split (outer and inner); same seed, same recommendation.
     objective : what the tuned candidates maximise, ``"phi"`` or ``"erho2"``; candidates are always
         compared by held-out Φ(1).
     n_splits : outer random halvings (default 10).
     n_inner : inner random halvings of each fitting half, for the selection (default 4).
-    families : the tuned families (default all of :data:`optimize.families.FAMILIES` ``[what]``).
+    families : the tuned families (default all of :data:`optimize.families.FAMILIES` ``[what]``; the
+        discount families for ``"joint"``).
     lambdas : penalty strengths of the regularised full-vector candidates (0 = unregularised).
     penalty : ``"ridge"`` or ``"smooth"`` (:func:`optimize.optimize_regularised`).
     min_wins : share of outer splits a tuned choice must win against the best standard to be adopted.
@@ -243,11 +300,14 @@ def recommend(
     >>> rec.verdict.split(":")[0] in ("keep log2", "keep zipf", "keep linear") or rec.adopt
     True
     """
-    families = tuple(FAMILIES[what] if families is None else families) if what in FAMILIES else ()
+    if families is None:
+        families = tuple(FAMILIES["discount"]) if what == "joint" else tuple(FAMILIES.get(what, ()))
+    families = tuple(families)
     _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty)
     Problem(judged, cutoff, what, gain=gain, discount=discount, objective=objective)  # checks the configuration
     t0 = time.perf_counter()
-    model = RatioModel(judged, cutoff, what, gain=gain, discount=discount)
+    model = JointModel(judged, cutoff) if what == "joint" else RatioModel(judged, cutoff, what, gain=gain,
+                                                                          discount=discount)
     cands = _candidates(model, what, objective, gain, discount, lambdas, families, penalty)
     T = judged.n_topics
     n_fit = T // 2 + T % 2
@@ -331,7 +391,7 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
     need_wins = math.ceil(min_wins * n_splits - 1e-9)
     wins_ok = bool(row["wins"] >= need_wins and row["diff_vs_best_standard"] > 0)
     adopt = choice.kind != "standard" and wins_ok and pm >= 0
-    noun = "gains" if what == "gain" else "discount"
+    noun = {"gain": "gains", "discount": "discount", "joint": "gains and discount"}[what]
     if adopt:
         rec_name, x = choice.name, fitted[final][0]
         saved = _fmt_saved(row)

@@ -90,6 +90,8 @@ class Recommendation:
     # ------------------------------------------------------------ presentation
     def summary(self) -> str:
         t = self.table
+        w = max(16, *(len(str(n)) for n in t.index))
+        fw = min(44, max(26, *(len(str(f)) for f in t["fitted"])))
         lines = [
             f"Should I tune the {self.what} of nDCG@{self.cutoff}?  {self.n_systems} systems x {self.n_topics} topics, "
             f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings (seed {self.seed})",
@@ -99,13 +101,13 @@ class Recommendation:
             f"  selection procedure vs {self.best_standard}, held-out Φ(1): {self.procedure_diff:+.4f} "
             f"[{self.procedure_lo:+.4f}, {self.procedure_hi:+.4f}]",
             "",
-            f"  {'candidate':<16} {'fitted on all topics':<26} {'Φ(1) in':>8} {'Φ(1) out':>9} "
+            f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Φ(1) out':>9} "
             f"{'Δ vs ' + self.best_standard:>10} {'95% interval':>18} {'wins':>5} {'topics':>7}",
         ]
         for name, r in t.iterrows():
             need = "inf" if not math.isfinite(r["topics_needed"]) else f"{r['topics_needed']:.0f}"
             lines.append(
-                f"  {name:<16} {str(r['fitted'])[:26]:<26} {r['phi_1_in_sample']:>8.4f} {r['outer_phi_1']:>9.4f} "
+                f"  {name:<{w}} {str(r['fitted'])[:fw]:<{fw}} {r['phi_1_in_sample']:>8.4f} {r['outer_phi_1']:>9.4f} "
                 f"{r['diff_vs_best_standard']:>+10.4f} [{r['diff_lo']:+.4f}, {r['diff_hi']:+.4f}] "
                 f"{int(r['wins']):>2}/{self.n_splits:<2} {need:>7}")
         lines.append(f"  (Φ(1) out: mean over outer held-out halves; topics: median topics for Φ ≥ {self.target:g} "

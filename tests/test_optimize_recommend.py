@@ -197,7 +197,7 @@ def test_corrected_interval_by_hand():
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(what="joint"), "`what` must be 'discount' or 'gain'"),
+    (dict(what="both"), "`what` must be 'discount', 'gain' or 'joint'"),
     (dict(target=1.5), "target"),
     (dict(seed=-1), "`seed` must be a non-negative integer"),
     (dict(n_splits=1), "`n_splits` must be an integer ≥ 2"),
@@ -219,3 +219,31 @@ def test_progress_goes_to_stderr(trec9, capsys, monkeypatch):
     assert out == "" and "recommend" in err
     optimize.recommend(trec9.judged, 10, n_splits=2, n_inner=2, families=("rbp",), lambdas=(), progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_joint_model_reproduces_metrics_ndcg(dl19):
+    from optimize._ratio import JointModel
+
+    j = dl19.judged
+    m = JointModel(j, 15)
+    d = metrics.discount_vector("rbp(p=0.8)", 15)
+    g = np.array([1.0, 2.0, 5.0])
+    ref = metrics.ndcg(j, gain={0.0: 0.0, 1.0: 1.0, 2.0: 2.0, 3.0: 5.0}, discount="rbp(p=0.8)", cutoff=15).to_numpy()
+    np.testing.assert_allclose(m.scores(np.r_[d, g]), ref, atol=1e-12)
+    np.testing.assert_allclose(m.gain_view(d).scores(g), ref, atol=1e-12)
+    topics = np.arange(0, 43, 2)
+    np.testing.assert_allclose(m.discount_view(g, topics).scores(d), ref[:, topics], atol=1e-12)
+
+
+def test_recommend_joint(trec9):
+    j = trec9.judged
+    rec = optimize.recommend(j, 10, what="joint", n_splits=3, n_inner=2, families=("power",), lambdas=(0.1,),
+                             progress=False)
+    assert set(rec.table.index) == {"linear+log2", "exponential+log2", "linear+linear", "power(alpha)+power(gamma)",
+                                    "ridge(λ=0.1)"}
+    assert rec.tuning.what == "joint" and rec.discount.size == 10
+    phi = rec.outer.pivot(index="split", columns="candidate", values="phi_1")
+    assert phi[rec.choice].mean() >= max(phi[s].mean() for s in optimize.STANDARD_CONFIGS["joint"]) - 1e-12 \
+        or rec.adopt
+    # the recommended configuration's coefficients are those of metrics.ndcg + gtheory.gstudy
+    assert rec.tuning.phi_1 == pytest.approx(gtheory.gstudy(rec.ndcg(j)).phi(1), abs=1e-12)

@@ -41,7 +41,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_data_args(p)
-    p.add_argument("--what", choices=["discount", "gain"], default="discount", help="what to recommend")
+    p.add_argument("--what", choices=["discount", "gain", "joint"], default="discount", help="what to recommend")
     p.add_argument("--cutoff", type=positive_int("--cutoff"), default=100, help="nDCG cut-off k (default 100)")
     p.add_argument("--gain", nargs="+", default=["linear"], metavar="GAIN",
                    help="fixed gain for --what discount (family or numbers per grade; default linear)")
