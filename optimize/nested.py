@@ -406,9 +406,9 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
             row = tuned.loc[tuned["outer_phi_1"].idxmax()] if len(tuned) else row
             reason = "no tuned candidate beats the standard ones by more than its noise on the inner splits"
         elif not wins_ok:
-            reason = f"adopting a tuned {noun} needs {need_wins}/{n_splits}"
+            reason = f"adoption needs {need_wins}/{n_splits} splits won"
         else:
-            reason = f"the selection procedure itself loses {abs(pm):.3f} held-out Φ(1) against {best_std}"
+            reason = f"the selection procedure itself loses {abs(pm):.4f} held-out Φ(1) against {best_std}"
         verdict = (f"keep {best_std}: tuning does not generalise here ({row['diff_vs_best_standard']:+.3f} "
                    f"[{row['diff_lo']:+.3f}, {row['diff_hi']:+.3f}] held-out Φ(1) for {row.name}, better on "
                    f"{int(row['wins'])}/{n_splits} splits; {reason})")

@@ -15,10 +15,12 @@ of an integer parameter when there are at most :data:`MAX_INTEGERS`), then a bou
 from the best grid point — Brent for one continuous parameter, Nelder–Mead with bounds for more —
 over the continuous parameters. Every evaluated matrix is cached.
 
-Out of sample: ``n_splits`` random halvings of the topics; on each the grid optimum of the fitting
-half (to the grid's resolution) and the ``default`` parameters are scored by Φ(1) on the held-out
-half; the tuned parameters are adopted only when they win on at least 80 % of the splits and on
-average (as :func:`optimize.recommend`, intervals by the corrected resampled t of Nadeau & Bengio 2003).
+Out of sample (nested, as :func:`optimize.recommend`): ``n_splits`` random halvings of the topics;
+on each the grid optimum of the fitting half (to the grid's resolution) and the ``default``
+parameters are scored by Φ(1) on the held-out half, and 4 inner halvings of the fitting half choose
+between them by the one-standard-error rule. The tuned parameters are adopted only when they win on
+at least 80 % of the splits and on average, and the selection procedure does not lose on average;
+intervals by the corrected resampled t of Nadeau & Bengio (2003).
 
 References
 ----------
@@ -365,8 +367,10 @@ def tune_parameters(
 
 
 def _check_out_of_sample(judged, grid_keys, f_of, matrix, default, n_splits, seed, target, name_of, names, theta,
-                         label):
-    cols = ["split", "fitted", "phi_1_tuned", "phi_1_default", "topics_tuned", "topics_default"]
+                         label, n_inner: int = 4):
+    """Nested check: per outer split, the grid optimum of the fitting half vs ``default`` on the held-out
+    half, and the inner one-standard-error choice between them (:func:`optimize.recommend`'s rule)."""
+    cols = ["split", "fitted", "phi_1_tuned", "phi_1_default", "topics_tuned", "topics_default", "selected"]
     if n_splits == 0:
         return pd.DataFrame(columns=cols), "not checked out of sample (n_splits=0)", False, math.nan, math.nan, \
             math.nan, 0
@@ -374,24 +378,43 @@ def _check_out_of_sample(judged, grid_keys, f_of, matrix, default, n_splits, see
     n_fit = T // 2 + T % 2
     rows = []
     Xd = matrix(default)
-    for b, ss in enumerate(np.random.SeedSequence(seed).spawn(n_splits)):
-        perm = np.random.default_rng(ss).permutation(T)
+    seqs = np.random.SeedSequence(seed).spawn(2 * n_splits)
+
+    def pair(fit_idx, test_idx) -> tuple[tuple, np.ndarray]:
+        k = max(grid_keys, key=lambda key: f_of(key, fit_idx))
+        co = coefficients(np.stack([matrix(k)[:, test_idx], Xd[:, test_idx]]))
+        return k, co
+
+    for b in range(n_splits):
+        perm = np.random.default_rng(seqs[b]).permutation(T)
         A, B = np.sort(perm[:n_fit]), np.sort(perm[n_fit:])
-        k = max(grid_keys, key=lambda key: f_of(key, A))
-        co = coefficients(np.stack([matrix(k)[:, B], Xd[:, B]]))
+        rng = np.random.default_rng(seqs[n_splits + b])
+        inner = np.empty((2, n_inner))
+        m_fit = len(A) // 2 + len(A) % 2
+        for i in range(n_inner):
+            p = rng.permutation(A)
+            inner[:, i] = pair(np.sort(p[:m_fit]), np.sort(p[m_fit:]))[1]["phi_1"]
+        d = inner[0] - inner[1]
+        se = math.sqrt((1 / n_inner + (len(A) - m_fit) / m_fit) * float(d.var(ddof=1)))
+        selected = "tuned" if d.mean() > se else "default"  # one-SE rule: the default unless clearly beaten
+        k, co = pair(A, B)
         rows.append({"split": b, "fitted": name_of(dict(zip(names, k))), "phi_1_tuned": float(co["phi_1"][0]),
                      "phi_1_default": float(co["phi_1"][1]), "topics_tuned": topics_needed(float(co["r"][0]), target),
-                     "topics_default": topics_needed(float(co["r"][1]), target)})
+                     "topics_default": topics_needed(float(co["r"][1]), target), "selected": selected})
     outer = pd.DataFrame(rows, columns=cols)
     d = (outer["phi_1_tuned"] - outer["phi_1_default"]).to_numpy()
     m, lo, hi = corrected_interval(d, T - n_fit, n_fit)
+    proc = np.where(outer["selected"] == "tuned", d, 0.0)
     wins = int((d > 0).sum())
-    adopt = wins >= math.ceil(0.8 * n_splits - 1e-9) and m > 0
+    need = math.ceil(0.8 * n_splits - 1e-9)
+    adopt = wins >= need and m > 0 and proc.mean() >= 0
     ref = name_of(dict(zip(names, default)))
     if adopt:
         verdict = (f"adopt tuned {name_of(theta)}: held-out Φ(1) {m:+.3f} [{lo:+.3f}, {hi:+.3f}] vs {ref}, better "
                    f"on {wins}/{n_splits} splits")
     else:
+        why = (f"adoption needs {need}/{n_splits} splits won" if wins < need or m <= 0 else
+               f"the selection procedure itself loses {abs(proc.mean()):.4f} held-out Φ(1)")
         verdict = (f"keep {ref}: tuning does not generalise here ({m:+.3f} [{lo:+.3f}, {hi:+.3f}] held-out Φ(1), "
-                   f"better on {wins}/{n_splits} splits)")
+                   f"better on {wins}/{n_splits} splits; {why})")
     return outer, verdict, adopt, m, lo, hi, wins
