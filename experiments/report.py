@@ -200,6 +200,8 @@ class Study:
     asl : name → :func:`experiments.bootstrap_asl` table (Fig. 9); ``power`` the summary per name.
     cv_discount, cv_gain : raw :func:`optimize.cross_validate` tables; ``cv_summary`` their summary.
     published : :data:`PUBLISHED_TREC9` on TREC-9, else None.
+    verdict : :func:`optimize.recommend`'s out-of-sample verdicts at the main cut-off (discount; gains), the
+        report's opening line.
     seconds : wall time of :func:`run_study`.
     """
 
@@ -229,6 +231,7 @@ class Study:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     description: str = ""
+    verdict: str = ""
 
     def published_comparison(self) -> dict[str, pd.DataFrame]:
         """Measured vs published TREC 9 numbers (Tables 1-4); empty if not TREC-9."""
@@ -490,6 +493,13 @@ def run_study(
     cv_discount = optimize.cross_validate(judged, what="discount", gain="linear", **cv_kw)
     cv_gain = optimize.cross_validate(judged, what="gain", discount="log2", **cv_kw)
     cv_summary = _cv_summary({"discount": cv_discount, "gain": cv_gain})
+    say("should I tune? nested cross-validation (optimize.recommend), discount and gain")
+    verdicts = []
+    for what in ("discount", "gain"):
+        rec = optimize.recommend(judged, k, what=what, n_splits=max(s.n_splits, 2), target=s.target, seed=s.seed,
+                                 progress=False)
+        verdicts.append(f"{what.capitalize()}: {rec.verdict}.")
+    verdict = " ".join(verdicts)
 
     if published is None:
         published = is_trec9(judged)
@@ -503,7 +513,7 @@ def run_study(
         gain_table=gain_table, tau_discount=tau_discount, tau_ap_discount=tau_ap_discount, agreement=agreement,
         scores=scores, gstudies=gstudies, asl=asl, power=power, cv_discount=cv_discount, cv_gain=cv_gain,
         cv_summary=cv_summary, published=PUBLISHED_TREC9 if published else None,
-        seconds=time.perf_counter() - t0, notes=notes)
+        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict)
 
 
 def _cv_summary(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -848,6 +858,8 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
     B: list[tuple[str, Any]] = []
     B.append(("h1", f"nDCG gain and discount tuned for stability — {study.name}, "
                     f"{study.n_systems} systems × {study.n_topics} topics"))
+    if study.verdict:  # the answer first: is tuning worth it out of sample (docs/should-i-tune.md)
+        B.append(("p", f"**Should I tune nDCG@{k}?** {study.verdict}"))
     desc = f"Data: {study.description.rstrip('.')}. " if study.description and study.description != study.name else ""
     B.append(("p", (
         f"{desc}{study.n_systems} systems × {study.n_topics} topics, grades {', '.join(f'{g:g}' for g in study.levels)}. "
@@ -1034,7 +1046,7 @@ def _tables_json(study: Study) -> str:
         "discount_table": frame(study.discount_table), "gain_ratio_table": frame(study.gain_ratio_table),
         "gain_table": frame(study.gain_table), "tau_discount": frame(study.tau_discount),
         "agreement": frame(study.agreement), "discriminative_power": frame(study.power),
-        "out_of_sample": frame(study.cv_summary),
+        "out_of_sample": frame(study.cv_summary), "verdict": study.verdict,
         "optimal_discounts": {str(k): t.discount.tolist() for k, t in study.discount_tunings.items()},
         "optimal_gains": {str(k): {n: t.gain.tolist() for n, t in d.items()} for k, d in study.gain_tunings.items()},
         "seconds": study.seconds,

@@ -98,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     say("writing figures and the report")
     path = write_report(study, out, format=args.format)
     say(f"done in {time.perf_counter() - t0:.0f} s")
+    if not args.json and not args.quiet and study.verdict:
+        print(f"Should I tune nDCG@{args.cutoff}? {study.verdict}", file=sys.stderr)
     if args.json:
         emit_json(_summary(study, path))
     else:
@@ -126,6 +128,7 @@ def _summary(study: Any, path: Path) -> dict[str, Any]:
         "tables": str(out / "tables.json"),
         "figures": [str(out / name) for name in FIGURES],
         "collection": study.name,
+        "verdict": study.verdict,
         "n_systems": study.n_systems,
         "n_topics": study.n_topics,
         "cutoff": study.settings.cutoff,
