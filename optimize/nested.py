@@ -45,7 +45,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -341,7 +341,7 @@ def recommend(
                      n_inner=n_inner, min_wins=min_wins, n_test=T - n_fit, n_fit=n_fit, t0=t0)
 
 
-def _progress(on: bool, total: int):
+def _progress(on: bool, total: int, desc: str = "recommend: outer splits"):
     try:
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency
@@ -351,7 +351,7 @@ def _progress(on: bool, total: int):
             def update(self, n: int = 1) -> None: ...
             def close(self) -> None: ...
         return _Null()
-    return tqdm(total=total, desc="recommend: outer splits", file=sys.stderr, delay=_PROGRESS_DELAY, leave=False)
+    return tqdm(total=total, desc=desc, file=sys.stderr, delay=_PROGRESS_DELAY, leave=False)
 
 
 def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_all, *, what, cutoff, target, seed,

@@ -49,7 +49,7 @@ from gtheory.intervals import check_open_unit
 
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
-from .nested import corrected_interval
+from .nested import _progress, corrected_interval
 from .objective import check_objective
 from .recommendation import _atomic_write
 from .result import _json_safe
@@ -208,6 +208,7 @@ def tune_parameters(
     n_splits: int = 10,
     target: float = 0.95,
     seed: int | None = 0,
+    progress: bool = True,
 ) -> ParameterTuning:
     r"""Stability-optimal parameters of a parameterised metric (module docstring).
 
@@ -224,6 +225,7 @@ def tune_parameters(
     n_splits : random topic halvings of the out-of-sample check (0 skips it).
     target : Φ target of the topics-needed figures.
     seed : seed of the splits.
+    progress : a progress bar of the grid evaluations on stderr (after 2 s).
 
     Returns
     -------
@@ -314,8 +316,13 @@ def tune_parameters(
         else:
             axes.append(np.linspace(lo, hi, per))
     points = list(itertools.product(*axes))
-    for p in points:
-        matrix(p)
+    bar = _progress(progress, len(points), "tune_parameters: grid")
+    try:
+        for p in points:
+            matrix(p)
+            bar.update(1)
+    finally:
+        bar.close()
     grid_keys = list(cache)
 
     def grid_best(topics) -> tuple:

@@ -93,7 +93,8 @@ class Recommendation:
         w = max(16, *(len(str(n)) for n in t.index))
         fw = min(44, max(26, *(len(str(f)) for f in t["fitted"])))
         lines = [
-            f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  {self.n_systems} systems x {self.n_topics} topics, "
+            f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  "
+            f"{self.n_systems} systems x {self.n_topics} topics, "
             f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings (seed {self.seed})",
             f"  verdict: {self.verdict}",
             f"  recommended: {self.label} ({self.kind}); inner selection on all topics chose {self.selected!r}; "

@@ -40,7 +40,8 @@ def test_callable_measure_and_out_of_sample_verdict(trec9):
         calls.append(theta)
         return metrics.rbp(judged, p=theta["p"], cutoff=50)
 
-    t = optimize.tune_parameters(j, rbp_gain, {"p": (0.3, 0.95)}, default={"p": 0.8}, n_splits=4, seed=1)
+    t = optimize.tune_parameters(j, rbp_gain, {"p": (0.3, 0.95)}, default={"p": 0.8}, n_splits=4, seed=1,
+                                 progress=False)
     assert t.measure == "rbp_gain" and len(t.outer) == 4
     assert t.verdict.startswith(("adopt tuned rbp_gain(p=", "keep rbp_gain(p=0.8)"))
     assert t.wins == int((t.outer["phi_1_tuned"] > t.outer["phi_1_default"]).sum())
