@@ -20,6 +20,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from .components import variance_components
+from ._display import fmt, html_table, kv_table
 from .errors import warn_negative
 from .intervals import (
     arteaga_ratio_bounds,
@@ -96,6 +97,16 @@ class TopicsNeeded:
             s += f", {self.level:.0%} CI [{_fmt_n(self.n_low)}, {_fmt_n(self.n_high)}]"
         return s
 
+    def __repr__(self) -> str:
+        return f"TopicsNeeded({self})"
+
+    def _repr_html_(self) -> str:
+        items = {"coefficient": _COEF_NAMES[self.coefficient], "target": self.target, "topics needed": self.n,
+                 "exact solution": self.n_exact}
+        if self.level is not None:
+            items[f"{self.level:.0%} interval"] = f"[{_fmt_n(self.n_low)}, {_fmt_n(self.n_high)}]"
+        return kv_table("TopicsNeeded", items)
+
 
 def _fmt_n(n: float | int | None) -> str:
     if n is None:
@@ -118,6 +129,21 @@ class CoefficientInterval:
     high: float | NDArray[np.float64]
     level: float
     method: str
+
+    def __repr__(self) -> str:
+        name = _COEF_NAMES.get(self.coefficient, self.coefficient)
+        n = np.asarray(self.n_topics)
+        if n.ndim == 0:
+            return (f"CoefficientInterval({name}({fmt(float(n))}) = {fmt(self.estimate)}, {self.level:.0%} CI "
+                    f"[{fmt(self.low)}, {fmt(self.high)}], {self.method})")
+        return f"CoefficientInterval({name} at {n.size} topic counts, {self.level:.0%} CI, {self.method})"
+
+    def _repr_html_(self) -> str:
+        name = _COEF_NAMES.get(self.coefficient, self.coefficient)
+        cols = [np.atleast_1d(np.asarray(c, dtype=float)) for c in (self.n_topics, self.estimate, self.low, self.high)]
+        n, est, lo, hi = np.broadcast_arrays(*cols)
+        return html_table(zip(n, est, lo, hi), header=["topics", name, "low", "high"],
+                          caption=f"{name}: {self.level:.0%} intervals ({self.method})")
 
 
 @dataclass(frozen=True)
@@ -405,6 +431,23 @@ class GStudy:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def __repr__(self) -> str:
+        n = self.n_topics
+        return (f"GStudy({self.n_systems} systems × {n} topics; σ²(s) = {fmt(self.var_system)}, "
+                f"σ²(t) = {fmt(self.var_topic)}, σ²(st,e) = {fmt(self.var_residual)}; "
+                f"Φ({n}) = {fmt(self.phi(n))}, Eρ²({n}) = {fmt(self.erho2(n))})")
+
+    def _repr_html_(self) -> str:
+        comp = self.components
+        rows = [(src, int(r["df"]), r["ms"], r["variance"], r["percent"]) for src, r in comp.iterrows()]
+        head = html_table(rows, header=["source", "df", "MS", "variance", "%"],
+                          caption=f"GStudy: {self.n_systems} systems × {self.n_topics} topics (crossed s × t)")
+        n = self.n_topics
+        need = self.topics_needed(0.95, "phi", level=None).n
+        coef = kv_table("D-study", {f"Φ({n})": self.phi(n), f"Eρ²({n})": self.erho2(n),
+                                    "topics for Φ ≥ 0.95": need, "grand mean": self.grand_mean})
+        return head + coef
 
     def plot(
         self, ax: Axes | None = None, *, n_max: int | None = None, level: float | None = 0.95,

@@ -107,6 +107,15 @@ class JudgedRuns:
             f"grades {[float(v) for v in self.levels]}, {self.qrels_level.size} judgments, missing={self.missing!r})"
         )
 
+    def _repr_html_(self) -> str:
+        from ._display import kv_table
+
+        return kv_table("JudgedRuns", {
+            "systems": self.n_systems, "topics": self.n_topics, "depth": self.depth,
+            "grades": ", ".join(f"{float(v):g}" for v in self.levels), "judgments": self.qrels_level.size,
+            "missing topics": "score 0" if self.missing == "zero" else "excluded",
+            "description": str(self.report.get("description") or self.report.get("loaded_from") or "")})
+
     # ------------------------------------------------------------------------------------------------ qrels
     @cached_property
     def level_counts(self) -> np.ndarray:

@@ -211,6 +211,16 @@ class Qrels:
             self.topics
         )
 
+    def __repr__(self) -> str:  # notebook display: concise, not the arrays
+        grades = ", ".join(f"{g:g}" for g in np.unique(self.grade))
+        return f"Qrels({len(self)} judgments, {len(set(self.topic))} topics, grades [{grades}], from {self.path!r})"
+
+    def _repr_html_(self) -> str:
+        from ._display import kv_table
+
+        return kv_table("Qrels", {"judgments": len(self), "topics": len(set(self.topic)),
+                                  "grades": ", ".join(f"{g:g}" for g in np.unique(self.grade)), "from": self.path})
+
 
 def _check_qrels_duplicates(q: Qrels) -> None:
     key = pd.MultiIndex.from_arrays([q.topic, q.docno])
@@ -288,6 +298,15 @@ class Run:
             {"topic": self.topic, "docno": self.docno, "score": self.score, "rank": self.rank, "line": self.line}
         )
 
+    def __repr__(self) -> str:  # notebook display: concise, not the arrays
+        return f"Run({self.name!r}: {len(self)} rows, {len(set(self.topic))} topics, from {self.path!r})"
+
+    def _repr_html_(self) -> str:
+        from ._display import kv_table
+
+        return kv_table(f"Run {self.name}", {"rows": len(self), "topics": len(set(self.topic)), "from": self.path,
+                                             "ties": self.ties, "duplicates dropped": self.duplicates_dropped})
+
 
 @dataclass(frozen=True, eq=False)
 class RunSet:
@@ -313,6 +332,16 @@ class RunSet:
                     return r
             raise KeyError(f"no run named {key!r}; runs are {self.names[:10]}{'...' if len(self) > 10 else ''}")
         return self.runs[key]
+
+    def __repr__(self) -> str:  # notebook display: concise, not every run
+        names = ", ".join(self.names[:5]) + (", …" if len(self) > 5 else "")
+        return f"RunSet({len(self)} runs: {names})"
+
+    def _repr_html_(self) -> str:
+        from ._display import html_table
+
+        return html_table(((r.name, len(r), len(set(r.topic)), r.path) for r in self.runs),
+                          header=["run", "rows", "topics", "from"], caption=f"RunSet: {len(self)} runs")
 
 
 def _run_name(path: Path) -> str:

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 import gtheory
 from gtheory.gstudy import _check_n  # the n_topics rule of GStudy.phi/erho2
 import metrics
+from gtheory._display import fmt, html_table, kv_table
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning"]
 
@@ -63,6 +64,16 @@ class SolverRun:
     solver: str
     seconds: float
     start: str = ""
+
+    def __repr__(self) -> str:
+        state = "converged" if self.success else "not converged"
+        return (f"SolverRun({self.solver} from {self.start or '?'}: f = {fmt(self.fun)}, {state}, "
+                f"{self.nit} iterations, {self.seconds:.2f} s)")
+
+    def _repr_html_(self) -> str:
+        return kv_table("SolverRun", {"solver": self.solver, "start": self.start, "f(x)": self.fun,
+                                      "converged": bool(self.success), "message": self.message,
+                                      "iterations": self.nit, "seconds": self.seconds})
 
 
 def gstudy_ratios(var_system: float, var_topic: float, var_residual: float) -> tuple[float, float]:
@@ -406,6 +417,31 @@ class Tuning:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def __repr__(self) -> str:
+        name = {"phi": "Φ", "erho2": "Eρ²"}.get(self.objective, self.objective)
+        value = self.phi if self.objective == "phi" else self.erho2
+        return (f"Tuning({self.what} of nDCG@{self.cutoff} for {name}: {name}({self.n_topics}) = {fmt(value)}, "
+                f"{self._status().lower()}, {self.n_systems} systems × {self.n_topics} topics)")
+
+    def _repr_html_(self) -> str:
+        name = {"phi": "Φ", "erho2": "Eρ²"}.get(self.objective, self.objective)
+        items = {"status": f"{self._status().lower()}: {self.message}",
+                 "data": f"{self.n_systems} systems × {self.n_topics} topics",
+                 f"Φ({self.n_topics})": self.phi, f"Eρ²({self.n_topics})": self.erho2,
+                 "topics for Φ ≥ 0.95": self.topics_needed(0.95),
+                 "solver": f"{self.solver}, {self.starts} start(s), {self.n_agree} agree"}
+        if self.gain_family:
+            items["gain family"] = self.gain_family
+        head = kv_table(f"Tuning: {self.what} of nDCG@{self.cutoff} for {name}", items)
+        ratios = self.gain_ratios
+        gains = html_table(((g, w, ratios.get(float(g), math.nan)) for g, w in zip(self.levels, self.gain)),
+                           header=["grade", "gain (sum 1)", "ratio to lowest"])
+        d = self.discount
+        shown = list(range(min(d.size, 10))) + ([d.size - 1] if d.size > 10 else [])
+        disc = html_table(((r + 1, d[r], self.discount_ratios[r]) for r in shown),
+                          header=["rank", "discount (sum 1)", "d(r)/d(1)"])
+        return head + gains + disc
 
     # --------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:

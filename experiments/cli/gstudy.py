@@ -12,6 +12,7 @@ import argparse
 import math
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 from . import UsageError
@@ -152,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
             where = (f"runs in {' '.join(args.runs)} (qrels {args.qrels})" if args.runs
                      else f"judgments {args.judged}" if args.judged else "the embedded TREC-9 Web runs")
             source = f"{measure} over {where}"
+            plot_measure = measure
             scores = _scores_from_data(args, nd)
         else:
             try:
@@ -160,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
                 raise in_option_names(exc, _OPTIONS, _READ_ADVICE) from None
             m = scores.attrs.get("measure")
             source = f"{args.scores} ({m})" if m else str(args.scores)
+            plot_measure = str(m) if m else f"the scores in {Path(args.scores).name}"
             check_shape(scores)
         try:
             g = gtheory.gstudy(scores, orientation="systems-by-topics", drop_lowest=args.drop_lowest)
@@ -200,7 +203,8 @@ def run(args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
 
         ax = g.plot(level=args.level, target=args.target,
-                    n_max=int(max(n_topics)) if n_topics else None)
+                    n_max=int(max(n_topics)) if n_topics else None,
+                    title=f"D-study of {plot_measure}: {g.n_systems} systems × {g.n_topics} topics")
         ax.figure.tight_layout()
         ax.figure.savefig(args.plot, dpi=150)
         plt.close(ax.figure)
