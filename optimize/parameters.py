@@ -116,6 +116,14 @@ class ParameterTuning:
     def __repr__(self) -> str:
         return f"ParameterTuning(measure={self.measure!r}, params={self.params!r}, verdict={self.verdict!r})"
 
+    def _repr_html_(self) -> str:
+        from gtheory._display import kv_table
+
+        return kv_table(f"ParameterTuning of {self.measure}", {
+            "tuned": self.measure_at, "Φ(1) in sample": self.phi_1, f"Φ({self.n_topics})": self.phi,
+            "held-out Δ Φ(1) vs default": self.diff, "95% interval": f"[{self.diff_lo:+.4f}, {self.diff_hi:+.4f}]",
+            "splits won": f"{self.wins}/{self.n_splits}", "verdict": self.verdict})
+
     def plot(self, ax: Any = None) -> Any:
         """Φ(1) (raw objective) over the evaluated values of the first parameter; the optimum marked."""
         import matplotlib.pyplot as plt

@@ -123,10 +123,14 @@ class Recommendation:
                 f"verdict={self.verdict!r})")
 
     def _repr_html_(self) -> str:
-        import html
+        from gtheory._display import html_table
 
-        return (f"<p><b>{html.escape(self.verdict)}</b></p>"
-                + self.table.drop(columns=["kind"]).to_html(float_format=lambda v: f"{v:.4f}"))
+        t = self.table
+        rows = ((n, r["kind"], r["fitted"], r["outer_phi_1"], r["diff_vs_best_standard"], r["diff_lo"], r["diff_hi"],
+                 f"{int(r['wins'])}/{self.n_splits}", r["topics_needed"]) for n, r in t.iterrows())
+        return html_table(rows, header=["candidate", "kind", "fitted on all topics", "Φ(1) held out",
+                                         f"Δ vs {self.best_standard}", "95% lo", "95% hi", "wins", "topics"],
+                          caption=f"Recommendation, nDCG@{self.cutoff} {self.what}: {self.verdict}")
 
     def plot(self, ax: Any = None) -> Any:
         """Held-out Φ(1) difference of every candidate to the best standard, with 95 % intervals."""

@@ -47,6 +47,11 @@ def test_callable_measure_and_out_of_sample_verdict(trec9):
     assert t.wins == int((t.outer["phi_1_tuned"] > t.outer["phi_1_default"]).sum())
     again = optimize.tune_parameters(j, rbp_gain, {"p": (0.3, 0.95)}, default={"p": 0.8}, n_splits=4, seed=1)
     assert again.to_dict() | {"seconds": 0} == t.to_dict() | {"seconds": 0}
+    assert "<table" in t._repr_html_() and t.verdict in t.summary()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    assert t.plot().get_xlabel() == "p"
     back = optimize.ParameterTuning.from_json(t.to_json())
     assert back.params == t.params and back.verdict == t.verdict
     json.loads(t.to_json())

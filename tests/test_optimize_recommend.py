@@ -163,7 +163,8 @@ def test_outer_scores_are_held_out_gstudies(trec9, small_rec):
 
 def test_recommendation_protocol(small_rec, tmp_path, trec9):
     r = small_rec
-    assert "Recommendation(" in repr(r) and r.verdict in r.summary() and "<b>" in r._repr_html_()
+    assert "Recommendation(" in repr(r) and r.verdict in r.summary()
+    assert "<table" in r._repr_html_() and r._repr_html_().count("<tr>") == len(r.table) + 1
     text = r.to_json()
     json.loads(text)  # strict JSON
     assert "NaN" not in text and "Infinity" not in text
