@@ -183,6 +183,8 @@ def _verdict(args: argparse.Namespace, judged: Any, gain: Any) -> Any:
         import optimize
     except ImportError:  # pragma: no cover - optimize is part of the distribution
         return None
+    if judged.n_topics < 8:  # nested cross-validation needs 2 topics per inner part
+        return None
     return optimize.recommend(judged, args.cutoff, what="discount", gain=gain, target=args.target, seed=0,
                               n_splits=max(args.splits, 2), progress=False)
 
