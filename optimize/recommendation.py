@@ -198,6 +198,9 @@ class Recommendation:
         missing = [k for k in need if k not in d]
         if missing:
             raise ValueError(f"incomplete optimize.Recommendation JSON document: missing {', '.join(missing)}.")
+        bad = _invalid_fields(d)
+        if bad:
+            raise ValueError(f"invalid optimize.Recommendation JSON document: {bad}.")
         nan = lambda v: math.nan if v is None else v  # noqa: E731
         table = pd.DataFrame(d["table"]).set_index("candidate")
         tuning = Tuning.from_json(json.dumps(d["tuning"]))
@@ -209,6 +212,27 @@ class Recommendation:
                    comparisons=pd.DataFrame(d["comparisons"]).astype({c: float for c in ("diff", "lo", "hi")}),
                    outer=pd.DataFrame(d["outer"]).astype({c: float for c in ("phi_1", "ratio", "topics_needed")}),
                    tuning=tuning, seconds=float(nan(d.get("seconds", 0.0))))
+
+
+def _invalid_fields(d: dict[str, Any]) -> str:
+    """The first invalid field of a parsed document, described; "" when all are valid."""
+    if d["what"] not in ("discount", "gain", "joint"):
+        return f"field 'what' must be 'discount', 'gain' or 'joint'; got {d['what']!r}"
+    if not isinstance(d["cutoff"], int) or isinstance(d["cutoff"], bool) or d["cutoff"] < 1:
+        return f"field 'cutoff' must be a positive integer; got {d['cutoff']!r}"
+    for name in ("verdict", "choice", "label", "kind", "selected", "best_standard"):
+        if not isinstance(d.get(name), str):
+            return f"field {name!r} must be a string; got {d.get(name)!r}"
+    if not isinstance(d.get("adopt"), bool):
+        return f"field 'adopt' must be true or false; got {d.get('adopt')!r}"
+    for name in ("table", "comparisons", "outer"):
+        if not isinstance(d[name], list) or not all(isinstance(r, dict) for r in d[name]):
+            return f"field {name!r} must be a list of objects"
+    if not all("candidate" in r for r in d["table"]):
+        return "field 'table' must give each row's 'candidate'"
+    if not isinstance(d["tuning"], dict):
+        return "field 'tuning' must be an optimize.Tuning document"
+    return ""
 
 
 _FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs_best_standard", "diff_lo",

@@ -179,6 +179,10 @@ def test_recommendation_protocol(small_rec, tmp_path, trec9):
     d = json.loads(path.read_text())
     nd = metrics.ndcg(trec9.judged, gain=dict(zip(d["levels"], d["gain"])), discount=d["discount"], cutoff=d["cutoff"])
     np.testing.assert_allclose(nd.to_numpy(), r.ndcg(trec9.judged).to_numpy())
+    for key, value, match in (("what", "both", "'what' must be"), ("adopt", "yes", "'adopt' must be"),
+                              ("table", {}, "'table' must be a list"), ("format", "x", "missing 'format'")):
+        with pytest.raises(ValueError, match=match):
+            optimize.Recommendation.from_json(json.dumps({**json.loads(text), key: value}))
     import matplotlib
 
     matplotlib.use("Agg")
