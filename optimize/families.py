@@ -5,7 +5,9 @@ reverse); a family with one or two continuous parameters cannot. Each family map
 :math:`\theta` to a vector and :func:`optimize_family` maximises Φ(1) (or Eρ²(1)) of the nDCG it
 induces over :math:`\theta` in bounds — a grid over the (transformed) parameter, then Brent's bounded
 method (:func:`scipy.optimize.minimize_scalar`) between the grid neighbours of the best point, so a
-multi-modal objective is not trusted to one local search.
+multi-modal objective is not trusted to one local search, polished by L-BFGS-B with the exact
+derivative :math:`\partial f/\partial\theta = \nabla_x f \cdot \partial x/\partial\theta` (the exact gradient
+in the vector, :mod:`optimize._ratio`, and the family's analytic derivative).
 
 Discount families (rank :math:`r = 1..k`):
 
@@ -41,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import minimize_scalar
+from scipy.optimize import minimize, minimize_scalar
 
 import metrics
 from metrics import JudgedRuns
@@ -107,6 +109,54 @@ def _exponential_g(u: NDArray, n: int, levels: NDArray) -> NDArray:
     b = 1.0 + np.exp(u)[:, None]
     x = levels[levels > 0][None, :]
     return b ** x - 1.0
+
+
+def _d_jarvelin(u: float, n: int, levels: NDArray) -> NDArray:
+    r = _ranks(n)
+    lr = np.log(r)  # d(ln b / ln r)/d ln b = 1/ln r where r >= b (> 1), 0 before
+    return np.divide(1.0, lr, out=np.zeros(n), where=(r >= np.exp(u)) & (lr > 0))
+
+
+def _d_rbp(u: float, n: int, levels: NDArray) -> NDArray:
+    p, r = 1.0 - 10.0 ** u, _ranks(n)
+    return (r - 1.0) * p ** np.maximum(r - 2.0, 0.0) * (-(10.0 ** u) * np.log(10.0))
+
+
+def _d_power_d(u: float, n: int, levels: NDArray) -> NDArray:
+    r = _ranks(n)
+    return -np.log(r) * r ** (-u)
+
+
+def _d_log_offset(u: float, n: int, levels: NDArray) -> NDArray:
+    c, r = np.exp(u), _ranks(n)
+    return -c / ((r + c) * np.log(r + c) ** 2)
+
+
+def _d_power_g(u: float, n: int, levels: NDArray) -> NDArray:
+    x = levels[levels > 0]
+    return np.log(x) * x ** u
+
+
+def _d_exponential_g(u: float, n: int, levels: NDArray) -> NDArray:
+    b, x = 1.0 + np.exp(u), levels[levels > 0]
+    return x * b ** (x - 1.0) * np.exp(u)
+
+
+#: d vector / d search coordinate of each 1-D family (for the exact derivative of the objective)
+_DERIVATIVES = {("discount", "jarvelin"): _d_jarvelin, ("discount", "rbp"): _d_rbp,
+                ("discount", "power"): _d_power_d, ("discount", "log_offset"): _d_log_offset,
+                ("gain", "power"): _d_power_g, ("gain", "exponential"): _d_exponential_g}
+
+
+def family_value_and_derivative(model: RatioModel, family: Family, u: float, topics: NDArray | None = None,
+                                objective: str = "phi") -> tuple[float, float]:
+    r"""``(f, df/du)`` of a 1-D family at search coordinate ``u``, exactly: the chain rule
+    :math:`\partial f/\partial u = \nabla_x f \cdot \partial x/\partial u` with the exact gradient in the
+    vector (:meth:`optimize._ratio.RatioModel.value_and_grad`; nDCG is scale-free, so the unnormalised
+    vector gives the same :math:`f`) and the family's analytic :math:`\partial x/\partial u`."""
+    x = family.vectors(np.array([u]), model.n, model.levels)[0]
+    f, g = model.value_and_grad(x, topics, objective)
+    return float(f), float(g @ _DERIVATIVES[(family.what, family.name)](u, model.n, model.levels))
 
 
 _ident = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
@@ -193,11 +243,23 @@ def fit_family(model: RatioModel, family: Family, topics: NDArray | None = None,
         return -float(v) if np.isfinite(v) else np.inf
 
     a, b = grid[max(i - 1, 0)], grid[min(i + 1, GRID - 1)]
+    best_u, best_f = float(grid[i]), float(f[i])
     res = minimize_scalar(neg, bounds=(a, b), method="bounded", options={"xatol": 1e-5 * (hi - lo)})
-    u = float(res.x) if np.isfinite(res.fun) and -res.fun >= f[i] else float(grid[i])
-    x = _normalise(family.vectors(np.array([u]), n, levels))[0]
-    theta = {family.param: float(family.to_param(np.array(u)))}
-    return theta, x, max(float(-res.fun) if np.isfinite(res.fun) else -np.inf, float(f[i]))
+    if np.isfinite(res.fun) and -res.fun > best_f:
+        best_u, best_f = float(res.x), float(-res.fun)
+
+    def neg_fd(v: NDArray) -> tuple[float, NDArray]:
+        fv, dv = family_value_and_derivative(model, family, float(v[0]), topics, objective)
+        return (-fv, np.array([-dv])) if np.isfinite(fv) else (np.inf, np.zeros(1))
+
+    # polish with the exact derivative (L-BFGS-B in the bracket): the chain rule through the exact gradient
+    pol = minimize(neg_fd, [best_u], jac=True, method="L-BFGS-B", bounds=[(a, b)],
+                   options={"ftol": 1e-14, "gtol": 1e-12, "maxiter": 50})
+    if np.isfinite(pol.fun) and -pol.fun > best_f:
+        best_u, best_f = float(pol.x[0]), float(-pol.fun)
+    x = _normalise(family.vectors(np.array([best_u]), n, levels))[0]
+    theta = {family.param: float(family.to_param(np.array(best_u)))}
+    return theta, x, best_f
 
 
 def tuning_from_vector(judged: JudgedRuns, cutoff: int, what: str, x: NDArray, *, gain, discount, objective: str,

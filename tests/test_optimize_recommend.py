@@ -94,6 +94,22 @@ def test_family_fit_matches_a_fine_grid(trec9):
     assert t.phi_1 == pytest.approx(t.gstudy.phi(1), abs=1e-12)
 
 
+@pytest.mark.parametrize("what", ["discount", "gain"])
+def test_family_derivatives_are_exact(dl19, what):
+    from optimize.families import FAMILIES, family_value_and_derivative
+
+    m = RatioModel(dl19.judged, 20, what)
+    for name, fam in FAMILIES[what].items():
+        if name == "topflat":
+            continue
+        lo, hi = sorted(fam.from_param(np.array(fam.bounds)))
+        for u in (lo + 0.3 * (hi - lo), lo + 0.71 * (hi - lo)):
+            f, d = family_value_and_derivative(m, fam, u)
+            h = 1e-6 * (hi - lo)
+            fd = (family_value_and_derivative(m, fam, u + h)[0] - family_value_and_derivative(m, fam, u - h)[0]) / (2 * h)
+            assert d == pytest.approx(fd, rel=1e-5, abs=1e-9), (name, u)
+
+
 def test_topflat_family_tries_every_m(trec9):
     j = trec9.judged
     t = optimize.optimize_family(j, "topflat", 10)
