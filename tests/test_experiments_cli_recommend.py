@@ -82,3 +82,14 @@ def test_demo_opens_with_the_verdict(small_judged, capsys):
     assert code == 0
     rec = optimize.recommend(j, 10, gain=[0.0, 1.0, 2.0], n_splits=2, progress=False)
     assert out.splitlines()[0] == f"Should I tune the nDCG@10 discount?  {rec.verdict}"
+
+
+def test_recommend_joint_from_the_cli(small_judged, tmp_path, capsys):
+    _, path = small_judged
+    out_json = tmp_path / "joint.json"
+    code, out, _ = run_cli(["recommend", "--judged", str(path), *FAST, "--what", "joint", "--quiet",
+                            "--out", str(out_json)], capsys)
+    assert code == 0 and out.startswith(("keep linear+log2", "keep exponential+log2", "keep linear+linear",
+                                         "adopt tuned gains and discount"))
+    t = optimize.Tuning.from_json(out_json)
+    assert t.what == "joint" and t.discount.size == 10
