@@ -880,13 +880,16 @@ def write_figures(study: Study, out_dir: str | Path, *, dpi: int = 110, figure_f
     """Write every figure of :data:`FIGURES` as PNG (or SVG) into ``out_dir``; returns name → path.
 
     ``figures`` — bytes from :func:`render_figures` — avoids drawing them again."""
+    from metrics._atomic import atomic_open
+
     figures = render_figures(study, figure_format=figure_format, dpi=dpi) if figures is None else figures
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {}
     for name, data in figures.items():
         p = out / name
-        p.write_bytes(data)
+        with atomic_open(p, "wb") as fh:  # never a truncated figure, even when interrupted
+            fh.write(data)
         paths[name] = p
     return paths
 
@@ -1180,6 +1183,11 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     ``figure_format="svg"``) are written beside it too, for reuse. ``tables.json`` holds the unrounded
     numbers of the tables.
 
+    Everything is written into a temporary directory beside ``out_dir`` that replaces it at the end
+    (:func:`metrics._atomic.atomic_directory`): an interrupted or failed run leaves the old report (or
+    nothing), never a mix; an existing ``out_dir`` that holds other files than a report's is refused
+    (ValueError).
+
     Examples
     --------
     >>> import metrics
@@ -1188,19 +1196,45 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     >>> path.name                                                                                 # doctest: +SKIP
     'report.html'
     """
+    from metrics._atomic import atomic_directory
+
     if format not in ("md", "html"):
         raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")
     _check_figure_format(figure_format)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"`out_dir` must be a directory; {out} is a file.")
-    out.mkdir(parents=True, exist_ok=True)
+    check_report_directory(out)
     figures = render_figures(study, figure_format=figure_format, dpi=dpi)
-    write_figures(study, out, figures=figures)
-    path = out / f"report.{format}"
-    path.write_text(render(study, format, figure_format=figure_format, figures=figures), encoding="utf-8")
-    (out / "tables.json").write_text(_tables_json(study), encoding="utf-8")
-    return path
+    with atomic_directory(out) as tmp:  # the old report, or the new one: never a mix, nothing if interrupted
+        write_figures(study, tmp, figures=figures)
+        (tmp / f"report.{format}").write_text(render(study, format, figure_format=figure_format, figures=figures),
+                                              encoding="utf-8")
+        (tmp / "tables.json").write_text(_tables_json(study), encoding="utf-8")
+        (tmp / REPORT_MARKER).write_text("written by gtheory report; this directory is replaced as a whole\n",
+                                         encoding="utf-8")
+    return out / f"report.{format}"
+
+
+#: a file in every report directory: a directory holding it may be replaced by a new report
+REPORT_MARKER = ".gtheory-report"
+
+
+def check_report_directory(out: Path) -> None:
+    """Refuse to replace an existing directory that is not a report: a report directory is replaced as a whole
+    (atomically), so it must be new, empty, or hold only what :func:`write_report` writes."""
+    if not out.is_dir():
+        return
+    own = {"report.md", "report.html", "tables.json", REPORT_MARKER,
+           *(figure_file(name, f) for name in FIGURES for f in FIGURE_FORMATS)}
+    entries = [e.name for e in out.iterdir()]
+    if REPORT_MARKER in entries:
+        return
+    foreign = sorted(e for e in entries if e not in own and not e.startswith(f".{out.name}."))
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise ValueError(f"`out_dir` {out} holds files that are not part of a report ({shown}); a report "
+                         "directory is replaced as a whole. Give a new or empty directory.")
 
 
 def _tables_json(study: Study) -> str:

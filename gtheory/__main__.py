@@ -10,6 +10,13 @@ import sys
 
 
 def _main() -> int:
+    from ._siblings import ShadowedPackageError, require_siblings
+
+    try:  # `python -m` puts the current directory first on sys.path: a project's experiments/ would shadow ours
+        require_siblings("python -m gtheory", "metrics", "optimize", "experiments")
+    except ShadowedPackageError as exc:
+        print(f"gtheory: error: {exc}", file=sys.stderr)
+        return 1
     from experiments.cli import main
 
     return main()

@@ -565,7 +565,7 @@ def gstudy_design(
     if warn:
         for eff, r, c in zip(effects, raw, clipped):
             if c:
-                warn_negative(eff.name, r)
+                warn_negative(eff.name, r, float(np.sum((y - y.mean()) ** 2)) / y.size)
     var = np.where(clipped, 0.0, raw)
     comp = pd.DataFrame(
         {"df": df_, "ss": ss_, "ms": ms, "variance": var, "variance_raw": raw, "clipped": clipped,

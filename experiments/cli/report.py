@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
+                      load_judged, mark_written)
 from . import UsageError
 
 
@@ -74,7 +74,7 @@ _OPTIONS = {"cutoff": "--cutoff", "B": "--B", "n_splits": "--splits", "seed": "-
 
 
 def run(args: argparse.Namespace) -> int:
-    from experiments.report import ReportSettings, run_study, write_report
+    from experiments.report import ReportSettings, check_report_directory, run_study, write_report
 
     cutoff = 100 if args.cutoff is None else args.cutoff
     asl_cutoff = args.asl_cutoff if args.asl_cutoff is not None else (20 if args.cutoff is None else args.cutoff)
@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name} must be a positive integer; got {v}")
     if args.seed < 0:  # before loading and minutes of study, not after
         raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
-    out = check_output_path(args.out, "--out", directory=True)  # created by write_report if missing
+    out = check_output_path(args.out, "--out", directory=True, args=args, quiet=args.quiet)
+    check_report_directory(out)  # a directory of other files is not replaced: refused before minutes of study
     t0 = time.perf_counter()
 
     def say(msg: str) -> None:
@@ -117,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     say("writing figures and the report")
+    # a temporary directory that replaces --out at the end
     path = write_report(study, out, format=args.format, figure_format=args.figure_format)
+    mark_written(out)
     say(f"done in {time.perf_counter() - t0:.0f} s")
     if not args.json and not args.quiet and study.verdict:
         print(f"Should I tune nDCG@{args.cutoff}? {study.verdict}", file=sys.stderr)
