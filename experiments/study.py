@@ -51,6 +51,9 @@ class DemoStudy:
         the held-out halves, ``tuned_beats_log2`` (splits where the tuned discount's held-out Φ is larger).
     seconds : float
         Wall time of the study.
+    verdict, recommended : str or None
+        The out-of-sample verdict of :func:`optimize.recommend` on the discount and the configuration it
+        recommends (None with fewer than 8 topics: nested cross-validation needs 2 topics per inner part).
     """
 
     data: str
@@ -62,6 +65,8 @@ class DemoStudy:
     tuned_gain_ratios: Mapping[str, float]
     out_of_sample: Mapping[str, Any] | None
     seconds: float
+    verdict: str | None = None
+    recommended: str | None = None
 
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.DemoStudy/1"
 
@@ -74,8 +79,12 @@ class DemoStudy:
     def summary(self) -> str:
         """The table ``gtheory demo`` prints: per configuration the share of σ²(s), Φ, Eρ², topics needed and
         τ with log2; the tuned gain ratios; the out-of-sample lines."""
-        lines = [f"nDCG@{self.cutoff}, {self.n_systems} systems x {self.n_topics} topics   "
-                 f"(Φ target {self.target:g})"]
+        lines = []
+        if self.verdict:
+            lines += [f"Should I tune the nDCG@{self.cutoff} discount?  {self.verdict}",
+                      "  (gtheory recommend: nested cross-validation over topics; the study below explains it)", ""]
+        lines.append(f"nDCG@{self.cutoff}, {self.n_systems} systems x {self.n_topics} topics   "
+                     f"(Φ target {self.target:g})")
         head = (f"{'configuration':<20} {'σ²_s/σ²_total':>13} {'Φ(n)':>7} {'Eρ²(n)':>7} {'topics for Φ':>13}  "
                 f"{'τ vs log2':>9}")
         lines += [head, "-" * len(head)]
@@ -138,7 +147,8 @@ class DemoStudy:
                    "phi_sd": {c: number(v) for c, v in oos["phi_sd"].items()}}
         return cls(data=d["data"], cutoff=int(d["cutoff"]), target=float(d["target"]), n_systems=int(d["n_systems"]),
                    n_topics=int(d["n_topics"]), rows=rows, tuned_gain_ratios=dict(d["tuned_gain_ratios"]),
-                   out_of_sample=oos, seconds=float(number(d["seconds"])))
+                   out_of_sample=oos, seconds=float(number(d["seconds"])), verdict=d.get("verdict"),
+                   recommended=d.get("recommended"))
 
 
 def _needed(n: float) -> str:
@@ -182,7 +192,8 @@ def demo_study(
     nDCG@``cutoff`` with gains equal to the grades (linear gains for non-integer grades) and the Zipf, linear
     and log discounts; the discount tuned for Φ (:func:`optimize.optimize_discount`); the gains tuned with the
     log discount (:func:`optimize.optimize_gain`); Kendall τ of each ranking with the log discount's; and
-    :func:`optimize.cross_validate` over ``n_splits`` seeded topic splits. Stability is the dependability
+    :func:`optimize.cross_validate` over ``n_splits`` seeded topic splits; first, with 8 topics or more, the
+    out-of-sample verdict of :func:`optimize.recommend` ("should I tune the discount?"). Stability is the dependability
     :math:`\Phi(n) = \sigma^2_s / (\sigma^2_s + (\sigma^2_t + \sigma^2_{st,e})/n)` (Brennan 2001, ch. 4).
 
     Parameters
@@ -211,10 +222,15 @@ def demo_study(
     t0 = time.perf_counter()
     say = progress or (lambda m: None)
     desc = judged.report.get("description", repr(judged))
-    say(f"data: {desc}")
     k = int(cutoff)
     top = int(judged.levels.max())
     gain: Any = [float(g) for g in range(top + 1)] if np.all(judged.levels == np.round(judged.levels)) else "linear"
+    verdict = None
+    if judged.n_topics >= 8:  # nested cross-validation needs 2 topics per inner part
+        say("0. Should I tune? (optimize.recommend: nested cross-validation over topics) ...")
+        verdict = optimize.recommend(judged, k, what="discount", gain=gain, target=target, seed=seed,
+                                     n_splits=max(n_splits, 2), progress=False)
+    say(f"data: {desc}")
     rows: list[dict[str, Any]] = []
     scores: dict[str, Any] = {}
     say(f"\n1. How stable is nDCG@{k} (linear gains) with the usual discounts?  (G-study, crossed systems x topics)")
@@ -250,4 +266,5 @@ def demo_study(
         r["kendall_tau_vs_log2"] = float(kendall_tau(scores[r["configuration"]].mean(axis=1), base))
     return DemoStudy(data=str(desc), cutoff=k, target=float(target), n_systems=judged.n_systems,
                      n_topics=judged.n_topics, rows=tuple(rows), tuned_gain_ratios=ratios, out_of_sample=oos,
-                     seconds=time.perf_counter() - t0)
+                     seconds=time.perf_counter() - t0, verdict=verdict.verdict if verdict else None,
+                     recommended=verdict.label if verdict else None)

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(study.to_dict())
         return 0
-    print("\n" + study.summary())
+    print(study.summary() if study.verdict else "\n" + study.summary())  # the verdict opens the output
     _say(args, "\nThe first table is in-sample (tuned and measured on the same topics); the out-of-sample lines are "
          "the honest gain. `gtheory report` writes the whole study with figures.")
     _say(args, f"done in {study.seconds:.1f} s")
