@@ -83,7 +83,8 @@ RESULT_PROTOCOL = """
 
 Every object a study returns — `gtheory.GStudy`, `TopicsNeeded`, `CoefficientInterval`, `DesignGStudy`,
 `DesignDStudy`, `optimize.Tuning`, `SolverRun`, `metrics.Coverage`, `Qrels`, `experiments.DiscriminativePower`,
-`SignificanceConfusion`, `ConfigurationCheck`, `DemoStudy`, … — follows one convention:
+`SignificanceConfusion`, `ConfigurationCheck`, `DemoStudy`, `optimize.Recommendation`, `ParameterTuning`, … —
+follows one convention:
 
 - it is a dataclass whose fields are the numbers, frozen — except `Tuning` (it keeps the data it was tuned on,
   for `Tuning.gstudy`) and `SolverRun`, which the optimiser fills in as it goes;
@@ -91,7 +92,8 @@ Every object a study returns — `gtheory.GStudy`, `TopicsNeeded`, `CoefficientI
   displays as a table (`_repr_html_`);
 - where it can be saved: `to_dict()` gives plain JSON values plus a `"format"` key, `to_json(path=None)` strict
   JSON (RFC 8259, written atomically to `path` if given) and the class method `from_json(text_or_path)` reads
-  it back (`GStudy`, `Tuning`, `Coverage`, `ConfigurationCheck`, `DemoStudy`). All of them, and every `--json`
+  it back (`GStudy`, `Tuning`, `Coverage`, `ConfigurationCheck`, `DemoStudy`, `Recommendation`,
+  `ParameterTuning`). All of them, and every `--json`
   output of the command line, go through one encoder (`gtheory._json`): **a number that is not finite (NaN,
   inf, -inf) is written as `null`** — never `NaN`/`Infinity`, never the string `"inf"`. A field that is a
   number of topics reads `null` back as `inf` ("no number of topics reaches the target"), other numbers as NaN;

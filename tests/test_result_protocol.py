@@ -73,15 +73,22 @@ def _make(name: str, judged: metrics.JudgedRuns):
         table = _quiet(experiments.check_configurations, configs, "a", B=30, seed=0)
         return experiments.ConfigurationCheck(table=table, reference="a", cutoff=10, n_systems=8, n_topics=12,
                                               top_k=8, B=30, alpha=0.05, seed=0, gain={"0": 0.0, "1": 1.0})
+    if name == "Recommendation":
+        return _quiet(optimize.recommend, judged, 10, n_splits=2, n_inner=2, progress=False)
+    if name == "ParameterTuning":
+        return _quiet(optimize.tune_parameters, judged, "RBP(p={p})", {"p": (0.5, 0.95)}, grid=4, n_splits=2,
+                      progress=False)
     if name == "DemoStudy":
         return _quiet(demo_study, judged, 10, 0.95, 2)
     raise AssertionError(name)
 
 
 TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "TopicsNeeded", "CoefficientInterval", "DesignGStudy", "DesignDStudy",
-         "Tuning", "SolverRun", "Coverage", "Qrels", "DiscriminativePower", "ConfigurationCheck", "DemoStudy"]
+         "Tuning", "SolverRun", "Coverage", "Qrels", "DiscriminativePower", "ConfigurationCheck", "DemoStudy",
+         "Recommendation", "ParameterTuning"]
 #: the types with to_json/from_json
-JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "Tuning", "Coverage", "ConfigurationCheck", "DemoStudy"]
+JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "Tuning", "Coverage", "ConfigurationCheck", "DemoStudy",
+              "Recommendation", "ParameterTuning"]
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +122,7 @@ def test_json_is_strict_and_round_trips(results, name):
     assert isinstance(doc, dict) and doc == _strict(json.dumps(r.to_dict()))  # to_dict is the same document
     back = type(r).from_json(text)
     assert back.to_json() == text  # every field survives (a Tuning read from JSON holds no data)
-    if name not in ("Tuning", "Coverage"):  # those hold arrays: no ==
+    if name in ("GStudy", "GStudy (σ²(s) = 0)", "ConfigurationCheck", "DemoStudy"):  # the others hold arrays
         assert back == r
 
 
