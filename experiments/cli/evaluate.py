@@ -235,90 +235,35 @@ def parse_gain(values: list[str], option: str = "--gain") -> Any:
 
 
 #: file suffixes of a discount given as weights per rank
-DISCOUNT_SUFFIXES = (".json", ".npy", ".txt", ".csv")
-
-
 def parse_discount(value: str, option: str = "--discount", *, allow_failed: bool = False) -> Any:
-    """A discount family name as it is, or the weights per rank read from a file.
+    """A discount family name as it is, or the weights per rank read from a file (:func:`metrics.read_discount`).
 
-    ``value`` is taken as a file when it has a suffix of :data:`DISCOUNT_SUFFIXES` or a path separator:
-    .json (a list of numbers, or an object with a ``discount`` list such as a tuning — a failed one only with
-    ``allow_failed``), .npy (a 1-D array),
-    .txt / .csv (numbers separated by white space or commas). Every problem is one error naming the file.
+    ``value`` is taken as a file when it has a suffix of :data:`metrics.discounts.DISCOUNT_SUFFIXES` or a path
+    separator. A failed tuning's discount is refused unless ``allow_failed``. Every problem is one error naming
+    the option and the file.
     """
+    import json
     import os
 
-    import numpy as np
+    from metrics.discounts import DISCOUNT_SUFFIXES
 
     p = Path(value)
-    looks_like_file = p.suffix.lower() in DISCOUNT_SUFFIXES or "/" in value or os.sep in value
-    if not looks_like_file:
+    if not (p.suffix.lower() in DISCOUNT_SUFFIXES or "/" in value or os.sep in value):
         try:  # an unknown family or a bad parameter (rbp(p=2)): refused now, not after loading the runs
             metrics.discount_vector(value, 10, cutoff=10)
         except (ValueError, TypeError) as exc:
             raise in_option_names(f"{option} {value}: {exc}", NDCG_OPTIONS) from None
         return value
-    where = f"{option} {value}"
-    if p.is_dir():
-        raise UsageError(f"{where}: is a directory; give a file of weights per rank (.json, .npy, .txt, .csv).")
-    if not p.is_file():
-        raise UsageError(f"{where}: no such file (a file of weights per rank, or a family: log2, zipf, linear, "
-                         "none, 'jarvelin(b=2)', 'rbp(p=0.8)').")
-    suffix = p.suffix.lower()
-    if suffix not in DISCOUNT_SUFFIXES:
-        raise UsageError(f"{where}: unknown file type {p.suffix or '(none)'!r}; use .json, .npy, .txt or .csv.")
-    if suffix == ".npy":
-        try:
-            raw: Any = np.load(p, allow_pickle=False)
-        except (ValueError, OSError, EOFError) as exc:
-            raise UsageError(f"{where}: not a NumPy .npy array ({exc}).") from None
-        if raw.ndim != 1:
-            raise UsageError(f"{where}: expected a 1-D array of weights per rank; got shape {raw.shape}.")
-        values = [(f"position {i + 1}", v) for i, v in enumerate(raw.tolist())]
-    elif suffix == ".json":
-        import json
-
-        try:
-            obj = json.loads(p.read_text(encoding="utf-8"))
-        except UnicodeDecodeError:
-            raise UsageError(f"{where}: not UTF-8 text.") from None
-        except ValueError as exc:
-            raise UsageError(f"{where}: not valid JSON ({exc}).") from None
-        if isinstance(obj, dict):
-            if obj.get("format") == "gtheory.optimize.Tuning/1" and obj.get("success") is False and not allow_failed:
-                raise UsageError(f"{where}: this tuning failed ({obj.get('message', 'no message')}); its discount is "
-                                 "not stability-optimal. Tune again, or give --allow-failed to use it anyway.")
-            if "discount" not in obj:
-                raise UsageError(f"{where}: a JSON object needs a 'discount' key (a list of weights per rank, "
-                                 "as 'gtheory tune --out' writes); it has " + (", ".join(map(repr, obj)) or "none")
-                                 + ".")
-            obj = obj["discount"]
-        if not isinstance(obj, list):
-            raise UsageError(f"{where}: expected a list of weights per rank; got a JSON {type(obj).__name__}.")
-        values = [(f"position {i + 1}", v) for i, v in enumerate(obj)]
-    else:
-        try:
-            text = p.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UsageError(f"{where}: not UTF-8 text.") from None
-        values = [(f"line {n}", tok) for n, line in enumerate(text.splitlines(), 1)
-                  for tok in line.replace(",", " ").split()]
-    if not values:
-        raise UsageError(f"{where}: no weights in the file.")
-    weights = []
-    for at, v in values:
-        try:
-            if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
-                raise ValueError
-            w = float(v)
-        except (TypeError, ValueError):
-            raise UsageError(f"{where}: weight {v!r} at {at} is not a number.") from None
-        if not np.isfinite(w) or w < 0:
-            raise UsageError(f"{where}: weight {v!r} at {at} must be a finite non-negative number.")
-        weights.append(w)
-    if not any(weights):
-        raise UsageError(f"{where}: all weights are 0.")
-    return np.asarray(weights, dtype=np.float64)
+    try:
+        weights = metrics.read_discount(value)
+    except ValueError as exc:
+        raise UsageError(f"{option} {exc}") from None
+    if p.suffix.lower() == ".json" and not allow_failed:  # a tuning that failed: refused unless --allow-failed
+        obj = json.loads(p.read_text(encoding="utf-8"))
+        if isinstance(obj, dict) and obj.get("format") == "gtheory.optimize.Tuning/1" and obj.get("success") is False:
+            raise UsageError(f"{option} {value}: this tuning failed ({obj.get('message', 'no message')}); its "
+                             "discount is not stability-optimal. Tune again, or give --allow-failed to use it anyway.")
+    return weights
 
 
 def _is_number(s: str) -> bool:
