@@ -65,6 +65,7 @@ from experiments.incomplete_plots import (
 from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
 from experiments.check import ConfigurationCheck, check_configurations
 from experiments.study import DemoStudy, demo_study
+from experiments.robustness import RobustnessStudy, robustness_study
 
 __all__ = [
     # agreement
@@ -108,4 +109,6 @@ __all__ = [
     "ConfigurationCheck",
     "demo_study",
     "DemoStudy",
+    "robustness_study",
+    "RobustnessStudy",
 ]

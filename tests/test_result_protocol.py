@@ -78,6 +78,8 @@ def _make(name: str, judged: metrics.JudgedRuns):
     if name == "ParameterTuning":
         return _quiet(optimize.tune_parameters, judged, "RBP(p={p})", {"p": (0.5, 0.95)}, grid=4, n_splits=2,
                       progress=False)
+    if name == "RobustnessStudy":
+        return _quiet(experiments.robustness_study, judged, ["nDCG@10"], fractions=[1.0, 0.5], seeds=2)
     if name == "DemoStudy":
         return _quiet(demo_study, judged, 10, 0.95, 2)
     raise AssertionError(name)
@@ -85,7 +87,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
 
 TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "TopicsNeeded", "CoefficientInterval", "DesignGStudy", "DesignDStudy",
          "Tuning", "SolverRun", "Coverage", "Qrels", "DiscriminativePower", "ConfigurationCheck", "DemoStudy",
-         "Recommendation", "ParameterTuning"]
+         "Recommendation", "ParameterTuning", "RobustnessStudy"]
 #: the types with to_json/from_json
 JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "Tuning", "Coverage", "ConfigurationCheck", "DemoStudy",
               "Recommendation", "ParameterTuning"]
@@ -113,13 +115,16 @@ def test_repr_is_one_concise_line_and_summary_is_text(results, name):
     assert isinstance(s, str) and s.strip() and "np.float64" not in s
 
 
-@pytest.mark.parametrize("name", JSON_TYPES)
+@pytest.mark.parametrize("name", [*JSON_TYPES, "RobustnessStudy"])
 def test_json_is_strict_and_round_trips(results, name):
     r = results[name]
     text = r.to_json()
     assert "NaN" not in text and "Infinity" not in text and '"inf"' not in text
     doc = _strict(text)
     assert isinstance(doc, dict) and doc == _strict(json.dumps(r.to_dict()))  # to_dict is the same document
+    assert doc["format"].startswith("gtheory.")
+    if name not in JSON_TYPES:  # written, not read back (a RobustnessStudy's per-seed results are a CSV)
+        return
     back = type(r).from_json(text)
     assert back.to_json() == text  # every field survives (a Tuning read from JSON holds no data)
     if name in ("GStudy", "GStudy (σ²(s) = 0)", "ConfigurationCheck", "DemoStudy"):  # the others hold arrays
@@ -173,3 +178,19 @@ def test_qrels_summary_is_text_and_the_frame_is_kept(results):
     assert q.summary().startswith("Qrels from <memory>: 3 judgments of 2 topics")
     f = q.summary_frame()
     assert list(f.index) == ["1", "2"] and int(f.to_numpy().sum()) == 3
+
+
+def test_robustness_study_plot_and_rows(results):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = results["RobustnessStudy"]
+    full = r.results[r.results.fraction == 1.0]
+    assert (full["tau"] == 1.0).all()  # the full qrels rank the systems as the full qrels do
+    fig = r.plot()
+    assert len(fig.axes) == 2
+    plt.close(fig)
+    with pytest.raises(ValueError, match="must hold 2 Axes"):
+        r.plot(ax=[None])
