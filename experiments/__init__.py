@@ -63,7 +63,7 @@ from experiments.incomplete_plots import (
     plot_tau_vs_fraction,
 )
 from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
-from experiments.check import ConfigurationCheck, check_configurations
+from experiments.check import ConfigurationCheck, check_configurations, check_tuning
 from experiments.study import DemoStudy, demo_study
 from experiments.robustness import RobustnessStudy, robustness_study
 
@@ -106,6 +106,7 @@ __all__ = [
     "SWEEP_COLUMNS",
     # configuration checks and the demo study (gtheory check / gtheory demo)
     "check_configurations",
+    "check_tuning",
     "ConfigurationCheck",
     "demo_study",
     "DemoStudy",

@@ -9,18 +9,19 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 import gtheory
+from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau, rmse, tau_ap
 from experiments.significance import discriminative_power
 from experiments.swap import min_difference_for_swap_rate, swap_rates
 
-__all__ = ["check_configurations", "ConfigurationCheck"]
+__all__ = ["check_configurations", "check_tuning", "parse_configuration", "ConfigurationCheck", "DEFAULT_AGAINST"]
 
 
 def check_configurations(
@@ -99,6 +100,94 @@ def check_configurations(
             "swap_share": float(md["share_of_comparisons"]),
         })
     return pd.DataFrame(rows).set_index("configuration")
+
+
+#: the standard configurations :func:`check_tuning` compares with by default (linear gains)
+DEFAULT_AGAINST: tuple[str, ...] = ("zipf", "linear", "log2")
+
+
+def parse_configuration(spec: str) -> tuple[str, str]:
+    """``"log2"`` → ``("linear", "log2")``; ``"exponential+log2"`` → ``("exponential", "log2")``: a configuration
+    as DISCOUNT (linear gains) or GAIN+DISCOUNT. ParameterError (``against``) for anything else."""
+    if not isinstance(spec, str) or not spec or spec.count("+") > 1:
+        raise ParameterError("against", f"`against` entries are DISCOUNT or GAIN+DISCOUNT (e.g. log2, "
+                                        f"exponential+log2); got {spec!r}")
+    if "+" in spec:
+        g, d = spec.split("+")
+        return g.strip(), d.strip()
+    return "linear", spec.strip()
+
+
+def check_tuning(
+    judged: Any,
+    tuning: Any = None,
+    against: Sequence[str] = DEFAULT_AGAINST,
+    *,
+    cutoff: int | None = None,
+    top_k: int = 30,
+    B: int = 1000,
+    alpha: float = 0.05,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> "ConfigurationCheck":
+    """Does a tuned nDCG rank the systems as the standard configurations do, and is it as discriminative?
+
+    :func:`check_configurations` of the tuned nDCG (``tuning``, an :class:`optimize.Tuning`; without it, the
+    discount tuned here for Φ with linear gains, :func:`optimize.optimize_discount`) against the
+    configurations ``against`` (DISCOUNT or GAIN+DISCOUNT, :func:`parse_configuration`) at nDCG@``cutoff``
+    (default: the tuning's, else 100): what ``gtheory check`` prints.
+
+    Warns (:class:`optimize.FailedTuningWarning`) when the tuning done here fails: its row is then not
+    stability-optimal. A tuning's :class:`optimize.GradeMismatchWarning` comes through.
+
+    Raises
+    ------
+    ParameterError
+        ``cutoff`` beyond the runs' depth or the tuning's discount, an ``against`` entry nDCG cannot compute,
+        a ``tuning`` that cannot score ``judged``.
+    """
+    import metrics
+    import optimize
+
+    say = progress or (lambda m: None)
+    configs_against = [(spec, *parse_configuration(spec)) for spec in against]
+    k = cutoff or (tuning.cutoff if tuning is not None else 100)
+    if k > judged.depth:
+        raise ParameterError("cutoff", f"`cutoff` {k} exceeds the run depth {judged.depth}")
+    say(f"data: {judged.n_systems} systems x {judged.n_topics} topics; nDCG@{k}")
+    standard: dict[str, pd.DataFrame] = {}  # first: a bad configuration fails before minutes of tuning
+    for spec, g, d in configs_against:
+        try:
+            standard[spec] = metrics.ndcg(judged, gain=g, discount=d, cutoff=k)
+        except ValueError as exc:
+            raise ParameterError("against", f"`against` {spec!r}: {exc}") from None
+    configs: dict[str, pd.DataFrame] = {}
+    if tuning is not None:
+        if k > tuning.discount.size:
+            raise ParameterError("cutoff", f"`cutoff` {k} exceeds the tuning's discount length {tuning.discount.size}")
+        name = f"tuned {tuning.what}"
+        try:  # a grade the tuning has no gain for: Tuning.ndcg names the tuning and the grades
+            configs[name] = tuning.ndcg(judged, cutoff=k)
+        except ValueError as exc:
+            raise ParameterError("tuning", f"`tuning`: {exc}") from None
+    else:
+        say(f"tuning the discount of nDCG@{k} (linear gains) for Φ; give --tuning to check a saved one")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tuning = optimize.optimize_discount(judged, "linear", k, seed=seed)
+        name = "tuned discount"
+        if not tuning.success:  # e.g. indistinguishable systems: say so rather than compare with arbitrary vectors
+            warnings.warn(f"the tuning failed ({tuning._status()}: {tuning.message}); the 'tuned discount' row is "
+                          "not stability-optimal.", optimize.FailedTuningWarning, stacklevel=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optimize.FailedTuningWarning)  # said just above
+            configs[name] = tuning.ndcg(judged)
+    configs.update(standard)
+    table = check_configurations(configs, name, top_k=top_k, B=B, alpha=alpha, seed=seed, progress=say)
+    return ConfigurationCheck(
+        table=table, reference=name, cutoff=k, n_systems=judged.n_systems, n_topics=judged.n_topics,
+        top_k=min(top_k, judged.n_systems), B=B, alpha=alpha, seed=seed,
+        gain={f"{grade:g}": float(v) for grade, v in tuning.gain_mapping.items()})
 
 
 #: columns of :func:`check_configurations` that count something: JSON integers

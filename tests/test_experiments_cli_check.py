@@ -10,7 +10,7 @@ import pytest
 import metrics
 import optimize
 from experiments.cli import main
-from experiments.cli.check import check_configurations
+from experiments import check_configurations  # moved from experiments.cli.check (CHANGELOG)
 
 
 @pytest.fixture(scope="module")

@@ -194,3 +194,18 @@ def test_robustness_study_plot_and_rows(results):
     plt.close(fig)
     with pytest.raises(ValueError, match="must hold 2 Axes"):
         r.plot(ax=[None])
+
+
+def test_check_tuning_compares_the_tuning_with_the_standard_configurations(results, judged):
+    t = results["Tuning"]
+    c = experiments.check_tuning(judged, t, ["log2", "exponential+log2"], B=30, top_k=6)
+    assert list(c.table.index) == ["tuned discount", "log2", "exponential+log2"] and c.reference == "tuned discount"
+    assert c.table.loc["tuned discount", "kendall_tau"] == 1.0 and c.cutoff == t.cutoff == 10 and c.top_k == 6
+    # the log2 row is the G-study of metrics.ndcg with linear gains and the log2 discount
+    g = _quiet(gtheory.gstudy, metrics.ndcg(judged, gain="linear", discount="log2", cutoff=10))
+    assert c.table.loc["log2", "phi"] == pytest.approx(float(g.phi()))
+    with pytest.raises(gtheory.ParameterError, match="`cutoff` 5000 exceeds the run depth") as err:
+        experiments.check_tuning(judged, None, cutoff=5000)
+    assert err.value.param == "cutoff"
+    with pytest.raises(gtheory.ParameterError, match="GAIN\\+DISCOUNT"):
+        experiments.check_tuning(judged, t, ["a+b+c"])

@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-import pandas as pd
 
+import gtheory
 import metrics
 
 from . import UsageError
 from ._common import add_data_args, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
 from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
-from experiments.check import ConfigurationCheck, check_configurations
+from experiments.check import check_tuning, parse_configuration
 
 __all__ = ["register", "run"]
 
@@ -67,17 +67,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 #: the Python API's parameter names in messages → the options of this command
 _OPTIONS = {"top_k": "--top-k", "B": "--B", "alpha": "--alpha", "seed": "--seed", "cutoff": "--cutoff",
-            "topic_set_sizes": "the number of topics"}
-
-
-def _parse_config(spec: str) -> tuple[str, str]:
-    """``"log2"`` → ("linear", "log2"); ``"exponential+log2"`` → ("exponential", "log2")."""
-    if not spec or spec.count("+") > 1:
-        raise UsageError(f"--against entries are DISCOUNT or GAIN+DISCOUNT (e.g. log2, exponential+log2); got {spec!r}")
-    if "+" in spec:
-        g, d = spec.split("+")
-        return g.strip(), d.strip()
-    return "linear", spec.strip()
+            "topic_set_sizes": "the number of topics", "against": "--against"}
 
 
 def _progress(quiet: bool) -> Callable[[str], None]:
@@ -105,7 +95,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--alpha must be in (0, 1); got {args.alpha}")
     if args.cutoff is not None and args.cutoff < 1:
         raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}")
-    against = [(spec, *_parse_config(spec)) for spec in args.against]
+    try:
+        against = [(spec, *parse_configuration(spec)) for spec in args.against]
+    except gtheory.ParameterError as exc:
+        raise in_option_names(exc, _OPTIONS) from None
     for spec, g, d in against:  # an unknown family or a bad parameter: refused before loading
         try:
             metrics.gain_vector(g, np.array([0.0, 1.0, 2.0]))
@@ -123,57 +116,16 @@ def run(args: argparse.Namespace) -> int:
         refuse_failed(tuning, args.tuning, "--tuning", args.allow_failed)
     judged = drop_missed_topics(load_judged(args), "check", quiet=args.quiet)
     check_shape(judged)
-    k = args.cutoff or (tuning.cutoff if tuning is not None else 100)
-    if k > judged.depth:
-        raise UsageError(f"--cutoff {k} exceeds the run depth {judged.depth}")
-    say(f"data: {judged.n_systems} systems x {judged.n_topics} topics; nDCG@{k}")
-
-    # the standard configurations first: a bad --against must fail before minutes of tuning
-    standard: dict[str, pd.DataFrame] = {}
-    for spec, g, d in against:
+    with warnings.catch_warnings(record=True) as caught:  # printed in the CLI's format, after the work
+        warnings.simplefilter("always", optimize.GradeMismatchWarning)
+        warnings.simplefilter("always", optimize.FailedTuningWarning)
         try:
-            standard[spec] = metrics.ndcg(judged, gain=g, discount=d, cutoff=k)
-        except ValueError as exc:
-            raise in_option_names(f"--against {spec!r}: {exc}", NDCG_OPTIONS) from None
-
-    configs: dict[str, pd.DataFrame] = {}
-    if tuning is not None:
-        if k > tuning.discount.size:
-            raise UsageError(f"--cutoff {k} exceeds the tuning's discount length {tuning.discount.size}")
-        name = f"tuned {tuning.what}"
-        try:  # a grade the tuning has no gain for: Tuning.ndcg names the tuning and the grades
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", optimize.GradeMismatchWarning)
-                configs[name] = tuning.ndcg(judged, cutoff=k)
-        except ValueError as exc:
-            raise in_option_names(f"--tuning {args.tuning}: {exc}", _OPTIONS) from None
-        for w in caught:
-            print(f"gtheory check: warning: {w.message}", file=sys.stderr)
-    else:
-        say(f"tuning the discount of nDCG@{k} (linear gains) for Φ; give --tuning to check a saved one")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                tuning = optimize.optimize_discount(judged, "linear", k, seed=args.seed)
-            except (ValueError, TypeError) as exc:
-                raise in_option_names(exc, _OPTIONS) from None
-        name = "tuned discount"
-        if not tuning.success:  # e.g. indistinguishable systems: say so rather than compare with arbitrary vectors
-            print(f"gtheory check: warning: the tuning failed ({tuning._status()}: {tuning.message}); the "
-                  "'tuned discount' row is not stability-optimal.", file=sys.stderr)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", optimize.FailedTuningWarning)  # said just above
-            configs[name] = tuning.ndcg(judged)
-    configs.update(standard)
-    try:
-        table = check_configurations(configs, name, top_k=args.top_k, B=args.B, alpha=args.alpha, seed=args.seed,
-                                     progress=say)
-    except (ValueError, TypeError) as exc:
-        raise in_option_names(exc, _OPTIONS) from None
-    result = ConfigurationCheck(
-        table=table, reference=name, cutoff=k, n_systems=judged.n_systems, n_topics=judged.n_topics,
-        top_k=min(args.top_k, judged.n_systems), B=args.B, alpha=args.alpha, seed=args.seed,
-        gain={f"{grade:g}": float(v) for grade, v in tuning.gain_mapping.items()})
+            result = check_tuning(judged, tuning, args.against, cutoff=args.cutoff, top_k=args.top_k, B=args.B,
+                                  alpha=args.alpha, seed=args.seed, progress=say)
+        except gtheory.ParameterError as exc:
+            raise in_option_names(exc, {**_OPTIONS, "tuning": f"--tuning {args.tuning}"}) from None
+    for w in caught:
+        print(f"gtheory check: warning: {w.message}", file=sys.stderr)
     if args.json:
         emit_json(result.to_dict())
     else:
