@@ -50,11 +50,12 @@ def jsonable(o: Any) -> Any:
 
 
 def _key(k: Any) -> str:
-    """A dict key as JSON text: ``2.0`` → ``"2"``, ``np.int64(3)`` → ``"3"``."""
-    if isinstance(k, (float, np.floating)):
-        return f"{float(k):g}"
+    """A dict key as :func:`json.dumps` writes it (``2.0`` → ``"2.0"``, ``True`` → ``"true"``), also for NumPy
+    scalars (which :func:`json.dumps` refuses as keys)."""
     if isinstance(k, np.generic):
-        return str(k.item())
+        k = k.item()
+    if isinstance(k, (bool, int, float)) or k is None:
+        return json.dumps(k)
     return str(k)
 
 

@@ -209,3 +209,14 @@ def test_check_tuning_compares_the_tuning_with_the_standard_configurations(resul
     assert err.value.param == "cutoff"
     with pytest.raises(gtheory.ParameterError, match="GAIN\\+DISCOUNT"):
         experiments.check_tuning(judged, t, ["a+b+c"])
+
+
+def test_the_one_encoder():
+    from gtheory._json import dumps, number
+
+    obj = {2.0: np.float32(np.inf), np.int64(3): np.array([[1.0, np.nan]]), "t": (np.bool_(True), None),
+           "f": pd.DataFrame({"a": [1.5, -np.inf]}, index=pd.Index(["x", "y"], name="k"))}
+    assert _strict(dumps(obj)) == {"2.0": None, "3": [[1.0, None]], "t": [True, None],
+                                   "f": [{"k": "x", "a": 1.5}, {"k": "y", "a": None}]}
+    assert number(None) != number(None) and number(None, math.inf) == math.inf and number("inf") == math.inf
+    assert number(0.5) == 0.5
