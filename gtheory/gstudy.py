@@ -483,6 +483,7 @@ def gstudy(
     *,
     drop_lowest: float = 0.0,
     orientation: Orientation = "auto",
+    missing: str = "error",
 ) -> GStudy:
     r"""G-study of a crossed systems × topics score matrix (random effects, one score per cell).
 
@@ -499,6 +500,15 @@ def gstudy(
         ``gt4ireval``) are dropped, so ties are kept together.
     orientation : str, optional
         Layout of a CSV file (see :func:`gtheory.read_scores`); ignored for arrays/DataFrames.
+    missing : {"error", "exclude", "henderson", "reml"}, optional
+        What to do with missing cells (NaN; an empty cell or absent system/topic pair in a CSV
+        file). ``"error"`` (default) refuses them. ``"exclude"`` drops every topic with a missing
+        cell. ``"henderson"`` (Henderson's Method 1, analogous ANOVA, Brennan 2001 ch. 7) and
+        ``"reml"`` (restricted maximum likelihood) estimate the components from the scored cells
+        and return an :class:`gtheory.unbalanced.UnbalancedGStudy` (Φ/Eρ² at the harmonic-mean
+        number of topics per system; intervals from ``.bootstrap()``); see
+        :mod:`gtheory.unbalanced`. All three warn (``MissingCellsWarning``) with the share of
+        missing cells. A complete matrix gives the usual ANOVA G-study whatever ``missing`` is.
 
     Returns
     -------
@@ -560,7 +570,14 @@ def gstudy(
     >>> g.topics_needed(0.95).n >= 1
     True
     """
-    x, systems, topics = as_score_matrix(scores, orientation=orientation)
+    if missing not in ("error", "exclude", "henderson", "reml"):
+        raise ValueError("`missing` must be 'error', 'exclude', 'henderson' or 'reml'; "
+                         f"got {missing!r}.")
+    x, systems, topics = as_score_matrix(scores, orientation=orientation, allow_nan=missing != "error")
+    if missing != "error" and np.isnan(x).any():  # missing cells: gtheory/unbalanced.py
+        from .unbalanced import gstudy_missing
+
+        return gstudy_missing(x, systems, topics, method=missing, drop_lowest=drop_lowest)
     if not (isinstance(drop_lowest, (int, float, np.floating)) and 0.0 <= float(drop_lowest) < 1.0):
         raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
     dropped: tuple[str, ...] = ()

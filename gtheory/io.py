@@ -53,8 +53,10 @@ def _fail(path: str, line: int | None, problem: str) -> ValueError:
     return ValueError(f"{where}: {problem}")
 
 
-def _number(token: str, path: str, line: int, column: str) -> float:
+def _number(token: str, path: str, line: int, column: str, allow_missing: bool = False) -> float:
     t = token.strip()
+    if t.lower() in _MISSING and allow_missing:
+        return math.nan
     if t.lower() in _MISSING:
         raise _fail(
             path, line,
@@ -71,7 +73,8 @@ def _number(token: str, path: str, line: int, column: str) -> float:
 
 
 def read_scores(
-    path: str | os.PathLike[str], *, orientation: Orientation = "auto", measure: str | None = None
+    path: str | os.PathLike[str], *, orientation: Orientation = "auto", measure: str | None = None,
+    allow_missing: bool = False,
 ) -> pd.DataFrame:
     """Read a per-topic score matrix from a CSV file.
 
@@ -107,6 +110,9 @@ def read_scores(
         the file holds several measures; when it holds one, that one is read. The matrix is
         built from that measure's rows only: ``X[s, t]`` = the score of the row
         ``(s, t, measure)``; rows of other measures are ignored.
+    allow_missing : bool, optional
+        If True, an empty/``NA``/``nan`` cell of a wide file and a system/topic pair absent from a
+        long file become NaN (for ``gtheory.gstudy(..., missing="reml")`` etc.) instead of an error.
 
     Returns
     -------
@@ -170,8 +176,8 @@ def read_scores(
         and any(h in _SCORE_NAMES for h in lower)
     )
     if orientation == "long" or (orientation == "auto" and is_long):
-        return _read_long(name, header, lower, header_line, body, measure)
-    return _read_wide(name, header, lower, header_line, body, orientation, measure)
+        return _read_long(name, header, lower, header_line, body, measure, allow_missing)
+    return _read_wide(name, header, lower, header_line, body, orientation, measure, allow_missing)
 
 
 def _no_measure_column(name: str, measure: str) -> ValueError:
@@ -201,7 +207,7 @@ def _measure_columns(name: str, columns: list[str], measure: str | None) -> tupl
 
 def _read_long(
     name: str, header: list[str], lower: list[str], header_line: int,
-    body: list[tuple[int, list[str]]], measure: str | None = None,
+    body: list[tuple[int, list[str]]], measure: str | None = None, allow_missing: bool = False,
 ) -> pd.DataFrame:
     def col(names: set[str], what: str) -> int:
         for j, h in enumerate(lower):
@@ -235,15 +241,15 @@ def _read_long(
             raise _fail(name, line, f"duplicate {what} for system {key[0]!r}, topic {key[1]!r} "
                         f"(first given on line {seen[key]}).")
         seen[key] = line
-        values[key] = _number(r[jv], name, line, header[jv])
+        values[key] = _number(r[jv], name, line, header[jv], allow_missing)
     systems = list(dict.fromkeys(k[0] for k in values))
     topics = list(dict.fromkeys(k[1] for k in values))
     missing = [(s, t) for s in systems for t in topics if (s, t) not in values]
-    if missing:
+    if missing and not allow_missing:
         s, t = missing[0]
         raise _fail(name, None, f"{len(missing)} system/topic pairs have no {what} (first: system "
                     f"{s!r}, topic {t!r}); gtheory needs a complete matrix.")
-    data = np.array([[values[(s, t)] for t in topics] for s in systems], dtype=np.float64)
+    data = np.array([[values.get((s, t), math.nan) for t in topics] for s in systems], dtype=np.float64)
     frame = _frame(data, systems, topics)
     if jm is not None:
         frame.attrs["measure"] = chosen
@@ -278,6 +284,7 @@ def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measur
 def _read_wide(
     name: str, header: list[str], lower: list[str], header_line: int,
     body: list[tuple[int, list[str]]], orientation: str, measure: str | None = None,
+    allow_missing: bool = False,
 ) -> pd.DataFrame:
     first_cells = [r[0].strip() if r else "" for _, r in body]
     has_labels = (
@@ -302,7 +309,7 @@ def _read_wide(
             raise _fail(name, line, f"expected {len(header)} fields (as in the header), got {len(r)}.")
         labels.append(r[0].strip() if has_labels else str(k + 1))
         for j, jj in enumerate(keep):
-            data[k, j] = _number(r[start + jj], name, line, header[start + jj])
+            data[k, j] = _number(r[start + jj], name, line, header[start + jj], allow_missing)
     if has_labels and len(set(labels)) != len(labels):
         dup = next(lab for lab in labels if labels.count(lab) > 1)
         raise _fail(name, None, f"row label {dup!r} appears more than once.")
@@ -343,17 +350,19 @@ def _frame(data: NDArray[np.float64], systems: Sequence[str], topics: Sequence[s
 
 
 def as_score_matrix(
-    scores: ScoreInput, *, orientation: Orientation = "auto", name: str = "scores"
+    scores: ScoreInput, *, orientation: Orientation = "auto", name: str = "scores",
+    allow_nan: bool = False,
 ) -> tuple[NDArray[np.float64], list[str], list[str]]:
     """Validate user input and return ``(X, system_labels, topic_labels)``, X systems × topics.
 
     Accepts a 2-D NumPy array (rows = systems), a DataFrame (index = systems, columns = topics;
     labels kept) or a CSV path (read with :func:`read_scores`). Raises ``TypeError`` for other
     types and ``ValueError`` for: not 2-D, fewer than 2 systems or topics, NaN or infinite values
-    (the message counts them and names the first).
+    (the message counts them and names the first). With ``allow_nan`` NaN (a missing cell; also an
+    empty cell or absent pair in a CSV file) is kept, infinite values are still refused.
     """
     if isinstance(scores, (str, os.PathLike)):
-        scores = read_scores(scores, orientation=orientation)
+        scores = read_scores(scores, orientation=orientation, allow_missing=allow_nan)
     if isinstance(scores, pd.DataFrame):
         systems = [str(s) for s in scores.index]
         topics = [str(t) for t in scores.columns]
@@ -388,7 +397,7 @@ def as_score_matrix(
     if n_t < 2:
         raise ValueError(f"`{name}` has {n_t} topic(s); a G-study needs at least 2 topics "
                          "(columns) to separate topic variance from interaction.")
-    bad = ~np.isfinite(x)
+    bad = np.isinf(x) if allow_nan else ~np.isfinite(x)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         n_nan = int(np.isnan(x).sum())
