@@ -26,11 +26,13 @@ from .components import (
     variance_components,
 )
 from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
-from .errors import NegativeVarianceWarning
+from .bootstrap import BootstrapResult
+from .errors import MissingCellsWarning, NegativeVarianceWarning
 from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
 from .intervals import project
 from .io import as_score_matrix, read_scores
 from .plot import plot_dstudy
+from .unbalanced import UnbalancedGStudy
 
 __all__ = [
     "gstudy",
@@ -40,6 +42,9 @@ __all__ = [
     "project",
     "CoefficientInterval",
     "NegativeVarianceWarning",
+    "MissingCellsWarning",
+    "UnbalancedGStudy",
+    "BootstrapResult",
     "variance_components",
     "VarianceComponents",
     "phi_from_components",

@@ -184,6 +184,8 @@ class GStudy:
     topics: tuple[str, ...] = field(repr=False, default=())
     dropped_systems: tuple[str, ...] = field(repr=False, default=())
     drop_lowest: float = 0.0
+    scores: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    """The matrix the components were estimated from (NaN = missing cell), for :meth:`bootstrap`."""
 
     # ------------------------------------------------------------------ tables
     @cached_property
@@ -364,6 +366,15 @@ class GStudy:
 
     def _default_sizes(self) -> NDArray[np.float64]:
         return np.array(sorted({10, 25, 50, 100, self.n_topics}), dtype=np.float64)
+
+    def bootstrap(self, B: int = 1000, *, over: str = "both", seed: int | None = None, level: float = 0.95,
+                  n_topics: float | None = None, target: float = 0.95):  # -> gtheory.bootstrap.BootstrapResult
+        """Bootstrap intervals of the components, Φ(n), Eρ²(n) and topics needed: Brennan's boot-p
+        (``over="systems"``), boot-i (``"topics"``), boot-p,i (``"both"``) with Wiley's bias
+        corrections. See :func:`gtheory.bootstrap.bootstrap`."""
+        from .bootstrap import bootstrap
+
+        return bootstrap(self, B, over=over, seed=seed, level=level, n_topics=n_topics, target=target)
 
     # -------------------------------------------------------- presentation
     def summary(
@@ -629,5 +640,5 @@ def gstudy(
         n_systems=n_s, n_topics=n_t,
         grand_mean=grand_mean,
         systems=tuple(systems), topics=tuple(topics), dropped_systems=dropped,
-        drop_lowest=float(drop_lowest),
+        drop_lowest=float(drop_lowest), scores=x,
     )

@@ -400,7 +400,7 @@ def as_score_matrix(
     bad = np.isinf(x) if allow_nan else ~np.isfinite(x)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        n_nan = int(np.isnan(x).sum())
+        n_nan = 0 if allow_nan else int(np.isnan(x).sum())
         n_inf = int(bad.sum()) - n_nan
         what = " and ".join(
             s for s in (f"{n_nan} NaN value{'s' * (n_nan != 1)}" if n_nan else "",
@@ -408,7 +408,9 @@ def as_score_matrix(
         )
         raise ValueError(
             f"`{name}` contains {what} (first at system {systems[i]!r}, topic {topics[j]!r}); "
-            "missing scores are not supported — compute the metric for every system and topic "
-            "(e.g. score 0 for no retrieved documents) or drop the system/topic."
+            + ("a score must be finite (NaN marks a missing cell)." if allow_nan else
+               "missing scores are refused by default — compute the metric for every system and topic "
+               "(e.g. score 0 for no retrieved documents), drop the system/topic, or estimate from the "
+               "scored cells with gstudy(..., missing='reml' or 'henderson').")
         )
     return x, systems, topics
