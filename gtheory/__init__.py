@@ -26,7 +26,7 @@ from .components import (
     variance_components,
 )
 from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
-from .bootstrap import BootstrapResult
+from .bootstrap import BootstrapResult, dstudy_subset
 from .errors import MissingCellsWarning, NegativeVarianceWarning
 from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
 from .intervals import project
@@ -45,6 +45,7 @@ __all__ = [
     "MissingCellsWarning",
     "UnbalancedGStudy",
     "BootstrapResult",
+    "dstudy_subset",
     "variance_components",
     "VarianceComponents",
     "phi_from_components",

@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .gstudy import GStudy
 
-__all__ = ["bootstrap", "BootstrapResult", "bias_adjust", "QUANTITIES"]
+__all__ = ["bootstrap", "dstudy_subset", "BootstrapResult", "bias_adjust", "QUANTITIES"]
 
 Over = Literal["systems", "topics", "both"]
 QUANTITIES = ("var_system", "var_topic", "var_residual", "phi", "erho2", "topics_needed")
@@ -159,6 +159,8 @@ class BootstrapResult:
     bc_low: tuple[float, ...]
     bc_high: tuple[float, ...]
     valid_for: tuple[str, ...] = ()
+    selection: str = ""
+    """For :func:`dstudy_subset`: which systems each replicate keeps (e.g. "top 20 by mean")."""
     replicates: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
     replicates_adjusted: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
 
@@ -187,10 +189,11 @@ class BootstrapResult:
         lvl = f"{self.level:.0%}"
         lines = [f"Bootstrap, {_PROCEDURE[self.over]}: {self.n_resamples} resamples of {self.n_systems} systems x "
                  f"{self.n_topics_study} topics (seed {self.seed}, estimator {self.method})",
-                 f"  Φ and Eρ² at {self.n_topics:g} topics; topics needed for Φ ≥ {self.target:g}",
+                 f"  Φ and Eρ² at {self.n_topics:g} topics; topics needed for Φ ≥ {self.target:g}"
+                 + (f"\n  systems: {self.selection}, re-selected in every resample" if self.selection else ""),
                  f"  {'quantity':<20}{'estimate':>11}{'boot SE':>11}  {lvl + ' percentile':<24}  {lvl + ' bias-corrected':<24}"]
         for k, q in enumerate(self.quantities):
-            mark = "" if q in self.valid_for or not q.startswith("var_") else "  (not resampled by this procedure)"
+            mark = "" if q in self.valid_for or not q.startswith("var_") else "  (Brennan recommends another procedure)"
             lines.append(f"  {_LABELS[q]:<20}{_fmt(self.estimate[k]):>11}{_fmt(self.se_adjusted[k]):>11}  "
                          f"{'[' + _fmt(self.percentile_low[k]) + ', ' + _fmt(self.percentile_high[k]) + ']':<24}  "
                          f"{'[' + _fmt(self.bc_low[k]) + ', ' + _fmt(self.bc_high[k]) + ']':<24}{mark}")
@@ -405,14 +408,25 @@ def bootstrap(
         e = max(study.var_residual_raw, 1e-12)
         start = (math.sqrt(max(study.var_system_raw, 1e-4 * e) / e), math.sqrt(max(study.var_topic_raw, 1e-4 * e) / e))
     raw = _replicate_components(x, np.asarray(rows), np.asarray(cols), method, start)
+    est = (study.var_system, study.var_topic, study.var_residual)
+    return _assemble(raw, est, over=over, B=B, seed=seed, level=level, n_d=n_d, target=target, method=method,
+                     n_s=n_s, n_t=n_t)
+
+
+def _assemble(raw: NDArray[np.float64], est3: tuple[float, float, float], *, over: str, B: int, seed: int | None,
+              level: float, n_d: float, target: float, method: str, n_s: int, n_t: int,
+              selection: str = "") -> BootstrapResult:
+    """The :class:`BootstrapResult` of raw replicate components ``raw`` (B, 3)."""
     adj = np.stack(bias_adjust(raw[:, 0], raw[:, 1], raw[:, 2], n_s, n_t, over), axis=-1)
     rep = _derived(raw[:, 0], raw[:, 1], raw[:, 2], n_d, target)
     rep_adj = _derived(adj[:, 0], adj[:, 1], adj[:, 2], n_d, target)
-    est = _derived(np.array(study.var_system), np.array(study.var_topic), np.array(study.var_residual), n_d, target)
+    est = _derived(*(np.array(v) for v in est3), n_d, target)
     a = (1.0 - level) / 2.0
 
     def q(r: NDArray[np.float64], p: float) -> tuple[float, ...]:
-        return tuple(float(v) for v in np.quantile(r, p, axis=0, method="linear"))
+        big = np.finfo(np.float64).max / 4  # inf (topics needed never reached) survives interpolation
+        v = np.quantile(np.where(np.isposinf(r), big, r), p, axis=0, method="linear")
+        return tuple(math.inf if x >= big else float(x) for x in v)
 
     def sd(r: NDArray[np.float64]) -> tuple[float, ...]:
         with np.errstate(invalid="ignore"):
@@ -428,5 +442,87 @@ def bootstrap(
         quantities=QUANTITIES, estimate=tuple(float(v) for v in est),
         mean=mean(rep), mean_adjusted=mean(rep_adj), se=sd(rep), se_adjusted=sd(rep_adj),
         percentile_low=q(rep, a), percentile_high=q(rep, 1 - a), bc_low=q(rep_adj, a), bc_high=q(rep_adj, 1 - a),
-        valid_for=_VALID_FOR[over], replicates=rep, replicates_adjusted=rep_adj,
+        valid_for=_VALID_FOR[over], selection=selection, replicates=rep, replicates_adjusted=rep_adj,
     )
+
+
+def dstudy_subset(
+    study: GStudy, B: int = 1000, *, top: int | None = None, drop_lowest: float | None = None,
+    over: Over = "topics", seed: int | None = None, level: float = 0.95, n_topics: float | None = None,
+    target: float = 0.95,
+) -> BootstrapResult:
+    r"""D-study for the systems a future collection will compare: the best ``top`` systems, or all
+    but the lowest ``drop_lowest`` fraction (TREC practice: 0.25), with bootstrap intervals.
+
+    σ²(s) shrinks when only good systems are compared, so the topics needed for a target Φ grow.
+    The selection is data-dependent, so every bootstrap replicate *re-selects* the systems by
+    their mean score on the resampled topics (and systems) before re-estimating the components —
+    the interval then includes the selection's own uncertainty.
+
+    Parameters
+    ----------
+    study : GStudy
+        A complete-matrix G-study (:func:`gtheory.gstudy`).
+    top : int, optional
+        Keep the ``top`` systems with the highest mean (>= 2).
+    drop_lowest : float, optional
+        Drop this fraction of systems with the lowest mean (as :func:`gtheory.gstudy`'s
+        ``drop_lowest``: below the quantile); the replicates keep the same number of systems.
+    over, seed, level, n_topics, target
+        As :func:`bootstrap`; the default ``over="topics"`` resamples the topics of a future
+        collection and keeps the candidate systems.
+
+    Returns
+    -------
+    BootstrapResult
+        Estimates on the selected systems of the original data; ``selection`` says which.
+
+    Examples
+    --------
+    >>> import numpy as np, gtheory
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(0, .3, (40, 1)) + rng.normal(0, .5, (1, 50)) + rng.normal(0, .5, (40, 50))
+    >>> g = gtheory.gstudy(X)
+    >>> sub = dstudy_subset(g, 200, drop_lowest=0.25, seed=1)
+    >>> sub.n_systems
+    30
+    >>> bool(sub.estimate[0] < g.var_system)   # the better 75 % of systems differ less
+    True
+    """
+    _check(B, over, level, seed)
+    x = getattr(study, "scores", None)
+    if x is None or getattr(study, "method", "anova") != "anova":
+        raise ValueError("`dstudy_subset` needs a complete-matrix G-study from gtheory.gstudy(...).")
+    n_all, n_t = x.shape
+    if (top is None) == (drop_lowest is None):
+        raise ValueError("give exactly one of `top` (number of best systems) and `drop_lowest` (fraction).")
+    means = x.mean(axis=1)
+    if top is not None:
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 2 <= top <= n_all:
+            raise ValueError(f"`top` must be an integer in [2, {n_all}]; got {top!r}.")
+        k, selection = int(top), f"top {int(top)} of {n_all} by mean score"
+        keep = np.sort(np.argsort(-means, kind="stable")[:k])
+    else:
+        if isinstance(drop_lowest, bool) or not isinstance(drop_lowest, (int, float)) or not 0 <= drop_lowest < 1:
+            raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
+        keep = np.flatnonzero(means >= np.quantile(means, drop_lowest))
+        k = keep.size
+        selection = f"{k} of {n_all} (lowest {drop_lowest:.0%} by mean score dropped)"
+        if k < 2:
+            raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves {k} system(s); at least 2 are needed.")
+    vc = variance_components(x[keep])
+    est3 = tuple(float(max(v, 0.0)) for v in (vc.system, vc.topic, vc.residual))
+    n_d = float(n_t) if n_topics is None else float(n_topics)
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, n_all, size=(B, n_all)) if over in ("systems", "both") else np.broadcast_to(np.arange(n_all), (B, n_all))
+    cols = rng.integers(0, n_t, size=(B, n_t)) if over in ("topics", "both") else np.broadcast_to(np.arange(n_t), (B, n_t))
+    raw = np.empty((B, 3))
+    chunk = max(1, int(4e6 // x.size))
+    for lo in range(0, B, chunk):
+        xb = x[np.asarray(rows[lo:lo + chunk])[:, :, None], np.asarray(cols[lo:lo + chunk])[:, None, :]]
+        order = np.argsort(-xb.mean(axis=2), axis=1, kind="stable")[:, :k]   # re-select per replicate
+        sub = np.take_along_axis(xb, order[:, :, None], axis=1)
+        v = variance_components(sub)
+        raw[lo:lo + chunk] = np.stack([v.system, v.topic, v.residual], axis=-1)
+    return _assemble(raw, est3, over=over, B=B, seed=seed, level=level, n_d=n_d, target=target, method="anova",
+                     n_s=k, n_t=n_t, selection=selection)

@@ -131,3 +131,28 @@ def test_coverage_boot_p_i_percentile():
     # everywhere: 30 x 30 over-covers Φ, 100 x 50 under-covers it).
     cov = _coverage(60, 50, 500, 1000, seed=2024)
     assert np.all((cov >= 0.93) & (cov <= 0.97)), cov
+
+
+# ------------------------------------------------------------------ D-study on a subset of systems
+def test_dstudy_subset_estimates_and_reselection():
+    rng = np.random.default_rng(4)
+    x = rng.normal(0, 0.3, (40, 1)) + rng.normal(0, 0.5, (1, 30)) + rng.normal(0, 0.5, (40, 30))
+    g = gstudy(x)
+    sub = gtheory.dstudy_subset(g, 300, drop_lowest=0.25, seed=2)
+    ref = gstudy(x, drop_lowest=0.25)
+    assert sub.n_systems == ref.n_systems == 30
+    assert sub.estimate[:3] == pytest.approx((ref.var_system, ref.var_topic, ref.var_residual))
+    assert "lowest 25%" in sub.summary() and "re-selected" in sub.summary()
+    top = gtheory.dstudy_subset(g, 300, top=10, seed=2)
+    best = np.sort(np.argsort(-x.mean(axis=1))[:10])
+    assert top.estimate[0] == pytest.approx(max(float(variance_components(x[best]).system), 0.0))
+    assert top == gtheory.dstudy_subset(g, 300, top=10, seed=2)
+    # re-selection per replicate: replicate 0 equals the top 10 of its own resampled topics
+    cols = np.random.default_rng(2).integers(0, 30, size=(300, 30))[0]
+    xb = x[:, cols]
+    v = variance_components(xb[np.argsort(-xb.mean(axis=1), kind="stable")[:10]])
+    assert top.replicates[0, 0] == pytest.approx(max(float(v.system), 0.0))
+    with pytest.raises(ValueError, match="exactly one of `top`"):
+        gtheory.dstudy_subset(g, 100)
+    with pytest.raises(ValueError, match=r"`top` must be an integer in \[2, 40\]; got 1"):
+        gtheory.dstudy_subset(g, 100, top=1)
