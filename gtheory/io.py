@@ -61,7 +61,8 @@ def _number(token: str, path: str, line: int, column: str, allow_missing: bool =
         raise _fail(
             path, line,
             f"missing score in column {column!r}; gtheory needs a complete matrix (one score per "
-            "system and topic). Fill or drop the system/topic first.",
+            "system and topic). Fill or drop the system/topic first, or estimate from the scored cells with "
+            "gstudy(..., missing='reml' or 'henderson') (CLI: --missing reml).",
         )
     try:
         v = float(t)

@@ -222,3 +222,23 @@ def test_read_scores_allow_missing(tmp_path):
         gtheory.read_scores(p)
     df = gtheory.read_scores(p, allow_missing=True)
     assert df.shape == (3, 2) and np.isnan(df.loc["b", "2"]) and np.isnan(df.loc["c", "1"])
+
+
+# ------------------------------------------------------------------ command line
+def test_cli_gstudy_missing_reml(tmp_path, capsys):
+    from experiments.cli import main
+
+    p = tmp_path / "scores.csv"
+    _brennan().rename_axis("system").to_csv(p)
+    assert main(["gstudy", str(p), "--missing", "henderson", "--json"]) == 0
+    out, err = capsys.readouterr()
+    d = json.loads(out)
+    assert d["method"] == "henderson" and d["n_missing"] == 13 and d["level"] is None
+    _published(d["components"]["system"]["variance"], ".0473")
+    assert "18.1%" in err
+    assert main(["gstudy", str(p), "--missing", "reml"]) == 0
+    assert "REML" in capsys.readouterr().out
+    assert main(["gstudy", str(p)]) == 2
+    assert "--missing reml" in capsys.readouterr().err
+    assert main(["tune", "--missing", "reml"]) == 2
+    assert "--missing reml applies to gstudy only" in capsys.readouterr().err

@@ -28,9 +28,11 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--depth", type=positive_int("--depth"), default=1000, action=_Given,
                    help="ranks of each run read with --runs (default 1000); the embedded data and --judged "
                         "tensors keep the depth they were judged to")
-    g.add_argument("--missing", choices=["zero", "exclude"], default="zero", action=_Given,
+    g.add_argument("--missing", choices=["zero", "exclude", "reml", "henderson"], default="zero", action=_Given,
                    help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
-                        "score; every subcommand but evaluate then drops the topic, with a note)")
+                        "score; every subcommand but evaluate then drops the topic, with a note); gstudy only: "
+                        "reml or henderson keep the other runs' scores of that topic and estimate the G-study "
+                        "from the scored cells (REML / Henderson's Method 1; also for empty cells of SCORES.csv)")
 
 
 class _Given(argparse.Action):
@@ -57,6 +59,19 @@ def positive_int(option: str) -> Any:
     return parse
 
 
+UNBALANCED = ("reml", "henderson")
+
+
+def _policy(args: argparse.Namespace) -> str:
+    """The judging policy of --missing: reml/henderson (gstudy only) judge like exclude (NaN cells)."""
+    if args.missing in UNBALANCED:
+        if not getattr(args, "allow_unbalanced", False):
+            raise UsageError(f"--missing {args.missing} applies to gstudy only (a G-study from the scored cells); "
+                             "use --missing zero or exclude here.")
+        return "exclude"
+    return args.missing
+
+
 def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     """The judged runs of the data options: --runs/--qrels, --judged, or the embedded TREC-9 data.
 
@@ -75,10 +90,10 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if getattr(args, "_given_depth", False) and args.depth != judged.depth:
             raise UsageError(f"--depth {args.depth}: {what} is judged to depth {judged.depth} and cannot be cut "
                              "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
-        if judged.missing != args.missing:
+        if judged.missing != _policy(args):
             from dataclasses import replace
 
-            judged = replace(judged, missing=args.missing)  # the policy is applied when measures are computed
+            judged = replace(judged, missing=_policy(args))  # the policy is applied when measures are computed
         return judged
     if not args.runs or not args.qrels:
         raise UsageError("--runs and --qrels go together (or give neither to use the embedded TREC-9 data)")
@@ -87,7 +102,7 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if not Path(r).exists():
             raise UsageError(f"no such run file or directory: {r}")
     try:
-        return metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing)
+        return metrics.judge(runs, args.qrels, depth=args.depth, missing=_policy(args))
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
         raise in_option_names(exc, {"depth": "--depth", "missing": "--missing"}, _READ_ADVICE) from None
 
