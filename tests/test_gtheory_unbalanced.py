@@ -137,7 +137,7 @@ def test_reml_matches_lme4_live(tmp_path):
     files = []
     for f in fits:
         x = _fixture_matrix(f["input"])
-        long = pd.DataFrame(x).stack().rename("score").reset_index()  # NaN rows dropped: absent pairs
+        long = pd.DataFrame(x).stack().rename("score").reset_index().dropna()  # missing cells: absent rows
         long.columns = ["system", "topic", "score"]
         long.to_csv(tmp_path / f["file"], index=False, float_format="%.17g")
         files.append(str(tmp_path / f["file"]))
