@@ -80,8 +80,46 @@ class OptimalityBound:
     size: int
     rank_one_ratio: float
 
+    def summary(self) -> str:
+        """One paragraph: the bound, the relaxation, the solver and how close to rank one."""
+        return (f"Optimality bound (Shor SDP relaxation, {self.solver}, {self.size} x {self.size}, {self.status}, "
+                f"{self.seconds:.1f} s): Φ(1) ≤ {self.bound:.8g} (relaxation {self.relaxed:.8g} + margin "
+                f"{self.margin:.1e}); top eigenvalue share {self.rank_one_ratio:.6f} (1 = rank one)")
+
+    def __str__(self) -> str:
+        return self.summary()
+
     def to_dict(self) -> dict[str, Any]:
+        """The fields; non-finite numbers as None (strict JSON)."""
         return {k: (v if not isinstance(v, float) or math.isfinite(v) else None) for k, v in self.__dict__.items()}
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
+        import json
+        import os
+
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        if path is not None:
+            tmp = f"{path}.tmp{os.getpid()}"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        return text
+
+    @classmethod
+    def from_json(cls, text: str) -> OptimalityBound:
+        """An :class:`OptimalityBound` from :meth:`to_json` output (a None bound/margin is +inf)."""
+        import json
+
+        d = json.loads(text)
+        missing = [f for f in cls.__dataclass_fields__ if f not in d]
+        if missing:
+            raise ValueError(f"not an OptimalityBound JSON: no field {missing[0]!r}.")
+        for f in ("bound", "margin"):
+            d[f] = math.inf if d[f] is None else d[f]
+        for f in ("relaxed", "rank_one_ratio"):
+            d[f] = math.nan if d[f] is None else d[f]
+        return cls(**{f: d[f] for f in cls.__dataclass_fields__})
 
 
 def _topic_blocks(problem: Problem) -> tuple[list[NDArray[np.float64]], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:

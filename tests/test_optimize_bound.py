@@ -54,6 +54,7 @@ def test_discount_bound_is_valid_and_tight_on_a_small_problem(small):
     assert b.relaxed == pytest.approx(t.fun, abs=1e-6)
     assert 0 <= t.gap <= 2e-6
     assert "optimality bound" in t.summary() and "gap" in t.summary()
+    assert type(b).from_json(b.to_json()) == b and "Φ(1) ≤" in b.summary()
     # valid against any feasible discount (monotone, non-negative)
     p = Problem(small, k, "discount", gain=[0, 1, 2])
     rng = np.random.default_rng(1)
