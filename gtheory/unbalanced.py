@@ -413,7 +413,7 @@ def gstudy_missing(
     clipped = {k: v < 0 for k, v in raw.items()}
     for k, was in clipped.items():
         if was:
-            warn_negative(k, raw[k])
+            warn_negative(k, raw[k], float(np.var(vals)))
     ss_s, ss_t = t["T_s"] - t["T_mu"], t["T_t"] - t["T_mu"]
     ss_e = t["T_st"] - t["T_s"] - t["T_t"] + t["T_mu"]
     df_s, df_t, df_e = n_s - 1, n_t - 1, n_obs - n_s - n_t + 1

@@ -242,3 +242,13 @@ def test_cli_gstudy_missing_reml(tmp_path, capsys):
     assert "--missing reml" in capsys.readouterr().err
     assert main(["tune", "--missing", "reml"]) == 2
     assert "--missing reml applies to gstudy only" in capsys.readouterr().err
+
+
+def test_long_frame_with_absent_rows():
+    long = _brennan().rename_axis(index="system", columns="topic").stack().rename("score").reset_index().dropna()
+    assert len(long) == 59  # 13 of the 72 system/topic pairs have no row
+    with pytest.raises(ValueError, match="13 system/topic pairs missing"):
+        gstudy(long)
+    with pytest.warns(MissingCellsWarning, match="13 of 72"):
+        g = gstudy(long, missing="henderson")
+    _published(g.var_system, ".0473")

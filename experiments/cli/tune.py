@@ -14,8 +14,8 @@ from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
-from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, parse_discount, parse_gain
+                      load_judged, mark_written)
+from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
 
@@ -44,6 +44,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="fixed gain when tuning the discount: a family (linear, exponential, binary; default "
                         "linear) or numbers per grade (--gain 0 1 3), as 'gtheory evaluate'")
     p.add_argument("--discount", default="log2", help="fixed discount when tuning the gain (default log2)")
+    add_allow_failed(p)
     p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="coefficient to maximise")
     p.add_argument("--unconstrained", action="store_true",
                    help="drop the monotonicity constraints (keep non-negativity)")
@@ -70,9 +71,9 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer; got {args.seed}.")
     gain = parse_gain(args.gain)
-    parse_discount(args.discount)  # a bad family is refused before loading, not after
+    parse_discount(args.discount, allow_failed=args.allow_failed)  # a bad family is refused before loading
     if args.out:
-        check_output_path(args.out, "--out")  # fail before minutes of tuning, not after
+        check_output_path(args.out, "--out", args=args, quiet=args.quiet)  # fail before minutes of tuning
     judged = drop_missed_topics(load_judged(args), "tune", quiet=args.quiet)
     check_shape(judged)
     if args.cutoff > judged.depth:
@@ -87,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
     if args.out:
-        t.to_json(args.out)
+        t.to_json(args.out)  # atomic
+        mark_written(args.out)
     if not args.quiet:
         if args.json:
             emit_json(t.to_dict())
