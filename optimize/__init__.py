@@ -30,6 +30,7 @@ except ImportError:
     ) from None
 _require_siblings("optimize", "metrics", "gtheory")
 
+from .bound import OptimalityBound, optimality_bound
 from .objective import Problem, stability_and_gradient
 from .result import (DataMismatchWarning, FailedTuningWarning, GradeMismatchWarning, OptimizationError,
                      OptimizationWarning, SolverRun, Tuning)
@@ -44,6 +45,8 @@ __all__ = [
     "optimize_minimax",
     "cross_validate",
     "tune_problem",
+    "optimality_bound",
+    "OptimalityBound",
     "Problem",
     "stability_and_gradient",
     "Tuning",
