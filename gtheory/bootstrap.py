@@ -1,4 +1,4 @@
-r"""Bootstrap intervals for the crossed systems × topics G-study (Brennan 2001, §6.4; Wiley 2000).
+r"""Bootstrap intervals for the crossed systems × topics G-study (Brennan 2001, ch. 6; Wiley 2000).
 
 Three resampling procedures of the score matrix (rows = systems, columns = topics):
 
@@ -21,14 +21,14 @@ is two identical "systems"). Taking expectations over the resampling of the ANOV
         E\hat\sigma^{2*}_s = \tfrac{n_s-1}{n_s}(\hat\sigma^2_s + \hat\sigma^2_{st}/n_t),\;
         E\hat\sigma^{2*}_t = \tfrac{n_t-1}{n_t}(\hat\sigma^2_t + \hat\sigma^2_{st}/n_s),
 
-Wiley's (2000) bias-adjusted estimates, as tabulated by Brennan (2001, Table 6.x). Inverting these
+Wiley's (2000) bias-adjusted estimates, as tabulated by Brennan (2001, ch. 6). Inverting these
 linear maps replicate by replicate gives *bias-corrected* replicates whose mean is the sample
 estimate; their percentile interval is the ``bias_corrected`` interval here, the percentile
 interval of the raw replicates the ``percentile`` one. Φ(n), Eρ²(n) and the topics needed are
 computed from each replicate's (raw resp. corrected) components, negative ones taken as 0.
 
 Brennan recommends, for the p × i design, boot-p for σ²(p), boot-i for σ²(i) and the adjusted
-boot-p,i for σ²(pi) (Brennan 2001, §6.4.2; Tong & Brennan 2007): a component's interval is only
+boot-p,i for σ²(pi) (Brennan 2001, ch. 6; Tong & Brennan 2007): a component's interval is only
 meaningful under a procedure that resamples the facets it depends on; the result records which.
 
 With missing cells (:class:`gtheory.unbalanced.UnbalancedGStudy`) each replicate is estimated by
@@ -37,7 +37,7 @@ and the corrections use :math:`n_s`, :math:`n_t` of the matrix — exact only fo
 
 References
 ----------
-.. [1] R. L. Brennan (2001). *Generalizability Theory*. Springer. §6.4 (resampling procedures).
+.. [1] R. L. Brennan (2001). *Generalizability Theory*. Springer. Ch. 6 (resampling procedures).
 .. [2] E. W. Wiley (2000). *Bootstrap strategies for variance component estimation: theoretical
        and empirical results*. PhD thesis, Stanford University.
 .. [3] Y. Tong, R. L. Brennan (2007). Bootstrap estimates of standard errors in generalizability
@@ -70,7 +70,7 @@ QUANTITIES = ("var_system", "var_topic", "var_residual", "phi", "erho2", "topics
 _LABELS = {"var_system": "σ²(system)", "var_topic": "σ²(topic)", "var_residual": "σ²(system:topic,e)",
            "phi": "Φ", "erho2": "Eρ²", "topics_needed": "topics needed"}
 _PROCEDURE = {"systems": "boot-p (systems)", "topics": "boot-i (topics)", "both": "boot-p,i (systems and topics)"}
-#: the components whose sampling variability each procedure reproduces (Brennan 2001, §6.4.2)
+#: the components whose sampling variability each procedure reproduces (Brennan 2001, ch. 6)
 _VALID_FOR = {"systems": ("var_system",), "topics": ("var_topic",),
               "both": ("var_system", "var_topic", "var_residual")}
 
@@ -80,7 +80,7 @@ def bias_adjust(
     n_s: int, n_t: int, over: str,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Wiley's (2000) bias-adjusted components of bootstrap replicates (inverse of the module's
-    expectation formulas; Brennan 2001, §6.4): broadcasting over arrays of replicates."""
+    expectation formulas; Brennan 2001, ch. 6): broadcasting over arrays of replicates."""
     if over == "systems":
         e = v_e * n_s / (n_s - 1)
         return v_s * n_s / (n_s - 1), v_t - v_e / (n_s - 1), e
@@ -132,7 +132,7 @@ class BootstrapResult:
     percentile_low, percentile_high : tuple of float
         Percentile interval of the raw replicates (Efron & Tibshirani 1993, §13.3).
     bc_low, bc_high : tuple of float
-        Percentile interval of the bias-corrected replicates (Wiley 2000; Brennan 2001, §6.4).
+        Percentile interval of the bias-corrected replicates (Wiley 2000; Brennan 2001, ch. 6).
     valid_for : tuple of str
         The components whose interval this procedure supports (Brennan's recommendation).
     replicates, replicates_adjusted : ndarray, shape (n_resamples, 6), or None
@@ -197,7 +197,7 @@ class BootstrapResult:
             lines.append(f"  {_LABELS[q]:<20}{_fmt(self.estimate[k]):>11}{_fmt(self.se_adjusted[k]):>11}  "
                          f"{'[' + _fmt(self.percentile_low[k]) + ', ' + _fmt(self.percentile_high[k]) + ']':<24}  "
                          f"{'[' + _fmt(self.bc_low[k]) + ', ' + _fmt(self.bc_high[k]) + ']':<24}{mark}")
-        lines.append("  (bias-corrected: Wiley 2000 / Brennan 2001 §6.4 adjustment of each replicate)")
+        lines.append("  (bias-corrected: Wiley 2000 / Brennan 2001 ch. 6 adjustment of each replicate)")
         return "\n".join(lines)
 
     def __str__(self) -> str:

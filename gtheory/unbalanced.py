@@ -13,7 +13,7 @@ Two estimators, chosen with ``gtheory.gstudy(scores, missing=...)``:
   ``lme4::lmer(score ~ 1 + (1|system) + (1|topic), REML = TRUE)`` (fixtures in ``tests/data``).
 
 With missing cells the G-study's own coefficients use the harmonic mean :math:`\tilde n_t` of the
-number of topics each system was scored on (Brennan 2001, §7.1.2, p × i with missing data):
+number of topics each system was scored on (Brennan 2001, ch. 7, p × i with missing data):
 
 .. math::
 
@@ -22,7 +22,7 @@ number of topics each system was scored on (Brennan 2001, §7.1.2, p × i with m
     \tilde n_t = \frac{n_s}{\sum_s 1/n_{t:s}} ;
 
 D-study coefficients for a future *complete* collection of :math:`n` topics use :math:`n`.
-This reproduces Brennan's published missing-data example (synthetic p × i data, Table 7.x as
+This reproduces Brennan's published missing-data example (synthetic p × i data with missing cells, as
 transcribed by GeneralizIT): T terms 27.8, 24.7432, 37, 23.2034; σ² .0473, .0117, .1840;
 Eρ² .5507, Φ .5354 (from the rounded components).
 
@@ -94,7 +94,7 @@ def henderson_components(scores: ArrayLike) -> UnbalancedComponents:
     -----
     With :math:`n_{t:s}` observed topics of system :math:`s`, :math:`n_{s:t}` observed systems of
     topic :math:`t`, :math:`N` observed cells and sums :math:`X_{s+}, X_{+t}, X_{++}`, the T terms
-    (Brennan 2001, §7.1) and their expectations are
+    (Brennan 2001, ch. 7) and their expectations are
 
     .. math::
 
@@ -131,7 +131,7 @@ def henderson_components(scores: ArrayLike) -> UnbalancedComponents:
 
 
 def henderson_t_terms(scores: ArrayLike) -> dict[str, float]:
-    """The T terms ``T_s``, ``T_t``, ``T_st``, ``T_mu`` of one matrix with NaN cells (Brennan 2001, §7.1)."""
+    """The T terms ``T_s``, ``T_t``, ``T_st``, ``T_mu`` of one matrix with NaN cells (Brennan 2001, ch. 7)."""
     x = np.asarray(scores, dtype=np.float64)
     z, _, n_ts, n_st, n = _counts(x)
     return {"T_s": float(np.sum(z.sum(1) ** 2 / n_ts)), "T_t": float(np.sum(z.sum(0) ** 2 / n_st)),
@@ -270,7 +270,7 @@ class UnbalancedGStudy(GStudy):
         Number of missing cells; ``share_missing`` their share of all cells.
     n_topics_harmonic : float
         Harmonic mean of the number of topics each system was scored on: the default number of
-        topics of :meth:`phi` / :meth:`erho2` (Brennan 2001, §7.1.2).
+        topics of :meth:`phi` / :meth:`erho2` (Brennan 2001, ch. 7).
     reml_deviance : float or None
         The REML criterion at the optimum (``method="reml"``).
     t_terms : tuple of float
@@ -290,11 +290,11 @@ class UnbalancedGStudy(GStudy):
     t_terms: tuple[float, ...] = ()
 
     def phi(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
-        """Φ(n); default n is the harmonic mean of topics per system (Brennan 2001, §7.1.2)."""
+        """Φ(n); default n is the harmonic mean of topics per system (Brennan 2001, ch. 7)."""
         return super().phi(self.n_topics_harmonic if n_topics is None else n_topics)
 
     def erho2(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
-        """Eρ²(n); default n is the harmonic mean of topics per system (Brennan 2001, §7.1.2)."""
+        """Eρ²(n); default n is the harmonic mean of topics per system (Brennan 2001, ch. 7)."""
         return super().erho2(self.n_topics_harmonic if n_topics is None else n_topics)
 
     def _ratio_bounds(self, coefficient: str, level: float) -> tuple[float, float]:

@@ -37,7 +37,7 @@ def test_weighted_components_equal_copies():
 @pytest.mark.parametrize("over", ["systems", "topics", "both"])
 def test_bias_adjustment_is_exact_in_expectation(over):
     # every resample of a 4 x 3 matrix enumerated: the mean of the adjusted replicates equals the
-    # sample estimate exactly (Wiley 2000; Brennan 2001 §6.4)
+    # sample estimate exactly (Wiley 2000; Brennan 2001 ch. 6)
     ns, nt = 4, 3
     x = _matrix(ns, nt, seed=3)
     rs = list(itertools.product(range(ns), repeat=ns)) if over != "topics" else [tuple(range(ns))]
