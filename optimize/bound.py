@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from .objective import Problem
@@ -237,11 +238,20 @@ def optimality_bound(problem: Problem, *, solver: str | None = None, max_size: i
     for t in range(n_t):
         Cb[t, t * k:(t + 1) * k] = C[t]
     cons += [Cb @ y == tau * np.ones(n_t), Cb @ V == np.ones((n_t, 1)) @ cp.reshape(y, (1, n), order="C")]
-    # coupling: every off-diagonal block symmetric (the u_t of one discount are parallel)
-    for t in range(n_t):
-        for s in range(t + 1, n_t):
-            blk = V[t * k:(t + 1) * k, s * k:(s + 1) * k]
-            cons.append(blk == blk.T)
+    # coupling: every off-diagonal block symmetric (the u_t of one discount are parallel):
+    # V[(t,r),(s,q)] = V[(t,q),(s,r)] for t < s, r < q, as one sparse selection of vec(Z)
+    t_, s_, r_, q_ = (a.ravel() for a in np.meshgrid(np.arange(n_t), np.arange(n_t), np.arange(k), np.arange(k),
+                                                      indexing="ij"))
+    keep = (t_ < s_) & (r_ < q_)
+    if keep.any():
+        t_, s_, r_, q_ = t_[keep], s_[keep], r_[keep], q_[keep]
+        m = t_.size
+        one = 1 + t_ * k + r_, 1 + s_ * k + q_     # Z indices (offset 1 for τ, y)
+        two = 1 + t_ * k + q_, 1 + s_ * k + r_
+        flat = lambda ij: ij[1] * (n + 1) + ij[0]  # noqa: E731  (cvxpy's vec is column-major)
+        sel = sp.csr_matrix((np.r_[np.ones(m), -np.ones(m)], (np.r_[np.arange(m), np.arange(m)],
+                                                              np.r_[flat(one), flat(two)])), shape=(m, (n + 1) ** 2))
+        cons.append(sel @ cp.vec(Z, order="F") == 0)
     prob = cp.Problem(cp.Maximize(cp.trace(P @ V)), cons)
     name = solver or "SCS"
     kw: dict[str, Any] = {"eps": eps, "max_iters": max_iters} if name == "SCS" else {}
