@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -344,6 +344,13 @@ class UnbalancedGStudy(GStudy):
 
     def _default_sizes(self) -> NDArray[np.float64]:
         return np.array(sorted({10, 25, 50, 100, self.n_topics}), dtype=np.float64)
+
+    def plot(self, ax: Any = None, *, n_max: int | None = None, level: float | None = None,
+             target: float | None = None, title: str | None = None) -> Any:
+        """Φ and Eρ² against the number of topics (point estimates: no normal-theory bands)."""
+        if level is not None:
+            self._ratio_bounds("phi", level)
+        return super().plot(ax, n_max=n_max, level=None, target=target, title=title)
 
 
 def gstudy_missing(

@@ -214,6 +214,7 @@ def test_unbalanced_refuses_normal_theory_intervals():
         g.interval("phi")
     assert g.topics_needed(0.9).n_low is None
     assert "REML" in g.summary() and "18.1%" in g.summary()
+    assert g.plot().get_ylabel() != "" and g.dstudy().shape[1] == 2
     assert g.phi(50) == pytest.approx(float(gtheory.phi_from_components(g.var_system, g.var_topic,
                                                                         g.var_residual, 50)))
 
