@@ -568,7 +568,8 @@ class Tuning:
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Tuning":
-        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path).
+        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path), or the
+        recommended configuration of an :meth:`optimize.Recommendation.to_json` document.
 
         Every field is checked, so a hand-edited or foreign document cannot give a Tuning that fails
         (or silently computes something else) later: ``what`` and ``objective`` among their values;
@@ -599,6 +600,8 @@ class Tuning:
             d = json.loads(s)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a gtheory optimize.Tuning JSON document: {exc}") from None
+        if isinstance(d, dict) and d.get("format") == "gtheory.optimize.Recommendation/1":
+            d = d.get("tuning")  # a recommendation carries the recommended configuration as a tuning
         if not isinstance(d, dict) or d.pop("format", None) != "gtheory.optimize.Tuning/1":
             raise ValueError("not a gtheory optimize.Tuning JSON document (missing 'format').")
         known = {f.name for f in fields(cls) if not f.name.startswith("_")}
