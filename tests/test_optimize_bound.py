@@ -81,3 +81,13 @@ def test_bound_refuses_what_it_cannot_do(small):
     p = Problem(small, 50, "discount", gain=[0, 1, 2])
     with pytest.raises(ValueError, match=r"401 x 401 .*larger than `max_size`=300"):
         optimality_bound(p, max_size=300)
+
+
+def test_bound_without_monotonicity_covers_random_discounts(small):
+    p = Problem(small, 4, "discount", gain=[0, 1, 2], monotone_discount=False)
+    b = optimality_bound(p)
+    rng = np.random.default_rng(2)
+    vals = [p.value(d / d.sum()) for d in rng.random((50, 4))]
+    assert b.status == "optimal" and max(vals) <= b.bound
+    # dropping monotonicity can only raise the optimum
+    assert b.bound >= optimality_bound(Problem(small, 4, "discount", gain=[0, 1, 2])).relaxed - 1e-6
