@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ._data import (  # noqa: F401 - re-exported for the subcommands
-    add_data_args, check_shape, drop_missed_topics, load_judged, positive_int,
+    UNBALANCED, add_data_args, check_shape, drop_missed_topics, load_judged, positive_int,
 )
 from ._errors import CLI_ADVICE, in_option_names  # noqa: F401
 from ._outputs import (  # noqa: F401
