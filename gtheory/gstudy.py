@@ -499,6 +499,8 @@ class GStudy:
             if v is None and kind.endswith("| None"):
                 return None
             kind = kind.replace(" | None", "")
+            if kind.startswith("NDArray"):  # None (null) entries are NaN cells
+                return np.array(v, dtype=np.float64)
             if kind.startswith("tuple["):
                 item = "str" if kind.startswith("tuple[str") else "float"
                 return tuple(value(item, x) for x in v)

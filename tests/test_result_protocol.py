@@ -47,6 +47,12 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return _quiet(gtheory.gstudy, _scores())
     if name == "GStudy (σ²(s) = 0)":
         return _quiet(gtheory.gstudy, _flat())
+    if name == "UnbalancedGStudy":
+        x = _scores().to_numpy(dtype=float, copy=True)
+        x[0, 1] = x[3, 5] = np.nan
+        return _quiet(gtheory.gstudy, x, missing="henderson")
+    if name == "BootstrapResult":
+        return _quiet(gtheory.gstudy, _scores()).bootstrap(50, seed=0)
     if name == "TopicsNeeded":
         return _quiet(gtheory.gstudy, _scores()).topics_needed(0.95)
     if name == "CoefficientInterval":
@@ -85,11 +91,11 @@ def _make(name: str, judged: metrics.JudgedRuns):
     raise AssertionError(name)
 
 
-TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "TopicsNeeded", "CoefficientInterval", "DesignGStudy", "DesignDStudy",
+TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded", "CoefficientInterval", "DesignGStudy", "DesignDStudy",
          "Tuning", "SolverRun", "Coverage", "Qrels", "DiscriminativePower", "ConfigurationCheck", "DemoStudy",
          "Recommendation", "ParameterTuning", "RobustnessStudy"]
 #: the types with to_json/from_json
-JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "Tuning", "Coverage", "ConfigurationCheck", "DemoStudy",
+JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "Tuning", "Coverage", "ConfigurationCheck", "DemoStudy",
               "Recommendation", "ParameterTuning"]
 
 
@@ -127,7 +133,10 @@ def test_json_is_strict_and_round_trips(results, name):
         return
     back = type(r).from_json(text)
     assert back.to_json() == text  # every field survives (a Tuning read from JSON holds no data)
-    if name in ("GStudy", "GStudy (σ²(s) = 0)", "ConfigurationCheck", "DemoStudy"):  # the others hold arrays
+    if name in ("GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "ConfigurationCheck", "DemoStudy"):  # the
+        # others hold arrays (no ==); a G-study's score matrix comes back too, for bootstrap()
+        if name == "UnbalancedGStudy":
+            assert np.array_equal(back.scores, r.scores, equal_nan=True) and type(back) is type(r)
         assert back == r
 
 
