@@ -112,6 +112,25 @@ class DemoStudy:
     def __str__(self) -> str:
         return self.summary()
 
+    def plot(self, ax: Any = None) -> Any:
+        """Φ(n) of each configuration at the collection's topics (in sample), as horizontal bars labelled with
+        the topics needed for Φ ≥ target; returns the matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 0.45 * len(self.rows) + 1.2))
+        rows = self.rows[::-1]
+        y = np.arange(len(rows))
+        ax.barh(y, [r["phi"] for r in rows], color=["C2" if r["converged"] is not None else "C0" for r in rows])
+        for yi, r in zip(y, rows):
+            ax.text(r["phi"] if r["phi"] == r["phi"] else 0.0, yi, f" {_needed(r['topics_needed'])} topics",
+                    va="center", fontsize=8)
+        ax.set_yticks(y, [r["configuration"] for r in rows])
+        ax.set_xlim(0, 1.15)
+        ax.set_xlabel(f"Φ({self.n_topics}) (in sample); label: topics for Φ ≥ {self.target:g}")
+        ax.set_title(f"nDCG@{self.cutoff}: {self.n_systems} systems × {self.n_topics} topics", fontsize=10)
+        return ax
+
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; non-finite numbers (topics needed that no number of
         topics reaches) are None (:mod:`gtheory._json`)."""

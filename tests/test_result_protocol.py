@@ -229,3 +229,22 @@ def test_the_one_encoder():
                                    "f": [{"k": "x", "a": 1.5}, {"k": "y", "a": None}]}
     assert number(None) != number(None) and number(None, math.inf) == math.inf and number("inf") == math.inf
     assert number(0.5) == 0.5
+
+
+#: the types with a picture (the others have none: a number, a table of numbers)
+PLOT_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "Coverage", "DemoStudy",
+              "Recommendation", "ParameterTuning", "RobustnessStudy"]
+
+
+@pytest.mark.parametrize("name", PLOT_TYPES)
+def test_plot_where_a_picture_exists(results, name):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = results[name]
+    out = r.plot()
+    fig = getattr(out, "figure", out)
+    assert fig.axes and any(ax.has_data() for ax in fig.axes)
+    plt.close(fig)
