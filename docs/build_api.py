@@ -77,7 +77,7 @@ def describe(package: str, name: str) -> str:
     return head + ("\n\n" + doc if doc else "") + "\n"
 
 
-#: the prose of the "result protocol" section (issue 15): one convention shared by every result type
+#: the prose of the "result protocol" section: one convention shared by every result type
 RESULT_PROTOCOL = """
 ## The result protocol
 

@@ -1,4 +1,4 @@
-"""The one JSON encoder of the result types (issue 15's result protocol).
+"""The one JSON encoder of the result types (the result protocol of docs/api.md).
 
 Every ``to_dict``/``to_json`` of a result (:class:`gtheory.GStudy`, :class:`optimize.Tuning`, the studies of
 :mod:`experiments`) and every ``--json`` output of the command line goes through :func:`jsonable` and
