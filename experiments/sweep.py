@@ -64,6 +64,7 @@ import pandas as pd
 import metrics
 from metrics import JudgedRuns
 from metrics._families import parse_family
+from metrics.ndcg import ndcg_values
 from experiments._stability import stability as _stability
 from experiments._validation import check_probability
 from experiments.agreement import kendall_tau
@@ -278,11 +279,16 @@ def _run_task(
     ref_means = options["reference_means"]
     n_topics, target, judged_only = options["n_topics"], options["target"], options["judged_only"]
     tuned: dict[tuple[Cutoff, str], Any] = {}
-    rows = []
-    for cutoff, (g_label, g_spec), (d_label, d_spec) in configurations:
+    rows: list[dict[str, Any] | None] = [None] * len(configurations)
+    # evaluated grouped by (cut-off, discount), gains innermost: the per-grade discounted counts of one
+    # discount and cut-off serve every gain (metrics._sparse); the rows go back in grid order
+    order = sorted(range(len(configurations)), key=lambda i: (configurations[i][0] is None, configurations[i][0] or 0,
+                                                                repr(configurations[i][2][0]), i))
+    for i in order:
+        cutoff, (g_label, g_spec), (d_label, d_spec) = configurations[i]
         if cutoff is None:
             d_spec = _whole_list_discount(d_spec, judged.depth)
-        s = metrics.ndcg(reduced, gain=g_spec, discount=d_spec, cutoff=cutoff, judged_only=judged_only).to_numpy()
+        s = ndcg_values(reduced, gain=g_spec, discount=d_spec, cutoff=cutoff, judged_only=judged_only)
         means = s.mean(axis=1)
         row = dict(
             cutoff=cutoff, gain=g_label, discount=d_label, fraction=fraction, seed=seed,
@@ -305,10 +311,10 @@ def _run_task(
                 )
                 tuned[key] = (float(t.phi_at(n_topics)), t.discount.tolist())
             row["phi_tuned"], row["tuned_discount"] = tuned[key]
-        rows.append(row)
+        rows[i] = row
         if on_point is not None:
             on_point()
-    return rows
+    return rows  # type: ignore[return-value]
 
 
 def _whole_list_discount(spec: Any, depth: int) -> Any:
