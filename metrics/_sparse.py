@@ -104,7 +104,7 @@ class RelevantCells:
         self._entries: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._patterns: OrderedDict = OrderedDict()
         self._counts: OrderedDict = OrderedDict()
-        self._cum: dict[tuple[int, ...], np.ndarray] = {}
+        self._cum: dict[bytes, tuple[np.ndarray, np.ndarray] | None] = {}  # per gain vector: ideal order's counts
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------------------------------- entries
@@ -207,15 +207,18 @@ class RelevantCells:
 
     def ideal_dcg(self, gains: np.ndarray, d: np.ndarray) -> np.ndarray:
         """IDCG per topic (n_topics,) over ranks 1..len(d), as :func:`ideal_dcg` (cumulative counts cached)."""
-        gains = np.asarray(gains, dtype=np.float64)
-        order = _ideal_order(gains)
-        if order.size == 0 or d.size == 0:
+        gains = np.ascontiguousarray(gains, dtype=np.float64)
+        key = gains.tobytes()
+        hit = self._cum.get(key)
+        if hit is None:
+            order = _ideal_order(gains)
+            hit = (np.cumsum(self.level_counts[:, order], axis=1), gains[order]) if order.size else None
+            if len(self._cum) >= _COUNTS_KEPT:
+                self._cum.clear()
+            self._cum[key] = hit
+        if hit is None or d.size == 0:
             return np.zeros(self.n_topics)
-        key = tuple(order.tolist())
-        cum = self._cum.get(key)
-        if cum is None:
-            cum = self._cum[key] = np.cumsum(self.level_counts[:, order], axis=1)
-        return _ideal_from_cum(cum, gains[order], d)
+        return _ideal_from_cum(hit[0], hit[1], d)
 
     def dcg(self, gains: np.ndarray, d: np.ndarray) -> np.ndarray:
         """DCG (n_systems, n_topics) over ranks 1..len(d): :math:`\\sum_l g_l C^{(l)}` (module docstring), summed
