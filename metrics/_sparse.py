@@ -59,15 +59,16 @@ def _ideal_order(gains: np.ndarray) -> np.ndarray:
 
 
 def _ideal_from_cum(cum: np.ndarray, gains: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """IDCG from the cumulative counts ``cum`` (T, J) of the ideal order's levels and their ``gains`` (J,)."""
+    """IDCG from the cumulative counts ``cum`` (T, J) of the ideal order's levels and their ``gains`` (J,):
+    :math:`\\sum_j (g_j - g_{j+1}) P_{\\min(c_{t,j}, k)}` (the module docstring's sum, telescoped)."""
     k = d.size
     prefix = np.empty(k + 1)
     prefix[0] = 0.0
     np.cumsum(d, out=prefix[1:])
-    mass = prefix[np.minimum(cum, k)]  # (T, J): discount mass of the ideal ranking's first c_{t,j} ranks
-    if cum.shape[1] > 1:
-        mass[:, 1:] -= mass[:, :-1].copy()  # per block of equal gain
-    return mass @ gains
+    steps = np.empty(gains.size)
+    steps[:-1] = gains[:-1] - gains[1:]
+    steps[-1] = gains[-1]
+    return prefix[np.minimum(cum, k)] @ steps
 
 
 def ideal_dcg(level_counts: np.ndarray, gains: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -104,7 +105,7 @@ class RelevantCells:
         self._entries: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._patterns: OrderedDict = OrderedDict()
         self._counts: OrderedDict = OrderedDict()
-        self._cum: dict[bytes, tuple[np.ndarray, np.ndarray] | None] = {}  # per gain vector: ideal order's counts
+        self._cum: dict[tuple[int, ...], np.ndarray] = {}  # per ideal order: its cumulative grade counts
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------------------------------- entries
@@ -185,18 +186,16 @@ class RelevantCells:
                     self._patterns.popitem(last=False)
         return M
 
-    def discounted_counts(self, code: int, d: np.ndarray) -> np.ndarray:
+    def discounted_counts(self, code: int, d: np.ndarray, *, _key: bytes | None = None) -> np.ndarray:
         """:math:`C^{(l)}` (n_cells,): the discount mass of level ``code``'s documents at ranks 1..len(d).
 
         Cached by (level, discount vector): a sweep over gains with one discount and cut-off computes it once.
         """
         d = np.ascontiguousarray(d, dtype=np.float64)
-        key = (int(code), d.size, d.tobytes())
-        with self._lock:
-            hit = self._counts.get(key)
-            if hit is not None:
-                self._counts.move_to_end(key)
-                return hit
+        key = (int(code), d.size, d.tobytes() if _key is None else _key)
+        hit = self._counts.get(key)
+        if hit is not None:
+            return hit
         out = self.pattern(code, d.size) @ d
         out.setflags(write=False)
         with self._lock:
@@ -206,28 +205,34 @@ class RelevantCells:
         return out
 
     def ideal_dcg(self, gains: np.ndarray, d: np.ndarray) -> np.ndarray:
-        """IDCG per topic (n_topics,) over ranks 1..len(d), as :func:`ideal_dcg` (cumulative counts cached)."""
-        gains = np.ascontiguousarray(gains, dtype=np.float64)
-        key = gains.tobytes()
-        hit = self._cum.get(key)
-        if hit is None:
-            order = _ideal_order(gains)
-            hit = (np.cumsum(self.level_counts[:, order], axis=1), gains[order]) if order.size else None
+        """IDCG per topic (n_topics,) over ranks 1..len(d), as :func:`ideal_dcg` (the cumulative grade counts of
+        each ideal order are cached; the order of a few levels is sorted in Python, faster than NumPy here)."""
+        gl = np.asarray(gains, dtype=np.float64).tolist()
+        order = tuple(sorted((i for i, x in enumerate(gl) if x > 0), key=lambda i: -gl[i]))  # stable: ties by level
+        if not order or d.size == 0:
+            return np.zeros(self.n_topics)
+        cum = self._cum.get(order)
+        if cum is None:
             if len(self._cum) >= _COUNTS_KEPT:
                 self._cum.clear()
-            self._cum[key] = hit
-        if hit is None or d.size == 0:
-            return np.zeros(self.n_topics)
-        return _ideal_from_cum(hit[0], hit[1], d)
+            cum = self._cum[order] = np.cumsum(self.level_counts[:, list(order)], axis=1)
+        return _ideal_from_cum(cum, np.array([gl[i] for i in order]), d)
 
     def dcg(self, gains: np.ndarray, d: np.ndarray) -> np.ndarray:
         """DCG (n_systems, n_topics) over ranks 1..len(d): :math:`\\sum_l g_l C^{(l)}` (module docstring), summed
         over the levels with a non-zero gain in ascending level order."""
-        gains = np.asarray(gains, dtype=np.float64)
-        out = np.zeros(self.n_cells)
-        if d.size:
-            for c in active_codes(gains).tolist():
-                out += self.discounted_counts(c, d) * gains[c]
+        terms = [(c, g) for c, g in enumerate(np.asarray(gains, dtype=np.float64).tolist()) if g != 0]
+        if not terms or d.size == 0:
+            return np.zeros((self.n_systems, self.n_topics))
+        d = np.ascontiguousarray(d, dtype=np.float64)
+        key = d.tobytes()
+        out = None
+        for c, g in terms:
+            term = self.discounted_counts(c, d, _key=key) * g
+            if out is None:
+                out = term
+            else:
+                out += term
         return out.reshape(self.n_systems, self.n_topics)
 
 

@@ -296,6 +296,7 @@ class Problem:
         k = self.cutoff
         kr = min(k, K)
         self._kr = kr
+        self._codes = j.grades[..., :kr]  # a view of the level codes (no copy), for code that inspects them
         self._rc = rc = relevant_cells(j)
         if what != "gain":
             deepest = identified_depth(judged, judged_only=judged_only)
