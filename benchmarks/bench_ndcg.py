@@ -61,6 +61,14 @@ MEMORY_SCRIPT = textwrap.dedent("""
     import resource, sys, time, tracemalloc
     import numpy as np
     import metrics
+    def hwm():  # peak resident memory of this process (VmHWM; ru_maxrss would include the parent's before exec)
+        try:
+            for line in open("/proc/self/status"):
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     S, T, K = map(int, sys.argv[1:4])
     rng = np.random.default_rng(0)
     grades = np.empty((S, T, K), dtype=np.int8)
@@ -75,7 +83,7 @@ MEMORY_SCRIPT = textwrap.dedent("""
         qrels_offsets=np.r_[0, np.cumsum(counts.sum(axis=1))].astype(np.int64),
         systems=tuple(map(str, range(S))), topics=tuple(map(str, range(T))),
         n_retrieved=np.full((S, T), K, np.int32))
-    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss0 = hwm()
     tracemalloc.start()
     c, w = time.process_time(), time.perf_counter()
     X = metrics.ndcg(j, gain=[0, 1, 2], discount="log2", cutoff=K).to_numpy()
@@ -85,8 +93,8 @@ MEMORY_SCRIPT = textwrap.dedent("""
     c2, w2 = time.process_time(), time.perf_counter()
     metrics.ndcg(j, gain=[0, 1, 3], discount="zipf", cutoff=K)
     c2, w2 = time.process_time() - c2, time.perf_counter() - w2
-    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(grades.nbytes, peak, rss0 * 1024, rss1 * 1024, c, w, c2, w2, float(X.mean()))
+    rss1 = hwm()
+    print(grades.nbytes, peak, rss0, rss1, c, w, c2, w2, float(X.mean()))
 """)
 
 
@@ -99,7 +107,7 @@ def memory_row(S: int, T: int, K: int) -> list[str]:
         f"nDCG@{K} on a synthetic {S} x {T} x {K} tensor (int8 grades {tensor / 1e6:.0f} MB; 2.5 % relevant), own process:",
         f"  peak memory allocated during ndcg (tracemalloc): {peak / 1e6:8.1f} MB = {peak / tensor:.2f}x the tensor; "
         f"the dense path's cells x cutoff float64 array alone would be {dense / 1e6:.0f} MB (not run)",
-        f"  process max RSS {rss0 / 1e6:.0f} MB before ndcg (tensor built), {rss1 / 1e6:.0f} MB after "
+        f"  process peak resident memory {rss0 / 1e6:.0f} MB before ndcg (tensor built), {rss1 / 1e6:.0f} MB after "
         f"(+{(rss1 - rss0) / 1e6:.0f} MB)",
         f"  first call (builds the sparse view): CPU {c:.2f} s, wall {w:.2f} s; a second configuration: "
         f"CPU {c2:.3f} s, wall {w2:.3f} s; mean nDCG {mean:.4f}",
