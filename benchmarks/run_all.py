@@ -5,7 +5,8 @@
 Each script runs alone in its own process (the scripts never overlap, so none competes with another for the
 cores), writes its table to benchmarks/results/<name>.txt (``<name>.quick.txt`` with ``--quick``), and can be run
 by itself the same way. This driver writes benchmarks/results/run_all.txt (run_all.quick.txt): per script the exit
-status, wall and CPU seconds of the process, and the machine's load average before and after.
+status, wall and CPU seconds of the process, and the machine's load average before and after (with ``--only``, the
+rows of the other scripts are kept from the earlier run and marked so).
 """
 from __future__ import annotations
 
@@ -65,10 +66,16 @@ def main(argv: list[str] | None = None) -> int:
         failed += proc.returncode != 0
         lines.append(f"{path.name:<26} exit {proc.returncode:>3}   wall {wall:8.1f} s   CPU {cpu:8.1f} s   "
                      f"load before {before}, after {loadavg()}")
+    out = HERE / "results" / ("run_all.quick.txt" if args.quick else "run_all.txt")
+    if only and out.exists():  # keep the earlier rows of the scripts not run this time
+        ran = {line.split()[0] for line in lines[2:]}
+        kept = [line for line in out.read_text(encoding="utf-8").splitlines()
+                if line.startswith("bench_") and line.split()[0] not in ran]
+        lines[2:] = sorted(lines[2:] + [line + "   (earlier run)" if "(earlier run" not in line else line
+                                        for line in kept])
     lines += ["", "results: benchmarks/results/<name>" + (".quick.txt" if args.quick else ".txt")]
     text = "\n".join(lines) + "\n"
     print(text, end="")
-    out = HERE / "results" / ("run_all.quick.txt" if args.quick else "run_all.txt")
     out.parent.mkdir(exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
