@@ -1022,6 +1022,8 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
         rows.append({"cut-off": kk, "Φ": t.phi, "topics needed": t.topics_needed(s.target),
                      "d(1)": d[0], "d(10)/d(1)": d[min(9, d.size - 1)] / d[0] if d[0] > 0 else math.nan,
                      "d(k)/d(1)": d[-1] / d[0] if d[0] > 0 else math.nan, "converged": t.success})
+        if (bound := t.__dict__.get("_optimality_bound")) is not None:  # shown once Tuning.bound() ran
+            rows[-1]["Φ(1) bound − achieved"] = bound.bound - t.fun
     B.append(("table", _Table(pd.DataFrame(rows).set_index("cut-off"),
                               caption="Optimal (non-increasing) discount by cut-off: weight of rank 10 and of the "
                                       "last rank relative to rank 1.")))

@@ -489,7 +489,23 @@ class Tuning:
             lines.append(f"  maximised the worst {name}(1) of {len(self.per_problem)} problems "
                          f"[{name} at each problem's own number of topics]:")
             lines.extend(f"    {self._problem_text(p)}" for p in self.per_problem)
+        from .bound import summary_line  # the bound is shown once Tuning.bound() has computed it
+
+        if (line := summary_line(self)) is not None:
+            lines.append(line)
         return "\n".join(lines)
+
+    def bound(self, **kwargs: Any) -> Any:
+        """Certified upper bound on Φ(1) over every feasible vector (Shor SDP relaxation, cvxpy),
+        computed on first call and cached; see :func:`optimize.bound.optimality_bound`."""
+        from .bound import bound_for_tuning
+
+        return bound_for_tuning(self, **kwargs)
+
+    @property
+    def gap(self) -> float:
+        """``bound().bound − fun``: how far the tuned Φ(1) can be from the global optimum (≥ 0)."""
+        return self.bound().bound - self.fun
 
     def _problem_text(self, p: dict[str, Any]) -> str:
         """``label: Φ(1) [Φ(n)]`` of one ``per_problem`` entry (the coefficient at its own number of
