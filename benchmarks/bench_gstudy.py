@@ -1,6 +1,6 @@
 """Benchmark: closed-form G-study vs statsmodels OLS + anova_lm on a 100 × 50 score matrix.
 
-Run:  /work/venv/bin/python benchmarks/bench_gstudy.py  [--out benchmarks/results/gstudy.txt]
+Run:  python benchmarks/bench_gstudy.py  [--out benchmarks/results/gstudy.txt]
 
 All contenders are timed in the same run on the same matrix (Robust 2004 AP, first 100 systems ×
 first 50 topics, from the sigir2018-simulation score matrices; a seeded random matrix if that
@@ -22,7 +22,7 @@ import numpy as np
 
 import gtheory
 
-DATA = Path("/work/shared/data/score-matrices/sigir2018-simulation/robust2004_ap.csv")
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "score-matrices" / "sigir2018-simulation" / "robust2004_ap.csv"
 
 
 def best_per_call(fn, *, min_time: float = 0.3, repeat: int = 5) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 """Benchmark: stability-optimal discount on TREC-9 — analytic vs finite-difference gradients, and 1000 ranks.
 
-Run:  /work/venv/bin/python benchmarks/bench_optimize.py  [--out benchmarks/results/optimize.txt]
+Run:  python benchmarks/bench_optimize.py  [--out benchmarks/results/optimize.txt]
 
 Side by side in one run, on the embedded TREC-9 Web runs (104 systems x 50 topics), gains 0/1/2:
 

@@ -16,8 +16,10 @@ import metrics
 from experiments import incompleteness_study, knee
 from experiments.cli import main
 
-TREC9 = "/work/shared/data/trec9-web-wt10g"
-QRELS = f"{TREC9}/qrels.trec9.web.451-500.txt"
+from conftest import SHARED, shared
+
+TREC9 = SHARED / "trec9-web-wt10g"
+QRELS = str(TREC9 / "qrels.trec9.web.451-500.txt")
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,7 @@ def test_json_and_csv_match_api(capsys, tmp_path, api_study):
 
 
 def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
-    runs = sorted(glob.glob(f"{TREC9}/runs_full_xz/*.xz"))[::20][:5]
+    runs = sorted(glob.glob(f"{shared('trec9-web-wt10g')}/runs_full_xz/*.xz"))[::20][:5]
     d = tmp_path / "runs"
     d.mkdir()
     for r in runs:

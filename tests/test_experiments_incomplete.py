@@ -25,6 +25,7 @@ import scipy.stats
 import gtheory
 import metrics
 from metrics import ABSENT, UNJUDGED, JudgedRuns
+from conftest import shared
 from experiments import (
     SignificanceConfusion,
     bootstrap_asl,
@@ -41,8 +42,6 @@ from experiments import (
     tuned_stability_under_incompleteness,
 )
 
-TREC9 = "/work/shared/data/trec9-web-wt10g"
-QRELS = f"{TREC9}/qrels.trec9.web.451-500.txt"
 FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
 
 
@@ -229,7 +228,9 @@ def test_reduce_qrels_rejects_non_tensor():
 
 # --------------------------------------------------------------- tensor path vs re-judging from scratch
 def test_reduced_tensor_equals_rejudged_reduced_qrels_file(tmp_path):
-    runs = sorted(glob.glob(f"{TREC9}/runs_full_xz/*.xz"))[::26][:4]
+    trec9_dir = shared("trec9-web-wt10g")
+    QRELS = trec9_dir / "qrels.trec9.web.451-500.txt"
+    runs = sorted(glob.glob(f"{trec9_dir}/runs_full_xz/*.xz"))[::26][:4]
     full = metrics.judge(runs, QRELS, workers=1)
     mask = reduction_mask(full, 0.2, seed=4)
 
