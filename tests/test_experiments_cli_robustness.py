@@ -97,7 +97,7 @@ def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
         (["--fractions", "1", "0"], "--fractions must be in (0, 1]"),
         (["--fractions", "1.5"], "--fractions must be in (0, 1] (shares of the judgments kept); got 1.5"),
         (["--fractions", "0.5", "0.5"], "--fractions must be distinct"),
-        (["--seeds", "0"], "--seeds must be a positive integer; got 0"),
+        (["--seeds", "0"], "--seeds N must be a positive number of seeds; got 0"),
         (["--alpha", "2"], "--alpha must be in (0, 1)"),
         (["--measure", "NoSuchMeasure"], "unknown measure 'NoSuchMeasure'"),
         (["--qrels", QRELS], "--runs and --qrels go together"),

@@ -213,7 +213,7 @@ def test_fraction_one_is_identity(trec9):
         (dict(fraction="half"), TypeError, "`fraction` must be a number"),
         (dict(fraction=0.5, rounding="up"), ValueError, "`rounding` must be one of"),
         (dict(fraction=0.5, min_relevant=-1), ValueError, "`min_relevant` must be an integer >= 0"),
-        (dict(fraction=0.5, seed="x"), TypeError, "`seed` must be an int"),
+        (dict(fraction=0.5, seed="x"), TypeError, "`seed` must be a non-negative integer, None or a numpy.random.Generator"),
     ],
 )
 def test_reduce_qrels_errors(trec9, kwargs, exc, match):

@@ -210,19 +210,19 @@ def test_cli_happy_path(tmp_path, capsys, small):
     small.save(path)
     out = tmp_path / "sweep.csv"
     argv = ["sweep", "--judged", str(path), "--cutoffs", "10", "none", "--gains", "linear", "--discounts", "log2",
-            "zipf", "--fractions", "1", "0.5", "--seeds", "0", "--workers", "1", "--out", str(out)]
+            "zipf", "--fractions", "1", "0.5", "--seeds", "0", "3", "--workers", "1", "--out", str(out)]
     assert main(argv) == 0
     cap = capsys.readouterr()
-    assert "topics_needed" in cap.out and "sweep: 8/8 points, 2/2 tasks" in cap.err
+    assert "topics_needed" in cap.out and "sweep: 16/16 points, 4/4 tasks" in cap.err
     csv = pd.read_csv(out)
-    assert len(csv) == 8 and list(csv.columns) == list(ex.SWEEP_COLUMNS)
-    api = ex.sweep(small, [10, None], "linear", ["log2", "zipf"], [1.0, 0.5], [0], max_workers=1)
+    assert len(csv) == 16 and list(csv.columns) == list(ex.SWEEP_COLUMNS)
+    api = ex.sweep(small, [10, None], "linear", ["log2", "zipf"], [1.0, 0.5], [0, 3], max_workers=1)
     np.testing.assert_allclose(csv.phi, api.phi, rtol=1e-9)
 
     assert main(argv[:-2] + ["--json", "--quiet"]) == 0
     cap = capsys.readouterr()
     doc = json.loads(cap.out)
-    assert cap.err == "" and len(doc["rows"]) == 8 and doc["rows"][2]["cutoff"] is None
+    assert cap.err == "" and len(doc["rows"]) == 16 and doc["rows"][2]["cutoff"] is None
     assert doc["rows"][0]["phi"] == pytest.approx(api.phi.iloc[0], abs=1e-12)
 
 
@@ -316,7 +316,8 @@ def test_cli_cutoff_beyond_the_run_depth_is_noted_and_refused_with_tune(tmp_path
         (["--workers", "0"], "--workers must be a positive integer; got 0"),
         # the Python API's parameter names become the options the user typed
         (["--fractions", "0"], "--fractions must hold numbers in (0, 1]"),
-        (["--seeds", "-1"], "--seeds must hold non-negative integers; got -1."),
+        (["--seeds", "-1"], "--seeds N must be a positive number of seeds; got -1"),
+        (["--seeds", "0", "-1"], "--seeds must hold non-negative integers; got -1."),
         (["--reference-gain", "foo"], "--reference-gain: unknown gain family 'foo'; known: linear"),
     ],
 )
@@ -361,16 +362,12 @@ def test_one_stability_helper_shared_with_the_incompleteness_study():
     # sweep and tuned_stability_under_incompleteness compute their G-study numbers in one place, through
     # gtheory.gstudy; a degenerate matrix gives NaN instead of stopping the study
     import gtheory
-    import importlib
 
-    from experiments import _stability, incomplete
+    from experiments import _stability, incomplete_knee
 
-    sweep_module = importlib.import_module("experiments.sweep")
-
-    assert sweep_module._stability is _stability.stability
     X = np.random.default_rng(3).random((6, 12)) + np.linspace(0, 0.5, 6)[:, None]
     g = gtheory.gstudy(X)
-    for st in (_stability.stability(X, 12.0, 0.95), incomplete._stability(X, 12.0, 0.95)):
+    for st in (_stability.stability(X, 12.0, 0.95), incomplete_knee._stability(X, 12.0, 0.95)):
         assert st["phi"] == g.phi(12) and st["erho2"] == g.erho2(12) and st["phi_1"] == g.phi(1)
         assert st["var_system"] == g.var_system and st["topics_needed"] == g.topics_needed(0.95, level=None).n
     assert all(np.isnan(v) for v in _stability.stability(np.zeros((4, 5)), 5.0, 0.95).values())
@@ -382,3 +379,26 @@ def test_cli_out_into_a_missing_directory_is_refused_before_loading(tmp_path, ca
                  "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"gtheory sweep: error: --out {bad}") and "nodir" in err
+
+
+def test_seeds_int_is_a_count_everywhere(small):
+    # one meaning of `seeds` (as in incompleteness_study): an int n is the n seeds 0 .. n-1, a list gives them;
+    # an int used to be the single seed in sweep, so an int now warns about the change
+    with pytest.warns(UserWarning, match=r"`seeds=2` means the 2 seeds 0..1"):
+        grid = ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], 2)
+    assert grid.seeds == (0, 1) and ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], [2]).seeds == (2,)
+    with pytest.raises(ValueError, match=r"for the single seed 0 pass \[0\]"):
+        ex.SweepGrid.of(10, "linear", "log2", [1.0], 0)
+
+
+def test_cli_one_seed_value_is_a_count(capsys, tmp_path, small):
+    path = tmp_path / "small.npz"
+    small.save(path)
+    argv = ["sweep", "--judged", str(path), "--cutoffs", "10", "--gains", "linear", "--discounts", "log2",
+            "--fractions", "0.5", "--workers", "1", "--json"]
+    assert main(argv + ["--seeds", "2"]) == 0
+    cap = capsys.readouterr()
+    assert [r["seed"] for r in json.loads(cap.out)["rows"]] == [0, 1]
+    assert "note: --seeds 2 is the number of seeds" in cap.err
+    assert main(argv + ["--seeds", "0", "5", "--quiet"]) == 0
+    assert [r["seed"] for r in json.loads(capsys.readouterr().out)["rows"]] == [0, 5]

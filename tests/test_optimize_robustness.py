@@ -215,7 +215,7 @@ def test_bad_seed_is_refused_up_front(j, monkeypatch, front, seed, error):
 
     monkeypatch.setattr(optimize.tune, "Problem", no_work)
     monkeypatch.setattr(optimize.robust, "Problem", no_work)
-    msg = f"`seed` must be a non-negative integer or None; got {seed!r}."
+    msg = f"`seed` must be a non-negative integer, None or a numpy.random.Generator; got {seed!r}."
     for starts in (2, 6):
         with pytest.raises(error, match=re.escape(msg)):
             _FRONT_ENDS[front](j, starts=starts, seed=seed)
@@ -229,7 +229,7 @@ def test_good_seeds_are_accepted(j):
     b = starting_points(p, 6, seed=3)
     assert all(np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
     assert len(starting_points(p, 6, seed=None)) == 6
-    with pytest.raises(ValueError, match=r"`seed` must be a non-negative integer or None; got -2\."):
+    with pytest.raises(ValueError, match=r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got -2\."):
         starting_points(p, 6, seed=-2)
 
 
@@ -245,8 +245,8 @@ def test_good_seeds_are_accepted(j):
     # before: raised from inside gtheory after the first split had been tuned
     (dict(target=1.5), ValueError, "`target` must be a number strictly between 0 and 1; got 1.5."),
     (dict(target=None), ValueError, "`target` must be a number strictly between 0 and 1; got None."),
-    (dict(seed=-1), ValueError, "`seed` must be a non-negative integer or None; got -1."),
-    (dict(seed="a"), TypeError, "`seed` must be a non-negative integer or None; got 'a'."),
+    (dict(seed=-1), ValueError, "`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1."),
+    (dict(seed="a"), TypeError, "`seed` must be a non-negative integer, None or a numpy.random.Generator; got 'a'."),
     (dict(starts=0), ValueError, "`starts` must be a positive integer; got 0."),
     (dict(solver="SLSQP"), ValueError, "`solver` must be one of"),
     (dict(objective="Phi"), ValueError, "`objective` must be 'phi' or 'erho2'; got 'Phi'."),

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_file, save_figure)
+                      load_judged, output_file, save_figure, seeds_option, SEEDS_HELP)
 
 __all__ = ["register", "run"]
 
@@ -62,7 +62,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--fractions", nargs="+", type=float, metavar="F",
                    default=[1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05],
                    help="fractions of the judgments to keep, in (0, 1] (default 1 .7 .5 .3 .2 .1 .05)")
-    p.add_argument("--seeds", type=int, default=5, metavar="N", help="random reductions per fraction (default 5)")
+    p.add_argument("--seeds", nargs="+", type=int, default=None, metavar="N",
+                   help=f"random reductions per fraction: {SEEDS_HELP} (default 5)")
     p.add_argument("--condensed", action="store_true",
                    help="also evaluate the condensed lists (unjudged documents removed: AP', nDCG')")
     p.add_argument("--test", choices=["bootstrap", "t", "wilcoxon", "none"], default="bootstrap",
@@ -94,8 +95,7 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError(f"--fractions must be in (0, 1] (shares of the judgments kept); got {bad[0]:g}.")
     if len(set(args.fractions)) != len(args.fractions):
         raise UsageError(f"--fractions must be distinct; got {' '.join(f'{f:g}' for f in args.fractions)}.")
-    if args.seeds < 1:
-        raise UsageError(f"--seeds must be a positive integer; got {args.seeds}.")
+    args.seeds = seeds_option(args.seeds, 5)
     if args.B < 1:
         raise UsageError(f"--B must be a positive integer; got {args.B}.")
     if not (0.0 < args.alpha < 1.0):
@@ -235,7 +235,7 @@ def _as_json(judged, args, df, summary, knees, values) -> dict:
         "n_systems": judged.n_systems,
         "n_topics": judged.n_topics,
         "fractions": sorted(set(map(float, args.fractions)), reverse=True),
-        "seeds": args.seeds,
+        "seeds": len(args.seeds),
         "test": df.attrs["test"],
         "alpha": args.alpha,
         "threshold": args.threshold,
@@ -250,7 +250,7 @@ _HEAD = {"judged_kept": "judged", "tau": "tau", "tau_ap": "tau_AP", "mean_reduce
 
 def _as_text(judged, args, summary, knees, values, test) -> str:
     lines = [
-        f"Incomplete judgments: {judged.n_systems} systems x {judged.n_topics} topics, {args.seeds} seed(s) per "
+        f"Incomplete judgments: {judged.n_systems} systems x {judged.n_topics} topics, {len(args.seeds)} seed(s) per "
         f"fraction; at least 1 relevant (grade >= {args.relevance_level:g}) and 10 non-relevant judged documents "
         "kept per topic",
         "Compared with the same measure on the full qrels; mean over seeds (± sd)"
