@@ -162,7 +162,7 @@ def incompleteness_study(
     Returns
     -------
     DataFrame
-        One row per (measure, condensed, fraction, seed), sorted by measure (in the order given), list type,
+        One row per (measure, judged_only, fraction, seed), sorted by measure (in the order given), list type,
         fraction (descending) and seed:
 
         ``judged_kept``, ``relevant_kept``
@@ -266,7 +266,7 @@ def incompleteness_study(
                     mean_red = float(values.mean())
                     row: dict[str, Any] = dict(
                         measure=key,
-                        condensed=c,
+                        judged_only=c,
                         fraction=f,
                         seed=seed,
                         judged_kept=float(judged_kept),
@@ -298,7 +298,7 @@ def incompleteness_study(
     df = pd.DataFrame(rows)
     order = {k: i for i, k in enumerate(fns)}
     df = df.sort_values(
-        ["measure", "condensed", "fraction", "seed"], ascending=[True, True, False, True], kind="stable",
+        ["measure", "judged_only", "fraction", "seed"], ascending=[True, True, False, True], kind="stable",
         key=lambda col: col.map(order) if col.name == "measure" else col,
     ).reset_index(drop=True)
     df.attrs.update(
@@ -319,7 +319,7 @@ def incompleteness_study(
 
 
 def summarize_study(study: pd.DataFrame, values: Sequence[str] | None = None) -> pd.DataFrame:
-    """Mean and standard deviation over seeds per (measure, condensed, fraction) of a study table.
+    """Mean and standard deviation over seeds per (measure, judged_only, fraction) of a study table.
 
     Parameters
     ----------
@@ -332,19 +332,19 @@ def summarize_study(study: pd.DataFrame, values: Sequence[str] | None = None) ->
     Returns
     -------
     DataFrame
-        Index (measure, condensed, fraction) -- curves in order of first appearance, fractions descending --
+        Index (measure, judged_only, fraction) -- curves in order of first appearance, fractions descending --
         and columns (value, "mean"|"std").
 
     Examples
     --------
     >>> import pandas as pd
     >>> from experiments.incomplete import summarize_study
-    >>> df = pd.DataFrame({"measure": "m", "condensed": False, "fraction": [1.0, 1.0, .5, .5],
+    >>> df = pd.DataFrame({"measure": "m", "judged_only": False, "fraction": [1.0, 1.0, .5, .5],
     ...                    "seed": [0, 1, 0, 1], "tau": [1.0, 1.0, .8, .9]})
     >>> round(float(summarize_study(df).loc[("m", False, .5), ("tau", "mean")]), 2)
     0.85
     """
-    keys = _group_keys(study)
+    study, keys = _group_keys(study)
     if values is None:
         values = [c for c in study.columns if c not in (*keys, "fraction", "seed") and pd.api.types.is_numeric_dtype(study[c])
                   and not pd.api.types.is_bool_dtype(study[c])]

@@ -24,6 +24,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
@@ -57,13 +58,32 @@ def _check_fractions(fractions: Any) -> tuple[float, ...]:
     return tuple(sorted(fs, reverse=True))
 
 
-def _group_keys(study: pd.DataFrame) -> list[str]:
+#: the columns that name a curve of a study table
+GROUP_COLUMNS = ("measure", "judged_only", "discount", "tuned_on")
+
+
+def _legacy_columns(study: pd.DataFrame) -> pd.DataFrame:
+    """A study table with the column ``condensed`` (before this release) renamed ``judged_only``, with a warning."""
+    if "condensed" in study.columns and "judged_only" not in study.columns:
+        warnings.warn(
+            "the study column 'condensed' is now named 'judged_only' (the parameter's name); "
+            "tables with 'condensed' are read for now",
+            FutureWarning,
+            stacklevel=4,
+        )
+        return study.rename(columns={"condensed": "judged_only"})
+    return study
+
+
+def _group_keys(study: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The study (legacy column names updated) and the columns naming its curves."""
     if not isinstance(study, pd.DataFrame) or "fraction" not in study.columns:
         raise TypeError("`study` must be a DataFrame from incompleteness_study() (with a 'fraction' column).")
-    keys = [k for k in ("measure", "condensed", "discount", "tuned_on") if k in study.columns]
+    study = _legacy_columns(study)
+    keys = [k for k in GROUP_COLUMNS if k in study.columns]
     if not keys:
-        raise ValueError("`study` has none of the group columns 'measure', 'condensed', 'discount'.")
-    return keys
+        raise ValueError("`study` has none of the group columns 'measure', 'judged_only', 'discount'.")
+    return study, keys
 
 
 def knee(
@@ -106,12 +126,12 @@ def knee(
     --------
     >>> import pandas as pd
     >>> from experiments import knee
-    >>> df = pd.DataFrame({"measure": "AP", "condensed": False, "fraction": [1, .5, .3, .1],
+    >>> df = pd.DataFrame({"measure": "AP", "judged_only": False, "fraction": [1, .5, .3, .1],
     ...                    "seed": 0, "tau": [1.0, .93, .88, .91]})
     >>> float(knee(df).loc[0, "knee"])
     0.5
     """
-    keys = _group_keys(study)
+    study, keys = _group_keys(study)
     if value not in study.columns:
         raise ValueError(f"`value` {value!r} is not a column of the study; got columns {list(study.columns)}.")
     if isinstance(threshold, bool) or not isinstance(threshold, Real):

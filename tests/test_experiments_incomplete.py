@@ -330,7 +330,7 @@ def test_study_shape_and_reference_rows(study_small, small):
     assert len(df) == 3 * 2 * 3 * 2
     assert set(df.measure) == {"nDCG@100", "AP", "P@10 (callable)"}
     assert df.measure.unique().tolist() == ["nDCG@100", "AP", "P@10 (callable)"]  # order given
-    for _, g in df.groupby(["measure", "condensed"]):
+    for _, g in df.groupby(["measure", "judged_only"]):
         assert g.fraction.tolist() == [1.0, 1.0, 0.5, 0.5, 0.1, 0.1] and g.seed.tolist() == [0, 1] * 3
     one = df[df.fraction == 1.0]
     assert (one.tau == 1.0).all() and (one.tau_ap == 1.0).all()
@@ -341,12 +341,12 @@ def test_study_shape_and_reference_rows(study_small, small):
     for (m, cond), expected in {("AP", False): "AP", ("AP", True): "AP'"}.items():
         scores = metrics.evaluate(small, expected)
         asl = bootstrap_asl(scores, B=300, seed=0)["asl"].to_numpy()
-        got = one[(one.measure == m) & (one.condensed == cond)].power
+        got = one[(one.measure == m) & (one.judged_only == cond)].power
         assert (got == np.mean(asl < 0.05)).all()
 
 
 def test_study_rows_match_direct_computation(study_small, small):
-    row = study_small.query("measure == 'AP' and condensed and fraction == 0.1 and seed == 1").iloc[0]
+    row = study_small.query("measure == 'AP' and judged_only and fraction == 0.1 and seed == 1").iloc[0]
     full = metrics.evaluate(small, "AP'").mean(axis=1).to_numpy()
     reduced = metrics.evaluate(reduce_qrels(small, 0.1, seed=1), "AP'").mean(axis=1).to_numpy()
     assert row.tau == pytest.approx(scipy.stats.kendalltau(full, reduced).statistic, abs=1e-12)
@@ -388,7 +388,7 @@ def test_study_errors(small):
 def test_knee_hand_built():
     df = pd.DataFrame({
         "measure": ["a"] * 8 + ["b"] * 4,
-        "condensed": False,
+        "judged_only": False,
         "fraction": [1, 1, .5, .5, .3, .3, .1, .1, 1, .5, .3, .1],
         "seed": [0, 1] * 4 + [0] * 4,
         "tau": [1, 1, .95, .91, .85, .87, .92, .93, .8, .95, .99, .99],
@@ -483,7 +483,7 @@ def test_tau_ap_variant_is_the_same_for_plain_and_condensed_lists(trec9):
     cond = metrics.evaluate(trec9, "nDCG@10", judged_only=True).to_numpy().mean(axis=1)
     assert np.unique(plain).size < 104 == np.unique(cond).size
     df = incompleteness_study(trec9, "nDCG@10", fractions=[1.0, 0.3], seeds=1, test=None)
-    assert set(df.condensed) == {False, True} and set(df.tau_ap_variant) == {"b"}
+    assert set(df.judged_only) == {False, True} and set(df.tau_ap_variant) == {"b"}
     assert (df.loc[df.fraction == 1.0, "tau_ap"] == 1.0).all()
     assert df.tau_ap.between(-1.0, 1.0).all()
     # a measure without ties in either list type uses "a" for both
@@ -507,3 +507,25 @@ def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff():
                                               judged_only=True, tune_options={"starts": 1})
     assert set(df.discount) >= {"log2"} and len(df.discount.unique()) == 2
     assert (df.phi > 0).all()
+
+
+def test_legacy_condensed_column_is_read_with_a_warning():
+    # the study column was named `condensed` before it took the parameter's name `judged_only`
+    new = pd.DataFrame({"measure": "AP", "judged_only": [False, False, True, True], "fraction": [1.0, 0.5] * 2,
+                        "seed": 0, "tau": [1.0, 0.95, 1.0, 0.8]})
+    old = new.rename(columns={"judged_only": "condensed"})
+    with pytest.warns(FutureWarning, match="'condensed' is now named 'judged_only'"):
+        got = knee(old)
+    pd.testing.assert_frame_equal(got, knee(new))
+    assert list(got.judged_only) == [False, True] and list(got.knee) == [0.5, 1.0]
+    with pytest.warns(FutureWarning):
+        pd.testing.assert_frame_equal(summarize_study(old), summarize_study(new))
+
+
+def test_metrics_reduce_qrels_is_the_experiments_one(trec9):
+    # the reduction is a JudgedRuns operation in metrics; experiments.reduce_qrels stays as its alias
+    a = metrics.reduce_qrels(trec9, 0.3, seed=2)
+    b = reduce_qrels(trec9, 0.3, seed=2)
+    assert np.array_equal(a.grades, b.grades) and a.report["reduction"] == b.report["reduction"]
+    assert np.array_equal(metrics.reduction_mask(trec9, 0.3, seed=np.random.default_rng(2)),
+                          reduction_mask(trec9, 0.3, seed=np.random.default_rng(2)))

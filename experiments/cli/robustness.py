@@ -2,7 +2,7 @@
 
 Examples::
 
-    gtheory robustness --measure "nDCG@100" --measure AP --fractions 1 0.5 0.3 0.1 --seeds 5 --condensed
+    gtheory robustness --measure "nDCG@100" --measure AP --fractions 1 0.5 0.3 0.1 --seeds 5 --judged-only
     gtheory robustness --runs runs/ --qrels qrels.txt --measure AP --out study.csv --plot study.png
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ judgments and compared with the same measure on the full qrels:
             (Bompada et al.'s confusion matrix)
 
 The knee is the lowest f from which the mean tau over seeds stays >= --threshold.
-With --condensed each measure is also computed on the condensed lists (unjudged documents
+With --judged-only each measure is also computed on the condensed lists (unjudged documents
 removed first: AP', nDCG'; Sakai 2007). Numbers are means over the seeds (± standard deviation).
 
 When every system has the same mean score with the full qrels (e.g. identical runs), there is no
@@ -64,8 +64,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="fractions of the judgments to keep, in (0, 1] (default 1 .7 .5 .3 .2 .1 .05)")
     p.add_argument("--seeds", nargs="+", type=int, default=None, metavar="N",
                    help=f"random reductions per fraction: {SEEDS_HELP} (default 5)")
-    p.add_argument("--condensed", action="store_true",
+    p.add_argument("--judged-only", action="store_true",
                    help="also evaluate the condensed lists (unjudged documents removed: AP', nDCG')")
+    p.add_argument("--condensed", dest="condensed_alias", action="store_true",
+                   help="deprecated spelling of --judged-only")
     p.add_argument("--test", choices=["bootstrap", "t", "wilcoxon", "none"], default="bootstrap",
                    help="significance test for discriminative power and accuracy (default bootstrap; "
                         "'none' skips both and is much faster)")
@@ -96,6 +98,9 @@ def _validate(args: argparse.Namespace) -> None:
     if len(set(args.fractions)) != len(args.fractions):
         raise UsageError(f"--fractions must be distinct; got {' '.join(f'{f:g}' for f in args.fractions)}.")
     args.seeds = seeds_option(args.seeds, 5)
+    if args.condensed_alias:
+        print("gtheory robustness: warning: --condensed is now --judged-only (the API's name).", file=sys.stderr)
+        args.judged_only = True
     if args.B < 1:
         raise UsageError(f"--B must be a positive integer; got {args.B}.")
     if not (0.0 < args.alpha < 1.0):
@@ -147,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         {m: m for m in measures},
         fractions=args.fractions,
         seeds=args.seeds,
-        judged_only=(False, True) if args.condensed else (False,),
+        judged_only=(False, True) if args.judged_only else (False,),
         test=test,
         alpha=args.alpha,
         B=args.B,
@@ -169,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         _plot(df, args.plot, args.threshold, test is not None)
         print(f"plot written to {args.plot}", file=sys.stderr)
 
-    n_curves = df.groupby(["measure", "condensed"], sort=False).ngroups
+    n_curves = df.groupby(["measure", "judged_only"], sort=False).ngroups
     if len(undefined) == n_curves:  # nothing but τ = nan: an error, not a table
         print(f"gtheory robustness: error: {_undefined_message(undefined)}; nothing to report.", file=sys.stderr)
         return EXIT_FAILURE
@@ -187,7 +192,7 @@ def _untied_curves(df: Any) -> list[str]:
     """The curves (measure, condensed) whose τ is NaN for every fraction and seed: every system has the same
     mean with the full qrels, so there is no ranking to compare with (Kendall's τ is 0/0)."""
     out = []
-    for (measure, condensed), block in df.groupby(["measure", "condensed"], sort=False):
+    for (measure, condensed), block in df.groupby(["measure", "judged_only"], sort=False):
         if block["tau"].isna().all():
             out.append(_curve_name(measure, condensed))
     return out
@@ -216,7 +221,7 @@ def _study(*args: Any, **kwargs: Any) -> Any:
 def _as_json(judged, args, df, summary, knees, values) -> dict:
     curves = []
     for (measure, condensed), block in summary.groupby(level=[0, 1], sort=False):
-        k = knees[(knees.measure == measure) & (knees.condensed == condensed)].iloc[0]
+        k = knees[(knees.measure == measure) & (knees.judged_only == condensed)].iloc[0]
         rows = []
         for (_, _, f), r in block.iterrows():
             row = {"fraction": float(f)}
@@ -226,7 +231,7 @@ def _as_json(judged, args, df, summary, knees, values) -> dict:
             rows.append(row)
         curves.append({
             "measure": measure,
-            "condensed": bool(condensed),
+            "judged_only": bool(condensed),
             "knee": float(k.knee),
             "tau_at_knee": float(k.value_at_knee),
             "rows": rows,
@@ -266,7 +271,7 @@ def _as_text(judged, args, summary, knees, values, test) -> str:
                 s = 0.0 if s != s else s  # one seed: no sd
                 cells.append(f"{m:>9.4f} ± {s:<5.3f}" if v != "judged_kept" else f"{m:>17.4f}")
             lines.append(f"  {f:>6.3g} " + "".join(cells))
-        k = knees[(knees.measure == measure) & (knees.condensed == condensed)].iloc[0]
+        k = knees[(knees.measure == measure) & (knees.judged_only == condensed)].iloc[0]
         if math.isnan(k.knee):
             lines.append(f"  knee (tau >= {args.threshold:g}): none in the fractions given")
         else:
