@@ -33,9 +33,8 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
-from metrics._validation import check_fraction
 from metrics._validation import check_seeds as _check_seeds
-from metrics.reduce import Rounding, _check_judged, _masks, _sampling_args, _strata
+from metrics.reduce import Rounding, _check_fractions, _check_judged, _masks, _sampling_args, _strata
 from experiments._validation import check_choice, check_probability
 from experiments._stability import stability
 from experiments.agreement import kendall_tau, tau_ap
@@ -44,18 +43,6 @@ __all__ = ["knee", "tuned_stability_under_incompleteness"]
 
 #: Default fractions of the judgments kept (1.0 = the full qrels, the reference).
 DEFAULT_FRACTIONS: tuple[float, ...] = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
-
-
-def _check_fractions(fractions: Any) -> tuple[float, ...]:
-    """Distinct fractions in (0, 1], largest first."""
-    if isinstance(fractions, (Real, str)) or fractions is None:
-        raise TypeError(f"`fractions` must be a sequence of numbers in (0, 1]; got {fractions!r}.")
-    fs = [check_fraction(f, "fractions") for f in fractions]
-    if not fs:
-        raise ValueError("`fractions` must not be empty.")
-    if len(set(fs)) != len(fs):
-        raise ValueError(f"`fractions` must be distinct; got {fs}.")
-    return tuple(sorted(fs, reverse=True))
 
 
 #: the columns that name a curve of a study table

@@ -45,6 +45,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from metrics._validation import check_choice, check_fraction, check_int, check_rng
+from metrics._ranked import check_judged
 from metrics.judged import JudgedRuns
 
 __all__ = ["reduction_mask", "reduce_qrels"]
@@ -54,11 +55,7 @@ Rounding = Literal["ceil", "round", "floor"]
 
 # ================================================================================================ sampling
 def _check_judged(judged: Any) -> JudgedRuns:
-    if not isinstance(judged, JudgedRuns):
-        raise TypeError(
-            f"`judged` must be a metrics.JudgedRuns (from metrics.judge or metrics.load_trec9); "
-            f"got {type(judged).__name__}."
-        )
+    check_judged(judged)
     return judged
 
 
