@@ -52,7 +52,7 @@ def test_grid_expansion_and_order():
 
 
 def test_scalar_axes_and_labelled_specs():
-    g = ex.SweepGrid.of(cutoffs=None, gains={"0-1-4": [0, 1, 4]}, discounts="rbp(p=0.8)", fractions=0.5, seeds=7)
+    g = ex.SweepGrid.of(cutoffs=None, gains={"0-1-4": [0, 1, 4]}, discounts="rbp(p=0.8)", fractions=0.5, seeds=[7])
     assert (g.cutoffs, g.fractions, g.seeds) == ((None,), (0.5,), (7,))
     assert g.points().values.tolist() == [[None, "0-1-4", "rbp(p=0.8)", 0.5, 7]]
 
