@@ -529,3 +529,9 @@ def test_metrics_reduce_qrels_is_the_experiments_one(trec9):
     assert np.array_equal(a.grades, b.grades) and a.report["reduction"] == b.report["reduction"]
     assert np.array_equal(metrics.reduction_mask(trec9, 0.3, seed=np.random.default_rng(2)),
                           reduction_mask(trec9, 0.3, seed=np.random.default_rng(2)))
+
+
+def test_progress_true_prints_on_stderr(small, capsys):
+    incompleteness_study(small, "AP", fractions=[1.0, 0.5], seeds=1, judged_only=False, test=None, progress=True)
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["[1/2] AP: f=1, seed 0", "[2/2] AP: f=0.5, seed 0"]

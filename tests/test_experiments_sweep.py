@@ -402,3 +402,12 @@ def test_cli_one_seed_value_is_a_count(capsys, tmp_path, small):
     assert "note: --seeds 2 is the number of seeds" in cap.err
     assert main(argv + ["--seeds", "0", "5", "--quiet"]) == 0
     assert [r["seed"] for r in json.loads(capsys.readouterr().out)["rows"]] == [0, 5]
+
+
+def test_progress_may_be_a_callable(small):
+    # one `progress` type across the project: True/False or a callable receiving each message
+    got: list[str] = []
+    ex.sweep(small, 10, "linear", "log2", [1.0], [0], max_workers=1, progress=got.append)
+    assert got and got[-1].startswith("sweep: 1/1 points, 1/1 tasks")
+    with pytest.raises(TypeError, match="`progress` must be True"):
+        ex.sweep(small, 10, "linear", "log2", [1.0], [0], max_workers=1, progress="yes")

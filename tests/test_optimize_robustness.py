@@ -311,3 +311,17 @@ def test_minimax_maximises_the_worst_phi1_and_reports_phi_at_each_own_topic_coun
     assert f"small@10: {by['small@10']['fun']:.4f} [Φ(10) = {by['small@10']['phi']:.4f}]" in text
     # the docstring says so
     assert "**not** the worst :math:`\\Phi_i(n_i)`" in optimize.optimize_minimax.__doc__
+
+
+def test_a_generator_is_accepted_as_seed_and_is_reproducible(j):
+    # experiments accepted a numpy.random.Generator as `seed`; optimize now does too (random starts 5 and 6)
+    a = optimize.optimize_discount(j, [0, 1, 2], 10, starts=6, seed=np.random.default_rng(7))
+    b = optimize.optimize_discount(j, [0, 1, 2], 10, starts=6, seed=np.random.default_rng(7))
+    assert np.array_equal(a.discount, b.discount) and a.phi == b.phi
+    from optimize.multistart import starting_points
+
+    p = Problem(j, 10, "discount", gain=[0, 1, 2])
+    x = starting_points(p, 6, seed=np.random.default_rng(3))
+    y = starting_points(p, 6, seed=np.random.default_rng(3))
+    assert all(np.array_equal(u, v) for (_, u), (_, v) in zip(x, y))
+    assert not np.array_equal(x[-1][1], starting_points(p, 6, seed=np.random.default_rng(4))[-1][1])
