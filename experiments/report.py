@@ -209,6 +209,8 @@ class Study:
     asl : name → :func:`experiments.bootstrap_asl` table (Fig. 9); ``power`` the summary per name.
     cv_discount, cv_gain : raw :func:`optimize.cross_validate` tables; ``cv_summary`` their summary.
     published : :data:`PUBLISHED_TREC9` on TREC-9, else None.
+    verdict : :func:`optimize.recommend`'s out-of-sample verdicts at the main cut-off (discount; gains), the
+        report's opening line.
     seconds : wall time of :func:`run_study`.
     """
 
@@ -238,6 +240,7 @@ class Study:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     description: str = ""
+    verdict: str = ""
 
     def __repr__(self) -> str:
         dt = self.discount_table
@@ -515,6 +518,13 @@ def run_study(
     cv_discount = optimize.cross_validate(judged, what="discount", gain="linear", **cv_kw)
     cv_gain = optimize.cross_validate(judged, what="gain", discount="log2", **cv_kw)
     cv_summary = _cv_summary({"discount": cv_discount, "gain": cv_gain})
+    say("should I tune? nested cross-validation (optimize.recommend), discount and gain")
+    verdicts = []
+    for what in ("discount", "gain") if judged.n_topics >= 8 else ():  # nested CV: 2 topics per inner part
+        rec = optimize.recommend(judged, k, what=what, n_splits=max(s.n_splits, 2), target=s.target, seed=s.seed,
+                                 progress=False)
+        verdicts.append(f"{what.capitalize()}: {rec.verdict}.")
+    verdict = " ".join(verdicts)
 
     if published is None:
         published = is_trec9(judged)
@@ -528,7 +538,7 @@ def run_study(
         gain_table=gain_table, tau_discount=tau_discount, tau_ap_discount=tau_ap_discount, agreement=agreement,
         scores=scores, gstudies=gstudies, asl=asl, power=power, cv_discount=cv_discount, cv_gain=cv_gain,
         cv_summary=cv_summary, published=PUBLISHED_TREC9 if published else None,
-        seconds=time.perf_counter() - t0, notes=notes)
+        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict)
 
 
 def _cv_summary(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -957,8 +967,12 @@ def _verdict(study: Study) -> str | None:
     """The report's opening verdict paragraph (Markdown), shown right under the title; None: none.
 
     The one place for a short answer to "which configuration should I use?" — kept separate from the
-    detailed sections so that a recommendation can be written here without touching them."""
-    return None
+    detailed sections so that a recommendation can be written here without touching them.
+    It holds :func:`optimize.recommend`'s verdicts (discount, gains) at the main cut-off: is tuning worth
+    it on held-out topics (docs/should-i-tune.md)."""
+    if not study.verdict:
+        return None
+    return f"**Should I tune nDCG@{study.settings.cutoff}?** {_md_text(study.verdict)}"
 
 
 def _blocks(study: Study) -> list[tuple[str, Any]]:
@@ -1009,6 +1023,8 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
         rows.append({"cut-off": kk, "Φ": t.phi, "topics needed": t.topics_needed(s.target),
                      "d(1)": d[0], "d(10)/d(1)": d[min(9, d.size - 1)] / d[0] if d[0] > 0 else math.nan,
                      "d(k)/d(1)": d[-1] / d[0] if d[0] > 0 else math.nan, "converged": t.success})
+        if (bound := t.__dict__.get("_optimality_bound")) is not None:  # shown once Tuning.bound() ran
+            rows[-1]["Φ(1) bound − achieved"] = bound.bound - t.fun
     B.append(("table", _Table(pd.DataFrame(rows).set_index("cut-off"),
                               caption="Optimal (non-increasing) discount by cut-off: weight of rank 10 and of the "
                                       "last rank relative to rank 1.")))
@@ -1237,7 +1253,7 @@ def _tables_json(study: Study) -> str:
         "discount_table": frame(study.discount_table), "gain_ratio_table": frame(study.gain_ratio_table),
         "gain_table": frame(study.gain_table), "tau_discount": frame(study.tau_discount),
         "agreement": frame(study.agreement), "discriminative_power": frame(study.power),
-        "out_of_sample": frame(study.cv_summary),
+        "out_of_sample": frame(study.cv_summary), "verdict": study.verdict,
         "optimal_discounts": {str(k): t.discount.tolist() for k, t in study.discount_tunings.items()},
         "optimal_gains": {str(k): {n: t.gain.tolist() for n, t in d.items()} for k, d in study.gain_tunings.items()},
         "seconds": study.seconds,

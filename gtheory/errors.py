@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["NegativeVarianceWarning", "ROUNDING_TOLERANCE"]
+__all__ = ["NegativeVarianceWarning", "MissingCellsWarning", "ROUNDING_TOLERANCE"]
 
 #: a variance-component estimate whose size is at most this share of the data's variance (mean
 #: squared deviation from the grand mean) is rounding noise around 0: it is set to 0 without a warning
@@ -17,6 +17,14 @@ class NegativeVarianceWarning(UserWarning):
     component is small. Following Brennan (2001, §3.4) and ``gt4ireval``, the estimate is set to
     0 for reporting and for Φ/Eρ²; the raw value is kept in the result (``*_raw`` fields and the
     ``components`` table). Other components are computed from the raw (unclipped) values.
+    """
+
+
+class MissingCellsWarning(UserWarning):
+    """The score matrix has missing cells; the message states how many and what was done.
+
+    Emitted by :func:`gtheory.gstudy` with ``missing="henderson"``, ``"reml"`` or ``"exclude"``
+    so that an estimate from an incomplete matrix is never mistaken for a complete-data one.
     """
 
 

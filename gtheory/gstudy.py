@@ -220,6 +220,8 @@ class GStudy:
     topics: tuple[str, ...] = field(repr=False, default=())
     dropped_systems: tuple[str, ...] = field(repr=False, default=())
     drop_lowest: float = 0.0
+    scores: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    """The matrix the components were estimated from (NaN = missing cell), for :meth:`bootstrap`."""
 
     # ------------------------------------------------------------------ tables
     @cached_property
@@ -402,6 +404,15 @@ class GStudy:
     def _default_sizes(self) -> NDArray[np.float64]:
         return np.array(sorted({10, 25, 50, 100, self.n_topics}), dtype=np.float64)
 
+    def bootstrap(self, B: int = 1000, *, over: str = "both", seed: int | None = None, level: float = 0.95,
+                  n_topics: float | None = None, target: float = 0.95):  # -> gtheory.bootstrap.BootstrapResult
+        """Bootstrap intervals of the components, Φ(n), Eρ²(n) and topics needed: Brennan's boot-p
+        (``over="systems"``), boot-i (``"topics"``), boot-p,i (``"both"``) with Wiley's bias
+        corrections. See :func:`gtheory.bootstrap.bootstrap`."""
+        from .bootstrap import bootstrap
+
+        return bootstrap(self, B, over=over, seed=seed, level=level, n_topics=n_topics, target=target)
+
     # -------------------------------------------------------- presentation
     def summary(
         self, n_topics: ArrayLike | None = None, *, target: float = 0.95, level: float = 0.95
@@ -576,6 +587,7 @@ def gstudy(
     drop_lowest: float = 0.0,
     orientation: Orientation = "auto",
     measure: str | None = None,
+    missing: str = "error",
 ) -> GStudy:
     r"""G-study of a crossed systems × topics score matrix (random effects, one score per cell).
 
@@ -601,6 +613,15 @@ def gstudy(
     measure : str, optional
         The measure to study in a long DataFrame or CSV with a ``measure`` column holding several
         (ir_measures' ``measure``; :func:`metrics.evaluate` stacked).
+    missing : {"error", "exclude", "henderson", "reml"}, optional
+        What to do with missing cells (NaN; an empty cell of a CSV file; an absent system/topic
+        pair of a long CSV or DataFrame). ``"error"`` (default) refuses them. ``"exclude"`` drops
+        every topic with a missing cell. ``"henderson"`` (Henderson's Method 1, analogous ANOVA,
+        Brennan 2001 ch. 7) and ``"reml"`` (restricted maximum likelihood) estimate the components
+        from the scored cells and return an :class:`gtheory.unbalanced.UnbalancedGStudy` (Φ/Eρ² at
+        the harmonic-mean number of topics per system; intervals from ``.bootstrap()``); see
+        :mod:`gtheory.unbalanced`. All three warn (``MissingCellsWarning``) with the share of
+        missing cells. A complete matrix gives the usual ANOVA G-study whatever ``missing`` is.
 
     Returns
     -------
@@ -667,7 +688,15 @@ def gstudy(
     >>> g.topics_needed(0.95).n >= 1
     True
     """
-    x, systems, topics = as_score_matrix(scores, orientation=orientation, measure=measure)
+    if missing not in ("error", "exclude", "henderson", "reml"):
+        raise ValueError("`missing` must be 'error', 'exclude', 'henderson' or 'reml'; "
+                         f"got {missing!r}.")
+    x, systems, topics = as_score_matrix(scores, orientation=orientation, measure=measure,
+                                         allow_nan=missing != "error")
+    if missing != "error" and np.isnan(x).any():  # missing cells: gtheory/unbalanced.py
+        from .unbalanced import gstudy_missing
+
+        return gstudy_missing(x, systems, topics, method=missing, drop_lowest=drop_lowest)
     if not (isinstance(drop_lowest, (int, float, np.floating)) and 0.0 <= float(drop_lowest) < 1.0):
         raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
     dropped: tuple[str, ...] = ()
@@ -725,5 +754,5 @@ def gstudy(
         n_systems=n_s, n_topics=n_t,
         grand_mean=grand_mean,
         systems=tuple(systems), topics=tuple(topics), dropped_systems=dropped,
-        drop_lowest=float(drop_lowest),
+        drop_lowest=float(drop_lowest), scores=x,
     )

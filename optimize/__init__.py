@@ -3,7 +3,9 @@
 Maximise Φ (or Eρ²) of the tuned nDCG's systems × topics matrix over the discount
 (:func:`optimize_discount`), the gains (:func:`optimize_gain`) or both (:func:`optimize_joint`);
 the worst case over collections and cut-offs (:func:`optimize_minimax`); check out of sample
-(:func:`cross_validate`). The maximiser does not depend on the number of topics, because
+(:func:`cross_validate`); decide whether tuning pays off on unseen topics, among standard
+configurations, low-dimensional families (:func:`optimize_family`) and regularised vectors
+(:func:`optimize_regularised`), by nested cross-validation (:func:`recommend`). The maximiser does not depend on the number of topics, because
 Φ(n) = nρ/(1+nρ) is increasing in ρ = σ²_s/(σ²_t+σ²_st) for every n.
 
 Example
@@ -30,12 +32,18 @@ except ImportError:
     ) from None
 _require_siblings("optimize", "metrics", "gtheory")
 
+from .bound import OptimalityBound, optimality_bound
 from .objective import Problem, stability_and_gradient
 from .result import (DataMismatchWarning, FailedTuningWarning, GradeMismatchWarning, OptimizationError,
                      OptimizationWarning, SolverRun, Tuning)
 from .robust import optimize_minimax
 from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
 from .validation import STANDARD_CONFIGS, cross_validate
+from .families import FAMILIES, optimize_family
+from .regularised import optimize_regularised
+from .nested import recommend
+from .recommendation import Recommendation
+from .parameters import ParameterTuning, tune_parameters
 
 __all__ = [
     "optimize_discount",
@@ -43,7 +51,16 @@ __all__ = [
     "optimize_joint",
     "optimize_minimax",
     "cross_validate",
+    "recommend",
+    "Recommendation",
+    "tune_parameters",
+    "ParameterTuning",
+    "optimize_family",
+    "optimize_regularised",
+    "FAMILIES",
     "tune_problem",
+    "optimality_bound",
+    "OptimalityBound",
     "Problem",
     "stability_and_gradient",
     "Tuning",

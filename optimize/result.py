@@ -489,7 +489,23 @@ class Tuning:
             lines.append(f"  maximised the worst {name}(1) of {len(self.per_problem)} problems "
                          f"[{name} at each problem's own number of topics]:")
             lines.extend(f"    {self._problem_text(p)}" for p in self.per_problem)
+        from .bound import summary_line  # the bound is shown once Tuning.bound() has computed it
+
+        if (line := summary_line(self)) is not None:
+            lines.append(line)
         return "\n".join(lines)
+
+    def bound(self, **kwargs: Any) -> Any:
+        """Certified upper bound on Φ(1) over every feasible vector (Shor SDP relaxation, cvxpy),
+        computed on first call and cached; see :func:`optimize.bound.optimality_bound`."""
+        from .bound import bound_for_tuning
+
+        return bound_for_tuning(self, **kwargs)
+
+    @property
+    def gap(self) -> float:
+        """``bound().bound − fun``: how far the tuned Φ(1) can be from the global optimum (≥ 0)."""
+        return self.bound().bound - self.fun
 
     def _problem_text(self, p: dict[str, Any]) -> str:
         """``label: Φ(1) [Φ(n)]`` of one ``per_problem`` entry (the coefficient at its own number of
@@ -552,7 +568,8 @@ class Tuning:
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Tuning":
-        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path).
+        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path), or the
+        recommended configuration of an :meth:`optimize.Recommendation.to_json` document.
 
         Every field is checked, so a hand-edited or foreign document cannot give a Tuning that fails
         (or silently computes something else) later: ``what`` and ``objective`` among their values;
@@ -583,6 +600,8 @@ class Tuning:
             d = json.loads(s)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a gtheory optimize.Tuning JSON document: {exc}") from None
+        if isinstance(d, dict) and d.get("format") == "gtheory.optimize.Recommendation/1":
+            d = d.get("tuning")  # a recommendation carries the recommended configuration as a tuning
         if not isinstance(d, dict) or d.pop("format", None) != "gtheory.optimize.Tuning/1":
             raise ValueError("not a gtheory optimize.Tuning JSON document (missing 'format').")
         known = {f.name for f in fields(cls) if not f.name.startswith("_")}

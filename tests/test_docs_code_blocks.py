@@ -18,7 +18,7 @@ import pytest
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 #: pages whose every python block runs
-RUN_PAGES = ["optimize.md"]
+RUN_PAGES = ["optimize.md", "should-i-tune.md"]
 #: (page, index of the python block) whose output the page shows in the text block right after it
 OUTPUT_CHECKED = [("user-guide.md", 0), ("user-guide.md", 1)]
 

@@ -192,3 +192,13 @@ def test_published_numbers_have_one_home():
 
     assert PUBLISHED_TREC9 == experiments.published.PUBLISHED_TREC9
     assert PUBLISHED_TREC9["table1_phi"] == 0.90  # Table 1 matches Φ = 0.90 (the paper's text), not its caption
+
+
+def test_report_opens_with_the_recommend_verdict(quick_dir):
+    rc, out = quick_dir
+    assert rc == 0
+    md = (out / "report.md").read_text(encoding="utf-8")
+    first_paragraph = md.split("\n\n")[1]
+    assert first_paragraph.startswith("**Should I tune nDCG@100?** Discount: ")
+    assert "Gain: " in first_paragraph and ("keep " in first_paragraph or "adopt tuned" in first_paragraph)
+    assert json.loads(_QUICK_JSON["stdout"])["verdict"] in first_paragraph.replace("\\", "")

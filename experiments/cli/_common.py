@@ -32,9 +32,11 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--grades", choices=["exact", "trec_eval"], default="exact", action=_Given,
                    help="real-valued grades in the --qrels: kept exactly (default; a note says so when some are "
                         "not integers) or truncated to integers as trec_eval does (trec_eval, for its numbers)")
-    g.add_argument("--missing", choices=["zero", "exclude"], default="zero", action=_Given,
+    g.add_argument("--missing", choices=["zero", "exclude", "reml", "henderson"], default="zero", action=_Given,
                    help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
-                        "score; every subcommand but evaluate then drops the topic, with a note)")
+                        "score; every subcommand but evaluate then drops the topic, with a note); gstudy only: "
+                        "reml or henderson keep the other runs' scores of that topic and estimate the G-study "
+                        "from the scored cells (REML / Henderson's Method 1; also for empty cells of SCORES.csv)")
 
 
 class _Given(argparse.Action):
@@ -81,6 +83,19 @@ def seeds_option(values: list[int] | None, default: int) -> tuple[int, ...]:
     return tuple(values)
 
 
+UNBALANCED = ("reml", "henderson")
+
+
+def _policy(args: argparse.Namespace) -> str:
+    """The judging policy of --missing: reml/henderson (gstudy only) judge like exclude (NaN cells)."""
+    if args.missing in UNBALANCED:
+        if not getattr(args, "allow_unbalanced", False):
+            raise UsageError(f"--missing {args.missing} applies to gstudy only (a G-study from the scored cells); "
+                             "use --missing zero or exclude here.")
+        return "exclude"
+    return args.missing
+
+
 def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     """The judged runs of the data options: --runs/--qrels, --judged, or the embedded TREC-9 data.
 
@@ -99,10 +114,10 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if getattr(args, "_given_depth", False) and args.depth != judged.depth:
             raise UsageError(f"--depth {args.depth}: {what} is judged to depth {judged.depth} and cannot be cut "
                              "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
-        if judged.missing != args.missing:
+        if judged.missing != _policy(args):
             from dataclasses import replace
 
-            judged = replace(judged, missing=args.missing)  # the policy is applied when measures are computed
+            judged = replace(judged, missing=_policy(args))  # the policy is applied when measures are computed
         levels = np.asarray(judged.levels)
         if getattr(args, "grades", "exact") == "trec_eval" and np.any(levels != np.trunc(levels)):
             raise UsageError(f"--grades trec_eval: {what} holds non-integer grades; judge the runs again from "
@@ -119,7 +134,7 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", metrics.LowCoverageWarning)
             warnings.simplefilter("always", metrics.FractionalGradeWarning)
-            judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing,
+            judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=_policy(args),
                                    grades=getattr(args, "grades", "exact"))
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
         raise in_option_names(exc, {"depth": "--depth", "missing": "--missing"}, _READ_ADVICE) from None

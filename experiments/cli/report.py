@@ -122,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
     path = write_report(study, out, format=args.format, figure_format=args.figure_format)
     mark_written(out)
     say(f"done in {time.perf_counter() - t0:.0f} s")
+    if not args.json and not args.quiet and study.verdict:
+        print(f"Should I tune nDCG@{args.cutoff}? {study.verdict}", file=sys.stderr)
     if args.json:
         emit_json(_summary(study, path, args.figure_format))
     else:
@@ -150,6 +152,7 @@ def _summary(study: Any, path: Path, figure_format: str = "png") -> dict[str, An
         "tables": str(out / "tables.json"),
         "figures": [str(out / figure_file(name, figure_format)) for name in FIGURES],
         "collection": study.name,
+        "verdict": study.verdict,
         "n_systems": study.n_systems,
         "n_topics": study.n_topics,
         "cutoff": study.settings.cutoff,

@@ -24,7 +24,8 @@ Without --runs/--qrels (or --judged) the embedded TREC-9 Web runs (104 systems x
 The tuned vectors are normalised to sum 1 (nDCG is scale-free in each) and written to --out as
 JSON (optimize.Tuning.from_json reads it back). The optimum does not depend on the number of
 topics: Φ(n) is increasing in σ²s/(σ²t+σ²st) for every n. A tuned vector is fitted to the topics
-that measure it; see optimize.cross_validate for the held-out gain.
+that measure it, so its Φ is optimistic: 'gtheory recommend' says whether tuning pays off on
+held-out topics (nested cross-validation) and which configuration to adopt.
 Exit codes: 0 success; 1 the optimiser did not converge and --strict was given; 2 bad input.
 """
 
@@ -95,12 +96,18 @@ def run(args: argparse.Namespace) -> int:
             emit_json(t.to_dict())
         else:
             print(t.summary())
+            print(_CAVEAT, file=sys.stderr)
             if args.out:
                 print(f"written to {args.out}")
     if args.strict and not t.success:
         print(f"gtheory tune: the optimiser did not converge: {t.message}", file=sys.stderr)
         return EXIT_FAILURE
     return 0
+
+
+#: printed after the in-sample summary: the tuned Φ is measured on the topics it was fitted to
+_CAVEAT = ("gtheory tune: note: these coefficients are in-sample (tuned and measured on the same topics) and "
+           "flatter the tuned vector; run 'gtheory recommend' with the same options for the out-of-sample verdict.")
 
 
 #: the Python API's parameter names in messages → the options of this command
