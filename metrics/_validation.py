@@ -83,6 +83,19 @@ def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
     return np.random.default_rng(check_seed(seed, name))
 
 
+def seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
+    """A :class:`numpy.random.SeedSequence` for ``seed`` (see :func:`check_seed`), to spawn independent streams.
+
+    A Generator gives a sequence seeded from one draw of it, so the same Generator state gives the same streams.
+    """
+    seed = check_seed(seed, name)
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(2**63)))
+    return np.random.SeedSequence(seed)
+
+
 def check_seeds(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
     """The seeds of independent repetitions: an int ``n >= 1`` means ``0 .. n-1``; a sequence lists them.
 

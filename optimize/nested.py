@@ -54,6 +54,7 @@ from scipy import stats
 
 import metrics
 from metrics import JudgedRuns
+from metrics._validation import seed_sequence
 
 from gtheory.intervals import check_open_unit
 
@@ -311,7 +312,7 @@ def recommend(
     cands = _candidates(model, what, objective, gain, discount, lambdas, families, penalty)
     T = judged.n_topics
     n_fit = T // 2 + T % 2
-    seqs = np.random.SeedSequence(seed).spawn(2 * n_splits + 1)
+    seqs = seed_sequence(seed).spawn(2 * n_splits + 1)
     rows, chosen_b = [], []
     bar = _progress(progress, n_splits + 1)
     with single_threaded_blas():  # many small BLAS calls: threads only cost hand-offs (optimize._threads)
@@ -337,7 +338,8 @@ def recommend(
     outer = pd.DataFrame(rows)
     co_all = coefficients(model.scores(np.stack([x for x, _ in fitted])), objective)
     return _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_all, what=what, cutoff=cutoff,
-                     target=target, seed=seed, gain=gain, discount=discount, objective=objective, n_splits=n_splits,
+                     target=target, seed=seed if seed is None or isinstance(seed, (int, np.integer)) else None,
+                     gain=gain, discount=discount, objective=objective, n_splits=n_splits,
                      n_inner=n_inner, min_wins=min_wins, n_test=T - n_fit, n_fit=n_fit, t0=t0)
 
 

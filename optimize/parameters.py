@@ -44,6 +44,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 import metrics
 from metrics import JudgedRuns
+from metrics._validation import seed_sequence
 
 from gtheory.intervals import check_open_unit
 
@@ -393,7 +394,7 @@ def _check_out_of_sample(judged, grid_keys, f_of, matrix, default, n_splits, see
     n_fit = T // 2 + T % 2
     rows = []
     Xd = matrix(default)
-    seqs = np.random.SeedSequence(seed).spawn(2 * n_splits)
+    seqs = seed_sequence(seed).spawn(2 * n_splits)
 
     def pair(fit_idx, test_idx) -> tuple[tuple, np.ndarray]:
         k = max(grid_keys, key=lambda key: f_of(key, fit_idx))

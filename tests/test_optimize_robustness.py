@@ -325,3 +325,16 @@ def test_a_generator_is_accepted_as_seed_and_is_reproducible(j):
     y = starting_points(p, 6, seed=np.random.default_rng(3))
     assert all(np.array_equal(u, v) for (_, u), (_, v) in zip(x, y))
     assert not np.array_equal(x[-1][1], starting_points(p, 6, seed=np.random.default_rng(4))[-1][1])
+
+
+def test_a_generator_seeds_recommend_and_the_bootstrap(j):
+    # the same Generator state gives the same result; the result records no seed (a Generator is not one number)
+    import gtheory
+
+    sub = j.subset(systems=range(0, 104, 4))
+    a, b = (optimize.recommend(sub, 10, n_splits=4, n_inner=2, seed=np.random.default_rng(3), progress=False)
+            for _ in range(2))
+    assert a.outer.equals(b.outer) and a.choice == b.choice and a.seed is None
+    g = gtheory.gstudy(metrics.ndcg(sub, cutoff=10))
+    x, y = (g.bootstrap(B=50, seed=np.random.default_rng(1)) for _ in range(2))
+    assert x.to_dict() == y.to_dict() and x.seed is None
