@@ -11,33 +11,17 @@ read again), and compared with the full-qrels results:
 * :func:`incompleteness_study` -- per measure, list type (plain/condensed), :math:`f` and seed: Kendall's
   :math:`\tau` and :math:`\tau_{AP}` against the full-qrels ranking, the drift of absolute mean values and
   RMSE, Sakai's discriminative power [3]_ [6]_ and Bompada's confusion matrix of significance decisions [2]_;
-* :func:`knee` (:mod:`experiments.incomplete_knee`) -- the lowest :math:`f` from which :math:`\tau \ge 0.9` [2]_ (Voorhees' equivalence threshold);
-* :func:`significance_confusion` (:mod:`experiments.confusion`) -- Bompada's confusion matrix (with accuracy and g-mean) for one pair of
-  score matrices;
-* :func:`tuned_stability_under_incompleteness` (:mod:`experiments.incomplete_knee`) -- Φ (generalizability theory) of nDCG with standard and
-  tuned discounts as :math:`f` decreases (Kanoulas & Aslam [7]_).
+* :func:`knee` (:mod:`experiments.incomplete_knee`) -- the lowest :math:`f` from which :math:`\tau \ge 0.9`
+  [2]_ (Voorhees' equivalence threshold);
+* :func:`significance_confusion` (:mod:`experiments.confusion`) -- Bompada's confusion matrix (with accuracy
+  and g-mean) for one pair of score matrices;
+* :func:`tuned_stability_under_incompleteness` (:mod:`experiments.incomplete_knee`) -- Φ (generalizability
+  theory) of nDCG with standard and tuned discounts as :math:`f` decreases (Kanoulas & Aslam [7]_).
 
 Plots are in :mod:`experiments.incomplete_plots`.
 
-Sampling (Buckley & Voorhees 2004, §3)
---------------------------------------
-For each topic, the judged relevant documents (grade :math:`\ge` ``relevance_level``, default 1) and the
-judged non-relevant documents (every other judged document, *including negative grades*: a -2 "spam"
-judgment is a judgment of non-relevance and is sampled, kept or dropped like a 0) are put in two random
-orders. The :math:`f`-qrels keep the first
-
-.. math::
-
-    R_f = \min\bigl(R,\ \max(1, \lceil fR \rceil)\bigr), \qquad
-    N_f = \min\bigl(N,\ \max(10, \lceil fN \rceil)\bigr)
-
-documents of each order (Bompada et al. [2]_ §4 give :math:`\lceil\cdot\rceil`; ``rounding="round"`` and
-``"floor"`` are available; the minimums 1 and 10 are Buckley & Voorhees'). As one order per seed serves
-every :math:`f`, the :math:`f`-qrels are *nested*: :math:`f < f'` implies :math:`f`-qrels
-:math:`\subseteq f'`-qrels. Stratified sampling of this kind is essentially random sampling from the whole
-judged set (Yilmaz & Aslam [4]_). Dropped judgments become *unjudged* (:data:`metrics.UNJUDGED`): a
-measure treats them as it treats any unjudged document (non-relevant in the plain list, removed in the
-condensed list).
+The sampling (Buckley & Voorhees 2004, §3; nested across :math:`f`, dropped judgments become *unjudged*) is
+described in :mod:`metrics.reduce`.
 
 References
 ----------
@@ -46,8 +30,6 @@ References
    incomplete judgments. SIGIR 2007, pp. 359-366.
 .. [3] T. Sakai and N. Kando. On information retrieval metrics designed for evaluation with incomplete
    relevance assessments. Information Retrieval 11(5), 2008, pp. 447-470.
-.. [4] E. Yilmaz and J. A. Aslam. Estimating average precision with incomplete and imperfect judgments.
-   CIKM 2006, pp. 102-111.
 .. [5] T. Sakai. Alternatives to bpref. SIGIR 2007, pp. 71-78.
 .. [6] T. Sakai. Evaluating evaluation metrics based on the bootstrap. SIGIR 2006, pp. 525-532.
 .. [7] E. Kanoulas and J. A. Aslam. Empirical justification of the gain and discount function for nDCG.

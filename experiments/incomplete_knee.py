@@ -8,15 +8,8 @@ r"""The knee of an incompleteness curve, and Φ of tuned nDCG as the qrels shrin
 
 References
 ----------
-.. [1] C. Buckley and E. M. Voorhees. Retrieval evaluation with incomplete information. SIGIR 2004, pp. 25-32.
 .. [2] T. Bompada, C.-C. Chang, J. Chen, R. Kumar and R. Shenoy. On the robustness of relevance measures with
    incomplete judgments. SIGIR 2007, pp. 359-366.
-.. [3] T. Sakai and N. Kando. On information retrieval metrics designed for evaluation with incomplete
-   relevance assessments. Information Retrieval 11(5), 2008, pp. 447-470.
-.. [4] E. Yilmaz and J. A. Aslam. Estimating average precision with incomplete and imperfect judgments.
-   CIKM 2006, pp. 102-111.
-.. [5] T. Sakai. Alternatives to bpref. SIGIR 2007, pp. 71-78.
-.. [6] T. Sakai. Evaluating evaluation metrics based on the bootstrap. SIGIR 2006, pp. 525-532.
 .. [7] E. Kanoulas and J. A. Aslam. Empirical justification of the gain and discount function for nDCG.
    CIKM 2009.
 .. [8] E. M. Voorhees. Evaluation by highly relevant documents. SIGIR 2001, pp. 74-82.
