@@ -217,7 +217,7 @@ def tune_parameters(
     n_splits: int = 10,
     target: float = 0.95,
     seed: int | None = 0,
-    progress: bool = True,
+    progress: bool | Callable[[str], Any] = True,
 ) -> ParameterTuning:
     r"""Stability-optimal parameters of a parameterised metric (module docstring).
 
@@ -234,7 +234,8 @@ def tune_parameters(
     n_splits : random topic halvings of the out-of-sample check (0 skips it).
     target : Φ target of the topics-needed figures.
     seed : seed of the splits.
-    progress : a progress bar of the grid evaluations on stderr (after 2 s).
+    progress : a progress bar of the grid evaluations on stderr (after 2 s); a callable instead receives a message
+        per grid point.
 
     Returns
     -------

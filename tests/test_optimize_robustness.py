@@ -338,3 +338,12 @@ def test_a_generator_seeds_recommend_and_the_bootstrap(j):
     g = gtheory.gstudy(metrics.ndcg(sub, cutoff=10))
     x, y = (g.bootstrap(B=50, seed=np.random.default_rng(1)) for _ in range(2))
     assert x.to_dict() == y.to_dict() and x.seed is None
+
+
+def test_recommend_progress_may_be_a_callable(j):
+    # one `progress` type across the project: True/False or a callable receiving each message
+    got: list[str] = []
+    optimize.recommend(j.subset(systems=range(0, 104, 4)), 10, n_splits=3, n_inner=2, seed=0, progress=got.append)
+    assert got == [f"recommend: outer splits: {i}/4" for i in range(1, 5)]
+    with pytest.raises(TypeError, match="`progress` must be True"):
+        optimize.recommend(j, 10, progress="yes")
