@@ -1,6 +1,6 @@
 """Benchmark: closed-form G-study vs statsmodels OLS + anova_lm on a 100 × 50 score matrix.
 
-Run:  python benchmarks/bench_gstudy.py  [--out benchmarks/results/gstudy.txt]
+Run:  python benchmarks/bench_gstudy.py  [--quick] [--repeat 5] [--out benchmarks/results/gstudy.txt]
 
 All contenders are timed in the same run on the same matrix (Robust 2004 AP, first 100 systems ×
 first 50 topics, from the sigir2018-simulation score matrices; a seeded random matrix if that
@@ -9,29 +9,26 @@ so its figure is the model fit + ANOVA table only. The script also checks that t
 """
 from __future__ import annotations
 
-import argparse
-import platform
-import statistics
 import sys
-import time
 import timeit
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-import gtheory
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import DATA as SHARED, Timing, finish, header, measure, one_core, parser, ratio  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "score-matrices" / "sigir2018-simulation" / "robust2004_ap.csv"
+import gtheory  # noqa: E402
+
+DATA = SHARED / "score-matrices" / "sigir2018-simulation" / "robust2004_ap.csv"
 
 
-def best_per_call(fn, *, min_time: float = 0.3, repeat: int = 5) -> tuple[float, float]:
-    """(min, median) seconds per call over ``repeat`` rounds of an auto-sized number of calls."""
-    t = timeit.Timer(fn)
-    number, _ = t.autorange()
+def per_call(fn, repeat: int, min_time: float = 0.2) -> Timing:
+    """CPU and wall seconds per call: ``repeat`` repetitions of an auto-sized number of calls (>= ``min_time`` s)."""
+    number, _ = timeit.Timer(fn).autorange()
     number = max(1, int(number * min_time / 0.2))
-    times = [x / number for x in t.repeat(repeat=repeat, number=number)]
-    return min(times), statistics.median(times)
+    return measure({"f": fn}, repeat=repeat, number=number)["f"]
 
 
 def fmt(s: float) -> str:
@@ -39,10 +36,11 @@ def fmt(s: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "gstudy.txt"))
+    ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=1000, help="matrices in the batched run")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.repeat, args.batch = min(args.repeat, 3), min(args.batch, 100)
 
     import pandas as pd
     import statsmodels
@@ -76,26 +74,23 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(1)
     batch = x[None] + rng.normal(0, 0.01, (args.batch, *x.shape))
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), one_core():
         warnings.simplefilter("ignore")
-        t_vc = best_per_call(lambda: gtheory.variance_components(x))
-        t_phi = best_per_call(lambda: gtheory.phi_from_components(*gtheory.variance_components(x)[:3]))
-        t_gs = best_per_call(lambda: gtheory.gstudy(x))
-        t_gs_df = best_per_call(lambda: gtheory.gstudy(X))
-        t_sm = best_per_call(sm_anova, min_time=1.0, repeat=3)
-        t_batch = best_per_call(lambda: gtheory.variance_components(batch), repeat=3)
-        t_loop = best_per_call(lambda: [gtheory.variance_components(b) for b in batch[:100]], repeat=3)
+        r = args.repeat
+        t_vc = per_call(lambda: gtheory.variance_components(x), r)
+        t_phi = per_call(lambda: gtheory.phi_from_components(*gtheory.variance_components(x)[:3]), r)
+        t_gs = per_call(lambda: gtheory.gstudy(x), r)
+        t_gs_df = per_call(lambda: gtheory.gstudy(X), r)
+        t_sm = per_call(sm_anova, r, min_time=1.0 if not args.quick else 0.2)
+        t_batch = per_call(lambda: gtheory.variance_components(batch), r)
+        t_loop = per_call(lambda: [gtheory.variance_components(b) for b in batch[:100]], r)
 
-    per_matrix_batch = t_batch[0] / args.batch
-    per_matrix_loop = t_loop[0] / 100
-    lines = [
-        "gtheory G-study benchmark (benchmarks/bench_gstudy.py)",
-        f"date: {time.strftime('%Y-%m-%d %H:%M:%S')}   python {platform.python_version()}   "
-        f"numpy {np.__version__}   pandas {pd.__version__}   statsmodels {statsmodels.__version__}",
-        f"machine: {platform.machine()} {platform.processor() or ''}".rstrip(),
+    per_matrix_batch = t_batch.cpu_med / args.batch
+    per_matrix_loop = t_loop.cpu_med / 100
+    lines = header("gtheory G-study benchmark (benchmarks/bench_gstudy.py)", args) + [
+        f"pandas {pd.__version__}, statsmodels {statsmodels.__version__}",
         f"matrix: {source}; agreement with statsmodels: max relative difference of mean squares {rel:.1e}",
         "",
-        f"{'contender':<58}{'min / call':>14}{'median / call':>16}{'statsmodels ÷':>15}",
     ]
     rows = [
         ("statsmodels ols(...).fit() + anova_lm (reference)", t_sm),
@@ -104,22 +99,17 @@ def main(argv: list[str] | None = None) -> int:
         ("gtheory.gstudy(ndarray)  [validated, result object]", t_gs),
         ("gtheory.gstudy(DataFrame)  [labels kept]", t_gs_df),
     ]
-    for name, (tmin, tmed) in rows:
-        lines.append(f"{name:<58}{fmt(tmin):>14}{fmt(tmed):>16}{t_sm[0] / tmin:>14.0f}x")
+    for name, t in rows:
+        lines.append(f"{name:<56}{t.text('us')}   statsmodels / this: {ratio(t_sm, t)}")
     lines += [
         "",
-        f"batched: variance_components on ({args.batch}, 100, 50): {fmt(t_batch[0])} per batch = "
-        f"{fmt(per_matrix_batch).strip()} per matrix",
-        f"         loop of single calls:                  {fmt(per_matrix_loop).strip()} per matrix "
+        f"batched: variance_components on ({args.batch}, 100, 50): {t_batch.text('ms')} per batch = "
+        f"{per_matrix_batch * 1e6:.1f} µs CPU per matrix",
+        f"         loop of single calls: {per_matrix_loop * 1e6:.1f} µs CPU per matrix "
         f"(batching {per_matrix_loop / per_matrix_batch:.1f}x faster per matrix; "
-        f"{t_sm[0] / per_matrix_batch:.0f}x statsmodels)",
+        f"{t_sm.cpu_med / per_matrix_batch:.0f}x statsmodels)",
     ]
-    text = "\n".join(lines)
-    print(text)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text + "\n", encoding="utf-8")
-    print(f"\nwritten to {out}", file=sys.stderr)
+    finish("gstudy", lines, args)
     return 0
 
 

@@ -29,8 +29,9 @@ every cut-off × gain × discount on it. Tasks run on
 The judged-grade tensor travels **once per task**, pickled with the task's arguments — never once per grid
 point. Measured on the embedded TREC-9 tensor (104 × 50 × 1000, 2-core machine): pickling is 15.7 MB, 0.06 s
 to dump and 0.03 s to load, against 2.8 s to write and 0.33 s to read a compressed ``JudgedRuns.save`` file
-(3.3 MB); a task costs seconds (0.7 s to reduce the qrels plus about 0.02-0.1 s per grid point), so shipping is a
-few per cent of it, works with every executor (no shared file system needed for a Dask cluster) and leaves no
+(3.3 MB); a task costs 0.7 s to reduce the qrels plus about 0.6 ms per grid point (nDCG from the sparse view of
+:mod:`metrics._sparse`, gains of one cut-off and discount sharing its per-grade discounted counts; the G-study;
+Kendall's τ), so shipping matters for small grids only; it works with every executor (no shared file system needed for a Dask cluster) and leaves no
 temporary files. Before shipping, the tensor is cut to the largest cut-off of the grid (ranks below it cannot
 change nDCG@k; not for ``judged_only``, whose condensed lists reach below the cut-off), which also makes it
 smaller.
@@ -65,13 +66,14 @@ import pandas as pd
 import metrics
 from metrics import JudgedRuns
 from metrics._families import parse_family
+from metrics.ndcg import ndcg_values
 from gtheory._display import kv_table
 from experiments._stability import stability as _stability
 from experiments._validation import check_probability, check_progress, check_seeds
 from experiments.agreement import kendall_tau
 from experiments.incomplete import _check_judged, reduction_mask
 
-__all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS"]
+__all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS", "degenerate_points"]
 
 #: result columns of :func:`sweep`, in order (``phi_tuned`` and ``tuned_discount`` are added with ``tune=True``)
 SWEEP_COLUMNS: tuple[str, ...] = (
@@ -295,11 +297,16 @@ def _run_task(
     ref_means = options["reference_means"]
     n_topics, target, judged_only = options["n_topics"], options["target"], options["judged_only"]
     tuned: dict[tuple[Cutoff, str], Any] = {}
-    rows = []
-    for cutoff, (g_label, g_spec), (d_label, d_spec) in configurations:
+    rows: list[dict[str, Any] | None] = [None] * len(configurations)
+    # evaluated grouped by (cut-off, discount), gains innermost: the per-grade discounted counts of one
+    # discount and cut-off serve every gain (metrics._sparse); the rows go back in grid order
+    order = sorted(range(len(configurations)), key=lambda i: (configurations[i][0] is None, configurations[i][0] or 0,
+                                                                repr(configurations[i][2][0]), i))
+    for i in order:
+        cutoff, (g_label, g_spec), (d_label, d_spec) = configurations[i]
         if cutoff is None:
             d_spec = _whole_list_discount(d_spec, judged.depth)
-        s = metrics.ndcg(reduced, gain=g_spec, discount=d_spec, cutoff=cutoff, judged_only=judged_only).to_numpy()
+        s = ndcg_values(reduced, gain=g_spec, discount=d_spec, cutoff=cutoff, judged_only=judged_only)
         means = s.mean(axis=1)
         row = dict(
             cutoff=cutoff, gain=g_label, discount=d_label, fraction=fraction, seed=seed,
@@ -322,10 +329,10 @@ def _run_task(
                 )
                 tuned[key] = (float(t.phi_at(n_topics)), t.discount.tolist())
             row["phi_tuned"], row["tuned_discount"] = tuned[key]
-        rows.append(row)
+        rows[i] = row
         if on_point is not None:
             on_point()
-    return rows
+    return rows  # type: ignore[return-value]
 
 
 def _whole_list_discount(spec: Any, depth: int) -> Any:
@@ -642,3 +649,36 @@ def sweep(
         n_points=len(grid), n_tasks=len(tasks), seconds=time.perf_counter() - t0,
     )
     return df
+
+
+def _some(items: list, what: str = "", show: int = 5) -> str:
+    """``a, b, c`` or ``a, b, c, d, e and 7 more`` (with ``what``: ``run a`` / ``3 runs (a, b, c)``)."""
+    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
+    if not what:
+        return text
+    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
+
+
+def degenerate_points(df: pd.DataFrame, judged: JudgedRuns) -> list[str]:
+    """Why some grid points of a :func:`sweep` have no G-study (their rows are NaN): one message per reason
+    (a gain that is 0 for every grade, NaN scores, no variance), naming the points."""
+    bad = df[df["phi"].isna()]
+    reasons: dict[str, list[str]] = {}
+    for _, r in bad.iterrows():
+        why = "the nDCG matrix admits no G-study"
+        try:
+            gains = np.asarray(metrics.gain_vector(r["gain"], judged.levels), dtype=float)
+        except (ValueError, TypeError):
+            gains = None
+        grades = " ".join(f"{v:g}" for v in judged.levels)
+        if gains is not None and not np.any(gains):
+            why = f"gain {r['gain']} is 0 for every grade of the data ({grades}), so every nDCG is 0"
+        elif not math.isfinite(r["mean"]):
+            why = "some nDCG scores are NaN"
+        else:
+            why = f"every system has the same nDCG on every topic ({r['mean']:.4g}): no variance to study"
+        k = "none" if r["cutoff"] is None else r["cutoff"]
+        reasons.setdefault(why, []).append(
+            f"cutoff={k} gain={r['gain']} discount={r['discount']} fraction={r['fraction']:g} seed={r['seed']}")
+    return [f"no G-study at {len(pts)} grid point{'s' * (len(pts) != 1)} (NaN rows): {why}: {_some(pts, show=3)}"
+            for why, pts in reasons.items()]

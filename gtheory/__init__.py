@@ -29,7 +29,7 @@ from .components import (
 )
 from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
 from .bootstrap import BootstrapResult, dstudy_subset
-from .errors import MissingCellsWarning, NegativeVarianceWarning
+from .errors import MissingCellsWarning, NegativeVarianceWarning, ParameterError
 from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
 from .intervals import project
 from .io import as_score_matrix, read_scores
@@ -44,6 +44,7 @@ __all__ = [
     "project",
     "CoefficientInterval",
     "NegativeVarianceWarning",
+    "ParameterError",
     "MissingCellsWarning",
     "UnbalancedGStudy",
     "BootstrapResult",

@@ -19,6 +19,15 @@ _STYLE = ("border-collapse:collapse;font-size:0.9em;margin:0.2em 0")
 _CELL = "border:1px solid #ccc;padding:0.15em 0.5em;"
 
 
+def signed(v: float, digits: int = 3) -> str:
+    """``+0.012`` / ``-0.012``; a value that rounds to zero is ``0.000`` (never ``-0.000`` or ``+0.000``);
+    NaN is ``nan``."""
+    if v != v:
+        return "nan"
+    text = f"{v:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 def fmt(v: Any, digits: int = 4) -> str:
     """A cell value as text: floats to ``digits`` significant digits (never ``-0``), ±∞ and NaN as ``∞``
     and ``–``, booleans as yes/no, NumPy scalars as plain numbers."""

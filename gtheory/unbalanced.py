@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import linalg, optimize
 from threadpoolctl import threadpool_limits
 
+from ._display import fmt
 from .errors import MissingCellsWarning, warn_negative
 
 __all__ = ["UnbalancedComponents", "henderson_components", "reml_components", "UnbalancedGStudy",
@@ -259,7 +260,7 @@ def harmonic_topics(mask: NDArray[np.bool_]) -> float:
 from .gstudy import GStudy, TopicsNeeded  # noqa: E402
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # GStudy's concise repr, not the dataclass's field dump
 class UnbalancedGStudy(GStudy):
     r"""A :class:`GStudy` estimated from a matrix with missing cells (Henderson's Method 1 or REML).
 
@@ -288,6 +289,24 @@ class UnbalancedGStudy(GStudy):
     n_topics_harmonic: float = math.nan
     reml_deviance: float | None = None
     t_terms: tuple[float, ...] = ()
+
+    JSON_FORMAT: ClassVar[str] = "gtheory.UnbalancedGStudy/1"
+
+    def __repr__(self) -> str:
+        n = self.n_topics_harmonic
+        return (f"UnbalancedGStudy({self.method}; {self.n_systems} systems × {self.n_topics} topics, "
+                f"{self.n_missing} missing cells; σ²(s) = {fmt(self.var_system)}, σ²(t) = {fmt(self.var_topic)}, "
+                f"σ²(st,e) = {fmt(self.var_residual)}; Φ({fmt(n)}) = {fmt(self.phi())}, "
+                f"Eρ²({fmt(n)}) = {fmt(self.erho2())})")
+
+    def summary_dict(self, n_topics: ArrayLike | None = None, *, target: float = 0.95,
+                     level: float | None = None) -> dict[str, Any]:
+        """:meth:`GStudy.summary_dict` (without normal-theory intervals) plus ``method``, ``n_missing``,
+        ``share_missing``, ``n_topics_harmonic`` and Φ, Eρ² at the harmonic mean of topics."""
+        out = super().summary_dict(n_topics, target=target, level=None)
+        out.update(method=self.method, n_missing=self.n_missing, share_missing=self.share_missing,
+                   n_topics_harmonic=self.n_topics_harmonic, phi=self.phi(), erho2=self.erho2())
+        return out
 
     def phi(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
         """Φ(n); default n is the harmonic mean of topics per system (Brennan 2001, ch. 7)."""

@@ -13,6 +13,8 @@ Conventions, all those of trec_eval (``form_res_rels.c``):
 from __future__ import annotations
 
 
+import weakref
+
 import numpy as np
 import pandas as pd
 
@@ -115,11 +117,20 @@ def as_frame(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
     values = np.asarray(values, dtype=np.float64)
     if judged.missing == "exclude":
         values = np.where(judged.retrieved, values, np.nan)
-    return pd.DataFrame(
-        values,
-        index=pd.Index(list(judged.systems), name="system"),
-        columns=pd.Index(list(judged.topics), name="topic"),
-    )
+    index, columns = _labels(judged)
+    return pd.DataFrame(values, index=index, columns=columns)
+
+
+_LABELS: "weakref.WeakKeyDictionary[JudgedRuns, tuple[pd.Index, pd.Index]]" = weakref.WeakKeyDictionary()
+
+
+def _labels(judged: JudgedRuns) -> tuple[pd.Index, pd.Index]:
+    """The (system, topic) label indexes of ``judged``'s frames, built once per tensor (pandas indexes are immutable)."""
+    hit = _LABELS.get(judged)
+    if hit is None or len(hit[0]) != judged.n_systems or len(hit[1]) != judged.n_topics:
+        hit = (pd.Index(list(judged.systems), name="system"), pd.Index(list(judged.topics), name="topic"))
+        _LABELS[judged] = hit
+    return hit
 
 
 def at_relevant(rel: np.ndarray, *masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:

@@ -24,6 +24,7 @@ import pandas as pd
 from ._ranked import as_frame, check_cutoff
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
+from ._sparse import relevant_cells
 from .judged import JudgedRuns
 
 __all__ = ["ndcg", "dcg_parts", "ideal_gains", "as_frame"]
@@ -56,20 +57,24 @@ def dcg_parts(
     cutoff: int | None = None,
     judged_only: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """DCG (n_systems, n_topics) and IDCG (n_topics,) as arrays; see :func:`ndcg` for the parameters."""
+    """DCG (n_systems, n_topics) and IDCG (n_topics,) as arrays; see :func:`ndcg` for the parameters.
+
+    Computed on the sparse view of the tensor (:mod:`metrics._sparse`): DCG as
+    :math:`\\sum_l g_l C^{(l)}` from the per-grade discounted counts of the documents whose gain is non-zero, IDCG
+    from the per-topic grade counts and the discount's prefix sums; no (cells × cut-off) array is built.
+    """
     check_cutoff(cutoff)
-    j = judged.condensed() if judged_only else judged
-    g = gain_vector(gain, j.levels)
-    k_run = j.depth if cutoff is None else min(int(cutoff), j.depth)
+    rc = relevant_cells(judged, judged_only)
+    g = gain_vector(gain, rc.levels)
+    k_run = rc.depth if cutoff is None else min(int(cutoff), rc.depth)
+    counts = rc.level_counts
     if cutoff is None:
-        k_ideal = int(j.level_counts[:, g > 0].sum(axis=1).max(initial=0))
+        k_ideal = int(counts[:, g > 0].sum(axis=1).max(initial=0))
     else:
         k_ideal = int(cutoff)
-    k_ideal = min(k_ideal, int(j.level_counts.sum(axis=1).max(initial=0)))
+    k_ideal = min(k_ideal, rc.max_judged)
     d = discount_vector(discount, max(k_run, k_ideal), cutoff=cutoff)
-    dcg = j.level_values(g, ranks=k_run) @ d[:k_run]
-    idcg = ideal_gains(j, g, k_ideal) @ d[:k_ideal]
-    return dcg, idcg
+    return rc.dcg(g, d[:k_run]), rc.ideal_dcg(g, d[:k_ideal])
 
 
 def ndcg(
@@ -113,7 +118,22 @@ def ndcg(
     >>> metrics.ndcg(j, gain=[0, 1, 2], discount="zipf", cutoff=100).shape
     (104, 50)
     """
+    return as_frame(ndcg_values(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only), judged)
+
+
+def ndcg_values(
+    judged: JudgedRuns,
+    *,
+    gain: GainSpec = "linear",
+    discount: DiscountSpec = "log2",
+    cutoff: int | None = None,
+    judged_only: bool = False,
+) -> np.ndarray:
+    """:func:`ndcg` as a float64 (n_systems, n_topics) array without labels (NaN as ``ndcg`` gives it), for loops
+    over many configurations (:func:`experiments.sweep`)."""
     dcg, idcg = dcg_parts(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(idcg[None, :] > 0, dcg / np.where(idcg > 0, idcg, 1.0)[None, :], 0.0)
-    return as_frame(out, judged)
+    out = np.zeros(dcg.shape)
+    np.divide(dcg, idcg[None, :], out=out, where=idcg[None, :] > 0)
+    if judged.missing == "exclude":
+        out[~judged.retrieved] = np.nan
+    return out

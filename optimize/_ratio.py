@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 import gtheory
 import metrics
 from metrics import JudgedRuns
+from metrics._sparse import relevant_cells
 
 from .objective import stability_and_gradient
 
@@ -60,8 +61,9 @@ class RatioModel:
         else:
             d = metrics.discount_vector(discount, k, cutoff=k)
             self.fixed = d
-            codes = judged.grades[..., :kr]
-            P = np.stack([(codes == lv) @ d[:kr] for lv in self.positive], axis=-1).astype(np.float64)
+            # per-grade discounted counts from the sparse view (no cells x k array; metrics._sparse)
+            rc = relevant_cells(judged)
+            P = np.stack([rc.discounted_counts(lv, d[:kr]).reshape(S, T) for lv in self.positive], axis=-1)
             # ideal ranking of non-decreasing gains: the positive grades in descending order
             order = self.positive[::-1]
             prefix = np.r_[0.0, np.cumsum(d)]

@@ -56,6 +56,7 @@ import metrics
 from metrics import JudgedRuns
 from metrics._validation import check_progress, seed_sequence
 
+from gtheory._display import signed
 from gtheory.intervals import check_open_unit
 
 from ._ratio import JointModel, RatioModel, coefficients, topics_needed
@@ -409,7 +410,7 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
         rec_name, x = choice.name, fitted[final][0]
         saved = _fmt_saved(row)
         verdict = (f"adopt tuned {noun} {fitted[final][1]}: {saved} out of sample "
-                   f"(held-out Φ(1) {row['diff_vs_best_standard']:+.3f} [{row['diff_lo']:+.3f}, {row['diff_hi']:+.3f}] "
+                   f"(held-out Φ(1) {signed(row['diff_vs_best_standard'], 3)} [{signed(row['diff_lo'], 3)}, {signed(row['diff_hi'], 3)}] "
                    f"vs {best_std}, better on {int(row['wins'])}/{n_splits} splits)")
     else:
         rec_name = best_std
@@ -422,8 +423,8 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
             reason = f"adoption needs {need_wins}/{n_splits} splits won"
         else:
             reason = f"the selection procedure itself loses {abs(pm):.4f} held-out Φ(1) against {best_std}"
-        verdict = (f"keep {best_std}: tuning does not generalise here ({row['diff_vs_best_standard']:+.3f} "
-                   f"[{row['diff_lo']:+.3f}, {row['diff_hi']:+.3f}] held-out Φ(1) for {row.name}, better on "
+        verdict = (f"keep {best_std}: tuning does not generalise here ({signed(row['diff_vs_best_standard'], 3)} "
+                   f"[{signed(row['diff_lo'], 3)}, {signed(row['diff_hi'], 3)}] held-out Φ(1) for {row.name}, better on "
                    f"{int(row['wins'])}/{n_splits} splits; {reason})")
     kind = "standard" if rec_name in standards else choice.kind
     label = fitted[names.index(rec_name)][1]

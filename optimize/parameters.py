@@ -48,6 +48,9 @@ from metrics._validation import seed_sequence
 
 from gtheory.intervals import check_open_unit
 
+from gtheory._display import signed
+from gtheory._json import dumps as _dumps
+
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
 from .nested import _progress, corrected_interval
@@ -122,7 +125,7 @@ class ParameterTuning:
 
         return kv_table(f"ParameterTuning of {self.measure}", {
             "tuned": self.measure_at, "Φ(1) in sample": self.phi_1, f"Φ({self.n_topics})": self.phi,
-            "held-out Δ Φ(1) vs default": self.diff, "95% interval": f"[{self.diff_lo:+.4f}, {self.diff_hi:+.4f}]",
+            "held-out Δ Φ(1) vs default": self.diff, "95% interval": f"[{signed(self.diff_lo, 4)}, {signed(self.diff_hi, 4)}]",
             "splits won": f"{self.wins}/{self.n_splits}", "verdict": self.verdict})
 
     def plot(self, ax: Any = None) -> Any:
@@ -149,7 +152,7 @@ class ParameterTuning:
                            "outer": self.outer.to_dict(orient="records")})
 
     def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        text = _dumps(self.to_dict(), indent=indent)  # the one encoder
         if path is not None:
             _atomic_write(os.fspath(path), text)
         return text
@@ -427,11 +430,11 @@ def _check_out_of_sample(judged, grid_keys, f_of, matrix, default, n_splits, see
     adopt = wins >= need and m > 0 and proc.mean() >= 0
     ref = name_of(dict(zip(names, default)))
     if adopt:
-        verdict = (f"adopt tuned {name_of(theta)}: held-out Φ(1) {m:+.3f} [{lo:+.3f}, {hi:+.3f}] vs {ref}, better "
+        verdict = (f"adopt tuned {name_of(theta)}: held-out Φ(1) {signed(m, 3)} [{signed(lo, 3)}, {signed(hi, 3)}] vs {ref}, better "
                    f"on {wins}/{n_splits} splits")
     else:
         why = (f"adoption needs {need}/{n_splits} splits won" if wins < need or m <= 0 else
                f"the selection procedure itself loses {abs(proc.mean()):.4f} held-out Φ(1)")
-        verdict = (f"keep {ref}: tuning does not generalise here ({m:+.3f} [{lo:+.3f}, {hi:+.3f}] held-out Φ(1), "
+        verdict = (f"keep {ref}: tuning does not generalise here ({signed(m, 3)} [{signed(lo, 3)}, {signed(hi, 3)}] held-out Φ(1), "
                    f"better on {wins}/{n_splits} splits; {why})")
     return outer, verdict, adopt, m, lo, hi, wins

@@ -11,6 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gtheory._display import signed
+from gtheory._json import dumps as _dumps
+
 from .result import Tuning, _json_safe
 
 __all__ = ["Recommendation", "FORMAT"]
@@ -99,8 +102,8 @@ class Recommendation:
             f"  verdict: {self.verdict}",
             f"  recommended: {self.label} ({self.kind}); inner selection on all topics chose {self.selected!r}; "
             f"best standard {self.best_standard!r}",
-            f"  selection procedure vs {self.best_standard}, held-out Φ(1): {self.procedure_diff:+.4f} "
-            f"[{self.procedure_lo:+.4f}, {self.procedure_hi:+.4f}]",
+            f"  selection procedure vs {self.best_standard}, held-out Φ(1): {signed(self.procedure_diff, 4)} "
+            f"[{signed(self.procedure_lo, 4)}, {signed(self.procedure_hi, 4)}]",
             "",
             f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Φ(1) out':>9} "
             f"{'Δ vs ' + self.best_standard:>10} {'95% interval':>18} {'wins':>5} {'topics':>7}",
@@ -109,7 +112,7 @@ class Recommendation:
             need = "inf" if not math.isfinite(r["topics_needed"]) else f"{r['topics_needed']:.0f}"
             lines.append(
                 f"  {name:<{w}} {str(r['fitted'])[:fw]:<{fw}} {r['phi_1_in_sample']:>8.4f} {r['outer_phi_1']:>9.4f} "
-                f"{r['diff_vs_best_standard']:>+10.4f} [{r['diff_lo']:+.4f}, {r['diff_hi']:+.4f}] "
+                f"{signed(r['diff_vs_best_standard'], 4):>10} [{signed(r['diff_lo'], 4)}, {signed(r['diff_hi'], 4)}] "
                 f"{int(r['wins']):>2}/{self.n_splits:<2} {need:>7}")
         lines.append(f"  (Φ(1) out: mean over outer held-out halves; topics: median topics for Φ ≥ {self.target:g} "
                      "on a held-out half; interval: corrected resampled t, Nadeau & Bengio 2003)")
@@ -172,7 +175,7 @@ class Recommendation:
 
     def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        text = _dumps(self.to_dict(), indent=indent)  # the one encoder
         if path is not None:
             _atomic_write(os.fspath(path), text)
         return text

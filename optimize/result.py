@@ -24,6 +24,7 @@ import gtheory
 from gtheory.gstudy import _check_n, why_never_reached  # the n_topics rule of GStudy.phi/erho2
 import metrics
 from gtheory._display import fmt, html_table, kv_table
+from gtheory._json import dumps, jsonable, number
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
            "FailedTuningWarning", "DataMismatchWarning"]
@@ -93,6 +94,10 @@ class SolverRun:
         return (f"SolverRun({self.solver} from {self.start or '?'}: f = {fmt(self.fun)}, {state}, "
                 f"{self.nit} iterations, {self.seconds:.2f} s)")
 
+    def summary(self) -> str:
+        """The run as text: the repr's line and the solver's message."""
+        return f"{self!r}\n  {self.message}"
+
     def _repr_html_(self) -> str:
         return kv_table("SolverRun", {"solver": self.solver, "start": self.start, "f(x)": self.fun,
                                       "converged": bool(self.success), "message": self.message,
@@ -126,30 +131,9 @@ _FLOAT_FIELDS = ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", 
 _PROBLEM_FLOATS = ("fun", "phi", "erho2")
 
 
-def _json_safe(o: Any) -> Any:
-    """``o`` as plain JSON values: NumPy scalars and arrays as numbers and lists, every non-finite
-    number (at any depth) as None — what strict JSON can hold."""
-    if isinstance(o, (bool, np.bool_)):
-        return bool(o)
-    if isinstance(o, (float, np.floating)):
-        return float(o) if math.isfinite(o) else None
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, dict):
-        return {k: _json_safe(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple, np.ndarray)):
-        return [_json_safe(v) for v in o]
-    return o
-
-
-def _from_json_number(v: Any) -> Any:
-    """A JSON number field back: None → NaN; ``"inf"``/``"-inf"`` (documents written before non-finite
-    numbers became null) → ±inf; anything else unchanged."""
-    if v is None:
-        return math.nan
-    if isinstance(v, str) and v in ("inf", "-inf"):
-        return float(v)
-    return v
+#: the one encoder of the result types (non-finite numbers as None, NumPy as plain values): gtheory._json
+_json_safe = jsonable
+_from_json_number = number
 
 
 def _fmt_grades(values) -> str:
@@ -559,7 +543,7 @@ class Tuning:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; also written to ``path``
         if given, atomically: a temporary file beside it renamed at the end); :meth:`from_json` reads it back."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        text = dumps(self.to_dict(), indent=indent)
         if path is not None:
             from metrics._atomic import atomic_write_text
 

@@ -180,29 +180,7 @@ def run(args: argparse.Namespace) -> int:
 
     level = None if isinstance(g, gtheory.UnbalancedGStudy) else args.level  # no normal-theory intervals
     if args.json:
-        d = g.dstudy(n_topics, level=level)
-        out = {
-            "source": source,
-            "n_systems": g.n_systems,
-            "n_topics": g.n_topics,
-            "dropped_systems": list(g.dropped_systems),
-            "grand_mean": g.grand_mean,
-            "components": {
-                src: {k: (bool(v) if k == "clipped" else float(v)) for k, v in row.items()}
-                for src, row in g.components.iterrows()
-            },
-            "dstudy": [{"n_topics": float(n), **{k: float(v) for k, v in row.items()}}
-                       for n, row in d.iterrows()],
-            "topics_needed": {
-                c: vars(g.topics_needed(args.target, c, level=level))
-                for c in ("erho2", "phi")
-            },
-            "level": level,
-        }
-        if isinstance(g, gtheory.UnbalancedGStudy):
-            out.update(method=g.method, n_missing=g.n_missing, share_missing=g.share_missing,
-                       n_topics_harmonic=g.n_topics_harmonic, phi=g.phi(), erho2=g.erho2())
-        emit_json(out)
+        emit_json({"source": source, **g.summary_dict(n_topics, target=args.target, level=level)})
     elif not args.quiet:
         print(f"{source}\n")
         print(g.summary(n_topics, target=args.target, level=level))
