@@ -535,3 +535,13 @@ def test_progress_true_prints_on_stderr(small, capsys):
     incompleteness_study(small, "AP", fractions=[1.0, 0.5], seeds=1, judged_only=False, test=None, progress=True)
     err = capsys.readouterr().err.splitlines()
     assert err == ["[1/2] AP: f=1, seed 0", "[2/2] AP: f=0.5, seed 0"]
+
+
+def test_robustness_study_takes_judged_only_and_seeds_as_a_list(small):
+    from experiments import robustness_study
+
+    a = robustness_study(small, ["AP"], fractions=[1.0, 0.5], seeds=[0, 1], judged_only=True, test=None)
+    assert set(a.results.judged_only) == {False, True} and sorted(set(a.results.seed)) == [0, 1] and a.seeds == 2
+    with pytest.warns(FutureWarning, match="`condensed` is now `judged_only`"):
+        b = robustness_study(small, ["AP"], fractions=[1.0, 0.5], seeds=2, condensed=True, test=None)
+    pd.testing.assert_frame_equal(a.results, b.results)
