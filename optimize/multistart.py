@@ -68,6 +68,13 @@ def check_seed(seed: int | np.random.Generator | None) -> int | np.random.Genera
     return _check_seed(seed)
 
 
+def check_starts(starts: int) -> int:
+    """``starts``: the number of starting points, a positive integer (ValueError otherwise)."""
+    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
+        raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
+    return int(starts)
+
+
 def starting_points(
     problem: Problem, starts: int = 4, *, seed: int | np.random.Generator | None = 0
 ) -> list[tuple[str, NDArray[np.float64]]]:
@@ -76,8 +83,7 @@ def starting_points(
     Raises ValueError if ``starts`` is not a positive integer or ``seed`` is negative, TypeError if
     ``seed`` is not an integer, None or a Generator (:func:`check_seed`).
     """
-    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
-        raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
+    check_starts(starts)
     seed = check_seed(seed)
     k = problem.cutoff
     out: list[tuple[str, NDArray[np.float64]]] = []

@@ -38,7 +38,7 @@ import metrics
 from gtheory.errors import is_rounding_noise
 from metrics import JudgedRuns
 
-from .multistart import best_run, check_seed, run_starts, starting_points
+from .multistart import best_run, check_seed, check_starts, run_starts, starting_points
 from .objective import Objective, Problem
 from .parametrize import Parametrization
 from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
@@ -201,8 +201,7 @@ def report_failure(tuning: Tuning, strict: bool, *, stacklevel: int = 4) -> None
 def _check_common(starts: int, agree_tol: float, seed: int | np.random.Generator | None = None) -> None:
     """Check the multi-start options before any work (``seed`` by :func:`optimize.multistart.check_seed`)."""
     check_seed(seed)
-    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
-        raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
+    check_starts(starts)
     if isinstance(agree_tol, bool) or not isinstance(agree_tol, (int, float, np.integer, np.floating)) \
             or not (np.isfinite(agree_tol) and agree_tol >= 0):
         raise ValueError(f"`agree_tol` must be a non-negative number; got {agree_tol!r}.")
