@@ -17,7 +17,7 @@ It prints Markdown; docs/dl2019-four-grades.md was written from its full run.
     python examples/dl2019_four_grades.py            # full run (a few minutes)
     python examples/dl2019_four_grades.py --quick    # CI: 3 cut-offs, 4 splits (< 60 s)
 
-Data: /work/shared/data/trec-dl-2019-passage (or --data DIR), 37 runs x 43 topics.
+Data: ../shared/data/trec-dl-2019-passage beside the repository (or --data DIR), 37 runs x 43 topics.
 """
 from __future__ import annotations
 

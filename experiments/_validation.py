@@ -10,13 +10,22 @@ was given, so that the numerical code after them can assume clean input.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from gtheory.io import _frame_to_matrix
+from metrics._validation import (  # noqa: F401  (re-exported: one check per parameter kind)
+    check_choice,
+    check_fraction,
+    check_int,
+    check_probability,
+    check_progress,
+    check_rng,
+    check_seed,
+    check_seeds,
+)
 
 __all__: list[str] = []  # private module
 
@@ -192,45 +201,6 @@ def align_pair(a: Scores, b: Scores, names: tuple[str, str] = ("a", "b")) -> tup
         Scores(a.values, labels, a.topics, labelled),
         Scores(b.values, labels, b.topics, labelled),
     )
-
-
-def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
-    """``np.random.default_rng(seed)`` for an int, ``None``, SeedSequence or Generator."""
-    if isinstance(seed, bool) or not (
-        seed is None
-        or isinstance(seed, (Integral, np.random.Generator, np.random.SeedSequence))
-    ):
-        raise TypeError(
-            f"`{name}` must be an int, None or a numpy.random.Generator; got {type(seed).__name__}."
-        )
-    if isinstance(seed, Integral) and seed < 0:
-        raise ValueError(f"`{name}` must be a non-negative integer; got {seed}.")
-    return np.random.default_rng(seed)
-
-
-def check_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """An integer ``>= minimum`` (bool is rejected)."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"`{name}` must be an integer; got {type(value).__name__} {value!r}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value}.")
-    return int(value)
-
-
-def check_probability(value: Any, name: str) -> float:
-    """A real number strictly between 0 and 1."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"`{name}` must be a number in (0, 1); got {type(value).__name__} {value!r}.")
-    if not 0.0 < float(value) < 1.0:
-        raise ValueError(f"`{name}` must lie strictly between 0 and 1; got {value}.")
-    return float(value)
-
-
-def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
-    """One of ``choices``."""
-    if value not in choices:
-        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
-    return value
 
 
 def keep_top_k(scores: Scores, top_k: int | None) -> Scores:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from experiments.incomplete_knee import GROUP_COLUMNS, _legacy_columns
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
@@ -42,7 +44,7 @@ _YLABELS = {
 def _curve_label(keys: dict[str, Any]) -> str:
     if "measure" in keys:
         name = str(keys["measure"])
-        return f"{name}′ (condensed)" if keys.get("condensed") else name
+        return f"{name}′ (condensed)" if keys.get("judged_only") else name
     name = str(keys.get("discount", ""))
     on = keys.get("tuned_on")
     return f"{name} ({on} qrels)" if on else name
@@ -56,7 +58,8 @@ def _curves(study: pd.DataFrame, value: str) -> list[tuple[str, pd.DataFrame]]:
         )
     if value not in study.columns:
         raise ValueError(f"`value` {value!r} is not a column of the study; it has {list(study.columns)}.")
-    keys = [k for k in ("measure", "condensed", "discount", "tuned_on") if k in study.columns]
+    study = _legacy_columns(study)
+    keys = [k for k in GROUP_COLUMNS if k in study.columns]
     out = []
     for group, g in study.groupby(keys, sort=False):
         group = group if isinstance(group, tuple) else (group,)
@@ -125,7 +128,7 @@ def plot_tau_vs_fraction(
     >>> matplotlib.use("Agg")
     >>> import pandas as pd
     >>> from experiments import plot_tau_vs_fraction
-    >>> df = pd.DataFrame({"measure": "AP", "condensed": [False] * 3 + [True] * 3,
+    >>> df = pd.DataFrame({"measure": "AP", "judged_only": [False] * 3 + [True] * 3,
     ...                    "fraction": [1, .5, .1] * 2, "seed": 0, "tau": [1, .9, .7, 1, .95, .85]})
     >>> plot_tau_vs_fraction(df).get_legend_handles_labels()[1]
     ['AP', 'AP′ (condensed)', 'τ = 0.9']
@@ -166,7 +169,7 @@ def plot_mean_drift(
     >>> matplotlib.use("Agg")
     >>> import pandas as pd
     >>> from experiments import plot_mean_drift
-    >>> df = pd.DataFrame({"measure": "AP", "condensed": False, "fraction": [1, .5, .1], "seed": 0,
+    >>> df = pd.DataFrame({"measure": "AP", "judged_only": False, "fraction": [1, .5, .1], "seed": 0,
     ...                    "mean_reduced": [.3, .2, .1], "drift": [0, -.1, -.2]})
     >>> plot_mean_drift(df, value="drift").get_ylabel()
     'mean score − full-qrels mean score'
@@ -197,7 +200,7 @@ def plot_discriminative_power(
     >>> matplotlib.use("Agg")
     >>> import pandas as pd
     >>> from experiments import plot_discriminative_power
-    >>> df = pd.DataFrame({"measure": "AP", "condensed": False, "fraction": [1, .5], "seed": 0,
+    >>> df = pd.DataFrame({"measure": "AP", "judged_only": False, "fraction": [1, .5], "seed": 0,
     ...                    "power": [.7, .6]})
     >>> plot_discriminative_power(df).get_xlabel()
     'fraction of judgments kept (f)'

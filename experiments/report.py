@@ -59,7 +59,8 @@ import pandas as pd
 import gtheory
 import metrics
 from metrics import JudgedRuns
-from optimize.published import PUBLISHED_TREC9
+from metrics._validation import progress_writer
+from experiments.published import PUBLISHED_TREC9
 
 __all__ = [
     "ReportSettings",
@@ -92,7 +93,7 @@ FIGURES: dict[str, str] = {
     "out_of_sample.png": "Out-of-sample Φ (tune on half the topics, measure on the other half)",
 }
 
-#: The paper's TREC 9 numbers live in :mod:`optimize.published` (one copy for the report and the tests).
+#: The paper's TREC 9 numbers live in :mod:`experiments.published` (one copy for the report and the tests).
 #: Table 1 (topics needed at nDCG@100, linear gains, per discount) matches Φ ≥ 0.90 — the paper's text —
 #: not the Φ ≥ 0.95 of its caption; Table 3 (per gain, log discount) likewise matches 0.90 on this data.
 
@@ -361,7 +362,7 @@ def run_study(
     cutoff: int = 100,
     quick: bool = False,
     settings: ReportSettings | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: bool | Callable[[str], None] | None = None,
     published: bool | None = None,
 ) -> Study:
     r"""Run the Kanoulas & Aslam (2009) tuning study on ``judged``.
@@ -376,8 +377,8 @@ def run_study(
         :meth:`ReportSettings.quick` instead of :meth:`ReportSettings.default` (ignored with ``settings``).
     settings : ReportSettings, optional
         Full control over cut-offs, B, splits, starts and seed.
-    progress : callable, optional
-        Called with a short message before each step (e.g. ``print`` to stderr).
+    progress : bool or callable, optional
+        A short message before each step: ``True`` prints it on stderr, a callable is called with it.
     published : bool, optional
         Attach the paper's TREC 9 numbers; default: when :func:`is_trec9`.
 
@@ -412,7 +413,7 @@ def run_study(
         settings = (ReportSettings.quick if quick else ReportSettings.default)(cutoff=cutoff)
     settings.validate(judged)
     s = settings
-    say = progress or (lambda msg: None)
+    say = progress_writer(progress) or (lambda msg: None)
     levels = np.asarray(judged.levels, dtype=float)
     pos = levels[levels > 0]
     k = s.cutoff

@@ -8,10 +8,13 @@ each curve's knee (:func:`experiments.knee`); :class:`RobustnessStudy` follows t
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import pandas as pd
+
+from metrics._validation import check_seeds
 
 __all__ = ["robustness_study", "RobustnessStudy"]
 
@@ -31,7 +34,7 @@ class RobustnessStudy:
     Attributes
     ----------
     results : pandas.DataFrame
-        One row per measure × condensed × fraction × seed (:func:`experiments.incompleteness_study`).
+        One row per measure × judged_only × fraction × seed (:func:`experiments.incompleteness_study`).
     table : pandas.DataFrame
         Mean and sd over seeds of :attr:`values` (:func:`experiments.summarize_study`).
     knees : pandas.DataFrame
@@ -63,7 +66,7 @@ class RobustnessStudy:
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.RobustnessStudy/1"
 
     def __repr__(self) -> str:
-        curves = self.results.groupby(["measure", "condensed"], sort=False).ngroups
+        curves = self.results.groupby(["measure", "judged_only"], sort=False).ngroups
         return (f"RobustnessStudy({self.n_systems} systems × {self.n_topics} topics; {curves} curve"
                 f"{'s' * (curves != 1)}, {len(self.fractions)} fractions × {self.seeds} seed"
                 f"{'s' * (self.seeds != 1)})")
@@ -71,12 +74,12 @@ class RobustnessStudy:
     def undefined_curves(self) -> list[str]:
         """The curves whose τ is NaN for every fraction and seed: every system has the same mean with the full
         qrels, so there is no ranking to compare with (Kendall's τ is 0/0)."""
-        return [_curve_name(m, c) for (m, c), block in self.results.groupby(["measure", "condensed"], sort=False)
+        return [_curve_name(m, c) for (m, c), block in self.results.groupby(["measure", "judged_only"], sort=False)
                 if block["tau"].isna().all()]
 
     def _knee(self, measure: str, condensed: bool) -> Any:
         k = self.knees
-        return k[(k.measure == measure) & (k.condensed == condensed)].iloc[0]
+        return k[(k.measure == measure) & (k.judged_only == condensed)].iloc[0]
 
     def summary(self) -> str:
         """The table ``gtheory robustness`` prints: per curve and fraction the mean ± sd over seeds, and the knee."""
@@ -122,7 +125,7 @@ class RobustnessStudy:
                     row[v] = float(r[(v, "mean")])
                     row[f"{v}_sd"] = float(r[(v, "std")])
                 rows.append(row)
-            curves.append({"measure": measure, "condensed": bool(condensed), "knee": float(k.knee),
+            curves.append({"measure": measure, "judged_only": bool(condensed), "knee": float(k.knee),
                            "tau_at_knee": float(k.value_at_knee), "rows": rows})
         d = jsonable({"n_systems": self.n_systems, "n_topics": self.n_topics,
                       "fractions": sorted(set(map(float, self.fractions)), reverse=True), "seeds": self.seeds,
@@ -172,8 +175,8 @@ def robustness_study(
     measures: Sequence[str] | Mapping[str, Any],
     *,
     fractions: Sequence[float],
-    seeds: int,
-    condensed: bool = False,
+    seeds: int | Sequence[int] = 5,
+    judged_only: bool = False,
     test: str | None = None,
     alpha: float = 0.05,
     B: int = 1000,
@@ -181,23 +184,30 @@ def robustness_study(
     relevance_level: float = 1.0,
     rounding: str = "floor",
     threshold: float = 0.9,
-    progress: Callable[[str], None] | None = None,
+    progress: bool | Callable[[str], None] | None = None,
+    condensed: bool | None = None,
 ) -> RobustnessStudy:
     """The incompleteness study of ``measures`` on ``judged``, summarised over seeds with each curve's knee.
 
-    :func:`experiments.incompleteness_study` with ``judged_only`` (False,) or, with ``condensed``, (False, True)
-    (Sakai's condensed lists); then :func:`experiments.summarize_study` of the share of judgments kept, τ, τ_AP,
+    :func:`experiments.incompleteness_study` with ``judged_only`` (False,) or, with ``judged_only=True``, (False,
+    True) (Sakai's condensed lists; ``condensed`` is its deprecated spelling); ``seeds`` is a number of seeds
+    (``n``: 0 .. n-1) or the seeds; then :func:`experiments.summarize_study` of the share of judgments kept, τ, τ_AP,
     the mean and its drift (and, with a ``test``, power and accuracy), and :func:`experiments.knee` at
     ``threshold``. The other parameters are :func:`experiments.incompleteness_study`'s.
     """
     from experiments.incomplete import incompleteness_study, knee, summarize_study
 
+    if condensed is not None:
+        warnings.warn("`condensed` is now `judged_only` (the name of the parameter everywhere else)", FutureWarning,
+                      stacklevel=2)
+        judged_only = bool(condensed)
+    seeds = check_seeds(seeds)
     names = dict(measures) if isinstance(measures, Mapping) else {m: m for m in measures}
     df = incompleteness_study(judged, names, fractions=fractions, seeds=seeds,
-                              judged_only=(False, True) if condensed else (False,), test=test, alpha=alpha, B=B,
+                              judged_only=(False, True) if judged_only else (False,), test=test, alpha=alpha, B=B,
                               top_k=top_k, relevance_level=relevance_level, rounding=rounding, progress=progress)
     values = ("judged_kept", "tau", "tau_ap", "mean_reduced", "drift") + (("power", "accuracy") if test else ())
     return RobustnessStudy(results=df, table=summarize_study(df, list(values)), knees=knee(df, threshold),
-                           values=values, n_systems=judged.n_systems, n_topics=judged.n_topics, seeds=seeds,
+                           values=values, n_systems=judged.n_systems, n_topics=judged.n_topics, seeds=len(seeds),
                            fractions=tuple(fractions), test=test, alpha=alpha, threshold=threshold,
                            relevance_level=relevance_level, rounding=rounding)

@@ -54,10 +54,11 @@ import math
 import os
 import sys
 import time
+import warnings
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -68,7 +69,7 @@ from metrics._families import parse_family
 from metrics.ndcg import ndcg_values
 from gtheory._display import kv_table
 from experiments._stability import stability as _stability
-from experiments._validation import check_probability
+from experiments._validation import check_probability, check_progress, check_seeds
 from experiments.agreement import kendall_tau
 from experiments.incomplete import _check_judged, reduction_mask
 
@@ -134,16 +135,19 @@ def _check_specs(specs: Any, name: str, known: Mapping[str, tuple[str, ...]], wh
 
 
 def _check_seed_list(seeds: Any) -> tuple[int, ...]:
-    if isinstance(seeds, Integral) and not isinstance(seeds, bool):
-        seeds = [seeds]
-    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
-        raise TypeError(f"`seeds` must be a sequence of non-negative integers; got {seeds!r}.")
-    out = []
-    for s in seeds:
-        if isinstance(s, bool) or not isinstance(s, Integral) or s < 0:
-            raise ValueError(f"`seeds` must hold non-negative integers; got {s!r}.")
-        out.append(int(s))
-    return _distinct(out, "seeds")
+    if isinstance(seeds, Integral) and not isinstance(seeds, bool) and seeds >= 1:
+        warnings.warn(
+            f"`seeds={int(seeds)}` means the {int(seeds)} seeds 0..{int(seeds) - 1}, as everywhere in the project "
+            f"(it meant the single seed {int(seeds)} before); pass seeds=[{int(seeds)}] for that seed.",
+            UserWarning,
+            stacklevel=4,
+        )
+    elif isinstance(seeds, Integral) and not isinstance(seeds, bool):
+        raise ValueError(
+            f"`seeds` must be a number of seeds >= 1 (n means 0 .. n-1) or a sequence of seeds; got {seeds!r} "
+            f"(for the single seed {seeds!r} pass [{seeds!r}])."
+        )
+    return check_seeds(seeds)
 
 
 def _check_fraction_list(fractions: Any) -> tuple[float, ...]:
@@ -379,13 +383,17 @@ class _Progress:
     they complete (a callback cannot cross processes).
     """
 
-    def __init__(self, enabled: bool, n_tasks: int, n_points: int, per_task: int) -> None:
+    def __init__(self, enabled: bool | Callable[[str], None], n_tasks: int, n_points: int, per_task: int) -> None:
         self.enabled, self.n_tasks, self.n_points, self.per_task = enabled, n_tasks, n_points, per_task
         self.done, self.points, self.t0 = 0, 0, time.perf_counter()
         self._show()
 
     def _show(self, end: str = "") -> None:
         if not self.enabled:
+            return
+        if callable(self.enabled):  # a callable gets each message as text
+            self.enabled(f"sweep: {self.points}/{self.n_points} points, {self.done}/{self.n_tasks} tasks, "
+                          f"{time.perf_counter() - self.t0:.1f} s")
             return
         tty = sys.stderr.isatty()  # a live line on a terminal, one line per update in a log
         head, tail = ("\r", end) if tty else ("", "\n")
@@ -462,7 +470,7 @@ def sweep(
     min_nonrelevant: int = 10,
     executor: Executor | None = None,
     max_workers: int | None = None,
-    progress: bool = False,
+    progress: bool | Callable[[str], None] = False,
 ) -> pd.DataFrame:
     r"""Stability of nDCG over a grid of cut-offs, gains, discounts and qrels reductions (a sensitivity study).
 
@@ -488,7 +496,8 @@ def sweep(
     fractions : float or sequence of float
         Shares of the judgments kept, in (0, 1].
     seeds : int or sequence of int
-        Seeds of the qrels reduction (a scalar is one seed, not a count).
+        Seeds of the qrels reduction: an int ``n`` means the ``n`` seeds ``0 .. n-1`` (as in
+        :func:`experiments.incompleteness_study`); a sequence lists them (``[5]`` is the single seed 5).
     target : float
         Φ target for ``topics_needed`` (default 0.95).
     n_topics : float, optional
@@ -516,8 +525,8 @@ def sweep(
     max_workers : int, optional
         Processes of the local pool (default: all cores, at most one per task); ``1`` runs in this process.
         Ignored when ``executor`` is given.
-    progress : bool
-        Report progress on stderr: grid points and tasks done (every point when the tasks run in this
+    progress : bool or callable
+        Report progress (``True``: a line on stderr; a callable is called with each message): grid points and tasks done (every point when the tasks run in this
         process, ``max_workers=1`` or a single task; as each task completes on a pool or cluster).
 
     Returns
@@ -625,7 +634,7 @@ def sweep(
         payload = _truncate(judged, max(grid.cutoffs))  # type: ignore[type-var]
     configurations = grid.configurations()
     tasks = grid.tasks()
-    bar = _Progress(bool(progress), len(tasks), len(grid), len(configurations))
+    bar = _Progress(check_progress(progress), len(tasks), len(grid), len(configurations))
     results = _execute(executor, max_workers, payload, tasks, configurations, options, bar)
 
     columns = list(SWEEP_COLUMNS) + (["phi_tuned", "tuned_discount"] if tune else [])

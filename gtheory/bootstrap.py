@@ -296,8 +296,10 @@ def _check(n_resamples: Any, over: Any, level: Any, seed: Any) -> None:
         raise ValueError(f"`over` must be 'systems', 'topics' or 'both'; got {over!r}.")
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ValueError(f"`level` must be in (0, 1); got {level!r}.")
+    if isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        return
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ValueError(f"`seed` must be a non-negative integer or None; got {seed!r}.")
+        raise ValueError(f"`seed` must be a non-negative integer, None or a numpy.random.Generator; got {seed!r}.")
 
 
 def _counts_of(idx: NDArray[np.intp], n: int) -> NDArray[np.float64]:
@@ -437,7 +439,7 @@ def _assemble(raw: NDArray[np.float64], est3: tuple[float, float, float], *, ove
         return tuple(float(v) for v in r.mean(axis=0))
 
     return BootstrapResult(
-        over=over, n_resamples=int(B), seed=None if seed is None else int(seed), level=float(level),
+        over=over, n_resamples=int(B), seed=int(seed) if isinstance(seed, (int, np.integer)) else None, level=float(level),
         n_topics=n_d, target=float(target), method=method, n_systems=n_s, n_topics_study=n_t,
         quantities=QUANTITIES, estimate=tuple(float(v) for v in est),
         mean=mean(rep), mean_adjusted=mean(rep_adj), se=sd(rep), se_adjusted=sd(rep_adj),

@@ -21,6 +21,7 @@ from .measures import MEASURE_SPECS, Measure, parse_measure
 from .precision import precision, r_precision
 from .qmeasure import q_measure, r_measure
 from .rbp import rbp, rbp_residual
+from .reduce import reduce_qrels, reduction_mask
 from .recall import recall, success
 from .rr import reciprocal_rank
 
@@ -79,4 +80,6 @@ __all__ = [
     "Measure",
     "MEASURE_SPECS",
     "parse_measure",
+    "reduction_mask",
+    "reduce_qrels",
 ]

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import metrics
+from metrics._validation import check_seed as _check_seed
 
 from .objective import Problem
 from .result import SolverRun
@@ -52,33 +53,37 @@ def _random_block(rng: np.random.Generator, size: int, monotone: bool, name: str
     return v
 
 
-def check_seed(seed: int | None) -> int | None:
-    """``seed`` for :func:`numpy.random.default_rng`: None or a non-negative integer.
+def check_seed(seed: int | np.random.Generator | None) -> int | np.random.Generator | None:
+    """``seed`` for :func:`numpy.random.default_rng`: None, a non-negative integer, a SeedSequence or a Generator.
+
+    The one seed check of the project (:func:`metrics._validation.check_seed`).
 
     Raises
     ------
     TypeError
-        ``seed`` is not an integer (or None).
+        ``seed`` is not an integer, None, SeedSequence or Generator.
     ValueError
         ``seed`` is negative.
     """
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"`seed` must be a non-negative integer or None; got {seed!r}.")
-    if seed < 0:
-        raise ValueError(f"`seed` must be a non-negative integer or None; got {seed!r}.")
-    return int(seed)
+    return _check_seed(seed)
 
 
-def starting_points(problem: Problem, starts: int = 4, *, seed: int | None = 0) -> list[tuple[str, NDArray[np.float64]]]:
+def check_starts(starts: int) -> int:
+    """``starts``: the number of starting points, a positive integer (ValueError otherwise)."""
+    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
+        raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
+    return int(starts)
+
+
+def starting_points(
+    problem: Problem, starts: int = 4, *, seed: int | np.random.Generator | None = 0
+) -> list[tuple[str, NDArray[np.float64]]]:
     """The first ``starts`` named starting points for ``problem`` (see the module docstring).
 
     Raises ValueError if ``starts`` is not a positive integer or ``seed`` is negative, TypeError if
-    ``seed`` is not an integer or None (:func:`check_seed`).
+    ``seed`` is not an integer, None or a Generator (:func:`check_seed`).
     """
-    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
-        raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
+    check_starts(starts)
     seed = check_seed(seed)
     k = problem.cutoff
     out: list[tuple[str, NDArray[np.float64]]] = []

@@ -45,7 +45,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -54,6 +54,7 @@ from scipy import stats
 
 import metrics
 from metrics import JudgedRuns
+from metrics._validation import check_progress, seed_sequence
 
 from gtheory._display import signed
 from gtheory.intervals import check_open_unit
@@ -258,7 +259,7 @@ def recommend(
     lambdas: tuple[float, ...] = LAMBDAS,
     penalty: str = "ridge",
     min_wins: float = 0.8,
-    progress: bool = True,
+    progress: bool | Callable[[str], Any] = True,
 ) -> Recommendation:
     r"""Which discount (or gain) to adopt, judged on topics that took no part in choosing it.
 
@@ -281,7 +282,7 @@ def recommend(
     lambdas : penalty strengths of the regularised full-vector candidates (0 = unregularised).
     penalty : ``"ridge"`` or ``"smooth"`` (:func:`optimize.optimize_regularised`).
     min_wins : share of outer splits a tuned choice must win against the best standard to be adopted.
-    progress : a progress bar on stderr (after 2 s).
+    progress : a progress bar on stderr (after 2 s); a callable instead receives a message per outer split.
 
     Returns
     -------
@@ -312,7 +313,7 @@ def recommend(
     cands = _candidates(model, what, objective, gain, discount, lambdas, families, penalty)
     T = judged.n_topics
     n_fit = T // 2 + T % 2
-    seqs = np.random.SeedSequence(seed).spawn(2 * n_splits + 1)
+    seqs = seed_sequence(seed).spawn(2 * n_splits + 1)
     rows, chosen_b = [], []
     bar = _progress(progress, n_splits + 1)
     with single_threaded_blas():  # many small BLAS calls: threads only cost hand-offs (optimize._threads)
@@ -338,11 +339,23 @@ def recommend(
     outer = pd.DataFrame(rows)
     co_all = coefficients(model.scores(np.stack([x for x, _ in fitted])), objective)
     return _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_all, what=what, cutoff=cutoff,
-                     target=target, seed=seed, gain=gain, discount=discount, objective=objective, n_splits=n_splits,
+                     target=target, seed=seed if seed is None or isinstance(seed, (int, np.integer)) else None,
+                     gain=gain, discount=discount, objective=objective, n_splits=n_splits,
                      n_inner=n_inner, min_wins=min_wins, n_test=T - n_fit, n_fit=n_fit, t0=t0)
 
 
-def _progress(on: bool, total: int, desc: str = "recommend: outer splits"):
+def _progress(on: bool | Callable[[str], Any], total: int, desc: str = "recommend: outer splits"):
+    on = check_progress(on)
+    if callable(on):  # the project's one `progress` type: a callable gets each step as a message
+        class _Say:
+            done = 0
+
+            def update(self, n: int = 1) -> None:
+                self.done += n
+                on(f"{desc}: {self.done}/{total}")
+
+            def close(self) -> None: ...
+        return _Say()
     try:
         from tqdm.auto import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency

@@ -44,6 +44,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 import metrics
 from metrics import JudgedRuns
+from metrics._validation import seed_sequence
 
 from gtheory.intervals import check_open_unit
 
@@ -219,7 +220,7 @@ def tune_parameters(
     n_splits: int = 10,
     target: float = 0.95,
     seed: int | None = 0,
-    progress: bool = True,
+    progress: bool | Callable[[str], Any] = True,
 ) -> ParameterTuning:
     r"""Stability-optimal parameters of a parameterised metric (module docstring).
 
@@ -236,7 +237,8 @@ def tune_parameters(
     n_splits : random topic halvings of the out-of-sample check (0 skips it).
     target : Φ target of the topics-needed figures.
     seed : seed of the splits.
-    progress : a progress bar of the grid evaluations on stderr (after 2 s).
+    progress : a progress bar of the grid evaluations on stderr (after 2 s); a callable instead receives a message
+        per grid point.
 
     Returns
     -------
@@ -396,7 +398,7 @@ def _check_out_of_sample(judged, grid_keys, f_of, matrix, default, n_splits, see
     n_fit = T // 2 + T % 2
     rows = []
     Xd = matrix(default)
-    seqs = np.random.SeedSequence(seed).spawn(2 * n_splits)
+    seqs = seed_sequence(seed).spawn(2 * n_splits)
 
     def pair(fit_idx, test_idx) -> tuple[tuple, np.ndarray]:
         k = max(grid_keys, key=lambda key: f_of(key, fit_idx))

@@ -191,7 +191,7 @@ def optimize_minimax(
     monotone_discount: bool = True,
     labels: Sequence[str] | None = None,
     starts: int = 4,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     agree_tol: float = 1e-6,
     strict: bool = False,
 ) -> Tuning:

@@ -38,7 +38,7 @@ import metrics
 from gtheory.errors import is_rounding_noise
 from metrics import JudgedRuns
 
-from .multistart import best_run, check_seed, run_starts, starting_points
+from .multistart import best_run, check_seed, check_starts, run_starts, starting_points
 from .objective import Objective, Problem
 from .parametrize import Parametrization
 from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
@@ -198,24 +198,24 @@ def report_failure(tuning: Tuning, strict: bool, *, stacklevel: int = 4) -> None
     warnings.warn(text, OptimizationWarning, stacklevel=stacklevel)
 
 
-def _check_common(starts: int, agree_tol: float, seed: int | None = None) -> None:
+def _check_common(starts: int, agree_tol: float, seed: int | np.random.Generator | None = None) -> None:
     """Check the multi-start options before any work (``seed`` by :func:`optimize.multistart.check_seed`)."""
     check_seed(seed)
-    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
-        raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
+    check_starts(starts)
     if isinstance(agree_tol, bool) or not isinstance(agree_tol, (int, float, np.integer, np.floating)) \
             or not (np.isfinite(agree_tol) and agree_tol >= 0):
         raise ValueError(f"`agree_tol` must be a non-negative number; got {agree_tol!r}.")
 
 
-def tune_problem(problem: Problem, *, solver: str = "auto", starts: int = 4, seed: int | None = 0,
+def tune_problem(problem: Problem, *, solver: str = "auto", starts: int = 4,
+                 seed: int | np.random.Generator | None = 0,
                  agree_tol: float = 1e-6, strict: bool = False) -> Tuning:
     """Multi-start tuning of a prepared :class:`Problem` (the engine behind the front ends)."""
     return _tune(problem, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
 
 
-def _tune(problem: Problem, *, solver: str, starts: int, seed: int | None, agree_tol: float, strict: bool,
-          gain_family: str | None = None) -> Tuning:
+def _tune(problem: Problem, *, solver: str, starts: int, seed: int | np.random.Generator | None, agree_tol: float,
+          strict: bool, gain_family: str | None = None) -> Tuning:
     _check_common(starts, agree_tol, seed)
     name, solve = _solver_for(problem, solver)
     t0 = time.perf_counter()
@@ -242,7 +242,7 @@ def optimize_discount(
     monotone: bool = True,
     solver: str = "auto",
     starts: int = 4,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     agree_tol: float = 1e-6,
     strict: bool = False,
     judged_only: bool = False,
@@ -264,7 +264,7 @@ def optimize_discount(
     solver : {"auto", "slsqp", "lbfgsb", "cvxpy"}
     starts : int
         Number of starting points (log2, zipf, linear, uniform, then seeded random).
-    seed : int or None
+    seed : int, numpy.random.Generator or None
         Seed of the random starts (None or a non-negative integer, for :func:`numpy.random.default_rng`).
     agree_tol : float
         Starts within this of the best Φ(1) count as agreeing (``Tuning.n_agree``).
@@ -307,7 +307,7 @@ def optimize_gain(
     monotone: bool = True,
     solver: str = "auto",
     starts: int = 4,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     agree_tol: float = 1e-6,
     strict: bool = False,
     judged_only: bool = False,
@@ -368,7 +368,7 @@ def optimize_joint(
     monotone_discount: bool = True,
     solver: str = "auto",
     starts: int = 4,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     agree_tol: float = 1e-6,
     strict: bool = False,
     judged_only: bool = False,

@@ -93,7 +93,7 @@ def cross_validate(
     n_splits: int = 10,
     train_fraction: float = 0.5,
     target: float = 0.95,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     starts: int = 2,
     solver: str = "auto",
     monotone: bool = True,

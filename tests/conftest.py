@@ -1,6 +1,7 @@
-"""Shared test fixtures: the real collections in ``/work/shared/data``, judged once per test session.
+"""Shared test fixtures: the real collections in the shared data directory, judged once per test session.
 
-``SHARED`` is the data directory (``<repo root>/../shared/data``). The session fixtures ``trec9``, ``dl19`` and
+``SHARED`` is the data directory (``<repo root>/../shared/data``); every test reads shared data through it, by
+``shared("sub", "path")`` (the path, or a skip when it is not there) or the ``needs_shared`` mark. The session fixtures ``trec9``, ``dl19`` and
 ``robust04`` return a :class:`Collection`: the :class:`metrics.JudgedRuns` of a fixed subset of runs (chosen to keep
 the suite fast, see ``SUBSETS``) with the qrels and run file paths it was built from, and — parsed lazily, once —
 the same files in pytrec_eval's dict form for parity checks against trec_eval. Tests that need the data are skipped
@@ -25,6 +26,18 @@ import metrics
 
 #: the shared real-data directory (read its README.md)
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+#: mark for tests that read ``SHARED``: skipped when the data directory is not there
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared data not found at {SHARED}")
+
+
+def shared(*parts: str) -> Path:
+    """``SHARED / parts``; skips the calling test (or fixture) when that file or directory is not there."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not found: {path}")
+    return path
+
 
 #: (run files, qrels) of each collection, relative to SHARED; runs are every ``step``-th file in name order
 SUBSETS = {
@@ -119,7 +132,26 @@ def load_matrix(name: str) -> "pd.DataFrame":
     """A systems x topics DataFrame from the topics x systems CSVs of the SIGIR 2018 simulation data."""
     import pandas as pd
 
-    frame = pd.read_csv(SCORE_MATRICES / f"{name}.csv")
+    frame = pd.read_csv(shared("score-matrices", "sigir2018-simulation", f"{name}.csv"))
     if "topic" in frame.columns:
         frame = frame.set_index("topic")
     return frame.T
+
+
+def toy_runs(tmp_path: Path) -> tuple[Path, Path]:
+    """Four random TREC runs (15 documents) over four topics and a graded qrels file, written under ``tmp_path``."""
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    docs = [f"d{i}" for i in range(15)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 {d} {rng.integers(0, 3)}\n" for t in ("1", "2", "3", "4") for d in docs[:8]))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for s in "ABCD":
+        lines = []
+        for t in ("1", "2", "3", "4"):
+            for r, d in enumerate(rng.permutation(docs)):
+                lines.append(f"{t} Q0 {d} {r + 1} {100 - r} run{s}\n")
+        (runs / f"run{s}.txt").write_text("".join(lines))
+    return runs, qrels

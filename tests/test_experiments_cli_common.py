@@ -576,8 +576,10 @@ def test_missing_exclude_advice_of_the_optimiser_becomes_the_option(tiny):
     assert "`" not in msg and "missing='" not in msg
 
 
-def test_in_option_names_lives_in_common_only():
+def test_sweep_and_robustness_name_an_api_parameter_by_its_option():
+    # one translation of API parameter names for every subcommand (behaviour, not where the code lives)
     from experiments.cli import _common, robustness, sweep
 
-    assert sweep.in_option_names is _common.in_option_names is robustness.in_option_names
-    assert "def in_option_names" not in open(sweep.__file__).read()
+    exc = ValueError("`seeds` must hold non-negative integers; got -1.")
+    for module in (sweep, robustness):
+        assert str(_common.in_option_names(exc, module._OPTIONS)) == "--seeds must hold non-negative integers; got -1."

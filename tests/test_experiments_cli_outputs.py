@@ -248,4 +248,4 @@ def test_interrupt_after_one_output_says_what_was_written(tmp_path, monkeypatch,
             "--quiet", "--out", str(csv), "--plot", str(png)]
     assert main(argv) == 130
     assert capsys.readouterr().err.endswith(f"gtheory robustness: interrupted; wrote {csv}; nothing written to {png}\n")
-    assert csv.read_text().startswith("measure,condensed,fraction") and not png.exists()
+    assert csv.read_text().startswith("measure,judged_only,fraction") and not png.exists()

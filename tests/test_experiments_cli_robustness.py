@@ -16,8 +16,10 @@ import metrics
 from experiments import incompleteness_study, knee
 from experiments.cli import main
 
-TREC9 = "/work/shared/data/trec9-web-wt10g"
-QRELS = f"{TREC9}/qrels.trec9.web.451-500.txt"
+from conftest import SHARED, shared
+
+TREC9 = SHARED / "trec9-web-wt10g"
+QRELS = str(TREC9 / "qrels.trec9.web.451-500.txt")
 
 
 @pytest.fixture(scope="module")
@@ -29,46 +31,48 @@ def api_study():
 
 
 def test_table_matches_api(capsys, api_study):
-    argv = ["robustness", "--measure", "nDCG@100", "--fractions", "1", "0.3", "--seeds", "2", "--condensed",
+    argv = ["robustness", "--measure", "nDCG@100", "--fractions", "1", "0.3", "--seeds", "2", "--judged-only",
             "--test", "t"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "nDCG@100\n" in out and "nDCG@100 (condensed)\n" in out
     for cond in (False, True):
-        rows = api_study[(api_study.condensed == cond) & (api_study.fraction == 0.3)]
+        rows = api_study[(api_study.judged_only == cond) & (api_study.fraction == 0.3)]
         assert f"{rows.tau.mean():.4f} ± {rows.tau.std():.3f}" in out
         assert f"{rows.accuracy.mean():.4f}" in out and f"{rows.drift.mean():.4f}" in out
-        k = knee(api_study).set_index("condensed").loc[cond]
+        k = knee(api_study).set_index("judged_only").loc[cond]
         assert f"knee (tau >= 0.9): f = {k.knee:g} (tau = {k.value_at_knee:.4f})" in out
 
 
 def test_json_and_csv_match_api(capsys, tmp_path, api_study):
     csv = tmp_path / "study.csv"
     argv = ["robustness", "--measure", "nDCG@100", "--fractions", "1", "0.3", "--seeds", "2", "--condensed",
-            "--test", "t", "--json", "--out", str(csv)]
+            "--test", "t", "--json", "--out", str(csv)]  # --condensed: the deprecated spelling of --judged-only
     assert main(argv) == 0
-    data = json.loads(capsys.readouterr().out)
+    cap = capsys.readouterr()
+    data = json.loads(cap.out)
+    assert "--condensed is now --judged-only" in cap.err
     assert data["n_systems"] == 104 and data["fractions"] == [1.0, 0.3] and data["test"] == "t"
-    curves = {(c["measure"], c["condensed"]): c for c in data["curves"]}
+    curves = {(c["measure"], c["judged_only"]): c for c in data["curves"]}
     assert set(curves) == {("nDCG@100", False), ("nDCG@100", True)}
     for (m, cond), c in curves.items():
-        rows = api_study[(api_study.condensed == cond)]
+        rows = api_study[(api_study.judged_only == cond)]
         assert [r["fraction"] for r in c["rows"]] == [1.0, 0.3]
         assert c["rows"][0]["tau"] == 1.0 and c["rows"][0]["drift"] == 0.0
         assert c["rows"][1]["tau"] == pytest.approx(rows[rows.fraction == 0.3].tau.mean(), abs=1e-15)
         assert c["rows"][1]["power"] == pytest.approx(rows[rows.fraction == 0.3].power.mean(), abs=1e-15)
-        expected_knee = knee(api_study).set_index("condensed").loc[cond, "knee"]
+        expected_knee = knee(api_study).set_index("judged_only").loc[cond, "knee"]
         assert c["knee"] == expected_knee
     saved = pd.read_csv(csv)
     pd.testing.assert_frame_equal(
-        saved[["measure", "condensed", "fraction", "seed", "tau", "accuracy"]],
-        api_study[["measure", "condensed", "fraction", "seed", "tau", "accuracy"]].reset_index(drop=True),
+        saved[["measure", "judged_only", "fraction", "seed", "tau", "accuracy"]],
+        api_study[["measure", "judged_only", "fraction", "seed", "tau", "accuracy"]].reset_index(drop=True),
         check_exact=False, rtol=1e-12,
     )
 
 
 def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
-    runs = sorted(glob.glob(f"{TREC9}/runs_full_xz/*.xz"))[::20][:5]
+    runs = sorted(glob.glob(f"{shared('trec9-web-wt10g')}/runs_full_xz/*.xz"))[::20][:5]
     d = tmp_path / "runs"
     d.mkdir()
     for r in runs:
@@ -95,7 +99,7 @@ def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
         (["--fractions", "1", "0"], "--fractions must be in (0, 1]"),
         (["--fractions", "1.5"], "--fractions must be in (0, 1] (shares of the judgments kept); got 1.5"),
         (["--fractions", "0.5", "0.5"], "--fractions must be distinct"),
-        (["--seeds", "0"], "--seeds must be a positive integer; got 0"),
+        (["--seeds", "0"], "--seeds N must be a positive number of seeds; got 0"),
         (["--alpha", "2"], "--alpha must be in (0, 1)"),
         (["--measure", "NoSuchMeasure"], "unknown measure 'NoSuchMeasure'"),
         (["--qrels", QRELS], "--runs and --qrels go together"),

@@ -25,6 +25,7 @@ import scipy.stats
 import gtheory
 import metrics
 from metrics import ABSENT, UNJUDGED, JudgedRuns
+from conftest import shared
 from experiments import (
     SignificanceConfusion,
     bootstrap_asl,
@@ -41,8 +42,6 @@ from experiments import (
     tuned_stability_under_incompleteness,
 )
 
-TREC9 = "/work/shared/data/trec9-web-wt10g"
-QRELS = f"{TREC9}/qrels.trec9.web.451-500.txt"
 FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
 
 
@@ -214,7 +213,7 @@ def test_fraction_one_is_identity(trec9):
         (dict(fraction="half"), TypeError, "`fraction` must be a number"),
         (dict(fraction=0.5, rounding="up"), ValueError, "`rounding` must be one of"),
         (dict(fraction=0.5, min_relevant=-1), ValueError, "`min_relevant` must be an integer >= 0"),
-        (dict(fraction=0.5, seed="x"), TypeError, "`seed` must be an int"),
+        (dict(fraction=0.5, seed="x"), TypeError, "`seed` must be a non-negative integer, None or a numpy.random.Generator"),
     ],
 )
 def test_reduce_qrels_errors(trec9, kwargs, exc, match):
@@ -229,7 +228,9 @@ def test_reduce_qrels_rejects_non_tensor():
 
 # --------------------------------------------------------------- tensor path vs re-judging from scratch
 def test_reduced_tensor_equals_rejudged_reduced_qrels_file(tmp_path):
-    runs = sorted(glob.glob(f"{TREC9}/runs_full_xz/*.xz"))[::26][:4]
+    trec9_dir = shared("trec9-web-wt10g")
+    QRELS = trec9_dir / "qrels.trec9.web.451-500.txt"
+    runs = sorted(glob.glob(f"{trec9_dir}/runs_full_xz/*.xz"))[::26][:4]
     full = metrics.judge(runs, QRELS, workers=1)
     mask = reduction_mask(full, 0.2, seed=4)
 
@@ -329,7 +330,7 @@ def test_study_shape_and_reference_rows(study_small, small):
     assert len(df) == 3 * 2 * 3 * 2
     assert set(df.measure) == {"nDCG@100", "AP", "P@10 (callable)"}
     assert df.measure.unique().tolist() == ["nDCG@100", "AP", "P@10 (callable)"]  # order given
-    for _, g in df.groupby(["measure", "condensed"]):
+    for _, g in df.groupby(["measure", "judged_only"]):
         assert g.fraction.tolist() == [1.0, 1.0, 0.5, 0.5, 0.1, 0.1] and g.seed.tolist() == [0, 1] * 3
     one = df[df.fraction == 1.0]
     assert (one.tau == 1.0).all() and (one.tau_ap == 1.0).all()
@@ -340,12 +341,12 @@ def test_study_shape_and_reference_rows(study_small, small):
     for (m, cond), expected in {("AP", False): "AP", ("AP", True): "AP'"}.items():
         scores = metrics.evaluate(small, expected)
         asl = bootstrap_asl(scores, B=300, seed=0)["asl"].to_numpy()
-        got = one[(one.measure == m) & (one.condensed == cond)].power
+        got = one[(one.measure == m) & (one.judged_only == cond)].power
         assert (got == np.mean(asl < 0.05)).all()
 
 
 def test_study_rows_match_direct_computation(study_small, small):
-    row = study_small.query("measure == 'AP' and condensed and fraction == 0.1 and seed == 1").iloc[0]
+    row = study_small.query("measure == 'AP' and judged_only and fraction == 0.1 and seed == 1").iloc[0]
     full = metrics.evaluate(small, "AP'").mean(axis=1).to_numpy()
     reduced = metrics.evaluate(reduce_qrels(small, 0.1, seed=1), "AP'").mean(axis=1).to_numpy()
     assert row.tau == pytest.approx(scipy.stats.kendalltau(full, reduced).statistic, abs=1e-12)
@@ -387,7 +388,7 @@ def test_study_errors(small):
 def test_knee_hand_built():
     df = pd.DataFrame({
         "measure": ["a"] * 8 + ["b"] * 4,
-        "condensed": False,
+        "judged_only": False,
         "fraction": [1, 1, .5, .5, .3, .3, .1, .1, 1, .5, .3, .1],
         "seed": [0, 1] * 4 + [0] * 4,
         "tau": [1, 1, .95, .91, .85, .87, .92, .93, .8, .95, .99, .99],
@@ -482,7 +483,7 @@ def test_tau_ap_variant_is_the_same_for_plain_and_condensed_lists(trec9):
     cond = metrics.evaluate(trec9, "nDCG@10", judged_only=True).to_numpy().mean(axis=1)
     assert np.unique(plain).size < 104 == np.unique(cond).size
     df = incompleteness_study(trec9, "nDCG@10", fractions=[1.0, 0.3], seeds=1, test=None)
-    assert set(df.condensed) == {False, True} and set(df.tau_ap_variant) == {"b"}
+    assert set(df.judged_only) == {False, True} and set(df.tau_ap_variant) == {"b"}
     assert (df.loc[df.fraction == 1.0, "tau_ap"] == 1.0).all()
     assert df.tau_ap.between(-1.0, 1.0).all()
     # a measure without ties in either list type uses "a" for both
@@ -506,3 +507,41 @@ def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff():
                                               judged_only=True, tune_options={"starts": 1})
     assert set(df.discount) >= {"log2"} and len(df.discount.unique()) == 2
     assert (df.phi > 0).all()
+
+
+def test_legacy_condensed_column_is_read_with_a_warning():
+    # the study column was named `condensed` before it took the parameter's name `judged_only`
+    new = pd.DataFrame({"measure": "AP", "judged_only": [False, False, True, True], "fraction": [1.0, 0.5] * 2,
+                        "seed": 0, "tau": [1.0, 0.95, 1.0, 0.8]})
+    old = new.rename(columns={"judged_only": "condensed"})
+    with pytest.warns(FutureWarning, match="'condensed' is now named 'judged_only'"):
+        got = knee(old)
+    pd.testing.assert_frame_equal(got, knee(new))
+    assert list(got.judged_only) == [False, True] and list(got.knee) == [0.5, 1.0]
+    with pytest.warns(FutureWarning):
+        pd.testing.assert_frame_equal(summarize_study(old), summarize_study(new))
+
+
+def test_metrics_reduce_qrels_is_the_experiments_one(trec9):
+    # the reduction is a JudgedRuns operation in metrics; experiments.reduce_qrels stays as its alias
+    a = metrics.reduce_qrels(trec9, 0.3, seed=2)
+    b = reduce_qrels(trec9, 0.3, seed=2)
+    assert np.array_equal(a.grades, b.grades) and a.report["reduction"] == b.report["reduction"]
+    assert np.array_equal(metrics.reduction_mask(trec9, 0.3, seed=np.random.default_rng(2)),
+                          reduction_mask(trec9, 0.3, seed=np.random.default_rng(2)))
+
+
+def test_progress_true_prints_on_stderr(small, capsys):
+    incompleteness_study(small, "AP", fractions=[1.0, 0.5], seeds=1, judged_only=False, test=None, progress=True)
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["[1/2] AP: f=1, seed 0", "[2/2] AP: f=0.5, seed 0"]
+
+
+def test_robustness_study_takes_judged_only_and_seeds_as_a_list(small):
+    from experiments import robustness_study
+
+    a = robustness_study(small, ["AP"], fractions=[1.0, 0.5], seeds=[0, 1], judged_only=True, test=None)
+    assert set(a.results.judged_only) == {False, True} and sorted(set(a.results.seed)) == [0, 1] and a.seeds == 2
+    with pytest.warns(FutureWarning, match="`condensed` is now `judged_only`"):
+        b = robustness_study(small, ["AP"], fractions=[1.0, 0.5], seeds=2, condensed=True, test=None)
+    pd.testing.assert_frame_equal(a.results, b.results)

@@ -268,7 +268,7 @@ def test_score_matrix_validation():
         bootstrap_asl(bad)
     with pytest.raises(ValueError, match=r"`B` must be an integer >= 1; got 0"):
         bootstrap_asl(good, B=0)
-    with pytest.raises(TypeError, match=r"`seed` must be an int, None or a numpy.random.Generator; got str"):
+    with pytest.raises(TypeError, match=r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got 'x'"):
         bootstrap_asl(good, seed="x")
     with pytest.raises(ValueError, match=r"at least 2 topics"):
         paired_ttest(good[:, :1])

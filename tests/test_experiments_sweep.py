@@ -1,12 +1,11 @@
-"""Tests of experiments.sweep (sensitivity sweeps) and the ``gtheory sweep`` command.
+"""Tests of experiments.sweep (sensitivity sweeps); the ``gtheory sweep`` command is tested in
+tests/test_experiments_cli_sweep.py.
 
 The reference path for every number is the direct one: ``experiments.reduce_qrels`` → ``metrics.ndcg`` →
 ``gtheory.gstudy`` on the full (untruncated) tensor, one grid point at a time.
 """
 from __future__ import annotations
 
-import json
-import math
 import warnings
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -17,7 +16,6 @@ import pytest
 import experiments as ex
 import gtheory
 import metrics
-from experiments.cli import main
 
 GRID = dict(cutoffs=[10, 50], gains=["linear", "exponential"], discounts=["log2", "zipf"],
             fractions=[1.0, 0.4], seeds=[0, 3])
@@ -52,7 +50,7 @@ def test_grid_expansion_and_order():
 
 
 def test_scalar_axes_and_labelled_specs():
-    g = ex.SweepGrid.of(cutoffs=None, gains={"0-1-4": [0, 1, 4]}, discounts="rbp(p=0.8)", fractions=0.5, seeds=7)
+    g = ex.SweepGrid.of(cutoffs=None, gains={"0-1-4": [0, 1, 4]}, discounts="rbp(p=0.8)", fractions=0.5, seeds=[7])
     assert (g.cutoffs, g.fractions, g.seeds) == ((None,), (0.5,), (7,))
     assert g.points().values.tolist() == [[None, "0-1-4", "rbp(p=0.8)", 0.5, 7]]
 
@@ -204,82 +202,6 @@ def test_judged_must_be_a_tensor():
         ex.sweep(np.zeros((3, 4)))
 
 
-# ------------------------------------------------------------------------------------------------- CLI
-def test_cli_happy_path(tmp_path, capsys, small):
-    path = tmp_path / "small.npz"
-    small.save(path)
-    out = tmp_path / "sweep.csv"
-    argv = ["sweep", "--judged", str(path), "--cutoffs", "10", "none", "--gains", "linear", "--discounts", "log2",
-            "zipf", "--fractions", "1", "0.5", "--seeds", "0", "--workers", "1", "--out", str(out)]
-    assert main(argv) == 0
-    cap = capsys.readouterr()
-    assert "topics_needed" in cap.out and "sweep: 8/8 points, 2/2 tasks" in cap.err
-    csv = pd.read_csv(out)
-    assert len(csv) == 8 and list(csv.columns) == list(ex.SWEEP_COLUMNS)
-    api = ex.sweep(small, [10, None], "linear", ["log2", "zipf"], [1.0, 0.5], [0], max_workers=1)
-    np.testing.assert_allclose(csv.phi, api.phi, rtol=1e-9)
-
-    assert main(argv[:-2] + ["--json", "--quiet"]) == 0
-    cap = capsys.readouterr()
-    doc = json.loads(cap.out)
-    assert cap.err == "" and len(doc["rows"]) == 8 and doc["rows"][2]["cutoff"] is None
-    assert doc["rows"][0]["phi"] == pytest.approx(api.phi.iloc[0], abs=1e-12)
-
-
-
-def test_cli_json_writes_infinite_topics_needed_as_null(tmp_path, capsys):
-    # no system variance (two runs return the same lists): topics_needed = inf, written as null, not Infinity
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    for s, docs in (("a", ("d2", "d4")), ("b", ("d2", "d4")), ("c", ("d1", "d4"))):
-        (runs / f"{s}.txt").write_text(f"1 Q0 {docs[0]} 1 1 {s}\n2 Q0 {docs[1]} 1 1 {s}\n")
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n2 0 d4 0\n")
-    assert main(["sweep", "--runs", str(runs), "--qrels", str(qrels), "--cutoffs", "10", "--gains", "linear",
-                 "--discounts", "log2", "--quiet", "--json"]) == 0
-
-    def refuse(name):
-        raise ValueError(f"not valid JSON: {name}")
-
-    (row,) = json.loads(capsys.readouterr().out, parse_constant=refuse)["rows"]
-    assert row["var_system"] == 0 and row["topics_needed"] is None
-
-def test_cli_missing_exclude_drops_the_missed_topics_with_a_note(tmp_path, capsys, small):
-    # --missing exclude: topics a run does not return are NaN; the sweep used to print all-NaN rows with exit 0
-    import dataclasses
-
-    n_ret = small.n_retrieved.copy()
-    n_ret[1, [0, 4]] = 0  # the second run returns neither topic 451 nor 455
-    path = tmp_path / "exclude.npz"
-    dataclasses.replace(small, n_retrieved=n_ret, missing="exclude").save(path)
-    assert main(["sweep", "--judged", str(path), "--missing", "exclude", "--cutoffs", "10", "--gains", "linear", "--discounts", "log2",
-                 "--workers", "1", "--quiet", "--json"]) == 0
-    cap = capsys.readouterr()
-    (row,) = json.loads(cap.out)["rows"]
-    kept = [t for t in small.topics if t not in ("451", "455")]
-    want = ex.sweep(small.subset(topics=kept), 10, "linear", "log2", max_workers=1)
-    assert row["n_topics"] == 23 and row["phi"] == pytest.approx(want.phi.iloc[0], abs=1e-12)
-    assert cap.err == (f"gtheory sweep: note: --missing exclude: dropped 2 of 25 topics that run {small.systems[1]} "
-                       "does not return (topics 451, 455); the study uses the other 23.\n")
-
-
-def test_cli_degenerate_grid_points_are_named_on_stderr(tmp_path, capsys, small):
-    # binary(level=3) gives every grade of TREC-9 (0, 1, 2) the gain 0: every nDCG is 0, no G-study (NaN row)
-    path = tmp_path / "small.npz"
-    small.save(path)
-    argv = ["sweep", "--judged", str(path), "--cutoffs", "10", "--discounts", "log2", "--workers", "1", "--quiet"]
-    assert main(argv + ["--gains", "binary(level=3)", "linear"]) == 0
-    cap = capsys.readouterr()
-    assert cap.err == ("gtheory sweep: warning: no G-study at 1 grid point (NaN rows): gain binary(level=3) is 0 for "
-                       "every grade of the data (0 1 2), so every nDCG is 0: cutoff=10 gain=binary(level=3) "
-                       "discount=log2 fraction=1 seed=0\n")
-    # nothing but NaN: not a success
-    assert main(argv + ["--gains", "binary(level=3)", "--json"]) == 1
-    err = capsys.readouterr().err
-    assert err.splitlines()[-1] == ("gtheory sweep: error: no grid point admits a G-study; every row is NaN "
-                                    "(see the warnings above).")
-
-
 def test_linear_discount_at_the_whole_list_takes_the_run_depth_as_k(small):
     # the default --discounts include linear, whose k is the cut-off: at cut-off None the sweep used to stop with
     # "the linear discount (k + 1 - r)/k needs its k" (after loading the data)
@@ -290,95 +212,36 @@ def test_linear_discount_at_the_whole_list_takes_the_run_depth_as_k(small):
     assert df.tau.iloc[0] == 1.0
 
 
-def test_cli_cutoff_beyond_the_run_depth_is_noted_and_refused_with_tune(tmp_path, capsys, small):
-    # a cut-off beyond the runs' depth used to be accepted silently, the rows labelled with it
-    path = tmp_path / "shallow.npz"
-    small.subset(topics=range(5)).save(path)
-    assert main(["sweep", "--judged", str(path), "--cutoffs", "10", "5000", "--gains", "linear", "--discounts",
-                 "log2", "--workers", "1", "--quiet"]) == 0
-    assert capsys.readouterr().err == ("gtheory sweep: note: --cutoffs 5000 exceeds the run depth 1000: nDCG@5000 "
-                                       "scores the 1000 ranks the runs have (the ideal ranking has up to 5000 "
-                                       "documents).\n")
-    # --tune: refused; with --runs before any loading (the files are not even looked at)
-    assert main(["sweep", "--runs", str(tmp_path / "none"), "--qrels", str(tmp_path / "q"), "--depth", "100",
-                 "--cutoffs", "500", "--tune", "--quiet"]) == 2
-    assert capsys.readouterr().err == ("gtheory sweep: error: --cutoffs 500 exceeds the run --depth 100; --tune "
-                                       "needs cut-offs within it.\n")
-    assert main(["sweep", "--cutoffs", "10", "none", "--tune", "--quiet"]) == 2
-    assert "--tune needs integer --cutoffs" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    "extra, message",
-    [
-        (["--gains", "expo"], "unknown gain family 'expo'; known: linear"),
-        (["--cutoffs", "ten"], "--cutoffs takes positive integers or 'none'; got 'ten'"),
-        (["--workers", "0"], "--workers must be a positive integer; got 0"),
-        # the Python API's parameter names become the options the user typed
-        (["--fractions", "0"], "--fractions must hold numbers in (0, 1]"),
-        (["--seeds", "-1"], "--seeds must hold non-negative integers; got -1."),
-        (["--reference-gain", "foo"], "--reference-gain: unknown gain family 'foo'; known: linear"),
-    ],
-)
-def test_cli_bad_input_exit_2_one_line(capsys, extra, message):
-    assert main(["sweep", "--quiet"] + extra) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("gtheory sweep: error: ") and message in err
-    assert "`" not in err
-
-
-def test_cli_unreachable_dask_scheduler(capsys, tmp_path, small, monkeypatch):
-    pytest.importorskip("dask.distributed")
-    import experiments.cli.sweep as cli_sweep
-
-    monkeypatch.setattr(cli_sweep, "DASK_CONNECT_TIMEOUT", 1)
-    path = tmp_path / "small.npz"
-    small.subset(topics=range(5)).save(path)
-    code = main(["sweep", "--judged", str(path), "--cutoffs", "10", "--quiet",
-                 "--dask-scheduler", "tcp://127.0.0.1:9"])
-    err = capsys.readouterr().err
-    assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
-    assert err.count("\n") == 1
-
-
-def test_cli_dask_missing_message(monkeypatch, capsys):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def fake_import(name, *args, **kwargs):
-        if name.startswith("dask"):
-            raise ImportError("no dask")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", fake_import)
-    assert main(["sweep", "--quiet", "--dask-scheduler", "tcp://127.0.0.1:9"]) == 2
-    assert 'pip install "dask[distributed]"' in capsys.readouterr().err
-
-
 @pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")
 def test_one_stability_helper_shared_with_the_incompleteness_study():
     # sweep and tuned_stability_under_incompleteness compute their G-study numbers in one place, through
     # gtheory.gstudy; a degenerate matrix gives NaN instead of stopping the study
     import gtheory
-    import importlib
 
-    from experiments import _stability, incomplete
+    from experiments import _stability, incomplete_knee
 
-    sweep_module = importlib.import_module("experiments.sweep")
-
-    assert sweep_module._stability is _stability.stability
     X = np.random.default_rng(3).random((6, 12)) + np.linspace(0, 0.5, 6)[:, None]
     g = gtheory.gstudy(X)
-    for st in (_stability.stability(X, 12.0, 0.95), incomplete._stability(X, 12.0, 0.95)):
+    for st in (_stability.stability(X, 12.0, 0.95), incomplete_knee._stability(X, 12.0, 0.95)):
         assert st["phi"] == g.phi(12) and st["erho2"] == g.erho2(12) and st["phi_1"] == g.phi(1)
         assert st["var_system"] == g.var_system and st["topics_needed"] == g.topics_needed(0.95, level=None).n
     assert all(np.isnan(v) for v in _stability.stability(np.zeros((4, 5)), 5.0, 0.95).values())
 
 
-def test_cli_out_into_a_missing_directory_is_refused_before_loading(tmp_path, capsys):
-    bad = tmp_path / "nodir" / "sweep.csv"
-    assert main(["sweep", "--runs", str(tmp_path / "none"), "--qrels", str(tmp_path / "q"), "--out", str(bad),
-                 "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith(f"gtheory sweep: error: --out {bad}") and "nodir" in err
+def test_seeds_int_is_a_count_everywhere(small):
+    # one meaning of `seeds` (as in incompleteness_study): an int n is the n seeds 0 .. n-1, a list gives them;
+    # an int used to be the single seed in sweep, so an int now warns about the change
+    with pytest.warns(UserWarning, match=r"`seeds=2` means the 2 seeds 0..1"):
+        grid = ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], 2)
+    assert grid.seeds == (0, 1) and ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], [2]).seeds == (2,)
+    with pytest.raises(ValueError, match=r"for the single seed 0 pass \[0\]"):
+        ex.SweepGrid.of(10, "linear", "log2", [1.0], 0)
+
+
+def test_progress_may_be_a_callable(small):
+    # one `progress` type across the project: True/False or a callable receiving each message
+    got: list[str] = []
+    ex.sweep(small, 10, "linear", "log2", [1.0], [0], max_workers=1, progress=got.append)
+    assert got and got[-1].startswith("sweep: 1/1 points, 1/1 tasks")
+    with pytest.raises(TypeError, match="`progress` must be True"):
+        ex.sweep(small, 10, "linear", "log2", [1.0], [0], max_workers=1, progress="yes")

@@ -98,7 +98,7 @@ def test_point_estimates_agree_with_gstudy():
     ({"B": 5}, r"`B` must be an integer >= 10; got 5"),
     ({"over": "items"}, r"`over` must be 'systems', 'topics' or 'both'; got 'items'"),
     ({"level": 1.5}, r"`level` must be in \(0, 1\); got 1.5"),
-    ({"seed": -1}, r"`seed` must be a non-negative integer or None; got -1"),
+    ({"seed": -1}, r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1"),
 ])
 def test_argument_errors(kwargs, match):
     g = gstudy(_matrix())

@@ -3,7 +3,7 @@
 External references:
 * Brennan (2001) synthetic data sets 1–4 with published df, SS, MS, variance components, Eρ² and
   Φ (random and fixed facets), transcribed in GeneralizIT's fixtures
-  (/work/shared/data/gtheory-textbook/brennan2001_via_GeneralizIT/expected_values_from_fixtures.json)
+  (shared data: gtheory-textbook/brennan2001_via_GeneralizIT/expected_values_from_fixtures.json)
   and in that folder's SOURCE.txt (which keeps trailing zeros: '.5750').
 * statsmodels ``anova_lm`` of an OLS fit for a 4-facet crossed and a nested design (sums of
   squares and df).
@@ -24,9 +24,17 @@ import pytest
 
 from gtheory import gstudy, gstudy_design, parse_design, read_scores
 
-BRENNAN = Path("/work/shared/data/gtheory-textbook/brennan2001_via_GeneralizIT")
-SW = Path("/work/shared/data/gtheory-textbook/shavelson_webb_1991_via_hemp")
-EXPECTED = json.loads((BRENNAN / "expected_values_from_fixtures.json").read_text())
+from conftest import shared
+
+
+def brennan(name: str) -> Path:
+    """A file of Brennan's (2001) synthetic data sets (skips the test when the shared data is not there)."""
+    return shared("gtheory-textbook", "brennan2001_via_GeneralizIT", name)
+
+
+def expected(case: str) -> dict:
+    """The published values of one of Brennan's data sets."""
+    return json.loads(brennan("expected_values_from_fixtures.json").read_text())[case]
 
 
 def published(value: float, pub: float | str) -> None:
@@ -41,26 +49,26 @@ def key(name: str) -> str:
 
 
 def long_p_x_i() -> pd.DataFrame:
-    w = pd.read_csv(BRENNAN / "synthetic1_p_x_i.csv")
+    w = pd.read_csv(brennan("synthetic1_p_x_i.csv"))
     return w.melt(id_vars="person", var_name="item", value_name="score")
 
 
 def long_i_in_p() -> pd.DataFrame:
-    w = pd.read_csv(BRENNAN / "synthetic2_i_nested_in_p.csv")
+    w = pd.read_csv(brennan("synthetic2_i_nested_in_p.csv"))
     d = w.melt(id_vars="person", var_name="item", value_name="score")
     d["item"] = d["item"].str.replace("personi_", "")  # item1..item8 repeat within every person
     return d
 
 
 def long_p_x_i_x_o() -> pd.DataFrame:
-    w = pd.read_csv(BRENNAN / "synthetic3_p_x_i_x_o.csv").rename(columns={"Person": "person"})
+    w = pd.read_csv(brennan("synthetic3_p_x_i_x_o.csv")).rename(columns={"Person": "person"})
     d = w.melt(id_vars="person", var_name="oi", value_name="score")
     d[["o", "i"]] = d["oi"].str.split("_", expand=True)
     return d.drop(columns="oi")
 
 
 def long_p_x_r_in_t() -> pd.DataFrame:
-    w = pd.read_csv(BRENNAN / "synthetic4_p_x_r_nested_in_t.csv")
+    w = pd.read_csv(brennan("synthetic4_p_x_r_nested_in_t.csv"))
     d = w.melt(id_vars="person", var_name="tr", value_name="score")
     d[["t", "r"]] = d["tr"].str.split("_", expand=True)  # r1..r12: unique labels across tasks
     return d.drop(columns="tr")
@@ -86,7 +94,7 @@ def _rows(g) -> dict[str, pd.Series]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_brennan_published_numbers(case):
     make, design = CASES[case]
-    exp = EXPECTED[case]
+    exp = expected(case)
     g = gstudy_design(make(), design)
     rows = _rows(g)
     assert set(rows) == {key(k) for k in exp["variances_dict"]}
@@ -118,7 +126,7 @@ def test_brennan_published_numbers(case):
 @pytest.mark.parametrize("case, fixed", [("design3_fixed", "i"), ("design4_fixed", "t")])
 def test_brennan_fixed_facets(case, fixed):
     make, design = CASES[case.replace("_fixed", "")]
-    exp = EXPECTED[case]
+    exp = expected(case)
     d = gstudy_design(make(), design).dstudy("person", fixed=[fixed])
     published(d.erho2, exp["rho_dict"]["person"])
     published(d.phi, exp["phi_dict"]["person"])
@@ -145,7 +153,7 @@ def test_source_txt_precision_with_trailing_zeros():
 def test_shavelson_webb_table_1_1():
     # No published components were found for this table; SOURCE.txt gives values computed by the
     # data preparer with an independent p x i ANOVA: MS .45395/.39643/.21034, Erho2 .5366, Phi .5259
-    d = pd.read_csv(SW / "swtable11_long.csv")
+    d = pd.read_csv(shared("gtheory-textbook", "shavelson_webb_1991_via_hemp", "swtable11_long.csv"))
     g = gstudy_design(d, "person x item")
     rows = _rows(g)
     published(rows["person"]["ms"], ".45395")
@@ -159,7 +167,7 @@ def test_shavelson_webb_table_1_1():
 
 
 def test_p_x_i_equals_crossed_gstudy_on_trec():
-    X = read_scores("/work/shared/data/score-matrices/sigir2018-simulation/web2012_ndcg20.csv")
+    X = read_scores(shared("score-matrices", "sigir2018-simulation", "web2012_ndcg20.csv"))
     long = X.rename_axis(index="s", columns="t").stack().rename("score").reset_index()
     gd = gstudy_design(long, "s x t")
     g = gstudy(X)
@@ -297,7 +305,7 @@ def test_df_sum_to_total_for_nested_designs():
 
 # ----------------------------------------------------------------- refusals
 def test_missing_data_refused():
-    w = pd.read_csv(BRENNAN / "synthetic_missing_p_x_i.csv")
+    w = pd.read_csv(brennan("synthetic_missing_p_x_i.csv"))
     d = w.melt(id_vars="p", var_name="i", value_name="score")
     with pytest.raises(ValueError, match=r"missing or non-finite scores \(first at p=3, i='i_1'\)"):
         gstudy_design(d, "p x i")
@@ -308,7 +316,7 @@ def test_missing_data_refused():
 
 
 def test_unbalanced_refused():
-    w = pd.read_csv(BRENNAN / "synthetic_unbalanced_p_x_i_nested_in_h.csv")
+    w = pd.read_csv(brennan("synthetic_unbalanced_p_x_i_nested_in_h.csv"))
     d = w.melt(id_vars="p", var_name="hi", value_name="score")
     d[["h", "i"]] = d["hi"].str.split("_", expand=True)
     with pytest.raises(ValueError, match=r"unbalanced design: facet 'i' has 2 levels within h='h1' but 4 within h='h2'"):
@@ -326,7 +334,7 @@ def test_other_bad_input():
     with pytest.raises(ValueError, match="one axis per facet"):
         gstudy_design(np.ones((3, 4)), "p x i x o")
     # array input: same as the long DataFrame
-    arr = pd.read_csv(BRENNAN / "synthetic1_p_x_i.csv", index_col=0).to_numpy()
+    arr = pd.read_csv(brennan("synthetic1_p_x_i.csv"), index_col=0).to_numpy()
     pd.testing.assert_frame_equal(gstudy_design(arr, "person x item").components,
                                   gstudy_design(d, "person x item").components, rtol=1e-13)
     with pytest.raises(ValueError, match="all scores are equal"):

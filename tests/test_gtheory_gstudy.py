@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,9 +21,10 @@ import pytest
 import gtheory
 from gtheory import NegativeVarianceWarning, gstudy
 
-DATA = Path("/work/shared/data")
-BRENNAN = DATA / "gtheory-textbook" / "brennan2001_via_GeneralizIT"
-MATRICES = DATA / "score-matrices" / "sigir2018-simulation"
+from conftest import shared
+
+BRENNAN = ("gtheory-textbook", "brennan2001_via_GeneralizIT")
+MATRICES = ("score-matrices", "sigir2018-simulation")
 
 
 def published(value: float, pub: str) -> None:
@@ -35,17 +35,17 @@ def published(value: float, pub: str) -> None:
 
 @pytest.fixture(scope="module")
 def synthetic1() -> pd.DataFrame:
-    return pd.read_csv(BRENNAN / "synthetic1_p_x_i.csv", index_col=0)
+    return pd.read_csv(shared(*BRENNAN, "synthetic1_p_x_i.csv"), index_col=0)
 
 
 @pytest.fixture(scope="module")
 def synthetic4_pxi() -> pd.DataFrame:
     # gt4ireval's `synthetic4`: Brennan's synthetic set 4 recast as 10 persons x 12 items
-    return pd.read_csv(BRENNAN / "synthetic4_p_x_r_nested_in_t.csv", index_col=0)
+    return pd.read_csv(shared(*BRENNAN, "synthetic4_p_x_r_nested_in_t.csv"), index_col=0)
 
 
 def trec(name: str) -> pd.DataFrame:
-    return gtheory.read_scores(MATRICES / name, orientation="topics-by-systems")
+    return gtheory.read_scores(shared(*MATRICES, name), orientation="topics-by-systems")
 
 
 TREC_FILES = ["web2010_ndcg20.csv", "web2013_ap.csv", "web2014_err20.csv", "robust2004_ap.csv"]

@@ -9,7 +9,6 @@ External references:
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,12 +17,14 @@ import pytest
 from gtheory import gstudy, variance_components
 from gtheory.intervals import arteaga_ratio_bounds, feldt_ratio_bounds, project, topics_for_ratio
 
-BRENNAN = Path("/work/shared/data/gtheory-textbook/brennan2001_via_GeneralizIT")
+from conftest import shared
+
+BRENNAN = ("gtheory-textbook", "brennan2001_via_GeneralizIT")
 
 
 @pytest.fixture(scope="module")
 def g4():
-    return gstudy(pd.read_csv(BRENNAN / "synthetic4_p_x_r_nested_in_t.csv", index_col=0))
+    return gstudy(pd.read_csv(shared(*BRENNAN, "synthetic4_p_x_r_nested_in_t.csv"), index_col=0))
 
 
 def test_brennan_table_6_5(g4):

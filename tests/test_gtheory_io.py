@@ -9,29 +9,34 @@ import pytest
 
 from gtheory import gstudy, read_scores
 
-MATRICES = Path("/work/shared/data/score-matrices/sigir2018-simulation")
+from conftest import shared
+
+
+def matrix(name: str) -> Path:
+    """A SIGIR 2018 simulation score matrix (skips the test when the shared data is not there)."""
+    return shared("score-matrices", "sigir2018-simulation", name)
 
 
 def test_trec_matrices_are_topics_by_systems():
     # web files: header of system names, no label column; 48 topic rows x 88 systems
-    X = read_scores(MATRICES / "web2010_ap.csv")
-    ref = pd.read_csv(MATRICES / "web2010_ap.csv")
+    X = read_scores(matrix("web2010_ap.csv"))
+    ref = pd.read_csv(matrix("web2010_ap.csv"))
     assert X.shape == (ref.shape[1], ref.shape[0])
     assert list(X.index[:2]) == ["sys1", "sys2"]
     np.testing.assert_array_equal(X.to_numpy(), ref.to_numpy().T)
-    assert X.equals(read_scores(MATRICES / "web2010_ap.csv", orientation="topics-by-systems"))
+    assert X.equals(read_scores(matrix("web2010_ap.csv"), orientation="topics-by-systems"))
 
 
 def test_label_column_detected():
-    X = read_scores(MATRICES / "robust2004_p10.csv")
-    ref = pd.read_csv(MATRICES / "robust2004_p10.csv", index_col="topic")
+    X = read_scores(matrix("robust2004_p10.csv"))
+    ref = pd.read_csv(matrix("robust2004_p10.csv"), index_col="topic")
     assert X.shape == (110, 249)
     assert X.columns[0] == "301"
     np.testing.assert_array_equal(X.to_numpy(), ref.to_numpy().T)
 
 
 def test_long_and_wide_agree(tmp_path):
-    X = read_scores(MATRICES / "web2014_ndcg20.csv")
+    X = read_scores(matrix("web2014_ndcg20.csv"))
     p = tmp_path / "long.csv"
     X.stack().rename("score").reset_index()[["topic", "score", "system"]].to_csv(p, index=False)
     L = read_scores(p)
@@ -73,7 +78,7 @@ def test_missing_file_and_bad_orientation(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         read_scores(tmp_path / "nope.csv")
     with pytest.raises(ValueError, match="`orientation` must be one of"):
-        read_scores(MATRICES / "web2010_ap.csv", orientation="rows")
+        read_scores(matrix("web2010_ap.csv"), orientation="rows")
 
 
 def test_explicit_orientation_for_ambiguous_file(tmp_path):

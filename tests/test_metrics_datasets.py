@@ -1,18 +1,16 @@
-"""The embedded TREC-9 tensor equals a fresh build from the NIST runs and qrels in ../shared/data."""
+"""The embedded TREC-9 tensor equals a fresh build from the NIST runs and qrels in the shared data."""
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 
 import metrics
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec9-web-wt10g"
+from conftest import shared
 
 
 def test_embedded_trec9_equals_fresh_build():
+    d = shared("trec9-web-wt10g")
     shipped = metrics.load_trec9()
-    fresh = metrics.judge(SHARED / "runs_full_xz", SHARED / "qrels.trec9.web.451-500.txt", depth=1000)
+    fresh = metrics.judge(d / "runs_full_xz", d / "qrels.trec9.web.451-500.txt", depth=1000)
     assert shipped.shape == (104, 50, 1000)
     assert shipped.systems == fresh.systems and shipped.topics == fresh.topics
     for name in ("grades", "doc_ids", "levels", "qrels_level", "qrels_offsets", "n_retrieved"):
@@ -25,7 +23,7 @@ def test_embedded_trec9_reproduces_nist_map():
     """Independent check: MAP from the tensor vs NIST's published MAP (trec-browser), 4 decimals."""
     import pandas as pd
 
-    pub = pd.read_csv(SHARED / "published_summaries_trec-browser.csv")
+    pub = pd.read_csv(shared("trec9-web-wt10g", "published_summaries_trec-browser.csv"))
     j = metrics.load_trec9()
     rel = j.level_values((j.levels >= 1).astype(float))  # binary relevance per rank
     ranks = np.arange(1, j.depth + 1)

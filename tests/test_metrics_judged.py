@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import metrics
+from conftest import shared
 from metrics import ABSENT, UNJUDGED, JudgedRuns, judge, read_qrels, read_runs
 
 QRELS = """\
@@ -97,7 +98,7 @@ def test_depth_truncates(tmp_path):
 
 
 def test_paths_and_runset_give_the_same_tensor():
-    d = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl-2019-passage"
+    d = shared("trec-dl-2019-passage")
     files = sorted((d / "runs_judged_full_xz").iterdir())[:4]
     q = d / "qrels.dl19-passage.txt"
     a = judge(files, q)  # process pool path

@@ -15,7 +15,7 @@ import pytrec_eval
 import metrics
 from metrics import judge, ndcg
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+from conftest import shared
 CUTS = (10, 20, 100, 1000)
 COLLECTIONS = {
     # every run of each collection: TREC-9 (104), DL 2019 (37), Robust 2004 (10 submitted + 7 later baselines)
@@ -34,14 +34,14 @@ COLLECTIONS = {
 @pytest.fixture(scope="module", params=sorted(COLLECTIONS))
 def collection(request):
     run_dirs, qrels = COLLECTIONS[request.param]
-    files = [f for d in run_dirs for f in sorted((SHARED / d).iterdir())]
-    with open(SHARED / qrels) as fh:
+    files = [f for d in run_dirs for f in sorted(shared(d).iterdir())]
+    with open(shared(qrels)) as fh:
         qrel = pytrec_eval.parse_qrel(fh)
     runs = {}
     for f in files:
         with lzma.open(f, "rt") as fh:
             runs[f] = pytrec_eval.parse_run(fh)
-    judged = judge(files, SHARED / qrels)
+    judged = judge(files, shared(qrels))
     return request.param, files, judged, qrel, runs
 
 
@@ -161,7 +161,7 @@ def test_published_dl19_ndcg10(tmp_path):
     """NIST's published per-run nDCG@10 (trec-browser) is reproduced for every DL 2019 run (4 decimals)."""
     import pandas as pd
 
-    d = SHARED / "trec-dl-2019-passage"
+    d = shared("trec-dl-2019-passage")
     pub = pd.read_csv(d / "published_summaries_trec-browser.csv")
     j = judge(d / "runs_judged_full_xz", d / "qrels.dl19-passage.txt")
     ours = ndcg(j, cutoff=10).mean(axis=1)

@@ -11,7 +11,7 @@ import pytest
 import metrics
 from metrics import TrecFormatError, read_qrels, read_run, read_runs
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+from conftest import shared
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -165,7 +165,7 @@ def test_real_runs_match_trec_eval_order():
     """TREC-9 run with many score ties: our order equals pytrec_eval's parse + trec_eval's sort rule."""
     import pytrec_eval
 
-    f = SHARED / "trec9-web-wt10g" / "runs_full_xz" / "CWI0000.xz"
+    f = shared("trec9-web-wt10g", "runs_full_xz", "CWI0000.xz")
     run = read_run(f)
     with lzma.open(f, "rt") as fh:
         ref = pytrec_eval.parse_run(fh)

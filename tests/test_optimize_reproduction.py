@@ -16,7 +16,7 @@ import pytest
 import gtheory
 import metrics
 import optimize
-from optimize.published import PUBLISHED_TREC9 as PUB
+from experiments.published import PUBLISHED_TREC9 as PUB
 
 
 @pytest.fixture(scope="module")

@@ -215,7 +215,7 @@ def test_bad_seed_is_refused_up_front(j, monkeypatch, front, seed, error):
 
     monkeypatch.setattr(optimize.tune, "Problem", no_work)
     monkeypatch.setattr(optimize.robust, "Problem", no_work)
-    msg = f"`seed` must be a non-negative integer or None; got {seed!r}."
+    msg = f"`seed` must be a non-negative integer, None or a numpy.random.Generator; got {seed!r}."
     for starts in (2, 6):
         with pytest.raises(error, match=re.escape(msg)):
             _FRONT_ENDS[front](j, starts=starts, seed=seed)
@@ -229,7 +229,7 @@ def test_good_seeds_are_accepted(j):
     b = starting_points(p, 6, seed=3)
     assert all(np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
     assert len(starting_points(p, 6, seed=None)) == 6
-    with pytest.raises(ValueError, match=r"`seed` must be a non-negative integer or None; got -2\."):
+    with pytest.raises(ValueError, match=r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got -2\."):
         starting_points(p, 6, seed=-2)
 
 
@@ -245,8 +245,8 @@ def test_good_seeds_are_accepted(j):
     # before: raised from inside gtheory after the first split had been tuned
     (dict(target=1.5), ValueError, "`target` must be a number strictly between 0 and 1; got 1.5."),
     (dict(target=None), ValueError, "`target` must be a number strictly between 0 and 1; got None."),
-    (dict(seed=-1), ValueError, "`seed` must be a non-negative integer or None; got -1."),
-    (dict(seed="a"), TypeError, "`seed` must be a non-negative integer or None; got 'a'."),
+    (dict(seed=-1), ValueError, "`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1."),
+    (dict(seed="a"), TypeError, "`seed` must be a non-negative integer, None or a numpy.random.Generator; got 'a'."),
     (dict(starts=0), ValueError, "`starts` must be a positive integer; got 0."),
     (dict(solver="SLSQP"), ValueError, "`solver` must be one of"),
     (dict(objective="Phi"), ValueError, "`objective` must be 'phi' or 'erho2'; got 'Phi'."),
@@ -311,3 +311,39 @@ def test_minimax_maximises_the_worst_phi1_and_reports_phi_at_each_own_topic_coun
     assert f"small@10: {by['small@10']['fun']:.4f} [Φ(10) = {by['small@10']['phi']:.4f}]" in text
     # the docstring says so
     assert "**not** the worst :math:`\\Phi_i(n_i)`" in optimize.optimize_minimax.__doc__
+
+
+def test_a_generator_is_accepted_as_seed_and_is_reproducible(j):
+    # experiments accepted a numpy.random.Generator as `seed`; optimize now does too (random starts 5 and 6)
+    a = optimize.optimize_discount(j, [0, 1, 2], 10, starts=6, seed=np.random.default_rng(7))
+    b = optimize.optimize_discount(j, [0, 1, 2], 10, starts=6, seed=np.random.default_rng(7))
+    assert np.array_equal(a.discount, b.discount) and a.phi == b.phi
+    from optimize.multistart import starting_points
+
+    p = Problem(j, 10, "discount", gain=[0, 1, 2])
+    x = starting_points(p, 6, seed=np.random.default_rng(3))
+    y = starting_points(p, 6, seed=np.random.default_rng(3))
+    assert all(np.array_equal(u, v) for (_, u), (_, v) in zip(x, y))
+    assert not np.array_equal(x[-1][1], starting_points(p, 6, seed=np.random.default_rng(4))[-1][1])
+
+
+def test_a_generator_seeds_recommend_and_the_bootstrap(j):
+    # the same Generator state gives the same result; the result records no seed (a Generator is not one number)
+    import gtheory
+
+    sub = j.subset(systems=range(0, 104, 4))
+    a, b = (optimize.recommend(sub, 10, n_splits=4, n_inner=2, seed=np.random.default_rng(3), progress=False)
+            for _ in range(2))
+    assert a.outer.equals(b.outer) and a.choice == b.choice and a.seed is None
+    g = gtheory.gstudy(metrics.ndcg(sub, cutoff=10))
+    x, y = (g.bootstrap(B=50, seed=np.random.default_rng(1)) for _ in range(2))
+    assert x.to_dict() == y.to_dict() and x.seed is None
+
+
+def test_recommend_progress_may_be_a_callable(j):
+    # one `progress` type across the project: True/False or a callable receiving each message
+    got: list[str] = []
+    optimize.recommend(j.subset(systems=range(0, 104, 4)), 10, n_splits=3, n_inner=2, seed=0, progress=got.append)
+    assert got == [f"recommend: outer splits: {i}/4" for i in range(1, 5)]
+    with pytest.raises(TypeError, match="`progress` must be True"):
+        optimize.recommend(j, 10, progress="yes")

@@ -16,6 +16,26 @@ from ._errors import CLI_ADVICE, in_option_names  # noqa: F401
 from ._outputs import (  # noqa: F401
     COMMAND, OUTPUTS, check_output_path, interrupted_message, mark_written, output_file, output_path, save_figure,
 )
+from . import UsageError
+
+#: help text of ``--seeds`` (sweep, robustness): the API's one meaning of ``seeds``
+SEEDS_HELP = "one value N: the N seeds 0 .. N-1; several values: those seeds"
+
+
+def seeds_option(values: list[int] | None, default: int) -> tuple[int, ...]:
+    """``--seeds``: one value N is the N seeds ``0 .. N-1``, several values are the seeds themselves (the API's
+    ``seeds``: an int count or a list); ``None`` (not given) is ``default`` seeds."""
+    if values is None:
+        values = [default]
+    if len(values) == 1:
+        if values[0] < 1:
+            raise UsageError(f"--seeds N must be a positive number of seeds; got {values[0]} ({SEEDS_HELP}).")
+        return tuple(range(values[0]))
+    if min(values) < 0:
+        raise UsageError(f"--seeds must hold non-negative integers; got {min(values)}.")
+    if len(set(values)) != len(values):
+        raise UsageError(f"--seeds must be distinct; got {' '.join(map(str, values))}.")
+    return tuple(values)
 
 
 def emit_json(obj: Any, path: str | Path | None = None) -> None:

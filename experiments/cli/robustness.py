@@ -2,7 +2,7 @@
 
 Examples::
 
-    gtheory robustness --measure "nDCG@100" --measure AP --fractions 1 0.5 0.3 0.1 --seeds 5 --condensed
+    gtheory robustness --measure "nDCG@100" --measure AP --fractions 1 0.5 0.3 0.1 --seeds 5 --judged-only
     gtheory robustness --runs runs/ --qrels qrels.txt --measure AP --out study.csv --plot study.png
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_file, save_figure)
+                      load_judged, output_file, save_figure, seeds_option, SEEDS_HELP)
 
 __all__ = ["register", "run"]
 
@@ -34,7 +34,7 @@ judgments and compared with the same measure on the full qrels:
             (Bompada et al.'s confusion matrix)
 
 The knee is the lowest f from which the mean tau over seeds stays >= --threshold.
-With --condensed each measure is also computed on the condensed lists (unjudged documents
+With --judged-only each measure is also computed on the condensed lists (unjudged documents
 removed first: AP', nDCG'; Sakai 2007). Numbers are means over the seeds (± standard deviation).
 
 When every system has the same mean score with the full qrels (e.g. identical runs), there is no
@@ -62,9 +62,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--fractions", nargs="+", type=float, metavar="F",
                    default=[1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05],
                    help="fractions of the judgments to keep, in (0, 1] (default 1 .7 .5 .3 .2 .1 .05)")
-    p.add_argument("--seeds", type=int, default=5, metavar="N", help="random reductions per fraction (default 5)")
-    p.add_argument("--condensed", action="store_true",
+    p.add_argument("--seeds", nargs="+", type=int, default=None, metavar="N",
+                   help=f"random reductions per fraction: {SEEDS_HELP} (default 5)")
+    p.add_argument("--judged-only", action="store_true",
                    help="also evaluate the condensed lists (unjudged documents removed: AP', nDCG')")
+    p.add_argument("--condensed", dest="condensed_alias", action="store_true",
+                   help="deprecated spelling of --judged-only")
     p.add_argument("--test", choices=["bootstrap", "t", "wilcoxon", "none"], default="bootstrap",
                    help="significance test for discriminative power and accuracy (default bootstrap; "
                         "'none' skips both and is much faster)")
@@ -94,8 +97,10 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError(f"--fractions must be in (0, 1] (shares of the judgments kept); got {bad[0]:g}.")
     if len(set(args.fractions)) != len(args.fractions):
         raise UsageError(f"--fractions must be distinct; got {' '.join(f'{f:g}' for f in args.fractions)}.")
-    if args.seeds < 1:
-        raise UsageError(f"--seeds must be a positive integer; got {args.seeds}.")
+    args.seeds = seeds_option(args.seeds, 5)
+    if args.condensed_alias:
+        print("gtheory robustness: warning: --condensed is now --judged-only (the API's name).", file=sys.stderr)
+        args.judged_only = True
     if args.B < 1:
         raise UsageError(f"--B must be a positive integer; got {args.B}.")
     if not (0.0 < args.alpha < 1.0):
@@ -140,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     test = None if args.test == "none" else args.test
     try:
         study = robustness_study(judged, measures, fractions=args.fractions, seeds=args.seeds,
-                                 condensed=args.condensed, test=test, alpha=args.alpha, B=args.B, top_k=args.top_k,
+                                 judged_only=args.judged_only, test=test, alpha=args.alpha, B=args.B, top_k=args.top_k,
                                  relevance_level=args.relevance_level, rounding=args.rounding,
                                  threshold=args.threshold, progress=None if args.quiet else say)
     except (ValueError, TypeError) as exc:
@@ -163,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         plt.close(fig)
         print(f"plot written to {args.plot}", file=sys.stderr)
 
-    n_curves = df.groupby(["measure", "condensed"], sort=False).ngroups
+    n_curves = df.groupby(["measure", "judged_only"], sort=False).ngroups
     if len(undefined) == n_curves:  # nothing but τ = nan: an error, not a table
         print(f"gtheory robustness: error: {_undefined_message(undefined)}; nothing to report.", file=sys.stderr)
         return EXIT_FAILURE

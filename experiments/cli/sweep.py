@@ -16,7 +16,7 @@ from typing import Any
 
 from . import UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_file)
+                      load_judged, output_file, seeds_option, SEEDS_HELP)
 
 __all__ = ["register", "run"]
 
@@ -77,8 +77,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "(default log2 zipf linear)")
     g.add_argument("--fractions", nargs="+", type=float, default=[1.0], metavar="F",
                    help="shares of the judgments kept, in (0, 1] (default 1)")
-    g.add_argument("--seeds", nargs="+", type=int, default=[0], metavar="SEED",
-                   help="seeds of the qrels reduction (default 0)")
+    g.add_argument("--seeds", nargs="+", type=int, default=None, metavar="N",
+                   help=f"seeds of the qrels reduction: {SEEDS_HELP} (default 1: the seed 0)")
     s = p.add_argument_group("study")
     s.add_argument("--target", type=float, default=0.95, help="target Φ for the topics needed (default 0.95)")
     s.add_argument("--reference-cutoff", default=None, metavar="K",
@@ -169,6 +169,10 @@ def run(args: argparse.Namespace) -> int:
     # validate the grid before loading data or connecting anywhere
     from experiments.sweep import _check_reference
 
+    if args.seeds is not None and len(args.seeds) == 1 and not args.quiet:
+        print(f"note: --seeds {args.seeds[0]} is the number of seeds (0 .. {args.seeds[0] - 1}); before this release "
+              f"it was the single seed {args.seeds[0]}: give two or more seeds to list them.", file=sys.stderr)
+    args.seeds = seeds_option(args.seeds, 1)
     try:
         grid = experiments.SweepGrid.of(cutoffs, args.gains, args.discounts, args.fractions, args.seeds)
     except (ValueError, TypeError) as exc:

@@ -1,6 +1,6 @@
 """The TREC 9 numbers published by Kanoulas & Aslam (CIKM 2009): the one place they are written down.
 
-Transcribed from the paper's text (``/work/shared/papers/kanoulas-aslam-2009-gain-discount-ndcg.txt``) and
+Transcribed from the paper (its Tables 1–4 and the numbers in its text) and
 used by the reproduction tests (``tests/test_optimize_reproduction.py``,
 ``tests/test_experiments_reproduction_trec9.py``) and by the report (:mod:`experiments.report`), so a
 correction here reaches all of them.

@@ -7,12 +7,17 @@ import numpy as np
 import pytest
 
 import gtheory
+from conftest import shared, toy_runs
 from experiments.cli import main
 
-WEB = "/work/shared/data/score-matrices/sigir2018-simulation/web2013_ndcg20.csv"
+
+@pytest.fixture
+def WEB() -> str:
+    """A SIGIR 2018 simulation score matrix (topics x systems CSV); skips when the shared data is not there."""
+    return str(shared("score-matrices", "sigir2018-simulation", "web2013_ndcg20.csv"))
 
 
-def test_prints_summary(capsys):
+def test_prints_summary(capsys, WEB):
     assert main(["gstudy", WEB, "--n-topics", "10", "25", "50", "100", "--target", "0.9"]) == 0
     out = capsys.readouterr().out
     g = gtheory.gstudy(WEB)
@@ -21,7 +26,7 @@ def test_prints_summary(capsys):
     assert f"Φ ≥ 0.9: {g.topics_needed(0.9).n} topics" in out
 
 
-def test_json_output_matches_api(capsys):
+def test_json_output_matches_api(capsys, WEB):
     assert main(["gstudy", WEB, "--json", "--n-topics", "20", "--drop-lowest", "0.25", "--level", "0.9"]) == 0
     data = json.loads(capsys.readouterr().out)
     g = gtheory.gstudy(WEB, drop_lowest=0.25)
@@ -33,7 +38,7 @@ def test_json_output_matches_api(capsys):
     assert data["topics_needed"]["phi"]["n"] == g.topics_needed(0.95).n
 
 
-def test_plot_written(tmp_path, capsys):
+def test_plot_written(tmp_path, capsys, WEB):
     out = tmp_path / "d.png"
     assert main(["gstudy", WEB, "--plot", str(out)]) == 0
     assert out.stat().st_size > 1000 and out.read_bytes()[:4] == b"\x89PNG"
@@ -75,27 +80,11 @@ def test_negative_variance_reported_on_stderr(tmp_path, capsys):
     assert "(negative estimate set to 0)" in captured.out
 
 
-def _toy_runs(tmp_path):
-    rng = np.random.default_rng(4)
-    docs = [f"d{i}" for i in range(15)]
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("".join(f"{t} 0 {d} {rng.integers(0, 3)}\n" for t in ("1", "2", "3", "4") for d in docs[:8]))
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    for s in "ABCD":
-        lines = []
-        for t in ("1", "2", "3", "4"):
-            for r, d in enumerate(rng.permutation(docs)):
-                lines.append(f"{t} Q0 {d} {r + 1} {100 - r} run{s}\n")
-        (runs / f"run{s}.txt").write_text("".join(lines))
-    return runs, qrels
-
-
 @pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")
 def test_runs_and_qrels_scored_with_metrics(tmp_path, capsys):
     import metrics
 
-    runs, qrels = _toy_runs(tmp_path)
+    runs, qrels = toy_runs(tmp_path)
     assert main(["gstudy", "--runs", str(runs), "--qrels", str(qrels), "--measure", "nDCG@10", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     X = metrics.ndcg(metrics.judge(metrics.read_runs(runs), qrels), cutoff=10)
@@ -107,13 +96,15 @@ def test_runs_and_qrels_scored_with_metrics(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, match", [
     (["--runs", "x"], "--runs and --qrels go together"),
-    ([WEB, "--runs", "x", "--qrels", "y"], "give either SCORES.csv or the data options"),
+    (["WEB", "--runs", "x", "--qrels", "y"], "give either SCORES.csv or the data options"),
     (["--runs", "x", "--qrels", "y", "--measure", "AP"], "no such run file or directory: x"),
-    ([WEB, "--measure", "AP"], "selects a measure of a long CSV with a 'measure' column"),
-    ([WEB, "--json", "--quiet"], "--json and --quiet exclude each other"),
+    (["WEB", "--measure", "AP"], "selects a measure of a long CSV with a 'measure' column"),
+    (["WEB", "--json", "--quiet"], "--json and --quiet exclude each other"),
 ])
-def test_runs_option_errors(capsys, monkeypatch, args, match):
+def test_runs_option_errors(capsys, monkeypatch, request, args, match):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    if "WEB" in args:
+        args = [request.getfixturevalue("WEB") if a == "WEB" else a for a in args]
     assert main(["gstudy", *args]) == 2
     assert match in capsys.readouterr().err
 
@@ -128,7 +119,7 @@ def test_evaluate_long_csv_then_gstudy(tmp_path, capsys, monkeypatch, measures, 
     import metrics
 
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
-    runs, qrels = _toy_runs(tmp_path)
+    runs, qrels = toy_runs(tmp_path)
     csv = tmp_path / "scores.csv"
     flags = [a for m in measures for a in ("--measure", m)]
     assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), *flags, "--format", fmt,
@@ -212,50 +203,9 @@ def test_gstudy_shared_data_options(capsys):
     assert data["source"] == "P@10 over the embedded TREC-9 Web runs"
 
 
-def test_unknown_option_prints_the_subcommands_usage(capsys):
+def test_unknown_option_prints_the_subcommands_usage(capsys, WEB):
     with pytest.raises(SystemExit) as exc:
         main(["gstudy", WEB, "--no-such-option"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: gtheory gstudy") and "unrecognized arguments: --no-such-option" in err
-
-
-# ---- gtheory evaluate --measure: the new measures, trec_eval and ir_measures spellings
-def test_evaluate_accepts_new_measures_and_trec_eval_spellings(tmp_path, capsys):
-    import pandas as pd
-
-    import metrics
-
-    runs, qrels = _toy_runs(tmp_path)
-    names = ["R@5", "recall.10", "Success@1", "success.5", "ERR@20", "Judged@10", "NumRel", "num_ret",
-             "num_rel_ret", "NumRelRet(rel=2)", "ndcg_cut.5", "P.5", "map", "recip_rank"]
-    csv = tmp_path / "s.csv"
-    flags = [a for m in names for a in ("--measure", m)]
-    assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), *flags, "--out", str(csv)]) == 0
-    long = pd.read_csv(csv, dtype={"topic": str})
-    assert list(long["measure"].unique()) == names  # labelled as typed, in the order given
-    judged = metrics.judge(str(runs), str(qrels))
-    for name in names:
-        want = metrics.evaluate(judged, name).stack().rename("score").reset_index()
-        got = long[long["measure"] == name].drop(columns="measure").reset_index(drop=True)
-        assert np.allclose(got["score"], want["score"], rtol=1e-9, atol=0), name  # CSV keeps 10 digits
-    # ndcg_cut.5 is nDCG@5: --gain applies to it
-    capsys.readouterr()
-    assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), "--measure", "ndcg_cut.5", "--gain",
-                 "exponential", "--json"]) == 0
-    got = [r["score"] for r in json.loads(capsys.readouterr().out)]
-    assert np.allclose(got, metrics.ndcg(judged, gain="exponential", cutoff=5).stack().to_numpy())
-
-
-@pytest.mark.parametrize("args, match", [
-    (["--measure", "nDCG@10", "--measure", "ndcg_cut.10"], "--measure ndcg_cut.10 is given twice"),
-    (["--measure", "recall"], "measure R needs a cut-off, e.g. R@10"),
-    (["--measure", "P.5,10"], "give them one by one: P.5, P.10"),
-    (["--measure", "ERR(max_grade=1)@20"], "above `max_grade`=1"),
-])
-def test_evaluate_measure_errors(tmp_path, capsys, monkeypatch, args, match):
-    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
-    runs, qrels = _toy_runs(tmp_path)
-    assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), *args]) == 2
-    err = capsys.readouterr().err
-    assert match in err and "Traceback" not in err
