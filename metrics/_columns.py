@@ -1,0 +1,222 @@
+"""Whitespace-separated columns of a text file, found with NumPy on the raw bytes (no per-line Python).
+
+The fast path of the TREC readers (:mod:`metrics.trecio`). :func:`split_columns` locates every token of a file
+with a handful of vectorised passes over its bytes and checks that each non-blank line has the expected number of
+columns; a column then becomes a fixed-width byte array (:meth:`Columns.fixed`), a 64-bit hash per row
+(:func:`hash_rows`) or float64 values (:func:`parse_decimals`) without creating a Python object per row.
+
+Whitespace is ASCII space, tab, newline, carriage return, vertical tab and form feed, as in trec_eval. Files with
+any other control byte (NUL included), and tokens longer than :data:`MAX_WIDTH` bytes, are left to the exact
+string-based reader (:func:`split_columns` returns ``None``); so is anything this module cannot prove it handles
+exactly (e.g. a hash collision): the fast path changes speed, never results.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Columns", "split_columns", "hash_rows", "parse_decimals", "MAX_WIDTH"]
+
+#: tokens wider than this (bytes) send the file to the string-based reader
+MAX_WIDTH = 64
+_PAD = MAX_WIDTH + 8
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Token positions of a file: ``starts[i, j]``/``ends[i, j]`` (end exclusive) of column ``j`` of record ``i``.
+
+    ``buf`` holds the file's bytes followed by :data:`_PAD` zero bytes (so fixed-width windows never run past the
+    end); ``size`` is the file's length.
+    """
+
+    buf: np.ndarray
+    size: int
+    starts: np.ndarray
+    ends: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.starts.shape[0]
+
+    def lengths(self, j: int) -> np.ndarray:
+        return self.ends[:, j] - self.starts[:, j]
+
+    def fixed(self, j: int, rows: np.ndarray | None = None) -> np.ndarray | None:
+        """Column ``j`` as a NumPy ``S<w>`` array (``w`` a multiple of 8, zero padded), or ``None`` if wider than
+        :data:`MAX_WIDTH`. Comparisons of these arrays are ``strcmp`` comparisons (no token holds a NUL byte)."""
+        s, e = self.starts[:, j], self.ends[:, j]
+        if rows is not None:
+            s, e = s[rows], e[rows]
+        length = e - s
+        w = int(length.max(initial=1))
+        if w > MAX_WIDTH:
+            return None
+        w = -(-w // 8) * 8
+        windows = np.ndarray(shape=(self.buf.size - w + 1,), dtype=f"S{w}", buffer=self.buf, strides=(1,))
+        out = windows[s]
+        out.view(np.uint64).reshape(-1, w // 8)[...] &= _WORD_MASK[length, : w // 8]  # zero the bytes past the token
+        return out
+
+    def line_numbers(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """1-based line number of each record (or of ``rows``)."""
+        nl = np.flatnonzero(self.buf[: self.size] == 10)
+        first = self.starts[:, 0] if rows is None else self.starts[rows, 0]
+        return np.searchsorted(nl, first) + 1
+
+    def token(self, i: int, j: int) -> str:
+        return bytes(self.buf[self.starts[i, j] : self.ends[i, j]]).decode("utf-8", "replace")
+
+
+def split_columns(raw: bytes, ncols: int) -> Columns | None:
+    """Locate the tokens of ``raw``; ``None`` when the exact string-based reader must decide (see module docstring).
+
+    Also ``None`` when a line does not have ``ncols`` columns (the string-based reader then names the line).
+    """
+    n = len(raw)
+    if n == 0:
+        return None
+    buf = np.zeros(n + _PAD, dtype=np.uint8)
+    b = buf[:n]
+    b[:] = np.frombuffer(raw, dtype=np.uint8)
+    ws = np.ones(n + 2, dtype=bool)
+    np.less_equal(b, 32, out=ws[1:-1])
+    if np.count_nonzero(b < 32) != np.count_nonzero((b - np.uint8(9)) < 5):
+        return None  # a control byte that is not whitespace (NUL, \x1c, ...): the exact reader
+    edges = np.flatnonzero(ws[1:] != ws[:-1])
+    if edges.size == 0 or edges.size % (2 * ncols):
+        return None
+    starts = edges[0::2].reshape(-1, ncols)
+    ends = edges[1::2].reshape(-1, ncols)
+    if not _one_record_per_line(b, starts, ends):
+        return None
+    if int((ends - starts).max(initial=0)) > MAX_WIDTH:
+        return None
+    return Columns(buf, n, starts, ends)
+
+
+def _one_record_per_line(b: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Every non-blank line holds exactly one record: no newline between the tokens of a record, at least one
+    between records. Most gaps are one byte, checked directly; longer gaps by counting newlines."""
+    gap_start = ends.ravel()[:-1]
+    gap_len = starts.ravel()[1:] - gap_start
+    want_nl = np.zeros(gap_start.size, dtype=bool)
+    want_nl[starts.shape[1] - 1 :: starts.shape[1]] = True
+    one = gap_len == 1
+    if not np.array_equal(b[gap_start[one]] == 10, want_nl[one]):
+        return False
+    long = np.flatnonzero(~one)
+    if long.size:
+        nl = np.flatnonzero(b == 10)
+        has = np.searchsorted(nl, starts.ravel()[1:][long]) > np.searchsorted(nl, gap_start[long])
+        if not np.array_equal(has, want_nl[long]):
+            return False
+    return True
+
+
+def _word_masks() -> np.ndarray:
+    """``_WORD_MASK[n]``: uint64 words whose bytes are 0xFF for the first ``n`` bytes of a row, else 0."""
+    table = np.zeros((MAX_WIDTH + 1, MAX_WIDTH + 8), dtype=np.uint8)
+    for n in range(MAX_WIDTH + 1):
+        table[n, :n] = 0xFF
+    return table.view(np.uint64)
+
+
+_WORD_MASK = _word_masks()
+_HASH_K = np.array([(0x9E3779B97F4A7C15 * (2 * i + 1)) & 0xFFFFFFFFFFFFFFFF for i in range(MAX_WIDTH // 8 + 1)], dtype=np.uint64)
+
+
+def hash_rows(s: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each entry of a zero-padded ``S<8k>`` array, independent of the padding width.
+
+    Not collision-free: every use verifies a match on the bytes.
+    """
+    w = s.dtype.itemsize // 8
+    words = s.view(np.uint64).reshape(-1, w)
+    h = words[:, 0] * _HASH_K[0]
+    for i in range(1, w):
+        h += words[:, i] * _HASH_K[i]  # zero words (padding) add nothing
+    return mix64(h)
+
+
+def mix64(h: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser (a bijection on uint64)."""
+    h = h ^ (h >> np.uint64(30))
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(27)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    return h
+
+
+_P10 = np.array([10.0**k for k in range(23)])
+_EXTENDED = np.finfo(np.longdouble).nmant >= 63  # x87 80-bit (or quad) long double: 10**k exact for k <= 27
+_P10L = np.array([np.longdouble(10) ** k for k in range(28)], dtype=np.longdouble)
+
+
+def parse_decimals(cols: Columns, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column ``j`` as float64, exactly as C ``strtod`` / Python ``float`` would round it, for tokens of the form
+    ``[+-]digits[.digits]`` (at most 19 digits); returns ``(values, done)``: rows with ``done`` False (another
+    spelling, an exponent, more digits or a rounding case that needs more precision) are left to the caller.
+
+    Exactness: the digits form an integer ``M`` and the value is ``M / 10**f``. When ``M < 2**53`` and
+    ``f <= 22`` both are exact doubles and one IEEE division rounds correctly (Clinger 1990). Otherwise the division
+    is done in 64-bit-mantissa long double, where both are again exact, and the result rounded to double, unless it
+    lies exactly half-way between two doubles (double rounding could then differ): such rows are left to the caller.
+    """
+    n = cols.n
+    x = np.zeros(n, dtype=np.float64)
+    done = np.zeros(n, dtype=bool)
+    length = cols.lengths(j)
+    s = cols.fixed(j)
+    if s is None:
+        return x, done
+    w = s.dtype.itemsize
+    m = s.view(np.uint8).reshape(n, w)
+    dot = m == 46
+    dpos = dot.argmax(axis=1)
+    dpos[~dot[np.arange(n), dpos]] = 127  # no dot
+    sign = ((m[:, 0] == 45) | (m[:, 0] == 43)).astype(np.int64)
+    key = (sign << 14) | (dpos << 7) | length
+    order = np.argsort(key.astype(np.int16), kind="stable")  # radix sort
+    ks = key[order]
+    bounds = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1], True])
+    for a, z in zip(bounds[:-1], bounds[1:]):
+        k = int(ks[a])
+        sg, dp, ln = k >> 14, (k >> 7) & 127, k & 127
+        digit_cols = [c for c in range(sg, ln) if c != dp]
+        nd = len(digit_cols)
+        if nd == 0 or nd > 40:
+            continue
+        rows = order[a:z]
+        dig = np.take(m, rows, axis=0)[:, digit_cols] - np.uint8(48)
+        ok = (dig < 10).all(axis=1)
+        if nd > 19:  # at most 19 significant digits (leading zeros do not count): no uint64 overflow
+            ok &= nd - (dig != 0).argmax(axis=1) <= 19
+        if not ok.all():
+            rows, dig = rows[ok], dig[ok]
+        mant = np.zeros(rows.size, dtype=np.uint64)
+        for c in range(nd):
+            mant *= np.uint64(10)
+            mant += dig[:, c]
+        frac = ln - dp - 1 if dp < 127 else 0
+        if frac <= 22:
+            exact = mant < np.uint64(1 << 53)
+            val = mant.astype(np.float64) / _P10[frac]
+        else:
+            exact = np.zeros(rows.size, dtype=bool)
+            val = np.zeros(rows.size)
+        if _EXTENDED and frac <= 27 and not exact.all():
+            i = np.flatnonzero(~exact)
+            xl = mant[i].astype(np.longdouble) / _P10L[frac]
+            xd = xl.astype(np.float64)
+            half = np.spacing(np.abs(xd)).astype(np.longdouble) / 2
+            exact[i] = np.abs(xl - xd.astype(np.longdouble)) != half
+            val[i] = xd
+        if sg:
+            neg = m[rows, 0] == 45
+            val = np.where(neg, -val, val)
+        x[rows[exact]] = val[exact]
+        done[rows[exact]] = True
+    return x, done
