@@ -135,7 +135,8 @@ def _rows(topics: list[str], tcode: np.ndarray, docno: np.ndarray, doc_hash: np.
           rank: np.ndarray, qi: QrelsIndex, depth: int, dropped: int) -> JudgedRows:
     """Judge rows given per row in file order (``tcode``, ``docno``) with ``order``/``rank`` their rank order."""
     T = len(qi.topics)
-    topic_map = pd.Index(qi.topics, dtype=object).get_indexer(pd.Index(topics, dtype=object))
+    pos = {t: i for i, t in enumerate(qi.topics)}
+    topic_map = np.array([pos.get(t, -1) for t in topics], dtype=np.int64)
     unknown = [t for t, m in zip(topics, topic_map) if m < 0]
     tpos_row = topic_map[tcode]
     rank_row = np.empty(rank.size, dtype=np.int64)

@@ -43,9 +43,10 @@ class Columns:
     def lengths(self, j: int) -> np.ndarray:
         return self.ends[:, j] - self.starts[:, j]
 
-    def fixed(self, j: int, rows: np.ndarray | None = None) -> np.ndarray | None:
+    def fixed(self, j: int, rows: np.ndarray | None = None, *, pad: bool = True) -> np.ndarray | None:
         """Column ``j`` as a NumPy ``S<w>`` array (``w`` a multiple of 8, zero padded), or ``None`` if wider than
-        :data:`MAX_WIDTH`. Comparisons of these arrays are ``strcmp`` comparisons (no token holds a NUL byte)."""
+        :data:`MAX_WIDTH`. Comparisons of these arrays are ``strcmp`` comparisons (no token holds a NUL byte).
+        With ``pad=False`` the bytes after each token are whatever follows it in the file."""
         s, e = self.starts[:, j], self.ends[:, j]
         if rows is not None:
             s, e = s[rows], e[rows]
@@ -56,7 +57,11 @@ class Columns:
         w = -(-w // 8) * 8
         windows = np.ndarray(shape=(self.buf.size - w + 1,), dtype=f"S{w}", buffer=self.buf, strides=(1,))
         out = windows[s]
-        out.view(np.uint64).reshape(-1, w // 8)[...] &= _WORD_MASK[length, : w // 8]  # zero the bytes past the token
+        if not pad:
+            return out
+        words = out.view(np.uint64).reshape(-1, w // 8)
+        for k in range(w // 8):  # zero the bytes past the token
+            words[:, k] &= _BYTE_MASK[np.clip(length - 8 * k, 0, 8)]
         return out
 
     def line_numbers(self, rows: np.ndarray | None = None) -> np.ndarray:
@@ -87,44 +92,41 @@ def split_columns(raw: bytes, ncols: int) -> Columns | None:
     edges = np.flatnonzero(ws[1:] != ws[:-1])
     if edges.size == 0 or edges.size % (2 * ncols):
         return None
-    starts = edges[0::2].reshape(-1, ncols)
-    ends = edges[1::2].reshape(-1, ncols)
-    if not _one_record_per_line(b, starts, ends):
+    if int((edges[1::2] - edges[0::2]).max()) > MAX_WIDTH:
         return None
-    if int((ends - starts).max(initial=0)) > MAX_WIDTH:
+    if not _one_record_per_line(b, edges, ncols):
         return None
-    return Columns(buf, n, starts, ends)
+    pairs = edges.reshape(-1, ncols, 2)
+    return Columns(buf, n, pairs[:, :, 0], pairs[:, :, 1])
 
 
-def _one_record_per_line(b: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+def _one_record_per_line(b: np.ndarray, edges: np.ndarray, ncols: int) -> bool:
     """Every non-blank line holds exactly one record: no newline between the tokens of a record, at least one
-    between records. Most gaps are one byte, checked directly; longer gaps by counting newlines."""
-    gap_start = ends.ravel()[:-1]
-    gap_len = starts.ravel()[1:] - gap_start
-    want_nl = np.zeros(gap_start.size, dtype=bool)
-    want_nl[starts.shape[1] - 1 :: starts.shape[1]] = True
-    one = gap_len == 1
-    if not np.array_equal(b[gap_start[one]] == 10, want_nl[one]):
+    between records. Most gaps are one byte, checked directly; longer gaps by counting newlines.
+
+    ``edges`` alternate token start, token end (exclusive); gap ``i`` runs from the end of token ``i`` to the start
+    of token ``i + 1``.
+    """
+    gap_start, gap_end = edges[1:-1:2], edges[2::2]
+    one = (gap_end - gap_start) == 1
+    newline = b[gap_start] == 10  # for a one-byte gap: the gap is a newline
+    want = np.zeros(gap_start.size, dtype=bool)
+    want[ncols - 1 :: ncols] = True
+    if not np.array_equal(newline[one], want[one]):
         return False
     long = np.flatnonzero(~one)
     if long.size:
         nl = np.flatnonzero(b == 10)
-        has = np.searchsorted(nl, starts.ravel()[1:][long]) > np.searchsorted(nl, gap_start[long])
-        if not np.array_equal(has, want_nl[long]):
+        has = np.searchsorted(nl, gap_end[long]) > np.searchsorted(nl, gap_start[long])
+        if not np.array_equal(has, want[long]):
             return False
     return True
 
 
-def _word_masks() -> np.ndarray:
-    """``_WORD_MASK[n]``: uint64 words whose bytes are 0xFF for the first ``n`` bytes of a row, else 0."""
-    table = np.zeros((MAX_WIDTH + 1, MAX_WIDTH + 8), dtype=np.uint8)
-    for n in range(MAX_WIDTH + 1):
-        table[n, :n] = 0xFF
-    return table.view(np.uint64)
-
-
-_WORD_MASK = _word_masks()
-_HASH_K = np.array([(0x9E3779B97F4A7C15 * (2 * i + 1)) & 0xFFFFFFFFFFFFFFFF for i in range(MAX_WIDTH // 8 + 1)], dtype=np.uint64)
+#: ``_BYTE_MASK[n]``: the uint64 word (little- or big-endian, as stored) keeping its first ``n`` bytes
+_BYTE_MASK = np.array([np.frombuffer(b"\xff" * n + b"\x00" * (8 - n), dtype=np.uint64)[0] for n in range(9)],
+                      dtype=np.uint64)
+_HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
 
 
 def hash_rows(s: np.ndarray) -> np.ndarray:
@@ -134,10 +136,11 @@ def hash_rows(s: np.ndarray) -> np.ndarray:
     """
     w = s.dtype.itemsize // 8
     words = s.view(np.uint64).reshape(-1, w)
-    h = words[:, 0] * _HASH_K[0]
+    h = mix64(words[:, 0] ^ _HASH_SEED)
     for i in range(1, w):
-        h += words[:, i] * _HASH_K[i]  # zero words (padding) add nothing
-    return mix64(h)
+        wi = words[:, i]
+        h = np.where(wi != 0, mix64(h ^ wi), h)  # an all-zero word is padding (tokens hold no NUL byte)
+    return h
 
 
 def mix64(h: np.ndarray) -> np.ndarray:
@@ -169,14 +172,14 @@ def parse_decimals(cols: Columns, j: int) -> tuple[np.ndarray, np.ndarray]:
     x = np.zeros(n, dtype=np.float64)
     done = np.zeros(n, dtype=bool)
     length = cols.lengths(j)
-    s = cols.fixed(j)
+    s = cols.fixed(j, pad=False)  # bytes past a token are never read as digits: only columns < its length are
     if s is None:
         return x, done
     w = s.dtype.itemsize
     m = s.view(np.uint8).reshape(n, w)
     dot = m == 46
     dpos = dot.argmax(axis=1)
-    dpos[~dot[np.arange(n), dpos]] = 127  # no dot
+    dpos[~dot[np.arange(n), dpos] | (dpos >= length)] = 127  # no dot in the token
     sign = ((m[:, 0] == 45) | (m[:, 0] == 43)).astype(np.int64)
     key = (sign << 14) | (dpos << 7) | length
     order = np.argsort(key.astype(np.int16), kind="stable")  # radix sort

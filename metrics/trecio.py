@@ -390,9 +390,15 @@ def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: n
     tied[:-1] |= same
     group = np.cumsum(np.r_[True, ~same])
     sub = np.flatnonzero(tied)
+    g = group[sub]
     d = d_sorted[sub]
-    _, inv = np.unique(d.astype(str) if d.dtype == object else d, return_inverse=True)
-    perm = np.lexsort((-inv.astype(np.int64), group[sub]))
+    perm = np.lexsort((d.astype(str) if d.dtype == object else d, g))  # by group, then docno ascending
+    # docno descending within each group: mirror the positions inside the group
+    first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    size = np.diff(np.r_[first, g.size])
+    start = np.repeat(first, size)
+    pos = np.arange(g.size)
+    perm = perm[start + np.repeat(size, size) - 1 - (pos - start)]
     order = order.copy()
     order[sub] = order[sub[perm]]
     return order
