@@ -103,7 +103,7 @@ def index_qrels(qrels: Qrels, topics: Sequence[str] | None) -> QrelsIndex:
     keys = _pair_keys(hash_rows(short), tpos)
     keys[np.array([len(e) > MAX_WIDTH for e in encoded], dtype=bool)] = 0  # never looked up (see MAX_WIDTH)
     key_index = pd.Index(keys)
-    if not key_index.is_unique:
+    if not key_index.is_unique or any(b"\x00" in e for e in encoded):  # NumPy bytes drop trailing NULs
         key_index = None
     return QrelsIndex(
         tuple(tq), levels, level.astype(np.int8), row_id.astype(np.int32), tpos.astype(np.int32), offsets,

@@ -403,15 +403,19 @@ def _check_unique_names(names: list[str], sources: list[str], what: str) -> None
     clashes = []
     for nm, src in zip(names, sources):
         if nm in first:
-            clashes.append(f"{nm!r} ({first[nm]} and {src})")
+            clashes.append(f"{nm!r}: {first[nm]} and {src}")
         else:
             first[nm] = src
+    dup = sorted({n for n in names if names.count(n) > 1})
     if what == "files":
         raise ValueError(
-            f"several run files give the same system name(s): {'; '.join(clashes)}; "
+            f"several run files give the same system name(s) {dup} ({'; '.join(clashes)}); "
             "read them with read_runs(names=...)"
         )
-    raise ValueError(f"two runs have the same name: {'; '.join(clashes)}; give each Run a distinct `name`")
+    raise ValueError(
+        f"several runs have the same name(s) {dup} ({'; '.join(clashes)}); each run is one system: give each "
+        "Run a distinct `name`"
+    )
 
 
 def _report(names: list[str], pieces: list, n_ret: np.ndarray, qi, missing: str) -> dict:

@@ -109,7 +109,9 @@ def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[st
     line is found with NumPy on the bytes, not with a Python loop over lines.
     """
     # trec_eval splits on ASCII whitespace only: a non-ASCII space (e.g. U+00A0) stays inside its token
-    tokens = text.split() if text.isascii() else _ASCII_WS.split(text.strip(" \t\n\r\f\v"))
+    # (str.split would also split on \x1c-\x1f, which trec_eval keeps inside tokens)
+    plain = text.isascii() and not _INFO_SEPARATORS.search(text)
+    tokens = text.split() if plain else _ASCII_WS.split(text.strip(" \t\n\r\f\v"))
     if tokens == [""]:
         tokens = []
     b = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
@@ -140,6 +142,7 @@ def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[st
 
 
 _ASCII_WS = re.compile(r"[ \t\n\r\f\v]+")
+_INFO_SEPARATORS = re.compile("[\x1c-\x1f]")
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[[9, 10, 11, 12, 13, 32]] = True
 
@@ -560,7 +563,8 @@ def duplicate_error(found: Sequence[_Duplicate]) -> TrecFormatError:
         problem += f"; {f.count} lines of this file repeat a docno of their topic"
     if len(found) > 1:
         others = ", ".join(f"{g.path} ({g.count} line{'s' * (g.count != 1)}, first at line {g.line})" for g in found[1:])
-        problem += f"; {len(found) - 1} other run file{'s' * (len(found) > 2)} also repeat docnos: {others}"
+        k = len(found) - 1
+        problem += f"; {k} other run file{'s' * (k > 1)} also repeat{'s' * (k == 1)} docnos: {others}"
     return TrecFormatError(f.path, f.line, f"{problem}; {_DUP_ADVICE}", counts={g.path: g.count for g in found})
 
 

@@ -52,6 +52,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="write JSON records instead of CSV (long: one {system, topic, measure, score} per cell; "
                         "wide: one per system)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr while reading runs")
     return p
 
 
