@@ -6,8 +6,12 @@ qrels: ``qid iter docno grade`` (4 whitespace-separated columns; ``iter`` is ign
 run:   ``qid Q0 docno rank score tag`` (6 columns; the 2nd column is ignored, so ``Q0``, ``q0`` and ``0`` are all
 accepted, as trec_eval does; the rank column is ignored unless ``ties="rank"``).
 
-Files may be plain text, ``.gz``, ``.bz2`` or ``.xz``. Blank lines are skipped (line numbers in messages still count
-them).
+Files may be plain text, ``.gz``, ``.bz2`` or ``.xz``, UTF-8 encoded; a leading UTF-8 byte-order mark is ignored.
+Blank lines are skipped (line numbers in messages still count them). Columns are separated by ASCII whitespace only.
+
+Run files are parsed on their bytes with NumPy (:mod:`metrics._columns`: one tokenisation per file, no Python object
+per line); files that reader cannot prove it handles exactly (control bytes, tokens over 64 bytes) are read by the
+string reader. Both give the same rows, order and errors.
 
 Ordering (trec_eval, ``form_res_rels.c``): documents are ranked by score descending, ties broken by docno
 *descending* (``strcmp`` order); the rank column is ignored. trec_eval holds scores as single-precision C ``float``,
@@ -603,7 +607,7 @@ def read_run(
         (trec_eval's order); ``"input"`` keeps tied documents in file order; ``"rank"`` orders by the rank column
         (ascending, ties in file order) and ignores scores for ordering.
     duplicates : a docno listed twice for one topic is an error (``"error"``, default, naming file, line and
-        docno) or only its first line is kept (``"first"``).
+        docno, and how many lines of the file repeat one) or only its first line is kept (``"first"``).
 
     Raises
     ------
@@ -645,7 +649,9 @@ def read_runs(
     """Read several TREC run files (a directory — every non-hidden file in it, sorted by name — or a list).
 
     Files are decompressed and parsed on ``workers`` threads (default: the number of CPUs; decompression releases
-    the GIL). See :func:`read_run` for ``ties`` and ``duplicates``. System names must be unique.
+    the GIL). See :func:`read_run` for ``ties`` and ``duplicates``; with ``duplicates="error"`` every file is read
+    first and one :class:`TrecFormatError` lists each file that repeats a docno (``err.counts``: file -> repeated
+    lines). System names must be unique.
 
     Returns
     -------
