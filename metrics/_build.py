@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -165,6 +165,7 @@ def judge_run(run: Run, qi: QrelsIndex, depth: int) -> JudgedRows:
 def judge_file(path: Path, qi: QrelsIndex, depth: int, ties: str, duplicates: str) -> JudgedRows:
     """Read, order and judge one run file."""
     f = _parse_fields(_read_bytes(path), path, ties, duplicates)
+    f = replace(f, cols=None)  # the file's bytes and token positions are not needed any more
     if f.duplicate is not None:
         empty = np.zeros(0, dtype=np.int32)
         return JudgedRows(empty, empty, empty.astype(np.int8), empty, np.zeros(len(qi.topics), np.int32), [], 0, 0,

@@ -21,6 +21,7 @@ __all__ = ["Columns", "split_columns", "hash_rows", "parse_decimals", "MAX_WIDTH
 #: tokens wider than this (bytes) send the file to the string-based reader
 MAX_WIDTH = 64
 _PAD = MAX_WIDTH + 8
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -87,9 +88,17 @@ def split_columns(raw: bytes, ncols: int) -> Columns | None:
     b[:] = np.frombuffer(raw, dtype=np.uint8)
     ws = np.ones(n + 2, dtype=bool)
     np.less_equal(b, 32, out=ws[1:-1])
-    if np.count_nonzero(b < 32) != np.count_nonzero((b - np.uint8(9)) < 5):
-        return None  # a control byte that is not whitespace (NUL, \x1c, ...): the exact reader
-    edges = np.flatnonzero(ws[1:] != ws[:-1])
+    pos = np.int32 if n < 2**31 - _PAD else np.int64  # token positions: half the memory when they fit
+    parts = []
+    for a in range(0, n + 1, _CHUNK):  # in chunks: the temporaries stay small
+        z = min(a + _CHUNK, n + 1)
+        c = b[a:z]
+        if np.count_nonzero(c < 32) != np.count_nonzero((c - np.uint8(9)) < 5):
+            return None  # a control byte that is not whitespace (NUL, \x1c, ...): the exact reader
+        parts.append((np.flatnonzero(ws[a + 1 : z + 1] != ws[a:z]) + a).astype(pos))
+    del ws
+    edges = np.concatenate(parts)
+    del parts
     if edges.size == 0 or edges.size % (2 * ncols):
         return None
     if int((edges[1::2] - edges[0::2]).max()) > MAX_WIDTH:

@@ -276,14 +276,35 @@ def read_qrels(path: PathLike) -> Qrels:
     -----
     Real-valued grades are kept exactly (trec_eval truncates them with ``atol``); negative grades are kept.
     """
-    text = _read_text(path)
-    tokens, lines = _tokenise(text, 4, path, "qrels lines are 'qid iter docno grade'")
-    if not lines.size:
-        raise TrecFormatError(path, None, "the qrels file holds no judgments")
-    grade = _floats(tokens[3::4], lines, path, "grade")
-    q = Qrels(np.array(tokens[0::4], dtype=object), np.array(tokens[2::4], dtype=object), grade, lines, str(path))
-    _check_qrels_duplicates(q)
+    raw = _read_bytes(path)
+    cols = split_columns(raw, 4)
+    if cols is None:  # the string reader (and its errors)
+        text = raw.decode("utf-8")
+        tokens, lines = _tokenise(text, 4, path, "qrels lines are 'qid iter docno grade'")
+        if not lines.size:
+            raise TrecFormatError(path, None, "the qrels file holds no judgments")
+        grade = _floats(tokens[3::4], lines, path, "grade")
+        q = Qrels(np.array(tokens[0::4], dtype=object), np.array(tokens[2::4], dtype=object), grade, lines, str(path))
+        _check_qrels_duplicates(q)
+        return q
+    del raw
+    grade = _column_floats(cols, 3, Path(path), "grade")
+    tcode, topics = _topic_codes(cols.fixed(0))
+    docno_b = cols.fixed(2)
+    pair = hash_rows(docno_b) + tcode.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    lines = cols.line_numbers()
+    topic = np.array(topics, dtype=object)[tcode]  # one str object per distinct topic
+    q = Qrels(topic, _as_str(docno_b), grade, lines, str(path))
+    if pd.Series(pair).duplicated().any():  # a repeat, or a hash collision: decide on the strings
+        _check_qrels_duplicates(q)
     return q
+
+
+def _as_str(b: np.ndarray) -> np.ndarray:
+    """A zero-padded NumPy bytes array as an object array of str (UTF-8)."""
+    if b.tobytes().isascii():
+        return b.astype(f"U{b.dtype.itemsize}").astype(object)
+    return np.array([d.decode("utf-8") for d in b.tolist()], dtype=object)
 
 
 # ---------------------------------------------------------------------------------------------------------- runs
@@ -399,7 +420,12 @@ def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: n
     sub = np.flatnonzero(tied)
     g = group[sub]
     d = d_sorted[sub]
-    perm = np.lexsort((d.astype(str) if d.dtype == object else d, g))  # by group, then docno ascending
+    if d.dtype == object:
+        keys: tuple = (d.astype(str),)
+    else:  # zero-padded bytes as big-endian words: integer order is strcmp order, and integers sort fast
+        words = d.view(">u8").reshape(d.size, -1).astype(np.uint64)  # native order sorts much faster
+        keys = tuple(np.ascontiguousarray(words[:, k]) for k in range(words.shape[1] - 1, -1, -1))
+    perm = np.lexsort((*keys, g))  # by group, then docno ascending
     # docno descending within each group: mirror the positions inside the group
     first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     size = np.diff(np.r_[first, g.size])
@@ -467,11 +493,7 @@ class _Parsed:
 
     def docno_str(self) -> np.ndarray:
         """The docnos as an object array of str."""
-        if self.docno.dtype == object:
-            return self.docno
-        if self.docno.tobytes().isascii():
-            return self.docno.astype(f"U{self.docno.dtype.itemsize}").astype(object)
-        return np.array([d.decode("utf-8") for d in self.docno.tolist()], dtype=object)
+        return self.docno if self.docno.dtype == object else _as_str(self.docno)
 
 
 _RUN_FORMAT = "run lines are 'qid Q0 docno rank score tag'"
