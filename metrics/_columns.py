@@ -12,6 +12,7 @@ exactly (e.g. a hash collision): the fast path changes speed, never results.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,6 @@ __all__ = ["Columns", "split_columns", "hash_rows", "parse_decimals", "MAX_WIDTH
 
 #: tokens wider than this (bytes) send the file to the string-based reader
 MAX_WIDTH = 64
-_PAD = MAX_WIDTH + 8
 _CHUNK = 1 << 20
 
 
@@ -28,8 +28,7 @@ _CHUNK = 1 << 20
 class Columns:
     """Token positions of a file: ``starts[i, j]``/``ends[i, j]`` (end exclusive) of column ``j`` of record ``i``.
 
-    ``buf`` holds the file's bytes followed by :data:`_PAD` zero bytes (so fixed-width windows never run past the
-    end); ``size`` is the file's length.
+    ``buf`` holds the file's bytes (a read-only view of them); ``size`` is the file's length.
     """
 
     buf: np.ndarray
@@ -56,8 +55,14 @@ class Columns:
         if w > MAX_WIDTH:
             return None
         w = -(-w // 8) * 8
-        windows = np.ndarray(shape=(self.buf.size - w + 1,), dtype=f"S{w}", buffer=self.buf, strides=(1,))
-        out = windows[s]
+        last = self.size - w  # windows of w bytes start at 0 .. last
+        if last >= 0:
+            windows = np.ndarray(shape=(last + 1,), dtype=f"S{w}", buffer=self.buf, strides=(1,))
+            out = windows[np.minimum(s, last)]
+        else:
+            out = np.zeros(s.size, dtype=f"S{w}")
+        for i in np.flatnonzero(s > last):  # the last tokens of the file: their window would run past its end
+            out[i] = bytes(self.buf[s[i] : self.size])
         if not pad:
             return out
         words = out.view(np.uint64).reshape(-1, w // 8)
@@ -78,24 +83,24 @@ class Columns:
 def split_columns(raw: bytes, ncols: int) -> Columns | None:
     """Locate the tokens of ``raw``; ``None`` when the exact string-based reader must decide (see module docstring).
 
-    Also ``None`` when a line does not have ``ncols`` columns (the string-based reader then names the line).
+    Also ``None`` when a line does not have ``ncols`` columns (the string-based reader then names the line). Bytes
+    up to 32 separate tokens here; every byte between tokens is then checked to be whitespace, so a control byte
+    (a token byte for trec_eval) sends the file to the string reader.
     """
     n = len(raw)
     if n == 0:
         return None
-    buf = np.zeros(n + _PAD, dtype=np.uint8)
-    b = buf[:n]
-    b[:] = np.frombuffer(raw, dtype=np.uint8)
-    ws = np.ones(n + 2, dtype=bool)
+    b = buf = np.frombuffer(raw, dtype=np.uint8)
+    ws = _scratch(n + 2)  # reused between files: fresh memory costs page faults
+    ws[0] = ws[-1] = True
     np.less_equal(b, 32, out=ws[1:-1])
-    pos = np.int32 if n < 2**31 - _PAD else np.int64  # token positions: half the memory when they fit
+    pos = np.int32 if n < 2**31 else np.int64  # token positions: half the memory when they fit
     parts = []
     for a in range(0, n + 1, _CHUNK):  # in chunks: the temporaries stay small
         z = min(a + _CHUNK, n + 1)
-        c = b[a:z]
-        if np.count_nonzero(c < 32) != np.count_nonzero((c - np.uint8(9)) < 5):
-            return None  # a control byte that is not whitespace (NUL, \x1c, ...): the exact reader
-        parts.append((np.flatnonzero(ws[a + 1 : z + 1] != ws[a:z]) + a).astype(pos))
+        at = np.flatnonzero(ws[a + 1 : z + 1] != ws[a:z]).astype(pos)
+        at += a
+        parts.append(at)
     del ws
     edges = np.concatenate(parts)
     del parts
@@ -109,6 +114,23 @@ def split_columns(raw: bytes, ncols: int) -> Columns | None:
     return Columns(buf, n, pairs[:, :, 0], pairs[:, :, 1])
 
 
+_LOCAL = threading.local()
+
+
+def _scratch(size: int) -> np.ndarray:
+    """A bool work array of ``size`` entries, private to this thread and reused by its next call."""
+    if size > _SCRATCH_MAX:
+        return np.empty(size, dtype=bool)
+    a = getattr(_LOCAL, "ws", None)
+    if a is None or a.size < size:
+        a = np.empty(max(size, 1 << 16), dtype=bool)
+        _LOCAL.ws = a
+    return a[:size]
+
+
+_SCRATCH_MAX = 1 << 26  # larger work arrays are not kept
+
+
 def _one_record_per_line(b: np.ndarray, edges: np.ndarray, ncols: int) -> bool:
     """Every non-blank line holds exactly one record: no newline between the tokens of a record, at least one
     between records. Most gaps are one byte, checked directly; longer gaps by counting newlines.
@@ -117,19 +139,32 @@ def _one_record_per_line(b: np.ndarray, edges: np.ndarray, ncols: int) -> bool:
     of token ``i + 1``.
     """
     gap_start, gap_end = edges[1:-1:2], edges[2::2]
-    one = (gap_end - gap_start) == 1
-    newline = b[gap_start] == 10  # for a one-byte gap: the gap is a newline
+    first = b[gap_start]
+    if not _whitespace(first) or not _whitespace(b[: edges[0]]) or not _whitespace(b[edges[-1] :]):
+        return False
+    glen = gap_end - gap_start
+    one = glen == 1
     want = np.zeros(gap_start.size, dtype=bool)
     want[ncols - 1 :: ncols] = True
-    if not np.array_equal(newline[one], want[one]):
+    if not np.array_equal(first[one] == 10, want[one]):  # a one-byte gap is a newline where a record ends
         return False
     long = np.flatnonzero(~one)
-    if long.size:
-        nl = np.flatnonzero(b == 10)
-        has = np.searchsorted(nl, gap_end[long]) > np.searchsorted(nl, gap_start[long])
+    if long.size:  # every byte of the longer gaps
+        size = glen[long]
+        offsets = np.r_[0, np.cumsum(size)[:-1]]
+        at = np.repeat(gap_start[long] - offsets, size) + np.arange(int(size.sum()))
+        gap_bytes = b[at]
+        if not _whitespace(gap_bytes):
+            return False
+        has = np.add.reduceat((gap_bytes == 10).view(np.uint8), offsets, dtype=np.int64) > 0
         if not np.array_equal(has, want[long]):
             return False
     return True
+
+
+def _whitespace(x: np.ndarray) -> bool:
+    """Every byte of ``x`` is ASCII whitespace (a control byte such as NUL or \\x1c is a token byte, not a gap)."""
+    return bool((((x - np.uint8(9)) < 5) | (x == 32)).all())
 
 
 #: ``_BYTE_MASK[n]``: the uint64 word (little- or big-endian, as stored) keeping its first ``n`` bytes
@@ -165,6 +200,8 @@ def mix64(h: np.ndarray) -> np.ndarray:
 _P10 = np.array([10.0**k for k in range(23)])
 _EXTENDED = np.finfo(np.longdouble).nmant >= 63  # x87 80-bit (or quad) long double: 10**k exact for k <= 27
 _P10L = np.array([np.longdouble(10) ** k for k in range(28)], dtype=np.longdouble)
+# x87 80-bit extended (64-bit significand in the first 8 bytes, little-endian): the dropped bits can be read directly
+_X87 = np.finfo(np.longdouble).nmant == 63 and np.little_endian and np.dtype(np.longdouble).itemsize in (12, 16)
 
 
 def parse_decimals(cols: Columns, j: int) -> tuple[np.ndarray, np.ndarray]:
@@ -223,8 +260,12 @@ def parse_decimals(cols: Columns, j: int) -> tuple[np.ndarray, np.ndarray]:
             i = np.flatnonzero(~exact)
             xl = mant[i].astype(np.longdouble) / _P10L[frac]
             xd = xl.astype(np.float64)
-            half = np.spacing(np.abs(xd)).astype(np.longdouble) / 2
-            exact[i] = np.abs(xl - xd.astype(np.longdouble)) != half
+            if _X87:  # the 11 significand bits that rounding to double drops are not exactly 1000 0000 000
+                low = xl.view(np.uint16).reshape(-1, xl.itemsize // 2)[:, 0] & np.uint16(0x7FF)
+                exact[i] = (low != 0x400) | (xl == 0)
+            else:
+                half = np.spacing(np.abs(xd)).astype(np.longdouble) / 2
+                exact[i] = np.abs(xl - xd.astype(np.longdouble)) != half
             val[i] = xd
         if sg:
             neg = m[rows, 0] == 45

@@ -102,6 +102,8 @@ TRICKY = [
     ("crlf and tabs", "1\tQ0\ta\t1\t0.5\tr\r\n1  Q0   b 2 0.5 r\r\n\r\n2 Q0 c 1 1e-5 r\r\n"),
     ("exponents, signs, leading zeros", "1 Q0 a 1 -1.5E+2 r\n1 Q0 b 2 +003.25 r\n1 Q0 c 3 .5 r\n1 Q0 d 4 5. r\n"
                                         "1 Q0 e 5 0.000000000000000000001234567 r\n1 Q0 f 6 123456789012345678901 r\n"),
+    ("half-way cases of double rounding", "1 Q0 a 1 9007199254740993 r\n1 Q0 b 2 9007199254740995 r\n"
+                                          "1 Q0 c 3 0.9007199254740993 r\n1 Q0 d 4 18014398509481987 r\n"),
     ("float32 ties and signed zeros", "1 Q0 a 1 0.1 r\n1 Q0 b 2 0.10000000001 r\n1 Q0 c 3 -0 r\n1 Q0 d 4 0.0 r\n"),
     ("non-ASCII docnos", "1 Q0 é 1 1 r\n1 Q0 e 2 1 r\n1 Q0 z 3 1 r\n1 Q0 a\u00a0b 4 1 r\n"),
     ("a control byte in a docno", "1 Q0 a\x1cb 1 1 r\n1 Q0 a 2 1 r\n"),
