@@ -22,7 +22,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from ._columns import MAX_WIDTH, hash_rows, mix64
+from ._columns import MAX_WIDTH, hash_rows
 from .trecio import Qrels, Run, _Duplicate, _parse_fields, _read_bytes, _topic_codes, natural_topic_order
 
 ABSENT, UNJUDGED = -2, -1
@@ -74,7 +74,8 @@ class QrelsIndex:
 
 
 def _pair_keys(doc_hash: np.ndarray, tpos: np.ndarray) -> np.ndarray:
-    return mix64(doc_hash + (tpos.astype(np.uint64) + np.uint64(1)) * _TOPIC_K)
+    """(topic, docno) keys: the docno's (already mixed) hash xor a multiple of the topic position."""
+    return doc_hash ^ (tpos.astype(np.uint64) + np.uint64(1)) * _TOPIC_K
 
 
 def index_qrels(qrels: Qrels, topics: Sequence[str] | None) -> QrelsIndex:
@@ -144,7 +145,10 @@ def _rows(topics: list[str], tcode: np.ndarray, docno: np.ndarray, doc_hash: np.
     evaluated = tpos_row >= 0
     within = evaluated & (rank_row <= depth)
     cut = int(np.count_nonzero(evaluated) - np.count_nonzero(within))
-    sel = np.flatnonzero(within)
+    if within.all():  # the usual case: every row counts, no copies
+        sel: np.ndarray | slice = slice(None)
+    else:
+        sel = np.flatnonzero(within)
     tpos = tpos_row[sel]
     judged = qi.rows_of(tpos, docno[sel], None if doc_hash is None else doc_hash[sel])
     hit = judged >= 0
