@@ -17,6 +17,23 @@ Sensitivity sweeps (:mod:`experiments.sweep`)
 Everything that samples takes a ``seed`` (int or :class:`numpy.random.Generator`); the same seed gives
 the same numbers.
 """
+__gtheory_package__ = "experiments"  # marker checked by the sibling packages (gtheory/_siblings.py)
+
+try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/_siblings.py)
+    from gtheory._siblings import require_siblings as _require_siblings
+except ImportError:
+    import sys as _sys
+
+    _found = _sys.modules.get("gtheory")
+    if _found is None or getattr(_found, "__gtheory_package__", None) == "gtheory":
+        raise
+    raise ImportError(  # `gtheory` itself is shadowed, so its guard cannot be imported: the same message, here
+        f"`experiments` needs the `gtheory` package of gtheory, but `import gtheory` finds "
+        f"{getattr(_found, '__file__', None) or list(getattr(_found, '__path__', []))} first on sys.path: a "
+        "module of your project shadows it. Rename it (e.g. to my_gtheory) or run from another directory."
+    ) from None
+_require_siblings("experiments", "metrics", "gtheory", "optimize")
+
 from experiments.agreement import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix
 from experiments.significance import (
     DiscriminativePower,

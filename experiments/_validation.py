@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gtheory.io import _frame_to_matrix
+
 __all__: list[str] = []  # private module
 
 
@@ -76,6 +78,9 @@ def as_scores(
     allow_means = allow_means and not require_matrix
     labelled = isinstance(x, (pd.DataFrame, pd.Series))
     if isinstance(x, pd.DataFrame):
+        # the axis names decide, as in gtheory.gstudy: rows named 'topic' are transposed, a long table
+        # (system, topic, score / run_id, query_id, value) is pivoted, an ambiguous long-looking frame refused
+        x = _frame_to_matrix(x, "auto", None, name)
         try:
             values = x.to_numpy(dtype=np.float64)
         except (TypeError, ValueError):

@@ -353,6 +353,7 @@ def plot_mean_scatter(
     ax: "Axes | None" = None,
     labels: Sequence[str] = ("a", "b"),
     title: str | None = None,
+    label_top: int = 0,
 ) -> "Axes":
     r"""Scatter plot of per-system mean scores, ``a`` on x and ``b`` on y (Figures 7/8 of [1]_).
 
@@ -369,6 +370,10 @@ def plot_mean_scatter(
         Axis labels for ``a`` and ``b`` (e.g. ``("optimal discount", "log discount")``).
     title : str, optional
         Axes title.
+    label_top : int
+        Name the ``label_top`` best systems by their mean in ``a``: a column of labels in the lower
+        right (below the diagonal, where the points rarely are), each with a leader line to its
+        circled point; 0 names none.
 
     Returns
     -------
@@ -385,7 +390,9 @@ def plot_mean_scatter(
     """
     if isinstance(labels, str) or len(labels) != 2:
         raise ValueError(f"`labels` must be two strings (x label, y label); got {labels!r}.")
-    x, y, _ = _means_pair(a, b)
+    if isinstance(label_top, bool) or not isinstance(label_top, (int, np.integer)) or label_top < 0:
+        raise ValueError(f"`label_top` must be a non-negative integer; got {label_top!r}.")
+    x, y, systems = _means_pair(a, b)
     tau = kendall_tau(x, y)
     err = rmse(x, y)
     if ax is None:
@@ -405,4 +412,10 @@ def plot_mean_scatter(
     if title is not None:
         ax.set_title(title)
     ax.legend(loc="upper left", frameon=False, handlelength=0, handletextpad=0)
+    top = np.argsort(-x, kind="stable")[:label_top]
+    for i, s in enumerate(top):  # best first, in a column in the empty lower right (below y = x), leader lines
+        ax.scatter([x[s]], [y[s]], s=30, facecolors="none", edgecolors="k", linewidths=0.8, zorder=3)
+        ax.annotate(str(systems[s]), (x[s], y[s]), xycoords="data", textcoords="axes fraction",
+                    xytext=(0.97, 0.06 + 0.065 * (len(top) - 1 - i)), fontsize=7, ha="right", va="center",
+                    zorder=4, arrowprops=dict(arrowstyle="-", color="0.5", lw=0.6, shrinkA=1, shrinkB=3))
     return ax

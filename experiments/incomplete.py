@@ -66,6 +66,7 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
+from gtheory._display import fmt, html_table, kv_table
 from experiments._validation import (
     as_scores,
     align_pair,
@@ -557,6 +558,19 @@ class SignificanceConfusion:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def __repr__(self) -> str:
+        return (f"SignificanceConfusion({self.test}, alpha = {self.alpha:g}, {self.n_pairs} pairs: accuracy "
+                f"{fmt(self.accuracy)}, g-mean {fmt(self.g_mean)}, opposite directions {self.sig_opposite})")
+
+    def _repr_html_(self) -> str:
+        m = self.matrix
+        rows = [(f"full: {i}", *m.loc[i].tolist()) for i in m.index]
+        matrix = html_table(rows, header=["", *(f"reduced: {c}" for c in m.columns)],
+                            caption=f"SignificanceConfusion ({self.test}, alpha = {self.alpha:g}, "
+                                    f"{self.n_pairs} pairs)")
+        return matrix + kv_table("", {"accuracy": self.accuracy, "g-mean": self.g_mean,
+                                      "significant in opposite directions": self.sig_opposite})
 
 
 def _check_test(test: Any, B: Any, alpha: Any) -> tuple[str, int, float]:

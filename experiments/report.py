@@ -2,7 +2,8 @@ r"""The tuning study of Kanoulas & Aslam (CIKM 2009) on any collection, written 
 
 :func:`run_study` computes every table and figure of the paper's §3 on one
 :class:`metrics.JudgedRuns` (and, for a four-grade collection, the case the paper left open);
-:func:`write_report` renders the result as Markdown or HTML with PNG figures in one directory.
+:func:`write_report` renders the result as Markdown (figure files beside it) or as one self-contained HTML
+file (the Markdown rendered by Python-Markdown, figures embedded as ``data:`` URIs), with PNG or SVG figures.
 
 What is computed (the paper's numbering):
 
@@ -68,6 +69,11 @@ __all__ = [
     "PUBLISHED_TREC9",
     "STANDARD_DISCOUNTS",
     "FIGURES",
+    "FIGURE_FORMATS",
+    "figure_file",
+    "render",
+    "render_figures",
+    "write_figures",
     "is_trec9",
 ]
 
@@ -95,6 +101,8 @@ _COLORS = {"optimal": "#1f4e9c", "zipf": "#2ca02c", "log2": "#17becf", "linear":
            "unconstrained": "#ff7f0e", "joint": "#9467bd", "exponential": "#8c564b", "constrained": "#1f4e9c"}
 #: reference lines of the standard gains in gain_ratios.png: (colour, line style), distinct in both
 _REFERENCE_GAIN_STYLE = {"linear": ("0.2", "-."), "exponential": ("#8c564b", ":")}
+#: level of the confidence bands of Φ(n) and of the topics-needed intervals in the report
+_BAND_LEVEL = 0.95
 _MARKERS = {"optimal": "o", "zipf": "+", "log2": "^", "linear": "x", "unconstrained": "s", "joint": "D"}
 
 
@@ -200,6 +208,8 @@ class Study:
     asl : name → :func:`experiments.bootstrap_asl` table (Fig. 9); ``power`` the summary per name.
     cv_discount, cv_gain : raw :func:`optimize.cross_validate` tables; ``cv_summary`` their summary.
     published : :data:`PUBLISHED_TREC9` on TREC-9, else None.
+    verdict : :func:`optimize.recommend`'s out-of-sample verdicts at the main cut-off (discount; gains), the
+        report's opening line.
     seconds : wall time of :func:`run_study`.
     """
 
@@ -229,6 +239,23 @@ class Study:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     description: str = ""
+    verdict: str = ""
+
+    def __repr__(self) -> str:
+        dt = self.discount_table
+        need = ", ".join(f"{n} {_fmt(dt.loc[n, 'topics_needed'])}" for n in dt.index)
+        return (f"Study({self.name}: {self.n_systems} systems × {self.n_topics} topics, nDCG@{self.settings.cutoff}; "
+                f"topics for Φ ≥ {self.settings.target:g}: {need})")
+
+    def _repr_html_(self) -> str:
+        from gtheory._display import html_table
+
+        dt = self.discount_table
+        rows = [(_NAMES.get(n, n), r["share_system"], r["phi"], r["erho2"], r["topics_needed"]) for n, r in dt.iterrows()]
+        return html_table(rows, header=["discount", "σ²(s) share", f"Φ({self.n_topics})", f"Eρ²({self.n_topics})",
+                                        f"topics for Φ ≥ {self.settings.target:g}"],
+                          caption=f"Study: {self.name}, {self.n_systems} systems × {self.n_topics} topics, "
+                                  f"nDCG@{self.settings.cutoff} (linear gains)")
 
     def published_comparison(self) -> dict[str, pd.DataFrame]:
         """Measured vs published TREC 9 numbers (Tables 1-4); empty if not TREC-9."""
@@ -490,6 +517,13 @@ def run_study(
     cv_discount = optimize.cross_validate(judged, what="discount", gain="linear", **cv_kw)
     cv_gain = optimize.cross_validate(judged, what="gain", discount="log2", **cv_kw)
     cv_summary = _cv_summary({"discount": cv_discount, "gain": cv_gain})
+    say("should I tune? nested cross-validation (optimize.recommend), discount and gain")
+    verdicts = []
+    for what in ("discount", "gain") if judged.n_topics >= 8 else ():  # nested CV: 2 topics per inner part
+        rec = optimize.recommend(judged, k, what=what, n_splits=max(s.n_splits, 2), target=s.target, seed=s.seed,
+                                 progress=False)
+        verdicts.append(f"{what.capitalize()}: {rec.verdict}.")
+    verdict = " ".join(verdicts)
 
     if published is None:
         published = is_trec9(judged)
@@ -503,7 +537,7 @@ def run_study(
         gain_table=gain_table, tau_discount=tau_discount, tau_ap_discount=tau_ap_discount, agreement=agreement,
         scores=scores, gstudies=gstudies, asl=asl, power=power, cv_discount=cv_discount, cv_gain=cv_gain,
         cv_summary=cv_summary, published=PUBLISHED_TREC9 if published else None,
-        seconds=time.perf_counter() - t0, notes=notes)
+        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict)
 
 
 def _cv_summary(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -583,23 +617,45 @@ def _figure_discount_unconstrained(study: Study):
     return fig
 
 
+#: line style and marker of each discount in phi_vs_topics (curves that nearly coincide stay tellable apart)
+_PHI_STYLE = {"optimal": ("-", "o"), "log2": ("--", "^"), "zipf": ("-.", "s"), "linear": (":", "D")}
+
+
 def _figure_phi_vs_topics(study: Study):
     import matplotlib.pyplot as plt
 
     s = study.settings
+    names = ("optimal", "log2", "zipf", "linear")
     need = study.discount_table["topics_needed"].replace(np.inf, np.nan).to_numpy(dtype=float)
     n_max = int(max(2 * study.n_topics, 100, min(1.15 * np.nanmax(need), 1000) if np.isfinite(need).any() else 0))
+    intervals = {nm: study.gstudies[nm].topics_needed(s.target, "phi", level=_BAND_LEVEL) for nm in names}
+    highs = [t.n_high for t in intervals.values() if t.n_high is not None and np.isfinite(t.n_high)]
+    if highs and np.isfinite(need).any():  # the zoom reaches the upper ends of the intervals, within reason
+        n_max = int(max(n_max, min(1.05 * max(highs), 2.5 * np.nanmax(need), 1000)))
     n = np.arange(1, n_max + 1)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.3), gridspec_kw={"width_ratios": [1, 1.15]})
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1, 1.15]})
     lo = 1.0
-    for name in ("optimal", "log2", "zipf", "linear"):
+    step = max(1, n_max // 8)
+    for j, name in enumerate(names):
         g = study.gstudies[name]
         tn = study.discount_table.loc[name, "topics_needed"]
+        ls, mk = _PHI_STYLE[name]
+        ci = g.interval("phi", n, _BAND_LEVEL)
+        # bands on the full-range panel only: four overlapping bands would hide the zoom's curves
+        axes[0].fill_between(n, ci.low, ci.high, color=_COLORS[name], alpha=0.09, lw=0)
         for i, ax in enumerate(axes):
-            ax.plot(n, g.phi(n), color=_COLORS[name], lw=2.2 if name == "optimal" else 1.4,
+            # markers staggered by a quarter step per curve, so that they never sit on one another
+            ax.plot(n, g.phi(n), color=_COLORS[name], ls=ls, marker=mk, ms=4.5, markevery=(j * step // 4, step),
+                    lw=2.2 if name == "optimal" else 1.5,
                     label=f"{_NAMES[name]}: {_fmt(tn)} topics" if i == 1 else _NAMES[name])
-            if i == 1 and np.isfinite(tn) and tn <= n_max:
-                ax.plot([tn], [g.phi(tn)], marker="o", color=_COLORS[name], ms=7, mfc="white", mew=2)
+        t = intervals[name]
+        if np.isfinite(tn) and tn <= n_max:
+            hi = min(t.n_high, n_max) if t.n_high is not None else tn
+            y = s.target - 0.01 * (j + 1)  # one row per discount under the target line
+            axes[1].errorbar([tn], [y], xerr=[[tn - t.n_low], [hi - tn]], fmt=mk, color=_COLORS[name], ms=5,
+                             mfc="white", mew=1.5, capsize=3, lw=1.2)
+            if t.n_high is None or t.n_high > n_max:  # the interval goes on beyond the panel
+                axes[1].plot([n_max], [y], marker=">", color=_COLORS[name], ms=5, clip_on=False)
         lo = min(lo, float(g.phi(max(1, study.n_topics // 5))))
     for i, ax in enumerate(axes):
         ax.axhline(s.target, color="0.4", ls="--", lw=1)
@@ -609,17 +665,19 @@ def _figure_phi_vs_topics(study: Study):
         ax.set_ylabel("dependability Φ(n)")
         ax.grid(alpha=0.3)
     axes[0].set_ylim(0, 1.005)
-    axes[0].set_title("Φ(n), full range", fontsize=10)
+    axes[0].set_title(f"Φ(n), full range; shaded: {_BAND_LEVEL:.0%} confidence bands", fontsize=10)
     # the legend sits in the empty middle right, the note on the collection's topics at the bottom: apart
     axes[0].legend(frameon=False, fontsize=8, loc="center right")
     axes[0].text(study.n_topics, 0.03, f" {study.n_topics} topics\n (this collection)", fontsize=8, color="0.35")
     zoom_lo = max(0.0, min(lo, s.target - 0.1))
     axes[1].set_ylim(zoom_lo, 1.0)
     axes[1].set_xlim(max(1, study.n_topics // 5), n_max)
-    axes[1].set_title(f"zoom: where Φ reaches {s.target:g} (○ = topics needed)", fontsize=10)
+    axes[1].set_title(f"zoom: where Φ reaches {s.target:g}; bars: {_BAND_LEVEL:.0%} intervals of the topics "
+                      "needed", fontsize=10)
     axes[1].legend(title=f"topics needed for Φ ≥ {s.target:g}", frameon=False, fontsize=8, title_fontsize=8,
                    loc="lower right")
-    fig.suptitle(f"Stability of nDCG@{s.cutoff} (linear gains) by discount — D-study", fontsize=11)
+    fig.suptitle(f"Stability of nDCG@{s.cutoff} (linear gains) by discount — D-study, intervals of "
+                 f"Arteaga et al. (1982)", fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -663,6 +721,10 @@ def _figure_gain_ratios(study: Study):
     return fig
 
 
+#: systems named in the scatter plots (the best by the reference configuration's mean)
+_LABEL_TOP = 5
+
+
 def _scatter_row(study: Study, ref: str, others: Sequence[str], labels: Mapping[str, str], title: str):
     import matplotlib.pyplot as plt
 
@@ -672,7 +734,7 @@ def _scatter_row(study: Study, ref: str, others: Sequence[str], labels: Mapping[
                              layout="constrained")
     for ax, o in zip(axes[0], others):
         experiments.plot_mean_scatter(study.scores[ref], study.scores[o], ax=ax,
-                                      labels=(labels[ref], labels[o]))
+                                      labels=(labels[ref], labels[o]), label_top=_LABEL_TOP)
         leg = ax.get_legend()
         if leg is not None:  # the legend only carries the τ / RMSE text: hide its marker
             for h in getattr(leg, "legend_handles", getattr(leg, "legendHandles", [])):
@@ -741,7 +803,7 @@ def _figure_out_of_sample(study: Study):
                        zorder=3)
             ax.errorbar(i + 0.25, d.mean(), yerr=d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else 0,
                         fmt="D", color="k", ms=6, capsize=4, zorder=4)
-            ax.text(i + 0.33, d.mean(), f"{d.mean():+.3f}\n{np.mean(d > 0):.0%} > 0", fontsize=8, va="center")
+            ax.text(i + 0.33, d.mean(), f"{_signed(d.mean())}\n{np.mean(d > 0):.0%} > 0", fontsize=8, va="center")
         ax.axhline(0, color="0.4", lw=1, ls="--")
         names = [(_NAMES.get(c, c) if what == "discount" else f"{c} gain") for c in others]
         ax.set_xticks(range(len(others)), names, fontsize=9)
@@ -769,27 +831,76 @@ _FIGURE_FUNCS: dict[str, Callable[[Study], Any]] = {
 }
 
 
-def write_figures(study: Study, out_dir: str | Path, *, dpi: int = 110) -> dict[str, Path]:
-    """Write every figure of :data:`FIGURES` as PNG into ``out_dir``; returns name → path."""
+#: figure file formats of :func:`write_figures` / ``gtheory report --figures``
+FIGURE_FORMATS: tuple[str, ...] = ("png", "svg")
+_MIME = {"png": "image/png", "svg": "image/svg+xml"}
+
+
+def figure_file(name: str, figure_format: str = "png") -> str:
+    """The file name of figure ``name`` (a key of :data:`FIGURES`) in ``figure_format``: ``phi_vs_topics.svg``."""
+    _check_figure_format(figure_format)
+    return f"{Path(name).stem}.{figure_format}"
+
+
+def _check_figure_format(figure_format: Any) -> str:
+    if figure_format not in FIGURE_FORMATS:
+        raise ValueError(f"`figure_format` must be one of {list(FIGURE_FORMATS)}; got {figure_format!r}.")
+    return figure_format
+
+
+def render_figures(study: Study, *, figure_format: str = "png", dpi: int = 110) -> dict[str, bytes]:
+    """Every figure of :data:`FIGURES` drawn into memory: file name (:func:`figure_file`) → PNG or SVG bytes.
+
+    SVGs keep their text as paths (matplotlib's ``svg.fonttype = "path"``), so they need no font to look
+    the same everywhere; neither format carries a creation date, so the same study gives the same bytes.
+    """
+    import io
+
     import matplotlib
 
+    _check_figure_format(figure_format)
     if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "cairo", "module://matplotlib_inline.backend_inline"):
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    out = {}
+    meta = {"Date": None} if figure_format == "svg" else {}
+    for name, fn in _FIGURE_FUNCS.items():
+        fig = fn(study)
+        buf = io.BytesIO()
+        with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "gtheory-report"}):
+            fig.savefig(buf, format=figure_format, dpi=dpi, metadata=meta)
+        plt.close(fig)
+        out[figure_file(name, figure_format)] = buf.getvalue()
+    return out
+
+
+def write_figures(study: Study, out_dir: str | Path, *, dpi: int = 110, figure_format: str = "png",
+                  figures: Mapping[str, bytes] | None = None) -> dict[str, Path]:
+    """Write every figure of :data:`FIGURES` as PNG (or SVG) into ``out_dir``; returns name → path.
+
+    ``figures`` — bytes from :func:`render_figures` — avoids drawing them again."""
+    from metrics._atomic import atomic_open
+
+    figures = render_figures(study, figure_format=figure_format, dpi=dpi) if figures is None else figures
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {}
-    for name, fn in _FIGURE_FUNCS.items():
-        fig = fn(study)
+    for name, data in figures.items():
         p = out / name
-        fig.savefig(p, dpi=dpi)
-        plt.close(fig)
+        with atomic_open(p, "wb") as fh:  # never a truncated figure, even when interrupted
+            fh.write(data)
         paths[name] = p
     return paths
 
 
 # ----------------------------------------------------------------------------------------------- render
+def _signed(v: float, digits: int = 3) -> str:
+    """``+0.012`` / ``-0.012``; a value that rounds to zero is ``0.000`` (never ``-0.000`` or ``+0.000``)."""
+    text = f"{v:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 def _fmt(v: Any, digits: int = 3) -> str:
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
@@ -802,7 +913,8 @@ def _fmt(v: Any, digits: int = 3) -> str:
             return "∞"
         if float(v).is_integer() and abs(v) >= 1 and digits >= 0:
             return f"{int(v)}"
-        return f"{v:.{digits}f}"
+        text = f"{v:.{digits}f}"
+        return text[1:] if text.startswith("-") and float(text) == 0 else text  # never "-0.000"
     return str(v)
 
 
@@ -825,20 +937,41 @@ def _cells(t: _Table) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def _md_cell(text: str) -> str:
+    """A table cell's text safe in a Markdown table: ``|`` escaped, HTML-special characters as entities."""
+    return _md_text(text).replace("|", "\\|")
+
+
+def _md_text(text: str) -> str:
+    """Free text (a collection name, a description) as literal Markdown: HTML-special characters as
+    entities and Markdown's emphasis / link characters backslash-escaped, so nothing in a name is
+    taken for markup."""
+    text = html.escape(str(text), quote=False)
+    for ch in "\\`*_[]":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
 def _md_table(t: _Table) -> str:
     head, rows = _cells(t)
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    cap = f"*{t.caption}*\n\n" if t.caption else ""
+    n_index = t.frame.index.nlevels
+    align = [":---" if i < n_index else "---:" for i in range(len(head))]  # labels left, numbers right
+    lines = ["| " + " | ".join(_md_cell(h) for h in head) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+    cap = f"*{_md_text(t.caption)}*\n\n" if t.caption else ""
     return cap + "\n".join(lines)
 
 
-def _html_table(t: _Table) -> str:
-    head, rows = _cells(t)
-    cap = f"<caption>{html.escape(t.caption)}</caption>" if t.caption else ""
-    h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table>{cap}<thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+def _verdict(study: Study) -> str | None:
+    """The report's opening verdict paragraph (Markdown), shown right under the title; None: none.
+
+    The one place for a short answer to "which configuration should I use?" — kept separate from the
+    detailed sections so that a recommendation can be written here without touching them.
+    It holds :func:`optimize.recommend`'s verdicts (discount, gains) at the main cut-off: is tuning worth
+    it on held-out topics (docs/should-i-tune.md)."""
+    if not study.verdict:
+        return None
+    return f"**Should I tune nDCG@{study.settings.cutoff}?** {_md_text(study.verdict)}"
 
 
 def _blocks(study: Study) -> list[tuple[str, Any]]:
@@ -846,16 +979,20 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
     s = study.settings
     k = s.cutoff
     B: list[tuple[str, Any]] = []
-    B.append(("h1", f"nDCG gain and discount tuned for stability — {study.name}, "
+    B.append(("h1", f"nDCG gain and discount tuned for stability — {_md_text(study.name)}, "
                     f"{study.n_systems} systems × {study.n_topics} topics"))
-    desc = f"Data: {study.description.rstrip('.')}. " if study.description and study.description != study.name else ""
+    verdict = _verdict(study)
+    if verdict:
+        B.append(("p", verdict))
+    desc = (f"Data: {_md_text(study.description.rstrip('.'))}. "
+            if study.description and study.description != study.name else "")
     B.append(("p", (
         f"{desc}{study.n_systems} systems × {study.n_topics} topics, grades {', '.join(f'{g:g}' for g in study.levels)}. "
         f"Reproduces the study of Kanoulas & Aslam (CIKM 2009) §3: stability is the dependability Φ of the "
         f"systems × topics nDCG scores (generalizability theory, crossed s × t design); an *optimal* gain or "
         f"discount maximises it. Main cut-off k = {k}; Φ target {s.target:g}; bootstrap B = {s.B}, "
         f"top {min(s.top_k, study.n_systems)} systems; {s.n_splits} topic splits; {s.starts} optimiser start(s); "
-        f"seed {s.seed}. Computed in {study.seconds:.0f} s. See docs/report.md for how to read each part.")))
+        f"seed {s.seed}. Computed in {study.seconds:.0f} s. The last section says how to read each part.")))
     dt = study.discount_table
     B.append(("p", (
         f"**In short.** At nDCG@{k} the optimal discount needs {_fmt(dt.loc['optimal', 'topics_needed'])} topics for "
@@ -955,50 +1092,101 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
             if not t.empty:
                 dg = 4 if "τ" in cap else 2
                 B.append(("table", _Table(t, digits={c: dg for c in t.columns}, caption=cap)))
+    B.append(("h2", "How to read this report"))
+    B.append(("md", _how_to_read(study)))
     return B
 
 
-def render(study: Study, format: Literal["md", "html"] = "md") -> str:
-    """The report text (Markdown or a self-contained HTML page referencing the PNGs beside it)."""
+def _how_to_read(study: Study) -> str:
+    """The reading guide at the end of the report (Markdown list); self-contained, no pointer elsewhere."""
+    s = study.settings
+    return "\n".join([
+        f"* **Stability** is the dependability Φ of the systems × topics nDCG scores (a crossed s × t G-study): "
+        f"Φ(n) = σ²(s) / (σ²(s) + (σ²(t) + σ²(st,e))/n), the share of the variance of a mean over n topics that "
+        f"comes from real differences between systems. *Topics needed* is the smallest n with Φ(n) ≥ {s.target:g}; "
+        f"fewer topics = more stable. An *optimal* gain or discount is the one that maximises Φ.",
+        f"* **Table 1, Fig. 4** — the shaded bands are {_BAND_LEVEL:.0%} confidence intervals of Φ(n) (Arteaga "
+        "et al. 1982); the bars under the target line are the intervals of the topics needed. The dotted vertical "
+        "line is this collection's number of topics.",
+        "* **Figs. 2, 3, 6** — discount factors normalised to sum 1 over the ranks: a flatter curve weighs deep "
+        "ranks more. The unconstrained optimum may oscillate; the joint one is tuned together with the gains.",
+        "* **Tables 2, 3** — gain of each grade relative to the lowest positive grade; the linear and exponential "
+        "gains are the reference lines.",
+        f"* **Table 4, Figs. 7, 8** — Kendall τ between system rankings; in the scatter plots points along a line "
+        f"parallel to the diagonal mean a change of scale only, scatter means changed rankings. The {_LABEL_TOP} "
+        f"best systems (by the optimal configuration) are named.",
+        f"* **Fig. 9** — Sakai's paired bootstrap: each curve is the system pairs' ASLs, sorted; the pairs left of "
+        f"where a curve crosses α = {s.alpha:g} are those the configuration tells apart (more = more discriminative).",
+        "* **Out of sample** — tuned on a random half of the topics, measured on the other half: only this section "
+        "says whether a tuned configuration's gain in Φ carries over to topics it never saw (in-sample Φ of a "
+        "tuned vector is never below the standard ones, which are in its search space).",
+        "* `tables.json` beside the report holds every table's unrounded numbers and the optimal vectors.",
+    ])
+
+
+_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+          "table{border-collapse:collapse;margin:0.3em 0 1.2em;font-size:0.9em}"
+          "th,td{border:1px solid #ccc;padding:0.25em 0.6em}th{background:#f3f3f3}"
+          "img{max-width:100%;height:auto}p>em:only-child{color:#555}")
+
+
+def render(study: Study, format: Literal["md", "html"] = "md", *, figure_format: str = "png",
+           figures: Mapping[str, bytes] | None = None) -> str:
+    """The report text: Markdown, or one self-contained HTML page.
+
+    Markdown refers to the figure files beside it (``phi_vs_topics.png`` …, see :func:`write_figures`). HTML is
+    that Markdown rendered by Python-Markdown (with its ``tables`` extension), every figure embedded as a
+    ``data:`` URI — a single file that can be mailed or opened anywhere. ``figures`` (file name → bytes, from
+    :func:`render_figures`) avoids drawing the figures again; ``figure_format`` is ``"png"`` or ``"svg"``.
+    """
     if format not in ("md", "html"):
         raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")
+    _check_figure_format(figure_format)
     blocks = _blocks(study)
     parts = []
     for kind, c in blocks:
-        if format == "md":
-            parts.append({"h1": lambda: f"# {c}", "h2": lambda: f"## {c}", "p": lambda: c,
-                          "table": lambda: _md_table(c), "img": lambda: f"![{c[1]}]({c[0]})\n\n*{c[1]}*"}[kind]())
+        if kind == "img":
+            src = figure_file(c[0], figure_format)
+            parts.append(f"![{_md_text(c[1])}]({src if format == 'md' else 'figure:' + src})\n\n*{_md_text(c[1])}*")
         else:
-            esc = html.escape
-            if kind == "p":
-                txt = esc(c)
-                while "**" in txt:  # minimal bold
-                    txt = txt.replace("**", "<strong>", 1).replace("**", "</strong>", 1)
-                parts.append(f"<p>{txt}</p>")
-            elif kind in ("h1", "h2"):
-                parts.append(f"<{kind}>{esc(c)}</{kind}>")
-            elif kind == "table":
-                parts.append(_html_table(c))
-            else:
-                parts.append(f'<figure><img src="{esc(c[0])}" alt="{esc(c[1])}"><figcaption>{esc(c[1])}'
-                             f"</figcaption></figure>")
+            parts.append({"h1": lambda: f"# {c}", "h2": lambda: f"## {c}", "p": lambda: c, "md": lambda: c,
+                          "table": lambda: _md_table(c)}[kind]())
+    text = "\n\n".join(parts) + "\n"
     if format == "md":
-        return "\n\n".join(parts) + "\n"
-    style = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
-             "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}caption{text-align:left;font-style:italic;"
-             "padding:0.3em 0}th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:right}"
-             "th:first-child,td:first-child{text-align:left}th{background:#f3f3f3}img{max-width:100%}"
-             "figure{margin:1em 0}figcaption{font-style:italic;color:#555}")
-    title = html.escape(blocks[0][1])
+        return text
+    import base64
+
+    import markdown
+
+    if figures is None:
+        figures = render_figures(study, figure_format=figure_format)
+    body = markdown.markdown(text, extensions=["tables"], output_format="html")
+    for kind, c in blocks:
+        if kind == "img":
+            name = figure_file(c[0], figure_format)
+            if name not in figures:
+                raise ValueError(f"`figures` lacks {name!r}; pass the output of render_figures(study, "
+                                 f"figure_format={figure_format!r}).")
+            uri = f"data:{_MIME[figure_format]};base64,{base64.b64encode(figures[name]).decode('ascii')}"
+            body = body.replace(f'src="figure:{name}"', f'src="{uri}"')
+    title = html.escape(html.unescape(blocks[0][1]).replace("\\", ""))
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
-            f"<style>{style}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+            f"<style>{_STYLE}</style></head><body>\n{body}\n</body></html>\n")
 
 
 def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "html"] = "md",
-                 dpi: int = 110) -> Path:
-    """Write ``report.md`` (or ``report.html``) and every figure of :data:`FIGURES` into ``out_dir``.
+                 dpi: int = 110, figure_format: str = "png") -> Path:
+    """Write ``report.md`` (or ``report.html``), every figure of :data:`FIGURES` and ``tables.json`` into
+    ``out_dir``; returns the report's path.
 
-    Also writes ``tables.json`` with the unrounded numbers of the tables. Returns the report's path.
+    ``report.html`` embeds its figures (one file to mail); the figure files (PNG, or SVG with
+    ``figure_format="svg"``) are written beside it too, for reuse. ``tables.json`` holds the unrounded
+    numbers of the tables.
+
+    Everything is written into a temporary directory beside ``out_dir`` that replaces it at the end
+    (:func:`metrics._atomic.atomic_directory`): an interrupted or failed run leaves the old report (or
+    nothing), never a mix; an existing ``out_dir`` that holds other files than a report's is refused
+    (ValueError).
 
     Examples
     --------
@@ -1008,17 +1196,45 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     >>> path.name                                                                                 # doctest: +SKIP
     'report.html'
     """
+    from metrics._atomic import atomic_directory
+
     if format not in ("md", "html"):
         raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")
+    _check_figure_format(figure_format)
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"`out_dir` must be a directory; {out} is a file.")
-    out.mkdir(parents=True, exist_ok=True)
-    write_figures(study, out, dpi=dpi)
-    path = out / f"report.{format}"
-    path.write_text(render(study, format), encoding="utf-8")
-    (out / "tables.json").write_text(_tables_json(study), encoding="utf-8")
-    return path
+    check_report_directory(out)
+    figures = render_figures(study, figure_format=figure_format, dpi=dpi)
+    with atomic_directory(out) as tmp:  # the old report, or the new one: never a mix, nothing if interrupted
+        write_figures(study, tmp, figures=figures)
+        (tmp / f"report.{format}").write_text(render(study, format, figure_format=figure_format, figures=figures),
+                                              encoding="utf-8")
+        (tmp / "tables.json").write_text(_tables_json(study), encoding="utf-8")
+        (tmp / REPORT_MARKER).write_text("written by gtheory report; this directory is replaced as a whole\n",
+                                         encoding="utf-8")
+    return out / f"report.{format}"
+
+
+#: a file in every report directory: a directory holding it may be replaced by a new report
+REPORT_MARKER = ".gtheory-report"
+
+
+def check_report_directory(out: Path) -> None:
+    """Refuse to replace an existing directory that is not a report: a report directory is replaced as a whole
+    (atomically), so it must be new, empty, or hold only what :func:`write_report` writes."""
+    if not out.is_dir():
+        return
+    own = {"report.md", "report.html", "tables.json", REPORT_MARKER,
+           *(figure_file(name, f) for name in FIGURES for f in FIGURE_FORMATS)}
+    entries = [e.name for e in out.iterdir()]
+    if REPORT_MARKER in entries:
+        return
+    foreign = sorted(e for e in entries if e not in own and not e.startswith(f".{out.name}."))
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise ValueError(f"`out_dir` {out} holds files that are not part of a report ({shown}); a report "
+                         "directory is replaced as a whole. Give a new or empty directory.")
 
 
 def _tables_json(study: Study) -> str:
@@ -1034,7 +1250,7 @@ def _tables_json(study: Study) -> str:
         "discount_table": frame(study.discount_table), "gain_ratio_table": frame(study.gain_ratio_table),
         "gain_table": frame(study.gain_table), "tau_discount": frame(study.tau_discount),
         "agreement": frame(study.agreement), "discriminative_power": frame(study.power),
-        "out_of_sample": frame(study.cv_summary),
+        "out_of_sample": frame(study.cv_summary), "verdict": study.verdict,
         "optimal_discounts": {str(k): t.discount.tolist() for k, t in study.discount_tunings.items()},
         "optimal_gains": {str(k): {n: t.gain.tolist() for n, t in d.items()} for k, d in study.gain_tunings.items()},
         "seconds": study.seconds,

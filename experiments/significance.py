@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from gtheory._display import fmt, kv_table
+
 from experiments._validation import (
     Scores,
     as_scores,
@@ -293,6 +295,16 @@ class DiscriminativePower:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def __repr__(self) -> str:
+        return (f"DiscriminativePower({self.n_significant}/{self.n_pairs} pairs with ASL < {self.alpha:g} "
+                f"({100 * self.power:.1f}%), difference required {fmt(self.estimated_difference, 2)}; "
+                f"B = {self.B}, {self.n_topics} topics)")
+
+    def _repr_html_(self) -> str:
+        return kv_table(f"DiscriminativePower (paired bootstrap, B = {self.B}, {self.n_topics} topics)", {
+            f"pairs with ASL < {self.alpha:g}": f"{self.n_significant} of {self.n_pairs}",
+            "power": self.power, "difference required": self.estimated_difference})
 
 
 def discriminative_power(

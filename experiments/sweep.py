@@ -64,6 +64,7 @@ import pandas as pd
 import metrics
 from metrics import JudgedRuns
 from metrics._families import parse_family
+from gtheory._display import kv_table
 from experiments._stability import stability as _stability
 from experiments._validation import check_probability
 from experiments.agreement import kendall_tau
@@ -224,6 +225,18 @@ class SweepGrid:
 
     def __len__(self) -> int:
         return len(self.fractions) * len(self.seeds) * len(self.cutoffs) * len(self.gains) * len(self.discounts)
+
+    def _axes(self) -> dict[str, str]:
+        return {"cut-offs": ", ".join("all" if k is None else str(k) for k in self.cutoffs),
+                "gains": ", ".join(g for g, _ in self.gains), "discounts": ", ".join(d for d, _ in self.discounts),
+                "fractions": ", ".join(f"{f:g}" for f in self.fractions),
+                "seeds": ", ".join(str(s) for s in self.seeds)}
+
+    def __repr__(self) -> str:
+        return f"SweepGrid({len(self)} points; " + "; ".join(f"{k} {v}" for k, v in self._axes().items()) + ")"
+
+    def _repr_html_(self) -> str:
+        return kv_table(f"SweepGrid: {len(self)} points", self._axes())
 
     def tasks(self) -> list[tuple[float, int]]:
         """The ``(fraction, seed)`` pairs: one parallel task each, in grid order."""

@@ -18,6 +18,8 @@ Example
 >>> bool(g.erho2(30) >= g.phi(30))
 True
 """
+__gtheory_package__ = "gtheory"  # marker the sibling packages check (gtheory/_siblings.py)
+
 from .components import (
     VarianceComponents,
     erho2_from_components,

@@ -80,6 +80,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ._display import fmt, html_table, kv_table
 from .errors import warn_negative
 
 __all__ = ["Design", "Effect", "parse_design", "gstudy_design", "DesignGStudy", "DesignDStudy"]
@@ -246,6 +247,19 @@ class DesignDStudy:
     phi: float
     terms: pd.DataFrame = field(repr=False)
 
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"n'_{f}={v}" for f, v in self.sizes.items() if f != self.object)
+        fixed = f", fixed {', '.join(self.fixed)}" if self.fixed else ""
+        return (f"DesignDStudy(object {self.object}, {sizes}{fixed}; Eρ² = {fmt(self.erho2)}, "
+                f"Φ = {fmt(self.phi)})")
+
+    def _repr_html_(self) -> str:
+        sizes = ", ".join(f"n'_{f}={v}" for f, v in self.sizes.items() if f != self.object)
+        items = {"object": self.object, "sizes": sizes, "fixed": ", ".join(self.fixed) or "none",
+                 "σ²(τ)": self.var_tau, "σ²(δ)": self.var_delta, "σ²(Δ)": self.var_Delta,
+                 "Eρ²": self.erho2, "Φ": self.phi}
+        return kv_table("DesignDStudy", items)
+
 
 @dataclass(frozen=True)
 class DesignGStudy:
@@ -371,6 +385,17 @@ class DesignGStudy:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"n_{f}={v}" for f, v in self.sizes.items())
+        return (f"DesignGStudy({self.design.text!r}, {sizes}; {len(self.components)} effects, "
+                f"grand mean {fmt(self.grand_mean)})")
+
+    def _repr_html_(self) -> str:
+        rows = [(name, int(r["df"]), r["ms"], r["variance"], r["percent"]) for name, r in self.components.iterrows()]
+        sizes = ", ".join(f"n_{f}={v}" for f, v in self.sizes.items())
+        return html_table(rows, header=["effect", "df", "MS", "variance", "%"],
+                          caption=f"DesignGStudy: {self.design.text} ({sizes}), random effects")
 
 
 def _lab(v: object) -> str:
@@ -540,7 +565,7 @@ def gstudy_design(
     if warn:
         for eff, r, c in zip(effects, raw, clipped):
             if c:
-                warn_negative(eff.name, r)
+                warn_negative(eff.name, r, float(np.sum((y - y.mean()) ** 2)) / y.size)
     var = np.where(clipped, 0.0, raw)
     comp = pd.DataFrame(
         {"df": df_, "ss": ss_, "ms": ms, "variance": var, "variance_raw": raw, "clipped": clipped,

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["NegativeVarianceWarning"]
+__all__ = ["NegativeVarianceWarning", "ROUNDING_TOLERANCE"]
+
+#: a variance-component estimate whose size is at most this share of the data's variance (mean
+#: squared deviation from the grand mean) is rounding noise around 0: it is set to 0 without a warning
+ROUNDING_TOLERANCE = 1e-12
 
 
 class NegativeVarianceWarning(UserWarning):
@@ -16,8 +20,20 @@ class NegativeVarianceWarning(UserWarning):
     """
 
 
-def warn_negative(source: str, estimate: float) -> None:
+def is_rounding_noise(estimate: float, scale: float) -> bool:
+    """Whether ``estimate`` is 0 up to floating-point rounding: ``|estimate| <= ROUNDING_TOLERANCE * scale``,
+    ``scale`` the data's variance (sum of squares about the grand mean / number of scores)."""
+    return abs(float(estimate)) <= ROUNDING_TOLERANCE * float(scale)
+
+
+def warn_negative(source: str, estimate: float, scale: float = 0.0) -> None:
     """Warn that the estimate of σ²(``source``) is negative and set to 0, pointing at the caller
-    of the estimating function (:func:`gtheory.gstudy`, :func:`gtheory.gstudy_design`)."""
+    of the estimating function (:func:`gtheory.gstudy`, :func:`gtheory.gstudy_design`).
+
+    Silent when the estimate is rounding noise relative to ``scale`` (:func:`is_rounding_noise`):
+    −7.9e-34 for data whose variance is 0.01 is 0, not a negative estimate worth a warning.
+    """
+    if is_rounding_noise(estimate, scale):
+        return
     warnings.warn(f"negative estimate of σ²({source}) = {estimate:.6g} set to 0 (Brennan 2001, §3.4).",
                   NegativeVarianceWarning, stacklevel=3)

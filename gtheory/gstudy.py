@@ -20,7 +20,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from .components import variance_components
-from .errors import warn_negative
+from ._display import fmt, html_table, kv_table
+from .errors import ROUNDING_TOLERANCE, is_rounding_noise, warn_negative
 from .intervals import (
     arteaga_ratio_bounds,
     check_open_unit,
@@ -78,6 +79,9 @@ class TopicsNeeded:
     n_low, n_high : int or float or None
         Interval for ``n``: topics needed under the upper and lower confidence bound of the
         coefficient's single-topic ratio, respectively (``math.inf`` when the lower bound is 0).
+    reason : str or None
+        Why ``n`` is ``math.inf`` (σ²(system) = 0, or a ratio at the level of rounding noise that
+        would need more than :data:`gtheory.gstudy.MAX_TOPICS` topics); None when ``n`` is finite.
     """
 
     coefficient: str
@@ -87,6 +91,7 @@ class TopicsNeeded:
     level: float | None = None
     n_low: int | float | None = None
     n_high: int | float | None = None
+    reason: str | None = None
 
     def __str__(self) -> str:
         s = f"{_COEF_NAMES[self.coefficient]} ≥ {self.target:g}: {_fmt_n(self.n)} topics"
@@ -94,7 +99,21 @@ class TopicsNeeded:
             s += f" (exact {self.n_exact:.4g})"
         if self.level is not None:
             s += f", {self.level:.0%} CI [{_fmt_n(self.n_low)}, {_fmt_n(self.n_high)}]"
+        if self.reason:
+            s += f" ({self.reason})"
         return s
+
+    def __repr__(self) -> str:
+        return f"TopicsNeeded({self})"
+
+    def _repr_html_(self) -> str:
+        items = {"coefficient": _COEF_NAMES[self.coefficient], "target": self.target, "topics needed": self.n,
+                 "exact solution": self.n_exact}
+        if self.level is not None:
+            items[f"{self.level:.0%} interval"] = f"[{_fmt_n(self.n_low)}, {_fmt_n(self.n_high)}]"
+        if self.reason:
+            items["why never"] = self.reason
+        return kv_table("TopicsNeeded", items)
 
 
 def _fmt_n(n: float | int | None) -> str:
@@ -119,6 +138,21 @@ class CoefficientInterval:
     level: float
     method: str
 
+    def __repr__(self) -> str:
+        name = _COEF_NAMES.get(self.coefficient, self.coefficient)
+        n = np.asarray(self.n_topics)
+        if n.ndim == 0:
+            return (f"CoefficientInterval({name}({fmt(float(n))}) = {fmt(self.estimate)}, {self.level:.0%} CI "
+                    f"[{fmt(self.low)}, {fmt(self.high)}], {self.method})")
+        return f"CoefficientInterval({name} at {n.size} topic counts, {self.level:.0%} CI, {self.method})"
+
+    def _repr_html_(self) -> str:
+        name = _COEF_NAMES.get(self.coefficient, self.coefficient)
+        cols = [np.atleast_1d(np.asarray(c, dtype=float)) for c in (self.n_topics, self.estimate, self.low, self.high)]
+        n, est, lo, hi = np.broadcast_arrays(*cols)
+        return html_table(zip(n, est, lo, hi), header=["topics", name, "low", "high"],
+                          caption=f"{name}: {self.level:.0%} intervals ({self.method})")
+
 
 @dataclass(frozen=True)
 class GStudy:
@@ -127,7 +161,9 @@ class GStudy:
     Attributes
     ----------
     var_system, var_topic, var_residual : float
-        Variance components σ²(s), σ²(t), σ²(st,e), negative estimates set to 0.
+        Variance components σ²(s), σ²(t), σ²(st,e), negative estimates set to 0 (and estimates
+        within rounding error of 0 — at most :data:`gtheory.errors.ROUNDING_TOLERANCE` of the
+        scores' variance — set to exactly 0).
     var_system_raw, var_topic_raw, var_residual_raw : float
         The unclipped ANOVA estimates.
     clipped_system, clipped_topic, clipped_residual : bool
@@ -327,11 +363,12 @@ class GStudy:
         ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
         n_exact = topics_for_ratio(ratio, target)
         n = topics_needed_for_ratio(ratio, target)
+        reason = why_never_reached(ratio, target, coefficient)
         if level is None:
-            return TopicsNeeded(coefficient, target, n, n_exact)
+            return TopicsNeeded(coefficient, target, n, n_exact, reason=reason)
         lo_r, hi_r = self._ratio_bounds(coefficient, level)
         return TopicsNeeded(coefficient, target, n, n_exact, float(level),
-                            topics_needed_for_ratio(hi_r, target), topics_needed_for_ratio(lo_r, target))
+                            topics_needed_for_ratio(hi_r, target), topics_needed_for_ratio(lo_r, target), reason)
 
     # ------------------------------------------------------------- D-study
     def dstudy(self, n_topics: ArrayLike | None = None, *, level: float | None = 0.95) -> pd.DataFrame:
@@ -406,6 +443,23 @@ class GStudy:
     def __str__(self) -> str:
         return self.summary()
 
+    def __repr__(self) -> str:
+        n = self.n_topics
+        return (f"GStudy({self.n_systems} systems × {n} topics; σ²(s) = {fmt(self.var_system)}, "
+                f"σ²(t) = {fmt(self.var_topic)}, σ²(st,e) = {fmt(self.var_residual)}; "
+                f"Φ({n}) = {fmt(self.phi(n))}, Eρ²({n}) = {fmt(self.erho2(n))})")
+
+    def _repr_html_(self) -> str:
+        comp = self.components
+        rows = [(src, int(r["df"]), r["ms"], r["variance"], r["percent"]) for src, r in comp.iterrows()]
+        head = html_table(rows, header=["source", "df", "MS", "variance", "%"],
+                          caption=f"GStudy: {self.n_systems} systems × {self.n_topics} topics (crossed s × t)")
+        n = self.n_topics
+        need = self.topics_needed(0.95, "phi", level=None).n
+        coef = kv_table("D-study", {f"Φ({n})": self.phi(n), f"Eρ²({n})": self.erho2(n),
+                                    "topics for Φ ≥ 0.95": need, "grand mean": self.grand_mean})
+        return head + coef
+
     def plot(
         self, ax: Axes | None = None, *, n_max: int | None = None, level: float | None = 0.95,
         target: float | None = None, title: str | None = None,
@@ -419,6 +473,11 @@ class GStudy:
         return plot_dstudy(self, ax=ax, n_max=n_max, level=level, target=target, title=title)
 
 
+#: more topics than this count as "never": the ratio is then at the level of rounding noise
+#: (σ²(system) is 0 up to floating point) and no test collection could be built that large
+MAX_TOPICS = 1e15
+
+
 def topics_needed_for_ratio(ratio: float, target: float) -> int | float:
     r"""Smallest number of topics :math:`n \ge 1` at which a coefficient with single-topic ratio
     ``ratio`` reaches ``target``.
@@ -430,8 +489,9 @@ def topics_needed_for_ratio(ratio: float, target: float) -> int | float:
 
         n = \left\lceil \frac{\text{target}}{(1-\text{target})\, r} \right\rceil ,
 
-    corrected by ±1 for rounding so that the coefficient at ``n`` (:func:`gtheory.intervals.project`,
-    as :meth:`GStudy.phi` / :meth:`GStudy.erho2`) is ≥ ``target`` and at ``n - 1`` is not.
+    corrected by at most two topics either way for rounding so that the coefficient at ``n``
+    (:func:`gtheory.intervals.project`, as :meth:`GStudy.phi` / :meth:`GStudy.erho2`) is
+    ≥ ``target`` and at ``n - 1`` is not. The work is the same for every ratio (no search).
 
     Parameters
     ----------
@@ -444,7 +504,9 @@ def topics_needed_for_ratio(ratio: float, target: float) -> int | float:
     Returns
     -------
     int or float
-        ``n`` as an int; ``math.inf`` when ``ratio <= 0`` or NaN (the target is never reached);
+        ``n`` as an int; ``math.inf`` when ``ratio <= 0`` or NaN (the target is never reached) or
+        when more than :data:`MAX_TOPICS` (10\ :sup:`15`) topics would be needed — a ratio that small
+        is rounding noise around σ²(system) = 0 (:func:`why_never_reached` words the reason);
         1 when ``ratio`` is ``inf``. The rule of :meth:`GStudy.topics_needed` (``.n`` and the
         interval ends) and :meth:`optimize.Tuning.topics_needed`.
 
@@ -460,22 +522,52 @@ def topics_needed_for_ratio(ratio: float, target: float) -> int | float:
     38
     >>> topics_needed_for_ratio(0.0, 0.95)
     inf
+    >>> topics_needed_for_ratio(1e-20, 0.95)  # 1.9e21 topics: never, at once
+    inf
     """
     target = check_open_unit("target", target)
     ratio = float(ratio)
     n_exact = topics_for_ratio(ratio, target)
-    if math.isinf(n_exact) or math.isnan(n_exact):
+    if math.isnan(n_exact) or n_exact > MAX_TOPICS:
         return math.inf
-
-    def reaches(k: int) -> bool:
-        return bool(project(ratio, k) >= target)
-
     k = max(1, math.ceil(n_exact))
-    while k > 1 and reaches(k - 1):
-        k -= 1
-    while not reaches(k):
-        k += 1
-    return int(k)
+    candidates = np.arange(max(1, k - 2), k + 3, dtype=np.float64)
+    reached = np.asarray(project(ratio, candidates)) >= target
+    if not reached.any():  # pragma: no cover - ceil(n_exact) + 2 always reaches it below MAX_TOPICS
+        return int(candidates[-1])
+    return int(candidates[int(np.argmax(reached))])
+
+
+def why_never_reached(ratio: float, target: float, coefficient: str = "phi") -> str | None:
+    """Why :func:`topics_needed_for_ratio` is ``inf`` for ``ratio`` (None when it is finite)."""
+    name = _COEF_NAMES.get(coefficient, coefficient)
+    ratio = float(ratio)
+    if math.isnan(ratio):
+        return f"{name} is undefined (0/0: no system and no error variance)"
+    if ratio <= 0:
+        return f"σ²(system) = 0: {name} is 0 for every number of topics"
+    if math.isinf(ratio) or topics_needed_for_ratio(ratio, target) != math.inf:
+        return None
+    return (f"the variance ratio {ratio:.3g} is at the level of rounding noise: {name} ≥ {target:g} would need "
+            f"more than {MAX_TOPICS:.0e} topics (σ²(system) is 0 up to floating point)")
+
+
+def _check_finite_results(x: NDArray[np.float64], results: list[float], scale: float) -> None:
+    """Refuse a G-study whose sums of squares overflow (or underflow to 0) in double precision: its
+    components would be NaN or inf, or 0, and Φ a meaningless 1.0 or 0/0."""
+    size = float(np.max(np.abs(x)))
+    fix = ("rescale the scores (e.g. divide them by their largest absolute value): Φ, Eρ² and the "
+           "number of topics needed do not depend on the scale.")
+    if not all(math.isfinite(v) for v in results):
+        raise ValueError(
+            f"`scores` are too large for double precision (largest |score| {size:.3g}): their squares overflow "
+            f"and the variance components come out NaN or infinite; {fix}"
+        )
+    if not scale > np.finfo(np.float64).tiny / np.finfo(np.float64).eps:  # squares keep full precision
+        raise ValueError(
+            f"`scores` differ by too little for double precision (range {float(np.ptp(x)):.3g}): their squared "
+            f"deviations underflow to 0 and the variance components cannot be estimated; {fix}"
+        )
 
 
 def gstudy(
@@ -483,6 +575,7 @@ def gstudy(
     *,
     drop_lowest: float = 0.0,
     orientation: Orientation = "auto",
+    measure: str | None = None,
 ) -> GStudy:
     r"""G-study of a crossed systems × topics score matrix (random effects, one score per cell).
 
@@ -490,15 +583,24 @@ def gstudy(
     ----------
     scores : ndarray, DataFrame or path
         Score matrix with rows = systems and columns = topics (a 2-D array, or a DataFrame whose
-        index holds systems and columns topics — labels are kept), or the path of a CSV file read
-        with :func:`gtheory.read_scores`.
+        index holds systems and columns topics — labels are kept), a long DataFrame (columns
+        ``system, topic, score``, or ir_measures' ``run_id, query_id, value``), or the path of a
+        CSV file read with :func:`gtheory.read_scores`. A DataFrame's axis names are honoured: one
+        whose ``index.name`` is ``"topic"`` (or ``columns.name`` ``"system"``) holds topics in its
+        rows and is transposed; an unnamed frame with the shape of a long table is refused as
+        ambiguous (see :func:`gtheory.as_score_matrix`).
     drop_lowest : float, optional
         Fraction in [0, 1) of systems to drop before estimating, lowest mean score first (common
         in IR reliability studies to remove buggy runs). Systems whose mean is below the
         ``drop_lowest`` quantile of the system means (linear interpolation, as R's default and
         ``gt4ireval``) are dropped, so ties are kept together.
     orientation : str, optional
-        Layout of a CSV file (see :func:`gtheory.read_scores`); ignored for arrays/DataFrames.
+        Layout of a CSV file or DataFrame (see :func:`gtheory.read_scores`):
+        ``"auto"`` (default: by the names), ``"systems-by-topics"``, ``"topics-by-systems"`` (an
+        array is transposed too) or ``"long"``. It must not contradict a DataFrame's axis names.
+    measure : str, optional
+        The measure to study in a long DataFrame or CSV with a ``measure`` column holding several
+        (ir_measures' ``measure``; :func:`metrics.evaluate` stacked).
 
     Returns
     -------
@@ -512,13 +614,18 @@ def gstudy(
         If ``scores`` is not an array, DataFrame or path.
     ValueError
         If ``scores`` has fewer than 2 systems or topics, contains NaN or infinite values, is
-        constant (Φ and Eρ² are 0/0), varies only between topics (Eρ² is 0/0), or if
-        ``drop_lowest`` is out of range or leaves fewer than 2 systems.
+        constant (Φ and Eρ² are 0/0), varies only between topics (Eρ² is 0/0), is so large or
+        so flat that the sums of squares overflow or underflow double precision (the variance
+        components would be NaN, infinite or 0: rescale), has a layout that is ambiguous or
+        contradicts ``orientation``, or if ``drop_lowest`` is out of range or leaves fewer than
+        2 systems.
 
     Warns
     -----
     NegativeVarianceWarning
-        When an estimate is negative and set to 0 (Brennan 2001, §3.4; as ``gt4ireval``).
+        When an estimate is negative and set to 0 (Brennan 2001, §3.4; as ``gt4ireval``); not for
+        an estimate that is rounding noise (a relative tolerance: ``|σ²| ≤ 1e-12 ×`` the scores'
+        variance, e.g. −7.9e-34 for scores of variance 0.01), which is set to 0 silently.
 
     Notes
     -----
@@ -560,7 +667,7 @@ def gstudy(
     >>> g.topics_needed(0.95).n >= 1
     True
     """
-    x, systems, topics = as_score_matrix(scores, orientation=orientation)
+    x, systems, topics = as_score_matrix(scores, orientation=orientation, measure=measure)
     if not (isinstance(drop_lowest, (int, float, np.floating)) and 0.0 <= float(drop_lowest) < 1.0):
         raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
     dropped: tuple[str, ...] = ()
@@ -579,26 +686,32 @@ def gstudy(
             "are 0/0 — undefined. Is the metric computed correctly?"
         )
     n_s, n_t = x.shape
-    vc = variance_components(x)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        vc = variance_components(x)
     ms_s, ms_t, ms_e = float(vc.ms_system), float(vc.ms_topic), float(vc.ms_residual)
     raw = {"system": float(vc.system), "topic": float(vc.topic), "residual": float(vc.residual)}
     grand_mean = float(x.mean())
-    ss_total = float(np.sum((x - grand_mean) ** 2))
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        ss_total = float(np.sum((x - grand_mean) ** 2))
     scale = ss_total / x.size
-    if raw["system"] <= 1e-13 * scale and raw["residual"] <= 1e-13 * scale:
+    _check_finite_results(x, [ms_s, ms_t, ms_e, ss_total, *raw.values()], scale)
+    if raw["system"] <= ROUNDING_TOLERANCE * scale and raw["residual"] <= ROUNDING_TOLERANCE * scale:
         raise ValueError(
             "`scores` vary only between topics (every system has the same score on each topic): "
             "σ²(system) = σ²(system:topic) = 0, so Eρ² is 0/0 — undefined."
         )
+    # an estimate within rounding error of 0 is 0 (no warning, no spurious ratio of noise to noise)
+    noise = {k: is_rounding_noise(v, scale) for k, v in raw.items()}
     clipped = {k: v < 0 for k, v in raw.items()}
     for k, was in clipped.items():
         if was:
-            warn_negative(k, raw[k])
+            warn_negative(k, raw[k], scale)
+    var = {k: 0.0 if (clipped[k] or noise[k]) else v for k, v in raw.items()}
     ss_s, ss_t, ss_e = ms_s * (n_s - 1), ms_t * (n_t - 1), ms_e * (n_s - 1) * (n_t - 1)
     return GStudy(
-        var_system=max(raw["system"], 0.0),
-        var_topic=max(raw["topic"], 0.0),
-        var_residual=max(raw["residual"], 0.0),
+        var_system=var["system"],
+        var_topic=var["topic"],
+        var_residual=var["residual"],
         var_system_raw=raw["system"],
         var_topic_raw=raw["topic"],
         var_residual_raw=raw["residual"],

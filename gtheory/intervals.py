@@ -183,4 +183,5 @@ def topics_for_ratio(ratio: float, target: float) -> float:
         return float("inf")
     if np.isinf(ratio):
         return 0.0
-    return float(target / ((1.0 - target) * ratio))
+    with np.errstate(over="ignore"):  # a subnormal ratio: inf topics, not ZeroDivisionError
+        return float(np.float64(target) / (1.0 - target) / np.float64(ratio))

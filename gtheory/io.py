@@ -342,19 +342,200 @@ def _frame(data: NDArray[np.float64], systems: Sequence[str], topics: Sequence[s
     )
 
 
+def _axis_role(name: Any) -> str | None:
+    """``"system"`` or ``"topic"`` when an axis or column name says so (``system``, ``run_id``,
+    ``topic``, ``query_id``, ... as :func:`read_scores` knows them), else None."""
+    if not isinstance(name, str):
+        return None
+    low = name.strip().lower()
+    if low in _SYSTEM_NAMES:
+        return "system"
+    if low in _TOPIC_NAMES:
+        return "topic"
+    return None
+
+
+def _long_columns(frame: pd.DataFrame) -> tuple[Any, Any, Any, Any] | None:
+    """(system, topic, score, measure-or-None) column labels of a long frame, or None when the
+    columns do not name a long layout (``system, topic, score``; ``run_id, query_id, value``; ...)."""
+    by_role: dict[str, list[Any]] = {"system": [], "topic": [], "score": [], "measure": []}
+    for c in frame.columns:
+        low = c.strip().lower() if isinstance(c, str) else None
+        role = _axis_role(c)
+        if role:
+            by_role[role].append(c)
+        elif low in _SCORE_NAMES - {_MEASURE_COLUMN}:
+            by_role["score"].append(c)
+        elif low == _MEASURE_COLUMN:
+            by_role["measure"].append(c)
+    if not (by_role["system"] and by_role["topic"]):
+        return None
+    if not by_role["score"] and by_role["measure"]:  # a "measure" column holding the numbers
+        by_role["score"], by_role["measure"] = by_role["measure"], []
+    if not by_role["score"]:
+        return None
+    return (by_role["system"][0], by_role["topic"][0], by_role["score"][0],
+            by_role["measure"][0] if by_role["measure"] else None)
+
+
+def _long_frame_to_matrix(frame: pd.DataFrame, cols: tuple[Any, Any, Any, Any], measure: str | None,
+                          name: str) -> pd.DataFrame:
+    """The systems × topics matrix of a long frame (one row per system, topic [, measure])."""
+    js, jt, jv, jm = cols
+    if jm is not None:
+        names = list(dict.fromkeys(str(m) for m in frame[jm]))
+        if measure is None:
+            if len(names) > 1:
+                raise ValueError(
+                    f"`{name}` is a long table of {len(names)} measures ({', '.join(names[:10])}"
+                    f"{', ...' if len(names) > 10 else ''}); choose one with `measure` "
+                    f"(e.g. measure={names[0]!r}).")
+            chosen = names[0]
+        else:
+            hits = [m for m in names if m == measure] or [m for m in names if m.lower() == str(measure).lower()]
+            if len(hits) != 1:
+                raise ValueError(f"`measure`={measure!r}: the long table `{name}` holds "
+                                 f"{', '.join(names[:10])}; give one of these exactly.")
+            chosen = hits[0]
+        frame = frame[[str(m) == chosen for m in frame[jm]]]
+    elif measure is not None:
+        raise ValueError(f"`measure`={measure!r} selects rows of a long table with a {_MEASURE_COLUMN!r} "
+                         f"column; `{name}` has none.")
+    systems = frame[js].astype(str).str.strip()
+    topics = frame[jt].astype(str).str.strip()
+    try:
+        values = pd.to_numeric(frame[jv], errors="raise").astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}`: column {jv!r} must hold numbers; {exc}") from None
+    key = pd.MultiIndex.from_arrays([systems, topics], names=["system", "topic"])
+    dup = key.duplicated()
+    if dup.any():
+        s, t = key[int(np.argmax(dup))]
+        raise ValueError(f"`{name}` has {int(dup.sum())} repeated system/topic pair(s) in its columns "
+                         f"{js!r}, {jt!r} (first: system {s!r}, topic {t!r}); give one {jv!r} per pair"
+                         + (" (filter to one measure first)." if jm is None else "."))
+    wide = pd.Series(values.to_numpy(), index=key).unstack("topic")
+    wide = wide.reindex(index=list(dict.fromkeys(systems)), columns=list(dict.fromkeys(topics)))
+    given = pd.Series(True, index=key).unstack("topic").reindex_like(wide)
+    holes = given.isna().to_numpy()
+    if holes.any():
+        i, j = np.argwhere(holes)[0]
+        raise ValueError(f"`{name}` is a long table with {int(holes.sum())} system/topic pairs missing (first: "
+                         f"system {wide.index[i]!r}, topic {wide.columns[j]!r}); gtheory needs a score for every "
+                         "system on every topic.")
+    wide.index.name, wide.columns.name = "system", "topic"
+    return wide
+
+
+def _looks_long(frame: pd.DataFrame) -> tuple[Any, Any] | None:
+    """Two columns of an unnamed frame that hold every pair of their integer ids exactly once (and
+    more rows than columns): the shape of a long table (system id, topic id, score), not a matrix."""
+    n_rows, n_cols = frame.shape
+    if not (3 <= n_cols <= 4 and n_rows > 2 * n_cols):
+        return None
+    ids = []
+    for c in frame.columns:
+        v = frame[c]
+        if pd.api.types.is_numeric_dtype(v) and not pd.api.types.is_bool_dtype(v):
+            arr = v.to_numpy(dtype=np.float64, na_value=np.nan)
+            if np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+                ids.append(c)
+        elif not pd.api.types.is_numeric_dtype(v):
+            ids.append(c)
+    for a in range(len(ids)):
+        for b in range(a + 1, len(ids)):
+            na, nb = frame[ids[a]].nunique(), frame[ids[b]].nunique()
+            if na >= 2 and nb >= 2 and na * nb == n_rows and not frame.duplicated([ids[a], ids[b]]).any():
+                return ids[a], ids[b]
+    return None
+
+
+def _frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None, name: str) -> pd.DataFrame:
+    """A DataFrame as systems × topics, by its axis names, its long-format column names or ``orientation``.
+
+    * long: columns naming system, topic and score (``system, topic, score``; ir_measures'
+      ``run_id, query_id, value``; an optional ``measure`` column filtered to ``measure``), or a
+      2-level index named so; ``orientation="long"`` requires it.
+    * wide: ``index.name`` / ``columns.name`` say which axis holds systems and which topics
+      (``topic`` as the index name means rows are topics: the matrix is transposed).
+    * unnamed: taken as systems × topics, unless it has the shape of a long table with unnamed
+      columns (two id columns holding every pair once), which is refused as ambiguous.
+    """
+    if isinstance(frame.index, pd.MultiIndex) and len(frame.index.names) == 2 and \
+            {_axis_role(n) for n in frame.index.names} == {"system", "topic"}:
+        frame = frame.reset_index()
+    cols = _long_columns(frame)
+    if orientation == "long" or (orientation == "auto" and cols is not None):
+        if cols is None:
+            raise ValueError(f"`orientation`='long' needs columns naming the system, the topic and the score "
+                             f"(system, topic, score or run_id, query_id, value); `{name}` has columns "
+                             f"{list(frame.columns)[:10]}.")
+        return _long_frame_to_matrix(frame, cols, measure, name)
+    if measure is not None:
+        raise ValueError(f"`measure`={measure!r} selects rows of a long table with a {_MEASURE_COLUMN!r} column; "
+                         f"`{name}` is a matrix.")
+    rows, columns = _axis_role(frame.index.name), _axis_role(frame.columns.name)
+    if rows is not None and rows == columns:
+        raise ValueError(f"`{name}` names both its index and its columns {rows!r} "
+                         f"({frame.index.name!r}, {frame.columns.name!r}); name one axis 'system' and the "
+                         "other 'topic' (df.rename_axis(index='system', columns='topic')).")
+    named = rows or ({"system": "topic", "topic": "system"}[columns] if columns else None)
+    if orientation != "auto":
+        wanted = "system" if orientation == "systems-by-topics" else "topic"
+        if named is not None and named != wanted:
+            raise ValueError(
+                f"`orientation`={orientation!r} contradicts the axis names of `{name}` (index "
+                f"{frame.index.name!r}, columns {frame.columns.name!r}: rows are {named}s); drop "
+                "`orientation` or rename the axes.")
+        named = wanted
+    if named is None:
+        pair = _looks_long(frame)
+        if pair is not None:
+            a, b = pair
+            raise ValueError(
+                f"`{name}` ({frame.shape[0]} rows x {frame.shape[1]} columns) looks like a long table: columns "
+                f"{a!r} and {b!r} hold every pair of their {frame[a].nunique()} x {frame[b].nunique()} ids once. "
+                "Name its columns system, topic, score (df.columns = ['system', 'topic', 'score']) to read it as "
+                "one score per row, or, if it really is a systems x topics matrix, name its axes "
+                "(df.rename_axis(index='system', columns='topic')) or pass orientation='systems-by-topics'.")
+        named = "system"
+    out = frame.T if named == "topic" else frame
+    return out.rename_axis(index="system", columns="topic")
+
+
 def as_score_matrix(
-    scores: ScoreInput, *, orientation: Orientation = "auto", name: str = "scores"
+    scores: ScoreInput, *, orientation: Orientation = "auto", name: str = "scores",
+    measure: str | None = None,
 ) -> tuple[NDArray[np.float64], list[str], list[str]]:
     """Validate user input and return ``(X, system_labels, topic_labels)``, X systems × topics.
 
-    Accepts a 2-D NumPy array (rows = systems), a DataFrame (index = systems, columns = topics;
-    labels kept) or a CSV path (read with :func:`read_scores`). Raises ``TypeError`` for other
-    types and ``ValueError`` for: not 2-D, fewer than 2 systems or topics, NaN or infinite values
-    (the message counts them and names the first).
+    Accepts a 2-D NumPy array (rows = systems), a DataFrame or a CSV path (read with
+    :func:`read_scores`). A DataFrame is read by its names:
+
+    * a **long** table — columns ``system``, ``topic``, ``score`` (or ir_measures'
+      ``run_id``, ``query_id``, ``value``; the synonyms of :func:`read_scores`), one row per cell,
+      or a 2-level index so named — is pivoted; with a ``measure`` column holding several
+      measures, ``measure`` chooses one;
+    * a **matrix** whose ``index.name`` / ``columns.name`` is ``system`` or ``topic`` (or a
+      synonym) is oriented by them: ``index.name == "topic"`` means rows are topics, so it is
+      transposed;
+    * an unnamed matrix is systems × topics (rows = systems), as an array — unless it has the
+      shape of a long table with unnamed columns (two integer-id columns holding every pair of
+      ids exactly once), which is refused as ambiguous with the fix in the message.
+
+    ``orientation`` (``"systems-by-topics"``, ``"topics-by-systems"``, ``"long"``) states the layout of
+    a DataFrame or CSV instead; it must not contradict the axis names. Raises ``TypeError`` for
+    other types and ``ValueError`` for: not 2-D, fewer than 2 systems or topics, NaN or infinite
+    values (the message counts them and names the first), a long table with a repeated or a
+    missing system/topic pair, or an ambiguous layout.
     """
     if isinstance(scores, (str, os.PathLike)):
-        scores = read_scores(scores, orientation=orientation)
+        scores = read_scores(scores, orientation=orientation, measure=measure)
+        orientation, measure = "systems-by-topics", None
+    if orientation not in _ORIENTATIONS:
+        raise ValueError(f"`orientation` must be one of {_ORIENTATIONS}; got {orientation!r}.")
     if isinstance(scores, pd.DataFrame):
+        scores = _frame_to_matrix(scores, orientation, measure, name)
         systems = [str(s) for s in scores.index]
         topics = [str(t) for t in scores.columns]
         try:
@@ -367,6 +548,11 @@ def as_score_matrix(
                 f"`{name}` must be a 2-D array (systems x topics), a DataFrame or a CSV path; "
                 f"got {type(scores).__name__}."
             )
+        if measure is not None:
+            raise ValueError(f"`measure` selects rows of a long table (DataFrame or CSV); `{name}` is an array.")
+        if orientation == "long":
+            raise ValueError(f"`orientation`='long' needs a DataFrame or CSV with system, topic and score columns; "
+                             f"`{name}` is an array.")
         try:
             x = np.asarray(scores, dtype=np.float64)
         except (TypeError, ValueError) as exc:
@@ -379,6 +565,15 @@ def as_score_matrix(
                 f"`{name}` must be 2-D (rows = systems, columns = topics); got an array of shape "
                 f"{x.shape}. For a single system or topic there is nothing to decompose."
             )
+        if orientation == "topics-by-systems":
+            x = x.T
+        elif orientation == "auto" and np.all(np.isfinite(x)) and _looks_long(pd.DataFrame(x)) is not None:
+            a, b = _looks_long(pd.DataFrame(x))
+            raise ValueError(
+                f"`{name}` ({x.shape[0]} x {x.shape[1]} array) looks like a long table: columns {a} and {b} hold "
+                "every pair of their integer ids once. Give a DataFrame with columns system, topic, score "
+                "(pd.DataFrame(x, columns=['system', 'topic', 'score'])) to read one score per row, or, if it "
+                "really is a systems x topics matrix, pass orientation='systems-by-topics'.")
         systems = [str(i) for i in range(x.shape[0])]
         topics = [str(j) for j in range(x.shape[1])]
     n_s, n_t = x.shape

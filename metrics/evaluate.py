@@ -15,28 +15,41 @@
 | ``DCG``, ``nCG``, ``AnDCG@k``           | :func:`metrics.dcg`, ``ncg``, ``andcg``    |
 | ``RBP(p=…)``, ``RBP_residual(p=…)``     | :func:`metrics.rbp`, ``rbp_residual``      |
 | ``Q(beta=…)``, ``Rmeasure(beta=…)``     | :func:`metrics.q_measure`, ``r_measure``   |
+| ``R@k`` (``Recall@k``)                  | :func:`metrics.recall`                     |
+| ``Success@k``                           | :func:`metrics.success`                    |
+| ``ERR``, ``ERR@k``                      | :func:`metrics.err` (``max_grade=4``)      |
+| ``Judged``, ``Judged@k``                | :func:`metrics.judged_at_k`                |
+| ``NumRel``                              | :func:`metrics.num_rel`                    |
+| ``NumRet``                              | :func:`metrics.num_ret`                    |
+| ``NumRelRet`` (``NumRet(rel=1)``)       | :func:`metrics.num_rel_ret`                |
 
 Parameters in the name: ``rel`` is the relevance level (trec_eval ``-l``; for RBP, binary gain at that level),
 ``judged_only`` (or a prime, ``AP'``) the condensed list, ``p`` RBP's persistence (default 0.8), ``beta`` Q's and
 R-measure's β (default 1), ``gain``/``discount`` a named gain/discount family, ``dcg=exp-log2`` ir_measures'
-exponential-gain nDCG.
+exponential-gain nDCG, ``max_grade`` ERR's top grade (default 4, as ``gdeval.pl``).
+
+Several measures at once: ``evaluate(judged, ["AP", "nDCG@10", "R@100"])`` returns a dict from each measure's
+canonical name to its systems × topics frame (the frame a one-measure call returns).
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterable
 
 import pandas as pd
 
 from .ap import average_precision
 from .bpref import bpref, bpref_10, bpref_n, bpref_r, rank_eff
 from .cg import andcg, dcg, ncg
+from .counts import judged_at_k, num_rel, num_rel_ret, num_ret
+from .err import GDEVAL_MAX_GRADE, err
 from .infap import inferred_ap
 from .judged import JudgedRuns
-from .measures import MEASURE_SPECS, Measure, parse_measure
+from .measures import MEASURE_SPECS, Measure, _is_ir_measures, parse_measure
 from .ndcg import ndcg
 from .precision import precision, r_precision
 from .qmeasure import q_measure, r_measure
 from .rbp import rbp, rbp_residual
+from .recall import recall, success
 from .rr import reciprocal_rank
 
 __all__ = ["evaluate", "measure_names"]
@@ -117,6 +130,13 @@ _DISPATCH: dict[str, Callable[[JudgedRuns, Measure, bool], pd.DataFrame]] = {
     "RBP_residual": lambda j, m, jo: rbp_residual(j, p=m.param("p", 0.8), judged_only=jo, **_cut(m)),
     "Q": _q(q_measure),
     "Rmeasure": _q(r_measure),
+    "R": lambda j, m, jo: recall(j, cutoff=m.cutoff, judged_only=jo, **_rel(m)),
+    "Success": lambda j, m, jo: success(j, cutoff=m.cutoff, judged_only=jo, **_rel(m)),
+    "ERR": lambda j, m, jo: err(j, max_grade=m.param("max_grade", GDEVAL_MAX_GRADE), judged_only=jo, **_cut(m)),
+    "Judged": lambda j, m, jo: judged_at_k(j, **_cut(m)),  # a property of the original list: no condensed form
+    "NumRel": lambda j, m, jo: num_rel(j, **_rel(m)),
+    "NumRet": lambda j, m, jo: (num_rel_ret(j, judged_only=jo, **_rel(m)) if m.param("rel") is not None
+                                else num_ret(j, judged_only=jo)),
 }
 assert set(_DISPATCH) == set(MEASURE_SPECS), "every measure name needs a function"
 
@@ -126,29 +146,36 @@ def measure_names() -> list[str]:
     return list(MEASURE_SPECS)
 
 
-def evaluate(judged: JudgedRuns, measure: str | Measure, *, judged_only: bool | None = None) -> pd.DataFrame:
-    """Evaluate one measure, named in ir_measures syntax, for every system and topic.
+def evaluate(
+    judged: JudgedRuns, measure: str | Measure | object | Iterable[str | Measure | object], *,
+    judged_only: bool | None = None,
+) -> pd.DataFrame | dict[str, pd.DataFrame]:
+    """Evaluate measures, named in ir_measures syntax, for every system and topic.
 
     Parameters
     ----------
     judged : the judged-grade tensor (:func:`metrics.judge`).
-    measure : a name such as ``"AP"``, ``"P@10"``, ``"Rprec"``, ``"RR@10"``, ``"Bpref"``, ``"infAP"``,
-        ``"nDCG@20"``, ``"RBP(p=0.8)"``, ``"Q(beta=1)"``, ``"RankEff"``, ``"bpref10"``, ``"AP'"``, or a
-        :class:`Measure`.
+    measure : a name such as ``"AP"``, ``"P@10"``, ``"R@100"``, ``"RR@10"``, ``"nDCG@20"``, ``"ERR@20"``,
+        ``"Judged@10"``, ``"RBP(p=0.8)"``, ``"Q(beta=1)"``, ``"AP'"``; a trec_eval name (``"ndcg_cut.10"``,
+        ``"P.10"``, ``"recall.100"``, ``"map"``, ``"recip_rank"``, ``"num_rel_ret"``); a :class:`Measure`; an
+        ir_measures measure object (``ir_measures.nDCG@10``); or a list (any iterable) of these.
     judged_only : evaluate the condensed lists (AP′, Q′, nDCG′, …; trec_eval ``-J``). ``None`` (default) takes it
-        from the measure (``judged_only=True`` or a prime), else False.
+        from the measure (``judged_only=True`` or a prime), else False. Judged@k and NumRel do not change with it.
 
     Returns
     -------
-    pandas.DataFrame
-        systems × topics (index ``system``, columns ``topic``); ``df.attrs`` holds ``measure`` (the canonical name)
-        and ``judged_only``.
+    pandas.DataFrame or dict of str to pandas.DataFrame
+        One measure: systems × topics (index ``system``, columns ``topic``); ``df.attrs`` holds ``measure`` (the
+        canonical name) and ``judged_only``. A list of measures: a dict from each canonical name (``"nDCG@10"`` for
+        ``"ndcg_cut.10"``), in the order given, to that frame. For one long table ``system, topic, measure, value``:
+        ``pd.concat(result, names=["measure"]).stack().rename("value").reset_index()``.
 
     Raises
     ------
     ValueError
         An unknown measure (the message lists the known ones), a malformed name (the message shows the grammar),
-        or ``judged_only`` contradicting the measure's own ``judged_only``.
+        ``judged_only`` contradicting the measure's own ``judged_only``, an empty list, or the same measure twice in a
+        list (also under two spellings).
 
     Notes
     -----
@@ -163,15 +190,36 @@ def evaluate(judged: JudgedRuns, measure: str | Measure, *, judged_only: bool | 
     (0.5, 0.5556)
     >>> float(evaluate(j, "P@2").iloc[0, 0])
     0.5
+    >>> res = evaluate(j, ["AP", "recall.2", "Judged@4"])
+    >>> list(res), [round(float(df.iloc[0, 0]), 4) for df in res.values()]
+    (['AP', 'R@2', 'Judged@4'], [0.5, 0.3333, 0.75])
     """
-    m = parse_measure(measure)
-    in_name = m.param("judged_only")
     if judged_only is not None and not isinstance(judged_only, bool):
         raise TypeError(f"`judged_only` must be True, False or None; got {judged_only!r}")
+    if isinstance(measure, (str, Measure)) or _is_ir_measures(measure):
+        return _evaluate_one(judged, parse_measure(measure), judged_only)
+    try:
+        items = list(measure)  # type: ignore[arg-type]
+    except TypeError:
+        parse_measure(measure)  # raises the TypeError that names what a measure may be
+        raise
+    if not items:
+        raise ValueError("`measure` is an empty list; give at least one measure, e.g. ['AP', 'nDCG@10']")
+    parsed: dict[str, Measure] = {}
+    for item in items:
+        m = parse_measure(item)
+        if str(m) in parsed:
+            raise ValueError(f"the measure {str(m)!r} is given twice (as {item!s}); give each measure once")
+        parsed[str(m)] = m
+    return {name: _evaluate_one(judged, m, judged_only) for name, m in parsed.items()}
+
+
+def _evaluate_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> pd.DataFrame:
+    in_name = m.param("judged_only")
     if judged_only is not None and in_name is not None and judged_only != in_name:
         raise ValueError(f"`judged_only={judged_only}` contradicts the measure {str(m)!r}")
     jo = bool(judged_only if judged_only is not None else (in_name or False))
     out = _DISPATCH[m.name](judged, m, jo)
     out.attrs["measure"] = str(m)
-    out.attrs["judged_only"] = jo
+    out.attrs["judged_only"] = jo and "judged_only" in m.spec.params
     return out

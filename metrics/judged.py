@@ -24,9 +24,10 @@ from typing import Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from ._grades import pooled_unjudged
-from . import _build
-from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels
+from . import _build, inputs
+from ._grades import apply_grade_policy, pooled_unjudged
+from .coverage import Coverage, check_coverage, coverage
+from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
 
 __all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
 
@@ -58,6 +59,9 @@ class JudgedRuns:
         measures give NaN for it.
     report : what was ignored or noticed while building: qrels topics missing from runs, run topics not in the qrels,
         ``topics_without_relevant`` (qrels topics with no document of grade > 0), rows beyond the depth, duplicates.
+    coverage : (property) judged share of the retrieved documents per run and cut-off
+        (:class:`~metrics.coverage.Coverage`).
+    fingerprint : (property) a stable hash of the data, recorded by tunings.
     """
 
     grades: np.ndarray
@@ -107,6 +111,15 @@ class JudgedRuns:
             f"grades {[float(v) for v in self.levels]}, {self.qrels_level.size} judgments, missing={self.missing!r})"
         )
 
+    def _repr_html_(self) -> str:
+        from ._display import kv_table
+
+        return kv_table("JudgedRuns", {
+            "systems": self.n_systems, "topics": self.n_topics, "depth": self.depth,
+            "grades": ", ".join(f"{float(v):g}" for v in self.levels), "judgments": self.qrels_level.size,
+            "missing topics": "score 0" if self.missing == "zero" else "excluded",
+            "description": str(self.report.get("description") or self.report.get("loaded_from") or "")})
+
     # ------------------------------------------------------------------------------------------------ qrels
     @cached_property
     def level_counts(self) -> np.ndarray:
@@ -144,6 +157,55 @@ class JudgedRuns:
         table[ABSENT] = absent
         table[UNJUDGED] = unjudged
         return table[self.grades if ranks is None else self.grades[..., :ranks]]
+
+    @cached_property
+    def coverage(self) -> Coverage:
+        """Judged share of the retrieved documents per run and cut-off, and the topic mismatches
+        (:class:`~metrics.coverage.Coverage`). Computed from the tensor, so equal after ``save``/``load`` and
+        recomputed for a ``subset``; the run topics absent from the qrels are known only to :func:`judge`."""
+        return coverage(self)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A stable hash of the data (qrels and runs as judged): ``"jr1:"`` + 32 hex digits of BLAKE2b over the
+        system and topic labels, the grade levels, the judgments per topic and grade (:attr:`level_counts`), the
+        list lengths and the judged-grade tensor with its document identities.
+
+        Document identities are hashed in a canonical numbering (per topic, in order of first appearance over
+        systems and ranks), so the fingerprint does not depend on the order of the qrels lines. Equal for equal data
+        whatever the route (files, DataFrames, dicts, ``save``/``load``); different after ``subset`` or
+        ``restrict_judgments``. Not the ``missing`` policy (a way to score, not data). Used by tunings to notice
+        that they are applied to other data than they were tuned on.
+        """
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=16)
+        for labels in (self.systems, self.topics):
+            h.update("\x1f".join(labels).encode("utf-8") + b"\x1e")
+        for arr, dt in ((self.levels, "<f8"), (self.level_counts, "<i8"), (self.n_retrieved, "<i4"),
+                        (self.grades, "i1"), (self._canonical_ids(), "<i4")):
+            a = np.ascontiguousarray(arr, dtype=dt)
+            h.update(repr(a.shape).encode() + a.tobytes())
+        return "jr1:" + h.hexdigest()
+
+    def _canonical_ids(self) -> np.ndarray:
+        """``doc_ids`` renumbered per topic by first appearance (topic-major, then system, then rank); -1 kept."""
+        ids = np.ascontiguousarray(self.doc_ids.transpose(1, 0, 2), dtype=np.int64)  # (T, S, K)
+        T = ids.shape[0]
+        flat = ids.reshape(T, -1)
+        pos = np.flatnonzero(flat.ravel() >= 0)
+        out = np.full(flat.size, -1, dtype=np.int64)
+        if pos.size:
+            width = int(flat.max()) + 1
+            key = (pos // flat.shape[1]) * width + flat.ravel()[pos]  # topic * width + id, in position order
+            uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+            by_first = np.argsort(first, kind="stable")  # unique documents in order of first appearance
+            topic_of = uniq[by_first] // width
+            start = np.searchsorted(topic_of, np.arange(T))  # topic-major positions: topics stay grouped
+            label = np.empty(uniq.size, dtype=np.int64)
+            label[by_first] = np.arange(uniq.size) - start[topic_of]
+            out[pos] = label[inv.ravel()]
+        return out.reshape(ids.shape).transpose(1, 0, 2)
 
     # ------------------------------------------------------------------------------------------ derived views
     def condensed(self) -> "JudgedRuns":
@@ -247,7 +309,8 @@ class JudgedRuns:
     def save(self, path: PathLike) -> None:
         """Save as ``.npz`` (zlib-compressed; no pickles), or as ``.npz.xz`` (LZMA, about 30 % smaller).
 
-        Document ids are stored only where a judged document sits (they are implied -1 elsewhere).
+        Document ids are stored only where a judged document sits (they are implied -1 elsewhere). The file
+        is written atomically (a temporary file beside it, renamed at the end).
         """
         arrays = dict(
             format_version=np.array(_FORMAT_VERSION),
@@ -262,14 +325,20 @@ class JudgedRuns:
             n_retrieved=self.n_retrieved,
             missing=np.array(self.missing),
         )
+        from ._atomic import atomic_open
+
         p = Path(path)
+        buf = io.BytesIO()
         if p.suffix == ".xz":
-            buf = io.BytesIO()
             np.savez(buf, **arrays)
-            with lzma.open(p, "wb", preset=9) as fh:
-                fh.write(buf.getvalue())
+            data = lzma.compress(buf.getvalue(), preset=9)
         else:
-            np.savez_compressed(p, **arrays)
+            np.savez_compressed(buf, **arrays)
+            data = buf.getvalue()
+            if p.suffix != ".npz":  # as np.savez_compressed(path) names it
+                p = p.with_name(p.name + ".npz")
+        with atomic_open(p, "wb") as fh:  # a temporary file renamed over `path`: complete or untouched
+            fh.write(data)
 
     @classmethod
     def load(cls, path: PathLike) -> "JudgedRuns":
@@ -315,6 +384,7 @@ def judge(
     ties: str = "trec_eval",
     duplicates: str = "error",
     workers: int | None = None,
+    grades: str = "exact",
     progress: bool = True,
 ) -> JudgedRuns:
     """Build the judged-grade tensor of ``runs`` against ``qrels``.
@@ -322,14 +392,22 @@ def judge(
     Parameters
     ----------
     runs : a :class:`RunSet` from :func:`read_runs`, or run file paths / a directory of runs (then files are read,
-        parsed and judged in ``workers`` processes, with ``ties`` and ``duplicates`` as in :func:`read_run`).
-    qrels : a :class:`Qrels` or the path of a qrels file.
+        parsed and judged in ``workers`` processes, with ``ties`` and ``duplicates`` as in :func:`read_run`), or runs
+        in memory (:mod:`metrics.inputs`): a DataFrame ``query_id, doc_id, score[, run]`` (or ``topic, docno,
+        score[, system]``), a dict ``{qid: {docid: score}}`` or ``{system: {qid: {docid: score}}}``, an iterable of
+        ``ScoredDoc`` named tuples (ir_datasets' ``scoreddocs_iter()``), ranked by the same rules as files.
+    qrels : a :class:`Qrels`, the path of a qrels file, or qrels in memory: a DataFrame ``query_id, doc_id,
+        relevance`` (or ``topic, docno, grade``), a dict ``{qid: {docid: grade}}`` or ``Qrel`` named tuples
+        (ir_datasets' ``qrels_iter()``).
     depth : ranks kept per topic (trec_eval's ``-M``; default 1000). The tensor's depth is the smaller of this and
         the deepest ranked list.
     missing : policy for a qrels topic that a run does not return: ``"zero"`` (default) scores it 0 in every measure,
         as ``trec_eval -c`` does (RBP's residual is then 1: the whole weight is unexamined); ``"exclude"`` makes
         measures give NaN for it.
     topics : evaluate only these qrels topics (default: every topic in the qrels, in natural order).
+    grades : ``"exact"`` (default) keeps real-valued grades exactly and warns once
+        (:class:`metrics.FractionalGradeWarning`) when some are not integers; ``"trec_eval"`` truncates
+        them towards 0 as trec_eval's ``atol`` does (1.9 → 1), for trec_eval's numbers.
     ties, duplicates : how run files are read (see :func:`read_run`). With ``duplicates="error"`` every run file
         is read before the error, which lists each file that repeats a docno with its count (``err.counts``).
     workers : processes reading run files (default: the number of CPUs; ``1`` reads in this process).
@@ -339,10 +417,15 @@ def judge(
     -------
     JudgedRuns
         ``report`` lists run topics absent from the qrels (ignored, as trec_eval does), qrels topics a run misses,
-        topics with no relevant document, and rows cut by ``depth``.
+        topics with no relevant document, and rows cut by ``depth``; ``coverage`` the judged share of what the runs
+        retrieved (:class:`~metrics.coverage.Coverage`).
 
     Raises
     ------
+    metrics.InputMismatchError
+        The runs and qrels share no topic, or no run retrieved a judged document (the message quotes a topic or a
+        docno of each side); a run without any judged document, or less than half of the top-10 documents judged,
+        warns (:class:`metrics.LowCoverageWarning`).
     TrecFormatError
         A malformed run or qrels file (naming file, line and problem).
     ValueError
@@ -359,10 +442,18 @@ def judge(
     check_read_options(ties, duplicates)
     if missing not in ("zero", "exclude"):
         raise ValueError(f"`missing` must be 'zero' or 'exclude'; got {missing!r}")
+    if inputs.is_in_memory(qrels):  # DataFrame, {qid: {docid: grade}} or Qrel named tuples
+        qrels = inputs.qrels_from_memory(qrels)
+    if inputs.is_in_memory(runs):  # DataFrame, {qid: {docid: score}} dicts or ScoredDoc named tuples
+        runs = inputs.runs_from_memory(runs, ties=ties, duplicates=duplicates)
+    elif isinstance(runs, Run):
+        runs = [runs]
     if not isinstance(qrels, Qrels):
         qrels = read_qrels(qrels)
+    qrels = apply_grade_policy(qrels, grades)
     qi = _build.index_qrels(qrels, topics)
     depth = int(depth)
+    files = None
     if isinstance(runs, RunSet) or (isinstance(runs, (list, tuple)) and runs and all(isinstance(r, Run) for r in runs)):
         run_list = list(runs)
         names = [r.name for r in run_list]
@@ -380,9 +471,9 @@ def judge(
     found = [r.duplicate for r in pieces if r.duplicate is not None]
     if found:
         raise duplicate_error(found)
-    grades, ids, n_ret = tensor.arrays()
-    return JudgedRuns(
-        grades=grades,
+    grade_codes, ids, n_ret = tensor.arrays()
+    judged = JudgedRuns(
+        grades=grade_codes,
         doc_ids=ids,
         levels=qi.levels.astype(np.float64),
         qrels_level=qi.row_level,
@@ -393,6 +484,12 @@ def judge(
         missing=missing,
         report=_report(names, pieces, n_ret, qi, missing),
     )
+    if files is None:
+        get_run = list(runs).__getitem__
+    else:  # files: read one again only to quote it in an error message
+        get_run = lambda i: read_run(files[i], name=names[i], ties=ties, duplicates="first")  # noqa: E731
+    check_coverage(judged, qrels, get_run, topics_selected=topics is not None)
+    return judged
 
 
 def _check_unique_names(names: list[str], sources: list[str], what: str) -> None:

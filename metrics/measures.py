@@ -8,9 +8,12 @@ Grammar (``[]`` optional, ``{}`` repeated)::
 
 Examples: ``AP``, ``P@10``, ``Rprec``, ``RR@10``, ``Bpref``, ``infAP``, ``nDCG@20``, ``RBP(p=0.8)``,
 ``RBP(p=0.95,rel=2)``, ``Q(beta=1)``, ``RankEff``, ``bpref10``, ``AP'`` (the prime, also ``′``, means
-``judged_only=True``: AP′ of Sakai 2007). trec_eval names are accepted as aliases (``map``, ``P_10``,
-``ndcg_cut_20``, ``map_cut_100``, ``bpref``, ``ndcg``, ``recip_rank``…), and ir_measures' ``MRR`` for ``RR``. The
-canonical string, as in ir_measures, is the name, the parameters sorted by key, and the cut-off:
+``judged_only=True``: AP′ of Sakai 2007), ``R@100``, ``Success@10``, ``ERR@20``, ``Judged@10``, ``NumRel``,
+``NumRet``, ``NumRelRet``. trec_eval names are accepted as aliases, as given to ``trec_eval -m`` (``P.10``,
+``ndcg_cut.20``, ``map_cut.100``, ``recall.100``, ``success.10``) or as it prints them (``P_10``, ``ndcg_cut_20``,
+``recall_100``), and ``map``, ``bpref``, ``ndcg``, ``recip_rank``, ``num_rel``, ``num_ret``, ``num_rel_ret``; so are
+ir_measures' ``MRR`` for ``RR``, ``Recall`` for ``R``, and ir_measures measure objects (``ir_measures.nDCG@10``).
+The canonical string, as in ir_measures, is the name, the parameters sorted by key, and the cut-off:
 ``str(parse_measure("RBP(rel=2, p=.8)")) == "RBP(p=0.8,rel=2)"``.
 
 The vocabulary — each measure's parameters and whether it takes a cut-off — is :data:`MEASURE_SPECS`; the functions
@@ -22,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
-__all__ = ["Measure", "MeasureSpec", "MEASURE_SPECS", "parse_measure", "GRAMMAR"]
+__all__ = ["Measure", "MeasureSpec", "MEASURE_SPECS", "parse_measure", "from_ir_measures", "GRAMMAR"]
 
 Value = Union[int, float, bool, str]
 
@@ -92,6 +95,15 @@ MEASURE_SPECS: dict[str, MeasureSpec] = {
         MeasureSpec("RBP_residual", {"p": "number", "judged_only": "bool"}, "optional", "RBP residual (unjudged + tail)"),
         MeasureSpec("Q", {"beta": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "none", "Q-measure (Sakai)"),
         MeasureSpec("Rmeasure", {"beta": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "none", "R-measure (Sakai)"),
+        MeasureSpec("R", _REL, "required", "recall at k: relevant documents in the top k / R", "recall.k"),
+        MeasureSpec("Success", _REL, "required", "1 if a relevant document is in the top k, else 0", "success.k"),
+        MeasureSpec("ERR", {"max_grade": "number", "judged_only": "bool"}, "optional",
+                    "expected reciprocal rank (Chapelle et al. 2009; gdeval.pl, max_grade=4)"),
+        MeasureSpec("Judged", {}, "optional", "share of the top k that has a judgment (as ir_measures)"),
+        MeasureSpec("NumRel", {"rel": "number"}, "none", "relevant documents of the topic (R)", "num_rel"),
+        MeasureSpec("NumRet", _REL, "none",
+                    "documents retrieved; with rel (NumRet(rel=1) = NumRelRet), relevant documents retrieved",
+                    "num_ret / num_rel_ret"),
     ]
 }
 
@@ -114,10 +126,22 @@ _ALIASES: dict[str, str] = {
     "infap": "infAP",
     "recip_rank": "RR",
     "MRR": "RR",
+    "Recall": "R",
+    "recall": "R",
+    "success": "Success",
+    "err": "ERR",
+    "num_rel": "NumRel",
+    "num_ret": "NumRet",
+    "NumRelRet": "NumRet",
+    "num_rel_ret": "NumRet",
 }
-# trec_eval names with the cut-off in the name: P_10, ndcg_cut_20, map_cut_100
-_CUT_ALIASES = {"P": "P", "ndcg_cut": "nDCG", "map_cut": "AP"}
-_CUT_NAME = re.compile(r"^(P|ndcg_cut|map_cut)_(\d+)$")
+#: names that are NumRet with a relevance level (ir_measures: NumRelRet = NumRet(rel=1))
+_REL_RET = {"NumRelRet", "num_rel_ret"}
+# trec_eval names with the cut-off in the name: P_10, ndcg_cut_20, map_cut_100, recall_100, success_10 (trec_eval's
+# output keys) or, as given to trec_eval -m, P.10, ndcg_cut.20, recall.100
+_CUT_ALIASES = {"P": "P", "ndcg_cut": "nDCG", "map_cut": "AP", "recall": "R", "success": "Success"}
+_CUT_NAME = re.compile(r"^(P|ndcg_cut|map_cut|recall|success)_(\d+)$")
+_TREC_DOT = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*)\.(?P<cuts>\d+(?:\s*,\s*\d+)*)\s*$")
 
 _MEASURE = re.compile(
     r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?P<prime>['′])?\s*
@@ -196,6 +220,8 @@ def _value(text: str, key: str, kind, source: str) -> Value:
             raise ValueError(f"parameter `{key}` in {source!r} must be a number; got {text!r}")
         x = float(text)
         return int(x) if x.is_integer() and abs(x) < 2**53 else x
+    if len(text) > 2 and text[0] == text[-1] and text[0] in "'\"":  # ir_measures prints dcg='exp-log2'
+        text = text[1:-1]
     if not _WORD.match(text) or text not in kind:
         raise ValueError(f"parameter `{key}` in {source!r} must be one of {', '.join(kind)}; got {text!r}")
     return text
@@ -205,42 +231,89 @@ def known_names() -> str:
     return ", ".join(MEASURE_SPECS)
 
 
-def parse_measure(text: str | Measure) -> Measure:
+def from_ir_measures(measure: object) -> str:
+    """The text of an ir_measures measure object (``ir_measures.nDCG@10``, ``ir_measures.R@100``, …), built from its
+    ``NAME`` and ``params`` — no import of ir_measures. A parameter that is not a number, a bool or a word (e.g.
+    nDCG's ``gains`` dict) cannot be written in the grammar and is refused."""
+    name, params = getattr(measure, "NAME"), dict(getattr(measure, "params"))
+    cutoff = params.pop("cutoff", None)
+    parts = []
+    for key, value in params.items():
+        if isinstance(value, bool) or isinstance(value, (int, float)) or (isinstance(value, str) and _WORD.match(value)):
+            parts.append(f"{key}={_format(value) if not isinstance(value, str) else value}")
+        else:
+            raise ValueError(
+                f"the ir_measures measure {measure} has parameter `{key}`={value!r}, which has no equivalent here; "
+                f"known measures and parameters: see metrics.MEASURE_SPECS (for custom nDCG gains use "
+                f"metrics.ndcg(judged, gain=[...]))"
+            )
+    return f"{name}{'(' + ','.join(parts) + ')' if parts else ''}{'' if cutoff is None else f'@{cutoff}'}"
+
+
+def _is_ir_measures(measure: object) -> bool:
+    return isinstance(getattr(measure, "NAME", None), str) and isinstance(getattr(measure, "params", None), dict)
+
+
+def parse_measure(text: str | Measure | object) -> Measure:
     """Parse a measure name such as ``"nDCG@20"`` or ``"RBP(p=0.8)"`` into a :class:`Measure` (no ``eval``).
 
     Parameters
     ----------
-    text : the measure, in the grammar of the module docstring (a :class:`Measure` is checked and returned).
+    text : the measure, in the grammar of the module docstring; or a trec_eval name as given to ``trec_eval -m``
+        (``P.10``, ``ndcg_cut.10``, ``recall.100``, ``success.10``, ``map``, ``recip_rank``, ``num_rel_ret`` …) or as
+        it prints them (``P_10``, ``ndcg_cut_10``); or an ir_measures measure object (``ir_measures.nDCG@10``,
+        ``ir_measures.R@100``, ``ir_measures.RR(rel=2)@10``: read from its name and parameters, ir_measures is not
+        imported); or a :class:`Measure` (checked and returned).
 
     Returns
     -------
     Measure
-        with the canonical name (aliases such as ``map`` or ``P_10`` resolved) and typed parameters.
+        with the canonical name (aliases such as ``map``, ``P_10`` or ``ndcg_cut.10`` resolved) and typed parameters.
+        The canonical string is ir_measures' where ir_measures has the measure (``NumRelRet`` is ``NumRet(rel=1)``
+        there and here).
 
     Raises
     ------
     TypeError
-        ``text`` is not a string.
+        ``text`` is neither a string, a :class:`Measure` nor an ir_measures measure.
     ValueError
         Text that does not follow the grammar (the message shows it), an unknown name (the message lists the known
-        ones), an unknown or ill-typed parameter, or a cut-off the measure requires, forbids or that is not a
-        positive integer.
+        ones), an unknown or ill-typed parameter, a cut-off the measure requires, forbids or that is not a
+        positive integer, or a trec_eval list of cut-offs (``P.5,10``: one measure per name).
     """
     if isinstance(text, Measure):
         return parse_measure(str(text))
+    if not isinstance(text, str) and _is_ir_measures(text):
+        return parse_measure(from_ir_measures(text))
     if not isinstance(text, str):
-        raise TypeError(f"a measure must be a string such as 'AP' or 'nDCG@10'; got {type(text).__name__}")
+        raise TypeError(
+            f"a measure must be a string such as 'AP' or 'nDCG@10', a metrics.Measure or an ir_measures measure "
+            f"(ir_measures.nDCG@10); got {type(text).__name__}"
+        )
+    dot = _TREC_DOT.match(text)
+    if dot:
+        cuts = [c.strip() for c in dot.group("cuts").split(",")]
+        if len(cuts) > 1:
+            one = ", ".join(f"{dot.group('name')}.{c}" for c in cuts)
+            raise ValueError(f"{text!r} names {len(cuts)} measures (trec_eval -m syntax); give them one by one: {one}")
+        text_in, text = text, f"{dot.group('name')}_{cuts[0]}"
+    else:
+        text_in = text
     m = _MEASURE.match(text)
     if not m:
-        raise ValueError(f"cannot parse measure {text!r}; expected {GRAMMAR}")
+        raise ValueError(f"cannot parse measure {text_in!r}; expected {GRAMMAR}")
     name = m.group("name")
     cutoff_text = m.group("cutoff")
     cm = _CUT_NAME.match(name)
     if cm and cutoff_text is None:
         name, cutoff_text = _CUT_ALIASES[cm.group(1)], cm.group(2)
+    elif name in ("ndcg_cut", "map_cut"):
+        raise ValueError(f"trec_eval's {name} needs a cut-off here, e.g. {name}.10 (= {_CUT_ALIASES[name]}@10); got {text_in!r}")
+    rel_ret = name in _REL_RET
     name = _ALIASES.get(name, name)
     if name not in MEASURE_SPECS:
-        raise ValueError(f"unknown measure {m.group('name')!r} in {text!r}; known measures: {known_names()}")
+        raise ValueError(f"unknown measure {m.group('name')!r} in {text_in!r}; known measures: {known_names()}")
+    text = text_in
     spec = MEASURE_SPECS[name]
     params: dict[str, Value] = {}
     body = m.group("params")
@@ -256,7 +329,11 @@ def parse_measure(text: str | Measure) -> Measure:
             if key in params:
                 raise ValueError(f"parameter `{key}` given twice in {text!r}")
             params[key] = _value(pm.group("value"), key, spec.params[key], text)
+    if rel_ret:
+        params.setdefault("rel", 1)
     if m.group("prime"):
+        if "judged_only" not in spec.params:
+            raise ValueError(f"measure {name} has no condensed-list form (a prime, judged_only); got {text!r}")
         if params.get("judged_only") is False:
             raise ValueError(f"{text!r} has a prime (judged_only) and judged_only=False")
         params["judged_only"] = True

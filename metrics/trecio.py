@@ -222,23 +222,30 @@ class Qrels:
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, path: str = "<memory>") -> "Qrels":
-        """Build from a DataFrame with columns ``topic``, ``docno``, ``grade``."""
-        missing = {"topic", "docno", "grade"} - set(df.columns)
-        if missing:
-            raise ValueError(f"`qrels` DataFrame lacks column(s) {sorted(missing)}; it has {list(df.columns)}")
-        topic = np.array([str(t) for t in df["topic"]], dtype=object)
-        docno = np.array([str(d) for d in df["docno"]], dtype=object)
-        line = np.arange(1, len(df) + 1)
-        grade = _floats([str(g) for g in df["grade"]], line, path, "grade")
-        q = cls(topic, docno, grade, line, path)
-        _check_qrels_duplicates(q)
-        return q
+        """Build from a DataFrame with columns ``query_id, doc_id, relevance`` (ir_measures / ir_datasets naming) or
+        ``topic, docno, grade``; errors name ``path`` and the row. See :mod:`metrics.inputs` for the rules and the
+        other in-memory forms (dicts, named tuples)."""
+        from .inputs import qrels_from_memory
+
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"`df` must be a pandas DataFrame; got {type(df).__name__}")
+        return qrels_from_memory(df, source=path)
 
     def summary(self) -> pd.DataFrame:
         """Judgments per topic and grade (rows: topics, columns: grades)."""
         return pd.crosstab(pd.Series(self.topic, name="topic"), pd.Series(self.grade, name="grade")).reindex(
             self.topics
         )
+
+    def __repr__(self) -> str:  # notebook display: concise, not the arrays
+        grades = ", ".join(f"{g:g}" for g in np.unique(self.grade))
+        return f"Qrels({len(self)} judgments, {len(set(self.topic))} topics, grades [{grades}], from {self.path!r})"
+
+    def _repr_html_(self) -> str:
+        from ._display import kv_table
+
+        return kv_table("Qrels", {"judgments": len(self), "topics": len(set(self.topic)),
+                                  "grades": ", ".join(f"{g:g}" for g in np.unique(self.grade)), "from": self.path})
 
 
 def _check_qrels_duplicates(q: Qrels) -> None:
@@ -259,7 +266,8 @@ def read_qrels(path: PathLike) -> Qrels:
 
     Parameters
     ----------
-    path : path to the qrels file.
+    path : path to the qrels file, or qrels in memory (a DataFrame, a ``{qid: {docid: grade}}`` dict or ``Qrel``
+        named tuples; :mod:`metrics.inputs`).
 
     Returns
     -------
@@ -276,6 +284,10 @@ def read_qrels(path: PathLike) -> Qrels:
     -----
     Real-valued grades are kept exactly (trec_eval truncates them with ``atol``); negative grades are kept.
     """
+    from .inputs import is_in_memory, qrels_from_memory
+
+    if is_in_memory(path):  # a DataFrame, a {qid: {docid: grade}} dict or Qrel named tuples
+        return qrels_from_memory(path)
     raw = _read_bytes(path)
     cols = split_columns(raw, 4)
     if cols is None:  # the string reader (and its errors)
@@ -338,6 +350,30 @@ class Run:
             {"topic": self.topic, "docno": self.docno, "score": self.score, "rank": self.rank, "line": self.line}
         )
 
+    @classmethod
+    def from_frame(
+        cls, df: pd.DataFrame, *, name: str | None = None, ties: Ties = "trec_eval",
+        duplicates: Literal["error", "first"] = "error",
+    ) -> "Run":
+        """One system's run from a DataFrame with columns ``query_id, doc_id, score`` (ir_measures / ir_datasets
+        naming) or ``topic, docno, score``, ranked as :func:`read_run` ranks a file (``ties``, ``duplicates``);
+        ``name`` defaults to ``"run"``. Several systems (a ``run``/``system`` column): :func:`read_runs`. Errors name
+        the row; see :mod:`metrics.inputs`."""
+        from .inputs import run_from_memory
+
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"`df` must be a pandas DataFrame; got {type(df).__name__}")
+        return run_from_memory(df, name=name, ties=ties, duplicates=duplicates)
+
+    def __repr__(self) -> str:  # notebook display: concise, not the arrays
+        return f"Run({self.name!r}: {len(self)} rows, {len(set(self.topic))} topics, from {self.path!r})"
+
+    def _repr_html_(self) -> str:
+        from ._display import kv_table
+
+        return kv_table(f"Run {self.name}", {"rows": len(self), "topics": len(set(self.topic)), "from": self.path,
+                                             "ties": self.ties, "duplicates dropped": self.duplicates_dropped})
+
 
 @dataclass(frozen=True, eq=False)
 class RunSet:
@@ -363,6 +399,16 @@ class RunSet:
                     return r
             raise KeyError(f"no run named {key!r}; runs are {self.names[:10]}{'...' if len(self) > 10 else ''}")
         return self.runs[key]
+
+    def __repr__(self) -> str:  # notebook display: concise, not every run
+        names = ", ".join(self.names[:5]) + (", …" if len(self) > 5 else "")
+        return f"RunSet({len(self)} runs: {names})"
+
+    def _repr_html_(self) -> str:
+        from ._display import html_table
+
+        return html_table(((r.name, len(r), len(set(r.topic)), r.path) for r in self.runs),
+                          header=["run", "rows", "topics", "from"], caption=f"RunSet: {len(self)} runs")
 
 
 def _run_name(path: Path) -> str:
@@ -622,7 +668,8 @@ def read_run(
 
     Parameters
     ----------
-    path : the run file.
+    path : the run file, or one run in memory (a DataFrame, a ``{qid: {docid: score}}`` dict or ``ScoredDoc``
+        named tuples; :mod:`metrics.inputs`).
     name : system name; default the file name without compression suffix, ``.txt``/``.run`` extension and the
         ``input.`` prefix TREC gives submitted runs.
     ties : ``"trec_eval"`` (default) ranks by score descending, ties by docno descending, ignoring the rank column
@@ -638,6 +685,10 @@ def read_run(
         message names the file, line and problem.
     """
     check_read_options(ties, duplicates)
+    from .inputs import is_in_memory, run_from_memory
+
+    if is_in_memory(path):  # a DataFrame, a {qid: {docid: score}} dict or ScoredDoc named tuples
+        return run_from_memory(path, name=name, ties=ties, duplicates=duplicates)
     p = Path(path)
     run = _parse_run(_read_bytes(p), p, name or _run_name(p), ties, duplicates)
     if isinstance(run, _Duplicate):
@@ -670,6 +721,9 @@ def read_runs(
 ) -> RunSet:
     """Read several TREC run files (a directory — every non-hidden file in it, sorted by name — or a list).
 
+    Runs in memory are accepted too (:mod:`metrics.inputs`): a DataFrame with a ``run``/``system`` column, a dict
+    ``{system: {qid: {docid: score}}}`` or ``{system: <DataFrame or ScoredDoc named tuples>}``.
+
     Files are decompressed and parsed on ``workers`` threads (default: the number of CPUs; decompression releases
     the GIL). See :func:`read_run` for ``ties`` and ``duplicates``; with ``duplicates="error"`` every file is read
     first and one :class:`TrecFormatError` lists each file that repeats a docno (``err.counts``: file -> repeated
@@ -680,6 +734,10 @@ def read_runs(
     RunSet
         Runs in the order of the files; ``report`` counts duplicate lines dropped per run.
     """
+    from .inputs import is_in_memory, runs_from_memory
+
+    if is_in_memory(paths_or_directory):  # DataFrame (with a run/system column), dicts, named tuples
+        return runs_from_memory(paths_or_directory, ties=ties, duplicates=duplicates, names=names)
     files = _expand(paths_or_directory)
     if names is not None and len(names) != len(files):
         raise ValueError(f"`names` has {len(names)} entries for {len(files)} run files")

@@ -3,7 +3,9 @@
 Maximise Φ (or Eρ²) of the tuned nDCG's systems × topics matrix over the discount
 (:func:`optimize_discount`), the gains (:func:`optimize_gain`) or both (:func:`optimize_joint`);
 the worst case over collections and cut-offs (:func:`optimize_minimax`); check out of sample
-(:func:`cross_validate`). The maximiser does not depend on the number of topics, because
+(:func:`cross_validate`); decide whether tuning pays off on unseen topics, among standard
+configurations, low-dimensional families (:func:`optimize_family`) and regularised vectors
+(:func:`optimize_regularised`), by nested cross-validation (:func:`recommend`). The maximiser does not depend on the number of topics, because
 Φ(n) = nρ/(1+nρ) is increasing in ρ = σ²_s/(σ²_t+σ²_st) for every n.
 
 Example
@@ -13,11 +15,34 @@ Example
 >>> bool(t.phi > 0.9), bool(abs(t.gstudy.phi() - t.phi) < 1e-9)
 (True, True)
 """
+__gtheory_package__ = "optimize"  # marker checked by the sibling packages (gtheory/_siblings.py)
+
+try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/_siblings.py)
+    from gtheory._siblings import require_siblings as _require_siblings
+except ImportError:
+    import sys as _sys
+
+    _found = _sys.modules.get("gtheory")
+    if _found is None or getattr(_found, "__gtheory_package__", None) == "gtheory":
+        raise
+    raise ImportError(  # `gtheory` itself is shadowed, so its guard cannot be imported: the same message, here
+        f"`optimize` needs the `gtheory` package of gtheory, but `import gtheory` finds "
+        f"{getattr(_found, '__file__', None) or list(getattr(_found, '__path__', []))} first on sys.path: a "
+        "module of your project shadows it. Rename it (e.g. to my_gtheory) or run from another directory."
+    ) from None
+_require_siblings("optimize", "metrics", "gtheory")
+
 from .objective import Problem, stability_and_gradient
-from .result import GradeMismatchWarning, OptimizationError, OptimizationWarning, SolverRun, Tuning
+from .result import (DataMismatchWarning, FailedTuningWarning, GradeMismatchWarning, OptimizationError,
+                     OptimizationWarning, SolverRun, Tuning)
 from .robust import optimize_minimax
 from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
 from .validation import STANDARD_CONFIGS, cross_validate
+from .families import FAMILIES, optimize_family
+from .regularised import optimize_regularised
+from .nested import recommend
+from .recommendation import Recommendation
+from .parameters import ParameterTuning, tune_parameters
 
 __all__ = [
     "optimize_discount",
@@ -25,6 +50,13 @@ __all__ = [
     "optimize_joint",
     "optimize_minimax",
     "cross_validate",
+    "recommend",
+    "Recommendation",
+    "tune_parameters",
+    "ParameterTuning",
+    "optimize_family",
+    "optimize_regularised",
+    "FAMILIES",
     "tune_problem",
     "Problem",
     "stability_and_gradient",
@@ -33,6 +65,8 @@ __all__ = [
     "OptimizationWarning",
     "OptimizationError",
     "GradeMismatchWarning",
+    "FailedTuningWarning",
+    "DataMismatchWarning",
     "SOLVERS",
     "STANDARD_CONFIGS",
 ]

@@ -322,6 +322,10 @@ class Problem:
             self._C = np.stack([(codes == lv).astype(np.float64) @ d[:kr] for lv in self.positive])
             self._prefix_d = np.r_[0.0, np.cumsum(d)]
 
+
+    def __repr__(self) -> str:
+        return (f"Problem({self.what} of nDCG@{self.cutoff} for {self.objective}, {self.n_systems} systems × "
+                f"{self.n_topics} topics, {self.n} variables)")
     def _fixed_gain(self, gain: metrics.gains.GainSpec) -> NDArray[np.float64]:
         """The fixed per-level gains, checked: non-negative, 0 for grades <= 0, some relevant grade > 0."""
         g = metrics.gain_vector(gain, self.levels)

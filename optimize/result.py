@@ -21,10 +21,12 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import gtheory
-from gtheory.gstudy import _check_n  # the n_topics rule of GStudy.phi/erho2
+from gtheory.gstudy import _check_n, why_never_reached  # the n_topics rule of GStudy.phi/erho2
 import metrics
+from gtheory._display import fmt, html_table, kv_table
 
-__all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning"]
+__all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
+           "FailedTuningWarning", "DataMismatchWarning"]
 
 
 class OptimizationWarning(UserWarning):
@@ -34,6 +36,28 @@ class OptimizationWarning(UserWarning):
 
 class GradeMismatchWarning(UserWarning):
     """A tuning applied to judgments that lack some of the grades it has (positive) gains for."""
+
+
+class FailedTuningWarning(UserWarning):
+    """A tuning whose optimiser failed (``success`` False: not converged, or the systems cannot be told
+    apart) was applied (:meth:`Tuning.ndcg`, :meth:`Tuning.evaluate`, ...): its gain and discount are
+    not the stability-optimal ones. The CLI refuses such a tuning unless ``--allow-failed``."""
+
+
+class DataMismatchWarning(UserWarning):
+    """A tuning applied to other data than it was tuned on (the judged tensor's fingerprint differs from the one
+    the tuning recorded): legitimate for a transfer or held-out study, a mistake when the data were meant to be
+    the same."""
+
+
+def package_version() -> str:
+    """The installed gtheory distribution's version ("unknown" when run from an uninstalled tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gtheory")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 class OptimizationError(RuntimeError):
@@ -64,17 +88,33 @@ class SolverRun:
     seconds: float
     start: str = ""
 
+    def __repr__(self) -> str:
+        state = "converged" if self.success else "not converged"
+        return (f"SolverRun({self.solver} from {self.start or '?'}: f = {fmt(self.fun)}, {state}, "
+                f"{self.nit} iterations, {self.seconds:.2f} s)")
+
+    def _repr_html_(self) -> str:
+        return kv_table("SolverRun", {"solver": self.solver, "start": self.start, "f(x)": self.fun,
+                                      "converged": bool(self.success), "message": self.message,
+                                      "iterations": self.nit, "seconds": self.seconds})
+
 
 def gstudy_ratios(var_system: float, var_topic: float, var_residual: float) -> tuple[float, float]:
     r"""``(phi_ratio, erho2_ratio)`` by the G-study convention of :func:`gtheory.gstudy`: negative
-    component estimates set to 0 (Brennan 2001, §3.4); 0 when :math:`\sigma^2_s = 0`, ``inf`` when
-    the error variance is 0 (as :attr:`gtheory.GStudy.phi_ratio`)."""
-    vs, vt, ve = (max(float(v), 0.0) if not math.isnan(v) else math.nan
-                  for v in (var_system, var_topic, var_residual))
-    if math.isnan(vs) or math.isnan(vt) or math.isnan(ve):
+    component estimates, and estimates within rounding error of 0 (at most
+    :data:`gtheory.errors.ROUNDING_TOLERANCE` of the components' total size), set to 0 (Brennan 2001,
+    §3.4); Φ's ratio 0 when :math:`\sigma^2_s = 0`, ``inf`` when the error variance is 0 (as
+    :attr:`gtheory.GStudy.phi_ratio`); Eρ²'s ratio NaN when :math:`\sigma^2_s = \sigma^2_{st} = 0`
+    (0/0: undefined, where :func:`gtheory.gstudy` refuses the data)."""
+    from gtheory.errors import is_rounding_noise
+
+    raw = [float(v) for v in (var_system, var_topic, var_residual)]
+    if any(math.isnan(v) for v in raw):
         return math.nan, math.nan
+    scale = sum(abs(v) for v in raw)
+    vs, vt, ve = (0.0 if v < 0 or is_rounding_noise(v, scale) else v for v in raw)
     if vs == 0:
-        return 0.0, 0.0
+        return 0.0, (0.0 if ve > 0 else math.nan)
     err = vt + ve
     return (vs / err if err > 0 else math.inf), (vs / ve if ve > 0 else math.inf)
 
@@ -138,7 +178,11 @@ class Tuning:
         nDCG; :attr:`phi_ratio_raw`/:attr:`erho2_ratio_raw` are the ratios the optimiser sees.
     success, message : whether the optimiser converged (and the best start succeeded) and the data
         could be tuned at all (``success`` is False when the systems are indistinguishable under
-        every configuration, σ²(system) = 0).
+        every configuration, σ²(system) = 0). The coefficients of a failed tuning are consistent with
+        its components, in memory and in JSON: for indistinguishable systems Φ = 0 and Eρ² = 0 (or
+        NaN, ``null`` in JSON, when σ²(st,e) is 0 too: 0/0), never a ratio of rounding noise. Applying
+        a failed tuning (:meth:`ndcg`, :meth:`evaluate`, :attr:`gstudy`) warns
+        :class:`FailedTuningWarning`; the CLI refuses it unless ``--allow-failed``.
     nit, nfev, njev : iterations and evaluations, summed over starts.
     solver : the solver; ``starts`` : number of starts; ``n_agree`` : starts within ``agree_tol``
         of the best objective; ``start_values`` : objective reached from each start.
@@ -158,6 +202,11 @@ class Tuning:
     binding_cutoff, binding_label : for a minimax tuning, the cut-off and label of the binding
         (worst) problem, whose coefficients ``phi``, ``phi_1``, … and ``gstudy`` report; None
         otherwise.
+    version, measure, fingerprint : provenance — the gtheory version that made the tuning, the measure tuned
+        (``"nDCG@k"``; ``"nDCG'@k"`` on condensed lists) and :attr:`metrics.JudgedRuns.fingerprint` of the data it
+        was tuned on (for a minimax tuning, of the binding problem's data). Filled in when the tuning is made;
+        ``None`` in documents written before they were recorded. :meth:`ndcg` (and :meth:`evaluate`) warn
+        :class:`DataMismatchWarning` when applied to data with another fingerprint.
 
     Notes
     -----
@@ -199,7 +248,38 @@ class Tuning:
     gain_family: str | None = None
     binding_cutoff: int | None = None
     binding_label: str | None = None
+    version: str | None = None
+    measure: str | None = None
+    fingerprint: str | None = None
     _judged: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._judged is not None:  # made from data now (not read from a document): record the provenance
+            if self.version is None:
+                self.version = package_version()
+            if self.measure is None:
+                self.measure = f"nDCG{chr(39) if self.judged_only else ''}@{self.binding_cutoff or self.cutoff}"
+
+    @property
+    def data_fingerprint(self) -> str | None:
+        """:attr:`fingerprint`, computed from the tuning data on first use (hashing is deferred until needed);
+        None for a document that did not record it."""
+        if self.fingerprint is None and self._judged is not None:
+            self.fingerprint = self._judged.fingerprint
+        return self.fingerprint
+
+    def _check_data(self, judged: metrics.JudgedRuns, stacklevel: int) -> None:
+        """Warn :class:`DataMismatchWarning` if ``judged`` is not the data this tuning was made on."""
+        if judged is self._judged or self.data_fingerprint is None:
+            return
+        if judged.fingerprint != self.data_fingerprint:
+            warnings.warn(
+                f"{self._describe()} was tuned on other data (fingerprint {self.data_fingerprint}, "
+                f"{self.n_systems} systems x {self.n_topics} topics) than the judged runs it is applied to "
+                f"(fingerprint {judged.fingerprint}, {judged.n_systems} x {judged.n_topics}); fine for a transfer or "
+                "held-out study, a mistake if the data were meant to be the same.",
+                DataMismatchWarning, stacklevel=stacklevel,
+            )
 
     # ------------------------------------------------------------- views
     @property
@@ -329,10 +409,16 @@ class Tuning:
         -----
         GradeMismatchWarning
             The tuning has positive gains for grades ``judged`` does not have.
+        FailedTuningWarning
+            The tuning failed (``success`` False): its vectors are not stability-optimal.
+        DataMismatchWarning
+            ``judged`` is not the data the tuning was made on (its :attr:`fingerprint` differs).
         """
+        self._check_data(judged, stacklevel=3)
         k = self.cutoff if cutoff is None else cutoff
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"`cutoff` must be a positive integer; got {cutoff!r}.")
+        self._warn_if_failed(stacklevel=3)
         if k > self.discount.size:
             raise ValueError(
                 f"`cutoff` {k} exceeds the tuned cut-off {self.discount.size}: the tuned discount has no weights "
@@ -363,6 +449,14 @@ class Tuning:
             raise ValueError("this Tuning was loaded from JSON and holds no data; use `evaluate(judged)`.")
         return self.evaluate(self._judged, cutoff=self.binding_cutoff)
 
+    def _warn_if_failed(self, stacklevel: int) -> None:
+        if not self.success:
+            warnings.warn(
+                f"applying a failed tuning ({self._status()}: {self.message}); its gain and discount are not "
+                "stability-optimal, and its coefficients describe only what the optimiser stopped at.",
+                FailedTuningWarning, stacklevel=stacklevel,
+            )
+
     # -------------------------------------------------------- presentation
     def _status(self) -> str:
         if self.success:
@@ -378,7 +472,8 @@ class Tuning:
             f"  {self._status()}: {self.message}",
             f"  {where}{self.n_systems} systems x {self.n_topics} topics: Φ({self.n_topics}) = {self.phi:.4f}, "
             f"Eρ²({self.n_topics}) = {self.erho2:.4f}; Φ(1) = {self.phi_1:.4f}, Eρ²(1) = {self.erho2_1:.4f}",
-            f"  topics needed: Φ ≥ 0.95: {self.topics_needed(0.95)}, Φ ≥ 0.90: {self.topics_needed(0.9)}",
+            f"  topics needed: Φ ≥ 0.95: {self.topics_needed(0.95)}, Φ ≥ 0.90: {self.topics_needed(0.9)}"
+            + (f" ({why})" if (why := why_never_reached(self.phi_ratio, 0.9)) else ""),
             "  gain: " + ", ".join(f"{l:g}→{g:.4f}" for l, g in zip(self.levels, self.gain))
             + "   ratios: " + ", ".join(f"{l:g}:{r:.3f}" for l, r in self.gain_ratios.items())
             + (f"   (family {self.gain_family!r})" if self.gain_family else ""),
@@ -407,6 +502,31 @@ class Tuning:
     def __str__(self) -> str:
         return self.summary()
 
+    def __repr__(self) -> str:
+        name = {"phi": "Φ", "erho2": "Eρ²"}.get(self.objective, self.objective)
+        value = self.phi if self.objective == "phi" else self.erho2
+        return (f"Tuning({self.what} of nDCG@{self.cutoff} for {name}: {name}({self.n_topics}) = {fmt(value)}, "
+                f"{self._status().lower()}, {self.n_systems} systems × {self.n_topics} topics)")
+
+    def _repr_html_(self) -> str:
+        name = {"phi": "Φ", "erho2": "Eρ²"}.get(self.objective, self.objective)
+        items = {"status": f"{self._status().lower()}: {self.message}",
+                 "data": f"{self.n_systems} systems × {self.n_topics} topics",
+                 f"Φ({self.n_topics})": self.phi, f"Eρ²({self.n_topics})": self.erho2,
+                 "topics for Φ ≥ 0.95": self.topics_needed(0.95),
+                 "solver": f"{self.solver}, {self.starts} start(s), {self.n_agree} agree"}
+        if self.gain_family:
+            items["gain family"] = self.gain_family
+        head = kv_table(f"Tuning: {self.what} of nDCG@{self.cutoff} for {name}", items)
+        ratios = self.gain_ratios
+        gains = html_table(((g, w, ratios.get(float(g), math.nan)) for g, w in zip(self.levels, self.gain)),
+                           header=["grade", "gain (sum 1)", "ratio to lowest"])
+        d = self.discount
+        shown = list(range(min(d.size, 10))) + ([d.size - 1] if d.size > 10 else [])
+        disc = html_table(((r + 1, d[r], self.discount_ratios[r]) for r in shown),
+                          header=["rank", "discount (sum 1)", "d(r)/d(1)"])
+        return head + gains + disc
+
     # --------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values (lists, dicts, numbers, strings, None) plus ``"format"``.
@@ -415,22 +535,25 @@ class Tuning:
         ``per_problem`` — is None, so the dict serialises to strict JSON (RFC 8259); :meth:`from_json`
         reads None back as NaN where the field is a number.
         """
+        self.data_fingerprint  # noqa: B018 - computes the fingerprint of the tuning data if not yet done
         d = _json_safe({f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")})
         d["format"] = "gtheory.optimize.Tuning/1"
         return d
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; also written to ``path``
-        if given); :meth:`from_json` reads it back."""
+        if given, atomically: a temporary file beside it renamed at the end); :meth:`from_json` reads it back."""
         text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            from metrics._atomic import atomic_write_text
+
+            atomic_write_text(path, text)  # a temporary file renamed over `path`: complete or untouched
         return text
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Tuning":
-        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path).
+        """A :class:`Tuning` from :meth:`to_json` output (a JSON string or a file path), or the
+        recommended configuration of an :meth:`optimize.Recommendation.to_json` document.
 
         Every field is checked, so a hand-edited or foreign document cannot give a Tuning that fails
         (or silently computes something else) later: ``what`` and ``objective`` among their values;
@@ -461,6 +584,8 @@ class Tuning:
             d = json.loads(s)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a gtheory optimize.Tuning JSON document: {exc}") from None
+        if isinstance(d, dict) and d.get("format") == "gtheory.optimize.Recommendation/1":
+            d = d.get("tuning")  # a recommendation carries the recommended configuration as a tuning
         if not isinstance(d, dict) or d.pop("format", None) != "gtheory.optimize.Tuning/1":
             raise ValueError("not a gtheory optimize.Tuning JSON document (missing 'format').")
         known = {f.name for f in fields(cls) if not f.name.startswith("_")}
@@ -593,6 +718,16 @@ def _check_document(d: dict[str, Any]) -> dict[str, Any]:
                        d["binding_cutoff"])
     if d.get("binding_label") is not None and not isinstance(d["binding_label"], str):
         raise _invalid("binding_label", "a string or null", d["binding_label"])
+    if d.get("success") is False:
+        # a failed tuning's coefficients follow from its components (documents written before the
+        # rounding-noise rule held ratios of noise to noise, e.g. Eρ² = 0.97 for indistinguishable systems)
+        r_phi, r_erho2 = gstudy_ratios(d["var_system"], d["var_topic"], d["var_residual"])
+        for name, r, n in (("phi", r_phi, d["n_topics"]), ("erho2", r_erho2, d["n_topics"]),
+                           ("phi_1", r_phi, 1), ("erho2_1", r_erho2, 1)):
+            d[name] = float(gtheory.project(r, n))
+    for name in ("version", "measure", "fingerprint"):  # provenance; absent from documents written before it
+        if d.get(name) is not None and not isinstance(d[name], str):
+            raise _invalid(name, "a string or null", d[name])
     return d
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 import gtheory
 import metrics
+from gtheory.errors import is_rounding_noise
 from metrics import JudgedRuns
 
 from .multistart import best_run, check_seed, run_starts, starting_points
@@ -124,8 +125,9 @@ def degenerate_message(problem: Problem, X: np.ndarray, var_system: float) -> st
     else:
         why = (f"the best configuration found has σ²(system) = {var_system:.3g}, at most {FLAT_TOL:g} of the "
                f"score variance {scale:.3g}")
-    return (f"{_INDISTINGUISHABLE}: σ²(system) = 0 for the tuned nDCG@{k} ({why}); Φ and Eρ² are 0 whatever "
-            "the gain and discount, and the returned vectors are arbitrary")
+    return (f"{_INDISTINGUISHABLE}: σ²(system) = 0 for the tuned nDCG@{k} ({why}); Φ is 0 (Eρ² 0, or undefined "
+            "when the systems also agree on every topic) whatever the gain and discount, and the returned vectors "
+            "are arbitrary")
 
 
 def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agree: int, agree_tol: float,
@@ -140,7 +142,9 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
     vc = gtheory.variance_components(X)
     vs, vt, ve = float(vc.system), float(vc.topic), float(vc.residual)
     n = problem.n_topics
-    negative = [name for name, v in (("system", vs), ("topic", vt), ("residual", ve)) if v < 0]
+    scale = float(np.mean((X - X.mean()) ** 2))  # rounding-level negatives are 0, not negative estimates
+    negative = [name for name, v in (("system", vs), ("topic", vt), ("residual", ve))
+                if v < 0 and not is_rounding_noise(v, scale)]
     failed = [r for r in runs if not r.success]
     msg = best.message
     success = bool(best.success)

@@ -134,7 +134,7 @@ def test_report_html_variant(small_study, tmp_path):
     assert text.count("<table>") >= 6
     for name in FIGURES:
         assert (tmp_path / "html" / name).is_file()
-        assert f'src="{name}"' in text
+    assert text.count('src="data:image/png;base64,') == len(FIGURES)  # embedded: one file
     assert not is_trec9(metrics.load_trec9().subset(topics=list(range(20))))
     assert "Published numbers" not in text  # only on TREC-9
 
@@ -192,3 +192,13 @@ def test_published_numbers_have_one_home():
 
     assert PUBLISHED_TREC9 is optimize.published.PUBLISHED_TREC9
     assert PUBLISHED_TREC9["table1_phi"] == 0.90  # Table 1 matches Φ = 0.90 (the paper's text), not its caption
+
+
+def test_report_opens_with_the_recommend_verdict(quick_dir):
+    rc, out = quick_dir
+    assert rc == 0
+    md = (out / "report.md").read_text(encoding="utf-8")
+    first_paragraph = md.split("\n\n")[1]
+    assert first_paragraph.startswith("**Should I tune nDCG@100?** Discount: ")
+    assert "Gain: " in first_paragraph and ("keep " in first_paragraph or "adopt tuned" in first_paragraph)
+    assert json.loads(_QUICK_JSON["stdout"])["verdict"] in first_paragraph.replace("\\", "")

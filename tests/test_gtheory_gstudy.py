@@ -399,3 +399,57 @@ def test_result_is_frozen(synthetic1):
     g = gstudy(synthetic1)
     with pytest.raises(AttributeError):
         g.var_system = 1.0  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- issue 12 items 5 and 10
+def test_topics_needed_for_a_noise_level_ratio_returns_at_once():
+    # it used to count k += 1 up to 1.9e21 (minutes): now closed form, inf beyond MAX_TOPICS
+    import time
+
+    from gtheory.gstudy import MAX_TOPICS, why_never_reached
+
+    t0 = time.perf_counter()
+    assert gtheory.topics_needed_for_ratio(1e-20, 0.95) == math.inf
+    assert gtheory.topics_needed_for_ratio(5e-324, 0.5) == math.inf
+    assert time.perf_counter() - t0 < 1.0
+    assert "rounding noise" in why_never_reached(1e-20, 0.95) and f"{MAX_TOPICS:.0e}" in why_never_reached(1e-20, 0.95)
+    assert why_never_reached(0.0, 0.95) == "σ²(system) = 0: Φ is 0 for every number of topics"
+    assert why_never_reached(0.5, 0.95) is None
+    # the largest finite answers agree with ceil(target / ((1 - target) r)) (checked by project())
+    from gtheory.intervals import project
+
+    for r in (1e-12, 3.3e-14):
+        n = gtheory.topics_needed_for_ratio(r, 0.9)
+        assert project(r, n) >= 0.9 > project(r, n - 1)
+
+
+def test_gstudy_with_noise_level_system_variance_is_prompt_and_says_why():
+    # three identical systems but one cell: σ²(system) = (MS_s − MS_st)/n_t is 0 in exact arithmetic and
+    # 2.8e-23 in floating point, next to σ²(topic) = 0.08: a ratio of noise that used to hang topics_needed
+    a = np.random.default_rng(0).random(40)
+    x = np.vstack([a, a, a])
+    x[2, 0] += 1e-4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gtheory.NegativeVarianceWarning)  # noise must not warn
+        g = gstudy(x)
+    assert g.var_system == 0.0 and 0 < abs(g.var_system_raw) < 1e-20
+    need = g.topics_needed(0.95, "phi")
+    assert need.n == math.inf and need.reason == "σ²(system) = 0: Φ is 0 for every number of topics"
+    assert need.reason in str(need)
+    assert "∞" in g.summary()
+
+
+def test_negative_variance_warning_has_a_relative_tolerance():
+    # exactly additive data: σ²(system:topic) is 0 up to rounding; −1e-33 is not a negative estimate
+    s = np.linspace(0.1, 0.5, 6)[:, None]
+    t = np.linspace(0.0, 0.3, 9)[None, :]
+    x = s + t
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gtheory.NegativeVarianceWarning)
+        g = gstudy(x)
+    assert g.var_residual == 0.0 and abs(g.var_residual_raw) < 1e-15
+    # a genuinely negative estimate still warns
+    rng = np.random.default_rng(1)
+    noisy = rng.normal(0, 1, (5, 30)) + rng.normal(0, 1, (1, 30))
+    with pytest.warns(gtheory.NegativeVarianceWarning, match=r"σ²\(system\)"):
+        gstudy(noisy - noisy.mean(axis=1, keepdims=True))

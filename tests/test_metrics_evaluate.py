@@ -46,6 +46,33 @@ J = single_topic([[2, 0, None, 1, 0, 1], [0, 1]], qrels=[2, 1, 1, 0, 0, 0])
         ("nDCG′@10", "nDCG(judged_only=True)@10"),
         ("Q'(beta=2)", "Q(beta=2,judged_only=True)"),
         ("AnDCG@100", "AnDCG@100"),
+        # trec_eval spellings: as given to -m (name.k) and as printed (name_k)
+        ("P.10", "P@10"),
+        ("ndcg_cut.10", "nDCG@10"),
+        ("map_cut.100", "AP@100"),
+        ("recall.100", "R@100"),
+        ("recall_100", "R@100"),
+        ("success.10", "Success@10"),
+        ("success_1", "Success@1"),
+        ("num_rel", "NumRel"),
+        ("num_ret", "NumRet"),
+        ("num_rel_ret", "NumRet(rel=1)"),
+        # ir_measures spellings
+        ("R@100", "R@100"),
+        ("Recall@100", "R@100"),
+        ("R(rel=2)@1000", "R(rel=2)@1000"),
+        ("Success@10", "Success@10"),
+        ("ERR@20", "ERR@20"),
+        ("ERR(max_grade=3)@20", "ERR(max_grade=3)@20"),
+        ("ERR", "ERR"),
+        ("Judged@10", "Judged@10"),
+        ("Judged", "Judged"),
+        ("NumRel", "NumRel"),
+        ("NumRet", "NumRet"),
+        ("NumRelRet", "NumRet(rel=1)"),
+        ("NumRelRet(rel=2)", "NumRet(rel=2)"),
+        ("NumRet(rel=1)", "NumRet(rel=1)"),
+        ("nDCG(dcg='exp-log2')@10", "nDCG(dcg=exp-log2)@10"),  # ir_measures prints string values quoted
     ],
 )
 def test_canonical_strings(text, canonical):
@@ -84,6 +111,14 @@ def test_measure_is_immutable_and_hashable():
         ("AP(judged_only=maybe)", r"must be True or False"),
         ("AP'(judged_only=False)", r"prime"),
         ("__import__('os')", r"cannot parse measure"),
+        ("P.5,10", r"'P.5,10' names 2 measures \(trec_eval -m syntax\); give them one by one: P.5, P.10"),
+        ("ndcg_cut", r"trec_eval's ndcg_cut needs a cut-off here, e.g. ndcg_cut.10 \(= nDCG@10\)"),
+        ("recall", r"measure R needs a cut-off, e.g. R@10; got 'recall'"),
+        ("Success", r"measure Success needs a cut-off"),
+        ("NumRel@10", r"measure NumRel takes no cut-off"),
+        ("Judged'@10", r"measure Judged has no condensed-list form"),
+        ("ERR(max_grade=high)@20", r"parameter `max_grade` .* must be a number"),
+        ("Rprec.10", r"unknown measure 'Rprec_10' in 'Rprec.10'"),
     ],
 )
 def test_parse_errors_name_the_problem(text, message):
@@ -92,13 +127,70 @@ def test_parse_errors_name_the_problem(text, message):
 
 
 def test_parse_type_error():
-    with pytest.raises(TypeError, match="a measure must be a string"):
+    with pytest.raises(TypeError, match="a measure must be a string .*, a metrics.Measure or an ir_measures measure"):
         parse_measure(10)
+    with pytest.raises(TypeError, match="a measure must be a string"):
+        evaluate(J, 10)
 
 
 def test_unknown_measure_in_evaluate_lists_known_ones():
     with pytest.raises(ValueError, match="known measures: " + ", ".join(measure_names()).replace("(", r"\(")):
-        evaluate(J, "ERR@10")
+        evaluate(J, "NERR8@10")
+
+
+IR_MEASURES = [  # (ir_measures expression, our canonical string)
+    ("nDCG@10", "nDCG@10"), ("AP", "AP"), ("R@100", "R@100"), ("Recall@100", "R@100"), ("P(rel=2)@10", "P(rel=2)@10"),
+    ("RR(rel=2)@10", "RR(rel=2)@10"), ("MRR@10", "RR@10"), ("Rprec", "Rprec"), ("Bpref", "Bpref"), ("infAP", "infAP"),
+    ("nDCG(dcg='exp-log2')@10", "nDCG(dcg=exp-log2)@10"), ("nDCG(judged_only=True)@10", "nDCG(judged_only=True)@10"),
+    ("AP(rel=2,judged_only=True)@100", "AP(judged_only=True,rel=2)@100"), ("ERR@20", "ERR@20"),
+    ("Judged@10", "Judged@10"), ("Success@10", "Success@10"), ("NumRel", "NumRel"), ("NumRet", "NumRet"),
+    ("NumRelRet", "NumRet(rel=1)"), ("RBP(p=0.9)", "RBP(p=0.9)"), ("RBP(rel=2,p=0.9)", "RBP(p=0.9,rel=2)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("expression, canonical", IR_MEASURES)
+def test_ir_measures_objects(expression, canonical):
+    """ir_measures measure objects are read from their name and parameters (str() where ir_measures' equals ours)."""
+    ir_measures = pytest.importorskip("ir_measures")
+    obj = eval(expression, vars(ir_measures))  # the test builds the object as a user would write it
+    assert str(parse_measure(obj)) == canonical
+    assert evaluate(J, obj).equals(evaluate(J, canonical))
+
+
+def test_ir_measures_object_without_an_equivalent():
+    ir_measures = pytest.importorskip("ir_measures")
+    with pytest.raises(ValueError, match=r"has parameter `gains`=\{0: 0, 1: 1\}, which has no equivalent here"):
+        parse_measure(ir_measures.nDCG(gains={0: 0, 1: 1}) @ 10)
+    with pytest.raises(ValueError, match="unknown measure 'NumQ'"):
+        parse_measure(ir_measures.NumQ)
+
+
+def test_several_measures_return_a_dict_of_frames():
+    res = evaluate(J, ["AP", "ndcg_cut.3", "R@2", Measure("P", cutoff=2)])
+    assert list(res) == ["AP", "nDCG@3", "R@2", "P@2"]  # canonical names, in the order given
+    for name, df in res.items():
+        pd.testing.assert_frame_equal(df, evaluate(J, name), check_exact=True)
+        assert df.attrs["measure"] == name
+    assert list(evaluate(J, ("AP",))) == ["AP"] and list(evaluate(J, (m for m in ["RR"]))) == ["RR"]
+    # one long table, as documented
+    long = pd.concat(res, names=["measure"]).stack().rename("value").reset_index()
+    assert list(long.columns) == ["measure", "system", "topic", "value"] and len(long) == 4 * J.n_systems
+    # judged_only applies to every measure of the list
+    cond = evaluate(J, ["AP", "nDCG@3"], judged_only=True)
+    pd.testing.assert_frame_equal(cond["AP"], evaluate(J, "AP'"))
+    # a single string (or Measure) still returns a frame
+    assert isinstance(evaluate(J, "AP"), pd.DataFrame) and isinstance(evaluate(J, parse_measure("AP")), pd.DataFrame)
+
+
+def test_several_measures_errors():
+    with pytest.raises(ValueError, match=r"the measure 'nDCG@10' is given twice \(as ndcg_cut.10\)"):
+        evaluate(J, ["nDCG@10", "ndcg_cut.10"])
+    with pytest.raises(ValueError, match="`measure` is an empty list"):
+        evaluate(J, [])
+    with pytest.raises(ValueError, match="unknown measure 'Foo'"):
+        evaluate(J, ["AP", "Foo"])
+    with pytest.raises(ValueError, match=r"contradicts the measure 'AP\(judged_only=True\)'"):
+        evaluate(J, ["P@2", "AP'"], judged_only=False)
 
 
 DIRECT = {
@@ -124,6 +216,15 @@ DIRECT = {
     "RBP_residual(p=0.9)@3": lambda j: metrics.rbp_residual(j, p=0.9, cutoff=3),
     "Q(beta=2)": lambda j: metrics.q_measure(j, beta=2),
     "Rmeasure": metrics.r_measure,
+    "R@3": lambda j: metrics.recall(j, cutoff=3),
+    "R(rel=2)@3": lambda j: metrics.recall(j, cutoff=3, relevance_level=2),
+    "Success@2": lambda j: metrics.success(j, cutoff=2),
+    "ERR@4": lambda j: metrics.err(j, cutoff=4),
+    "ERR(max_grade=2)": lambda j: metrics.err(j, max_grade=2),
+    "Judged@3": lambda j: metrics.judged_at_k(j, cutoff=3),
+    "NumRel": metrics.num_rel,
+    "NumRet": metrics.num_ret,
+    "NumRelRet": metrics.num_rel_ret,
 }
 
 

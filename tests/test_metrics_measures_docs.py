@@ -12,11 +12,13 @@ import metrics
 
 MODULES = [
     "metrics._toy", "metrics.precision", "metrics.rr", "metrics.ap", "metrics.bpref", "metrics.infap", "metrics.rbp",
-    "metrics.qmeasure", "metrics.cg", "metrics.measures", "metrics.evaluate",
+    "metrics.qmeasure", "metrics.cg", "metrics.measures", "metrics.evaluate", "metrics.recall", "metrics.err",
+    "metrics.counts",
 ]  # fmt: skip
 FUNCTIONS = [
     "average_precision", "precision", "r_precision", "reciprocal_rank", "bpref", "bpref_10", "bpref_r", "bpref_n",
-    "rank_eff", "inferred_ap", "rbp", "rbp_residual", "q_measure", "r_measure", "dcg", "ncg", "andcg",
+    "rank_eff", "inferred_ap", "rbp", "rbp_residual", "q_measure", "r_measure", "dcg", "ncg", "andcg", "recall",
+    "success", "err", "judged_at_k", "num_rel", "num_ret", "num_rel_ret",
 ]  # fmt: skip
 
 

@@ -6,7 +6,7 @@ Reference: pytrec_eval-terrier 0.5 (trec_eval 9.0.8)::
 
 on the same qrels and run files (``pytrec_eval.parse_qrel`` / ``parse_run`` on ``lzma.open(...)``). pytrec_eval
 returns the topics present in both run and qrels; those are compared, every system, every measure: max |Δ| ≤ 1e-9
-(≤ 1e-12 for ``recip_rank``, see ``TOLS``). trec_eval 9.0.8 has no reciprocal rank with a cut-off, so RR@k is
+(≤ 1e-12 for ``recip_rank``, exact for the counts ``num_*`` and ``success_k``, see ``TOLS``). trec_eval 9.0.8 has no reciprocal rank with a cut-off, so RR@k is
 compared with ``recip_rank`` on the runs truncated to their top k documents (top k judged documents under ``-J``).
 Collections (tests/conftest.py): TREC-9 Web (26 runs), TREC DL 2019 passage (37 runs), Robust 2004 (8 runs).
 """
@@ -23,9 +23,10 @@ from metrics import evaluate
 
 TOL = 1e-9
 #: tighter tolerances for single measures (trec_eval key → max |Δ|)
-TOLS = {"recip_rank": 1e-12}
+TOLS = {"recip_rank": 1e-12, **{k: 0.0 for k in ("num_ret", "num_rel", "num_rel_ret", "success_1", "success_5", "success_10")}}
 TREC_MEASURES = {
     "map", "map_cut.10,100", "P.5,10,20,100,1000", "Rprec", "recip_rank", "bpref", "infAP", "ndcg", "ndcg_cut.10,20",
+    "recall.5,10,100,1000", "success.1,5,10", "num_ret", "num_rel", "num_rel_ret",
 }  # fmt: skip
 #: trec_eval key → our measure name (ir_measures syntax)
 OURS = {
@@ -44,10 +45,21 @@ OURS = {
     "ndcg": "nDCG",
     "ndcg_cut_10": "nDCG@10",
     "ndcg_cut_20": "nDCG@20",
+    "recall_5": "R@5",
+    "recall_10": "R@10",
+    "recall_100": "R@100",
+    "recall_1000": "R@1000",
+    "success_1": "Success@1",
+    "success_5": "Success@5",
+    "success_10": "Success@10",
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
 }
 BINARY = (
     "map", "map_cut_10", "map_cut_100", "P_5", "P_10", "P_20", "P_100", "P_1000", "Rprec", "recip_rank", "bpref",
-    "infAP",
+    "infAP", "recall_5", "recall_10", "recall_100", "recall_1000", "success_1", "success_5", "success_10", "num_rel",
+    "num_rel_ret",
 )  # fmt: skip
 
 
@@ -147,7 +159,8 @@ def test_topics_missing_from_a_run_score_zero(dl19):
 
     holed = replace(j, grades=grades, n_retrieved=n_ret)
     for name in OURS.values():
-        assert evaluate(holed, name).iloc[0, 3] == 0.0
+        want = float(j.n_relevant()[3]) if name == "NumRel" else 0.0  # R is the qrels' (trec_eval -c reports it)
+        assert evaluate(holed, name).iloc[0, 3] == want
         assert np.isnan(evaluate(replace(holed, missing="exclude"), name).iloc[0, 3])
 
 

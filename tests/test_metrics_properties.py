@@ -21,12 +21,15 @@ from metrics._toy import single_topic
 NORMALISED = [
     "AP", "AP@5", "P@5", "Rprec", "RR", "RR@5", "Bpref", "bpref10", "bpref_R", "bpref_N", "RankEff", "infAP", "nDCG",
     "nDCG@5", "nCG@5", "nCG", "AnDCG@5", "RBP(p=0.8)", "RBP(p=0.5,rel=2)", "RBP_residual(p=0.8)", "Q(beta=1)",
-    "Q(beta=0)", "Q(beta=5)", "Rmeasure(beta=1)",
+    "Q(beta=0)", "Q(beta=5)", "Rmeasure(beta=1)", "R@5", "R@30", "Success@3", "ERR", "ERR@5", "ERR(max_grade=2)",
 ]  # fmt: skip
+#: [0, 1] measures of the original list only (no condensed form: judged_only leaves them unchanged)
+ORIGINAL_ONLY = ["Judged@5", "Judged"]
 #: measures that score 1 for an ideal list with complete judgments (and at least one relevant document)
 IDEAL_ONE = [
     "AP", "Rprec", "RR", "RR@5", "Bpref", "bpref10", "bpref_R", "bpref_N", "RankEff", "nDCG", "nDCG@5", "nCG@5", "nCG",
-    "AnDCG@5", "AnDCG@50", "Q(beta=1)", "Q(beta=0)", "Q(beta=5)", "Rmeasure(beta=1)", "Rmeasure(beta=3)",
+    "AnDCG@5", "AnDCG@50", "Q(beta=1)", "Q(beta=0)", "Q(beta=5)", "Rmeasure(beta=1)", "Rmeasure(beta=3)", "R@50",
+    "Success@1",
 ]  # fmt: skip
 
 grade = st.sampled_from([0, 0, 0, 1, 1, 2])
@@ -50,7 +53,7 @@ def score(name: str, ranked, qrels, **kw) -> float:
 def test_normalised_measures_lie_in_unit_interval(t):
     ranked, qrels = t
     j = single_topic([ranked], qrels)
-    for name in NORMALISED:
+    for name in NORMALISED + ORIGINAL_ONLY:
         for jo in (False, True):
             v = float(evaluate(j, name, judged_only=jo).iloc[0, 0])
             assert -1e-12 <= v <= 1 + 1e-12, (name, jo, v)
@@ -107,7 +110,7 @@ def test_vectorised_over_systems_equals_one_at_a_time(lists, extra):
     need = {g: max(sum(1 for x in lst if x == g) for lst in lists) for g in (0, 1, 2)}
     qrels = [g for g, n in need.items() for _ in range(n)] + extra
     together = single_topic(lists, qrels)
-    for name in NORMALISED:
+    for name in NORMALISED + ORIGINAL_ONLY + ["NumRel", "NumRet", "NumRelRet(rel=2)"]:
         many = evaluate(together, name).iloc[:, 0].to_numpy()
         alone = np.array([score(name, lst, qrels) for lst in lists])
         np.testing.assert_allclose(many, alone, rtol=0, atol=1e-12, err_msg=name)

@@ -97,3 +97,39 @@ def test_many_topics_at_once_equal_one_at_a_time(dl19):
         cell = j.subset(systems=[s], topics=[t])
         assert reciprocal_rank(cell, cutoff=10, relevance_level=2).iloc[0, 0] == full[s, t]
     assert "reciprocal_rank" in metrics.__all__
+
+
+def test_tie_order_against_ir_measures(dl19, tmp_path):
+    """docs/measures.md, "RR, ties and ir_measures": ir_measures' RR@k (MS MARCO script: score descending, docno
+    ascending) differs from ours (trec_eval: float32 score descending, docno descending) exactly where a tie decides
+    the first relevant document — 2 cells of DL 2019 at rel=2 —; untied scores (1/rank in trec_eval's order) give
+    ir_measures our numbers, and files sorted by docno ascending within ties, read with ties="input", give ours
+    ir_measures' numbers.
+
+    Reference call (ir_measures 0.4): ``ir_measures.iter_calc([ir_measures.RR(rel=2)@10], qrels, run)``."""
+    ir_measures = pytest.importorskip("ir_measures")
+    measure = ir_measures.RR(rel=2) @ 10
+    ours = evaluate(dl19.judged, measure)
+
+    def ir(run: dict) -> dict:
+        return {m.query_id: m.value for m in ir_measures.iter_calc([measure], dl19.trec_qrels, run)}
+
+    differ, ref = [], {}
+    for system in dl19.judged.systems:
+        run = dl19.trec_runs[system]
+        ref[system] = ir(run)
+        differ += [(system, t) for t, v in ref[system].items() if abs(ours.loc[system, t] - v) > 1e-12]
+        untied = {q: {d: 1.0 / (i + 1) for i, (d, _) in enumerate(
+            sorted(docs.items(), key=lambda x: (np.float32(x[1]), x[0]), reverse=True))} for q, docs in run.items()}
+        assert all(abs(ours.loc[system, t] - v) <= 1e-12 for t, v in ir(untied).items())
+    assert sorted(differ) == [("bm25base_ax_p", "1114646"), ("bm25tuned_ax_p", "1114646")]
+    # ir_measures' order here: sorted files (score descending, docno ascending), ties="input"
+    files = []
+    for system in sorted({s for s, _ in differ}):
+        lines = [f"{q} Q0 {d} {i + 1} {score!r} {system}\n" for q, docs in dl19.trec_runs[system].items()
+                 for i, (d, score) in enumerate(sorted(docs.items(), key=lambda x: (-x[1], x[0])))]
+        files.append(tmp_path / system)
+        files[-1].write_text("".join(lines))
+    theirs = evaluate(metrics.judge(files, dl19.qrels, ties="input"), measure)
+    for system in theirs.index:
+        assert all(abs(theirs.loc[system, t] - v) <= 1e-12 for t, v in ref[system].items())

@@ -7,7 +7,9 @@ Each subcommand lives in its own module in this package and exposes
 
 Errors that are the user's (bad file, bad option) are raised as :class:`UsageError` (or ``ValueError`` /
 ``FileNotFoundError`` / ``TypeError``) and printed as one line on stderr without a traceback; exit code 2.
-Set ``GTHEORY_DEBUG=1`` to see the traceback.
+Set ``GTHEORY_DEBUG=1`` to see the traceback. Every output file or directory is written atomically (a temporary
+file beside it, renamed at the end); Ctrl-C prints "interrupted; nothing written to ..." (or the outputs that
+were completed) and exits with 130.
 """
 from __future__ import annotations
 
@@ -20,11 +22,12 @@ from typing import Sequence
 __all__ = ["main", "build_parser", "UsageError", "SUBCOMMANDS"]
 
 #: subcommand modules, in the order ``--help`` lists them
-SUBCOMMANDS: tuple[str, ...] = ("demo", "evaluate", "gstudy", "tune", "check", "robustness", "report", "sweep")
+SUBCOMMANDS: tuple[str, ...] = ("demo", "evaluate", "gstudy", "tune", "recommend", "check", "robustness", "report", "sweep")
 
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the work ran but did not succeed (e.g. an optimiser that did not converge under --strict)
 EXIT_USAGE = 2  # bad input or options
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report 128 + 2
 
 
 class UsageError(Exception):
@@ -74,6 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE
+    from ._common import COMMAND, OUTPUTS, interrupted_message
+
+    OUTPUTS.clear()
+    COMMAND[0] = f"gtheory {args.command}"
     try:
         return int(args._run(args) or 0)
     except BrokenPipeError:  # e.g. piped into `head`
@@ -86,8 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"gtheory {args.command}: error: {msg}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt:  # Ctrl-C: every output is atomic, so each one is complete or untouched
+        print(interrupted_message(args.command), file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

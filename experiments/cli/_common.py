@@ -7,6 +7,7 @@ import math
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--depth", type=positive_int("--depth"), default=1000, action=_Given,
                    help="ranks of each run read with --runs (default 1000); the embedded data and --judged "
                         "tensors keep the depth they were judged to")
+    g.add_argument("--grades", choices=["exact", "trec_eval"], default="exact", action=_Given,
+                   help="real-valued grades in the --qrels: kept exactly (default; a note says so when some are "
+                        "not integers) or truncated to integers as trec_eval does (trec_eval, for its numbers)")
     g.add_argument("--duplicates", choices=["error", "first"], default="error", action=_Given,
                    help="a docno listed twice for one topic of a run is an error naming every such file "
                         "(default) or only its first line is kept (first), with a note on stderr")
@@ -84,6 +88,10 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             from dataclasses import replace
 
             judged = replace(judged, missing=args.missing)  # the policy is applied when measures are computed
+        levels = np.asarray(judged.levels)
+        if getattr(args, "grades", "exact") == "trec_eval" and np.any(levels != np.trunc(levels)):
+            raise UsageError(f"--grades trec_eval: {what} holds non-integer grades; judge the runs again from "
+                             "--runs/--qrels with --grades trec_eval.")
         return judged
     if not args.runs or not args.qrels:
         raise UsageError("--runs and --qrels go together (or give neither to use the embedded TREC-9 data)")
@@ -91,18 +99,30 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     for r in args.runs:
         if not Path(r).exists():
             raise UsageError(f"no such run file or directory: {r}")
+    command = getattr(args, "command", None) or "gtheory"
     quiet = bool(getattr(args, "quiet", False))
     try:
-        judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing,
-                               duplicates=args.duplicates, progress=not quiet)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", metrics.LowCoverageWarning)
+            warnings.simplefilter("always", metrics.FractionalGradeWarning)
+            judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=args.missing,
+                                   grades=getattr(args, "grades", "exact"), duplicates=args.duplicates,
+                                   progress=not quiet)
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
         raise in_option_names(exc, {"depth": "--depth", "missing": "--missing", "duplicates": "--duplicates"},
                               _READ_ADVICE) from None
+    for w in caught:  # the library's advice in the CLI's terms (--grades trec_eval, ...)
+        msg = str(w.message).replace("pass grades='trec_eval' (CLI: --grades trec_eval)", "use --grades trec_eval")
+        msg = msg.replace(" (grades='exact')", "").replace(
+            " (judged_only=True)", " (--judged-only)" if hasattr(args, "judged_only") else "")
+        print(f"gtheory {command}: warning: {msg}", file=sys.stderr)
     dropped = judged.report.get("duplicates_dropped") or {}
     if dropped and not quiet:
         total = sum(dropped.values())
-        print(f"gtheory: note: --duplicates first: dropped {total} repeated line{'s' * (total != 1)} in "
+        print(f"gtheory {command}: note: --duplicates first: dropped {total} repeated line{'s' * (total != 1)} in "
               f"{_listed([f'{k} ({v})' for k, v in dropped.items()], 'run')}.", file=sys.stderr)
+    if not quiet:  # one line: what the qrels judge of what the runs retrieved
+        print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
     return judged
 
 
@@ -176,7 +196,113 @@ def _listed(items: list, what: str = "", show: int = 10) -> str:
     return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
 
 
-def check_output_path(path: str | Path, option: str, *, directory: bool = False) -> Path:
+# ------------------------------------------------------------------------------------------- outputs
+#: the outputs of the running subcommand, in the order they were checked: [option, path, written?]
+OUTPUTS: list[list[Any]] = []
+#: the running subcommand's name (set by :func:`experiments.cli.main`), for notes on stderr
+COMMAND = ["gtheory"]
+
+#: attributes of the parsed arguments that name input files or directories, with their options
+_INPUT_OPTIONS = (("runs", "--runs"), ("qrels", "--qrels"), ("judged", "--judged"), ("scores", "SCORES.csv"),
+                  ("tuning", "--tuning"), ("discount", "--discount"))
+
+
+def _inputs(args: argparse.Namespace | None) -> list[tuple[str, Path]]:
+    """(option, path) of every input file or directory named on the command line that exists."""
+    if args is None:
+        return []
+    out = []
+    for attr, option in _INPUT_OPTIONS:
+        value = getattr(args, attr, None)
+        for v in (value if isinstance(value, (list, tuple)) else [value]):
+            if isinstance(v, (str, os.PathLike)) and Path(v).exists():
+                out.append((option, Path(v)))
+    return out
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file: :func:`os.path.samefile` when both exist (symbolic and hard links
+    included), else the resolved paths."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    try:
+        child.resolve().relative_to(parent.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def _refuse_inputs(p: Path, where: str, args: argparse.Namespace | None, directory: bool) -> None:
+    """Refuse an output that is one of the inputs (or a directory output that holds one), or another output."""
+    for option, src in _inputs(args):
+        if _same_file(p, src):
+            raise UsageError(f"{where}: is the input {option} {src}; writing there would destroy it. "
+                             "Choose another output path.")
+        if src.is_dir() and p.exists() and not directory and p.parent.exists() and \
+                _same_file(p.parent, src):
+            raise UsageError(f"{where}: is a file of the input directory {option} {src}; writing there would "
+                             "replace it. Choose another output path.")
+        if directory and _inside(src, p):
+            raise UsageError(f"{where}: holds the input {option} {src}; the report directory is replaced as a "
+                             "whole. Choose another output directory.")
+    for option, other, _ in OUTPUTS:
+        if _same_file(p, Path(other)) or (directory and _inside(Path(other), p)):
+            raise UsageError(f"{where}: is also the output of {option}; give each output its own path.")
+
+
+def mark_written(path: str | Path) -> None:
+    """Record that the output ``path`` is complete (shown by :func:`interrupted_message`)."""
+    for entry in OUTPUTS:
+        if _same_file(Path(entry[1]), Path(path)):
+            entry[2] = True
+
+
+def interrupted_message(command: str) -> str:
+    """What an interrupted subcommand tells the user: which outputs are complete, and that the others were
+    not written (every output is atomic: it is complete or absent, an existing one left as it was)."""
+    done = [str(p) for _, p, ok in OUTPUTS if ok]
+    todo = [str(p) for _, p, ok in OUTPUTS if not ok]
+    text = f"gtheory {command}: interrupted"
+    if done:
+        text += f"; wrote {', '.join(done)}"
+    if todo:
+        text += f"; nothing written to {', '.join(todo)}"
+    elif not done:
+        text += "; nothing written"
+    return text
+
+
+def output_file(path: str | Path, mode: str = "w", *, newline: str | None = None) -> Any:
+    """An atomic ``open`` of an output (:func:`metrics._atomic.atomic_open`) that records it as written."""
+    from metrics._atomic import atomic_open
+
+    return atomic_open(path, mode, newline=newline, on_commit=mark_written)
+
+
+def output_path(path: str | Path) -> Any:
+    """A temporary path beside an output, renamed over it at the end (:func:`metrics._atomic.atomic_path`)."""
+    from metrics._atomic import atomic_path
+
+    return atomic_path(path, on_commit=mark_written)
+
+
+def save_figure(fig: Any, path: str | Path, *, dpi: int = 150) -> None:
+    """``fig.savefig`` to ``path`` atomically, in the format its suffix names (``.png``, ``.svg``, ``.pdf``;
+    PNG without a suffix); recorded as written."""
+    suffix = Path(path).suffix.lstrip(".").lower()
+    with output_path(path) as tmp:  # a temporary file beside it, renamed: never a truncated image
+        fig.savefig(tmp, dpi=dpi, format=suffix or "png")
+
+
+def check_output_path(path: str | Path, option: str, *, directory: bool = False,
+                      args: argparse.Namespace | None = None, quiet: bool = False) -> Path:
     """Refuse, before any computation, an output path that cannot be written; return it as a :class:`Path`.
 
     ``option`` is the CLI option that gave ``path`` (``"--out"``, ``"--plot"``); every message is one line
@@ -187,13 +313,30 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False)
     the subcommand creates, as ``report --out``): ``path`` must not be an existing file, and its nearest
     existing ancestor must be a writable directory (the missing levels are created later).
 
+    With ``args`` (the parsed command line), an output that is one of the inputs (--runs file or a file of the
+    --runs directory, --qrels, --judged, SCORES.csv, --tuning, --discount; compared by :func:`os.path.samefile`, so
+    symbolic and hard links count) is refused, as is a directory output holding an input, or an output given
+    twice. An existing output is replaced when the command ends — atomically (see :mod:`metrics._atomic`) — and
+    a note on stderr says so (unless ``quiet``). The output is recorded in :data:`OUTPUTS`.
+
     Raises
     ------
     UsageError
-        When the path cannot be written.
+        When the path cannot be written or is an input.
     """
     p = Path(path)
     where = f"{option} {path}"
+    _refuse_inputs(p, where, args, directory)
+    _check_writable(p, where, directory)
+    if p.exists() and not quiet:
+        what = "directory" if directory else "file"
+        print(f"{COMMAND[0]}: note: {option} {path}: the existing {what} will be replaced when the command "
+              "completes.", file=sys.stderr)
+    OUTPUTS.append([option, str(path), False])
+    return p
+
+
+def _check_writable(p: Path, where: str, directory: bool) -> Path:
     if directory:
         if p.exists() and not p.is_dir():
             raise UsageError(f"{where}: is a file, not a directory.")
@@ -206,14 +349,16 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False)
             raise UsageError(f"{where}: '{probe}' is a file, not a directory.")
         if not os.access(probe, os.W_OK | os.X_OK):
             raise UsageError(f"{where}: directory '{probe}' is not writable.")
+        parent = p.resolve().parent  # the new directory is built beside the old one and renamed over it
+        if p.exists() and not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"{where}: directory '{parent}' is not writable (the report is written beside "
+                             f"{p.name} and renamed).")
         return p
     if p.is_dir():
         raise UsageError(f"{where}: is a directory; give a file name in it.")
-    if p.exists():
-        if not os.access(p, os.W_OK):
-            raise UsageError(f"{where}: the file is not writable.")
-        return p
-    parent = p.parent  # Path("x.csv").parent is Path(".")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise UsageError(f"{where}: the file is not writable.")
+    parent = p.parent  # Path("x.csv").parent is Path("."); the output is written to a temporary file there
     if not parent.exists():
         raise UsageError(f"{where}: directory '{parent}' does not exist.")
     if not parent.is_dir():
@@ -253,7 +398,9 @@ def emit_json(obj: Any, path: str | Path | None = None) -> None:
     obj = _finite(obj)
     text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False, default=_default)
     if path is not None:
-        Path(path).write_text(text + "\n", encoding="utf-8")
+        from metrics._atomic import atomic_write_text
+
+        atomic_write_text(path, text + "\n", on_commit=mark_written)
         return
     try:
         text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")

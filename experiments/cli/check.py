@@ -37,7 +37,7 @@ import metrics
 
 from . import UsageError
 from ._common import add_data_args, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
-from .evaluate import NDCG_OPTIONS
+from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
 
 __all__ = ["register", "run", "check_configurations"]
 
@@ -52,6 +52,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_data_args(p)
     p.add_argument("--tuning", metavar="TUNING.json", default=None,
                    help="a tuning written by 'gtheory tune --out' (default: tune the discount here)")
+    add_allow_failed(p)
     p.add_argument("--cutoff", type=int, default=None,
                    help="nDCG cut-off (default: the tuning's, else 100)")
     p.add_argument("--against", nargs="+", metavar="CONFIG", default=["zipf", "linear", "log2"],
@@ -200,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
             tuning = optimize.Tuning.from_json(args.tuning)
         except (ValueError, KeyError, TypeError) as exc:
             raise UsageError(f"{args.tuning} is not a tuning written by 'gtheory tune --out' ({exc})") from None
+        refuse_failed(tuning, args.tuning, "--tuning", args.allow_failed)
     judged = drop_missed_topics(load_judged(args), "check", quiet=args.quiet)
     check_shape(judged)
     k = args.cutoff or (tuning.cutoff if tuning is not None else 100)
@@ -237,7 +239,12 @@ def run(args: argparse.Namespace) -> int:
             except (ValueError, TypeError) as exc:
                 raise in_option_names(exc, _OPTIONS) from None
         name = "tuned discount"
-        configs[name] = tuning.ndcg(judged)
+        if not tuning.success:  # e.g. indistinguishable systems: say so rather than compare with arbitrary vectors
+            print(f"gtheory check: warning: the tuning failed ({tuning._status()}: {tuning.message}); the "
+                  "'tuned discount' row is not stability-optimal.", file=sys.stderr)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optimize.FailedTuningWarning)  # said just above
+            configs[name] = tuning.ndcg(judged)
     configs.update(standard)
     try:
         table = check_configurations(configs, name, top_k=args.top_k, B=args.B, alpha=args.alpha, seed=args.seed,

@@ -87,10 +87,14 @@ def _needed(n: float) -> str:
 
 
 def _study(args: argparse.Namespace, judged: Any, t0: float) -> int:
-    _say(args, f"data: {judged.report.get('description', repr(judged))}")
     k = args.cutoff
     top = int(judged.levels.max())
     gain = [float(g) for g in range(top + 1)] if np.all(judged.levels == np.round(judged.levels)) else "linear"
+    verdict = _verdict(args, judged, gain)
+    if verdict and not args.json:
+        print(f"Should I tune the nDCG@{k} discount?  {verdict.verdict}\n  (gtheory recommend: nested "
+              f"cross-validation over topics; the study below explains it)", flush=True)
+    _say(args, f"data: {judged.report.get('description', repr(judged))}")
     rows: list[dict[str, Any]] = []
     scores: dict[str, Any] = {}
     _say(args, f"\n1. How stable is nDCG@{k} (linear gains) with the usual discounts?  (G-study, crossed systems x topics)")
@@ -142,6 +146,8 @@ def _study(args: argparse.Namespace, judged: Any, t0: float) -> int:
     if args.json:  # topics needed that no number of topics reaches: "inf", as in `gtheory check --json`
         emit_json({"data": judged.report.get("description", repr(judged)), "cutoff": k,
                    "rows": [{**r, "topics_needed": _json_needed(r["topics_needed"])} for r in rows],
+                   "verdict": verdict.verdict if verdict else None,
+                   "recommended": verdict.label if verdict else None,
                    "tuned_gain_ratios": ratios,
                    "out_of_sample": oos and {**oos, "topics_needed_mean": {
                        c: _json_needed(v) for c, v in oos["topics_needed_mean"].items()}},
@@ -169,6 +175,18 @@ def _study(args: argparse.Namespace, judged: Any, t0: float) -> int:
          "the honest gain. `gtheory report` writes the whole study with figures.")
     _say(args, f"done in {time.perf_counter() - t0:.1f} s")
     return 0
+
+
+def _verdict(args: argparse.Namespace, judged: Any, gain: Any) -> Any:
+    """The out-of-sample verdict of :func:`optimize.recommend` on the discount (the demo opens with it)."""
+    try:
+        import optimize
+    except ImportError:  # pragma: no cover - optimize is part of the distribution
+        return None
+    if judged.n_topics < 8:  # nested cross-validation needs 2 topics per inner part
+        return None
+    return optimize.recommend(judged, args.cutoff, what="discount", gain=gain, target=args.target, seed=0,
+                              n_splits=max(args.splits, 2), progress=False)
 
 
 def _row(label: str, g: "gtheory.GStudy", target: float, n: int, tuning: Any = None) -> dict[str, Any]:

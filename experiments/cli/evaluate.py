@@ -20,7 +20,7 @@ import pandas as pd
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, check_output_path, emit_json, in_option_names, load_judged
+from ._common import add_data_args, check_output_path, emit_json, in_option_names, load_judged, output_file
 
 _NDCG = re.compile(r"^nDCG(?:@(\d+))?$", re.IGNORECASE)
 
@@ -34,8 +34,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "systems x topics). Numbers agree with trec_eval where trec_eval has the measure."
         ),
         epilog=(
-            "Measures use ir_measures names where one exists (nDCG@10, AP, P@10, Rprec, Bpref, infAP, "
-            "RBP(p=0.8), ...). For nDCG, --gain and --discount choose the gain per grade and the discount per "
+            "Measures use ir_measures names where one exists (nDCG@10, AP, P@10, R@100, RR@10, ERR@20, "
+            "Judged@10, Success@10, NumRelRet, Rprec, Bpref, infAP, RBP(p=0.8), ...); trec_eval names work too "
+            "(ndcg_cut.10, P.10, recall.100, map, recip_rank). For nDCG, --gain and --discount choose the gain per grade and the discount per "
             "rank: --gain linear|exponential|binary or numbers per grade (--gain 0 1 3); --discount "
             "log2|zipf|linear|none|'jarvelin(b=2)'|'rbp(p=0.8)' or a JSON/.npy file of weights per rank. "
             "--tuning FILE (written by 'gtheory tune --out') applies a tuning's gain, discount and cut-off "
@@ -52,7 +53,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="write JSON records instead of CSV (long: one {system, topic, measure, score} per cell; "
                         "wide: one per system)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr while reading runs")
+    p.add_argument("--quiet", action="store_true",
+                   help="no coverage line and no progress bar on stderr (warnings are still printed)")
     return p
 
 
@@ -66,10 +68,28 @@ def add_ndcg_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tuning", metavar="TUNING.json", default=None,
                    help="a tuning written by 'gtheory tune --out': nDCG with its gain, discount and cut-off "
                         "(instead of --gain/--discount; the default measure becomes nDCG@its cut-off)")
+    add_allow_failed(p)
 
 
-def load_tuning(path: str, option: str = "--tuning") -> Any:
-    """The :class:`optimize.Tuning` in ``path``; a missing file or another JSON is one clear error."""
+def add_allow_failed(p: argparse.ArgumentParser) -> None:
+    """``--allow-failed``: use a tuning whose optimiser failed (refused by default)."""
+    p.add_argument("--allow-failed", action="store_true",
+                   help="use a tuning that failed (success false in its JSON: not converged, or the systems "
+                        "cannot be told apart); refused without this, and warned about with it")
+
+
+def refuse_failed(tuning: Any, path: str, option: str, allow: bool) -> None:
+    """A failed tuning (``success`` False) is refused unless ``--allow-failed``."""
+    if tuning.success or allow:
+        return
+    raise UsageError(f"{option} {path}: this tuning failed ({tuning._status()}: {tuning.message}); its gain and "
+                     "discount are not stability-optimal. Tune again (gtheory tune), or give --allow-failed to "
+                     "use it anyway.")
+
+
+def load_tuning(path: str, option: str = "--tuning", *, allow_failed: bool = False) -> Any:
+    """The :class:`optimize.Tuning` in ``path``; a missing file or another JSON is one clear error, and a
+    failed tuning is refused unless ``allow_failed`` (``--allow-failed``)."""
     import optimize
 
     p = Path(path)
@@ -78,17 +98,31 @@ def load_tuning(path: str, option: str = "--tuning") -> Any:
     if not p.is_file():
         raise UsageError(f"{option} {path}: no such file.")
     try:
-        return optimize.Tuning.from_json(p)
+        tuning = optimize.Tuning.from_json(p)
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise UsageError(f"{option} {path}: not a tuning written by 'gtheory tune --out' ({exc})") from None
+    refuse_failed(tuning, path, option, allow_failed)
+    return tuning
 
 
 def ndcg_cutoff(name: str) -> tuple[bool, int | None]:
-    """(is it nDCG, its cut-off or None) of a measure name."""
+    """(is it plain nDCG — ``nDCG``, ``nDCG@k`` or a spelling such as ``ndcg_cut.10`` —, its cut-off or None)."""
     m = _NDCG.match(name.strip())
-    if not m:
+    if m:
+        return True, int(m.group(1)) if m.group(1) else None
+    try:
+        parsed = metrics.parse_measure(name)
+    except (ValueError, TypeError):
         return False, None
-    return True, int(m.group(1)) if m.group(1) else None
+    return (True, parsed.cutoff) if parsed.name == "nDCG" and not parsed.params else (False, None)
+
+
+def _same_measure(name: str) -> str:
+    """The canonical name of a measure when it parses (so ``nDCG@10`` and ``ndcg_cut.10`` are one), else the text."""
+    try:
+        return str(metrics.parse_measure(name))
+    except (ValueError, TypeError):
+        return name.strip()
 
 
 def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: str) -> dict[str, Any]:
@@ -102,9 +136,9 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
         is_ndcg, k = ndcg_cutoff(name)
         if is_ndcg and k == 0:
             raise UsageError(f"--measure {name}: the cut-off must be a positive integer; got 0.")
-        if name.strip() in seen:
+        if _same_measure(name) in seen:
             raise UsageError(f"--measure {name} is given twice; give each measure once.")
-        seen.add(name.strip())
+        seen.add(_same_measure(name))
     if not any(ndcg_cutoff(m)[0] for m in measures):
         for opt in ("gain", "discount", "tuning"):
             if getattr(args, opt) is not None:
@@ -112,7 +146,8 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
                                  f"{'is' if len(measures) == 1 else 'are'} not nDCG.")
     if args.tuning is None:
         gain = parse_gain(args.gain if args.gain is not None else ["linear"])
-        discount = parse_discount(args.discount if args.discount is not None else "log2")
+        discount = parse_discount(args.discount if args.discount is not None else "log2",
+                                  allow_failed=getattr(args, "allow_failed", False))
         if args.discount is not None:
             _warn_discount_tuning(args.discount, gain, command)
         return {"tuning": None, "gain": gain, "discount": discount, "measures": measures}
@@ -120,7 +155,7 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
         if given is not None:
             raise UsageError(f"{opt} and --tuning exclude each other: --tuning {args.tuning} sets the gain, "
                              "the discount and the cut-off.")
-    tuning = load_tuning(args.tuning)
+    tuning = load_tuning(args.tuning, allow_failed=getattr(args, "allow_failed", False))
     out = []
     for name in measures:
         is_ndcg, k = ndcg_cutoff(name)
@@ -151,7 +186,7 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
         return
     if not (isinstance(obj, dict) and "gain" in obj and "levels" in obj):
         return
-    tuning = load_tuning(value, "--discount")
+    tuning = load_tuning(value, "--discount", allow_failed=True)  # refused (or allowed) by parse_discount
     if tuning.gain_family is not None and isinstance(gain, str) and gain.strip() == tuning.gain_family:
         return
     try:
@@ -204,11 +239,12 @@ def parse_gain(values: list[str], option: str = "--gain") -> Any:
 DISCOUNT_SUFFIXES = (".json", ".npy", ".txt", ".csv")
 
 
-def parse_discount(value: str, option: str = "--discount") -> Any:
+def parse_discount(value: str, option: str = "--discount", *, allow_failed: bool = False) -> Any:
     """A discount family name as it is, or the weights per rank read from a file.
 
     ``value`` is taken as a file when it has a suffix of :data:`DISCOUNT_SUFFIXES` or a path separator:
-    .json (a list of numbers, or an object with a ``discount`` list such as a tuning), .npy (a 1-D array),
+    .json (a list of numbers, or an object with a ``discount`` list such as a tuning — a failed one only with
+    ``allow_failed``), .npy (a 1-D array),
     .txt / .csv (numbers separated by white space or commas). Every problem is one error naming the file.
     """
     import os
@@ -250,6 +286,9 @@ def parse_discount(value: str, option: str = "--discount") -> Any:
         except ValueError as exc:
             raise UsageError(f"{where}: not valid JSON ({exc}).") from None
         if isinstance(obj, dict):
+            if obj.get("format") == "gtheory.optimize.Tuning/1" and obj.get("success") is False and not allow_failed:
+                raise UsageError(f"{where}: this tuning failed ({obj.get('message', 'no message')}); its discount is "
+                                 "not stability-optimal. Tune again, or give --allow-failed to use it anyway.")
             if "discount" not in obj:
                 raise UsageError(f"{where}: a JSON object needs a 'discount' key (a list of weights per rank, "
                                  "as 'gtheory tune --out' writes); it has " + (", ".join(map(repr, obj)) or "none")
@@ -292,10 +331,13 @@ def _is_number(s: str) -> bool:
 
 
 def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, judged_only: bool,
-            tuning: Any = None, *, command: str = "evaluate") -> pd.DataFrame:
+            tuning: Any = None, *, command: str = "evaluate", quiet: bool = False) -> pd.DataFrame:
     is_ndcg, cutoff = ndcg_cutoff(name)
-    if is_ndcg and cutoff is not None and cutoff > judged.depth:  # as tune/check/report refuse --cutoff
-        raise UsageError(f"--measure {name}: the cut-off {cutoff} exceeds the run depth {judged.depth}.")
+    if is_ndcg and cutoff is not None and cutoff > judged.depth and not quiet:
+        # as trec_eval's ndcg_cut.k (and P@k here): the ranks that exist are scored, the ideal list has k ranks
+        print(f"gtheory {command}: note: --measure {name} on runs {judged.depth} deep: the ranks that exist are "
+              f"scored and the ideal ranking keeps {cutoff}, as trec_eval's ndcg_cut.{cutoff} does (and as P@"
+              f"{cutoff} counts missing ranks as non-relevant).", file=sys.stderr)
     if tuning is not None:
         import optimize
 
@@ -331,7 +373,7 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
 
 def run(args: argparse.Namespace) -> int:
     if args.out:
-        check_output_path(args.out, "--out")
+        check_output_path(args.out, "--out", args=args)
     default = ["nDCG"] if args.tuning else ["nDCG@10"]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
@@ -345,12 +387,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             frames.append(df.add_prefix(f"{name}:") if len(nd["measures"]) > 1 else df)
     out = pd.concat(frames, ignore_index=True) if args.format == "long" else pd.concat(frames, axis=1)
-    target = args.out or sys.stdout
     if args.json:
         records = (out.reset_index() if args.format == "wide" else out).to_dict(orient="records")
-        emit_json(records, args.out)  # NaN (--missing exclude) is written as null
+        emit_json(records, args.out)  # NaN (--missing exclude) is written as null; atomic with --out
+    elif args.out:
+        with output_file(args.out, newline="") as fh:  # a temporary file renamed at the end
+            out.to_csv(fh, index=args.format == "wide", float_format="%.10g")
     else:
-        out.to_csv(target, index=args.format == "wide", float_format="%.10g")
+        out.to_csv(sys.stdout, index=args.format == "wide", float_format="%.10g")
     if args.out:
         print(f"wrote {len(out)} rows to {args.out}", file=sys.stderr)
     return 0

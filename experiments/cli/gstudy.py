@@ -12,12 +12,13 @@ import argparse
 import math
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 from . import UsageError
 from .evaluate import add_ndcg_args
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
+                      load_judged, save_figure)
 
 __all__ = ["register", "run"]
 
@@ -110,7 +111,8 @@ def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
 
     judged = drop_missed_topics(load_judged(args), "gstudy", quiet=args.quiet)
     check_shape(judged)
-    return compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy")
+    return compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy",
+                   quiet=args.quiet)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     if args.n_topics is not None and any(not (n > 0 and math.isfinite(n)) for n in args.n_topics):
         raise UsageError(f"--n-topics must be positive numbers; got {args.n_topics}.")
     if args.plot:
-        check_output_path(args.plot, "--plot")
+        check_output_path(args.plot, "--plot", args=args, quiet=args.quiet)
     n_topics = None
     if args.n_topics is not None:
         n_topics = [int(n) if float(n).is_integer() else n for n in args.n_topics]
@@ -152,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
             where = (f"runs in {' '.join(args.runs)} (qrels {args.qrels})" if args.runs
                      else f"judgments {args.judged}" if args.judged else "the embedded TREC-9 Web runs")
             source = f"{measure} over {where}"
+            plot_measure = measure
             scores = _scores_from_data(args, nd)
         else:
             try:
@@ -160,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
                 raise in_option_names(exc, _OPTIONS, _READ_ADVICE) from None
             m = scores.attrs.get("measure")
             source = f"{args.scores} ({m})" if m else str(args.scores)
+            plot_measure = str(m) if m else f"the scores in {Path(args.scores).name}"
             check_shape(scores)
         try:
             g = gtheory.gstudy(scores, orientation="systems-by-topics", drop_lowest=args.drop_lowest)
@@ -200,9 +204,10 @@ def run(args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
 
         ax = g.plot(level=args.level, target=args.target,
-                    n_max=int(max(n_topics)) if n_topics else None)
+                    n_max=int(max(n_topics)) if n_topics else None,
+                    title=f"D-study of {plot_measure}: {g.n_systems} systems × {g.n_topics} topics")
         ax.figure.tight_layout()
-        ax.figure.savefig(args.plot, dpi=150)
+        save_figure(ax.figure, args.plot)  # written beside it and renamed: never a truncated image
         plt.close(ax.figure)
         if not args.quiet:
             print(f"plot written to {args.plot}", file=sys.stderr)

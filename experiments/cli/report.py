@@ -1,18 +1,26 @@
 """``gtheory report``: write the Kanoulas & Aslam (CIKM 2009) tuning study of a collection as a report.
 
-The report (Markdown or HTML, with PNG figures beside it in --out) holds: the tuned discount vs the Zipf, log and
-linear discounts (Table 1, Figs. 2, 3, 6), Φ against the number of topics (Fig. 4), the tuned gain ratios by
-cut-off vs linear / exponential gains (Tables 2, 3), Kendall τ / τ_AP between the induced system rankings with
-scatter plots (Table 4, Figs. 7, 8), ASL curves of Sakai's bootstrap (Fig. 9), an out-of-sample check (tune on half
-the topics, measure on the other half) and — on the embedded TREC-9 data — the paper's published TREC 9 numbers
-beside the measured ones. docs/report.md explains how to read it.
+The report holds: the tuned discount vs the Zipf, log and linear discounts (Table 1, Figs. 2, 3, 6), Φ against
+the number of topics with confidence bands (Fig. 4), the tuned gain ratios by cut-off vs linear / exponential gains
+(Tables 2, 3), Kendall τ / τ_AP between the induced system rankings with scatter plots naming the best systems
+(Table 4, Figs. 7, 8), ASL curves of Sakai's bootstrap (Fig. 9), an out-of-sample check (tune on half the topics,
+measure on the other half) and — on the embedded TREC-9 data — the paper's published TREC 9 numbers beside the
+measured ones. Its last section says how to read each part.
+
+--format html writes one self-contained page (figures embedded, nothing else needed: it can be mailed);
+--format md writes Markdown that refers to the figure files. Both formats also write the figures (PNG, or SVG with
+--figure-format svg) and tables.json (every number unrounded) into --out.
+
+Fig. 9 (ASL curves) and the unconstrained / joint discounts are at nDCG@20 as in the paper unless you give
+--cutoff (then at that cut-off) or --asl-cutoff.
 
 The default run takes a few minutes on TREC-9; --quick (fewer cut-offs, B = 200, 3 splits) takes well under a
 minute.
 
 examples:
   gtheory report --out report/                       # embedded TREC-9, Markdown
-  gtheory report --quick --format html --out /tmp/r  # quick HTML version
+  gtheory report --quick --format html --out /tmp/r  # quick HTML version, one file
+  gtheory report --quick --format html --figure-format svg --out /tmp/r
   gtheory report --runs runs/ --qrels qrels.txt --cutoff 20 --out my-collection/
 """
 from __future__ import annotations
@@ -24,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
+                      load_judged, mark_written)
 from . import UsageError
 
 
@@ -38,9 +46,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_data_args(p)
     p.add_argument("--out", metavar="DIR", default="gtheory-report",
                    help="directory for the report and its figures (created; default ./gtheory-report)")
-    p.add_argument("--format", choices=["md", "html"], default="md", help="report format (default md)")
-    p.add_argument("--cutoff", type=int, default=100,
-                   help="main nDCG cut-off (Tables 1, 3, 4; default 100 as in the paper)")
+    p.add_argument("--format", choices=["md", "html"], default="md",
+                   help="report format (default md); html is one self-contained file with the figures embedded")
+    p.add_argument("--figure-format", choices=["png", "svg"], default="png",
+                   help="figure format, in the HTML and as files (default png)")
+    p.add_argument("--cutoff", type=int, default=None,
+                   help="main nDCG cut-off (Tables 1, 3, 4; default 100 as in the paper); also the cut-off of "
+                        "Fig. 9 unless --asl-cutoff is given")
+    p.add_argument("--asl-cutoff", type=int, default=None,
+                   help="cut-off of Fig. 9 (ASL curves) and of the unconstrained / joint discounts (default: "
+                        "--cutoff when given, else 20 as in the paper)")
     p.add_argument("--quick", action="store_true",
                    help="fewer cut-offs, B = 200, 3 topic splits: under a minute (tests, CI)")
     p.add_argument("--B", type=int, default=None, help="bootstrap replicates (default 1000; 200 with --quick)")
@@ -59,17 +74,21 @@ _OPTIONS = {"cutoff": "--cutoff", "B": "--B", "n_splits": "--splits", "seed": "-
 
 
 def run(args: argparse.Namespace) -> int:
-    from experiments.report import ReportSettings, run_study, write_report
+    from experiments.report import ReportSettings, check_report_directory, run_study, write_report
 
-    if args.cutoff < 1:
-        raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}")
+    cutoff = 100 if args.cutoff is None else args.cutoff
+    asl_cutoff = args.asl_cutoff if args.asl_cutoff is not None else (20 if args.cutoff is None else args.cutoff)
+    for opt, v in (("--cutoff", cutoff), ("--asl-cutoff", asl_cutoff)):
+        if v < 1:
+            raise UsageError(f"{opt} must be a positive integer; got {v}")
     for name in ("B", "splits"):
         v = getattr(args, name)
         if v is not None and v < 1:
             raise UsageError(f"--{name} must be a positive integer; got {v}")
     if args.seed < 0:  # before loading and minutes of study, not after
         raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
-    out = check_output_path(args.out, "--out", directory=True)  # created by write_report if missing
+    out = check_output_path(args.out, "--out", directory=True, args=args, quiet=args.quiet)
+    check_report_directory(out)  # a directory of other files is not replaced: refused before minutes of study
     t0 = time.perf_counter()
 
     def say(msg: str) -> None:
@@ -86,9 +105,12 @@ def run(args: argparse.Namespace) -> int:
         overrides["B"] = args.B
     if args.splits is not None:
         overrides["n_splits"] = args.splits
-    if args.cutoff > judged.depth:
-        raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}")
-    settings = factory(cutoff=args.cutoff, **overrides)
+    if cutoff > judged.depth:
+        raise UsageError(f"--cutoff {cutoff} exceeds the run depth {judged.depth}")
+    if args.asl_cutoff is not None and args.asl_cutoff > judged.depth:
+        raise UsageError(f"--asl-cutoff {args.asl_cutoff} exceeds the run depth {judged.depth}")
+    overrides["asl_cutoff"] = asl_cutoff
+    settings = factory(cutoff=cutoff, **overrides)
     # cut-offs deeper than the runs (e.g. 200 with --depth 100) are dropped rather than refused
     settings = _fit_depth(settings, judged.depth)
     try:
@@ -96,20 +118,24 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     say("writing figures and the report")
-    path = write_report(study, out, format=args.format)
+    # a temporary directory that replaces --out at the end
+    path = write_report(study, out, format=args.format, figure_format=args.figure_format)
+    mark_written(out)
     say(f"done in {time.perf_counter() - t0:.0f} s")
+    if not args.json and not args.quiet and study.verdict:
+        print(f"Should I tune nDCG@{args.cutoff}? {study.verdict}", file=sys.stderr)
     if args.json:
-        emit_json(_summary(study, path))
+        emit_json(_summary(study, path, args.figure_format))
     else:
         print(path)
     return 0
 
 
-def _summary(study: Any, path: Path) -> dict[str, Any]:
+def _summary(study: Any, path: Path, figure_format: str = "png") -> dict[str, Any]:
     """The files written and the numbers a reader looks for first (tables.json holds every number)."""
     import math
 
-    from experiments.report import FIGURES
+    from experiments.report import FIGURES, figure_file
 
     def num(v: Any) -> Any:
         v = float(v)
@@ -124,8 +150,9 @@ def _summary(study: Any, path: Path) -> dict[str, Any]:
     return {
         "report": str(path),
         "tables": str(out / "tables.json"),
-        "figures": [str(out / name) for name in FIGURES],
+        "figures": [str(out / figure_file(name, figure_format)) for name in FIGURES],
         "collection": study.name,
+        "verdict": study.verdict,
         "n_systems": study.n_systems,
         "n_topics": study.n_topics,
         "cutoff": study.settings.cutoff,

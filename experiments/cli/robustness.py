@@ -13,9 +13,9 @@ import sys
 import time
 from typing import Any
 
-from . import UsageError
+from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
+                      load_judged, output_file, save_figure)
 
 __all__ = ["register", "run"]
 
@@ -36,6 +36,11 @@ judgments and compared with the same measure on the full qrels:
 The knee is the lowest f from which the mean tau over seeds stays >= --threshold.
 With --condensed each measure is also computed on the condensed lists (unjudged documents
 removed first: AP', nDCG'; Sakai 2007). Numbers are means over the seeds (± standard deviation).
+
+When every system has the same mean score with the full qrels (e.g. identical runs), there is no
+ranking to compare and tau is undefined: that is an error (exit 1, nothing printed on standard
+output) when it holds for every measure, and a warning (exit 1, the table shows nan) when it holds
+for some. Output files (--out, --plot) are still written.
 """
 
 
@@ -103,7 +108,7 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError("--json and --quiet exclude each other.")
     for option, path in (("--out", args.out), ("--plot", args.plot)):
         if path:
-            check_output_path(path, option)  # before loading and minutes of computing, not after
+            check_output_path(path, option, args=args, quiet=args.quiet)  # before loading and computing
 
 
 def _check_relevance_level(level: float, judged: Any) -> None:
@@ -154,19 +159,43 @@ def run(args: argparse.Namespace) -> int:
     values = ["judged_kept", "tau", "tau_ap", "mean_reduced", "drift"] + (["power", "accuracy"] if test else [])
     summary = summarize_study(df, values)
     knees = knee(df, args.threshold)
+    undefined = _untied_curves(df)
 
     if args.out:
-        df.to_csv(args.out, index=False)
+        with output_file(args.out, newline="") as fh:
+            df.to_csv(fh, index=False)
         print(f"per-seed results written to {args.out}", file=sys.stderr)
     if args.plot:
         _plot(df, args.plot, args.threshold, test is not None)
         print(f"plot written to {args.plot}", file=sys.stderr)
 
+    n_curves = df.groupby(["measure", "condensed"], sort=False).ngroups
+    if len(undefined) == n_curves:  # nothing but τ = nan: an error, not a table
+        print(f"gtheory robustness: error: {_undefined_message(undefined)}; nothing to report.", file=sys.stderr)
+        return EXIT_FAILURE
+    for name in undefined:
+        print(f"gtheory robustness: warning: {_undefined_message([name])}; its τ and τ_AP are shown as nan.",
+              file=sys.stderr)
     if args.json:
         emit_json(_as_json(judged, args, df, summary, knees, values))
     elif not args.quiet:
         print(_as_text(judged, args, summary, knees, values, test))
-    return 0
+    return EXIT_FAILURE if undefined else 0
+
+
+def _untied_curves(df: Any) -> list[str]:
+    """The curves (measure, condensed) whose τ is NaN for every fraction and seed: every system has the same
+    mean with the full qrels, so there is no ranking to compare with (Kendall's τ is 0/0)."""
+    out = []
+    for (measure, condensed), block in df.groupby(["measure", "condensed"], sort=False):
+        if block["tau"].isna().all():
+            out.append(_curve_name(measure, condensed))
+    return out
+
+
+def _undefined_message(names: list[str]) -> str:
+    return (f"Kendall's τ is undefined for {', '.join(names)}: every system has the same mean score with the full "
+            "qrels (identical runs, as far as the judgments see), so there is no system ranking to compare")
 
 
 #: the Python API's parameter names in messages → the options of this command
@@ -261,5 +290,5 @@ def _plot(df, path: str, threshold: float, with_tests: bool) -> None:
         plot_discriminative_power(df, ax=axes[2], title="discriminative power")
         plot_tau_vs_fraction(df, value="accuracy", threshold=None, ax=axes[3], title="significance agreement")
     fig.tight_layout()
-    fig.savefig(path, dpi=150)
+    save_figure(fig, path)
     plt.close(fig)

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
+                      load_judged, output_file)
 
 __all__ = ["register", "run"]
 
@@ -215,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.target < 1:
         raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
     if args.out:
-        check_output_path(args.out, "--out")  # before loading and minutes of computing, not after
+        check_output_path(args.out, "--out", args=args, quiet=args.quiet)  # before loading and computing
     if args.tune and None in cutoffs:
         raise UsageError("--tune needs integer --cutoffs (a tuned discount has one weight per rank); got 'none'.")
     if args.runs and args.tune:  # the tensor is at most --depth deep: refuse before minutes of loading
@@ -239,7 +239,8 @@ def run(args: argparse.Namespace) -> int:
     for msg in degenerate:
         print(f"gtheory sweep: warning: {msg}", file=sys.stderr)
     if args.out:
-        df.to_csv(args.out, index=False, float_format="%.10g")
+        with output_file(args.out, newline="") as fh:
+            df.to_csv(fh, index=False, float_format="%.10g")
         if not args.quiet:
             print(f"wrote {len(df)} rows to {args.out}", file=sys.stderr)
     if args.json:

@@ -14,8 +14,8 @@ from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged)
-from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, parse_discount, parse_gain
+                      load_judged, mark_written)
+from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
 
@@ -24,7 +24,8 @@ Without --runs/--qrels (or --judged) the embedded TREC-9 Web runs (104 systems x
 The tuned vectors are normalised to sum 1 (nDCG is scale-free in each) and written to --out as
 JSON (optimize.Tuning.from_json reads it back). The optimum does not depend on the number of
 topics: Φ(n) is increasing in σ²s/(σ²t+σ²st) for every n. A tuned vector is fitted to the topics
-that measure it; see optimize.cross_validate for the held-out gain.
+that measure it, so its Φ is optimistic: 'gtheory recommend' says whether tuning pays off on
+held-out topics (nested cross-validation) and which configuration to adopt.
 Exit codes: 0 success; 1 the optimiser did not converge and --strict was given; 2 bad input.
 """
 
@@ -44,6 +45,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="fixed gain when tuning the discount: a family (linear, exponential, binary; default "
                         "linear) or numbers per grade (--gain 0 1 3), as 'gtheory evaluate'")
     p.add_argument("--discount", default="log2", help="fixed discount when tuning the gain (default log2)")
+    add_allow_failed(p)
     p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="coefficient to maximise")
     p.add_argument("--unconstrained", action="store_true",
                    help="drop the monotonicity constraints (keep non-negativity)")
@@ -70,9 +72,9 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer; got {args.seed}.")
     gain = parse_gain(args.gain)
-    parse_discount(args.discount)  # a bad family is refused before loading, not after
+    parse_discount(args.discount, allow_failed=args.allow_failed)  # a bad family is refused before loading
     if args.out:
-        check_output_path(args.out, "--out")  # fail before minutes of tuning, not after
+        check_output_path(args.out, "--out", args=args, quiet=args.quiet)  # fail before minutes of tuning
     judged = drop_missed_topics(load_judged(args), "tune", quiet=args.quiet)
     check_shape(judged)
     if args.cutoff > judged.depth:
@@ -87,18 +89,25 @@ def run(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
     if args.out:
-        t.to_json(args.out)
+        t.to_json(args.out)  # atomic
+        mark_written(args.out)
     if not args.quiet:
         if args.json:
             emit_json(t.to_dict())
         else:
             print(t.summary())
+            print(_CAVEAT, file=sys.stderr)
             if args.out:
                 print(f"written to {args.out}")
     if args.strict and not t.success:
         print(f"gtheory tune: the optimiser did not converge: {t.message}", file=sys.stderr)
         return EXIT_FAILURE
     return 0
+
+
+#: printed after the in-sample summary: the tuned Φ is measured on the topics it was fitted to
+_CAVEAT = ("gtheory tune: note: these coefficients are in-sample (tuned and measured on the same topics) and "
+           "flatter the tuned vector; run 'gtheory recommend' with the same options for the out-of-sample verdict.")
 
 
 #: the Python API's parameter names in messages → the options of this command

@@ -1,0 +1,255 @@
+"""The :class:`Recommendation` of :func:`optimize.recommend`: a verdict, the configuration to adopt,
+and the nested cross-validation tables behind it."""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .result import Tuning, _json_safe
+
+__all__ = ["Recommendation", "FORMAT"]
+
+FORMAT = "gtheory.optimize.Recommendation/1"
+
+
+@dataclass(frozen=True, eq=False)
+class Recommendation:
+    """Which configuration to adopt, judged out of sample (:func:`optimize.recommend`).
+
+    Attributes
+    ----------
+    verdict : one line: ``"adopt tuned discount …: saves N [lo, hi] topics out of sample …"`` or
+        ``"keep log2: tuning does not generalise here (+0.001 [-0.004, +0.006] …)"``.
+    adopt : whether a tuned configuration is recommended.
+    choice, label, kind : the recommended candidate's name, its fitted form (e.g. ``"rbp(p=0.93)"``)
+        and kind (``"standard"``, ``"family"``, ``"regularised"``).
+    selected : the candidate the inner cross-validation chose on all topics (before the outer check).
+    best_standard : the standard configuration with the best mean outer held-out Φ(1).
+    tuning : the recommended configuration as a :class:`optimize.Tuning` on all topics (its ``gain``,
+        ``discount``, coefficients; usable by :meth:`optimize.Tuning.ndcg` and ``gtheory evaluate --tuning``).
+    table : per candidate: ``kind``, ``n_params``, ``fitted`` (on all topics), ``phi_1_in_sample``,
+        ``inner_phi_1`` (mean inner held-out Φ(1) of the final selection), ``outer_phi_1``/``outer_sd``
+        (outer held-out Φ(1) over the splits), ``diff_vs_best_standard`` with ``diff_lo``/``diff_hi``
+        (95 % corrected resampled t interval), ``wins`` (splits better than the best standard),
+        ``topics_needed`` (median over held-out halves), ``topics_saved`` (mean paired, with interval),
+        ``times_selected`` (outer splits on which the inner selection chose it).
+    comparisons : per candidate × standard: ``diff``, ``lo``, ``hi``, ``wins`` of held-out Φ(1).
+    outer : per outer split × candidate: ``phi_1``, ``ratio``, ``topics_needed`` on the held-out half,
+        ``fitted`` (on the fitting half), ``selected`` (the inner selection's choice on that split).
+    procedure_diff, procedure_lo, procedure_hi : mean held-out Φ(1) of the whole selection procedure
+        minus the best standard's, with interval (the nested estimate).
+    """
+
+    what: str
+    cutoff: int
+    objective: str
+    target: float
+    seed: int | None
+    n_splits: int
+    n_inner: int
+    min_wins: float
+    n_systems: int
+    n_topics: int
+    choice: str
+    label: str
+    kind: str
+    adopt: bool
+    selected: str
+    best_standard: str
+    verdict: str
+    procedure_diff: float
+    procedure_lo: float
+    procedure_hi: float
+    table: pd.DataFrame = field(repr=False)
+    comparisons: pd.DataFrame = field(repr=False)
+    outer: pd.DataFrame = field(repr=False)
+    tuning: Tuning = field(repr=False)
+    seconds: float = 0.0
+
+    # ------------------------------------------------------------------ views
+    @property
+    def gain(self) -> np.ndarray:
+        """Per-grade gains of the recommended configuration (aligned with ``tuning.levels``)."""
+        return self.tuning.gain
+
+    @property
+    def discount(self) -> np.ndarray:
+        """Per-rank discount of the recommended configuration (sums to 1)."""
+        return self.tuning.discount
+
+    def ndcg(self, judged, *, cutoff: int | None = None) -> pd.DataFrame:
+        """nDCG of the recommended configuration on any judged runs (:meth:`optimize.Tuning.ndcg`)."""
+        return self.tuning.ndcg(judged, cutoff=cutoff)
+
+    # ------------------------------------------------------------ presentation
+    def summary(self) -> str:
+        t = self.table
+        w = max(16, *(len(str(n)) for n in t.index))
+        fw = min(44, max(26, *(len(str(f)) for f in t["fitted"])))
+        lines = [
+            f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  "
+            f"{self.n_systems} systems x {self.n_topics} topics, "
+            f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings (seed {self.seed})",
+            f"  verdict: {self.verdict}",
+            f"  recommended: {self.label} ({self.kind}); inner selection on all topics chose {self.selected!r}; "
+            f"best standard {self.best_standard!r}",
+            f"  selection procedure vs {self.best_standard}, held-out Φ(1): {self.procedure_diff:+.4f} "
+            f"[{self.procedure_lo:+.4f}, {self.procedure_hi:+.4f}]",
+            "",
+            f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Φ(1) out':>9} "
+            f"{'Δ vs ' + self.best_standard:>10} {'95% interval':>18} {'wins':>5} {'topics':>7}",
+        ]
+        for name, r in t.iterrows():
+            need = "inf" if not math.isfinite(r["topics_needed"]) else f"{r['topics_needed']:.0f}"
+            lines.append(
+                f"  {name:<{w}} {str(r['fitted'])[:fw]:<{fw}} {r['phi_1_in_sample']:>8.4f} {r['outer_phi_1']:>9.4f} "
+                f"{r['diff_vs_best_standard']:>+10.4f} [{r['diff_lo']:+.4f}, {r['diff_hi']:+.4f}] "
+                f"{int(r['wins']):>2}/{self.n_splits:<2} {need:>7}")
+        lines.append(f"  (Φ(1) out: mean over outer held-out halves; topics: median topics for Φ ≥ {self.target:g} "
+                     "on a held-out half; interval: corrected resampled t, Nadeau & Bengio 2003)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return (f"Recommendation(what={self.what!r}, cutoff={self.cutoff}, choice={self.label!r}, adopt={self.adopt}, "
+                f"verdict={self.verdict!r})")
+
+    def _repr_html_(self) -> str:
+        from gtheory._display import html_table
+
+        t = self.table
+        rows = ((n, r["kind"], r["fitted"], r["outer_phi_1"], r["diff_vs_best_standard"], r["diff_lo"], r["diff_hi"],
+                 f"{int(r['wins'])}/{self.n_splits}", r["topics_needed"]) for n, r in t.iterrows())
+        return html_table(rows, header=["candidate", "kind", "fitted on all topics", "Φ(1) held out",
+                                         f"Δ vs {self.best_standard}", "95% lo", "95% hi", "wins", "topics"],
+                          caption=f"Recommendation, nDCG@{self.cutoff} {self.what}: {self.verdict}")
+
+    def plot(self, ax: Any = None) -> Any:
+        """Held-out Φ(1) difference of every candidate to the best standard, with 95 % intervals."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 0.35 * len(self.table) + 1.2))
+        t = self.table.iloc[::-1]
+        y = np.arange(len(t))
+        lo = (t["diff_vs_best_standard"] - t["diff_lo"]).fillna(0).to_numpy()
+        hi = (t["diff_hi"] - t["diff_vs_best_standard"]).fillna(0).to_numpy()
+        colours = ["C2" if n == self.choice else ("C7" if k == "standard" else "C0") for n, k in zip(t.index, t["kind"])]
+        ax.errorbar(t["diff_vs_best_standard"], y, xerr=[lo, hi], fmt="none", ecolor="0.5", capsize=3)
+        ax.scatter(t["diff_vs_best_standard"], y, c=colours, zorder=3)
+        ax.axvline(0.0, color="0.3", lw=0.8)
+        ax.set_yticks(y, list(t.index))
+        ax.set_xlabel(f"held-out Φ(1) − {self.best_standard} (outer splits)")
+        ax.set_title(f"nDCG@{self.cutoff} {self.what}: {'adopt ' + self.label if self.adopt else 'keep ' + self.choice}",
+                     fontsize=10)
+        return ax
+
+    # ------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values with ``"format"``; the recommended configuration's ``levels``, ``gain``,
+        ``discount`` and ``cutoff`` at the top level (what ``gtheory evaluate --discount FILE`` reads) and
+        the full :class:`Tuning` under ``"tuning"`` (what :meth:`Tuning.from_json` and
+        ``gtheory evaluate --tuning`` read); non-finite numbers are None."""
+        scalars = {k: getattr(self, k) for k in (
+            "what", "cutoff", "objective", "target", "seed", "n_splits", "n_inner", "min_wins", "n_systems",
+            "n_topics", "choice", "label", "kind", "adopt", "selected", "best_standard", "verdict", "procedure_diff",
+            "procedure_lo", "procedure_hi", "seconds")}
+        d = {"format": FORMAT, **scalars,
+             "levels": self.tuning.levels, "gain": self.tuning.gain, "discount": self.tuning.discount,
+             "table": self.table.reset_index().to_dict(orient="records"),
+             "comparisons": self.comparisons.to_dict(orient="records"),
+             "outer": self.outer.to_dict(orient="records"),
+             "tuning": self.tuning.to_dict()}
+        return _json_safe(d)
+
+    def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        if path is not None:
+            _atomic_write(os.fspath(path), text)
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: str | os.PathLike) -> "Recommendation":
+        """A :class:`Recommendation` from :meth:`to_json` output (text or a file path)."""
+        if isinstance(text_or_path, os.PathLike):
+            text_or_path = os.fspath(text_or_path)
+        if not isinstance(text_or_path, str):
+            raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(text_or_path).__name__}.")
+        s = text_or_path.strip()
+        if not s.startswith("{"):
+            with open(text_or_path, encoding="utf-8") as fh:
+                s = fh.read()
+        try:
+            d = json.loads(s)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a gtheory optimize.Recommendation JSON document: {exc}") from None
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise ValueError("not a gtheory optimize.Recommendation JSON document (missing 'format').")
+        need = ("what", "cutoff", "verdict", "table", "comparisons", "outer", "tuning")
+        missing = [k for k in need if k not in d]
+        if missing:
+            raise ValueError(f"incomplete optimize.Recommendation JSON document: missing {', '.join(missing)}.")
+        bad = _invalid_fields(d)
+        if bad:
+            raise ValueError(f"invalid optimize.Recommendation JSON document: {bad}.")
+        nan = lambda v: math.nan if v is None else v  # noqa: E731
+        table = pd.DataFrame(d["table"]).set_index("candidate")
+        tuning = Tuning.from_json(json.dumps(d["tuning"]))
+        kw = {k: d[k] for k in ("what", "cutoff", "objective", "target", "seed", "n_splits", "n_inner", "min_wins",
+                                "n_systems", "n_topics", "choice", "label", "kind", "adopt", "selected",
+                                "best_standard", "verdict")}
+        return cls(**kw, procedure_diff=nan(d["procedure_diff"]), procedure_lo=nan(d["procedure_lo"]),
+                   procedure_hi=nan(d["procedure_hi"]), table=table.astype({c: float for c in _FLOATS if c in table}),
+                   comparisons=pd.DataFrame(d["comparisons"]).astype({c: float for c in ("diff", "lo", "hi")}),
+                   outer=pd.DataFrame(d["outer"]).astype({c: float for c in ("phi_1", "ratio", "topics_needed")}),
+                   tuning=tuning, seconds=float(nan(d.get("seconds", 0.0))))
+
+
+def _invalid_fields(d: dict[str, Any]) -> str:
+    """The first invalid field of a parsed document, described; "" when all are valid."""
+    if d["what"] not in ("discount", "gain", "joint"):
+        return f"field 'what' must be 'discount', 'gain' or 'joint'; got {d['what']!r}"
+    if not isinstance(d["cutoff"], int) or isinstance(d["cutoff"], bool) or d["cutoff"] < 1:
+        return f"field 'cutoff' must be a positive integer; got {d['cutoff']!r}"
+    for name in ("verdict", "choice", "label", "kind", "selected", "best_standard"):
+        if not isinstance(d.get(name), str):
+            return f"field {name!r} must be a string; got {d.get(name)!r}"
+    if not isinstance(d.get("adopt"), bool):
+        return f"field 'adopt' must be true or false; got {d.get('adopt')!r}"
+    for name in ("table", "comparisons", "outer"):
+        if not isinstance(d[name], list) or not all(isinstance(r, dict) for r in d[name]):
+            return f"field {name!r} must be a list of objects"
+    if not all("candidate" in r for r in d["table"]):
+        return "field 'table' must give each row's 'candidate'"
+    if not isinstance(d["tuning"], dict):
+        return "field 'tuning' must be an optimize.Tuning document"
+    return ""
+
+
+_FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs_best_standard", "diff_lo",
+           "diff_hi", "topics_needed", "topics_saved", "topics_saved_lo", "topics_saved_hi")
+
+
+def _atomic_write(path: str, text: str) -> None:
+    """``text`` to ``path`` through a temporary file in the same directory and :func:`os.replace`."""
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

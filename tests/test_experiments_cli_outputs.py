@@ -1,0 +1,251 @@
+"""Safe outputs of the command line (issue 12 items 6, 7, 9 and 10): an output that is an input is refused before
+any work, every output is atomic (metrics/_atomic.py), Ctrl-C says what was written and exits 130, nDCG@k beyond
+the run depth is scored as trec_eval does, and `robustness` on identical runs does not print τ = nan with exit 0.
+"""
+from __future__ import annotations
+
+import json
+import lzma
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics
+import optimize
+from conftest import SHARED
+from experiments.cli import main
+from metrics._atomic import atomic_directory, atomic_open, atomic_path, atomic_write_text
+
+TREC9 = SHARED / "trec9-web-wt10g"
+needs_data = pytest.mark.skipif(not TREC9.is_dir(), reason="shared data not found")
+
+
+# ------------------------------------------------------------------------------------- the atomic writer
+def _left_over(d: Path) -> list[str]:
+    return sorted(p.name for p in d.iterdir() if p.name.startswith("."))
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+def test_atomic_open_leaves_the_old_file_when_interrupted(tmp_path, error):
+    target = tmp_path / "scores.csv"
+    target.write_text("old\n")
+    with pytest.raises(error):
+        with atomic_open(target, "w") as fh:
+            fh.write("new, half written")
+            raise error()
+    assert target.read_text() == "old\n" and _left_over(tmp_path) == []
+    with atomic_open(target, "w") as fh:
+        fh.write("new\n")
+    assert target.read_text() == "new\n" and _left_over(tmp_path) == []
+
+
+def test_atomic_path_keeps_the_suffix_and_the_permissions(tmp_path):
+    target = tmp_path / "plot.png"
+    with atomic_path(target) as tmp:
+        assert tmp.parent == tmp_path and tmp.suffix == ".png" and tmp != target
+        tmp.write_bytes(b"png")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
+    target.chmod(0o640)
+    atomic_write_text(target, "again")
+    assert target.stat().st_mode & 0o777 == 0o640  # a replaced file keeps its mode
+
+
+def test_atomic_directory_replaces_the_whole_directory_or_nothing(tmp_path):
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "old.png").write_text("old")
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_directory(out) as tmp:
+            (tmp / "new.png").write_text("new")
+            raise KeyboardInterrupt
+    assert sorted(os.listdir(out)) == ["old.png"] and _left_over(tmp_path) == []
+    with atomic_directory(out) as tmp:
+        (tmp / "new.png").write_text("new")
+    assert sorted(os.listdir(out)) == ["new.png"] and _left_over(tmp_path) == []  # no mix of old and new
+
+
+def test_library_writers_are_atomic(tmp_path, monkeypatch):
+    j = metrics.load_trec9().subset(systems=[0, 10, 20], topics=list(range(10)))
+    j.save(tmp_path / "t")  # as np.savez_compressed: the .npz suffix is added
+    assert metrics.JudgedRuns.load(tmp_path / "t.npz").n_systems == 3
+    j.save(tmp_path / "t.npz.xz")
+    assert metrics.JudgedRuns.load(tmp_path / "t.npz.xz").n_topics == 10
+    t = optimize.optimize_discount(j, "linear", 20, starts=1)
+    path = tmp_path / "t.json"
+    path.write_text("old")
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        t.to_json(str(path))
+    monkeypatch.undo()
+    assert path.read_text() == "old" and _left_over(tmp_path) == []
+    t.to_json(str(path))
+    assert optimize.Tuning.from_json(path).cutoff == 20
+
+
+# ------------------------------------------------------------------------------ outputs that are inputs
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    """Two TREC-9 runs and the qrels, copied (the qrels writable), with a symbolic and a hard link to the qrels."""
+    if not TREC9.is_dir():
+        pytest.skip("shared data not found")
+    d = tmp_path_factory.mktemp("io")
+    (d / "runs").mkdir()
+    for name in ("CWI0000.xz", "CWI0001.xz"):
+        shutil.copy(TREC9 / "runs_full_xz" / name, d / "runs" / name)
+    shutil.copyfile(TREC9 / "qrels.trec9.web.451-500.txt", d / "q.txt")
+    (d / "q.txt").chmod(0o644)
+    (d / "qlink.txt").symlink_to("q.txt")
+    os.link(d / "q.txt", d / "qhard.txt")
+    return d
+
+
+@pytest.mark.parametrize("out, message", [
+    ("q.txt", "--out {d}/q.txt: is the input --qrels {d}/q.txt; writing there would destroy it"),
+    ("qlink.txt", "is the input --qrels"),   # a symbolic link to the qrels
+    ("qhard.txt", "is the input --qrels"),   # a hard link: same inode
+    ("runs/CWI0001.xz", "is a file of the input directory --runs"),
+    ("runs", "is the input --runs"),
+])
+def test_an_output_that_is_an_input_is_refused_before_any_work(data, out, message, capsys):
+    before = (data / "q.txt").read_bytes(), (data / "runs" / "CWI0001.xz").read_bytes()
+    argv = ["evaluate", "--runs", str(data / "runs"), "--qrels", str(data / "q.txt"), "--out", str(data / out)]
+    assert main(argv) == 2
+    assert message.format(d=data) in capsys.readouterr().err
+    assert ((data / "q.txt").read_bytes(), (data / "runs" / "CWI0001.xz").read_bytes()) == before
+
+
+def test_other_inputs_and_duplicate_outputs_are_refused(data, tmp_path, capsys):
+    scores = tmp_path / "s.csv"
+    pd.DataFrame(np.random.default_rng(0).random((4, 5)),
+                 index=pd.Index(list("abcd"), name="system")).to_csv(scores)
+    assert main(["gstudy", str(scores), "--plot", str(scores)]) == 2
+    assert "is the input SCORES.csv" in capsys.readouterr().err
+    assert main(["robustness", "--out", str(tmp_path / "x.png"), "--plot", str(tmp_path / "x.png")]) == 2
+    assert "is also the output of --out" in capsys.readouterr().err
+    report = data  # holds the runs and the qrels: replaced as a whole it would delete them
+    assert main(["report", "--runs", str(data / "runs"), "--qrels", str(data / "q.txt"), "--out", str(report)]) == 2
+    assert "holds the input --runs" in capsys.readouterr().err
+
+
+def test_an_existing_output_is_replaced_with_a_note(tmp_path, capsys):
+    out = tmp_path / "scores.csv"
+    out.write_text("old\n")
+    judged = tmp_path / "j.npz"
+    metrics.load_trec9().subset(systems=[0, 1, 2], topics=[0, 1]).save(judged)
+    assert main(["evaluate", "--judged", str(judged), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"gtheory evaluate: note: --out {out}: the existing file will be replaced" in err
+    assert out.read_text().startswith("system,topic,measure,score") and _left_over(tmp_path) == []
+
+
+def test_a_directory_of_other_files_is_not_replaced_by_a_report(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("mine")
+    assert main(["report", "--quick", "--out", str(tmp_path)]) == 2
+    assert "holds files that are not part of a report (notes.txt)" in capsys.readouterr().err
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+# ----------------------------------------------------------------------------------------- interrupts
+def test_interrupt_while_writing_a_csv_leaves_the_old_file(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "scores.csv"
+    out.write_text("old\n")
+    judged = tmp_path / "j.npz"
+    metrics.load_trec9().subset(systems=[0, 1, 2], topics=[0, 1]).save(judged)
+    real = pd.DataFrame.to_csv
+
+    def half_then_interrupt(self, fh, *a, **k):
+        fh.write("system,topic")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_interrupt)
+    assert main(["evaluate", "--judged", str(judged), "--out", str(out)]) == 130
+    monkeypatch.setattr(pd.DataFrame, "to_csv", real)
+    assert capsys.readouterr().err.endswith(f"gtheory evaluate: interrupted; nothing written to {out}\n")
+    assert out.read_text() == "old\n" and _left_over(tmp_path) == []
+
+
+def test_sigint_during_a_report_keeps_the_old_report(tmp_path):
+    # a real process and a real SIGINT while the figures are drawn and written (the study takes ~3 s before that)
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "report.md").write_text("old report")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "MPLBACKEND": "Agg"}
+    proc = subprocess.Popen([sys.executable, "-m", "experiments", "report", "--quick", "--out", str(out)],
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "writing figures" in line:  # drawing the 8 figures takes seconds: interrupt it
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130, "".join(seen) + rest
+    assert f"gtheory report: interrupted; nothing written to {out}" in rest
+    assert sorted(os.listdir(out)) == ["report.md"] and (out / "report.md").read_text() == "old report"
+    assert _left_over(tmp_path) == []
+
+
+# ------------------------------------------------------------------------------ nDCG beyond the run depth
+@needs_data
+def test_ndcg_at_10_of_5_deep_runs_is_trec_eval_ndcg_cut_10(data, capsys):
+    import pytrec_eval
+
+    argv = ["evaluate", "--runs", str(data / "runs"), "--qrels", str(data / "q.txt"), "--depth", "5",
+            "--measure", "nDCG@10", "--json"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "note: --measure nDCG@10 on runs 5 deep: the ranks that exist are scored" in captured.err
+    got = {(r["system"], r["topic"]): r["score"] for r in json.loads(captured.out)}
+    with open(data / "q.txt") as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    for system in ("CWI0000", "CWI0001"):
+        with lzma.open(data / "runs" / f"{system}.xz", "rt") as fh:
+            run = pytrec_eval.parse_run(fh)
+        # the 5 top documents in trec_eval's order (score descending, ties by docno descending)
+        top5 = {q: dict(sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:5])
+                for q, docs in run.items()}
+        ref = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(top5)
+        for q, m in ref.items():
+            assert got[(system, q)] == pytest.approx(m["ndcg_cut_10"], abs=1e-12)
+
+
+# ------------------------------------------------------------------------------ robustness, identical runs
+def test_robustness_on_identical_runs_is_an_error_not_tau_nan(tmp_path, capsys):
+    judged = tmp_path / "same.npz"
+    metrics.load_trec9().subset(systems=[2, 2, 2], topics=list(range(10))).save(judged)
+    argv = ["robustness", "--judged", str(judged), "--fractions", "1", "0.5", "--seeds", "1", "--test", "none",
+            "--quiet"]
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and "Kendall's τ is undefined for nDCG@100: every system has the same mean score" in err
+
+
+def test_interrupt_after_one_output_says_what_was_written(tmp_path, monkeypatch, capsys):
+    import experiments.cli.robustness as robustness
+
+    judged = tmp_path / "j.npz"
+    metrics.load_trec9().subset(systems=[0, 10, 20, 30], topics=list(range(10))).save(judged)
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(robustness, "_plot", interrupted)
+    csv, png = tmp_path / "r.csv", tmp_path / "r.png"
+    argv = ["robustness", "--judged", str(judged), "--fractions", "1", "0.5", "--seeds", "1", "--test", "none",
+            "--quiet", "--out", str(csv), "--plot", str(png)]
+    assert main(argv) == 130
+    assert capsys.readouterr().err.endswith(f"gtheory robustness: interrupted; wrote {csv}; nothing written to {png}\n")
+    assert csv.read_text().startswith("measure,condensed,fraction") and not png.exists()

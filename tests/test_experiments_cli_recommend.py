@@ -1,0 +1,95 @@
+"""``gtheory recommend`` (and the verdict in ``gtheory tune`` / ``gtheory demo``): thin CLI over optimize.recommend."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import metrics
+import optimize
+from experiments.cli import main
+
+FAST = ["--splits", "2", "--inner", "2", "--cutoff", "10"]
+
+
+def run_cli(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def small_judged(tmp_path_factory):
+    j = metrics.load_trec9()
+    j = j.subset(systems=list(j.systems[:30]))
+    path = tmp_path_factory.mktemp("rec") / "j.npz"
+    j.save(path)
+    return j, path
+
+
+def test_recommend_matches_the_library_and_writes_a_tuning(small_judged, tmp_path, capsys):
+    j, path = small_judged
+    out_json = tmp_path / "rec.json"
+    code, out, err = run_cli(["recommend", "--judged", str(path), *FAST, "--out", str(out_json)], capsys)
+    assert code == 0
+    rec = optimize.recommend(j, 10, n_splits=2, n_inner=2, progress=False)
+    assert rec.verdict in out and "written to" in err
+    assert optimize.Recommendation.from_json(out_json).verdict == rec.verdict
+    assert not list(tmp_path.glob(".tmp-*"))  # the atomic write left no temporary file
+    code, out, err = run_cli(["evaluate", "--judged", str(path), "--tuning", str(out_json)], capsys)
+    assert code == 0 and "nDCG@10" in out
+
+
+def test_recommend_quiet_and_json(small_judged, capsys):
+    _, path = small_judged
+    code, out, err = run_cli(["recommend", "--judged", str(path), *FAST, "--quiet"], capsys)
+    assert code == 0 and out.count("\n") == 1 and out.startswith(("keep ", "adopt tuned")) and err == ""
+    code, out, _ = run_cli(["recommend", "--judged", str(path), *FAST, "--what", "gain", "--json"], capsys)
+    d = json.loads(out)
+    assert d["format"] == "gtheory.optimize.Recommendation/1" and d["what"] == "gain"
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--splits", "1"], "--splits must be an integer ≥ 2"),
+    (["--target", "1"], "--target must be a number strictly between 0 and 1"),
+    (["--seed", "-2"], "--seed must be a non-negative integer"),
+    (["--json", "--quiet"], "--json and --quiet exclude each other"),
+    (["--gain", "nope"], "--gain nope"),
+])
+def test_recommend_refuses_bad_options(args, match, capsys):
+    code, _, err = run_cli(["recommend", *args], capsys)
+    assert code == 2 and match in err
+
+
+def test_recommend_refuses_out_equal_to_input(small_judged, capsys):
+    _, path = small_judged
+    before = path.read_bytes()
+    code, _, err = run_cli(["recommend", "--judged", str(path), *FAST, "--out", str(path)], capsys)
+    assert code == 2 and "is an input file" in err
+    assert path.read_bytes() == before
+
+
+def test_tune_prints_the_out_of_sample_caveat(small_judged, capsys):
+    _, path = small_judged
+    code, out, err = run_cli(["tune", "--judged", str(path), "--cutoff", "10", "--starts", "1"], capsys)
+    assert code == 0 and "in-sample" in err and "gtheory recommend" in err
+
+
+def test_demo_opens_with_the_verdict(small_judged, capsys):
+    j, path = small_judged
+    code, out, _ = run_cli(["demo", "--judged", str(path), "--quiet", "--splits", "2", "--cutoff", "10"], capsys)
+    assert code == 0
+    rec = optimize.recommend(j, 10, gain=[0.0, 1.0, 2.0], n_splits=2, progress=False)
+    assert out.splitlines()[0] == f"Should I tune the nDCG@10 discount?  {rec.verdict}"
+
+
+def test_recommend_joint_from_the_cli(small_judged, tmp_path, capsys):
+    _, path = small_judged
+    out_json = tmp_path / "joint.json"
+    code, out, _ = run_cli(["recommend", "--judged", str(path), *FAST, "--what", "joint", "--quiet",
+                            "--out", str(out_json)], capsys)
+    assert code == 0 and out.startswith(("keep linear+log2", "keep exponential+log2", "keep linear+linear",
+                                         "adopt tuned gains and discount"))
+    t = optimize.Tuning.from_json(out_json)
+    assert t.what == "joint" and t.discount.size == 10

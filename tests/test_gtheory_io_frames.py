@@ -1,0 +1,127 @@
+"""gtheory.gstudy / as_score_matrix on DataFrames: axis names, long tables, ambiguous layouts, overflow.
+
+Regression tests of issue 12 item 3: a transposed matrix whose index is named ``topic`` was analysed as
+systems x topics, a long table with numeric ids as a 5200 x 3 matrix, and scores x 1e160 gave NaN
+components with Φ = 1.0.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import gtheory
+import metrics
+
+
+@pytest.fixture(scope="module")
+def ap():
+    """TREC-9 AP, systems x topics (index 'system', columns 'topic'), from the embedded data."""
+    j = metrics.load_trec9()
+    return metrics.evaluate(j, "AP")
+
+
+@pytest.fixture(scope="module")
+def reference(ap):
+    return gtheory.gstudy(ap.to_numpy())  # rows = systems, as an unnamed array
+
+
+def _same(g, ref):
+    assert g.n_systems == ref.n_systems and g.n_topics == ref.n_topics
+    assert g.var_system == pytest.approx(ref.var_system, rel=1e-12)
+    assert g.var_residual == pytest.approx(ref.var_residual, rel=1e-12)
+    assert g.phi() == pytest.approx(ref.phi(), rel=1e-12)
+
+
+def test_transposed_frame_with_named_axes_is_turned_back(ap, reference):
+    t = ap.T  # index 'topic', columns 'system'
+    assert t.index.name == "topic"
+    g = gtheory.gstudy(t)
+    _same(g, reference)
+    assert g.systems == tuple(ap.index) and g.topics == tuple(ap.columns)
+    # either name alone is enough
+    _same(gtheory.gstudy(t.rename_axis(columns=None)), reference)
+    _same(gtheory.gstudy(t.rename_axis(index=None)), reference)
+    # ir_measures-style names
+    _same(gtheory.gstudy(t.rename_axis(index="query_id", columns="run_id")), reference)
+
+
+def test_orientation_applies_to_frames_and_must_not_contradict_names(ap, reference):
+    unnamed = ap.T.rename_axis(index=None, columns=None)
+    _same(gtheory.gstudy(unnamed, orientation="topics-by-systems"), reference)
+    _same(gtheory.gstudy(ap.T.to_numpy(), orientation="topics-by-systems"), reference)
+    with pytest.raises(ValueError, match="`orientation`='systems-by-topics' contradicts the axis names"):
+        gtheory.gstudy(ap.T, orientation="systems-by-topics")
+    with pytest.raises(ValueError, match="names both its index and its columns 'topic'"):
+        gtheory.gstudy(ap.rename_axis(index="topic"))
+
+
+def test_long_frames(ap, reference):
+    long = ap.stack().rename("score").reset_index()  # system, topic, score
+    assert list(long.columns) == ["system", "topic", "score"]
+    g = gtheory.gstudy(long)
+    _same(g, reference)
+    assert g.systems == tuple(ap.index) and g.topics == tuple(ap.columns)
+    # the order of the rows does not matter
+    _same(gtheory.gstudy(long.sample(frac=1.0, random_state=0)), reference)
+    # numeric ids in named columns: still one score per row, not a 5200 x 3 matrix
+    numeric = long.assign(system=pd.factorize(long["system"])[0], topic=long["topic"].astype(int))
+    _same(gtheory.gstudy(numeric), reference)
+    # a (system, topic) index
+    _same(gtheory.gstudy(long.set_index(["system", "topic"])), reference)
+
+
+def test_ir_measures_long_frame_and_measure_filter(ap, reference):
+    im = ap.stack().rename("value").reset_index().rename(columns={"system": "run_id", "topic": "query_id"})
+    im.insert(2, "measure", "AP")
+    _same(gtheory.gstudy(im), reference)  # one measure: that one
+    two = pd.concat([im, im.assign(measure="P@10", value=im["value"] ** 2)], ignore_index=True)
+    with pytest.raises(ValueError, match=r"long table of 2 measures \(AP, P@10\); choose one with `measure`"):
+        gtheory.gstudy(two)
+    _same(gtheory.gstudy(two, measure="AP"), reference)
+    _same(gtheory.gstudy(two, measure="ap"), reference)  # case-insensitive when unique
+    with pytest.raises(ValueError, match="`measure`='nDCG'"):
+        gtheory.gstudy(two, measure="nDCG")
+    with pytest.raises(ValueError, match="has none"):
+        gtheory.gstudy(im.drop(columns="measure"), measure="AP")
+
+
+def test_long_frame_errors(ap):
+    long = ap.stack().rename("score").reset_index()
+    with pytest.raises(ValueError, match=r"repeated system/topic pair.*first: system 'CWI0000', topic '451'"):
+        gtheory.gstudy(pd.concat([long, long.iloc[:1]]))
+    with pytest.raises(ValueError, match=r"1 system/topic pairs missing \(first: system 'CWI0000', topic '451'\)"):
+        gtheory.gstudy(long.iloc[1:])
+
+
+def test_unnamed_long_table_is_refused_with_the_fix(ap):
+    long = ap.stack().rename("score").reset_index()
+    unnamed = pd.DataFrame({"a": pd.factorize(long["system"])[0], "b": long["topic"].astype(int),
+                            "c": long["score"]})
+    with pytest.raises(ValueError, match=r"5200 rows x 3 columns\) looks like a long table.*"
+                                         r"df.columns = \['system', 'topic', 'score'\]"):
+        gtheory.gstudy(unnamed)
+    with pytest.raises(ValueError, match=r"5200 x 3 array\) looks like a long table"):
+        gtheory.gstudy(unnamed.to_numpy())
+    # stated explicitly, the caller gets the matrix they asked for
+    g = gtheory.gstudy(unnamed, orientation="systems-by-topics")
+    assert (g.n_systems, g.n_topics) == (5200, 3)
+
+
+def test_ordinary_unnamed_matrices_are_unchanged():
+    rng = np.random.default_rng(3)
+    x = rng.random((30, 4)) + np.linspace(0, 1, 30)[:, None] + np.array([0.0, 0.5, 1.0, 2.0])
+    _same(gtheory.gstudy(pd.DataFrame(x)), gtheory.gstudy(x))
+
+
+@pytest.mark.parametrize("factor", [1e160, 1e-170])
+def test_overflowing_or_underflowing_scores_are_refused(factor):
+    x = np.random.default_rng(0).random((10, 8))
+    with pytest.raises(ValueError, match="rescale the scores"):
+        gtheory.gstudy(x * factor)
+    # within range, the coefficients do not depend on the scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        assert gtheory.gstudy(x * 1e100).phi() == pytest.approx(gtheory.gstudy(x).phi(), rel=1e-9)
