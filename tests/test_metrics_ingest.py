@@ -61,6 +61,13 @@ def test_bom_in_score_csv_is_stripped(tmp_path):
     assert "\ufeff" not in "".join(map(str, [*m.index, *m.columns, m.index.name or ""]))
 
 
+def test_information_separators_stay_inside_qrels_tokens(tmp_path):
+    """\\x1c-\\x1f are token bytes for trec_eval (str.split would drop a leading one: topic '\\x1c1' read as '1')."""
+    (tmp_path / "q").write_bytes(b"\x1c1 0 a 1\n1 0 b\x1f 0\n")
+    q = read_qrels(tmp_path / "q")
+    assert q.topic.tolist() == ["\x1c1", "1"] and q.docno.tolist() == ["a", "b\x1f"]
+
+
 # ------------------------------------------------------------------------------------------ repeated docnos
 def test_repeated_docnos_in_several_files_are_one_error_listing_each_file(tmp_path):
     (tmp_path / "q").write_text(QRELS)
