@@ -583,17 +583,18 @@ def test_in_option_names_lives_in_common_only():
     assert "def in_option_names" not in open(sweep.__file__).read()
 
 
-@pytest.mark.parametrize("command", [["evaluate"], ["gstudy"], ["tune", "--cutoff", "3"], ["check", "--cutoff", "3"],
-                                     ["sweep", "--cutoffs", "3"], ["robustness"], ["demo"]])
-def test_duplicates_option_on_every_subcommand_that_reads_runs(tiny, command):
-    """--duplicates {error,first} exists wherever --runs does (issue 12, item 9)."""
+def test_duplicates_option_on_every_subcommand_that_reads_runs():
+    """--duplicates {error,first} exists wherever --runs does."""
     import argparse
 
     from experiments.cli import build_parser
 
     parser = build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command[0]]
-    assert any("--duplicates" in a.option_strings and a.choices == ["error", "first"] for a in sub._actions)
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    reading = {name: sub for name, sub in subs.items() if any("--runs" in a.option_strings for a in sub._actions)}
+    assert {"evaluate", "gstudy", "tune", "check", "sweep", "robustness", "demo", "report"} <= set(reading)
+    for name, sub in reading.items():
+        assert any("--duplicates" in a.option_strings and a.choices == ["error", "first"] for a in sub._actions), name
 
 
 def test_duplicates_first_reads_the_run_and_says_so(tiny, capsys, monkeypatch):
