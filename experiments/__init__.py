@@ -63,6 +63,9 @@ from experiments.incomplete_plots import (
     plot_tau_vs_fraction,
 )
 from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
+from experiments.check import ConfigurationCheck, check_configurations, check_tuning
+from experiments.study import DemoStudy, demo_study
+from experiments.robustness import RobustnessStudy, robustness_study
 
 __all__ = [
     # agreement
@@ -101,4 +104,12 @@ __all__ = [
     "sweep",
     "SweepGrid",
     "SWEEP_COLUMNS",
+    # configuration checks and the demo study (gtheory check / gtheory demo)
+    "check_configurations",
+    "check_tuning",
+    "ConfigurationCheck",
+    "demo_study",
+    "DemoStudy",
+    "robustness_study",
+    "RobustnessStudy",
 ]

@@ -29,12 +29,5 @@ def stability(scores: Any, n_topics: float, target: float) -> dict[str, float]:
             g = gtheory.gstudy(scores)
         except ValueError:
             return {k: math.nan for k in STABILITY_KEYS}
-        return dict(
-            var_system=float(g.var_system),
-            var_topic=float(g.var_topic),
-            var_residual=float(g.var_residual),
-            phi=float(g.phi(n_topics)),
-            erho2=float(g.erho2(n_topics)),
-            phi_1=float(g.phi(1)),
-            topics_needed=float(g.topics_needed(target, level=None).n),
-        )
+        row = g.as_row(n_topics, target)
+    return {k: float(row[k]) for k in STABILITY_KEYS}

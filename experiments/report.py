@@ -307,17 +307,14 @@ def _gstudy(X: pd.DataFrame | np.ndarray) -> gtheory.GStudy:
         return gtheory.gstudy(X)
 
 
+#: the columns of the report's discount and gain tables (:meth:`gtheory.GStudy.as_row`)
+_ROW_KEYS = ("var_system", "var_topic", "var_residual", "share_system", "share_topic", "share_residual",
+             "phi", "erho2", "topics_needed")
+
+
 def _gstudy_row(g: gtheory.GStudy, target: float) -> dict[str, float]:
-    total = g.var_system + g.var_topic + g.var_residual
-    n = g.n_topics
-    return {
-        "var_system": g.var_system, "var_topic": g.var_topic, "var_residual": g.var_residual,
-        "share_system": g.var_system / total if total > 0 else math.nan,
-        "share_topic": g.var_topic / total if total > 0 else math.nan,
-        "share_residual": g.var_residual / total if total > 0 else math.nan,
-        "phi": float(g.phi(n)), "erho2": float(g.erho2(n)),
-        "topics_needed": g.topics_needed(target, "phi", level=None).n,
-    }
+    row = g.as_row(g.n_topics, target)
+    return {k: row[k] for k in _ROW_KEYS}
 
 
 def _quiet(fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
@@ -1022,6 +1019,8 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
         rows.append({"cut-off": kk, "Φ": t.phi, "topics needed": t.topics_needed(s.target),
                      "d(1)": d[0], "d(10)/d(1)": d[min(9, d.size - 1)] / d[0] if d[0] > 0 else math.nan,
                      "d(k)/d(1)": d[-1] / d[0] if d[0] > 0 else math.nan, "converged": t.success})
+        if (bound := t.__dict__.get("_optimality_bound")) is not None:  # shown once Tuning.bound() ran
+            rows[-1]["Φ(1) bound − achieved"] = bound.bound - t.fun
     B.append(("table", _Table(pd.DataFrame(rows).set_index("cut-off"),
                               caption="Optimal (non-increasing) discount by cut-off: weight of rank 10 and of the "
                                       "last rank relative to rank 1.")))
@@ -1238,11 +1237,10 @@ def check_report_directory(out: Path) -> None:
 
 
 def _tables_json(study: Study) -> str:
-    import json
+    from gtheory._json import dumps  # the one encoder: non-finite numbers as null
 
     def frame(f: pd.DataFrame) -> Any:
-        g = f.reset_index()
-        return json.loads(g.to_json(orient="records"))
+        return f.reset_index().to_dict(orient="records")
 
     doc = {
         "collection": study.name, "n_systems": study.n_systems, "n_topics": study.n_topics,
@@ -1255,4 +1253,4 @@ def _tables_json(study: Study) -> str:
         "optimal_gains": {str(k): {n: t.gain.tolist() for n, t in d.items()} for k, d in study.gain_tunings.items()},
         "seconds": study.seconds,
     }
-    return json.dumps(doc, indent=1, ensure_ascii=False, default=str)
+    return dumps(doc, indent=1)

@@ -70,7 +70,7 @@ from experiments._validation import check_probability
 from experiments.agreement import kendall_tau
 from experiments.incomplete import _check_judged, reduction_mask
 
-__all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS"]
+__all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS", "degenerate_points"]
 
 #: result columns of :func:`sweep`, in order (``phi_tuned`` and ``tuned_discount`` are added with ``tune=True``)
 SWEEP_COLUMNS: tuple[str, ...] = (
@@ -633,3 +633,36 @@ def sweep(
         n_points=len(grid), n_tasks=len(tasks), seconds=time.perf_counter() - t0,
     )
     return df
+
+
+def _some(items: list, what: str = "", show: int = 5) -> str:
+    """``a, b, c`` or ``a, b, c, d, e and 7 more`` (with ``what``: ``run a`` / ``3 runs (a, b, c)``)."""
+    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
+    if not what:
+        return text
+    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
+
+
+def degenerate_points(df: pd.DataFrame, judged: JudgedRuns) -> list[str]:
+    """Why some grid points of a :func:`sweep` have no G-study (their rows are NaN): one message per reason
+    (a gain that is 0 for every grade, NaN scores, no variance), naming the points."""
+    bad = df[df["phi"].isna()]
+    reasons: dict[str, list[str]] = {}
+    for _, r in bad.iterrows():
+        why = "the nDCG matrix admits no G-study"
+        try:
+            gains = np.asarray(metrics.gain_vector(r["gain"], judged.levels), dtype=float)
+        except (ValueError, TypeError):
+            gains = None
+        grades = " ".join(f"{v:g}" for v in judged.levels)
+        if gains is not None and not np.any(gains):
+            why = f"gain {r['gain']} is 0 for every grade of the data ({grades}), so every nDCG is 0"
+        elif not math.isfinite(r["mean"]):
+            why = "some nDCG scores are NaN"
+        else:
+            why = f"every system has the same nDCG on every topic ({r['mean']:.4g}): no variance to study"
+        k = "none" if r["cutoff"] is None else r["cutoff"]
+        reasons.setdefault(why, []).append(
+            f"cutoff={k} gain={r['gain']} discount={r['discount']} fraction={r['fraction']:g} seed={r['seed']}")
+    return [f"no G-study at {len(pts)} grid point{'s' * (len(pts) != 1)} (NaN rows): {why}: {_some(pts, show=3)}"
+            for why, pts in reasons.items()]

@@ -28,11 +28,13 @@ from .components import (
     variance_components,
 )
 from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
-from .errors import NegativeVarianceWarning
+from .bootstrap import BootstrapResult, dstudy_subset
+from .errors import MissingCellsWarning, NegativeVarianceWarning, ParameterError
 from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
 from .intervals import project
 from .io import as_score_matrix, read_scores
 from .plot import plot_dstudy
+from .unbalanced import UnbalancedGStudy
 
 __all__ = [
     "gstudy",
@@ -42,6 +44,11 @@ __all__ = [
     "project",
     "CoefficientInterval",
     "NegativeVarianceWarning",
+    "ParameterError",
+    "MissingCellsWarning",
+    "UnbalancedGStudy",
+    "BootstrapResult",
+    "dstudy_subset",
     "variance_components",
     "VarianceComponents",
     "phi_from_components",

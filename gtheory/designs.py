@@ -253,6 +253,15 @@ class DesignDStudy:
         return (f"DesignDStudy(object {self.object}, {sizes}{fixed}; Eρ² = {fmt(self.erho2)}, "
                 f"Φ = {fmt(self.phi)})")
 
+    def summary(self) -> str:
+        """The D-study as text: the design, σ²(τ), σ²(δ), σ²(Δ), Eρ² and Φ, and the per-effect terms."""
+        sizes = ", ".join(f"n'_{f}={v}" for f, v in self.sizes.items() if f != self.object)
+        lines = [f"D-study: object of measurement {self.object}; {sizes or 'no other facet'}"
+                 + (f"; fixed {', '.join(self.fixed)}" if self.fixed else ""),
+                 f"  σ²(τ) = {fmt(self.var_tau)}, σ²(δ) = {fmt(self.var_delta)}, σ²(Δ) = {fmt(self.var_Delta)}",
+                 f"  Eρ² = {fmt(self.erho2)}, Φ = {fmt(self.phi)}", "", self.terms.to_string()]
+        return "\n".join(lines)
+
     def _repr_html_(self) -> str:
         sizes = ", ".join(f"n'_{f}={v}" for f, v in self.sizes.items() if f != self.object)
         items = {"object": self.object, "sizes": sizes, "fixed": ", ".join(self.fixed) or "none",

@@ -1,13 +1,30 @@
-"""Warning classes of the gtheory package."""
+"""Warning and error classes of the gtheory package (shared by optimize and experiments)."""
 from __future__ import annotations
 
 import warnings
 
-__all__ = ["NegativeVarianceWarning", "ROUNDING_TOLERANCE"]
+__all__ = ["NegativeVarianceWarning", "MissingCellsWarning", "ParameterError", "ROUNDING_TOLERANCE"]
 
 #: a variance-component estimate whose size is at most this share of the data's variance (mean
 #: squared deviation from the grand mean) is rounding noise around 0: it is set to 0 without a warning
 ROUNDING_TOLERANCE = 1e-12
+
+
+class ParameterError(ValueError):
+    """A parameter of a library function has a value it cannot take.
+
+    A :class:`ValueError` (so ``except ValueError`` still catches it) that carries the parameter's name in
+    :attr:`param`: a front end (the ``gtheory`` command line) names the option the user typed for it from one
+    table of parameter → option, without reading the message.
+
+    >>> err = ParameterError("cutoff", "`cutoff` must be a positive integer; got 0")
+    >>> err.param, str(err)
+    ('cutoff', '`cutoff` must be a positive integer; got 0')
+    """
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(message)
+        self.param = param
 
 
 class NegativeVarianceWarning(UserWarning):
@@ -17,6 +34,14 @@ class NegativeVarianceWarning(UserWarning):
     component is small. Following Brennan (2001, §3.4) and ``gt4ireval``, the estimate is set to
     0 for reporting and for Φ/Eρ²; the raw value is kept in the result (``*_raw`` fields and the
     ``components`` table). Other components are computed from the raw (unclipped) values.
+    """
+
+
+class MissingCellsWarning(UserWarning):
+    """The score matrix has missing cells; the message states how many and what was done.
+
+    Emitted by :func:`gtheory.gstudy` with ``missing="henderson"``, ``"reml"`` or ``"exclude"``
+    so that an estimate from an incomplete matrix is never mistaken for a complete-data one.
     """
 
 

@@ -11,9 +11,9 @@ published synthetic data sets and tables (via ``gt4ireval``'s tests): see
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -103,6 +103,10 @@ class TopicsNeeded:
             s += f" ({self.reason})"
         return s
 
+    def summary(self) -> str:
+        """The result as one line of text (as ``str``)."""
+        return str(self)
+
     def __repr__(self) -> str:
         return f"TopicsNeeded({self})"
 
@@ -145,6 +149,15 @@ class CoefficientInterval:
             return (f"CoefficientInterval({name}({fmt(float(n))}) = {fmt(self.estimate)}, {self.level:.0%} CI "
                     f"[{fmt(self.low)}, {fmt(self.high)}], {self.method})")
         return f"CoefficientInterval({name} at {n.size} topic counts, {self.level:.0%} CI, {self.method})"
+
+    def summary(self) -> str:
+        """The estimate and its interval at each number of topics, one line each."""
+        name = _COEF_NAMES.get(self.coefficient, self.coefficient)
+        cols = [np.atleast_1d(np.asarray(c, dtype=float)) for c in (self.n_topics, self.estimate, self.low, self.high)]
+        lines = [f"{name}: {self.level:.0%} confidence intervals ({self.method})"]
+        lines += [f"  {name}({fmt(float(n))}) = {fmt(e)}  [{fmt(lo)}, {fmt(hi)}]"
+                  for n, e, lo, hi in zip(*np.broadcast_arrays(*cols))]
+        return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         name = _COEF_NAMES.get(self.coefficient, self.coefficient)
@@ -220,6 +233,8 @@ class GStudy:
     topics: tuple[str, ...] = field(repr=False, default=())
     dropped_systems: tuple[str, ...] = field(repr=False, default=())
     drop_lowest: float = 0.0
+    scores: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    """The matrix the components were estimated from (NaN = missing cell), for :meth:`bootstrap`."""
 
     # ------------------------------------------------------------------ tables
     @cached_property
@@ -402,6 +417,106 @@ class GStudy:
     def _default_sizes(self) -> NDArray[np.float64]:
         return np.array(sorted({10, 25, 50, 100, self.n_topics}), dtype=np.float64)
 
+    #: the keys of :meth:`as_row`, in order
+    ROW_KEYS: ClassVar[tuple[str, ...]] = (
+        "var_system", "var_topic", "var_residual", "share_system", "share_topic", "share_residual",
+        "phi", "erho2", "phi_1", "topics_needed", "topics_needed_erho2")
+
+    def as_row(self, n_topics: float | None = None, target: float = 0.95) -> dict[str, float]:
+        r"""The numbers of one table row: the row every study table is built from.
+
+        Keys (:attr:`ROW_KEYS`): the variance components ``var_system``, ``var_topic``, ``var_residual``
+        (negative estimates set to 0) and their shares of the total ``share_*`` (NaN when the total is 0);
+        ``phi`` and ``erho2`` at ``n_topics`` (default: the G-study's topics); ``phi_1`` = Φ(1); ``topics_needed``
+        and ``topics_needed_erho2``, the smallest n with Φ(n) ≥ ``target`` resp. Eρ²(n) ≥ ``target`` (point
+        estimates, no interval; ``inf`` when no number of topics reaches it). Brennan (2001), ch. 4.
+
+        Examples
+        --------
+        >>> import numpy as np, gtheory
+        >>> g = gtheory.gstudy(np.array([[0.5, 0.6, 0.4], [0.3, 0.4, 0.35], [0.1, 0.2, 0.1]]))
+        >>> row = g.as_row(target=0.9)
+        >>> row["phi"] == float(g.phi(3)) and row["topics_needed"] == g.topics_needed(0.9, level=None).n
+        True
+        """
+        n = self.n_topics if n_topics is None else n_topics
+        total = self.var_system + self.var_topic + self.var_residual
+        share = (lambda v: float(v / total)) if total > 0 else (lambda v: math.nan)
+        return {
+            "var_system": float(self.var_system), "var_topic": float(self.var_topic),
+            "var_residual": float(self.var_residual),
+            "share_system": share(self.var_system), "share_topic": share(self.var_topic),
+            "share_residual": share(self.var_residual),
+            "phi": float(self.phi(n)), "erho2": float(self.erho2(n)), "phi_1": float(self.phi(1)),
+            "topics_needed": self.topics_needed(target, "phi", level=None).n,
+            "topics_needed_erho2": self.topics_needed(target, "erho2", level=None).n,
+        }
+
+    # ------------------------------------------------------------------ JSON
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.GStudy/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values plus ``"format"``; non-finite numbers are None
+        (:mod:`gtheory._json`, the encoder of every result type)."""
+        from ._json import jsonable
+
+        d = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
+        d["format"] = self.JSON_FORMAT
+        return d
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, atomically);
+        :meth:`from_json` reads it back."""
+        from ._json import dumps, write_text
+
+        text = dumps(self.to_dict(), indent=indent)
+        if path is not None:
+            write_text(path, text)
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "GStudy":
+        """A :class:`GStudy` from :meth:`to_json` output (JSON text or a file path); ``null`` numbers are NaN.
+
+        Raises
+        ------
+        ValueError
+            Not a G-study document (wrong ``format``, a missing or unknown field).
+        """
+        from ._json import load_document, number
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        names = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(d) - set(names))
+        missing = sorted(k for k, f in names.items()
+                         if k not in d and f.default is MISSING and f.default_factory is MISSING)
+        if unknown or missing:
+            raise ValueError(f"not a {cls.JSON_FORMAT} document: "
+                             + "; ".join(x for x in (unknown and f"unknown fields {unknown}",
+                                                      missing and f"missing fields {missing}") if x))
+        def value(kind: str, v: Any) -> Any:  # by the field's annotation (postponed: a string)
+            if v is None and kind.endswith("| None"):
+                return None
+            kind = kind.replace(" | None", "")
+            if kind.startswith("NDArray"):  # None (null) entries are NaN cells
+                return np.array(v, dtype=np.float64)
+            if kind.startswith("tuple["):
+                item = "str" if kind.startswith("tuple[str") else "float"
+                return tuple(value(item, x) for x in v)
+            return {"int": int, "bool": bool, "str": str}.get(kind, lambda x: float(number(x)))(v)
+
+        return cls(**{k: value(str(names[k].type), v) for k, v in d.items()})
+
+    def bootstrap(self, B: int = 1000, *, over: str = "both", seed: int | None = None, level: float = 0.95,
+                  n_topics: float | None = None, target: float = 0.95):  # -> gtheory.bootstrap.BootstrapResult
+        """Bootstrap intervals of the components, Φ(n), Eρ²(n) and topics needed: Brennan's boot-p
+        (``over="systems"``), boot-i (``"topics"``), boot-p,i (``"both"``) with Wiley's bias
+        corrections. See :func:`gtheory.bootstrap.bootstrap`."""
+        from .bootstrap import bootstrap
+
+        return bootstrap(self, B, over=over, seed=seed, level=level, n_topics=n_topics, target=target)
+
     # -------------------------------------------------------- presentation
     def summary(
         self, n_topics: ArrayLike | None = None, *, target: float = 0.95, level: float = 0.95
@@ -439,6 +554,27 @@ class GStudy:
         for c in ("erho2", "phi"):
             lines.append("  " + str(self.topics_needed(target, c, level=level)))
         return "\n".join(lines)
+
+    def summary_dict(
+        self, n_topics: ArrayLike | None = None, *, target: float = 0.95, level: float = 0.95
+    ) -> dict[str, Any]:
+        """The numbers of :meth:`summary` as plain values (the ``gtheory gstudy --json`` document): ``n_systems``,
+        ``n_topics``, ``dropped_systems``, ``grand_mean``, ``components`` (per source: df, ss, ms, variance,
+        variance_raw, percent, clipped), ``dstudy`` (one entry per number of topics), ``topics_needed`` (per
+        coefficient, the fields of :class:`TopicsNeeded`) and ``level``. Non-finite numbers stay floats; the
+        encoder (:mod:`gtheory._json`) writes them as ``null``."""
+        d = self.dstudy(n_topics, level=level)
+        return {
+            "n_systems": self.n_systems,
+            "n_topics": self.n_topics,
+            "dropped_systems": list(self.dropped_systems),
+            "grand_mean": self.grand_mean,
+            "components": {src: {k: (bool(v) if k == "clipped" else float(v)) for k, v in row.items()}
+                           for src, row in self.components.iterrows()},
+            "dstudy": [{"n_topics": float(n), **{k: float(v) for k, v in row.items()}} for n, row in d.iterrows()],
+            "topics_needed": {c: vars(self.topics_needed(target, c, level=level)) for c in ("erho2", "phi")},
+            "level": level,
+        }
 
     def __str__(self) -> str:
         return self.summary()
@@ -576,6 +712,7 @@ def gstudy(
     drop_lowest: float = 0.0,
     orientation: Orientation = "auto",
     measure: str | None = None,
+    missing: str = "error",
 ) -> GStudy:
     r"""G-study of a crossed systems × topics score matrix (random effects, one score per cell).
 
@@ -601,6 +738,15 @@ def gstudy(
     measure : str, optional
         The measure to study in a long DataFrame or CSV with a ``measure`` column holding several
         (ir_measures' ``measure``; :func:`metrics.evaluate` stacked).
+    missing : {"error", "exclude", "henderson", "reml"}, optional
+        What to do with missing cells (NaN; an empty cell of a CSV file; an absent system/topic
+        pair of a long CSV or DataFrame). ``"error"`` (default) refuses them. ``"exclude"`` drops
+        every topic with a missing cell. ``"henderson"`` (Henderson's Method 1, analogous ANOVA,
+        Brennan 2001 ch. 7) and ``"reml"`` (restricted maximum likelihood) estimate the components
+        from the scored cells and return an :class:`gtheory.unbalanced.UnbalancedGStudy` (Φ/Eρ² at
+        the harmonic-mean number of topics per system; intervals from ``.bootstrap()``); see
+        :mod:`gtheory.unbalanced`. All three warn (``MissingCellsWarning``) with the share of
+        missing cells. A complete matrix gives the usual ANOVA G-study whatever ``missing`` is.
 
     Returns
     -------
@@ -667,7 +813,15 @@ def gstudy(
     >>> g.topics_needed(0.95).n >= 1
     True
     """
-    x, systems, topics = as_score_matrix(scores, orientation=orientation, measure=measure)
+    if missing not in ("error", "exclude", "henderson", "reml"):
+        raise ValueError("`missing` must be 'error', 'exclude', 'henderson' or 'reml'; "
+                         f"got {missing!r}.")
+    x, systems, topics = as_score_matrix(scores, orientation=orientation, measure=measure,
+                                         allow_nan=missing != "error")
+    if missing != "error" and np.isnan(x).any():  # missing cells: gtheory/unbalanced.py
+        from .unbalanced import gstudy_missing
+
+        return gstudy_missing(x, systems, topics, method=missing, drop_lowest=drop_lowest)
     if not (isinstance(drop_lowest, (int, float, np.floating)) and 0.0 <= float(drop_lowest) < 1.0):
         raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
     dropped: tuple[str, ...] = ()
@@ -725,5 +879,5 @@ def gstudy(
         n_systems=n_s, n_topics=n_t,
         grand_mean=grand_mean,
         systems=tuple(systems), topics=tuple(topics), dropped_systems=dropped,
-        drop_lowest=float(drop_lowest),
+        drop_lowest=float(drop_lowest), scores=x,
     )

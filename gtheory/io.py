@@ -53,13 +53,16 @@ def _fail(path: str, line: int | None, problem: str) -> ValueError:
     return ValueError(f"{where}: {problem}")
 
 
-def _number(token: str, path: str, line: int, column: str) -> float:
+def _number(token: str, path: str, line: int, column: str, allow_missing: bool = False) -> float:
     t = token.strip()
+    if t.lower() in _MISSING and allow_missing:
+        return math.nan
     if t.lower() in _MISSING:
         raise _fail(
             path, line,
             f"missing score in column {column!r}; gtheory needs a complete matrix (one score per "
-            "system and topic). Fill or drop the system/topic first.",
+            "system and topic). Fill or drop the system/topic first, or estimate from the scored cells with "
+            "gstudy(..., missing='reml' or 'henderson') (CLI: --missing reml).",
         )
     try:
         v = float(t)
@@ -71,7 +74,8 @@ def _number(token: str, path: str, line: int, column: str) -> float:
 
 
 def read_scores(
-    path: str | os.PathLike[str], *, orientation: Orientation = "auto", measure: str | None = None
+    path: str | os.PathLike[str], *, orientation: Orientation = "auto", measure: str | None = None,
+    allow_missing: bool = False,
 ) -> pd.DataFrame:
     """Read a per-topic score matrix from a CSV file.
 
@@ -107,6 +111,9 @@ def read_scores(
         the file holds several measures; when it holds one, that one is read. The matrix is
         built from that measure's rows only: ``X[s, t]`` = the score of the row
         ``(s, t, measure)``; rows of other measures are ignored.
+    allow_missing : bool, optional
+        If True, an empty/``NA``/``nan`` cell of a wide file and a system/topic pair absent from a
+        long file become NaN (for ``gtheory.gstudy(..., missing="reml")`` etc.) instead of an error.
 
     Returns
     -------
@@ -170,8 +177,8 @@ def read_scores(
         and any(h in _SCORE_NAMES for h in lower)
     )
     if orientation == "long" or (orientation == "auto" and is_long):
-        return _read_long(name, header, lower, header_line, body, measure)
-    return _read_wide(name, header, lower, header_line, body, orientation, measure)
+        return _read_long(name, header, lower, header_line, body, measure, allow_missing)
+    return _read_wide(name, header, lower, header_line, body, orientation, measure, allow_missing)
 
 
 def _no_measure_column(name: str, measure: str) -> ValueError:
@@ -201,7 +208,7 @@ def _measure_columns(name: str, columns: list[str], measure: str | None) -> tupl
 
 def _read_long(
     name: str, header: list[str], lower: list[str], header_line: int,
-    body: list[tuple[int, list[str]]], measure: str | None = None,
+    body: list[tuple[int, list[str]]], measure: str | None = None, allow_missing: bool = False,
 ) -> pd.DataFrame:
     def col(names: set[str], what: str) -> int:
         for j, h in enumerate(lower):
@@ -235,15 +242,15 @@ def _read_long(
             raise _fail(name, line, f"duplicate {what} for system {key[0]!r}, topic {key[1]!r} "
                         f"(first given on line {seen[key]}).")
         seen[key] = line
-        values[key] = _number(r[jv], name, line, header[jv])
+        values[key] = _number(r[jv], name, line, header[jv], allow_missing)
     systems = list(dict.fromkeys(k[0] for k in values))
     topics = list(dict.fromkeys(k[1] for k in values))
     missing = [(s, t) for s in systems for t in topics if (s, t) not in values]
-    if missing:
+    if missing and not allow_missing:
         s, t = missing[0]
         raise _fail(name, None, f"{len(missing)} system/topic pairs have no {what} (first: system "
                     f"{s!r}, topic {t!r}); gtheory needs a complete matrix.")
-    data = np.array([[values[(s, t)] for t in topics] for s in systems], dtype=np.float64)
+    data = np.array([[values.get((s, t), math.nan) for t in topics] for s in systems], dtype=np.float64)
     frame = _frame(data, systems, topics)
     if jm is not None:
         frame.attrs["measure"] = chosen
@@ -278,6 +285,7 @@ def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measur
 def _read_wide(
     name: str, header: list[str], lower: list[str], header_line: int,
     body: list[tuple[int, list[str]]], orientation: str, measure: str | None = None,
+    allow_missing: bool = False,
 ) -> pd.DataFrame:
     first_cells = [r[0].strip() if r else "" for _, r in body]
     has_labels = (
@@ -302,7 +310,7 @@ def _read_wide(
             raise _fail(name, line, f"expected {len(header)} fields (as in the header), got {len(r)}.")
         labels.append(r[0].strip() if has_labels else str(k + 1))
         for j, jj in enumerate(keep):
-            data[k, j] = _number(r[start + jj], name, line, header[start + jj])
+            data[k, j] = _number(r[start + jj], name, line, header[start + jj], allow_missing)
     if has_labels and len(set(labels)) != len(labels):
         dup = next(lab for lab in labels if labels.count(lab) > 1)
         raise _fail(name, None, f"row label {dup!r} appears more than once.")
@@ -379,7 +387,7 @@ def _long_columns(frame: pd.DataFrame) -> tuple[Any, Any, Any, Any] | None:
 
 
 def _long_frame_to_matrix(frame: pd.DataFrame, cols: tuple[Any, Any, Any, Any], measure: str | None,
-                          name: str) -> pd.DataFrame:
+                          name: str, allow_nan: bool = False) -> pd.DataFrame:
     """The systems × topics matrix of a long frame (one row per system, topic [, measure])."""
     js, jt, jv, jm = cols
     if jm is not None:
@@ -418,7 +426,7 @@ def _long_frame_to_matrix(frame: pd.DataFrame, cols: tuple[Any, Any, Any, Any], 
     wide = wide.reindex(index=list(dict.fromkeys(systems)), columns=list(dict.fromkeys(topics)))
     given = pd.Series(True, index=key).unstack("topic").reindex_like(wide)
     holes = given.isna().to_numpy()
-    if holes.any():
+    if holes.any() and not allow_nan:  # with allow_nan an absent pair is a missing cell (NaN)
         i, j = np.argwhere(holes)[0]
         raise ValueError(f"`{name}` is a long table with {int(holes.sum())} system/topic pairs missing (first: "
                          f"system {wide.index[i]!r}, topic {wide.columns[j]!r}); gtheory needs a score for every "
@@ -450,7 +458,8 @@ def _looks_long(frame: pd.DataFrame) -> tuple[Any, Any] | None:
     return None
 
 
-def _frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None, name: str) -> pd.DataFrame:
+def _frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None, name: str,
+                     allow_nan: bool = False) -> pd.DataFrame:
     """A DataFrame as systems × topics, by its axis names, its long-format column names or ``orientation``.
 
     * long: columns naming system, topic and score (``system, topic, score``; ir_measures'
@@ -470,7 +479,7 @@ def _frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None,
             raise ValueError(f"`orientation`='long' needs columns naming the system, the topic and the score "
                              f"(system, topic, score or run_id, query_id, value); `{name}` has columns "
                              f"{list(frame.columns)[:10]}.")
-        return _long_frame_to_matrix(frame, cols, measure, name)
+        return _long_frame_to_matrix(frame, cols, measure, name, allow_nan)
     if measure is not None:
         raise ValueError(f"`measure`={measure!r} selects rows of a long table with a {_MEASURE_COLUMN!r} column; "
                          f"`{name}` is a matrix.")
@@ -505,7 +514,7 @@ def _frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None,
 
 def as_score_matrix(
     scores: ScoreInput, *, orientation: Orientation = "auto", name: str = "scores",
-    measure: str | None = None,
+    measure: str | None = None, allow_nan: bool = False,
 ) -> tuple[NDArray[np.float64], list[str], list[str]]:
     """Validate user input and return ``(X, system_labels, topic_labels)``, X systems × topics.
 
@@ -527,15 +536,17 @@ def as_score_matrix(
     a DataFrame or CSV instead; it must not contradict the axis names. Raises ``TypeError`` for
     other types and ``ValueError`` for: not 2-D, fewer than 2 systems or topics, NaN or infinite
     values (the message counts them and names the first), a long table with a repeated or a
-    missing system/topic pair, or an ambiguous layout.
+    missing system/topic pair, or an ambiguous layout. With ``allow_nan`` a missing cell is kept as
+    NaN (NaN in an array or frame; an empty cell or absent system/topic pair of a CSV file or long
+    table); infinite values are still refused.
     """
     if isinstance(scores, (str, os.PathLike)):
-        scores = read_scores(scores, orientation=orientation, measure=measure)
+        scores = read_scores(scores, orientation=orientation, measure=measure, allow_missing=allow_nan)
         orientation, measure = "systems-by-topics", None
     if orientation not in _ORIENTATIONS:
         raise ValueError(f"`orientation` must be one of {_ORIENTATIONS}; got {orientation!r}.")
     if isinstance(scores, pd.DataFrame):
-        scores = _frame_to_matrix(scores, orientation, measure, name)
+        scores = _frame_to_matrix(scores, orientation, measure, name, allow_nan)
         systems = [str(s) for s in scores.index]
         topics = [str(t) for t in scores.columns]
         try:
@@ -583,10 +594,10 @@ def as_score_matrix(
     if n_t < 2:
         raise ValueError(f"`{name}` has {n_t} topic(s); a G-study needs at least 2 topics "
                          "(columns) to separate topic variance from interaction.")
-    bad = ~np.isfinite(x)
+    bad = np.isinf(x) if allow_nan else ~np.isfinite(x)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        n_nan = int(np.isnan(x).sum())
+        n_nan = 0 if allow_nan else int(np.isnan(x).sum())
         n_inf = int(bad.sum()) - n_nan
         what = " and ".join(
             s for s in (f"{n_nan} NaN value{'s' * (n_nan != 1)}" if n_nan else "",
@@ -594,7 +605,9 @@ def as_score_matrix(
         )
         raise ValueError(
             f"`{name}` contains {what} (first at system {systems[i]!r}, topic {topics[j]!r}); "
-            "missing scores are not supported — compute the metric for every system and topic "
-            "(e.g. score 0 for no retrieved documents) or drop the system/topic."
+            + ("a score must be finite (NaN marks a missing cell)." if allow_nan else
+               "missing scores are refused by default — compute the metric for every system and topic "
+               "(e.g. score 0 for no retrieved documents), drop the system/topic, or estimate from the "
+               "scored cells with gstudy(..., missing='reml' or 'henderson').")
         )
     return x, systems, topics

@@ -2,7 +2,7 @@
 __gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/_siblings.py)
 
 from .datasets import load_trec9
-from .discounts import DISCOUNT_FAMILIES, discount_vector
+from .discounts import DISCOUNT_FAMILIES, discount_vector, read_discount
 from .gains import GAIN_FAMILIES, gain_vector
 from ._grades import FractionalGradeWarning
 from .coverage import Coverage, InputMismatchError, LowCoverageWarning
@@ -28,6 +28,7 @@ __all__ = [
     "load_trec9",
     "DISCOUNT_FAMILIES",
     "discount_vector",
+    "read_discount",
     "GAIN_FAMILIES",
     "gain_vector",
     "ndcg",

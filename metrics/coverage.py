@@ -212,11 +212,13 @@ class Coverage:
         }
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given)."""
+        """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, atomically: a temporary file
+        beside it renamed at the end). The counts are integers, so there is no non-finite number to encode."""
         text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            from ._atomic import atomic_write_text
+
+            atomic_write_text(path, text)
         return text
 
     @classmethod

@@ -16,6 +16,7 @@ nDCG is invariant to the scale of the discount vector.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Union
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from ._families import parse_family
 
-__all__ = ["DiscountSpec", "discount_vector", "DISCOUNT_FAMILIES"]
+__all__ = ["DiscountSpec", "discount_vector", "read_discount", "DISCOUNT_FAMILIES", "DISCOUNT_SUFFIXES"]
 
 DiscountSpec = Union[str, Sequence[float], np.ndarray]
 
@@ -90,3 +91,82 @@ def discount_vector(discount: DiscountSpec, n: int, *, cutoff: int | None = None
     m = min(n, vec.size)
     out[:m] = vec[:m]
     return out
+
+
+#: the file types :func:`read_discount` reads
+DISCOUNT_SUFFIXES = (".json", ".npy", ".txt", ".csv")
+
+
+def read_discount(path: str | os.PathLike) -> np.ndarray:
+    """Weights per rank (``d[r-1]`` for rank r) read from a file: a discount vector for :func:`ndcg`.
+
+    .json: a list of numbers, or an object with a ``discount`` list (as a tuning written by
+    ``optimize.Tuning.to_json``); .npy: a 1-D array; .txt / .csv: numbers separated by white space or commas.
+    Every weight must be a finite non-negative number and some weight positive.
+
+    Raises
+    ------
+    ValueError
+        Naming ``path`` (as given) and the problem, e.g. ``d.txt: weight 'x' at line 2 is not a number.``
+    """
+    import json
+    from pathlib import Path
+
+    p = Path(path)
+    where = str(path)
+    if p.is_dir():
+        raise ValueError(f"{where}: is a directory; give a file of weights per rank (.json, .npy, .txt, .csv).")
+    if not p.is_file():
+        raise ValueError(f"{where}: no such file (a file of weights per rank, or a family: log2, zipf, linear, "
+                         "none, 'jarvelin(b=2)', 'rbp(p=0.8)').")
+    suffix = p.suffix.lower()
+    if suffix not in DISCOUNT_SUFFIXES:
+        raise ValueError(f"{where}: unknown file type {p.suffix or '(none)'!r}; use .json, .npy, .txt or .csv.")
+    values: list[tuple[str, object]]
+    if suffix == ".npy":
+        try:
+            raw = np.load(p, allow_pickle=False)
+        except (ValueError, OSError, EOFError) as exc:
+            raise ValueError(f"{where}: not a NumPy .npy array ({exc}).") from None
+        if raw.ndim != 1:
+            raise ValueError(f"{where}: expected a 1-D array of weights per rank; got shape {raw.shape}.")
+        values = [(f"position {i + 1}", v) for i, v in enumerate(raw.tolist())]
+    elif suffix == ".json":
+        try:
+            obj = json.loads(p.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise ValueError(f"{where}: not UTF-8 text.") from None
+        except ValueError as exc:
+            raise ValueError(f"{where}: not valid JSON ({exc}).") from None
+        if isinstance(obj, dict):
+            if "discount" not in obj:
+                raise ValueError(f"{where}: a JSON object needs a 'discount' key (a list of weights per rank, "
+                                 "as 'gtheory tune --out' writes); it has " + (", ".join(map(repr, obj)) or "none")
+                                 + ".")
+            obj = obj["discount"]
+        if not isinstance(obj, list):
+            raise ValueError(f"{where}: expected a list of weights per rank; got a JSON {type(obj).__name__}.")
+        values = [(f"position {i + 1}", v) for i, v in enumerate(obj)]
+    else:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{where}: not UTF-8 text.") from None
+        values = [(f"line {n}", tok) for n, line in enumerate(text.splitlines(), 1)
+                  for tok in line.replace(",", " ").split()]
+    if not values:
+        raise ValueError(f"{where}: no weights in the file.")
+    weights = []
+    for at, v in values:
+        try:
+            if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
+                raise ValueError
+            w = float(v)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: weight {v!r} at {at} is not a number.") from None
+        if not np.isfinite(w) or w < 0:
+            raise ValueError(f"{where}: weight {v!r} at {at} must be a finite non-negative number.")
+        weights.append(w)
+    if not any(weights):
+        raise ValueError(f"{where}: all weights are 0.")
+    return np.asarray(weights, dtype=np.float64)

@@ -231,11 +231,26 @@ class Qrels:
             raise TypeError(f"`df` must be a pandas DataFrame; got {type(df).__name__}")
         return qrels_from_memory(df, source=path)
 
-    def summary(self) -> pd.DataFrame:
-        """Judgments per topic and grade (rows: topics, columns: grades)."""
+    def summary_frame(self) -> pd.DataFrame:
+        """Judgments per topic and grade (rows: topics, columns: grades) (what ``summary()`` returned before the result protocol)."""
         return pd.crosstab(pd.Series(self.topic, name="topic"), pd.Series(self.grade, name="grade")).reindex(
             self.topics
         )
+
+    def summary(self) -> str:
+        """The judgments as text: how many per grade, and per topic (fewest, median, most); the table per topic
+        and grade is :meth:`summary_frame`."""
+        frame = self.summary_frame()
+        per_topic = frame.sum(axis=1).to_numpy()
+        lines = [f"Qrels from {self.path}: {len(self)} judgments of {len(frame)} topics"]
+        if len(self):
+            lines.append("  per grade: " + ", ".join(f"{float(g):g}: {int(n)}" for g, n in frame.sum().items()))
+            lines.append(f"  per topic: {int(per_topic.min())} to {int(per_topic.max())} "
+                         f"(median {float(np.median(per_topic)):g})")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
 
     def __repr__(self) -> str:  # notebook display: concise, not the arrays
         grades = ", ".join(f"{g:g}" for g in np.unique(self.grade))

@@ -32,6 +32,7 @@ except ImportError:
     ) from None
 _require_siblings("optimize", "metrics", "gtheory")
 
+from .bound import OptimalityBound, optimality_bound
 from .objective import Problem, stability_and_gradient
 from .result import (DataMismatchWarning, FailedTuningWarning, GradeMismatchWarning, OptimizationError,
                      OptimizationWarning, SolverRun, Tuning)
@@ -58,6 +59,8 @@ __all__ = [
     "optimize_regularised",
     "FAMILIES",
     "tune_problem",
+    "optimality_bound",
+    "OptimalityBound",
     "Problem",
     "stability_and_gradient",
     "Tuning",

@@ -47,6 +47,8 @@ from metrics import JudgedRuns
 
 from gtheory.intervals import check_open_unit
 
+from gtheory._json import dumps as _dumps
+
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
 from .nested import _progress, corrected_interval
@@ -148,7 +150,7 @@ class ParameterTuning:
                            "outer": self.outer.to_dict(orient="records")})
 
     def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        text = _dumps(self.to_dict(), indent=indent)  # the one encoder
         if path is not None:
             _atomic_write(os.fspath(path), text)
         return text

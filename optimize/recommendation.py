@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gtheory._json import dumps as _dumps
+
 from .result import Tuning, _json_safe
 
 __all__ = ["Recommendation", "FORMAT"]
@@ -172,7 +174,7 @@ class Recommendation:
 
     def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        text = _dumps(self.to_dict(), indent=indent)  # the one encoder
         if path is not None:
             _atomic_write(os.fspath(path), text)
         return text

@@ -24,6 +24,7 @@ import gtheory
 from gtheory.gstudy import _check_n, why_never_reached  # the n_topics rule of GStudy.phi/erho2
 import metrics
 from gtheory._display import fmt, html_table, kv_table
+from gtheory._json import dumps, jsonable, number
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
            "FailedTuningWarning", "DataMismatchWarning"]
@@ -93,6 +94,10 @@ class SolverRun:
         return (f"SolverRun({self.solver} from {self.start or '?'}: f = {fmt(self.fun)}, {state}, "
                 f"{self.nit} iterations, {self.seconds:.2f} s)")
 
+    def summary(self) -> str:
+        """The run as text: the repr's line and the solver's message."""
+        return f"{self!r}\n  {self.message}"
+
     def _repr_html_(self) -> str:
         return kv_table("SolverRun", {"solver": self.solver, "start": self.start, "f(x)": self.fun,
                                       "converged": bool(self.success), "message": self.message,
@@ -126,30 +131,9 @@ _FLOAT_FIELDS = ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", 
 _PROBLEM_FLOATS = ("fun", "phi", "erho2")
 
 
-def _json_safe(o: Any) -> Any:
-    """``o`` as plain JSON values: NumPy scalars and arrays as numbers and lists, every non-finite
-    number (at any depth) as None — what strict JSON can hold."""
-    if isinstance(o, (bool, np.bool_)):
-        return bool(o)
-    if isinstance(o, (float, np.floating)):
-        return float(o) if math.isfinite(o) else None
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, dict):
-        return {k: _json_safe(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple, np.ndarray)):
-        return [_json_safe(v) for v in o]
-    return o
-
-
-def _from_json_number(v: Any) -> Any:
-    """A JSON number field back: None → NaN; ``"inf"``/``"-inf"`` (documents written before non-finite
-    numbers became null) → ±inf; anything else unchanged."""
-    if v is None:
-        return math.nan
-    if isinstance(v, str) and v in ("inf", "-inf"):
-        return float(v)
-    return v
+#: the one encoder of the result types (non-finite numbers as None, NumPy as plain values): gtheory._json
+_json_safe = jsonable
+_from_json_number = number
 
 
 def _fmt_grades(values) -> str:
@@ -489,7 +473,23 @@ class Tuning:
             lines.append(f"  maximised the worst {name}(1) of {len(self.per_problem)} problems "
                          f"[{name} at each problem's own number of topics]:")
             lines.extend(f"    {self._problem_text(p)}" for p in self.per_problem)
+        from .bound import summary_line  # the bound is shown once Tuning.bound() has computed it
+
+        if (line := summary_line(self)) is not None:
+            lines.append(line)
         return "\n".join(lines)
+
+    def bound(self, **kwargs: Any) -> Any:
+        """Certified upper bound on Φ(1) over every feasible vector (Shor SDP relaxation, cvxpy),
+        computed on first call and cached; see :func:`optimize.bound.optimality_bound`."""
+        from .bound import bound_for_tuning
+
+        return bound_for_tuning(self, **kwargs)
+
+    @property
+    def gap(self) -> float:
+        """``bound().bound − fun``: how far the tuned Φ(1) can be from the global optimum (≥ 0)."""
+        return self.bound().bound - self.fun
 
     def _problem_text(self, p: dict[str, Any]) -> str:
         """``label: Φ(1) [Φ(n)]`` of one ``per_problem`` entry (the coefficient at its own number of
@@ -543,7 +543,7 @@ class Tuning:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; also written to ``path``
         if given, atomically: a temporary file beside it renamed at the end); :meth:`from_json` reads it back."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        text = dumps(self.to_dict(), indent=indent)
         if path is not None:
             from metrics._atomic import atomic_write_text
 

@@ -47,14 +47,12 @@ def _stats(X: np.ndarray, target: float) -> dict[str, float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
         g = gtheory.gstudy(X)
-    n = g.n_topics
+    row = g.as_row(g.n_topics, target)
     return {
-        "n_topics": n,
-        "phi_1": float(g.phi(1)),
-        "phi": float(g.phi(n)),
-        "erho2": float(g.erho2(n)),
-        "topics_needed_phi": g.topics_needed(target, "phi", level=None).n,
-        "topics_needed_erho2": g.topics_needed(target, "erho2", level=None).n,
+        "n_topics": g.n_topics,
+        **{k: row[k] for k in ("phi_1", "phi", "erho2")},
+        "topics_needed_phi": row["topics_needed"],
+        "topics_needed_erho2": row["topics_needed_erho2"],
         "clipped_system": bool(g.clipped_system),
         "clipped_topic": bool(g.clipped_topic),
         "clipped_residual": bool(g.clipped_residual),

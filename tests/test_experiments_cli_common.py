@@ -227,7 +227,7 @@ def test_check_output_path_messages_name_the_option_and_directory(tmp_path, monk
     ["tune", "--cutoff", "5", "--out", "nodir/x.json"],
 ])
 def test_output_path_refused_before_loading_the_data(argv, tmp_path, monkeypatch, capsys):
-    import experiments.cli._common as common
+    import experiments.cli._data as common  # the data options (load_judged) live there
 
     def boom(*a, **k):  # pragma: no cover - must not be reached
         raise AssertionError("data loaded before the output path was checked")
@@ -508,7 +508,7 @@ def test_measure_and_gain_errors_name_the_options(tiny, argv, message, capsys, m
     (["report", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),
 ])
 def test_bad_options_are_refused_before_loading_in_the_users_terms(argv, message, tmp_path, capsys, monkeypatch):
-    import experiments.cli._common as common
+    import experiments.cli._data as common  # the data options (load_judged) live there
 
     def boom(*a, **k):  # pragma: no cover - must not be reached
         raise AssertionError("data loaded before the options were checked")

@@ -234,7 +234,7 @@ def test_robustness_on_identical_runs_is_an_error_not_tau_nan(tmp_path, capsys):
 
 
 def test_interrupt_after_one_output_says_what_was_written(tmp_path, monkeypatch, capsys):
-    import experiments.cli.robustness as robustness
+    from experiments.robustness import RobustnessStudy
 
     judged = tmp_path / "j.npz"
     metrics.load_trec9().subset(systems=[0, 10, 20, 30], topics=list(range(10))).save(judged)
@@ -242,7 +242,7 @@ def test_interrupt_after_one_output_says_what_was_written(tmp_path, monkeypatch,
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(robustness, "_plot", interrupted)
+    monkeypatch.setattr(RobustnessStudy, "plot", interrupted)  # Ctrl-C while the figure is drawn
     csv, png = tmp_path / "r.csv", tmp_path / "r.png"
     argv = ["robustness", "--judged", str(judged), "--fractions", "1", "0.5", "--seeds", "1", "--test", "none",
             "--quiet", "--out", str(csv), "--plot", str(png)]

@@ -5,9 +5,11 @@ Each subcommand lives in its own module in this package and exposes
 * ``register(subparsers) -> argparse.ArgumentParser`` — add the subparser (with a ``--help`` that teaches), and
 * ``run(args) -> int`` — do the work and return the exit code.
 
-Errors that are the user's (bad file, bad option) are raised as :class:`UsageError` (or ``ValueError`` /
-``FileNotFoundError`` / ``TypeError``) and printed as one line on stderr without a traceback; exit code 2.
-Set ``GTHEORY_DEBUG=1`` to see the traceback. Every output file or directory is written atomically (a temporary
+Errors that are the user's (bad file, bad option) are raised as :class:`UsageError`, or by the library as
+``ValueError`` / ``OSError`` (a :class:`gtheory.ParameterError` names its parameter, shown as the option of the
+subcommand's ``_OPTIONS`` table), and printed as one line on stderr without a traceback; exit code 2. Any other
+exception is a bug, not a usage error: one line with a hint to rerun with ``--traceback``; exit code 1.
+``--traceback`` (or ``GTHEORY_DEBUG=1``) shows the traceback. Every output file or directory is written atomically (a temporary
 file beside it, renamed at the end); Ctrl-C prints "interrupted; nothing written to ..." (or the outputs that
 were completed) and exits with 130.
 """
@@ -54,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'gtheory demo' for an end-to-end study on the embedded TREC-9 Web data.",
     )
     parser.add_argument("--version", action="version", version=f"gtheory {_version()}")
+    parser.add_argument("--traceback", action="store_true",
+                        help="show the Python traceback of an error (also after the subcommand's options)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         try:
@@ -63,12 +67,16 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         p = module.register(sub)
-        p.set_defaults(_run=module.run, _parser=p)
+        p.set_defaults(_run=module.run, _parser=p, _options=getattr(module, "_OPTIONS", {}))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    traceback = "--traceback" in argv[:argv.index("--")] if "--" in argv else "--traceback" in argv
+    if traceback:
+        argv.remove("--traceback")
     args, extra = parser.parse_known_args(argv)
     if extra:
         # argparse would report these with the top-level usage; the subcommand's is the useful one
@@ -87,15 +95,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
-    except (UsageError, ValueError, OSError, TypeError, KeyError) as exc:
-        if os.environ.get("GTHEORY_DEBUG"):
-            raise
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"gtheory {args.command}: error: {msg}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:  # Ctrl-C: every output is atomic, so each one is complete or untouched
         print(interrupted_message(args.command), file=sys.stderr)
         return EXIT_INTERRUPTED
+    except (UsageError, ValueError, OSError) as exc:  # the user's input; ParameterError is a ValueError
+        if traceback or os.environ.get("GTHEORY_DEBUG"):
+            raise
+        from ._common import in_option_names
+
+        msg = exc if isinstance(exc, UsageError) else in_option_names(exc, args._options)
+        print(f"gtheory {args.command}: error: {msg}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # a bug: say so in one line, exit 1 (not 2: the input was not at fault)
+        if traceback or os.environ.get("GTHEORY_DEBUG"):
+            raise
+        text = " ".join(str(exc).split()) or "(no message)"
+        print(f"gtheory {args.command}: internal error: {type(exc).__name__}: {text}; rerun with --traceback "
+              "to see where, and please report it.", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,8 +17,8 @@ from typing import Any
 
 from . import UsageError
 from .evaluate import add_ndcg_args
-from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, save_figure)
+from ._common import (UNBALANCED, add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json,
+                      in_option_names, load_judged, save_figure)
 
 __all__ = ["register", "run"]
 
@@ -109,7 +109,9 @@ def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
     """Score matrix (systems x topics DataFrame) of --measure over the data options."""
     from .evaluate import compute
 
-    judged = drop_missed_topics(load_judged(args), "gstudy", quiet=args.quiet)
+    judged = load_judged(args)
+    if args.missing not in UNBALANCED:  # reml/henderson keep the topics and estimate from the scored cells
+        judged = drop_missed_topics(judged, "gstudy", quiet=args.quiet)
     check_shape(judged)
     return compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy",
                    quiet=args.quiet)
@@ -118,6 +120,7 @@ def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
 def run(args: argparse.Namespace) -> int:
     import gtheory
 
+    args.allow_unbalanced = True  # --missing reml/henderson
     data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
@@ -147,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
                                  f"{args.scores} holds scores already.")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", gtheory.NegativeVarianceWarning)
+        warnings.simplefilter("always", gtheory.MissingCellsWarning)
         if nd is not None:
             measure = nd["measures"][0]
             if nd["tuning"] is not None:
@@ -158,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
             scores = _scores_from_data(args, nd)
         else:
             try:
-                scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure)
+                scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure,
+                                             allow_missing=args.missing in UNBALANCED)
             except (ValueError, TypeError) as exc:
                 raise in_option_names(exc, _OPTIONS, _READ_ADVICE) from None
             m = scores.attrs.get("measure")
@@ -166,36 +171,19 @@ def run(args: argparse.Namespace) -> int:
             plot_measure = str(m) if m else f"the scores in {Path(args.scores).name}"
             check_shape(scores)
         try:
-            g = gtheory.gstudy(scores, orientation="systems-by-topics", drop_lowest=args.drop_lowest)
+            g = gtheory.gstudy(scores, orientation="systems-by-topics", drop_lowest=args.drop_lowest,
+                               missing=args.missing if args.missing in UNBALANCED else "error")
         except (ValueError, TypeError) as exc:
             raise in_option_names(exc, _OPTIONS) from None
     for w in caught:
         print(f"gtheory gstudy: warning: {w.message}", file=sys.stderr)
 
+    level = None if isinstance(g, gtheory.UnbalancedGStudy) else args.level  # no normal-theory intervals
     if args.json:
-        d = g.dstudy(n_topics, level=args.level)
-        out = {
-            "source": source,
-            "n_systems": g.n_systems,
-            "n_topics": g.n_topics,
-            "dropped_systems": list(g.dropped_systems),
-            "grand_mean": g.grand_mean,
-            "components": {
-                src: {k: (bool(v) if k == "clipped" else float(v)) for k, v in row.items()}
-                for src, row in g.components.iterrows()
-            },
-            "dstudy": [{"n_topics": float(n), **{k: float(v) for k, v in row.items()}}
-                       for n, row in d.iterrows()],
-            "topics_needed": {
-                c: vars(g.topics_needed(args.target, c, level=args.level))
-                for c in ("erho2", "phi")
-            },
-            "level": args.level,
-        }
-        emit_json(out)
+        emit_json({"source": source, **g.summary_dict(n_topics, target=args.target, level=level)})
     elif not args.quiet:
         print(f"{source}\n")
-        print(g.summary(n_topics, target=args.target, level=args.level))
+        print(g.summary(n_topics, target=args.target, level=level))
 
     if args.plot:
         import matplotlib
@@ -203,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        ax = g.plot(level=args.level, target=args.target,
+        ax = g.plot(level=level, target=args.target,
                     n_max=int(max(n_topics)) if n_topics else None,
                     title=f"D-study of {plot_measure}: {g.n_systems} systems × {g.n_topics} topics")
         ax.figure.tight_layout()

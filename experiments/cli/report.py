@@ -137,13 +137,12 @@ def _summary(study: Any, path: Path, figure_format: str = "png") -> dict[str, An
 
     from experiments.report import FIGURES, figure_file
 
-    def num(v: Any) -> Any:
-        v = float(v)
-        return v if math.isfinite(v) else ("inf" if v > 0 else None)
+    def num(v: Any) -> Any:  # NaN and inf are written as null by emit_json
+        return float(v)
 
-    def count(v: Any) -> Any:  # topics needed: an integer, or "inf" / null
+    def count(v: Any) -> Any:  # topics needed: an integer, or null when never reached (inf)
         v = num(v)
-        return int(v) if isinstance(v, float) and v.is_integer() else v
+        return int(v) if math.isfinite(v) and v.is_integer() else v
 
     out = path.parent
     dt, cv = study.discount_table, study.cv_summary

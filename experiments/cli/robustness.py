@@ -124,13 +124,9 @@ def _check_relevance_level(level: float, judged: Any) -> None:
         )
 
 
-def _curve_name(measure: str, condensed: bool) -> str:
-    return f"{measure} (condensed)" if condensed else measure
-
-
 def run(args: argparse.Namespace) -> int:
     _validate(args)
-    from experiments import knee, summarize_study
+    from experiments.robustness import robustness_study
 
     judged = drop_missed_topics(load_judged(args), "robustness")
     check_shape(judged)
@@ -142,31 +138,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{time.perf_counter() - t0:6.1f} s] robustness {msg}", file=sys.stderr, flush=True)
 
     test = None if args.test == "none" else args.test
-    df = _study(
-        judged,
-        {m: m for m in measures},
-        fractions=args.fractions,
-        seeds=args.seeds,
-        judged_only=(False, True) if args.condensed else (False,),
-        test=test,
-        alpha=args.alpha,
-        B=args.B,
-        top_k=args.top_k,
-        relevance_level=args.relevance_level,
-        rounding=args.rounding,
-        progress=None if args.quiet else say,
-    )
-    values = ["judged_kept", "tau", "tau_ap", "mean_reduced", "drift"] + (["power", "accuracy"] if test else [])
-    summary = summarize_study(df, values)
-    knees = knee(df, args.threshold)
-    undefined = _untied_curves(df)
+    try:
+        study = robustness_study(judged, measures, fractions=args.fractions, seeds=args.seeds,
+                                 condensed=args.condensed, test=test, alpha=args.alpha, B=args.B, top_k=args.top_k,
+                                 relevance_level=args.relevance_level, rounding=args.rounding,
+                                 threshold=args.threshold, progress=None if args.quiet else say)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
+    df = study.results
+    undefined = study.undefined_curves()
 
     if args.out:
         with output_file(args.out, newline="") as fh:
             df.to_csv(fh, index=False)
         print(f"per-seed results written to {args.out}", file=sys.stderr)
     if args.plot:
-        _plot(df, args.plot, args.threshold, test is not None)
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig = study.plot()
+        save_figure(fig, args.plot)
+        plt.close(fig)
         print(f"plot written to {args.plot}", file=sys.stderr)
 
     n_curves = df.groupby(["measure", "condensed"], sort=False).ngroups
@@ -177,20 +171,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"gtheory robustness: warning: {_undefined_message([name])}; its τ and τ_AP are shown as nan.",
               file=sys.stderr)
     if args.json:
-        emit_json(_as_json(judged, args, df, summary, knees, values))
+        emit_json(study.to_dict())
     elif not args.quiet:
-        print(_as_text(judged, args, summary, knees, values, test))
+        print(study.summary())
     return EXIT_FAILURE if undefined else 0
-
-
-def _untied_curves(df: Any) -> list[str]:
-    """The curves (measure, condensed) whose τ is NaN for every fraction and seed: every system has the same
-    mean with the full qrels, so there is no ranking to compare with (Kendall's τ is 0/0)."""
-    out = []
-    for (measure, condensed), block in df.groupby(["measure", "condensed"], sort=False):
-        if block["tau"].isna().all():
-            out.append(_curve_name(measure, condensed))
-    return out
 
 
 def _undefined_message(names: list[str]) -> str:
@@ -202,93 +186,3 @@ def _undefined_message(names: list[str]) -> str:
 _OPTIONS = {"fractions": "--fractions", "seeds": "--seeds", "top_k": "--top-k", "B": "--B", "alpha": "--alpha",
             "relevance_level": "--relevance-level", "rounding": "--rounding", "measures": "--measure",
             "threshold": "--threshold"}
-
-
-def _study(*args: Any, **kwargs: Any) -> Any:
-    from experiments import incompleteness_study
-
-    try:
-        return incompleteness_study(*args, **kwargs)
-    except (ValueError, TypeError) as exc:
-        raise in_option_names(exc, _OPTIONS) from None
-
-
-def _as_json(judged, args, df, summary, knees, values) -> dict:
-    curves = []
-    for (measure, condensed), block in summary.groupby(level=[0, 1], sort=False):
-        k = knees[(knees.measure == measure) & (knees.condensed == condensed)].iloc[0]
-        rows = []
-        for (_, _, f), r in block.iterrows():
-            row = {"fraction": float(f)}
-            for v in values:
-                row[v] = float(r[(v, "mean")])
-                row[f"{v}_sd"] = float(r[(v, "std")])
-            rows.append(row)
-        curves.append({
-            "measure": measure,
-            "condensed": bool(condensed),
-            "knee": float(k.knee),
-            "tau_at_knee": float(k.value_at_knee),
-            "rows": rows,
-        })
-    return {
-        "n_systems": judged.n_systems,
-        "n_topics": judged.n_topics,
-        "fractions": sorted(set(map(float, args.fractions)), reverse=True),
-        "seeds": args.seeds,
-        "test": df.attrs["test"],
-        "alpha": args.alpha,
-        "threshold": args.threshold,
-        "rounding": args.rounding,
-        "curves": curves,
-    }
-
-
-_HEAD = {"judged_kept": "judged", "tau": "tau", "tau_ap": "tau_AP", "mean_reduced": "mean",
-         "drift": "drift", "power": "power", "accuracy": "accuracy"}
-
-
-def _as_text(judged, args, summary, knees, values, test) -> str:
-    lines = [
-        f"Incomplete judgments: {judged.n_systems} systems x {judged.n_topics} topics, {args.seeds} seed(s) per "
-        f"fraction; at least 1 relevant (grade >= {args.relevance_level:g}) and 10 non-relevant judged documents "
-        "kept per topic",
-        "Compared with the same measure on the full qrels; mean over seeds (± sd)"
-        + (f"; significance: {test}, alpha={args.alpha:g}" if test else ""),
-    ]
-    for (measure, condensed), block in summary.groupby(level=[0, 1], sort=False):
-        lines += ["", _curve_name(measure, condensed)]
-        lines.append("       f " + "".join(f"{_HEAD[v]:>17}" for v in values))
-        for (_, _, f), r in block.iterrows():
-            cells = []
-            for v in values:
-                m, s = r[(v, "mean")], r[(v, "std")]
-                s = 0.0 if s != s else s  # one seed: no sd
-                cells.append(f"{m:>9.4f} ± {s:<5.3f}" if v != "judged_kept" else f"{m:>17.4f}")
-            lines.append(f"  {f:>6.3g} " + "".join(cells))
-        k = knees[(knees.measure == measure) & (knees.condensed == condensed)].iloc[0]
-        if math.isnan(k.knee):
-            lines.append(f"  knee (tau >= {args.threshold:g}): none in the fractions given")
-        else:
-            lines.append(f"  knee (tau >= {args.threshold:g}): f = {k.knee:g} (tau = {k.value_at_knee:.4f})")
-    return "\n".join(lines)
-
-
-def _plot(df, path: str, threshold: float, with_tests: bool) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from experiments import plot_discriminative_power, plot_mean_drift, plot_tau_vs_fraction
-
-    n = 4 if with_tests else 2
-    fig, axes = plt.subplots(1, n, figsize=(4.6 * n, 3.8))
-    plot_tau_vs_fraction(df, threshold=threshold, ax=axes[0], title="ranking agreement")
-    plot_mean_drift(df, ax=axes[1], title="mean score")
-    if with_tests:
-        plot_discriminative_power(df, ax=axes[2], title="discriminative power")
-        plot_tau_vs_fraction(df, value="accuracy", threshold=None, ax=axes[3], title="significance agreement")
-    fig.tight_layout()
-    save_figure(fig, path)
-    plt.close(fig)

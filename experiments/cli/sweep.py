@@ -13,7 +13,6 @@ import math
 import sys
 from typing import Any
 
-import numpy as np
 
 from . import UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
@@ -113,40 +112,6 @@ def _cutoff(text: str, option: str) -> int | None:
     return k
 
 
-def _some(items: list, what: str = "", show: int = 5) -> str:
-    """``a, b, c`` or ``a, b, c, d, e and 7 more`` (with ``what``: ``run a`` / ``3 runs (a, b, c)``)."""
-    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
-    if not what:
-        return text
-    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
-
-
-def _degenerate_points(df: Any, judged: Any) -> list[str]:
-    """One warning per reason for the grid points without a G-study (NaN rows), naming the points."""
-    import metrics
-
-    bad = df[df["phi"].isna()]
-    reasons: dict[str, list[str]] = {}
-    for _, r in bad.iterrows():
-        why = "the nDCG matrix admits no G-study"
-        try:
-            gains = np.asarray(metrics.gain_vector(r["gain"], judged.levels), dtype=float)
-        except (ValueError, TypeError):
-            gains = None
-        grades = " ".join(f"{v:g}" for v in judged.levels)
-        if gains is not None and not np.any(gains):
-            why = f"gain {r['gain']} is 0 for every grade of the data ({grades}), so every nDCG is 0"
-        elif not math.isfinite(r["mean"]):
-            why = "some nDCG scores are NaN"
-        else:
-            why = f"every system has the same nDCG on every topic ({r['mean']:.4g}): no variance to study"
-        k = "none" if r["cutoff"] is None else r["cutoff"]
-        reasons.setdefault(why, []).append(
-            f"cutoff={k} gain={r['gain']} discount={r['discount']} fraction={r['fraction']:g} seed={r['seed']}")
-    return [f"no G-study at {len(pts)} grid point{'s' * (len(pts) != 1)} (NaN rows): {why}: {_some(pts, show=3)}"
-            for why, pts in reasons.items()]
-
-
 def _check_depth(cutoffs: list, reference_cutoff: int | None, depth: int, what: str, *, tune: bool) -> None:
     """A cut-off beyond the runs' depth: refused with --tune (a tuned discount has one weight per rank the runs
     have); otherwise noted on stderr -- nDCG@k is defined there (trec_eval's ndcg_cut.k), from the ranks there are."""
@@ -191,6 +156,7 @@ def _sweep(*args: Any, **kwargs: Any) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     import experiments
+    from experiments.sweep import degenerate_points
 
     cutoffs = [_cutoff(c, "--cutoffs") for c in args.cutoffs]
     if args.workers is not None and args.workers < 1:
@@ -235,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if client is not None:
             client.close()
-    degenerate = _degenerate_points(df, judged)
+    degenerate = degenerate_points(df, judged)
     for msg in degenerate:
         print(f"gtheory sweep: warning: {msg}", file=sys.stderr)
     if args.out:

@@ -1,0 +1,198 @@
+"""The data options of the subcommands (``--runs/--qrels``, ``--judged``, ``--depth``, ``--grades``, ``--missing``),
+the judged runs they name, and the checks of the data's shape."""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import metrics
+
+from . import UsageError
+from ._errors import in_option_names
+
+
+def add_data_args(p: argparse.ArgumentParser) -> None:
+    """``--runs DIR|FILE... --qrels FILE [--depth N]``; without them the embedded TREC-9 Web data is used."""
+    g = p.add_argument_group("data (default: the embedded TREC-9 Web runs, 104 systems x 50 topics)")
+    g.add_argument("--runs", nargs="+", metavar="RUNS", default=None,
+                   help="a directory of TREC run files, or run files (plain, .gz, .xz)")
+    g.add_argument("--qrels", metavar="FILE", default=None, help="TREC qrels file (needed with --runs)")
+    g.add_argument("--judged", metavar="TENSOR.npz", default=None,
+                   help="a judged-grade tensor saved with JudgedRuns.save (instead of --runs/--qrels)")
+    g.add_argument("--depth", type=positive_int("--depth"), default=1000, action=_Given,
+                   help="ranks of each run read with --runs (default 1000); the embedded data and --judged "
+                        "tensors keep the depth they were judged to")
+    g.add_argument("--grades", choices=["exact", "trec_eval"], default="exact", action=_Given,
+                   help="real-valued grades in the --qrels: kept exactly (default; a note says so when some are "
+                        "not integers) or truncated to integers as trec_eval does (trec_eval, for its numbers)")
+    g.add_argument("--duplicates", choices=["error", "first"], default="error", action=_Given,
+                   help="a docno listed twice for one topic of a run is an error naming every such file "
+                        "(default) or only its first line is kept (first), with a note on stderr")
+    g.add_argument("--missing", choices=["zero", "exclude", "reml", "henderson"], default="zero", action=_Given,
+                   help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
+                        "score; every subcommand but evaluate then drops the topic, with a note); gstudy only: "
+                        "reml or henderson keep the other runs' scores of that topic and estimate the G-study "
+                        "from the scored cells (REML / Henderson's Method 1; also for empty cells of SCORES.csv)")
+
+
+class _Given(argparse.Action):
+    """``store``, also recording that the user gave the option (``args._given_<dest>``), so that an option
+    with a default can be refused where it does not apply instead of being silently ignored."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"_given_{self.dest}", True)
+
+
+def positive_int(option: str) -> Any:
+    """An argparse ``type`` for a positive integer; the error names the option and the value."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"must be a positive integer; got {v}")
+        return v
+
+    parse.__name__ = option  # argparse names the type in some messages
+    return parse
+
+
+UNBALANCED = ("reml", "henderson")
+
+
+def _policy(args: argparse.Namespace) -> str:
+    """The judging policy of --missing: reml/henderson (gstudy only) judge like exclude (NaN cells)."""
+    if args.missing in UNBALANCED:
+        if not getattr(args, "allow_unbalanced", False):
+            raise UsageError(f"--missing {args.missing} applies to gstudy only (a G-study from the scored cells); "
+                             "use --missing zero or exclude here.")
+        return "exclude"
+    return args.missing
+
+
+def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
+    """The judged runs of the data options: --runs/--qrels, --judged, or the embedded TREC-9 data.
+
+    --depth applies to --runs only (a saved or embedded tensor cannot be re-read at another depth): with the
+    others it is refused unless it equals the tensor's depth. --missing applies to all three.
+    """
+    if args.judged or (args.runs is None and args.qrels is None):
+        if args.judged:
+            if args.runs or args.qrels:
+                raise UsageError("give either --judged or --runs/--qrels, not both")
+            what = f"the --judged tensor {args.judged}"
+            judged = metrics.JudgedRuns.load(args.judged)
+        else:
+            what = "the embedded TREC-9 data"
+            judged = metrics.load_trec9()
+        if getattr(args, "_given_duplicates", False):
+            raise UsageError(f"--duplicates applies to run files read with --runs, not to {what}.")
+        if getattr(args, "_given_depth", False) and args.depth != judged.depth:
+            raise UsageError(f"--depth {args.depth}: {what} is judged to depth {judged.depth} and cannot be cut "
+                             "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
+        if judged.missing != _policy(args):
+            from dataclasses import replace
+
+            judged = replace(judged, missing=_policy(args))  # the policy is applied when measures are computed
+        levels = np.asarray(judged.levels)
+        if getattr(args, "grades", "exact") == "trec_eval" and np.any(levels != np.trunc(levels)):
+            raise UsageError(f"--grades trec_eval: {what} holds non-integer grades; judge the runs again from "
+                             "--runs/--qrels with --grades trec_eval.")
+        return judged
+    if not args.runs or not args.qrels:
+        raise UsageError("--runs and --qrels go together (or give neither to use the embedded TREC-9 data)")
+    runs: Any = args.runs[0] if len(args.runs) == 1 and Path(args.runs[0]).is_dir() else args.runs
+    for r in args.runs:
+        if not Path(r).exists():
+            raise UsageError(f"no such run file or directory: {r}")
+    command = getattr(args, "command", None) or "gtheory"
+    quiet = bool(getattr(args, "quiet", False))
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", metrics.LowCoverageWarning)
+            warnings.simplefilter("always", metrics.FractionalGradeWarning)
+            judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=_policy(args),
+                                   grades=getattr(args, "grades", "exact"), duplicates=args.duplicates,
+                                   progress=not quiet)
+    except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
+        raise in_option_names(exc, {"depth": "--depth", "missing": "--missing", "duplicates": "--duplicates"},
+                              _READ_ADVICE) from None
+    for w in caught:  # the library's advice in the CLI's terms (--grades trec_eval, ...)
+        msg = str(w.message).replace("pass grades='trec_eval' (CLI: --grades trec_eval)", "use --grades trec_eval")
+        msg = msg.replace(" (grades='exact')", "").replace(
+            " (judged_only=True)", " (--judged-only)" if hasattr(args, "judged_only") else "")
+        print(f"gtheory {command}: warning: {msg}", file=sys.stderr)
+    dropped = judged.report.get("duplicates_dropped") or {}
+    if dropped and not quiet:
+        total = sum(dropped.values())
+        print(f"gtheory {command}: note: --duplicates first: dropped {total} repeated line{'s' * (total != 1)} in "
+              f"{_listed([f'{k} ({v})' for k, v in dropped.items()], 'run')}.", file=sys.stderr)
+    if not quiet:  # one line: what the qrels judge of what the runs retrieved
+        print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
+    return judged
+
+
+#: the reader's advice on run files, in terms of what a CLI user can do
+_READ_ADVICE = {
+    "pass duplicates='first' to keep only the first occurrence":
+        "pass --duplicates first to keep only the first occurrence (or remove the repeated lines)",
+    "read them with read_runs(names=...)":
+        "a system's name is its run file's name (without .gz, .txt, ...): rename the files so that each is distinct",
+}
+
+
+def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool = False) -> metrics.JudgedRuns:
+    """With ``--missing exclude``: ``judged`` without the topics some run does not return.
+
+    Their scores are NaN (excluded), and a G-study, a tuning or a ranking comparison needs a complete systems x
+    topics matrix, so the study uses the topics every run returns; a note on stderr names the dropped topics
+    (unless ``quiet``). Fewer than 2 topics left is refused. Under ``--missing zero`` nothing changes.
+    """
+    if judged.missing != "exclude":
+        return judged
+    returned = np.asarray(judged.retrieved)
+    complete = returned.all(axis=0)
+    if complete.all():
+        return judged
+    topics = list(judged.topics)
+    missed = [t for t, ok in zip(topics, complete) if not ok]
+    kept = [t for t, ok in zip(topics, complete) if ok]
+    if len(kept) < 2:
+        raise UsageError(f"--missing exclude: only {len(kept)} of the {len(topics)} topics are returned by every "
+                         "run; at least 2 are needed (--missing zero scores a topic a run does not return 0).")
+    if not quiet:
+        runs = [s for s, row in zip(judged.systems, returned) if not row.all()]
+        print(f"gtheory {command}: note: --missing exclude: dropped {len(missed)} of {len(topics)} topics that "
+              f"{_listed(runs, 'run')} {'does' if len(runs) == 1 else 'do'} not return (topic"
+              f"{'s' * (len(missed) != 1)} {_listed(missed)}); the study uses the other {len(kept)}.",
+              file=sys.stderr)
+    return judged.subset(topics=kept)
+
+
+def _listed(items: list, what: str = "", show: int = 10) -> str:
+    """``a, b, c`` or ``a, ..., j and 7 more``; with ``what``: ``run a`` / ``3 runs (a, b, c)``."""
+    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
+    if not what:
+        return text
+    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
+
+
+def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None:
+    """Refuse data too small for a study, in the user's terms (not a library's parameter names).
+
+    ``data`` is a :class:`metrics.JudgedRuns` or a systems x topics matrix (DataFrame / array).
+    """
+    if hasattr(data, "n_systems"):
+        n_s, n_t = int(data.n_systems), int(data.n_topics)
+    else:
+        n_s, n_t = (int(x) for x in data.shape)
+    for n, least, what in ((n_s, min_systems, "system"), (n_t, min_topics, "topic")):
+        if n < least:
+            raise UsageError(f"the data has only {n} {what}{'s' * (n != 1)}; at least {least} are needed.")

@@ -1,0 +1,116 @@
+"""The one JSON encoder of the result types (the result protocol of docs/api.md).
+
+Every ``to_dict``/``to_json`` of a result (:class:`gtheory.GStudy`, :class:`optimize.Tuning`, the studies of
+:mod:`experiments`) and every ``--json`` output of the command line goes through :func:`jsonable` and
+:func:`dumps`, so all of them write the same strict JSON (RFC 8259, readable by ``jq`` and ``JSON.parse``):
+
+* a number that is not finite — NaN, ``inf`` or ``-inf``, as a Python float, a NumPy scalar or an element of a
+  NumPy array, at any depth — is written as ``null`` (never ``NaN``/``Infinity``, never the string ``"inf"``);
+  readers turn ``null`` back into NaN or ``inf`` where the field says which (:func:`number`);
+* NumPy scalars and arrays become numbers, booleans and lists; tuples become lists; a pandas Series or
+  DataFrame becomes a dict / a list of records; any other object its ``str``.
+
+It lives in :mod:`gtheory` (which imports no sibling package) so that :mod:`optimize` and :mod:`experiments` can
+share it.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["jsonable", "dumps", "number", "write_text", "load_document"]
+
+
+def jsonable(o: Any) -> Any:
+    """``o`` as plain JSON values (dict, list, str, int, float, bool, None); non-finite numbers as None."""
+    if o is None or isinstance(o, str):
+        return o
+    if isinstance(o, (bool, np.bool_)):
+        return bool(o)
+    if isinstance(o, (int, np.integer)):
+        return int(o)
+    if isinstance(o, (float, np.floating)):
+        return float(o) if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {(k if isinstance(k, str) else _key(k)): jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return [jsonable(v) for v in o.tolist()] if o.ndim else jsonable(o.item())
+    if isinstance(o, np.generic):
+        return jsonable(o.item())
+    if hasattr(o, "to_dict") and type(o).__module__.startswith("pandas"):
+        if hasattr(o, "columns"):  # a DataFrame: its records, the index as columns
+            return jsonable(o.reset_index().to_dict(orient="records"))
+        return jsonable(o.to_dict())
+    return str(o)
+
+
+def _key(k: Any) -> str:
+    """A dict key as :func:`json.dumps` writes it (``2.0`` → ``"2.0"``, ``True`` → ``"true"``), also for NumPy
+    scalars (which :func:`json.dumps` refuses as keys)."""
+    if isinstance(k, np.generic):
+        k = k.item()
+    if isinstance(k, (bool, int, float)) or k is None:
+        return json.dumps(k)
+    return str(k)
+
+
+def dumps(obj: Any, *, indent: int | None = 2, ensure_ascii: bool = False) -> str:
+    """Strict JSON text of ``obj`` through :func:`jsonable` (non-finite numbers as ``null``)."""
+    return json.dumps(jsonable(obj), indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
+
+
+def number(v: Any, none: float = math.nan) -> Any:
+    """A JSON number field read back: None → ``none`` (NaN unless the field says ``inf``); the strings
+    ``"inf"``/``"-inf"`` (written by versions before non-finite numbers became null) → ±inf."""
+    if v is None:
+        return none
+    if isinstance(v, str) and v in ("inf", "-inf", "Infinity", "-Infinity"):
+        return float(v.replace("Infinity", "inf"))
+    return v
+
+
+def write_text(path: Any, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file in the same directory renamed over it, so the
+    file is complete or untouched (the same rule as :mod:`metrics._atomic`, which gtheory cannot import)."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_document(text_or_path: Any, fmt: str) -> dict[str, Any]:
+    """The JSON object of ``text_or_path`` (JSON text, or a path to a file holding it) whose ``"format"``
+    is ``fmt`` (without the key). ValueError naming the problem otherwise."""
+    import os
+    from pathlib import Path
+
+    if isinstance(text_or_path, os.PathLike) or (
+            isinstance(text_or_path, str) and not text_or_path.lstrip().startswith("{")):
+        text = Path(text_or_path).read_text(encoding="utf-8")
+    elif isinstance(text_or_path, str):
+        text = text_or_path
+    else:
+        raise TypeError(f"expected JSON text or a path; got {type(text_or_path).__name__}")
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(d, dict) or d.get("format") != fmt:
+        got = d.get("format") if isinstance(d, dict) else type(d).__name__
+        raise ValueError(f"not a {fmt} document (format {got!r})")
+    return {k: v for k, v in d.items() if k != "format"}

@@ -1,0 +1,528 @@
+r"""Bootstrap intervals for the crossed systems × topics G-study (Brennan 2001, ch. 6; Wiley 2000).
+
+Three resampling procedures of the score matrix (rows = systems, columns = topics):
+
+* ``over="systems"`` — *boot-p*: systems drawn with replacement, all topics kept;
+* ``over="topics"`` — *boot-i*: topics drawn with replacement, all systems kept;
+* ``over="both"`` — *boot-p,i*: systems and topics drawn independently.
+
+Each replicate's variance components are biased estimates of the sample's (a system drawn twice
+is two identical "systems"). Taking expectations over the resampling of the ANOVA mean squares
+(derived in the module tests and checked there by simulation) gives, for a complete matrix of
+:math:`n_s` systems and :math:`n_t` topics and replicate estimates :math:`\hat\sigma^{2*}`,
+
+.. math::
+
+    \text{boot-p:}\quad & E\hat\sigma^{2*}_s = \tfrac{n_s-1}{n_s}\hat\sigma^2_s,\;
+        E\hat\sigma^{2*}_{st} = \tfrac{n_s-1}{n_s}\hat\sigma^2_{st},\;
+        E\hat\sigma^{2*}_t = \hat\sigma^2_t + \hat\sigma^2_{st}/n_s;\\
+    \text{boot-i:}\quad & \text{the same with } s \leftrightarrow t;\\
+    \text{boot-p,i:}\quad & E\hat\sigma^{2*}_{st} = \tfrac{(n_s-1)(n_t-1)}{n_s n_t}\hat\sigma^2_{st},\;
+        E\hat\sigma^{2*}_s = \tfrac{n_s-1}{n_s}(\hat\sigma^2_s + \hat\sigma^2_{st}/n_t),\;
+        E\hat\sigma^{2*}_t = \tfrac{n_t-1}{n_t}(\hat\sigma^2_t + \hat\sigma^2_{st}/n_s),
+
+Wiley's (2000) bias-adjusted estimates, as tabulated by Brennan (2001, ch. 6). Inverting these
+linear maps replicate by replicate gives *bias-corrected* replicates whose mean is the sample
+estimate; their percentile interval is the ``bias_corrected`` interval here, the percentile
+interval of the raw replicates the ``percentile`` one. Φ(n), Eρ²(n) and the topics needed are
+computed from each replicate's (raw resp. corrected) components, negative ones taken as 0.
+
+Brennan recommends, for the p × i design, boot-p for σ²(p), boot-i for σ²(i) and the adjusted
+boot-p,i for σ²(pi) (Brennan 2001, ch. 6; Tong & Brennan 2007): a component's interval is only
+meaningful under a procedure that resamples the facets it depends on; the result records which.
+
+With missing cells (:class:`gtheory.unbalanced.UnbalancedGStudy`) each replicate is estimated by
+the study's own method (Henderson vectorised; REML one replicate at a time, warm-started, slow)
+and the corrections use :math:`n_s`, :math:`n_t` of the matrix — exact only for complete data.
+
+References
+----------
+.. [1] R. L. Brennan (2001). *Generalizability Theory*. Springer. Ch. 6 (resampling procedures).
+.. [2] E. W. Wiley (2000). *Bootstrap strategies for variance component estimation: theoretical
+       and empirical results*. PhD thesis, Stanford University.
+.. [3] Y. Tong, R. L. Brennan (2007). Bootstrap estimates of standard errors in generalizability
+       theory. *Educational and Psychological Measurement* 67(5):804–817.
+.. [4] B. Efron, R. J. Tibshirani (1993). *An Introduction to the Bootstrap*. Chapman & Hall, ch. 13.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from .components import erho2_from_components, phi_from_components, variance_components
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from .gstudy import GStudy
+
+__all__ = ["bootstrap", "dstudy_subset", "BootstrapResult", "bias_adjust", "QUANTITIES"]
+
+Over = Literal["systems", "topics", "both"]
+QUANTITIES = ("var_system", "var_topic", "var_residual", "phi", "erho2", "topics_needed")
+_LABELS = {"var_system": "σ²(system)", "var_topic": "σ²(topic)", "var_residual": "σ²(system:topic,e)",
+           "phi": "Φ", "erho2": "Eρ²", "topics_needed": "topics needed"}
+_PROCEDURE = {"systems": "boot-p (systems)", "topics": "boot-i (topics)", "both": "boot-p,i (systems and topics)"}
+#: the components whose sampling variability each procedure reproduces (Brennan 2001, ch. 6)
+_VALID_FOR = {"systems": ("var_system",), "topics": ("var_topic",),
+              "both": ("var_system", "var_topic", "var_residual")}
+
+
+def bias_adjust(
+    v_s: NDArray[np.float64], v_t: NDArray[np.float64], v_e: NDArray[np.float64],
+    n_s: int, n_t: int, over: str,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Wiley's (2000) bias-adjusted components of bootstrap replicates (inverse of the module's
+    expectation formulas; Brennan 2001, ch. 6): broadcasting over arrays of replicates."""
+    if over == "systems":
+        e = v_e * n_s / (n_s - 1)
+        return v_s * n_s / (n_s - 1), v_t - v_e / (n_s - 1), e
+    if over == "topics":
+        e = v_e * n_t / (n_t - 1)
+        return v_s - v_e / (n_t - 1), v_t * n_t / (n_t - 1), e
+    e = v_e * n_s * n_t / ((n_s - 1) * (n_t - 1))
+    return v_s * n_s / (n_s - 1) - e / n_t, v_t * n_t / (n_t - 1) - e / n_s, e
+
+
+def _topics_needed(ratio: NDArray[np.float64], target: float) -> NDArray[np.float64]:
+    """Smallest n with n r/(1+n r) ≥ target, vectorised (inf where r ≤ 0, 1 where r = inf)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exact = target / ((1.0 - target) * ratio)
+        n = np.maximum(1.0, np.ceil(exact * (1 - 1e-12)))
+    return np.where(ratio > 0, n, np.inf)
+
+
+def _derived(v_s, v_t, v_e, n_topics: float, target: float) -> NDArray[np.float64]:
+    """Rows (var_s, var_t, var_e, Φ(n), Eρ²(n), topics needed for Φ ≥ target) of replicates."""
+    vs, vt, ve = (np.maximum(v, 0.0) for v in (v_s, v_t, v_e))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(vs > 0, vs / (vt + ve), 0.0)
+    return np.stack([vs, vt, ve, phi_from_components(vs, vt, ve, n_topics), erho2_from_components(vs, ve, n_topics),
+                     _topics_needed(ratio, target)], axis=-1)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    r"""Bootstrap distribution and intervals of a G-study's components and coefficients.
+
+    Attributes
+    ----------
+    over : {"systems", "topics", "both"}
+        The resampling procedure (Brennan's boot-p, boot-i, boot-p,i).
+    n_resamples, seed, level : int, int or None, float
+    n_topics : float
+        Number of topics of the reported Φ(n) and Eρ²(n).
+    target : float
+        Target Φ of ``topics_needed``.
+    method : str
+        Estimator of each replicate: "anova", "henderson" or "reml".
+    n_systems, n_topics_study : int
+        Size of the resampled matrix.
+    quantities : tuple of str
+        ``var_system``, ``var_topic``, ``var_residual``, ``phi``, ``erho2``, ``topics_needed``.
+    estimate, mean, mean_adjusted, se, se_adjusted : tuple of float
+        Sample estimate; mean and standard deviation of the raw and of the bias-corrected replicates.
+    percentile_low, percentile_high : tuple of float
+        Percentile interval of the raw replicates (Efron & Tibshirani 1993, §13.3).
+    bc_low, bc_high : tuple of float
+        Percentile interval of the bias-corrected replicates (Wiley 2000; Brennan 2001, ch. 6).
+    valid_for : tuple of str
+        The components whose interval this procedure supports (Brennan's recommendation).
+    replicates, replicates_adjusted : ndarray, shape (n_resamples, 6), or None
+        The raw and corrected replicates (not written by :meth:`to_json`).
+    """
+
+    over: str
+    n_resamples: int
+    seed: int | None
+    level: float
+    n_topics: float
+    target: float
+    method: str
+    n_systems: int
+    n_topics_study: int
+    quantities: tuple[str, ...]
+    estimate: tuple[float, ...]
+    mean: tuple[float, ...]
+    mean_adjusted: tuple[float, ...]
+    se: tuple[float, ...]
+    se_adjusted: tuple[float, ...]
+    percentile_low: tuple[float, ...]
+    percentile_high: tuple[float, ...]
+    bc_low: tuple[float, ...]
+    bc_high: tuple[float, ...]
+    valid_for: tuple[str, ...] = ()
+    selection: str = ""
+    """For :func:`dstudy_subset`: which systems each replicate keeps (e.g. "top 20 by mean")."""
+    replicates: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    replicates_adjusted: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+
+    # ------------------------------------------------------------------ access
+    @property
+    def table(self) -> pd.DataFrame:
+        """Unrounded numbers, one row per quantity."""
+        cols = ("estimate", "mean", "mean_adjusted", "se", "se_adjusted", "percentile_low", "percentile_high",
+                "bc_low", "bc_high")
+        return pd.DataFrame({c: getattr(self, c) for c in cols}, index=pd.Index(self.quantities, name="quantity"))
+
+    def interval(self, quantity: str, kind: Literal["percentile", "bias_corrected"] = "bias_corrected") -> tuple[float, float]:
+        """``(low, high)`` of ``quantity`` (one of :data:`QUANTITIES`)."""
+        if quantity not in self.quantities:
+            raise ValueError(f"`quantity` must be one of {self.quantities}; got {quantity!r}.")
+        if kind not in ("percentile", "bias_corrected"):
+            raise ValueError(f"`kind` must be 'percentile' or 'bias_corrected'; got {kind!r}.")
+        k = self.quantities.index(quantity)
+        if kind == "percentile":
+            return self.percentile_low[k], self.percentile_high[k]
+        return self.bc_low[k], self.bc_high[k]
+
+    # ------------------------------------------------------------ presentation
+    def summary(self) -> str:
+        """The intervals as a text table."""
+        lvl = f"{self.level:.0%}"
+        lines = [f"Bootstrap, {_PROCEDURE[self.over]}: {self.n_resamples} resamples of {self.n_systems} systems x "
+                 f"{self.n_topics_study} topics (seed {self.seed}, estimator {self.method})",
+                 f"  Φ and Eρ² at {self.n_topics:g} topics; topics needed for Φ ≥ {self.target:g}"
+                 + (f"\n  systems: {self.selection}, re-selected in every resample" if self.selection else ""),
+                 f"  {'quantity':<20}{'estimate':>11}{'boot SE':>11}  {lvl + ' percentile':<24}  {lvl + ' bias-corrected':<24}"]
+        for k, q in enumerate(self.quantities):
+            mark = "" if q in self.valid_for or not q.startswith("var_") else "  (Brennan recommends another procedure)"
+            lines.append(f"  {_LABELS[q]:<20}{_fmt(self.estimate[k]):>11}{_fmt(self.se_adjusted[k]):>11}  "
+                         f"{'[' + _fmt(self.percentile_low[k]) + ', ' + _fmt(self.percentile_high[k]) + ']':<24}  "
+                         f"{'[' + _fmt(self.bc_low[k]) + ', ' + _fmt(self.bc_high[k]) + ']':<24}{mark}")
+        lines.append("  (bias-corrected: Wiley 2000 / Brennan 2001 ch. 6 adjustment of each replicate)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        k = self.quantities.index("phi")
+        return (f"BootstrapResult(over={self.over!r}, n_resamples={self.n_resamples}, "
+                f"phi={self.estimate[k]:.4g} [{self.bc_low[k]:.4g}, {self.bc_high[k]:.4g}])")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field but the replicates; non-finite numbers as None (strict JSON)."""
+        out: dict[str, Any] = {}
+        for f in self.__dataclass_fields__:
+            if f.startswith("replicates"):
+                continue
+            v = getattr(self, f)
+            out[f] = [_json_number(x) for x in v] if isinstance(v, tuple) and v and not isinstance(v[0], str) \
+                else (list(v) if isinstance(v, tuple) else _json_number(v))
+        return out
+
+    def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
+        if path is not None:
+            tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: str | os.PathLike[str]) -> BootstrapResult:
+        """A :class:`BootstrapResult` from :meth:`to_json` output (a JSON string or a file path)."""
+        text = str(text_or_path)
+        if not text.lstrip().startswith("{"):
+            with open(text_or_path, encoding="utf-8") as fh:
+                text = fh.read()
+        d = json.loads(text)
+        missing = [f for f in cls.__dataclass_fields__ if not f.startswith("replicates") and f not in d]
+        if missing:
+            raise ValueError(f"not a BootstrapResult JSON: no field {missing[0]!r}.")
+        kw = {k: (tuple(math.nan if x is None else x for x in v) if isinstance(v, list) else v)
+              for k, v in d.items() if k in cls.__dataclass_fields__}
+        # topics needed: a null means an unbounded number of topics
+        k = list(kw["quantities"]).index("topics_needed")
+        for f in ("estimate", "mean", "mean_adjusted", "percentile_low", "percentile_high", "bc_low", "bc_high"):
+            vals = list(kw[f])
+            vals[k] = math.inf if isinstance(vals[k], float) and math.isnan(vals[k]) else vals[k]
+            kw[f] = tuple(vals)
+        kw["n_topics"] = float(kw["n_topics"])
+        return cls(**kw)
+
+    def plot(self, ax: Axes | None = None, quantity: str = "phi") -> Axes:
+        """Histogram of the bias-corrected replicates of ``quantity`` with both intervals marked."""
+        import matplotlib.pyplot as plt
+
+        if self.replicates_adjusted is None:
+            raise ValueError("no replicates kept (a result read from JSON); rerun the bootstrap to plot.")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 3))
+        k = self.quantities.index(quantity) if quantity in self.quantities else None
+        if k is None:
+            raise ValueError(f"`quantity` must be one of {self.quantities}; got {quantity!r}.")
+        vals = self.replicates_adjusted[:, k]
+        ax.hist(vals[np.isfinite(vals)], bins=40, color="0.75")
+        ax.axvline(self.estimate[k], color="k", label="estimate")
+        for lo, hi, c, lab in ((self.percentile_low[k], self.percentile_high[k], "tab:blue", "percentile"),
+                               (self.bc_low[k], self.bc_high[k], "tab:red", "bias-corrected")):
+            ax.axvline(lo, color=c, ls="--", label=f"{self.level:.0%} {lab}")
+            ax.axvline(hi, color=c, ls="--")
+        ax.set_xlabel(_LABELS[quantity])
+        ax.set_ylabel("replicates")
+        ax.legend(fontsize="small")
+        return ax
+
+
+def _fmt(v: float) -> str:
+    if not math.isfinite(v):
+        return "∞" if v == math.inf else "-"
+    return f"{v:.4g}"
+
+
+def _json_number(v: Any) -> Any:
+    if isinstance(v, (float, np.floating)):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    return v
+
+
+def _check(n_resamples: Any, over: Any, level: Any, seed: Any) -> None:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 10:
+        raise ValueError(f"`B` must be an integer >= 10; got {n_resamples!r}.")
+    if over not in _PROCEDURE:
+        raise ValueError(f"`over` must be 'systems', 'topics' or 'both'; got {over!r}.")
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"`level` must be in (0, 1); got {level!r}.")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"`seed` must be a non-negative integer or None; got {seed!r}.")
+
+
+def _counts_of(idx: NDArray[np.intp], n: int) -> NDArray[np.float64]:
+    """(B, n) how often each index occurs in each row of ``idx``."""
+    out = np.zeros((idx.shape[0], n))
+    np.add.at(out, (np.arange(idx.shape[0])[:, None], idx), 1.0)
+    return out
+
+
+def _weighted_components(x: NDArray[np.float64], wr: NDArray[np.float64], wc: NDArray[np.float64]) -> NDArray[np.float64]:
+    r"""(B, 3) ANOVA components of the resampled complete matrices, from the resampling counts.
+
+    A resample that takes system :math:`s` :math:`w_s` times and topic :math:`t` :math:`v_t` times
+    has the T terms :math:`T_s = \sum_s w_s (\sum_t v_t x_{st})^2/n_t`,
+    :math:`T_t = \sum_t v_t (\sum_s w_s x_{st})^2/n_s`, :math:`T_{st} = \sum_{s,t} w_s v_t x_{st}^2`,
+    :math:`T_\mu = (w'Xv)^2/(n_s n_t)`: three matrix products per batch instead of B copies."""
+    n_s, n_t = x.shape
+    xc = x - x.mean()  # the components do not depend on the origin; centring limits cancellation
+    r = wc @ xc.T                      # (B, n_s) row sums of each resample's distinct rows
+    c = wr @ xc                        # (B, n_t) column sums
+    g = np.einsum("bs,bs->b", wr, r)   # grand sum
+    t_s = np.einsum("bs,bs->b", wr, r * r) / n_t
+    t_t = np.einsum("bt,bt->b", wc, c * c) / n_s
+    t_st = np.einsum("bt,bt->b", wr @ (xc * xc), wc)
+    t_mu = g * g / (n_s * n_t)
+    ms_s = (t_s - t_mu) / (n_s - 1)
+    ms_t = (t_t - t_mu) / (n_t - 1)
+    ms_e = (t_st - t_s - t_t + t_mu) / ((n_s - 1) * (n_t - 1))
+    return np.stack([(ms_s - ms_e) / n_t, (ms_t - ms_e) / n_s, ms_e], axis=-1)
+
+
+def _replicate_components(x: NDArray[np.float64], rows: NDArray[np.intp], cols: NDArray[np.intp],
+                          method: str, start: tuple[float, float] | None) -> NDArray[np.float64]:
+    """(B, 3) raw components of the resampled matrices ``x[rows[b]][:, cols[b]]``."""
+    n_b = rows.shape[0]
+    out = np.empty((n_b, 3))
+    if method == "reml":
+        from .unbalanced import reml_components
+
+        for b in range(n_b):  # one optimisation per replicate; warm-started
+            c, _ = reml_components(x[np.ix_(rows[b], cols[b])], start=start)
+            out[b] = (c.system, c.topic, c.residual)
+        return out
+    if method == "anova":  # complete matrix: the T terms from resampling counts, no copies
+        return _weighted_components(x, _counts_of(rows, x.shape[0]), _counts_of(cols, x.shape[1]))
+    chunk = max(1, int(4e6 // x.size))
+    for lo in range(0, n_b, chunk):
+        xb = x[rows[lo:lo + chunk, :, None], cols[lo:lo + chunk, None, :]]
+        if method == "henderson":
+            from .unbalanced import henderson_components
+
+            vc = henderson_components(xb)
+        else:
+            vc = variance_components(xb)
+        out[lo:lo + chunk] = np.stack([vc.system, vc.topic, vc.residual], axis=-1)
+    return out
+
+
+def bootstrap(
+    study: GStudy, B: int = 1000, *, over: Over = "both", seed: int | None = None, level: float = 0.95,
+    n_topics: float | None = None, target: float = 0.95,
+) -> BootstrapResult:
+    r"""Bootstrap a G-study: resample systems, topics or both and re-estimate everything.
+
+    Parameters
+    ----------
+    study : GStudy
+        A result of :func:`gtheory.gstudy` (it keeps its score matrix).
+    B : int
+        Number of resamples (>= 10; 1000 is usual for 95 % percentile intervals).
+    over : {"systems", "topics", "both"}
+        Brennan's boot-p, boot-i or boot-p,i.
+    seed : int, optional
+        Seed of ``numpy.random.default_rng``; the same seed gives the same result.
+    level : float
+        Two-sided confidence level (percentiles :math:`(1\pm\text{level})/2`).
+    n_topics : float, optional
+        Topics of the reported Φ(n) and Eρ²(n); default the study's (harmonic mean with missing cells).
+    target : float
+        Target Φ of the topics needed.
+
+    Returns
+    -------
+    BootstrapResult
+
+    Notes
+    -----
+    Vectorised: the resampled matrices are built by fancy indexing in chunks and their components
+    computed in one batched call (:func:`gtheory.variance_components`, or
+    :func:`gtheory.unbalanced.henderson_components` with missing cells). See the module docstring
+    for the procedures and bias corrections.
+    """
+    _check(B, over, level, seed)
+    x = getattr(study, "scores", None)
+    if x is None:
+        raise ValueError("this G-study does not keep its score matrix; compute it with gtheory.gstudy(...).")
+    method = getattr(study, "method", "anova")
+    n_s, n_t = x.shape
+    nd = float(study.n_topics_harmonic) if method != "anova" else float(n_t)
+    n_d = nd if n_topics is None else float(n_topics)
+    if not (n_d > 0 and math.isfinite(n_d)):
+        raise ValueError(f"`n_topics` must be positive and finite; got {n_topics!r}.")
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, n_s, size=(B, n_s)) if over in ("systems", "both") else np.broadcast_to(np.arange(n_s), (B, n_s))
+    cols = rng.integers(0, n_t, size=(B, n_t)) if over in ("topics", "both") else np.broadcast_to(np.arange(n_t), (B, n_t))
+    start = None
+    if method == "reml":
+        e = max(study.var_residual_raw, 1e-12)
+        start = (math.sqrt(max(study.var_system_raw, 1e-4 * e) / e), math.sqrt(max(study.var_topic_raw, 1e-4 * e) / e))
+    raw = _replicate_components(x, np.asarray(rows), np.asarray(cols), method, start)
+    est = (study.var_system, study.var_topic, study.var_residual)
+    return _assemble(raw, est, over=over, B=B, seed=seed, level=level, n_d=n_d, target=target, method=method,
+                     n_s=n_s, n_t=n_t)
+
+
+def _assemble(raw: NDArray[np.float64], est3: tuple[float, float, float], *, over: str, B: int, seed: int | None,
+              level: float, n_d: float, target: float, method: str, n_s: int, n_t: int,
+              selection: str = "") -> BootstrapResult:
+    """The :class:`BootstrapResult` of raw replicate components ``raw`` (B, 3)."""
+    adj = np.stack(bias_adjust(raw[:, 0], raw[:, 1], raw[:, 2], n_s, n_t, over), axis=-1)
+    rep = _derived(raw[:, 0], raw[:, 1], raw[:, 2], n_d, target)
+    rep_adj = _derived(adj[:, 0], adj[:, 1], adj[:, 2], n_d, target)
+    est = _derived(*(np.array(v) for v in est3), n_d, target)
+    a = (1.0 - level) / 2.0
+
+    def q(r: NDArray[np.float64], p: float) -> tuple[float, ...]:
+        big = np.finfo(np.float64).max / 4  # inf (topics needed never reached) survives interpolation
+        v = np.quantile(np.where(np.isposinf(r), big, r), p, axis=0, method="linear")
+        return tuple(math.inf if x >= big else float(x) for x in v)
+
+    def sd(r: NDArray[np.float64]) -> tuple[float, ...]:
+        with np.errstate(invalid="ignore"):
+            return tuple(float(np.std(c[np.isfinite(c)], ddof=1)) if np.isfinite(c).sum() > 1 else math.nan
+                         for c in r.T)
+
+    def mean(r: NDArray[np.float64]) -> tuple[float, ...]:
+        return tuple(float(v) for v in r.mean(axis=0))
+
+    return BootstrapResult(
+        over=over, n_resamples=int(B), seed=None if seed is None else int(seed), level=float(level),
+        n_topics=n_d, target=float(target), method=method, n_systems=n_s, n_topics_study=n_t,
+        quantities=QUANTITIES, estimate=tuple(float(v) for v in est),
+        mean=mean(rep), mean_adjusted=mean(rep_adj), se=sd(rep), se_adjusted=sd(rep_adj),
+        percentile_low=q(rep, a), percentile_high=q(rep, 1 - a), bc_low=q(rep_adj, a), bc_high=q(rep_adj, 1 - a),
+        valid_for=_VALID_FOR[over], selection=selection, replicates=rep, replicates_adjusted=rep_adj,
+    )
+
+
+def dstudy_subset(
+    study: GStudy, B: int = 1000, *, top: int | None = None, drop_lowest: float | None = None,
+    over: Over = "topics", seed: int | None = None, level: float = 0.95, n_topics: float | None = None,
+    target: float = 0.95,
+) -> BootstrapResult:
+    r"""D-study for the systems a future collection will compare: the best ``top`` systems, or all
+    but the lowest ``drop_lowest`` fraction (TREC practice: 0.25), with bootstrap intervals.
+
+    σ²(s) shrinks when only good systems are compared, so the topics needed for a target Φ grow.
+    The selection is data-dependent, so every bootstrap replicate *re-selects* the systems by
+    their mean score on the resampled topics (and systems) before re-estimating the components —
+    the interval then includes the selection's own uncertainty.
+
+    Parameters
+    ----------
+    study : GStudy
+        A complete-matrix G-study (:func:`gtheory.gstudy`).
+    top : int, optional
+        Keep the ``top`` systems with the highest mean (>= 2).
+    drop_lowest : float, optional
+        Drop this fraction of systems with the lowest mean (as :func:`gtheory.gstudy`'s
+        ``drop_lowest``: below the quantile); the replicates keep the same number of systems.
+    over, seed, level, n_topics, target
+        As :func:`bootstrap`; the default ``over="topics"`` resamples the topics of a future
+        collection and keeps the candidate systems.
+
+    Returns
+    -------
+    BootstrapResult
+        Estimates on the selected systems of the original data; ``selection`` says which.
+
+    Examples
+    --------
+    >>> import numpy as np, gtheory
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(0, .3, (40, 1)) + rng.normal(0, .5, (1, 50)) + rng.normal(0, .5, (40, 50))
+    >>> g = gtheory.gstudy(X)
+    >>> sub = dstudy_subset(g, 200, drop_lowest=0.25, seed=1)
+    >>> sub.n_systems
+    30
+    >>> bool(sub.estimate[0] < g.var_system)   # the better 75 % of systems differ less
+    True
+    """
+    _check(B, over, level, seed)
+    x = getattr(study, "scores", None)
+    if x is None or getattr(study, "method", "anova") != "anova":
+        raise ValueError("`dstudy_subset` needs a complete-matrix G-study from gtheory.gstudy(...).")
+    n_all, n_t = x.shape
+    if (top is None) == (drop_lowest is None):
+        raise ValueError("give exactly one of `top` (number of best systems) and `drop_lowest` (fraction).")
+    means = x.mean(axis=1)
+    if top is not None:
+        if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 2 <= top <= n_all:
+            raise ValueError(f"`top` must be an integer in [2, {n_all}]; got {top!r}.")
+        k, selection = int(top), f"top {int(top)} of {n_all} by mean score"
+        keep = np.sort(np.argsort(-means, kind="stable")[:k])
+    else:
+        if isinstance(drop_lowest, bool) or not isinstance(drop_lowest, (int, float)) or not 0 <= drop_lowest < 1:
+            raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
+        keep = np.flatnonzero(means >= np.quantile(means, drop_lowest))
+        k = keep.size
+        selection = f"{k} of {n_all} (lowest {drop_lowest:.0%} by mean score dropped)"
+        if k < 2:
+            raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves {k} system(s); at least 2 are needed.")
+    vc = variance_components(x[keep])
+    est3 = tuple(float(max(v, 0.0)) for v in (vc.system, vc.topic, vc.residual))
+    n_d = float(n_t) if n_topics is None else float(n_topics)
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, n_all, size=(B, n_all)) if over in ("systems", "both") else np.broadcast_to(np.arange(n_all), (B, n_all))
+    cols = rng.integers(0, n_t, size=(B, n_t)) if over in ("topics", "both") else np.broadcast_to(np.arange(n_t), (B, n_t))
+    raw = np.empty((B, 3))
+    chunk = max(1, int(4e6 // x.size))
+    for lo in range(0, B, chunk):
+        xb = x[np.asarray(rows[lo:lo + chunk])[:, :, None], np.asarray(cols[lo:lo + chunk])[:, None, :]]
+        order = np.argsort(-xb.mean(axis=2), axis=1, kind="stable")[:, :k]   # re-select per replicate
+        sub = np.take_along_axis(xb, order[:, :, None], axis=1)
+        v = variance_components(sub)
+        raw[lo:lo + chunk] = np.stack([v.system, v.topic, v.residual], axis=-1)
+    return _assemble(raw, est3, over=over, B=B, seed=seed, level=level, n_d=n_d, target=target, method="anova",
+                     n_s=k, n_t=n_t, selection=selection)

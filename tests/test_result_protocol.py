@@ -1,0 +1,250 @@
+"""The result protocol (docs/api.md), tested once for every result type: a one-line ``repr``, ``summary()`` as
+text, and — where the type has JSON — a strict ``to_json`` (non-finite numbers as ``null``) that ``from_json``
+reads back to an equal result."""
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import experiments
+import gtheory
+import metrics
+import optimize
+from experiments.study import DemoStudy, demo_study
+
+
+@pytest.fixture(scope="module")
+def judged() -> metrics.JudgedRuns:
+    j = metrics.load_trec9()
+    return j.subset(systems=list(j.systems[:12]), topics=list(j.topics[:10]))
+
+
+def _scores(seed: int = 0, shape=(8, 12)) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(rng.random(shape) * 0.5 + np.linspace(0.4, 0, shape[0])[:, None])
+
+
+def _flat(n_systems: int = 6) -> pd.DataFrame:
+    """Systems that do not differ at all: σ²(s) is estimated 0, Φ is 0 and no number of topics reaches a
+    target (topics needed: inf)."""
+    rng = np.random.default_rng(1)
+    return pd.DataFrame(np.tile(rng.random(12), (n_systems, 1)) + rng.normal(0, 1e-3, (n_systems, 12)))
+
+
+def _quiet(fn, *a, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*a, **kw)
+
+
+def _make(name: str, judged: metrics.JudgedRuns):
+    if name == "GStudy":
+        return _quiet(gtheory.gstudy, _scores())
+    if name == "GStudy (σ²(s) = 0)":
+        return _quiet(gtheory.gstudy, _flat())
+    if name == "UnbalancedGStudy":
+        x = _scores().to_numpy(dtype=float, copy=True)
+        x[0, 1] = x[3, 5] = np.nan
+        return _quiet(gtheory.gstudy, x, missing="henderson")
+    if name == "BootstrapResult":
+        return _quiet(gtheory.gstudy, _scores()).bootstrap(50, seed=0)
+    if name == "TopicsNeeded":
+        return _quiet(gtheory.gstudy, _scores()).topics_needed(0.95)
+    if name == "CoefficientInterval":
+        return _quiet(gtheory.gstudy, _scores()).interval("phi", [10, 50])
+    if name == "DesignGStudy":
+        return _quiet(gtheory.gstudy_design, np.asarray(_scores()), "s x t")
+    if name == "DesignDStudy":
+        return _quiet(gtheory.gstudy_design, np.asarray(_scores()), "s x t").dstudy("s", {"t": 20})
+    if name == "Tuning":
+        return _quiet(optimize.optimize_discount, judged, "linear", 10, starts=1, seed=0)
+    if name == "SolverRun":
+        return optimize.result.SolverRun(x=np.array([0.6, 0.4]), fun=0.31, success=True, message="Optimization "
+                                         "terminated successfully", nit=3, nfev=4, njev=3, solver="slsqp",
+                                         seconds=0.01, start="log2")
+    if name == "Coverage":
+        return judged.coverage
+    if name == "Qrels":
+        return metrics.Qrels.from_frame(pd.DataFrame({"topic": ["1", "1", "2"], "docno": ["a", "b", "a"],
+                                                      "grade": [0, 2, 1]}))
+    if name == "DiscriminativePower":
+        return experiments.discriminative_power(_scores(), B=50, seed=0)
+    if name == "ConfigurationCheck":
+        configs = {"a": _scores(), "b": _scores() ** 2, "flat": _flat(8)}
+        table = _quiet(experiments.check_configurations, configs, "a", B=30, seed=0)
+        return experiments.ConfigurationCheck(table=table, reference="a", cutoff=10, n_systems=8, n_topics=12,
+                                              top_k=8, B=30, alpha=0.05, seed=0, gain={"0": 0.0, "1": 1.0})
+    if name == "Recommendation":
+        return _quiet(optimize.recommend, judged, 10, n_splits=2, n_inner=2, progress=False)
+    if name == "ParameterTuning":
+        return _quiet(optimize.tune_parameters, judged, "RBP(p={p})", {"p": (0.5, 0.95)}, grid=4, n_splits=2,
+                      progress=False)
+    if name == "RobustnessStudy":
+        return _quiet(experiments.robustness_study, judged, ["nDCG@10"], fractions=[1.0, 0.5], seeds=2)
+    if name == "DemoStudy":
+        return _quiet(demo_study, judged, 10, 0.95, 2)
+    raise AssertionError(name)
+
+
+TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded", "CoefficientInterval", "DesignGStudy", "DesignDStudy",
+         "Tuning", "SolverRun", "Coverage", "Qrels", "DiscriminativePower", "ConfigurationCheck", "DemoStudy",
+         "Recommendation", "ParameterTuning", "RobustnessStudy"]
+#: the types with to_json/from_json
+JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "Tuning", "Coverage", "ConfigurationCheck", "DemoStudy",
+              "Recommendation", "ParameterTuning"]
+
+
+@pytest.fixture(scope="module")
+def results(judged):
+    return {name: _make(name, judged) for name in TYPES}
+
+
+def _strict(text: str):
+    def refuse(constant):
+        raise AssertionError(f"not strict JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_repr_is_one_concise_line_and_summary_is_text(results, name):
+    r = results[name]
+    text = repr(r)
+    assert "\n" not in text and len(text) <= 300 and text.startswith(type(r).__name__ + "(")
+    assert "np.float64" not in text and "array(" not in text
+    s = r.summary()
+    assert isinstance(s, str) and s.strip() and "np.float64" not in s
+
+
+@pytest.mark.parametrize("name", [*JSON_TYPES, "RobustnessStudy"])
+def test_json_is_strict_and_round_trips(results, name):
+    r = results[name]
+    text = r.to_json()
+    assert "NaN" not in text and "Infinity" not in text and '"inf"' not in text
+    doc = _strict(text)
+    assert isinstance(doc, dict) and doc == _strict(json.dumps(r.to_dict()))  # to_dict is the same document
+    assert doc["format"].startswith("gtheory.")
+    if name not in JSON_TYPES:  # written, not read back (a RobustnessStudy's per-seed results are a CSV)
+        return
+    back = type(r).from_json(text)
+    assert back.to_json() == text  # every field survives (a Tuning read from JSON holds no data)
+    if name in ("GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "ConfigurationCheck", "DemoStudy"):  # the
+        # others hold arrays (no ==); a G-study's score matrix comes back too, for bootstrap()
+        if name == "UnbalancedGStudy":
+            assert np.array_equal(back.scores, r.scores, equal_nan=True) and type(back) is type(r)
+        assert back == r
+
+
+def test_non_finite_numbers_are_null_and_read_back(results, tmp_path):
+    g = results["GStudy (σ²(s) = 0)"]
+    assert g.var_system == 0 and g.as_row()["topics_needed"] == math.inf
+    c = results["ConfigurationCheck"]
+    flat = next(r for r in c.to_dict()["configurations"] if r["configuration"] == "flat")
+    assert c.table.loc["flat", "topics_needed"] == math.inf and flat["topics_needed"] is None
+    assert experiments.ConfigurationCheck.from_json(c.to_json()).table.loc["flat", "topics_needed"] == math.inf
+    # to_json(path) writes the same text, read back from the path
+    path = tmp_path / "c.json"
+    assert c.to_json(str(path)) == path.read_text(encoding="utf-8")
+    assert experiments.ConfigurationCheck.from_json(str(path)) == c
+
+
+def test_from_json_refuses_another_type(results):
+    with pytest.raises(ValueError, match="not a gtheory.GStudy/1 document"):
+        gtheory.GStudy.from_json(results["DemoStudy"].to_json())
+    with pytest.raises(ValueError, match="unknown fields"):
+        gtheory.GStudy.from_json(json.dumps({**results["GStudy"].to_dict(), "extra": 1}))
+
+
+def test_as_row_matches_the_gstudy(results):
+    g = results["GStudy"]
+    row = g.as_row(20, target=0.9)
+    assert set(row) == set(gtheory.GStudy.ROW_KEYS)
+    assert row["phi"] == pytest.approx(float(g.phi(20))) and row["erho2"] == pytest.approx(float(g.erho2(20)))
+    assert row["phi_1"] == pytest.approx(float(g.phi(1)))
+    assert row["topics_needed"] == g.topics_needed(0.9, "phi", level=None).n
+    assert row["topics_needed_erho2"] == g.topics_needed(0.9, "erho2", level=None).n
+    total = g.var_system + g.var_topic + g.var_residual
+    assert row["share_system"] + row["share_topic"] + row["share_residual"] == pytest.approx(1.0)
+    assert row["share_system"] == pytest.approx(g.var_system / total)
+
+
+def test_demo_study_rows_are_the_gstudies(results, judged):
+    d: DemoStudy = results["DemoStudy"]
+    j = judged
+    g = gtheory.gstudy(metrics.ndcg(j, gain=[0.0, 1.0, 2.0], discount="zipf", cutoff=10))
+    row = d.rows[0]
+    assert row["configuration"] == "zipf discount" and row["phi"] == pytest.approx(float(g.phi(j.n_topics)))
+    assert "zipf discount" in d.summary() and "out of sample (2 splits" in d.summary()
+
+
+def test_qrels_summary_is_text_and_the_frame_is_kept(results):
+    q = results["Qrels"]
+    assert q.summary().startswith("Qrels from <memory>: 3 judgments of 2 topics")
+    f = q.summary_frame()
+    assert list(f.index) == ["1", "2"] and int(f.to_numpy().sum()) == 3
+
+
+def test_robustness_study_plot_and_rows(results):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = results["RobustnessStudy"]
+    full = r.results[r.results.fraction == 1.0]
+    assert (full["tau"] == 1.0).all()  # the full qrels rank the systems as the full qrels do
+    fig = r.plot()
+    assert len(fig.axes) == 2
+    plt.close(fig)
+    with pytest.raises(ValueError, match="must hold 2 Axes"):
+        r.plot(ax=[None])
+
+
+def test_check_tuning_compares_the_tuning_with_the_standard_configurations(results, judged):
+    t = results["Tuning"]
+    c = experiments.check_tuning(judged, t, ["log2", "exponential+log2"], B=30, top_k=6)
+    assert list(c.table.index) == ["tuned discount", "log2", "exponential+log2"] and c.reference == "tuned discount"
+    assert c.table.loc["tuned discount", "kendall_tau"] == 1.0 and c.cutoff == t.cutoff == 10 and c.top_k == 6
+    # the log2 row is the G-study of metrics.ndcg with linear gains and the log2 discount
+    g = _quiet(gtheory.gstudy, metrics.ndcg(judged, gain="linear", discount="log2", cutoff=10))
+    assert c.table.loc["log2", "phi"] == pytest.approx(float(g.phi()))
+    with pytest.raises(gtheory.ParameterError, match="`cutoff` 5000 exceeds the run depth") as err:
+        experiments.check_tuning(judged, None, cutoff=5000)
+    assert err.value.param == "cutoff"
+    with pytest.raises(gtheory.ParameterError, match="GAIN\\+DISCOUNT"):
+        experiments.check_tuning(judged, t, ["a+b+c"])
+
+
+def test_the_one_encoder():
+    from gtheory._json import dumps, number
+
+    obj = {2.0: np.float32(np.inf), np.int64(3): np.array([[1.0, np.nan]]), "t": (np.bool_(True), None),
+           "f": pd.DataFrame({"a": [1.5, -np.inf]}, index=pd.Index(["x", "y"], name="k"))}
+    assert _strict(dumps(obj)) == {"2.0": None, "3": [[1.0, None]], "t": [True, None],
+                                   "f": [{"k": "x", "a": 1.5}, {"k": "y", "a": None}]}
+    assert number(None) != number(None) and number(None, math.inf) == math.inf and number("inf") == math.inf
+    assert number(0.5) == 0.5
+
+
+#: the types with a picture (the others have none: a number, a table of numbers)
+PLOT_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "Coverage", "DemoStudy",
+              "Recommendation", "ParameterTuning", "RobustnessStudy"]
+
+
+@pytest.mark.parametrize("name", PLOT_TYPES)
+def test_plot_where_a_picture_exists(results, name):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = results[name]
+    out = r.plot()
+    fig = getattr(out, "figure", out)
+    assert fig.axes and any(ax.has_data() for ax in fig.axes)
+    plt.close(fig)
