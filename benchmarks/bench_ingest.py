@@ -113,7 +113,7 @@ def _row(title: str, t: dict, ours: str, other: str) -> list[str]:
 
 # ----------------------------------------------------------------------------------------------- memory
 _MEMORY_CHILD = r"""
-import json, os, resource, sys, time
+import json, os, sys, time
 sys.path.insert(0, sys.argv[3])
 import metrics
 def rss():
@@ -123,7 +123,8 @@ base = rss()
 c0, w0 = time.process_time(), time.perf_counter()
 j = metrics.judge(sys.argv[1], sys.argv[2], workers=1, progress=False)
 cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+with open("/proc/self/status") as fh:  # VmHWM: this address space's peak (ru_maxrss may keep the forking parent's)
+    peak = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
 print(json.dumps(dict(shape=j.shape, base=base, peak=peak, grades=j.grades.nbytes, doc_ids=j.doc_ids.nbytes,
                       id_dtype=str(j.doc_ids.dtype), cpu=cpu, wall=wall)))
 """
