@@ -33,6 +33,8 @@ from collections import OrderedDict
 import numpy as np
 import scipy.sparse as sp
 
+from .discounts import DiscountSpec, discount_vector
+from .gains import GainSpec, gain_vector
 from .judged import JudgedRuns
 
 __all__ = ["RelevantCells", "relevant_cells", "ideal_dcg", "active_codes"]
@@ -42,6 +44,8 @@ _SCAN_BLOCK = 1 << 23
 #: per-level patterns and discounted counts kept per tensor (least recently used dropped first)
 _PATTERNS_KEPT = 16
 _COUNTS_KEPT = 32
+#: parsed gain / discount specifications kept per view (small: a sweep repeats a few at a time)
+_SPECS_KEPT = 16
 
 _CACHE: "weakref.WeakKeyDictionary[JudgedRuns, RelevantCells]" = weakref.WeakKeyDictionary()
 _CACHE_LOCK = threading.Lock()
@@ -121,7 +125,52 @@ class RelevantCells:
         self._patterns: OrderedDict = OrderedDict()
         self._counts: OrderedDict = OrderedDict()
         self._cum: dict[tuple[int, ...], np.ndarray] = {}  # per ideal order: its cumulative grade counts
+        self._specs: dict[tuple, np.ndarray] = {}  # parsed gain / discount specifications (read-only vectors)
+        # for gain vectors indexed by grade: the levels with a grade >= 0 and those grades (integer levels only)
+        lv = self.levels
+        integer = bool(np.all(lv == np.round(lv)))
+        self._graded = np.flatnonzero(lv >= 0)
+        self._grade_index = lv[self._graded].astype(np.int64) if integer else None
+        self._max_grade = int(lv.max(initial=0))
         self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------------------------- specifications
+    def _memo(self, key: tuple, make) -> np.ndarray:
+        """``make()``, kept under ``key`` (read-only) among the last few specifications."""
+        hit = self._specs.get(key)
+        if hit is None:
+            hit = make()  # raises for a bad specification: nothing is stored
+            hit.setflags(write=False)
+            if len(self._specs) >= _SPECS_KEPT:
+                self._specs.clear()
+            self._specs[key] = hit
+        return hit
+
+    def gains(self, gain: GainSpec) -> np.ndarray:
+        """:func:`metrics.gains.gain_vector` of ``gain`` for this tensor's levels, the same numbers, cheaper per call:
+        a family name is parsed once (memoised, read-only); a plain list / tuple / float array indexed by grade, on
+        integer grades it covers, is gathered directly (``vec[grade]``, 0 for grades < 0 — the pooled-but-unjudged
+        ones) and checked finite; anything else, and every error, goes through ``gain_vector``."""
+        if isinstance(gain, str):
+            return self._memo(("gain", gain), lambda: gain_vector(gain, self.levels))
+        if self._grade_index is not None and (type(gain) in (list, tuple) or type(gain) is np.ndarray):
+            try:
+                vec = np.asarray(gain, dtype=np.float64)
+            except (TypeError, ValueError):
+                vec = None
+            if vec is not None and vec.ndim == 1 and vec.size > self._max_grade:
+                g = np.zeros(self.levels.size)
+                g[self._graded] = vec[self._grade_index]
+                if np.isfinite(g).all():
+                    return g
+        return gain_vector(gain, self.levels)
+
+    def discount(self, discount: DiscountSpec, n: int, cutoff: int | None) -> np.ndarray:
+        """:func:`metrics.discounts.discount_vector` ``(discount, n, cutoff=cutoff)`` (read-only), computed once per
+        family name, length and cut-off; vectors are converted on every call."""
+        if not isinstance(discount, str):
+            return discount_vector(discount, n, cutoff=cutoff)
+        return self._memo(("discount", discount, int(n), cutoff), lambda: discount_vector(discount, n, cutoff=cutoff))
 
     # ------------------------------------------------------------------------------------------- entries
     def _scan(self, codes: list[int]) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff
+from ._ranked import _labels, as_frame, check_cutoff
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from ._sparse import relevant_cells
@@ -65,7 +65,7 @@ def dcg_parts(
     """
     check_cutoff(cutoff)
     rc = relevant_cells(judged, judged_only)
-    g = gain_vector(gain, rc.levels)
+    g = rc.gains(gain)
     k_run = rc.depth if cutoff is None else min(int(cutoff), rc.depth)
     counts = rc.level_counts
     if cutoff is None:
@@ -73,7 +73,7 @@ def dcg_parts(
     else:
         k_ideal = int(cutoff)
     k_ideal = min(k_ideal, rc.max_judged)
-    d = discount_vector(discount, max(k_run, k_ideal), cutoff=cutoff)
+    d = rc.discount(discount, max(k_run, k_ideal), cutoff)
     return rc.dcg(g, d[:k_run]), rc.ideal_dcg(g, d[:k_ideal])
 
 
@@ -118,7 +118,9 @@ def ndcg(
     >>> metrics.ndcg(j, gain=[0, 1, 2], discount="zipf", cutoff=100).shape
     (104, 50)
     """
-    return as_frame(ndcg_values(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only), judged)
+    values = ndcg_values(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
+    index, columns = _labels(judged)  # NaN for topics not returned is already in ``values`` (as ``as_frame`` does)
+    return pd.DataFrame(values, index=index, columns=columns, copy=False)  # a fresh array, wrapped not copied
 
 
 def ndcg_values(

@@ -249,3 +249,36 @@ def test_cache_is_not_pickled_with_the_tensor():
     assert len(pickle.dumps(j)) == before
     j2 = pickle.loads(pickle.dumps(j))
     np.testing.assert_array_equal(ndcg(j2, cutoff=2).to_numpy(), ndcg(j, cutoff=2).to_numpy())
+
+
+@pytest.mark.parametrize("levels", [[0.0, 1.0, 2.0], [-2.0, -1.0, 0.0, 1.0, 3.0], [-1.0, 0.5, 2.0]])
+def test_parsed_gain_specifications_equal_gain_vector_bit_for_bit(levels):
+    """The per-view gain fast path / memo gives gain_vector's exact vector, and gain_vector's errors."""
+    from metrics.discounts import discount_vector
+    from metrics.gains import gain_vector
+
+    rc = relevant_cells(_random_judged(np.random.default_rng(3), 2, 3, 5, levels))
+    specs = ["linear", "exponential(base=3)", "binary(level=2)", [0, 1, 5, 9], (0.0, -0.0, 2.5, 7.0, 1e300),
+             np.array([0.0, 1.0, 1.5, 4.0]), np.array([1, 2, 3, 4], dtype=np.int8), [0, 1, 2, 3, float("nan")],
+             {0.5: 1.0, 1.0: 2.0, 2.0: 3.0, 3.0: 4.0}, lambda x: np.maximum(x, 0) ** 2]
+    for spec in specs + specs:  # the second pass hits the memo
+        try:
+            want = gain_vector(spec, rc.levels)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=None) as got:
+                rc.gains(spec)
+            assert str(got.value) == str(e)
+            continue
+        got = rc.gains(spec)
+        assert got.tobytes() == want.tobytes(), spec
+    for bad in [[1.0], [0.0, float("inf"), 1.0, 2.0], [[0, 1, 2, 3]], ["a", "b"], "exponential(base=1)"]:
+        with pytest.raises(ValueError) as e:
+            gain_vector(bad, rc.levels)
+        with pytest.raises(ValueError) as got:
+            rc.gains(bad)
+        assert str(got.value) == str(e.value)
+    for disc, n, cutoff in [("log2", 7, None), ("rbp(p=0.5)", 4, 4), ("linear", 3, 3), ([1.0, 0.5], 4, None)]:
+        for _ in range(2):
+            assert rc.discount(disc, n, cutoff).tobytes() == discount_vector(disc, n, cutoff=cutoff).tobytes()
+    with pytest.raises(ValueError, match="needs its k"):
+        rc.discount("linear", 3, None)
