@@ -63,7 +63,7 @@ class QrelsIndex:
             cand = self.key_index.get_indexer(_pair_keys(doc_hash, tpos))
             hit = np.flatnonzero(cand >= 0)
             c = cand[hit]
-            ok = (self.docno_bytes[c] == docno[hit]) & (self.row_topic[c] == tpos[hit])  # hashes can collide
+            ok = _equal_padded(self.docno_bytes[c], docno[hit]) & (self.row_topic[c] == tpos[hit])  # hashes collide
             out = np.full(tpos.size, -1, dtype=np.int64)
             out[hit[ok]] = c[ok]
             return out
@@ -71,6 +71,21 @@ class QrelsIndex:
             docno = np.array([d.decode("utf-8") for d in docno.tolist()], dtype=object)
         pairs = pd.MultiIndex.from_arrays([self.row_topic, self.docno])
         return pairs.get_indexer(pd.MultiIndex.from_arrays([tpos, docno]))
+
+
+def _equal_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a == b`` for zero-padded ``S<8k>`` arrays (any two widths), compared as 64-bit words."""
+    wa, wb = a.dtype.itemsize // 8, b.dtype.itemsize // 8
+    if a.size == 0 or wa == 0 or wb == 0 or not (a.flags.c_contiguous and b.flags.c_contiguous):
+        return a == b
+    A, B = a.view(np.uint64).reshape(-1, wa), b.view(np.uint64).reshape(-1, wb)
+    eq = A[:, 0] == B[:, 0]
+    for k in range(1, max(wa, wb)):
+        if k < wa and k < wb:
+            eq &= A[:, k] == B[:, k]
+        else:  # the wider one's extra words must be padding
+            eq &= (A[:, k] if k < wa else B[:, k]) == 0
+    return eq
 
 
 def _pair_keys(doc_hash: np.ndarray, tpos: np.ndarray) -> np.ndarray:

@@ -455,7 +455,9 @@ def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: n
         primary = -score
     n = primary.size
     same_t = topic_codes[1:] == topic_codes[:-1]
-    if (topic_codes[1:] >= topic_codes[:-1]).all() and (~same_t | (primary[1:] >= primary[:-1])).all():
+    sorted_already = bool((topic_codes[1:] >= topic_codes[:-1]).all()
+                          and (~same_t | (primary[1:] >= primary[:-1])).all())
+    if sorted_already:
         order = np.arange(n)
     elif ties == "trec_eval":  # one stable radix-free sort on (topic, float32 score bits in sortable form)
         bits = primary.view(np.uint32)
@@ -465,13 +467,19 @@ def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: n
         order = np.lexsort((primary, topic_codes))  # stable: ties stay in file order
     if ties != "trec_eval":
         return order
-    t_sorted, p_sorted = topic_codes[order], primary[order]
+    identity = sorted_already
+    if identity:  # order is arange(n): no copies
+        t_sorted, p_sorted, d_sorted = topic_codes, primary, docno
+    else:
+        t_sorted, p_sorted = topic_codes[order], primary[order]
     same = (t_sorted[1:] == t_sorted[:-1]) & (p_sorted[1:] == p_sorted[:-1])
     if not same.any():
         return order
-    d_sorted = docno[order]
+    if not identity:
+        d_sorted = docno[order]
     idx = np.flatnonzero(same)
-    if (d_sorted[idx] > d_sorted[idx + 1]).all():
+    desc = d_sorted[idx] > d_sorted[idx + 1]
+    if desc.all():
         return order
     # reorder the tied documents only: within each run of equal (topic, score), docno descending
     tied = np.zeros(n, dtype=bool)
@@ -480,13 +488,19 @@ def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: n
     group = np.cumsum(np.r_[True, ~same])
     sub = np.flatnonzero(tied)
     g = group[sub]
-    d = d_sorted[sub]
-    if d.dtype == object:
-        keys: tuple = (d.astype(str),)
-    else:  # zero-padded bytes as big-endian words: integer order is strcmp order, and integers sort fast
-        words = d.view(">u8").reshape(d.size, -1).astype(np.uint64)  # native order sorts much faster
-        keys = tuple(np.ascontiguousarray(words[:, k]) for k in range(words.shape[1] - 1, -1, -1))
-    perm = np.lexsort((*keys, g))  # by group, then docno ascending
+    # groups already in ascending docno order (the common case) need no sort, only the mirroring below
+    unsorted = np.zeros(int(group[-1]) + 1, dtype=bool)
+    unsorted[group[idx[desc]]] = True
+    perm = np.arange(sub.size)
+    b = np.flatnonzero(unsorted[g])
+    if b.size:
+        d = d_sorted[sub[b]]
+        if d.dtype == object:
+            keys: tuple = (d.astype(str),)
+        else:  # zero-padded bytes as big-endian words: integer order is strcmp order, and integers sort fast
+            words = d.view(">u8").reshape(d.size, -1).astype(np.uint64)  # native order sorts much faster
+            keys = tuple(np.ascontiguousarray(words[:, k]) for k in range(words.shape[1] - 1, -1, -1))
+        perm[b] = b[np.lexsort((*keys, g[b]))]  # by group, then docno ascending
     # docno descending within each group: mirror the positions inside the group
     first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     size = np.diff(np.r_[first, g.size])
