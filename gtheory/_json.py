@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["jsonable", "dumps", "number", "write_text", "load_document"]
+__all__ = ["jsonable", "dumps", "number", "write_text", "json_text", "load_document"]
 
 
 def jsonable(o: Any) -> Any:
@@ -86,11 +86,24 @@ def write_text(path: Any, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        # the permissions of the file replaced, or the usual ones of a new file (mkstemp's are owner-only)
+        mask = os.umask(0o022)
+        os.umask(mask)
+        os.chmod(tmp, p.stat().st_mode & 0o7777 if p.is_file() else 0o666 & ~mask)
         os.replace(tmp, p)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def json_text(d: Any, path: Any = None, *, indent: int | None = 2) -> str:
+    """The ``to_json`` of every result type: strict JSON text of ``d`` (:func:`dumps`), also written to ``path``
+    (atomically, :func:`write_text`) if given."""
+    text = dumps(d, indent=indent)
+    if path is not None:
+        write_text(path, text)
+    return text
 
 
 def load_document(text_or_path: Any, fmt: str) -> dict[str, Any]:

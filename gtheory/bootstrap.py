@@ -221,13 +221,9 @@ class BootstrapResult:
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
-        if path is not None:
-            tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        return text
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike[str]) -> BootstrapResult:

@@ -468,12 +468,9 @@ class GStudy:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, atomically);
         :meth:`from_json` reads it back."""
-        from ._json import dumps, write_text
+        from ._json import json_text
 
-        text = dumps(self.to_dict(), indent=indent)
-        if path is not None:
-            write_text(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "GStudy":

@@ -49,13 +49,12 @@ from metrics._validation import seed_sequence
 from gtheory.intervals import check_open_unit
 
 from gtheory._display import signed
-from gtheory._json import dumps as _dumps
+from gtheory._json import json_text
 
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
 from .nested import _progress, corrected_interval
 from .objective import check_objective
-from .recommendation import _atomic_write
 from .result import _json_safe
 
 __all__ = ["tune_parameters", "ParameterTuning", "MAX_INTEGERS"]
@@ -152,10 +151,7 @@ class ParameterTuning:
                            "outer": self.outer.to_dict(orient="records")})
 
     def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
-        text = _dumps(self.to_dict(), indent=indent)  # the one encoder
-        if path is not None:
-            _atomic_write(os.fspath(path), text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)  # the one encoder and writer
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "ParameterTuning":

@@ -24,7 +24,7 @@ import gtheory
 from gtheory.gstudy import _check_n, why_never_reached  # the n_topics rule of GStudy.phi/erho2
 import metrics
 from gtheory._display import fmt, html_table, kv_table
-from gtheory._json import dumps, jsonable, number
+from gtheory._json import json_text, jsonable, number
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
            "FailedTuningWarning", "DataMismatchWarning"]
@@ -543,12 +543,7 @@ class Tuning:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; also written to ``path``
         if given, atomically: a temporary file beside it renamed at the end); :meth:`from_json` reads it back."""
-        text = dumps(self.to_dict(), indent=indent)
-        if path is not None:
-            from metrics._atomic import atomic_write_text
-
-            atomic_write_text(path, text)  # a temporary file renamed over `path`: complete or untouched
-        return text
+        return json_text(self.to_dict(), path, indent=indent)  # written to a temporary file renamed over `path`
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Tuning":
