@@ -30,7 +30,6 @@ References
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import string
@@ -49,7 +48,7 @@ from metrics._validation import seed_sequence
 from gtheory.intervals import check_open_unit
 
 from gtheory._display import signed
-from gtheory._json import json_text
+from gtheory._json import json_text, read_json
 
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
@@ -155,13 +154,7 @@ class ParameterTuning:
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "ParameterTuning":
-        s = os.fspath(text_or_path) if isinstance(text_or_path, os.PathLike) else text_or_path
-        if not isinstance(s, str):
-            raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(s).__name__}.")
-        if not s.strip().startswith("{"):
-            with open(s, encoding="utf-8") as fh:
-                s = fh.read()
-        d = json.loads(s)
+        d = read_json(text_or_path, "gtheory optimize.ParameterTuning")
         if not isinstance(d, dict) or d.pop("format", None) != FORMAT:
             raise ValueError("not a gtheory optimize.ParameterTuning JSON document (missing 'format').")
         nan = lambda v: math.nan if v is None else v  # noqa: E731

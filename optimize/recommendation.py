@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory._display import signed
-from gtheory._json import json_text
+from gtheory._json import json_text, read_json
 
 from .result import Tuning, _json_safe
 
@@ -180,18 +180,7 @@ class Recommendation:
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Recommendation":
         """A :class:`Recommendation` from :meth:`to_json` output (text or a file path)."""
-        if isinstance(text_or_path, os.PathLike):
-            text_or_path = os.fspath(text_or_path)
-        if not isinstance(text_or_path, str):
-            raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(text_or_path).__name__}.")
-        s = text_or_path.strip()
-        if not s.startswith("{"):
-            with open(text_or_path, encoding="utf-8") as fh:
-                s = fh.read()
-        try:
-            d = json.loads(s)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not a gtheory optimize.Recommendation JSON document: {exc}") from None
+        d = read_json(text_or_path, "gtheory optimize.Recommendation")
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ValueError("not a gtheory optimize.Recommendation JSON document (missing 'format').")
         need = ("what", "cutoff", "verdict", "table", "comparisons", "outer", "tuning")
