@@ -253,14 +253,25 @@ def _listed(items: Sequence[str] | None, show: int = 8) -> str:
     return ", ".join(items[:show]) + (f" and {len(items) - show} more" if len(items) > show else "")
 
 
+def _per_rank(g: np.ndarray, test) -> np.ndarray:
+    """(n_systems, depth) int64: how many topics' cells pass ``test``, a few systems at a time (no boolean copy of
+    the whole tensor: judging stays within its memory bound)."""
+    S, T, K = g.shape
+    out = np.empty((S, K), dtype=np.int64)
+    step = max(1, (1 << 24) // max(T * K, 1))
+    for a in range(0, S, step):
+        out[a : a + step] = test(g[a : a + step]).sum(axis=1, dtype=np.int64)
+    return out
+
+
 def coverage(judged: "JudgedRuns") -> Coverage:
     """The :class:`Coverage` of ``judged`` (vectorised over the tensor: one cumulative count per rank)."""
     g = judged.grades
     K = g.shape[2]
     cutoffs = tuple(k for k in CUTOFFS if k < K) + (K,)
     idx = np.array(cutoffs) - 1
-    ret = np.cumsum((g != -2).sum(axis=1, dtype=np.int64), axis=1)[:, idx]  # ABSENT = -2
-    jud = np.cumsum((g >= 0).sum(axis=1, dtype=np.int64), axis=1)[:, idx]
+    ret = np.cumsum(_per_rank(g, lambda x: x != -2), axis=1)[:, idx]  # ABSENT = -2
+    jud = np.cumsum(_per_rank(g, lambda x: x >= 0), axis=1)[:, idx]
     none = ~judged.retrieved.any(axis=0)
     rep = judged.report.get("run_topics_not_in_qrels") if isinstance(judged.report, dict) else None
     if rep is None:
@@ -338,7 +349,7 @@ def check_coverage(
             f"({len(run_topics)} topics), {which}' {_listed(qt, 5)} ({len(qt)} topics); are these the qrels of "
             "this collection, and are the topic ids written alike?"
         )
-    if not (judged.grades >= 0).any():
+    if not (_per_rank(judged.grades, lambda x: x >= 0) > 0).any():
         s = int(np.flatnonzero(n_ret.sum(axis=1))[0])
         example = _example_mismatch(run(s), qrels, judged.topics)
         raise InputMismatchError(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import lzma
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -25,10 +24,10 @@ from typing import Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from . import inputs
+from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
 from .coverage import Coverage, check_coverage, coverage
-from .trecio import PathLike, Qrels, Run, RunSet, _expand, _parse_fields, _read_text, _run_name, _topic_codes, check_read_options, natural_topic_order, read_qrels, read_run
+from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
 
 __all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
 
@@ -375,106 +374,6 @@ class JudgedRuns:
 
 
 # ------------------------------------------------------------------------------------------------------- judge
-@dataclass(frozen=True)
-class _QrelsIndex:
-    """Lookup of (topic, docno) → (per-topic id, level) built once per qrels."""
-
-    topics: tuple[str, ...]
-    levels: np.ndarray
-    doc_index: pd.Index  # unique judged docnos
-    pair_sorted: np.ndarray  # sorted topic*n_docs + doc code
-    pair_row: np.ndarray  # row in (topic-grouped) judged order for each sorted pair
-    row_level: np.ndarray
-    row_id: np.ndarray
-    offsets: np.ndarray
-
-
-def _index_qrels(qrels: Qrels, topics: Sequence[str] | None) -> _QrelsIndex:
-    tq = natural_topic_order(qrels.topic)
-    if topics is not None:
-        topics = [str(t) for t in topics]
-        unknown = sorted(set(topics) - set(tq))
-        if unknown:
-            raise ValueError(f"`topics` not in the qrels: {unknown[:5]}")
-        tq = topics
-    tpos = pd.Index(tq).get_indexer(qrels.topic)
-    sel = tpos >= 0
-    tpos, docno, grade = tpos[sel], qrels.docno[sel], qrels.grade[sel]
-    order = np.argsort(tpos, kind="stable")  # judged docs grouped by topic, in file order within a topic
-    tpos, docno, grade = tpos[order], docno[order], grade[order]
-    levels, level = np.unique(grade, return_inverse=True)
-    if levels.size > 126:
-        raise ValueError(f"the qrels hold {levels.size} distinct grades; at most 126 are supported")
-    counts = np.bincount(tpos, minlength=len(tq))
-    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    row_id = np.arange(tpos.size) - offsets[tpos]
-    dcode, duniq = pd.factorize(docno)
-    doc_index = pd.Index(duniq, dtype=object)
-    pair = tpos.astype(np.int64) * max(len(duniq), 1) + dcode
-    o = np.argsort(pair)
-    return _QrelsIndex(tuple(tq), levels, doc_index, pair[o], o, level.astype(np.int8), row_id, offsets)
-
-
-def _judge_rows(
-    topics: list[str],
-    tcode: np.ndarray,
-    docno: np.ndarray,
-    order: np.ndarray,
-    rank: np.ndarray,
-    qi: _QrelsIndex,
-    depth: int,
-    known: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], int]:
-    """Grades (T, depth), doc ids (T, depth), n_retrieved (T,), run topics not in qrels, rows cut by depth.
-
-    ``tcode``/``docno`` are per row in any order, ``order`` lists rows in rank order and ``rank`` their ranks.
-    """
-    T = len(qi.topics)
-    grades = np.full((T, depth), ABSENT, dtype=np.int8)
-    ids = np.full((T, depth), -1, dtype=np.int32)
-    topic_map = pd.Index(qi.topics, dtype=object).get_indexer(pd.Index(topics, dtype=object))
-    unknown = [t for t, m in zip(topics, topic_map) if m < 0]
-    tpos = topic_map[tcode[order]]
-    dcode = (qi.doc_index.get_indexer(docno) if known is None else known)[order]
-    within = (tpos >= 0) & (rank <= depth)
-    cut = int(((tpos >= 0) & (rank > depth)).sum())
-    tpos, r0, dcode = tpos[within], rank[within] - 1, dcode[within]
-    pair = tpos.astype(np.int64) * max(len(qi.doc_index), 1) + dcode
-    hit = dcode >= 0
-    row = np.zeros(pair.size, dtype=np.int64)
-    if qi.pair_sorted.size:
-        j = np.minimum(np.searchsorted(qi.pair_sorted, pair), qi.pair_sorted.size - 1)
-        hit &= qi.pair_sorted[j] == pair
-        row = qi.pair_row[j]
-        grades[tpos, r0] = np.where(hit, qi.row_level[row], UNJUDGED)
-        ids[tpos, r0] = np.where(hit, qi.row_id[row], -1)
-    else:
-        grades[tpos, r0] = UNJUDGED
-    n_ret = np.bincount(tpos, minlength=T).astype(np.int32)
-    return grades, ids, n_ret, unknown, cut
-
-
-def _judge_one(run: Run, qi: _QrelsIndex, depth: int):
-    tcode, topics = _topic_codes(run.topic)
-    return _judge_rows(topics, tcode, run.docno, np.arange(len(run)), run.rank, qi, depth)
-
-
-_WORKER_STATE: dict = {}
-
-
-def _init_worker(qi: _QrelsIndex, depth: int, ties: str, duplicates: str) -> None:
-    _WORKER_STATE.update(qi=qi, depth=depth, ties=ties, duplicates=duplicates)
-
-
-def _judge_file(item: tuple[str, str]):
-    path, name = item
-    st = _WORKER_STATE
-    p = Path(path)
-    qi = st["qi"]
-    f = _parse_fields(_read_text(p), p, st["ties"], st["duplicates"], qi.doc_index.to_numpy(dtype=object))
-    return _judge_rows(f.topics, f.tcode, f.docno, f.order, f.rank, qi, st["depth"], f.known) + (f.dropped,)
-
-
 def judge(
     runs: RunSet | Sequence[Run] | PathLike | Sequence[PathLike],
     qrels: Qrels | PathLike,
@@ -486,6 +385,7 @@ def judge(
     duplicates: str = "error",
     workers: int | None = None,
     grades: str = "exact",
+    progress: bool = True,
 ) -> JudgedRuns:
     """Build the judged-grade tensor of ``runs`` against ``qrels``.
 
@@ -508,6 +408,10 @@ def judge(
     grades : ``"exact"`` (default) keeps real-valued grades exactly and warns once
         (:class:`metrics.FractionalGradeWarning`) when some are not integers; ``"trec_eval"`` truncates
         them towards 0 as trec_eval's ``atol`` does (1.9 → 1), for trec_eval's numbers.
+    ties, duplicates : how run files are read (see :func:`read_run`). With ``duplicates="error"`` every run file
+        is read before the error, which lists each file that repeats a docno with its count (``err.counts``).
+    workers : processes reading run files (default: the number of CPUs; ``1`` reads in this process).
+    progress : show a progress bar on stderr when reading run files takes more than about 2 seconds.
 
     Returns
     -------
@@ -522,11 +426,16 @@ def judge(
         The runs and qrels share no topic, or no run retrieved a judged document (the message quotes a topic or a
         docno of each side); a run without any judged document, or less than half of the top-10 documents judged,
         warns (:class:`metrics.LowCoverageWarning`).
+    TrecFormatError
+        A malformed run or qrels file (naming file, line and problem).
+    ValueError
+        Two runs with one system name, bad options.
 
     Notes
     -----
     Topics are those of the qrels: a topic that only appears in runs is ignored (counted in ``report``). Ranks follow
-    the order the runs were read with (trec_eval's score-descending, docno-descending order by default).
+    the order the runs were read with (trec_eval's score-descending, docno-descending order by default). Run files
+    are read one at a time into a tensor allocated once, so memory stays close to the final tensor's size.
     """
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise ValueError(f"`depth` must be a positive integer; got {depth!r}")
@@ -542,64 +451,82 @@ def judge(
     if not isinstance(qrels, Qrels):
         qrels = read_qrels(qrels)
     qrels = apply_grade_policy(qrels, grades)
-    qi = _index_qrels(qrels, topics)
+    qi = _build.index_qrels(qrels, topics)
     depth = int(depth)
+    files = None
     if isinstance(runs, RunSet) or (isinstance(runs, (list, tuple)) and runs and all(isinstance(r, Run) for r in runs)):
         run_list = list(runs)
         names = [r.name for r in run_list]
-        results = [_judge_one(r, qi, depth) + (r.duplicates_dropped,) for r in run_list]
+        _check_unique_names(names, [r.path for r in run_list], "runs")
+        results = (_build.judge_run(r, qi, depth) for r in run_list)
     else:
         files = _expand(runs)
         names = [_run_name(f) for f in files]
-        if len(set(names)) != len(names):
-            dup = sorted({n for n in names if names.count(n) > 1})
-            raise ValueError(f"several run files give the same system name(s) {dup}; read them with read_runs(names=...)")
-        n = workers or min(len(files), os.cpu_count() or 1)
-        items = [(str(f), nm) for f, nm in zip(files, names)]
-        if n > 1 and len(files) > 1:
-            with ProcessPoolExecutor(n, initializer=_init_worker, initargs=(qi, depth, ties, duplicates)) as ex:
-                results = list(ex.map(_judge_file, items, chunksize=max(1, len(items) // (4 * n))))
-        else:
-            _init_worker(qi, depth, ties, duplicates)
-            results = [_judge_file(it) for it in items]
-    if not results:
+        _check_unique_names(names, [str(f) for f in files], "files")
+        results = _build.judge_files(files, qi, depth, ties, duplicates, workers)
+    if not names:
         raise ValueError("no runs to judge")
-    grades = np.stack([r[0] for r in results])
-    ids = np.stack([r[1] for r in results])
-    n_ret = np.stack([r[2] for r in results])
-    K = max(int(n_ret.max(initial=0)), 1)
-    grades, ids = grades[..., :K], ids[..., :K]
-    max_judged = int(np.diff(qi.offsets).max(initial=0))
-    ids = ids.astype(np.int16 if max_judged < np.iinfo(np.int16).max else np.int32)
+    bar = _build.Progress(len(names), progress and not isinstance(runs, RunSet))
+    tensor, pieces = _build.build(results, len(names), qi, depth, bar)
+    found = [r.duplicate for r in pieces if r.duplicate is not None]
+    if found:
+        raise duplicate_error(found)
+    grade_codes, ids, n_ret = tensor.arrays()
+    judged = JudgedRuns(
+        grades=grade_codes,
+        doc_ids=ids,
+        levels=qi.levels.astype(np.float64),
+        qrels_level=qi.row_level,
+        qrels_offsets=qi.offsets,
+        systems=tuple(names),
+        topics=qi.topics,
+        n_retrieved=n_ret,
+        missing=missing,
+        report=_report(names, pieces, n_ret, qi, missing),
+    )
+    if files is None:
+        get_run = list(runs).__getitem__
+    else:  # files: read one again only to quote it in an error message
+        get_run = lambda i: read_run(files[i], name=names[i], ties=ties, duplicates="first")  # noqa: E731
+    check_coverage(judged, qrels, get_run, topics_selected=topics is not None)
+    return judged
+
+
+def _check_unique_names(names: list[str], sources: list[str], what: str) -> None:
+    """Two runs with one system name would be two rows with one label: refused, naming both sources."""
+    if len(set(names)) == len(names):
+        return
+    first: dict[str, str] = {}
+    clashes = []
+    for nm, src in zip(names, sources):
+        if nm in first:
+            clashes.append(f"{nm!r}: {first[nm]} and {src}")
+        else:
+            first[nm] = src
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if what == "files":
+        raise ValueError(
+            f"several run files give the same system name(s) {dup} ({'; '.join(clashes)}); "
+            "read them with read_runs(names=...)"
+        )
+    raise ValueError(
+        f"several runs have the same name(s) {dup} ({'; '.join(clashes)}); each run is one system: give each "
+        "Run a distinct `name`"
+    )
+
+
+def _report(names: list[str], pieces: list, n_ret: np.ndarray, qi, missing: str) -> dict:
     missing_topics = {nm: [qi.topics[t] for t in np.flatnonzero(n_ret[i] == 0)] for i, nm in enumerate(names)}
     rel_levels = qi.levels > 0
     has_rel = np.zeros(len(qi.topics), dtype=bool)
     if qi.row_level.size:
         topic_of = np.repeat(np.arange(len(qi.topics)), np.diff(qi.offsets))
         has_rel[topic_of[rel_levels[qi.row_level]]] = True
-    report = {
-        "run_topics_not_in_qrels": {nm: r[3] for nm, r in zip(names, results) if r[3]},
+    return {
+        "run_topics_not_in_qrels": {nm: r.unknown_topics for nm, r in zip(names, pieces) if r.unknown_topics},
         "qrels_topics_missing_from_run": {k: v for k, v in missing_topics.items() if v},
         "topics_without_relevant": [qi.topics[t] for t in np.flatnonzero(~has_rel)],
-        "rows_beyond_depth": {nm: r[4] for nm, r in zip(names, results) if r[4]},
-        "duplicates_dropped": {nm: r[5] for nm, r in zip(names, results) if r[5]},
+        "rows_beyond_depth": {nm: r.beyond_depth for nm, r in zip(names, pieces) if r.beyond_depth},
+        "duplicates_dropped": {nm: r.dropped for nm, r in zip(names, pieces) if r.dropped},
         "missing_policy": missing,
     }
-    judged = JudgedRuns(
-        grades=np.ascontiguousarray(grades),
-        doc_ids=np.ascontiguousarray(ids),
-        levels=qi.levels.astype(np.float64),
-        qrels_level=qi.row_level,
-        qrels_offsets=qi.offsets,
-        systems=tuple(names),
-        topics=qi.topics,
-        n_retrieved=n_ret.astype(np.int32),
-        missing=missing,
-        report=report,
-    )
-    if isinstance(runs, RunSet) or isinstance(runs, (list, tuple)) and runs and isinstance(runs[0], Run):
-        get_run = list(runs).__getitem__
-    else:  # files: read one again only to quote it in an error message
-        get_run = lambda i: read_run(files[i], name=names[i], ties=ties, duplicates="first")  # noqa: E731
-    check_coverage(judged, qrels, get_run, topics_selected=topics is not None)
-    return judged

@@ -6,8 +6,12 @@ qrels: ``qid iter docno grade`` (4 whitespace-separated columns; ``iter`` is ign
 run:   ``qid Q0 docno rank score tag`` (6 columns; the 2nd column is ignored, so ``Q0``, ``q0`` and ``0`` are all
 accepted, as trec_eval does; the rank column is ignored unless ``ties="rank"``).
 
-Files may be plain text, ``.gz``, ``.bz2`` or ``.xz``. Blank lines are skipped (line numbers in messages still count
-them).
+Files may be plain text, ``.gz``, ``.bz2`` or ``.xz``, UTF-8 encoded; a leading UTF-8 byte-order mark is ignored.
+Blank lines are skipped (line numbers in messages still count them). Columns are separated by ASCII whitespace only.
+
+Run files are parsed on their bytes with NumPy (:mod:`metrics._columns`: one tokenisation per file, no Python object
+per line); files that reader cannot prove it handles exactly (control bytes, tokens over 64 bytes) are read by the
+string reader. Both give the same rows, order and errors.
 
 Ordering (trec_eval, ``form_res_rels.c``): documents are ranked by score descending, ties broken by docno
 *descending* (``strcmp`` order); the rank column is ignored. trec_eval holds scores as single-precision C ``float``,
@@ -35,6 +39,8 @@ from typing import Iterable, Literal, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from ._columns import Columns, hash_rows, parse_decimals, split_columns
+
 __all__ = ["TrecFormatError", "Qrels", "Run", "RunSet", "read_qrels", "read_run", "read_runs", "natural_topic_order"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -46,18 +52,33 @@ _COMPRESSED = (".gz", ".xz", ".bz2")
 class TrecFormatError(ValueError):
     """A malformed qrels or run file. ``str(err)`` reads ``"<path>, line <n>: <problem>"``."""
 
-    def __init__(self, path: PathLike, line: int | None, problem: str) -> None:
+    def __init__(self, path: PathLike, line: int | None, problem: str, counts: dict[str, int] | None = None) -> None:
         self.path = str(path)
         self.line = line
         self.problem = problem
+        #: for repeated docnos: every offending file and its number of repeated lines (else empty)
+        self.counts = dict(counts or {})
         where = f"{self.path}, line {line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}")
 
     def __reduce__(self):  # picklable, so errors cross process boundaries (judge's worker processes) intact
-        return (type(self), (self.path, self.line, self.problem))
+        return (type(self), (self.path, self.line, self.problem, self.counts))
+
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def _read_text(path: PathLike) -> str:
+    """The file's text (decompressed, UTF-8 checked, a leading byte-order mark removed)."""
+    return _read_bytes(path).decode("utf-8")
+
+
+def _read_bytes(path: PathLike) -> bytes:
+    """The file's bytes, decompressed, checked to be UTF-8, without a leading UTF-8 byte-order mark.
+
+    A BOM (which some Windows editors write) is not part of the first line's first token: kept, it would make
+    topic ``"\ufeff451"`` of the first line a topic of its own.
+    """
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"no such file: {p}")
@@ -73,11 +94,16 @@ def _read_text(path: PathLike) -> str:
                 raw = fh.read()
     except (OSError, EOFError, lzma.LZMAError) as exc:
         raise TrecFormatError(p, None, f"cannot read or decompress the file ({exc})") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise TrecFormatError(p, line, f"not valid UTF-8 text (byte {exc.start})") from None
+    skip = len(_BOM) if raw.startswith(_BOM) else 0
+    if skip:
+        raw = raw[skip:]
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise TrecFormatError(p, line, f"not valid UTF-8 text (byte {exc.start + skip})") from None
+    return raw
 
 
 def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[str], np.ndarray]:
@@ -87,7 +113,9 @@ def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[st
     line is found with NumPy on the bytes, not with a Python loop over lines.
     """
     # trec_eval splits on ASCII whitespace only: a non-ASCII space (e.g. U+00A0) stays inside its token
-    tokens = text.split() if text.isascii() else _ASCII_WS.split(text.strip(" \t\n\r\f\v"))
+    # (str.split would also split on \x1c-\x1f, which trec_eval keeps inside tokens)
+    plain = text.isascii() and not _INFO_SEPARATORS.search(text)
+    tokens = text.split() if plain else _ASCII_WS.split(text.strip(" \t\n\r\f\v"))
     if tokens == [""]:
         tokens = []
     b = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
@@ -118,6 +146,7 @@ def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[st
 
 
 _ASCII_WS = re.compile(r"[ \t\n\r\f\v]+")
+_INFO_SEPARATORS = re.compile("[\x1c-\x1f]")
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[[9, 10, 11, 12, 13, 32]] = True
 
@@ -274,14 +303,35 @@ def read_qrels(path: PathLike) -> Qrels:
 
     if is_in_memory(path):  # a DataFrame, a {qid: {docid: grade}} dict or Qrel named tuples
         return qrels_from_memory(path)
-    text = _read_text(path)
-    tokens, lines = _tokenise(text, 4, path, "qrels lines are 'qid iter docno grade'")
-    if not lines.size:
-        raise TrecFormatError(path, None, "the qrels file holds no judgments")
-    grade = _floats(tokens[3::4], lines, path, "grade")
-    q = Qrels(np.array(tokens[0::4], dtype=object), np.array(tokens[2::4], dtype=object), grade, lines, str(path))
-    _check_qrels_duplicates(q)
+    raw = _read_bytes(path)
+    cols = split_columns(raw, 4)
+    if cols is None:  # the string reader (and its errors)
+        text = raw.decode("utf-8")
+        tokens, lines = _tokenise(text, 4, path, "qrels lines are 'qid iter docno grade'")
+        if not lines.size:
+            raise TrecFormatError(path, None, "the qrels file holds no judgments")
+        grade = _floats(tokens[3::4], lines, path, "grade")
+        q = Qrels(np.array(tokens[0::4], dtype=object), np.array(tokens[2::4], dtype=object), grade, lines, str(path))
+        _check_qrels_duplicates(q)
+        return q
+    del raw
+    grade = _column_floats(cols, 3, Path(path), "grade")
+    tcode, topics = _topic_codes(cols.fixed(0))
+    docno_b = cols.fixed(2)
+    pair = hash_rows(docno_b) + tcode.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    lines = cols.line_numbers()
+    topic = np.array(topics, dtype=object)[tcode]  # one str object per distinct topic
+    q = Qrels(topic, _as_str(docno_b), grade, lines, str(path))
+    if pd.Series(pair).duplicated().any():  # a repeat, or a hash collision: decide on the strings
+        _check_qrels_duplicates(q)
     return q
+
+
+def _as_str(b: np.ndarray) -> np.ndarray:
+    """A zero-padded NumPy bytes array as an object array of str (UTF-8)."""
+    if b.tobytes().isascii():
+        return b.astype(f"U{b.dtype.itemsize}").astype(object)
+    return np.array([d.decode("utf-8") for d in b.tolist()], dtype=object)
 
 
 # ---------------------------------------------------------------------------------------------------------- runs
@@ -392,69 +442,179 @@ def _run_name(path: Path) -> str:
 def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: np.ndarray | None, ties: str) -> np.ndarray:
     """Row order: by topic, then score descending (or ``key`` ascending), ties per ``ties``; vectorised.
 
-    Most run files are already in this order; that is checked first (no sort needed then).
+    ``docno`` is an object array of str or a zero-padded NumPy bytes array (``strcmp`` order; for UTF-8 text the same
+    as the str order). Most run files are already in this order; that is checked first (no sort needed then), and
+    when only tied documents are out of docno order, only those are reordered.
     """
     if key is not None:
         primary = key
     elif ties == "trec_eval":
-        primary = -score.astype(np.float32)  # trec_eval keeps scores as C floats: equal in float32 means tied
+        # trec_eval keeps scores as C floats: equal in float32 means tied (+0 turns -0.0 into 0.0, its equal)
+        primary = -score.astype(np.float32) + np.float32(0)
     else:
         primary = -score
     n = primary.size
     same_t = topic_codes[1:] == topic_codes[:-1]
     if (topic_codes[1:] >= topic_codes[:-1]).all() and (~same_t | (primary[1:] >= primary[:-1])).all():
-        same = same_t & (primary[1:] == primary[:-1])
-        if ties != "trec_eval" or not same.any():
-            return np.arange(n)
-        idx = np.flatnonzero(same)
-        if (docno[idx] > docno[idx + 1]).all():
-            return np.arange(n)
-    order = np.lexsort((primary, topic_codes))  # stable: ties stay in file order
+        order = np.arange(n)
+    elif ties == "trec_eval":  # one stable radix-free sort on (topic, float32 score bits in sortable form)
+        bits = primary.view(np.uint32)
+        sortable = np.where(bits >> np.uint32(31), ~bits, bits | np.uint32(0x80000000)).astype(np.uint64)
+        order = np.argsort(sortable | (topic_codes.astype(np.uint64) << np.uint64(32)), kind="stable")
+    else:
+        order = np.lexsort((primary, topic_codes))  # stable: ties stay in file order
     if ties != "trec_eval":
         return order
     t_sorted, p_sorted = topic_codes[order], primary[order]
     same = (t_sorted[1:] == t_sorted[:-1]) & (p_sorted[1:] == p_sorted[:-1])
     if not same.any():
         return order
-    tied = np.zeros(order.size, dtype=bool)
+    d_sorted = docno[order]
+    idx = np.flatnonzero(same)
+    if (d_sorted[idx] > d_sorted[idx + 1]).all():
+        return order
+    # reorder the tied documents only: within each run of equal (topic, score), docno descending
+    tied = np.zeros(n, dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
-    # rank the tied docnos by string order (only those), then break ties by docno descending
-    uniq, inv = np.unique(docno[order][tied].astype(str), return_inverse=True)
-    dkey = np.zeros(order.size, dtype=np.int64)
-    dkey[tied] = -inv.astype(np.int64)
-    return order[np.lexsort((dkey, p_sorted, t_sorted))]
+    group = np.cumsum(np.r_[True, ~same])
+    sub = np.flatnonzero(tied)
+    g = group[sub]
+    d = d_sorted[sub]
+    if d.dtype == object:
+        keys: tuple = (d.astype(str),)
+    else:  # zero-padded bytes as big-endian words: integer order is strcmp order, and integers sort fast
+        words = d.view(">u8").reshape(d.size, -1).astype(np.uint64)  # native order sorts much faster
+        keys = tuple(np.ascontiguousarray(words[:, k]) for k in range(words.shape[1] - 1, -1, -1))
+    perm = np.lexsort((*keys, g))  # by group, then docno ascending
+    # docno descending within each group: mirror the positions inside the group
+    first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    size = np.diff(np.r_[first, g.size])
+    start = np.repeat(first, size)
+    pos = np.arange(g.size)
+    perm = perm[start + np.repeat(size, size) - 1 - (pos - start)]
+    order = order.copy()
+    order[sub] = order[sub[perm]]
+    return order
 
 
 def _topic_codes(topic: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """Integer codes of the topic of each row, numbered in natural topic order (rows come in topic blocks)."""
     starts = np.flatnonzero(np.r_[True, topic[1:] != topic[:-1]])
     block = topic[starts]
-    nat = natural_topic_order(block.tolist())
+    labels = block.tolist()
+    if block.dtype != object:  # NumPy bytes
+        labels = [t.decode("utf-8") for t in labels]
+    nat = natural_topic_order(labels)
     pos = {t: i for i, t in enumerate(nat)}
-    codes = np.fromiter((pos[t] for t in block), dtype=np.int64, count=block.size)
+    codes = np.fromiter((pos[t] for t in labels), dtype=np.int64, count=len(labels))
     return np.repeat(codes, np.diff(np.r_[starts, topic.size])), nat
 
 
 @dataclass(frozen=True)
+class _Duplicate:
+    """The first repeated (topic, docno) of a run file, and how many lines repeat one."""
+
+    path: str
+    line: int
+    first_line: int
+    docno: str
+    topic: str
+    count: int
+
+
+@dataclass(frozen=True)
 class _Parsed:
-    """A run file parsed but not reordered: rows in file order plus the rank order."""
+    """A run file parsed but not reordered: rows in file order plus the rank order.
+
+    Read by the byte-level reader (:mod:`metrics._columns`), ``docno`` is a zero-padded NumPy bytes array and
+    ``doc_hash`` its hashes; read by the string reader, an object array of str. ``duplicate`` is set (and the rest
+    not ordered) when ``duplicates="error"`` and a docno repeats.
+    """
 
     topics: list[str]  # natural order; tcode indexes it
     tcode: np.ndarray
     docno: np.ndarray
     score: np.ndarray
-    line: np.ndarray
+    rows: np.ndarray  # record index of each row in the file (differs when duplicates were dropped)
     order: np.ndarray  # row indices in rank order (grouped by topic)
     rank: np.ndarray  # 1-based rank of order[i]
     dropped: int
-    known: np.ndarray | None = None  # per row: index into ``known_docnos`` or -1 (when those were given)
+    doc_hash: np.ndarray | None = None
+    cols: Columns | None = None
+    lines: np.ndarray | None = None  # string reader: line of each record
+    duplicate: _Duplicate | None = None
+
+    @property
+    def line(self) -> np.ndarray:
+        """1-based line number of each row."""
+        if self.lines is not None:
+            return self.lines[self.rows]
+        return self.cols.line_numbers(self.rows)
+
+    def docno_str(self) -> np.ndarray:
+        """The docnos as an object array of str."""
+        return self.docno if self.docno.dtype == object else _as_str(self.docno)
 
 
-def _parse_fields(text: str, p: Path, ties: str, duplicates: str, known_docnos: np.ndarray | None = None) -> _Parsed:
-    """Parse a run file's text. With ``known_docnos`` (e.g. the judged documents), one hashing pass also tells which
-    rows hold one of them (``known``), saving a second lookup."""
-    tokens, lines = _tokenise(text, 6, p, "run lines are 'qid Q0 docno rank score tag'")
+_RUN_FORMAT = "run lines are 'qid Q0 docno rank score tag'"
+_DUP_ADVICE = "pass duplicates='first' to keep only the first occurrence"
+
+
+def _parse_fields(raw: bytes, p: Path, ties: str, duplicates: str) -> _Parsed:
+    """Parse a run file's bytes (from :func:`_read_bytes`): the byte-level reader when it applies, else the string
+    reader; both give the same rows, order and errors."""
+    cols = split_columns(raw, 6)
+    if cols is None:
+        return _parse_text(raw.decode("utf-8"), p, ties, duplicates)
+    n = cols.n
+    topic_b, docno = cols.fixed(0), cols.fixed(2)
+    score = _column_floats(cols, 4, p, "score")
+    key = _column_floats(cols, 3, p, "rank") if ties == "rank" else None
+    tcode, topics = _topic_codes(topic_b)
+    doc_hash = hash_rows(docno)
+    pair = doc_hash + tcode.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    rows = np.arange(n)
+    dup = pd.Series(pair).duplicated().to_numpy()
+    if dup.any():  # hashes can collide: decide on the bytes
+        dup = pd.MultiIndex.from_arrays([tcode, docno]).duplicated()
+    dropped = 0
+    if dup.any():
+        d = np.flatnonzero(dup)
+        if duplicates == "error":
+            i = int(d[0])
+            same = np.flatnonzero((tcode == tcode[i]) & (docno == docno[i]))
+            ln = cols.line_numbers(np.array([same[0], i]))
+            found = _Duplicate(str(p), int(ln[1]), int(ln[0]), docno[i].decode("utf-8"), topics[tcode[i]], d.size)
+            return _Parsed(topics, tcode, docno, score, rows, rows, rows, 0, doc_hash, cols, duplicate=found)
+        keep = ~dup
+        dropped = int(d.size)
+        rows, docno, score, tcode, doc_hash = rows[keep], docno[keep], score[keep], tcode[keep], doc_hash[keep]
+        key = None if key is None else key[keep]
+    order = _order(tcode, score, docno, key, ties)
+    return _Parsed(topics, tcode, docno, score, rows, order, _ranks(tcode[order]), dropped, doc_hash, cols)
+
+
+def _ranks(tc: np.ndarray) -> np.ndarray:
+    """1-based rank of each row of topic-grouped codes ``tc``."""
+    starts = np.flatnonzero(np.r_[True, tc[1:] != tc[:-1]])
+    return np.arange(tc.size) - np.repeat(starts, np.diff(np.r_[starts, tc.size])) + 1
+
+
+def _column_floats(cols: Columns, j: int, p: Path, column: str) -> np.ndarray:
+    """Column ``j`` as float64: vectorised for plain decimals, by :func:`_floats` (same rules, same errors) for the
+    rest; the first bad value in file order is reported."""
+    x, done = parse_decimals(cols, j)
+    if not done.all():
+        rest = np.flatnonzero(~done)
+        values = [cols.token(int(i), j) for i in rest]
+        x[rest] = _floats(values, cols.line_numbers(rest), p, column)
+    return x
+
+
+def _parse_text(text: str, p: Path, ties: str, duplicates: str) -> _Parsed:
+    """The string reader: Python tokens (files with unusual control bytes or very long tokens; error lines)."""
+    tokens, lines = _tokenise(text, 6, p, _RUN_FORMAT)
     if not lines.size:
         raise TrecFormatError(p, None, "the run file holds no results")
     score = _floats(tokens[4::6], lines, p, "score")
@@ -463,42 +623,45 @@ def _parse_fields(text: str, p: Path, ties: str, duplicates: str, known_docnos: 
     docno = np.array(tokens[2::6], dtype=object)
     del tokens
     tcode, topics = _topic_codes(topic)
-    n_known = 0 if known_docnos is None else len(known_docnos)
-    if n_known:
-        dcodes, duniq = pd.factorize(np.concatenate([known_docnos, docno]))
-        dcodes = dcodes[n_known:]
-    else:
-        dcodes, duniq = pd.factorize(docno)
-    pair = tcode * max(len(duniq), 1) + dcodes
-    dup = pd.Series(pair).duplicated().to_numpy()
+    rows = np.arange(lines.size)
+    dup = pd.MultiIndex.from_arrays([tcode, docno]).duplicated()
     dropped = 0
     if dup.any():
-        i = int(np.flatnonzero(dup)[0])
+        d = np.flatnonzero(dup)
         if duplicates == "error":
-            first = int(np.flatnonzero(pair == pair[i])[0])
-            raise TrecFormatError(
-                p,
-                int(lines[i]),
-                f"docno {docno[i]!r} appears twice for topic {topic[i]!r} (first at line {lines[first]}); "
-                "pass duplicates='first' to keep only the first occurrence",
-            )
+            i = int(d[0])
+            first = int(np.flatnonzero((tcode == tcode[i]) & (docno == docno[i]))[0])
+            found = _Duplicate(str(p), int(lines[i]), int(lines[first]), docno[i], topic[i], d.size)
+            return _Parsed(topics, tcode, docno, score, rows, rows, rows, 0, lines=lines, duplicate=found)
         keep = ~dup
-        dropped = int(dup.sum())
-        docno, score, lines, tcode, dcodes = docno[keep], score[keep], lines[keep], tcode[keep], dcodes[keep]
+        dropped = int(d.size)
+        rows, docno, score, tcode = rows[keep], docno[keep], score[keep], tcode[keep]
         key = None if key is None else key[keep]
     order = _order(tcode, score, docno, key, ties)
-    tc = tcode[order]
-    starts = np.flatnonzero(np.r_[True, tc[1:] != tc[:-1]])
-    rank = np.arange(tc.size) - np.repeat(starts, np.diff(np.r_[starts, tc.size])) + 1
-    known = np.where(dcodes < n_known, dcodes, -1) if n_known else None
-    return _Parsed(topics, tcode, docno, score, lines, order, rank, dropped, known)
+    return _Parsed(topics, tcode, docno, score, rows, order, _ranks(tcode[order]), dropped, lines=lines)
 
 
-def _parse_run(text: str, p: Path, name: str, ties: str, duplicates: str) -> Run:
-    f = _parse_fields(text, p, ties, duplicates)
+def duplicate_error(found: Sequence[_Duplicate]) -> TrecFormatError:
+    """One error for every run file with a repeated docno: the first file's first repeat, then the other files
+    with their counts (``err.counts`` maps each file to its number of repeated lines)."""
+    f = found[0]
+    problem = f"docno {f.docno!r} appears twice for topic {f.topic!r} (first at line {f.first_line})"
+    if f.count > 1:
+        problem += f"; {f.count} lines of this file repeat a docno of their topic"
+    if len(found) > 1:
+        others = ", ".join(f"{g.path} ({g.count} line{'s' * (g.count != 1)}, first at line {g.line})" for g in found[1:])
+        k = len(found) - 1
+        problem += f"; {k} other run file{'s' * (k > 1)} also repeat{'s' * (k == 1)} docnos: {others}"
+    return TrecFormatError(f.path, f.line, f"{problem}; {_DUP_ADVICE}", counts={g.path: g.count for g in found})
+
+
+def _parse_run(raw: bytes, p: Path, name: str, ties: str, duplicates: str) -> Run | _Duplicate:
+    f = _parse_fields(raw, p, ties, duplicates)
+    if f.duplicate is not None:
+        return f.duplicate
     o = f.order
     topic = np.array(f.topics, dtype=object)[f.tcode[o]]
-    return Run(name, topic, f.docno[o], f.score[o], f.line[o], f.rank, str(p), ties, f.dropped)
+    return Run(name, topic, f.docno_str()[o], f.score[o], f.line[o], f.rank, str(p), ties, f.dropped)
 
 
 def check_read_options(ties: str, duplicates: str) -> None:
@@ -528,7 +691,7 @@ def read_run(
         (trec_eval's order); ``"input"`` keeps tied documents in file order; ``"rank"`` orders by the rank column
         (ascending, ties in file order) and ignores scores for ordering.
     duplicates : a docno listed twice for one topic is an error (``"error"``, default, naming file, line and
-        docno) or only its first line is kept (``"first"``).
+        docno, and how many lines of the file repeat one) or only its first line is kept (``"first"``).
 
     Raises
     ------
@@ -542,8 +705,10 @@ def read_run(
     if is_in_memory(path):  # a DataFrame, a {qid: {docid: score}} dict or ScoredDoc named tuples
         return run_from_memory(path, name=name, ties=ties, duplicates=duplicates)
     p = Path(path)
-    text = _read_text(p)
-    return _parse_run(text, p, name or _run_name(p), ties, duplicates)
+    run = _parse_run(_read_bytes(p), p, name or _run_name(p), ties, duplicates)
+    if isinstance(run, _Duplicate):
+        raise duplicate_error([run])
+    return run
 
 
 def _expand(paths_or_directory: PathLike | Sequence[PathLike]) -> list[Path]:
@@ -575,7 +740,9 @@ def read_runs(
     ``{system: {qid: {docid: score}}}`` or ``{system: <DataFrame or ScoredDoc named tuples>}``.
 
     Files are decompressed and parsed on ``workers`` threads (default: the number of CPUs; decompression releases
-    the GIL). See :func:`read_run` for ``ties`` and ``duplicates``. System names must be unique.
+    the GIL). See :func:`read_run` for ``ties`` and ``duplicates``; with ``duplicates="error"`` every file is read
+    first and one :class:`TrecFormatError` lists each file that repeats a docno (``err.counts``: file -> repeated
+    lines). System names must be unique.
 
     Returns
     -------
@@ -598,7 +765,7 @@ def read_runs(
     check_read_options(ties, duplicates)
 
     def one(item: tuple[Path, str]) -> Run:
-        return _parse_run(_read_text(item[0]), item[0], item[1], ties, duplicates)
+        return _parse_run(_read_bytes(item[0]), item[0], item[1], ties, duplicates)
 
     n = workers or min(len(files), os.cpu_count() or 1)
     if n > 1 and len(files) > 1:
@@ -606,5 +773,8 @@ def read_runs(
             runs = tuple(ex.map(one, zip(files, labels)))
     else:
         runs = tuple(one(item) for item in zip(files, labels))
+    found = [r for r in runs if isinstance(r, _Duplicate)]
+    if found:
+        raise duplicate_error(found)
     report = {"duplicates_dropped": {r.name: r.duplicates_dropped for r in runs if r.duplicates_dropped}}
     return RunSet(runs, report)

@@ -526,11 +526,11 @@ def test_bad_options_are_refused_before_loading_in_the_users_terms(argv, message
 def test_run_file_problems_say_what_the_cli_user_can_do(tiny, command, capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     qrels = str(tiny / "qrels_int")
-    # "pass duplicates='first' to keep only the first occurrence": no such option on the CLI
+    # "pass duplicates='first' to keep only the first occurrence": the CLI's option is --duplicates first
     assert main([*command, "--runs", str(tiny / "runs" / "b"), str(tiny / "dup" / "a"), "--qrels", qrels]) == 2
     err = _one_line_error(capsys, command[0])
     assert f"{tiny / 'dup' / 'a'}, line 13: docno 'd1' appears twice for topic '3' (first at line 9)" in err
-    assert "the CLI reads a run with each document at most once per topic: remove the repeated line" in err
+    assert "pass --duplicates first to keep only the first occurrence" in err
     # "read them with read_runs(names=...)"
     assert main([*command, "--runs", str(tiny / "x" / "run"), str(tiny / "y" / "run"), "--qrels", qrels]) == 2
     err = _one_line_error(capsys, command[0])
@@ -583,3 +583,47 @@ def test_sweep_and_robustness_name_an_api_parameter_by_its_option():
     exc = ValueError("`seeds` must hold non-negative integers; got -1.")
     for module in (sweep, robustness):
         assert str(_common.in_option_names(exc, module._OPTIONS)) == "--seeds must hold non-negative integers; got -1."
+
+
+def test_duplicates_option_on_every_subcommand_that_reads_runs():
+    """--duplicates {error,first} exists wherever --runs does."""
+    import argparse
+
+    from experiments.cli import build_parser
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    reading = {name: sub for name, sub in subs.items() if any("--runs" in a.option_strings for a in sub._actions)}
+    assert {"evaluate", "gstudy", "tune", "check", "sweep", "robustness", "demo", "report"} <= set(reading)
+    for name, sub in reading.items():
+        assert any("--duplicates" in a.option_strings and a.choices == ["error", "first"] for a in sub._actions), name
+
+
+def test_duplicates_first_reads_the_run_and_says_so(tiny, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    qrels = str(tiny / "qrels_int")
+    argv = ["evaluate", "--runs", str(tiny / "runs" / "b"), str(tiny / "dup" / "a"), "--qrels", qrels,
+            "--measure", "P@3", "--duplicates", "first"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "dropped 1 repeated line in run a (1)" in captured.err
+    assert captured.out.count(",P@3,") == 6
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_duplicates_refused_with_a_saved_tensor(capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    assert main(["evaluate", "--duplicates", "first"]) == 2
+    assert "--duplicates applies to run files read with --runs" in _one_line_error(capsys, "evaluate")
+
+
+def test_duplicates_in_several_run_files_are_listed_in_one_error(tiny, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    other = tmp_path / "c"
+    other.write_text((tiny / "runs" / "c").read_text() + "1 Q0 d2 5 0 c\n2 Q0 d3 6 0 c\n")
+    assert main(["evaluate", "--runs", str(tiny / "dup" / "a"), str(tiny / "runs" / "b"), str(other),
+                 "--qrels", str(tiny / "qrels_int")]) == 2
+    err = _one_line_error(capsys, "evaluate")
+    assert f"{tiny / 'dup' / 'a'}, line 13: docno 'd1' appears twice" in err
+    assert f"1 other run file also repeats docnos: {other} (2 lines, first at line 13)" in err

@@ -30,6 +30,9 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--grades", choices=["exact", "trec_eval"], default="exact", action=_Given,
                    help="real-valued grades in the --qrels: kept exactly (default; a note says so when some are "
                         "not integers) or truncated to integers as trec_eval does (trec_eval, for its numbers)")
+    g.add_argument("--duplicates", choices=["error", "first"], default="error", action=_Given,
+                   help="a docno listed twice for one topic of a run is an error naming every such file "
+                        "(default) or only its first line is kept (first), with a note on stderr")
     g.add_argument("--missing", choices=["zero", "exclude", "reml", "henderson"], default="zero", action=_Given,
                    help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
                         "score; every subcommand but evaluate then drops the topic, with a note); gstudy only: "
@@ -89,6 +92,8 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         else:
             what = "the embedded TREC-9 data"
             judged = metrics.load_trec9()
+        if getattr(args, "_given_duplicates", False):
+            raise UsageError(f"--duplicates applies to run files read with --runs, not to {what}.")
         if getattr(args, "_given_depth", False) and args.depth != judged.depth:
             raise UsageError(f"--depth {args.depth}: {what} is judged to depth {judged.depth} and cannot be cut "
                              "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
@@ -108,28 +113,36 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if not Path(r).exists():
             raise UsageError(f"no such run file or directory: {r}")
     command = getattr(args, "command", None) or "gtheory"
+    quiet = bool(getattr(args, "quiet", False))
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", metrics.LowCoverageWarning)
             warnings.simplefilter("always", metrics.FractionalGradeWarning)
             judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=_policy(args),
-                                   grades=getattr(args, "grades", "exact"))
+                                   grades=getattr(args, "grades", "exact"), duplicates=args.duplicates,
+                                   progress=not quiet)
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
-        raise in_option_names(exc, {"depth": "--depth", "missing": "--missing"}, _READ_ADVICE) from None
+        raise in_option_names(exc, {"depth": "--depth", "missing": "--missing", "duplicates": "--duplicates"},
+                              _READ_ADVICE) from None
     for w in caught:  # the library's advice in the CLI's terms (--grades trec_eval, ...)
         msg = str(w.message).replace("pass grades='trec_eval' (CLI: --grades trec_eval)", "use --grades trec_eval")
         msg = msg.replace(" (grades='exact')", "").replace(
             " (judged_only=True)", " (--judged-only)" if hasattr(args, "judged_only") else "")
         print(f"gtheory {command}: warning: {msg}", file=sys.stderr)
-    if not getattr(args, "quiet", False):  # one line: what the qrels judge of what the runs retrieved
+    dropped = judged.report.get("duplicates_dropped") or {}
+    if dropped and not quiet:
+        total = sum(dropped.values())
+        print(f"gtheory {command}: note: --duplicates first: dropped {total} repeated line{'s' * (total != 1)} in "
+              f"{_listed([f'{k} ({v})' for k, v in dropped.items()], 'run')}.", file=sys.stderr)
+    if not quiet:  # one line: what the qrels judge of what the runs retrieved
         print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
     return judged
 
 
-#: the reader's advice on run files, in terms of what a CLI user can do (the CLI has no option for either)
+#: the reader's advice on run files, in terms of what a CLI user can do
 _READ_ADVICE = {
     "pass duplicates='first' to keep only the first occurrence":
-        "the CLI reads a run with each document at most once per topic: remove the repeated line",
+        "pass --duplicates first to keep only the first occurrence (or remove the repeated lines)",
     "read them with read_runs(names=...)":
         "a system's name is its run file's name (without .gz, .txt, ...): rename the files so that each is distinct",
 }

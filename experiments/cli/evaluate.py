@@ -49,7 +49,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="write JSON records instead of CSV (long: one {system, topic, measure, score} per cell; "
                         "wide: one per system)")
-    p.add_argument("--quiet", action="store_true", help="no coverage line on stderr (warnings are still printed)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no coverage line and no progress bar on stderr (warnings are still printed)")
     return p
 
 
