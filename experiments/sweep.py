@@ -388,7 +388,8 @@ def check_settings(cutoffs: Any = (10, 20, 100), gains: Any = ("linear", "expone
     if not isinstance(tune, bool):
         raise TypeError(f"`tune` must be a bool; got {tune!r}.")
     if tune and None in grid.cutoffs:
-        raise ValueError("`tune=True` needs integer `cutoffs` (a tuned discount has one weight per rank); got None.")
+        raise ParameterError("tune=True", "`tune=True` needs integer `cutoffs` (a tuned discount has one weight per "
+                                          "rank); got the whole list ('none', None).")
     return grid, ref, target
 
 
