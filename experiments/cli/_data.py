@@ -141,8 +141,6 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
 
 #: the reader's advice on run files, in terms of what a CLI user can do
 _READ_ADVICE = {
-    "pass duplicates='first' to keep only the first occurrence":
-        "pass --duplicates first to keep only the first occurrence (or remove the repeated lines)",
     "read them with read_runs(names=...)":
         "a system's name is its run file's name (without .gz, .txt, ...): rename the files so that each is distinct",
 }
