@@ -137,12 +137,9 @@ class RobustnessStudy:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (also written to ``path``, atomically, if given). The per-seed
         :attr:`results` are a table: save them with ``results.to_csv``."""
-        from gtheory._json import dumps, write_text
+        from gtheory._json import json_text
 
-        text = dumps(self.to_dict(), indent=indent)
-        if path is not None:
-            write_text(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     def plot(self, ax: Sequence[Any] | None = None) -> Any:
         """τ against the fraction kept and the mean drift (and, with a test, discriminative power and the

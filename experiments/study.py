@@ -142,12 +142,9 @@ class DemoStudy:
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (also written to ``path``, atomically, if given)."""
-        from gtheory._json import dumps, write_text
+        from gtheory._json import json_text
 
-        text = dumps(self.to_dict(), indent=indent)
-        if path is not None:
-            write_text(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "DemoStudy":

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["jsonable", "dumps", "number", "write_text", "load_document"]
+__all__ = ["jsonable", "dumps", "number", "write_text", "json_text", "read_json", "load_document"]
 
 
 def jsonable(o: Any) -> Any:
@@ -86,6 +86,10 @@ def write_text(path: Any, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        # the permissions of the file replaced, or the usual ones of a new file (mkstemp's are owner-only)
+        mask = os.umask(0o022)
+        os.umask(mask)
+        os.chmod(tmp, p.stat().st_mode & 0o7777 if p.is_file() else 0o666 & ~mask)
         os.replace(tmp, p)
     except BaseException:
         if os.path.exists(tmp):
@@ -93,23 +97,39 @@ def write_text(path: Any, text: str) -> None:
         raise
 
 
-def load_document(text_or_path: Any, fmt: str) -> dict[str, Any]:
-    """The JSON object of ``text_or_path`` (JSON text, or a path to a file holding it) whose ``"format"``
-    is ``fmt`` (without the key). ValueError naming the problem otherwise."""
-    import os
-    from pathlib import Path
+def json_text(d: Any, path: Any = None, *, indent: int | None = 2) -> str:
+    """The ``to_json`` of every result type: strict JSON text of ``d`` (:func:`dumps`), also written to ``path``
+    (atomically, :func:`write_text`) if given."""
+    text = dumps(d, indent=indent)
+    if path is not None:
+        write_text(path, text)
+    return text
 
-    if isinstance(text_or_path, os.PathLike) or (
-            isinstance(text_or_path, str) and not text_or_path.lstrip().startswith("{")):
-        text = Path(text_or_path).read_text(encoding="utf-8")
-    elif isinstance(text_or_path, str):
-        text = text_or_path
-    else:
-        raise TypeError(f"expected JSON text or a path; got {type(text_or_path).__name__}")
+
+def read_json(text_or_path: Any, what: str) -> Any:
+    """The parsed JSON of ``text_or_path``: JSON text (starting with ``{`` or ``[``), or a path to a file
+    holding it (the ``from_json`` of every result type). TypeError for anything else; ValueError
+    ``not a <what> JSON document: <why>`` for text that is not JSON."""
+    import os
+
+    if isinstance(text_or_path, os.PathLike):
+        text_or_path = os.fspath(text_or_path)
+    if not isinstance(text_or_path, str):
+        raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(text_or_path).__name__}.")
+    text = text_or_path
+    if not text.lstrip().startswith(("{", "[")):
+        with open(text, encoding="utf-8") as fh:
+            text = fh.read()
     try:
-        d = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc}") from None
+        raise ValueError(f"not a {what} JSON document: {exc}") from None
+
+
+def load_document(text_or_path: Any, fmt: str) -> dict[str, Any]:
+    """The JSON object of ``text_or_path`` (JSON text, or a path to a file holding it, :func:`read_json`) whose
+    ``"format"`` is ``fmt`` (without the key). ValueError naming the problem otherwise."""
+    d = read_json(text_or_path, fmt)
     if not isinstance(d, dict) or d.get("format") != fmt:
         got = d.get("format") if isinstance(d, dict) else type(d).__name__
         raise ValueError(f"not a {fmt} document (format {got!r})")

@@ -46,7 +46,6 @@ References
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -221,22 +220,16 @@ class BootstrapResult:
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
-        if path is not None:
-            tmp = f"{os.fspath(path)}.tmp{os.getpid()}"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        return text
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike[str]) -> BootstrapResult:
         """A :class:`BootstrapResult` from :meth:`to_json` output (a JSON string or a file path)."""
-        text = str(text_or_path)
-        if not text.lstrip().startswith("{"):
-            with open(text_or_path, encoding="utf-8") as fh:
-                text = fh.read()
-        d = json.loads(text)
+        from ._json import read_json
+
+        d = read_json(text_or_path, "BootstrapResult")
         missing = [f for f in cls.__dataclass_fields__ if not f.startswith("replicates") and f not in d]
         if missing:
             raise ValueError(f"not a BootstrapResult JSON: no field {missing[0]!r}.")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -468,12 +468,9 @@ class GStudy:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, atomically);
         :meth:`from_json` reads it back."""
-        from ._json import dumps, write_text
+        from ._json import json_text
 
-        text = dumps(self.to_dict(), indent=indent)
-        if path is not None:
-            write_text(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "GStudy":
@@ -706,6 +703,25 @@ def _check_finite_results(x: NDArray[np.float64], results: list[float], scale: f
         )
 
 
+
+def _drop_lowest_systems(x: NDArray[np.float64], systems: Sequence[str], drop_lowest: float
+                        ) -> tuple[NDArray[np.float64], list[str], tuple[str, ...]]:
+    """The rows of ``x`` (systems × topics, NaN for a missing cell) and the ``systems`` whose mean score
+    (over the scored topics) reaches the ``drop_lowest`` quantile of the system means (linear interpolation),
+    and the systems dropped — the ``drop_lowest`` of :func:`gstudy`, also with ``missing="reml"``/``"henderson"``
+    (:func:`gtheory.unbalanced.gstudy_missing`). ValueError if ``drop_lowest`` is not in [0, 1) or leaves fewer than 2 systems."""
+    if not (isinstance(drop_lowest, (int, float, np.floating)) and 0.0 <= float(drop_lowest) < 1.0):
+        raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
+    if drop_lowest == 0:
+        return x, list(systems), ()
+    means = np.nanmean(x, axis=1)
+    keep = means >= np.quantile(means, drop_lowest)
+    if keep.sum() < 2:
+        raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves {int(keep.sum())} system(s); "
+                         "at least 2 are needed.")
+    return (x[keep], [s for s, k in zip(systems, keep) if k],
+            tuple(s for s, k in zip(systems, keep) if not k))
+
 def gstudy(
     scores: ScoreInput,
     *,
@@ -822,18 +838,7 @@ def gstudy(
         from .unbalanced import gstudy_missing
 
         return gstudy_missing(x, systems, topics, method=missing, drop_lowest=drop_lowest)
-    if not (isinstance(drop_lowest, (int, float, np.floating)) and 0.0 <= float(drop_lowest) < 1.0):
-        raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
-    dropped: tuple[str, ...] = ()
-    if drop_lowest > 0:
-        means = x.mean(axis=1)
-        keep = means >= np.quantile(means, drop_lowest)
-        dropped = tuple(s for s, k in zip(systems, keep) if not k)
-        if keep.sum() < 2:
-            raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves {int(keep.sum())} system(s); "
-                             "at least 2 are needed.")
-        x = x[keep]
-        systems = [s for s, k in zip(systems, keep) if k]
+    x, systems, dropped = _drop_lowest_systems(x, systems, drop_lowest)
     if np.ptp(x) == 0:
         raise ValueError(
             f"all scores are equal ({float(x.flat[0]):g}); every variance component is 0 and Φ and Eρ² "

@@ -377,7 +377,7 @@ def gstudy_missing(
     drop_lowest: float = 0.0,
 ) -> GStudy:
     """The G-study of ``x`` (NaN = missing) under ``method`` (called by :func:`gtheory.gstudy`)."""
-    from .gstudy import gstudy as _gstudy
+    from .gstudy import _drop_lowest_systems, gstudy as _gstudy
 
     n_missing = int(np.isnan(x).sum())
     share = n_missing / x.size
@@ -397,16 +397,8 @@ def gstudy_missing(
         if empty.size:
             raise ValueError(f"{what} {labels[empty[0]]!r} has no score on any {other} ({empty.size} "
                              f"{what}(s) without scores); drop it first.")
-    dropped: tuple[str, ...] = ()
-    if drop_lowest > 0:
-        means = np.nanmean(x, axis=1)
-        keep = means >= np.quantile(means, drop_lowest)
-        dropped = tuple(s for s, k in zip(systems, keep) if not k)
-        if keep.sum() < 2:
-            raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves {int(keep.sum())} system(s); "
-                             "at least 2 are needed.")
-        x = x[keep]
-        systems = [s for s, k in zip(systems, keep) if k]
+    x, systems, dropped = _drop_lowest_systems(x, systems, drop_lowest)
+    if dropped:
         obs = ~np.isnan(x)
         if (obs.sum(axis=0) == 0).any():
             raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves a topic without any score.")

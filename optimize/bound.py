@@ -96,16 +96,9 @@ class OptimalityBound:
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        import json
-        import os
+        from gtheory._json import json_text
 
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
-        if path is not None:
-            tmp = f"{path}.tmp{os.getpid()}"
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text: str) -> OptimalityBound:

@@ -30,7 +30,6 @@ References
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import string
@@ -49,13 +48,12 @@ from metrics._validation import seed_sequence
 from gtheory.intervals import check_open_unit
 
 from gtheory._display import signed
-from gtheory._json import dumps as _dumps
+from gtheory._json import json_text, read_json
 
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
 from .nested import _progress, corrected_interval
 from .objective import check_objective
-from .recommendation import _atomic_write
 from .result import _json_safe
 
 __all__ = ["tune_parameters", "ParameterTuning", "MAX_INTEGERS"]
@@ -152,20 +150,11 @@ class ParameterTuning:
                            "outer": self.outer.to_dict(orient="records")})
 
     def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
-        text = _dumps(self.to_dict(), indent=indent)  # the one encoder
-        if path is not None:
-            _atomic_write(os.fspath(path), text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)  # the one encoder and writer
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "ParameterTuning":
-        s = os.fspath(text_or_path) if isinstance(text_or_path, os.PathLike) else text_or_path
-        if not isinstance(s, str):
-            raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(s).__name__}.")
-        if not s.strip().startswith("{"):
-            with open(s, encoding="utf-8") as fh:
-                s = fh.read()
-        d = json.loads(s)
+        d = read_json(text_or_path, "gtheory optimize.ParameterTuning")
         if not isinstance(d, dict) or d.pop("format", None) != FORMAT:
             raise ValueError("not a gtheory optimize.ParameterTuning JSON document (missing 'format').")
         nan = lambda v: math.nan if v is None else v  # noqa: E731

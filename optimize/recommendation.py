@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory._display import signed
-from gtheory._json import dumps as _dumps
+from gtheory._json import json_text, read_json
 
 from .result import Tuning, _json_safe
 
@@ -175,26 +175,12 @@ class Recommendation:
 
     def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        text = _dumps(self.to_dict(), indent=indent)  # the one encoder
-        if path is not None:
-            _atomic_write(os.fspath(path), text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)  # the one encoder and writer
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Recommendation":
         """A :class:`Recommendation` from :meth:`to_json` output (text or a file path)."""
-        if isinstance(text_or_path, os.PathLike):
-            text_or_path = os.fspath(text_or_path)
-        if not isinstance(text_or_path, str):
-            raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(text_or_path).__name__}.")
-        s = text_or_path.strip()
-        if not s.startswith("{"):
-            with open(text_or_path, encoding="utf-8") as fh:
-                s = fh.read()
-        try:
-            d = json.loads(s)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not a gtheory optimize.Recommendation JSON document: {exc}") from None
+        d = read_json(text_or_path, "gtheory optimize.Recommendation")
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ValueError("not a gtheory optimize.Recommendation JSON document (missing 'format').")
         need = ("what", "cutoff", "verdict", "table", "comparisons", "outer", "tuning")
@@ -240,19 +226,3 @@ def _invalid_fields(d: dict[str, Any]) -> str:
 
 _FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs_best_standard", "diff_lo",
            "diff_hi", "topics_needed", "topics_saved", "topics_saved_lo", "topics_saved_hi")
-
-
-def _atomic_write(path: str, text: str) -> None:
-    """``text`` to ``path`` through a temporary file in the same directory and :func:`os.replace`."""
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -8,7 +8,6 @@ they reach, the solver's record (SciPy-style ``x``, ``fun``, ``success``, ``mess
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import warnings
@@ -24,7 +23,7 @@ import gtheory
 from gtheory.gstudy import _check_n, why_never_reached  # the n_topics rule of GStudy.phi/erho2
 import metrics
 from gtheory._display import fmt, html_table, kv_table
-from gtheory._json import dumps, jsonable, number
+from gtheory._json import json_text, jsonable, number, read_json
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
            "FailedTuningWarning", "DataMismatchWarning"]
@@ -543,12 +542,7 @@ class Tuning:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; also written to ``path``
         if given, atomically: a temporary file beside it renamed at the end); :meth:`from_json` reads it back."""
-        text = dumps(self.to_dict(), indent=indent)
-        if path is not None:
-            from metrics._atomic import atomic_write_text
-
-            atomic_write_text(path, text)  # a temporary file renamed over `path`: complete or untouched
-        return text
+        return json_text(self.to_dict(), path, indent=indent)  # written to a temporary file renamed over `path`
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Tuning":
@@ -572,18 +566,7 @@ class Tuning:
             Not JSON, not a tuning document, or a field missing, unknown or invalid (named, with the
             rule and the value found).
         """
-        if isinstance(text_or_path, os.PathLike):
-            text_or_path = os.fspath(text_or_path)
-        if not isinstance(text_or_path, str):
-            raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(text_or_path).__name__}.")
-        s = text_or_path.strip()
-        if not s.startswith(("{", "[")):
-            with open(text_or_path, encoding="utf-8") as fh:
-                s = fh.read()
-        try:
-            d = json.loads(s)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not a gtheory optimize.Tuning JSON document: {exc}") from None
+        d = read_json(text_or_path, "gtheory optimize.Tuning")
         if isinstance(d, dict) and d.get("format") == "gtheory.optimize.Recommendation/1":
             d = d.get("tuning")  # a recommendation carries the recommended configuration as a tuning
         if not isinstance(d, dict) or d.pop("format", None) != "gtheory.optimize.Tuning/1":

@@ -231,6 +231,25 @@ def test_the_one_encoder():
     assert number(0.5) == 0.5
 
 
+def test_the_one_writer_is_atomic_with_the_usual_permissions(tmp_path):
+    """``json_text`` (every result's ``to_json``) writes through a renamed temporary file: a new file gets the
+    permissions of a new file (not mkstemp's owner-only ones), a replaced file keeps its own; no temporary is left."""
+    import os
+    import stat
+
+    from gtheory._json import json_text
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    new = tmp_path / "new.json"
+    assert json_text({"a": math.nan}, new, indent=None) == '{"a": null}' == new.read_text(encoding="utf-8")
+    assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~mask
+    new.chmod(0o640)
+    json_text({"a": 1}, new)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o640 and _strict(new.read_text(encoding="utf-8")) == {"a": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json"]
+
+
 #: the types with a picture (the others have none: a number, a table of numbers)
 PLOT_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "Coverage", "DemoStudy",
               "Recommendation", "ParameterTuning", "RobustnessStudy"]
