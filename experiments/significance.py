@@ -168,6 +168,10 @@ def _bootstrap_exceed(counts, W, scale, abs_t_obs, t2, mean_tol2, regular) -> np
     hit = np.empty((block, B), dtype=bool)
     c = (n - 1) / n
     small = np.uint16 if B < np.iinfo(np.uint16).max else None
+    # B a multiple of 8 with at most 255 words per row: sum the hit bytes 8 at a time as uint64
+    # words (each byte lane gathers at most B/8 <= 255 ones, so no carry crosses lanes), then add
+    # the 8 lanes of each row's word sum
+    words = B % 8 == 0 and B // 8 <= 255
     for start in range(0, P, block):
         stop = min(P, start + block)
         p = stop - start
@@ -190,8 +194,13 @@ def _bootstrap_exceed(counts, W, scale, abs_t_obs, t2, mean_tol2, regular) -> np
         np.multiply(a1, c, out=at)  # (n-1)/n q
         np.greater_equal(at, a2, out=h)
         # count of True per row: an integer sum of the bytes (3x faster than count_nonzero(axis=1))
-        cnt = np.add.reduce(h.view(np.uint8), axis=1, dtype=small) if small else np.count_nonzero(h, axis=1)
-        cnt = cnt.astype(np.int64)
+        if words:
+            lanes = np.add.reduce(h.view(np.uint64), axis=1)  # p word sums
+            cnt = np.add.reduce(lanes.view(np.uint8).reshape(p, 8), axis=1, dtype=np.int64)
+        elif small:
+            cnt = np.add.reduce(h.view(np.uint8), axis=1, dtype=small).astype(np.int64)
+        else:
+            cnt = np.count_nonzero(h, axis=1).astype(np.int64)
         # a replicate with q <= tol has t* = 0 and never exceeds: only rows reaching tol need the mask
         tol = mean_tol2[start:stop]
         if a1.min() <= tol.max():

@@ -41,6 +41,7 @@ from ._threads import single_threaded_blas
 from .families import tuning_from_vector
 from .objective import Problem, check_objective
 from .parametrize import discount_to_increments, gain_to_increments, increments_to_discount, increments_to_gain
+from .result import Tuning
 
 __all__ = ["optimize_regularised", "fit_vector", "PENALTIES"]
 
@@ -109,7 +110,7 @@ def optimize_regularised(
     gain: metrics.gains.GainSpec = "linear",
     discount: metrics.discounts.DiscountSpec = "log2",
     objective: str = "phi",
-) -> "optimize.Tuning":  # noqa: F821
+) -> Tuning:
     r"""Full-vector tuning with a penalty toward a reference (module docstring).
 
     Parameters

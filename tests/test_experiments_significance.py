@@ -275,3 +275,77 @@ def test_score_matrix_validation():
     frame = pd.DataFrame(good, index=["a", "b", "c"]).assign(name="x")
     with pytest.raises(TypeError, match=r"columns 'name' are not numeric"):
         wilcoxon_test(frame)
+
+
+# --------------------------------------------------------------------------------------------------
+# bit-for-bit guard for the vectorised bootstrap (any speed-up must leave every t and ASL unchanged)
+
+
+def bootstrap_exact_reference(scores: np.ndarray, B: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair: t = mean(z) sqrt(n) / sd(z) (0/0 -> 0, c/0 -> +-inf), ASL = #{b: |t(w*_b)| >= |t|} / B.
+
+    Replicate b takes topics idx[b] of the shared draw idx = rng.integers(0, n, size=(B, n));
+    its sums are taken as count-weighted sums (count of each topic in idx[b]), as documented.
+    """
+    m, n = scores.shape
+    idx = np.random.default_rng(seed).integers(0, n, size=(B, n))
+    counts = np.stack([np.bincount(row, minlength=n) for row in idx]).astype(float)  # B x n
+    t_all, asl_all = [], []
+    for i in range(m):
+        for j in range(i + 1, m):
+            z = scores[i] - scores[j]
+            scale = np.abs(z).max()
+            tol = 1e-10 * scale
+            zbar = z.mean()
+            w = z - zbar
+            sd = math.sqrt(max((w * w).sum() / (n - 1), 0.0))
+            if abs(zbar) <= tol:
+                t = 0.0
+            elif sd <= tol:
+                t = math.copysign(math.inf, zbar)
+            else:
+                t = zbar * math.sqrt(n) / sd
+            hits = 0
+            for b in range(B):
+                s1 = float(counts[b] @ w)
+                s2 = float(counts[b] @ (w * w))
+                if not math.isfinite(t) or t == 0.0:  # degenerate pair: the studentised statistic
+                    mean = s1 / n
+                    sd_b = math.sqrt(max((s2 - s1 * mean) / (n - 1), 0.0))
+                    if abs(mean) <= tol:
+                        tb = 0.0
+                    elif sd_b <= tol:
+                        tb = math.inf
+                    else:
+                        tb = abs(mean * math.sqrt(n) / sd_b)
+                    hits += tb >= abs(t)
+                else:  # |t*| >= |t|  <=>  (n-1)/n s1^2 >= t^2 (s2 - s1^2/n), t* = 0 if |s1| <= n tol
+                    q = s1 * s1
+                    hits += (q * ((n - 1) / n) >= (t * t) * (s2 - q / n)) and q > (n * tol) ** 2
+            t_all.append(t)
+            asl_all.append(hits / B)
+    return np.array(t_all), np.array(asl_all)
+
+
+@pytest.fixture(scope="module")
+def trec9_ndcg20(trec9) -> np.ndarray:
+    from metrics import ndcg
+
+    return ndcg(trec9.judged, cutoff=20).to_numpy()
+
+
+def test_bootstrap_asl_bit_for_bit_on_trec9_and_degenerate_pairs(trec9_ndcg20):
+    rng = np.random.default_rng(11)
+    x = rng.random(30)
+    degenerate = np.vstack([x, x, x + 0.25, x - 0.125, rng.random(30), np.full(30, 0.5), np.full(30, 0.5)])
+    # TREC-9 nDCG@20: 14 real systems (incl. duplicate runs if any) x 50 topics, 91 pairs
+    real = trec9_ndcg20[:14]
+    for scores, B, seed in [(real, 300, 3), (degenerate, 200, 0), (trec9_ndcg20[:, :7], 50, 1)]:
+        table = bootstrap_asl(scores, B=B, seed=seed)
+        t_ref, asl_ref = bootstrap_exact_reference(scores, B, seed)
+        assert np.array_equal(table["t"].to_numpy(), t_ref)  # exact, not approximately
+        assert np.array_equal(table["asl"].to_numpy(), asl_ref)
+    table = bootstrap_asl(degenerate, B=200, seed=0).set_index(["system_a", "system_b"])
+    assert table.loc[(0, 1), "t"] == 0.0 and table.loc[(0, 1), "asl"] == 1.0  # identical
+    assert table.loc[(0, 2), "t"] == -math.inf and table.loc[(0, 2), "asl"] == 0.0  # constant shift
+    assert table.loc[(5, 6), "t"] == 0.0 and table.loc[(5, 6), "asl"] == 1.0  # constant, identical
