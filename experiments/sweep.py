@@ -68,12 +68,14 @@ from metrics import JudgedRuns
 from metrics._families import parse_family
 from metrics.ndcg import ndcg_values
 from gtheory._display import kv_table
+from gtheory.errors import ParameterError
 from experiments._stability import stability as _stability
 from experiments._validation import check_probability, check_progress, check_seeds
 from experiments.agreement import kendall_tau
 from experiments.incomplete import _check_judged, reduction_mask
 
-__all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS", "degenerate_points"]
+__all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS", "degenerate_points", "depth_notes", "dask_executor", "format_sweep",
+           "parse_cutoff", "check_settings"]
 
 #: result columns of :func:`sweep`, in order (``phi_tuned`` and ``tuned_discount`` are added with ``tune=True``)
 SWEEP_COLUMNS: tuple[str, ...] = (
@@ -364,8 +366,31 @@ def _check_reference(reference: Any, grid: SweepGrid) -> dict[str, Any]:
             try:
                 parse_family(ref[key], dict(known), what)
             except ValueError as exc:
-                raise ValueError(f"`reference`: {exc}") from None
+                raise ParameterError(f"reference['{key}']", f"`reference['{key}']`: {exc}") from None
     return ref
+
+
+def check_settings(cutoffs: Any = (10, 20, 100), gains: Any = ("linear", "exponential"),
+                   discounts: Any = ("log2", "zipf", "linear"), fractions: Any = (1.0,), seeds: Any = (0,), *,
+                   target: float = 0.95, reference: Mapping[str, Any] | None = None,
+                   tune: bool = False) -> tuple[SweepGrid, dict[str, Any], float]:
+    """Check the settings of a :func:`sweep` that need no data, as :func:`sweep` does (same defaults, same errors),
+    so that a front end can refuse them before loading the runs: returns the grid, the τ reference (``cutoff``,
+    ``gain``, ``discount``, defaults filled in) and the target.
+
+    Raises ValueError / TypeError naming the parameter in backticks (a gain or discount of the reference as
+    ``reference['gain']`` / ``reference['discount']``): an unknown family, a fraction outside (0, 1], a target
+    outside (0, 1), ``tune=True`` with a ``None`` cut-off (a tuned discount has one weight per rank).
+    """
+    grid = SweepGrid.of(cutoffs, gains, discounts, fractions, seeds)
+    target = check_probability(target, "target")
+    ref = _check_reference(reference, grid)
+    if not isinstance(tune, bool):
+        raise TypeError(f"`tune` must be a bool; got {tune!r}.")
+    if tune and None in grid.cutoffs:
+        raise ParameterError("tune=True", "`tune=True` needs integer `cutoffs` (a tuned discount has one weight per "
+                                          "rank); got the whole list ('none', None).")
+    return grid, ref, target
 
 
 def _check_workers(max_workers: Any) -> int | None:
@@ -585,19 +610,14 @@ def sweep(
     """
     t0 = time.perf_counter()
     judged = _check_judged(judged)
-    grid = SweepGrid.of(cutoffs, gains, discounts, fractions, seeds)
-    target = check_probability(target, "target")
+    grid, ref, target = check_settings(cutoffs, gains, discounts, fractions, seeds, target=target,
+                                       reference=reference, tune=tune)
     if n_topics is None:
         n_topics = judged.n_topics
     if isinstance(n_topics, bool) or not isinstance(n_topics, Real) or not n_topics > 0:
         raise ValueError(f"`n_topics` must be a positive number; got {n_topics!r}.")
-    ref = _check_reference(reference, grid)
     if not isinstance(judged_only, bool):
         raise TypeError(f"`judged_only` must be a bool; got {judged_only!r}.")
-    if not isinstance(tune, bool):
-        raise TypeError(f"`tune` must be a bool; got {tune!r}.")
-    if tune and None in grid.cutoffs:
-        raise ValueError("`tune=True` needs integer `cutoffs` (a tuned discount has one weight per rank); got None.")
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(
             "`executor` must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor, or a Dask "
@@ -682,3 +702,75 @@ def degenerate_points(df: pd.DataFrame, judged: JudgedRuns) -> list[str]:
             f"cutoff={k} gain={r['gain']} discount={r['discount']} fraction={r['fraction']:g} seed={r['seed']}")
     return [f"no G-study at {len(pts)} grid point{'s' * (len(pts) != 1)} (NaN rows): {why}: {_some(pts, show=3)}"
             for why, pts in reasons.items()]
+
+
+def parse_cutoff(text: str) -> Cutoff:
+    """A cut-off written as text: a positive integer, or ``none`` / ``all`` / ``full`` (any case) for the whole
+    list (``None``); anything else is :class:`gtheory.ParameterError` (``param="cutoffs"``).
+
+    >>> parse_cutoff("20"), parse_cutoff("none")
+    (20, None)
+    """
+    if text.strip().lower() in ("none", "all", "full"):
+        return None
+    try:
+        k = int(text)
+    except ValueError:
+        raise ParameterError("cutoffs", f"`cutoffs` takes positive integers or 'none'; got {text!r}.") from None
+    if k < 1:
+        raise ParameterError("cutoffs", f"`cutoffs` takes positive integers or 'none'; got {k}.")
+    return k
+
+
+def depth_notes(cutoffs: Iterable[Cutoff], depth: int, *, tune: bool = False, param: str = "cutoffs",
+                what: str = "depth") -> list[str]:
+    """One note per cut-off in ``cutoffs`` beyond the runs' ``depth`` (their longest list).
+
+    nDCG@k is defined there, as trec_eval's ``ndcg_cut.k``: the runs are scored on the ``depth`` ranks they have,
+    the ideal ranking on up to k documents (Järvelin & Kekäläinen 2002). A discount tuned for stability
+    (``tune=True``) has one weight per rank the runs have, so with ``tune`` such a cut-off is refused:
+    :class:`gtheory.ParameterError` naming ``param``. ``what`` names the depth in the messages (``"depth"``,
+    or the option that bounds it). ``None`` (the whole list) is never beyond the depth.
+    """
+    notes = []
+    for k in cutoffs:
+        if k is None or k <= depth:
+            continue
+        if tune:
+            raise ParameterError(param, f"`{param}` {k} exceeds the run {what} {depth}; `tune=True` needs cut-offs "
+                                        "within it.")
+        notes.append(f"`{param}` {k} exceeds the run {what} {depth}: nDCG@{k} scores the {depth} ranks the runs "
+                     f"have (the ideal ranking has up to {k} documents).")
+    return notes
+
+
+def dask_executor(address: str, timeout: float = 10) -> tuple[Any, Executor]:
+    """A Dask ``distributed.Client`` connected to the scheduler at ``address`` (e.g. ``tcp://host:8786``) and its
+    :class:`concurrent.futures.Executor`, for ``sweep(..., executor=...)``; close the client when done.
+
+    Raises :class:`ImportError` (with the ``pip install`` line) when ``dask.distributed`` is not installed, and
+    :class:`gtheory.ParameterError` (``param="address"``) when no scheduler answers within ``timeout`` seconds.
+    """
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise ImportError('Dask\'s distributed scheduler is not installed: pip install "dask[distributed]"') from None
+    try:
+        client = Client(address, timeout=timeout)
+    except OSError as exc:
+        raise ParameterError("address", f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    return client, client.get_executor()
+
+
+def format_sweep(df: pd.DataFrame) -> str:
+    """The table of a :func:`sweep` result as text: one line per grid point with its settings, Φ, Eρ², topics
+    needed, τ and mean (and ``phi_tuned`` when the sweep was tuned); cut-off ``None`` shows as ``none``,
+    unreachable topics needed (Φ never reaches the target) as ``inf``, undefined as ``-``."""
+    show = ["cutoff", "gain", "discount", "fraction", "seed", "phi", "erho2", "topics_needed", "tau", "mean"]
+    show += ["phi_tuned"] if "phi_tuned" in df.columns else []
+    fmt: dict[str, Callable[[Any], str]] = {c: (lambda v: f"{v:.4f}") for c in ("phi", "erho2", "tau", "mean",
+                                                                                "phi_tuned")}
+    fmt.update(fraction=lambda f: f"{f:g}",
+               topics_needed=lambda n: "inf" if n == math.inf else ("-" if n != n else str(int(n))))
+    table = df[show].assign(cutoff=[("none" if k is None else str(k)) for k in df["cutoff"]])
+    return table.to_string(index=False, formatters=fmt)

@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .errors import ParameterError
+
 __all__ = ["read_scores", "as_score_matrix", "ScoreInput", "Orientation"]
 
 Orientation = Literal["auto", "systems-by-topics", "topics-by-systems", "long"]
@@ -48,9 +50,10 @@ def _opener(p: Path) -> tuple[Any, str]:
     return open, ""
 
 
-def _fail(path: str, line: int | None, problem: str) -> ValueError:
+def _fail(path: str, line: int | None, problem: str, param: str | None = None) -> ValueError:
+    """``"<path>, line <n>: <problem>"``; a :class:`ParameterError` when a parameter (``param``) would fix it."""
     where = f"{path}, line {line}" if line is not None else path
-    return ValueError(f"{where}: {problem}")
+    return ParameterError(param, f"{where}: {problem}") if param else ValueError(f"{where}: {problem}")
 
 
 def _number(token: str, path: str, line: int, column: str, allow_missing: bool = False) -> float:
@@ -61,8 +64,8 @@ def _number(token: str, path: str, line: int, column: str, allow_missing: bool =
         raise _fail(
             path, line,
             f"missing score in column {column!r}; gtheory needs a complete matrix (one score per "
-            "system and topic). Fill or drop the system/topic first, or estimate from the scored cells with "
-            "gstudy(..., missing='reml' or 'henderson') (CLI: --missing reml).",
+            "system and topic). Fill or drop the system/topic first, or estimate from the scored cells: "
+            "gstudy with `missing` reml or henderson.", "missing",
         )
     try:
         v = float(t)
@@ -182,9 +185,9 @@ def read_scores(
 
 
 def _no_measure_column(name: str, measure: str) -> ValueError:
-    return _fail(name, None, f"`measure`={measure!r} (CLI: --measure) selects a measure of a long CSV "
+    return _fail(name, None, f"`measure` {measure!r} selects a measure of a long CSV "
                  f"with a {_MEASURE_COLUMN!r} column (system, topic, measure, score) or of a wide CSV with "
-                 "MEASURE:topic column labels; the file has neither.")
+                 "MEASURE:topic column labels; the file has neither.", "measure")
 
 
 def _measure_columns(name: str, columns: list[str], measure: str | None) -> tuple[list[int], str | None]:
@@ -267,8 +270,8 @@ def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measur
     listed = ", ".join(names)
     if measure is None:
         if len(names) > 1:
-            raise _fail(name, None, f"the file holds {len(names)} measures ({listed}); choose one with "
-                        "`measure` (CLI: --measure NAME).")
+            raise _fail(name, None, f"the file holds {len(names)} measures ({listed}); choose one by name "
+                        f"with `measure` (e.g. `measure` {names[0]!r}).", "measure")
         return names[0]
     wanted = measure.strip()
     if wanted in names:
@@ -277,9 +280,9 @@ def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measur
     if len(hits) == 1:
         return hits[0]
     if hits:
-        raise _fail(name, None, f"`measure`={measure!r} matches {len(hits)} measures ignoring case "
-                    f"({', '.join(hits)}); give the exact name.")
-    raise _fail(name, None, f"the file has no measure {measure!r}; it holds {listed}.")
+        raise _fail(name, None, f"`measure` {measure!r} matches {len(hits)} measures ignoring case "
+                    f"({', '.join(hits)}); give the exact name.", "measure")
+    raise _fail(name, None, f"the file has no measure {measure!r}; it holds {listed}.", "measure")
 
 
 def _read_wide(
@@ -323,8 +326,8 @@ def _read_wide(
         elif all(_SYSTEM_LIKE.match(c) for c in columns):
             orientation = "topics-by-systems"
         else:
-            raise _fail(name, header_line, "cannot tell whether rows are systems or topics; pass "
-                        "orientation='systems-by-topics' or 'topics-by-systems' (CLI: --orientation).")
+            raise _fail(name, header_line, "cannot tell whether rows are systems or topics; give "
+                        "`orientation` systems-by-topics or topics-by-systems.", "orientation")
     if orientation == "topics-by-systems":
         frame = _frame(data.T.copy(), columns, labels)
     else:

@@ -56,8 +56,8 @@ def apply_grade_policy(qrels, grades: str, *, stacklevel: int = 3):
     where = "" if in_memory else f" (line {int(qrels.line[i])})"
     warnings.warn(
         f"{qrels.path}: {frac.size} non-integer grade(s), e.g. {g[i]:g} for topic {qrels.topic[i]!r}, docno "
-        f"{qrels.docno[i]!r}{where}; they are kept exactly (grades='exact'), while trec_eval truncates them to "
-        "integers (atol) — pass grades='trec_eval' (CLI: --grades trec_eval) for trec_eval's numbers.",
+        f"{qrels.docno[i]!r}{where}; they are kept exactly (`grades='exact'`), while trec_eval truncates them "
+        "to integers (atol) — use `grades='trec_eval'` for trec_eval's numbers.",
         FractionalGradeWarning, stacklevel=stacklevel,
     )
     return qrels

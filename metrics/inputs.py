@@ -41,7 +41,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .trecio import Qrels, Run, RunSet, TrecFormatError, check_read_options, natural_topic_order
+from .trecio import (DUP_EFFECT, DUP_FIX, Qrels, Run, RunSet, TrecFormatError, check_read_options,
+                     natural_topic_order, python_fix)
 
 __all__ = ["InputFormatError", "is_in_memory", "qrels_from_memory", "run_from_memory", "runs_from_memory"]
 
@@ -63,15 +64,19 @@ class InputFormatError(TrecFormatError):
     ``path`` is the source (``"run DataFrame"``, ...), ``line`` is None and ``where`` names the row.
     """
 
-    def __init__(self, source: str, where: str | None, problem: str) -> None:
-        ValueError.__init__(self, f"{source}, {where}: {problem}" if where else f"{source}: {problem}")
+    def __init__(self, source: str, where: str | None, problem: str, fix: dict[str, Any] | None = None,
+                 fix_effect: str = "") -> None:
+        self.fix, self.fix_effect = dict(fix or {}), fix_effect
+        advice = f"; {python_fix(self.fix, fix_effect)}" if self.fix else ""
+        ValueError.__init__(self, (f"{source}, {where}: {problem}" if where else f"{source}: {problem}") + advice)
         self.path = source
         self.line = None
         self.where = where
         self.problem = problem
+        self.counts: dict[str, int] = {}
 
     def __reduce__(self):
-        return (type(self), (self.path, self.where, self.problem))
+        return (type(self), (self.path, self.where, self.problem, self.fix, self.fix_effect))
 
 
 # ------------------------------------------------------------------------------------------------ dispatch
@@ -332,8 +337,7 @@ def _ranked(name: str, f: _Flat, rows: np.ndarray | slice, ties: str, duplicates
         if duplicates == "error":
             first = int(np.flatnonzero(pair == pair[i])[0])
             raise InputFormatError(src, where(i), f"docno {docno[i]!r} appears twice for topic {topic[i]!r} in run "
-                                                  f"{name!r} (first at {where(first)}); pass duplicates='first' to "
-                                                  "keep only the first occurrence")
+                                                  f"{name!r} (first at {where(first)})", fix=DUP_FIX, fix_effect=DUP_EFFECT)
         keep = np.flatnonzero(~dup)
         dropped = int(dup.sum())
     t, d, s = tcode[keep], docno[keep], score[keep]

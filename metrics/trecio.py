@@ -34,7 +34,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Literal, Sequence, Union
+from typing import Any, Iterable, Literal, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -49,20 +49,35 @@ _TIES = ("trec_eval", "input", "rank")
 _COMPRESSED = (".gz", ".xz", ".bz2")
 
 
-class TrecFormatError(ValueError):
-    """A malformed qrels or run file. ``str(err)`` reads ``"<path>, line <n>: <problem>"``."""
+def python_fix(fix: dict[str, Any], effect: str) -> str:
+    """A structured fix (parameter → value) as a Python caller applies it, the advice ending a message:
+    ``python_fix({"duplicates": "first"}, "keep only the first occurrence")`` is
+    ``"pass duplicates='first' to keep only the first occurrence"``."""
+    return "pass " + ", ".join(f"{k}={v!r}" for k, v in fix.items()) + f" to {effect}"
 
-    def __init__(self, path: PathLike, line: int | None, problem: str, counts: dict[str, int] | None = None) -> None:
+
+class TrecFormatError(ValueError):
+    """A malformed qrels or run file. ``str(err)`` reads ``"<path>, line <n>: <problem>"``.
+
+    When a parameter value would accept the file, ``err.fix`` maps the parameter to that value (e.g.
+    ``{"duplicates": "first"}``) and ``err.fix_effect`` says what it does; the message ends with the fix in Python
+    terms (:func:`python_fix`), and a front end can word it in its own (the ``gtheory`` CLI: ``--duplicates first``).
+    ``err.problem`` is the problem without the fix.
+    """
+
+    def __init__(self, path: PathLike, line: int | None, problem: str, counts: dict[str, int] | None = None,
+                 fix: dict[str, Any] | None = None, fix_effect: str = "") -> None:
         self.path = str(path)
         self.line = line
         self.problem = problem
         #: for repeated docnos: every offending file and its number of repeated lines (else empty)
         self.counts = dict(counts or {})
+        self.fix, self.fix_effect = dict(fix or {}), fix_effect
         where = f"{self.path}, line {line}" if line is not None else self.path
-        super().__init__(f"{where}: {problem}")
+        super().__init__(f"{where}: {problem}" + (f"; {python_fix(self.fix, fix_effect)}" if self.fix else ""))
 
     def __reduce__(self):  # picklable, so errors cross process boundaries (judge's worker processes) intact
-        return (type(self), (self.path, self.line, self.problem, self.counts))
+        return (type(self), (self.path, self.line, self.problem, self.counts, self.fix, self.fix_effect))
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -572,7 +587,8 @@ class _Parsed:
 
 
 _RUN_FORMAT = "run lines are 'qid Q0 docno rank score tag'"
-_DUP_ADVICE = "pass duplicates='first' to keep only the first occurrence"
+#: the fix of a repeated docno (``TrecFormatError.fix`` / ``fix_effect``)
+DUP_FIX, DUP_EFFECT = {"duplicates": "first"}, "keep only the first occurrence (or remove the repeated lines)"
 
 
 def _parse_fields(raw: bytes, p: Path, ties: str, duplicates: str) -> _Parsed:
@@ -666,7 +682,8 @@ def duplicate_error(found: Sequence[_Duplicate]) -> TrecFormatError:
         others = ", ".join(f"{g.path} ({g.count} line{'s' * (g.count != 1)}, first at line {g.line})" for g in found[1:])
         k = len(found) - 1
         problem += f"; {k} other run file{'s' * (k > 1)} also repeat{'s' * (k == 1)} docnos: {others}"
-    return TrecFormatError(f.path, f.line, f"{problem}; {_DUP_ADVICE}", counts={g.path: g.count for g in found})
+    return TrecFormatError(f.path, f.line, problem, counts={g.path: g.count for g in found}, fix=DUP_FIX,
+                           fix_effect=DUP_EFFECT)
 
 
 def _parse_run(raw: bytes, p: Path, name: str, ties: str, duplicates: str) -> Run | _Duplicate:

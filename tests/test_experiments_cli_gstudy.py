@@ -134,7 +134,8 @@ def test_evaluate_long_csv_then_gstudy(tmp_path, capsys, monkeypatch, measures, 
     if len(measures) > 1:  # several measures: --measure is required, and the message lists them
         assert main(["gstudy", str(csv)]) == 2
         err = capsys.readouterr().err
-        assert "holds 2 measures (nDCG@10, AP)" in err and "--measure NAME" in err
+        assert "holds 2 measures (nDCG@10, AP)" in err
+        assert "choose one by name with --measure (e.g. --measure 'nDCG@10')" in err
         chosen = ["--measure", "ap"]  # matched case-insensitively
     else:
         chosen = []

@@ -187,7 +187,7 @@ def test_progress_counts_grid_points_within_a_task(small, capsys):
         (dict(max_workers=0), ValueError, r"`max_workers` must be a positive integer"),
         (dict(executor="dask"), TypeError, r"`executor` must be a concurrent.futures.Executor"),
         (dict(cutoffs=[None], tune=True), ValueError, r"`tune=True` needs integer `cutoffs`"),
-        (dict(reference={"gain": "nope"}), ValueError, r"`reference`: unknown gain family 'nope'"),
+        (dict(reference={"gain": "nope"}), ValueError, r"`reference\['gain'\]`: unknown gain family 'nope'"),
         (dict(reference={"measure": "AP"}), ValueError, r"`reference` takes the keys cutoff, gain, discount"),
         (dict(gains={"g": [0, 1]}), ValueError, r"`gains`: 'g':"),
     ],

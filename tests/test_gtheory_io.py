@@ -125,11 +125,11 @@ def test_measure_column_without_a_score_column_is_still_the_score(tmp_path):
 @pytest.mark.parametrize(
     "text, kwargs, match",
     [
-        (_TWO_MEASURES, {}, r"bad\.csv: the file holds 2 measures \(nDCG@10, AP\); choose one with `measure` "
-                            r"\(CLI: --measure NAME\)"),
+        (_TWO_MEASURES, {}, r"bad\.csv: the file holds 2 measures \(nDCG@10, AP\); choose one by name with "
+                            r"`measure` \(e\.g\. `measure` 'nDCG@10'\)\."),
         (_TWO_MEASURES, {"measure": "P@5"}, r"bad\.csv: the file has no measure 'P@5'; it holds nDCG@10, AP\."),
         ("system,topic,measure,score\na,1,AP,0.1\na,1,ap,0.2\n", {"measure": "Ap"},
-         r"`measure`='Ap' matches 2 measures ignoring case \(AP, ap\); give the exact name"),
+         r"`measure` 'Ap' matches 2 measures ignoring case \(AP, ap\); give the exact name"),
         ("system,topic,measure,score\na,1,AP,0.1\na,2,,0.2\n", {}, r"bad\.csv, line 3: empty measure name"),
         ("system,topic,measure,score\na,1,AP,0.1\na,2,AP\n", {}, r"bad\.csv, line 3: expected 4 fields"),
         ("system,topic,measure,score\na,1,AP,0.1\na,2,AP,0.2\nb,1,AP,0.3\nb,1,P@5,0.3\n", {"measure": "AP"},
@@ -137,8 +137,8 @@ def test_measure_column_without_a_score_column_is_still_the_score(tmp_path):
         ("system,topic,measure,score\na,1,AP,0.1\na,1,AP,0.2\na,1,P@5,0.3\n", {"measure": "AP"},
          r"line 3: duplicate AP score for system 'a', topic '1' \(first given on line 2\)"),
         ("system,topic,score\na,1,0.1\n", {"measure": "AP"},
-         r"bad\.csv: `measure`='AP' \(CLI: --measure\) selects a measure of a long CSV with a 'measure' column"),
-        ("system,t1,t2\na,1,2\nb,3,4\n", {"measure": "AP"}, r"bad\.csv: `measure`='AP' .* the file has neither"),
+         r"bad\.csv: `measure` 'AP' selects a measure of a long CSV with a 'measure' column"),
+        ("system,t1,t2\na,1,2\nb,3,4\n", {"measure": "AP"}, r"bad\.csv: `measure` 'AP' .* the file has neither"),
     ],
 )
 def test_measure_errors_name_the_file_and_the_measures(tmp_path, text, kwargs, match):

@@ -125,9 +125,8 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         raise in_option_names(exc, {"depth": "--depth", "missing": "--missing", "duplicates": "--duplicates"},
                               _READ_ADVICE) from None
     for w in caught:  # the library's advice in the CLI's terms (--grades trec_eval, ...)
-        msg = str(w.message).replace("pass grades='trec_eval' (CLI: --grades trec_eval)", "use --grades trec_eval")
-        msg = msg.replace(" (grades='exact')", "").replace(
-            " (judged_only=True)", " (--judged-only)" if hasattr(args, "judged_only") else "")
+        msg = str(w.message).replace(" (judged_only=True)", " (--judged-only)" if hasattr(args, "judged_only") else "")
+        msg = str(in_option_names(msg, {"grades='trec_eval'": "--grades trec_eval", "grades='exact'": "--grades exact"}))
         print(f"gtheory {command}: warning: {msg}", file=sys.stderr)
     dropped = judged.report.get("duplicates_dropped") or {}
     if dropped and not quiet:
@@ -141,8 +140,6 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
 
 #: the reader's advice on run files, in terms of what a CLI user can do
 _READ_ADVICE = {
-    "pass duplicates='first' to keep only the first occurrence":
-        "pass --duplicates first to keep only the first occurrence (or remove the repeated lines)",
     "read them with read_runs(names=...)":
         "a system's name is its run file's name (without .gz, .txt, ...): rename the files so that each is distinct",
 }

@@ -20,7 +20,8 @@ def in_option_names(exc: Exception | str, options: dict[str, str],
                     advice: dict[str, str] | None = None) -> UsageError:
     """``exc`` (or a message) from the Python API as a one-line CLI error in the terms of the options the user typed.
 
-    A :class:`gtheory.ParameterError` carries the parameter's name (``exc.param``); its option is named even
+    An error with a structured fix (``exc.fix``, ``{"duplicates": "first"}``, and ``exc.fix_effect``) has the
+    fix worded with the options (``pass --duplicates first to ...``). A :class:`gtheory.ParameterError` carries the parameter's name (``exc.param``); its option is named even
     when the message does not quote the parameter.
 
     Each `parameter` the message names in backticks becomes its option (``options`` maps the parameter, or a
@@ -30,6 +31,12 @@ def in_option_names(exc: Exception | str, options: dict[str, str],
     the parameter names, as are the phrases of :data:`CLI_ADVICE`, which hold for every subcommand.
     """
     msg = str(exc)
+    fix = getattr(exc, "fix", None)  # a structured fix (metrics.TrecFormatError): {parameter: value}, worded here
+    if fix and all(k in options for k in fix):
+        from metrics.trecio import python_fix
+
+        msg = msg.replace(python_fix(fix, exc.fix_effect),  # type: ignore[union-attr]
+                          "pass " + " ".join(f"{options[k]} {v}" for k, v in fix.items()) + f" to {exc.fix_effect}")
     param = getattr(exc, "param", None)  # a gtheory.ParameterError names its parameter
     if param in options and f"`{param}`" not in msg:
         msg = f"{options[param]}: {msg}"

@@ -86,16 +86,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 #: the Python API's parameter names in messages → the options of this command
 _OPTIONS = {"scores": "the scores", "measure": "--measure", "orientation": "--orientation",
-            "drop_lowest": "--drop-lowest", "n_topics": "--n-topics", "level": "--level", "target": "--target"}
+            "drop_lowest": "--drop-lowest", "n_topics": "--n-topics", "level": "--level", "target": "--target",
+            "missing": "--missing"}
 
-#: gtheory.read_scores' advice to a Python caller, as the options of this command
-_READ_ADVICE = {
-    "pass orientation='systems-by-topics' or 'topics-by-systems' (CLI: --orientation)":
-        "give --orientation systems-by-topics or topics-by-systems",
-    "`measure` (CLI: --measure NAME)": "--measure NAME",
-    " (CLI: --measure)": "",
-    "`measure`=": "--measure ",
-}
 
 
 def _check_fraction(name: str, value: float, *, closed_low: bool = False) -> None:
@@ -165,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
                 scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure,
                                              allow_missing=args.missing in UNBALANCED)
             except (ValueError, TypeError) as exc:
-                raise in_option_names(exc, _OPTIONS, _READ_ADVICE) from None
+                raise in_option_names(exc, _OPTIONS) from None
             m = scores.attrs.get("measure")
             source = f"{args.scores} ({m})" if m else str(args.scores)
             plot_measure = str(m) if m else f"the scores in {Path(args.scores).name}"

@@ -9,7 +9,6 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 
@@ -50,8 +49,6 @@ Python: experiments.sweep(judged, cutoffs=..., gains=..., ...) returns the same 
 
 #: seconds to wait for a Dask scheduler to answer
 DASK_CONNECT_TIMEOUT = 10
-
-_SHOW = ["cutoff", "gain", "discount", "fraction", "seed", "phi", "erho2", "topics_needed", "tau", "mean"]
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -101,62 +98,49 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _cutoff(text: str, option: str) -> int | None:
-    if text.lower() in ("none", "all", "full"):
-        return None
+    from experiments.sweep import parse_cutoff
+
     try:
-        k = int(text)
-    except ValueError:
-        raise UsageError(f"{option} takes positive integers or 'none'; got {text!r}.") from None
-    if k < 1:
-        raise UsageError(f"{option} takes positive integers or 'none'; got {k}.")
-    return k
+        return parse_cutoff(text)
+    except ValueError as exc:
+        raise in_option_names(exc, {"cutoffs": option}) from None
 
 
 def _check_depth(cutoffs: list, reference_cutoff: int | None, depth: int, what: str, *, tune: bool) -> None:
-    """A cut-off beyond the runs' depth: refused with --tune (a tuned discount has one weight per rank the runs
-    have); otherwise noted on stderr -- nDCG@k is defined there (trec_eval's ndcg_cut.k), from the ranks there are."""
-    for option, ks in (("--cutoffs", cutoffs), ("--reference-cutoff", [reference_cutoff])):
-        for k in ks:
-            if k is None or k <= depth:
-                continue
-            if tune:
-                raise UsageError(f"{option} {k} exceeds the run {what} {depth}; --tune needs cut-offs within it.")
-            print(f"gtheory sweep: note: {option} {k} exceeds the run {what} {depth}: nDCG@{k} scores the {depth} "
-                  f"ranks the runs have (the ideal ranking has up to {k} documents).", file=sys.stderr)
+    """Cut-offs beyond the runs' depth: refused with --tune, else noted on stderr (:func:`experiments.sweep.depth_notes`)."""
+    from experiments.sweep import depth_notes
+
+    for param, ks in (("cutoffs", cutoffs), ("reference", [reference_cutoff])):
+        opts = {**_OPTIONS, "reference": "--reference-cutoff"}
+        try:
+            notes = depth_notes(ks, depth, tune=tune, param=param, what=what)
+        except ValueError as exc:
+            raise in_option_names(exc, opts) from None
+        for note in notes:
+            print(f"gtheory sweep: note: {in_option_names(note, opts)}", file=sys.stderr)
 
 
 def _dask_executor(address: str) -> tuple[Any, Any]:
+    from experiments.sweep import dask_executor
+
     try:
-        from dask.distributed import Client
+        return dask_executor(address, timeout=DASK_CONNECT_TIMEOUT)
     except ImportError:
-        raise UsageError(
-            "--dask-scheduler needs Dask's distributed scheduler: pip install \"dask[distributed]\""
-        ) from None
-    try:
-        client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
-    except OSError as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-    return client, client.get_executor()
+        raise UsageError("--dask-scheduler needs Dask's distributed scheduler: pip install \"dask[distributed]\"") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 #: the Python API's parameter names in messages → the options of this command
 _OPTIONS = {"cutoffs": "--cutoffs", "gains": "--gains", "discounts": "--discounts", "fractions": "--fractions",
             "seeds": "--seeds", "target": "--target", "max_workers": "--workers", "tune=True": "--tune",
+            "reference['gain']": "--reference-gain", "reference['discount']": "--reference-discount",
             "reference": "--reference-cutoff/--reference-gain/--reference-discount"}
-
-
-def _sweep(*args: Any, **kwargs: Any) -> Any:
-    import experiments
-
-    try:
-        return experiments.sweep(*args, **kwargs)
-    except (ValueError, TypeError) as exc:
-        raise in_option_names(exc, _OPTIONS) from None
 
 
 def run(args: argparse.Namespace) -> int:
     import experiments
-    from experiments.sweep import degenerate_points
+    from experiments.sweep import check_settings, degenerate_points, format_sweep
 
     cutoffs = [_cutoff(c, "--cutoffs") for c in args.cutoffs]
     if args.workers is not None and args.workers < 1:
@@ -166,28 +150,17 @@ def run(args: argparse.Namespace) -> int:
     reference: dict[str, Any] = {"gain": args.reference_gain, "discount": args.reference_discount}
     if args.reference_cutoff is not None:
         reference["cutoff"] = _cutoff(args.reference_cutoff, "--reference-cutoff")
-    # validate the grid before loading data or connecting anywhere
-    from experiments.sweep import _check_reference
-
     if args.seeds is not None and len(args.seeds) == 1 and not args.quiet:
         print(f"note: --seeds {args.seeds[0]} is the number of seeds (0 .. {args.seeds[0] - 1}); before this release "
               f"it was the single seed {args.seeds[0]}: give two or more seeds to list them.", file=sys.stderr)
     args.seeds = seeds_option(args.seeds, 1)
-    try:
-        grid = experiments.SweepGrid.of(cutoffs, args.gains, args.discounts, args.fractions, args.seeds)
+    try:  # validate the grid before loading data or connecting anywhere
+        check_settings(cutoffs, args.gains, args.discounts, args.fractions, args.seeds, target=args.target,
+                       reference=reference, tune=args.tune)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
-    for key in ("gain", "discount"):
-        try:
-            _check_reference({key: reference[key]}, grid)
-        except (ValueError, TypeError) as exc:
-            raise in_option_names(exc, {"reference": f"--reference-{key}"}) from None
-    if not 0 < args.target < 1:
-        raise UsageError(f"--target must be in (0, 1); got {args.target:g}.")
     if args.out:
         check_output_path(args.out, "--out", args=args, quiet=args.quiet)  # before loading and computing
-    if args.tune and None in cutoffs:
-        raise UsageError("--tune needs integer --cutoffs (a tuned discount has one weight per rank); got 'none'.")
     if args.runs and args.tune:  # the tensor is at most --depth deep: refuse before minutes of loading
         _check_depth(cutoffs, None, args.depth, "--depth", tune=True)
     judged = drop_missed_topics(load_judged(args), "sweep")
@@ -197,11 +170,11 @@ def run(args: argparse.Namespace) -> int:
     if args.dask_scheduler:
         client, executor = _dask_executor(args.dask_scheduler)
     try:
-        df = _sweep(
-            judged, cutoffs, args.gains, args.discounts, args.fractions, args.seeds,
-            target=args.target, reference=reference, judged_only=args.judged_only, tune=args.tune,
-            executor=executor, max_workers=args.workers, progress=not args.quiet,
-        )
+        df = experiments.sweep(judged, cutoffs, args.gains, args.discounts, args.fractions, args.seeds,
+                               target=args.target, reference=reference, judged_only=args.judged_only, tune=args.tune,
+                               executor=executor, max_workers=args.workers, progress=not args.quiet)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
     finally:
         if client is not None:
             client.close()
@@ -216,12 +189,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"attrs": df.attrs, "rows": df.to_dict(orient="records")})  # inf and NaN are written as null
         return _status(df)
-    show = _SHOW + (["phi_tuned"] if args.tune else [])
-    fmt = {c: (lambda v: f"{v:.4f}") for c in ("phi", "erho2", "tau", "mean", "phi_tuned")}
-    fmt.update(fraction=lambda f: f"{f:g}",
-               topics_needed=lambda n: "inf" if n == math.inf else ("-" if n != n else str(int(n))))
-    table = df[show].assign(cutoff=[("none" if k is None else str(k)) for k in df["cutoff"]])
-    print(table.to_string(index=False, formatters=fmt))
+    print(format_sweep(df))
     return _status(df)
 
 
