@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     mark_written(out)
     say(f"done in {time.perf_counter() - t0:.0f} s")
     if not args.json and not args.quiet and study.verdict:
-        print(f"Should I tune nDCG@{args.cutoff}? {study.verdict}", file=sys.stderr)
+        print(f"Should I tune nDCG@{study.settings.cutoff}? {study.verdict}", file=sys.stderr)
     if args.json:
         emit_json(_summary(study, path, args.figure_format))
     else:
