@@ -187,8 +187,11 @@ def test_sigint_during_a_report_keeps_the_old_report(tmp_path):
         out = tmp_path / f"attempt{attempt}" / "rep"
         out.mkdir(parents=True)
         (out / "report.md").write_text("old report")
+        # the child gets the default SIGINT disposition whatever this process has (an ignored signal would be
+        # inherited through exec, and Python would then install no KeyboardInterrupt handler)
         proc = subprocess.Popen([sys.executable, "-m", "experiments", "report", "--quick", "--out", str(out)],
-                                stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+                                stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         seen = []
         for line in proc.stderr:
             seen.append(line)
@@ -204,7 +207,8 @@ def test_sigint_during_a_report_keeps_the_old_report(tmp_path):
         assert sorted(os.listdir(out)) == ["report.md"] and (out / "report.md").read_text() == "old report"
         assert _left_over(out.parent) == []
         return
-    pytest.fail("three reports finished before the SIGINT sent at 'writing figures' reached them")
+    pytest.fail("three reports finished before the SIGINT sent at 'writing figures' reached them (SIGINT in this "
+                f"process: {signal.getsignal(signal.SIGINT)!r})")
 
 
 # ------------------------------------------------------------------------------ nDCG beyond the run depth
