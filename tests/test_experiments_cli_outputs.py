@@ -183,7 +183,8 @@ def test_sigint_during_a_report_keeps_the_old_report(tmp_path):
     # written): such an attempt proves nothing either way and is repeated; an interrupt path that never works
     # fails all three attempts.
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "MPLBACKEND": "Agg"}
-    for attempt in range(3):
+    # two attempts interrupt the figure writing; a third (if both finished first) interrupts the study itself
+    for attempt, trigger in enumerate(("writing figures", "writing figures", "tuning the discount")):
         out = tmp_path / f"attempt{attempt}" / "rep"
         out.mkdir(parents=True)
         (out / "report.md").write_text("old report")
@@ -195,7 +196,7 @@ def test_sigint_during_a_report_keeps_the_old_report(tmp_path):
         seen = []
         for line in proc.stderr:
             seen.append(line)
-            if "writing figures" in line:  # drawing the 8 figures takes seconds: interrupt it
+            if trigger in line:  # drawing the 8 figures takes seconds: interrupt it
                 proc.send_signal(signal.SIGINT)
                 break
         rest = proc.stderr.read()
@@ -207,7 +208,7 @@ def test_sigint_during_a_report_keeps_the_old_report(tmp_path):
         assert sorted(os.listdir(out)) == ["report.md"] and (out / "report.md").read_text() == "old report"
         assert _left_over(out.parent) == []
         return
-    pytest.fail("three reports finished before the SIGINT sent at 'writing figures' reached them (SIGINT in this "
+    pytest.fail("three reports finished before the SIGINT sent while they were working reached them (SIGINT in this "
                 f"process: {signal.getsignal(signal.SIGINT)!r})")
 
 
