@@ -34,7 +34,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Literal, Sequence, Union
+from typing import Any, Callable, Iterable, Literal, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -608,21 +608,35 @@ def _parse_fields(raw: bytes, p: Path, ties: str, duplicates: str) -> _Parsed:
     dup = pd.Series(pair).duplicated().to_numpy()
     if dup.any():  # hashes can collide: decide on the bytes
         dup = pd.MultiIndex.from_arrays([tcode, docno]).duplicated()
-    dropped = 0
-    if dup.any():
-        d = np.flatnonzero(dup)
-        if duplicates == "error":
-            i = int(d[0])
-            same = np.flatnonzero((tcode == tcode[i]) & (docno == docno[i]))
-            ln = cols.line_numbers(np.array([same[0], i]))
-            found = _Duplicate(str(p), int(ln[1]), int(ln[0]), docno[i].decode("utf-8"), topics[tcode[i]], d.size)
-            return _Parsed(topics, tcode, docno, score, rows, rows, rows, 0, doc_hash, cols, duplicate=found)
-        keep = ~dup
-        dropped = int(d.size)
+
+    def describe(i: int, first: int, count: int) -> _Duplicate:
+        ln = cols.line_numbers(np.array([first, i]))
+        return _Duplicate(str(p), int(ln[1]), int(ln[0]), docno[i].decode("utf-8"), topics[tcode[i]], count)
+
+    keep, dropped, found = _repeats(dup, tcode, docno, duplicates, describe)
+    if found is not None:
+        return _Parsed(topics, tcode, docno, score, rows, rows, rows, 0, doc_hash, cols, duplicate=found)
+    if keep is not None:
         rows, docno, score, tcode, doc_hash = rows[keep], docno[keep], score[keep], tcode[keep], doc_hash[keep]
         key = None if key is None else key[keep]
     order = _order(tcode, score, docno, key, ties)
     return _Parsed(topics, tcode, docno, score, rows, order, _ranks(tcode[order]), dropped, doc_hash, cols)
+
+
+def _repeats(dup: np.ndarray, tcode: np.ndarray, docno: np.ndarray, duplicates: str,
+             describe: Callable[[int, int, int], _Duplicate]) -> tuple[np.ndarray | None, int, _Duplicate | None]:
+    """The repeated (topic, docno) rows ``dup`` of one run file, by the ``duplicates`` policy (both readers):
+    ``(keep, dropped, found)`` — with "error", ``found`` describes the first repeat (``describe(row, first row of
+    that docno, count)``); with "first", ``keep`` masks the rows to keep and ``dropped`` counts the others; no
+    repeat: ``(None, 0, None)``."""
+    if not dup.any():
+        return None, 0, None
+    d = np.flatnonzero(dup)
+    if duplicates == "error":
+        i = int(d[0])
+        first = int(np.flatnonzero((tcode == tcode[i]) & (docno == docno[i]))[0])
+        return None, 0, describe(i, first, int(d.size))
+    return ~dup, int(d.size), None
 
 
 def _ranks(tc: np.ndarray) -> np.ndarray:
@@ -655,16 +669,14 @@ def _parse_text(text: str, p: Path, ties: str, duplicates: str) -> _Parsed:
     tcode, topics = _topic_codes(topic)
     rows = np.arange(lines.size)
     dup = pd.MultiIndex.from_arrays([tcode, docno]).duplicated()
-    dropped = 0
-    if dup.any():
-        d = np.flatnonzero(dup)
-        if duplicates == "error":
-            i = int(d[0])
-            first = int(np.flatnonzero((tcode == tcode[i]) & (docno == docno[i]))[0])
-            found = _Duplicate(str(p), int(lines[i]), int(lines[first]), docno[i], topic[i], d.size)
-            return _Parsed(topics, tcode, docno, score, rows, rows, rows, 0, lines=lines, duplicate=found)
-        keep = ~dup
-        dropped = int(d.size)
+
+    def describe(i: int, first: int, count: int) -> _Duplicate:
+        return _Duplicate(str(p), int(lines[i]), int(lines[first]), docno[i], topic[i], count)
+
+    keep, dropped, found = _repeats(dup, tcode, docno, duplicates, describe)
+    if found is not None:
+        return _Parsed(topics, tcode, docno, score, rows, rows, rows, 0, lines=lines, duplicate=found)
+    if keep is not None:
         rows, docno, score, tcode = rows[keep], docno[keep], score[keep], tcode[keep]
         key = None if key is None else key[keep]
     order = _order(tcode, score, docno, key, ties)
