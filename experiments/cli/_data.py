@@ -12,6 +12,7 @@ import numpy as np
 
 import metrics
 
+from ..sweep import _some
 from . import UsageError
 from ._errors import in_option_names
 
@@ -132,7 +133,7 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     if dropped and not quiet:
         total = sum(dropped.values())
         print(f"gtheory {command}: note: --duplicates first: dropped {total} repeated line{'s' * (total != 1)} in "
-              f"{_listed([f'{k} ({v})' for k, v in dropped.items()], 'run')}.", file=sys.stderr)
+              f"{_some([f'{k} ({v})' for k, v in dropped.items()], 'run', show=10)}.", file=sys.stderr)
     if not quiet:  # one line: what the qrels judge of what the runs retrieved
         print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
     return judged
@@ -167,18 +168,10 @@ def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool 
     if not quiet:
         runs = [s for s, row in zip(judged.systems, returned) if not row.all()]
         print(f"gtheory {command}: note: --missing exclude: dropped {len(missed)} of {len(topics)} topics that "
-              f"{_listed(runs, 'run')} {'does' if len(runs) == 1 else 'do'} not return (topic"
-              f"{'s' * (len(missed) != 1)} {_listed(missed)}); the study uses the other {len(kept)}.",
+              f"{_some(runs, 'run', show=10)} {'does' if len(runs) == 1 else 'do'} not return (topic"
+              f"{'s' * (len(missed) != 1)} {_some(missed, show=10)}); the study uses the other {len(kept)}.",
               file=sys.stderr)
     return judged.subset(topics=kept)
-
-
-def _listed(items: list, what: str = "", show: int = 10) -> str:
-    """``a, b, c`` or ``a, ..., j and 7 more``; with ``what``: ``run a`` / ``3 runs (a, b, c)``."""
-    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
-    if not what:
-        return text
-    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
 
 
 def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None:
