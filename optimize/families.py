@@ -193,22 +193,30 @@ def _topflat_vector(m: int, h: float, n: int) -> NDArray:
 
 def _fit_topflat(model: RatioModel, topics, objective: str) -> tuple[dict[str, float], NDArray, float]:
     """Every ``m`` in 1..k on a grid of ``h``, by prefix sums (DCG(m, h) = (1-h) P_≤m + h P_≤k), then
-    Brent on ``h`` for the best ``m``."""
-    P, Q = model._sub(topics)
-    Pc, Qc = np.cumsum(P, axis=-1), np.cumsum(Q, axis=-1)  # (S, t, k), (t, k)
+    Brent on ``h`` for the best ``m``. The prefix sums come a block of ``m`` at a time
+    (:meth:`RatioModel.prefix_blocks`), so memory does not grow with S·t·k."""
+    _, Q, _ = model._sub(topics)
+    Qc = np.cumsum(Q, axis=-1)  # (t, k)
     k = model.n
     hs = np.linspace(0.0, 1.0, 11)
+    last = None
+    for _, Pc in model.prefix_blocks(topics):
+        last = Pc[..., -1:]  # P_≤k: the last block's last rank
+    f_all = np.empty((hs.size, k))
+    for m0, Pc in model.prefix_blocks(topics):
+        m1 = m0 + Pc.shape[-1]
+        for i, h in enumerate(hs):
+            dcg = (1 - h) * Pc + h * last
+            idcg = (1 - h) * Qc[:, m0:m1] + h * Qc[..., -1:]
+            ok = idcg > 0
+            X = np.where(ok[None], dcg / np.where(ok, idcg, 1.0)[None], 0.0)  # (S, t, b)
+            f_all[i, m0:m1] = coefficients(np.moveaxis(X, -1, 0), objective)["f"]
     best = (-np.inf, 1, 1.0)
-    for h in hs:
-        dcg = (1 - h) * Pc + h * Pc[..., -1:]
-        idcg = (1 - h) * Qc + h * Qc[..., -1:]
-        ok = idcg > 0
-        X = np.where(ok[None], dcg / np.where(ok, idcg, 1.0)[None], 0.0)  # (S, t, k)
-        f = coefficients(np.moveaxis(X, -1, 0), objective)["f"]
-        f = np.where(np.isfinite(f), f, -np.inf)
-        i = int(np.argmax(f))
-        if f[i] > best[0]:
-            best = (float(f[i]), i + 1, float(h))
+    for i, h in enumerate(hs):  # the first h (then the first m) reaching the best value
+        f = np.where(np.isfinite(f_all[i]), f_all[i], -np.inf)
+        j = int(np.argmax(f))
+        if f[j] > best[0]:
+            best = (float(f[j]), j + 1, float(h))
     _, m, h0 = best
     if m < k:
         def neg(h: float) -> float:
