@@ -66,7 +66,9 @@ c, w = time.process_time(), time.perf_counter()
 out = CALL
 c, w = time.process_time() - c, time.perf_counter() - w
 verdict = getattr(out, "verdict", "")
-print(json.dumps(dict(cpu=c, wall=w, peak=status("VmHWM") - rss0, reset=reset, verdict=verdict)))
+from threadpoolctl import threadpool_info
+blas = sorted(f"{i['internal_api']} {i['num_threads']}" for i in threadpool_info())
+print(json.dumps(dict(cpu=c, wall=w, peak=status("VmHWM") - rss0, reset=reset, verdict=verdict, blas=blas)))
 """
 
 
@@ -122,6 +124,8 @@ def main(argv: list[str] | None = None) -> None:
         if verdicts != {""}:
             lines.append(f"  verdict: {' | '.join(sorted(verdicts))}")
         lines.append("")
+    pools = sorted({", ".join(x["blas"]) for r in runs.values() for x in r})
+    lines.append(f"BLAS thread pools in the children after the call (library, threads): {' | '.join(pools)}")
     finish("recommend", lines, args)
 
 
