@@ -36,7 +36,7 @@ try:  # SciPy's compiled CSC kernel (what ``A.T @ w`` runs for a CSR ``A``), cal
 except ImportError:  # pragma: no cover
     _csc_matvec = None
 
-__all__ = ["RatioModel", "coefficients"]
+__all__ = ["RatioModel", "coefficients", "coefficient_f"]
 
 
 class RatioModel:
@@ -236,6 +236,27 @@ def coefficients(X: NDArray[np.float64], objective: str = "phi") -> dict[str, ND
     return {"f": f, "phi_1": phi_1, "erho2_1": erho2_1, "r": r}
 
 
+def coefficient_f(X: NDArray[np.float64], objective: str = "phi") -> NDArray[np.float64]:
+    """``coefficients(X, objective)["f"]`` alone (the same operations in the same order, so the same numbers),
+    for the searches that compare configurations by it thousands of times."""
+    X = np.asarray(X, dtype=np.float64)
+    S, T = X.shape[-2:]
+    ms = X.mean(axis=-1)
+    mt = X.mean(axis=-2)
+    g = ms.mean(axis=-1)
+    ds = ms - g[..., None]
+    dt = mt - g[..., None]
+    resid = X - ms[..., :, None] - dt[..., None, :]
+    ms_s = T * (ds * ds).sum(axis=-1) / (S - 1)
+    ms_t = S * (dt * dt).sum(axis=-1) / (T - 1)
+    ms_e = (resid * resid).sum(axis=(-2, -1)) / ((S - 1) * (T - 1))
+    vs, vt, ve = (ms_s - ms_e) / T, (ms_t - ms_e) / S, ms_e
+    with np.errstate(divide="ignore", invalid="ignore"):
+        den = vt + ve if objective == "phi" else ve
+        rho = vs / den
+        return np.where(den > 0, rho / (1.0 + rho), np.nan)
+
+
 def topics_needed(r: float, target: float) -> float:
     """Topics for Φ ≥ ``target`` at ratio ``r`` (:func:`gtheory.topics_needed_for_ratio`), ``inf`` if none."""
     if not math.isfinite(r) and r > 0:
@@ -275,6 +296,13 @@ class JointModel:
         L = self.positive.size
         self._rc = rc = relevant_cells(judged)
         self.M = [rc.pattern(int(lv), k) for lv in self.positive]  # (S*T, k) CSR per positive grade
+        # all of them in one CSR holding 1 + the grade's index (exact small integers): a discount view gathers
+        # its gains from it instead of adding L sparse matrices
+        C = sp.csr_matrix((S * T, k))
+        for i, M in enumerate(self.M):
+            C = C + M * float(i + 1)
+        C.sort_indices()
+        self._C = C
         order = self.positive[::-1]
         hi = np.minimum(np.cumsum(judged.level_counts[:, order], axis=1), k)[:, ::-1]  # ascending grade again
         lo = np.minimum(np.cumsum(judged.level_counts[:, order], axis=1) - judged.level_counts[:, order], k)[:, ::-1]
@@ -290,30 +318,35 @@ class JointModel:
     def _mh(self, topics: NDArray[np.int64] | None):
         """The per-grade patterns (rows of ``topics``' cells) and ``H`` of ``topics`` (the last subset cached)."""
         if topics is None:
-            return self.M, self.H, self.n_topics
+            return self.M, self._C, self.H, self.n_topics
         key = np.asarray(topics, dtype=np.int64).tobytes()
         cached = getattr(self, "_cache", None)
         if cached is None or cached[0] != key:
             topics = np.asarray(topics, dtype=np.int64)
             rows = (np.arange(self.n_systems)[:, None] * self.n_topics + topics[None, :]).ravel()
-            self._cache = cached = (key, ([_rows(M, rows) for M in self.M], np.ascontiguousarray(self.H[topics]),
-                                          topics.size))
+            self._cache = cached = (key, ([_rows(M, rows) for M in self.M], _rows(self._C, rows),
+                                          np.ascontiguousarray(self.H[topics]), topics.size))
         return cached[1]
 
     def discount_view(self, g: NDArray[np.float64], topics: NDArray[np.int64] | None = None) -> RatioModel:
         """The discount model for fixed gains ``g``, on ``topics`` (all when None)."""
-        M, H, t = self._mh(topics)
+        M, C, H, t = self._mh(topics)
+        g = np.asarray(g, dtype=np.float64)
         # sum_l g_l M_l: the patterns do not overlap, so every stored value is exactly its g_l
-        P = sp.csr_matrix(M[0].shape)
-        for gl, Ml in zip(np.asarray(g, dtype=np.float64).tolist(), M):
-            if gl != 0:
-                P = P + Ml * gl
-        P.sort_indices()
+        if np.all(g != 0):  # the same entries: gathered from the combined pattern
+            P = sp.csr_matrix((g[C.data.astype(np.intp) - 1], C.indices, C.indptr), shape=C.shape)
+            P.has_sorted_indices = True
+        else:  # a zero gain drops its grade's documents
+            P = sp.csr_matrix(C.shape)
+            for gl, Ml in zip(g.tolist(), M):
+                if gl != 0:
+                    P = P + Ml * gl
+            P.sort_indices()
         return _view(_compact(P), H @ g, "discount", self.levels, self.cutoff, self.n_systems, t)
 
     def gain_view(self, d: NDArray[np.float64], topics: NDArray[np.int64] | None = None) -> RatioModel:
         """The gain model for a fixed discount ``d``, on ``topics`` (all when None)."""
-        M, H, t = self._mh(topics)
+        M, _, H, t = self._mh(topics)
         d = np.ascontiguousarray(d, dtype=np.float64)
         P = np.stack([_matvec(Ml, d).reshape(self.n_systems, t) for Ml in M], axis=-1)
         return _view(P, np.einsum("tkl,k->tl", H, d), "gain", self.levels, self.cutoff, self.n_systems, t)

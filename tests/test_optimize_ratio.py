@@ -93,3 +93,13 @@ def test_penalty_operators():
     np.testing.assert_array_equal(_penalty_op(6, "smooth").toarray(), np.diff(np.eye(6), n=2, axis=0))
     np.testing.assert_array_equal(_penalty_op(6, "ridge").toarray(), np.eye(6))
     np.testing.assert_array_equal(_penalty_op(2, "smooth").toarray(), np.eye(2))
+
+
+def test_coefficient_f_is_coefficients_f_bit_for_bit():
+    from optimize._ratio import coefficient_f, coefficients
+
+    X = np.random.default_rng(4).random((6, 9, 12))
+    X[2] = 0.5  # no variance at all: NaN in both
+    for objective in ("phi", "erho2"):
+        np.testing.assert_array_equal(coefficient_f(X, objective), coefficients(X, objective)["f"])
+        np.testing.assert_array_equal(coefficient_f(X[1], objective), coefficients(X[1], objective)["f"])
