@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     size = (100, 50, 1000) if args.quick else (500, 250, 1000)
     trees = {"this tree": Path(__file__).resolve().parents[1]}
     if args.baseline:
-        trees["baseline"] = args.baseline.resolve()
+        trees[f"baseline ({args.baseline.name})"] = args.baseline.resolve()
     if args.memory_only:
         lines = header("nDCG memory rows (benchmarks/bench_ndcg.py --memory-only)", args)
         lines += memory_row(*size) + [""] + condensed_rows(*size, trees)

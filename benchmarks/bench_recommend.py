@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
                 runs[(s, k)].append(run_child(tree, call))
     lines = header("optimize.recommend on TREC-9, 104 systems x 50 topics (benchmarks/bench_recommend.py)", args)
     lines += ["each run a fresh process; peak = resident memory above the process's size when the call started",
-              f"sides: this tree{'; baseline = ' + str(args.baseline) if args.baseline else ''}", ""]
+              f"sides: this tree{'; baseline = the package copy in ' + args.baseline.name if args.baseline else ''}", ""]
     for k, call in calls.items():
         lines.append(f"{k}: {call}")
         for s in sides:
