@@ -156,7 +156,7 @@ CONDENSED_SCRIPT = textwrap.dedent("""
 def condensed_rows(S: int, T: int, K: int, trees: dict[str, Path]) -> list[str]:
     """Memory and time of ``JudgedRuns.condensed`` (the nDCG' lists) and of nDCG'@K, each tree in its own process."""
     lines = [f"Condensed lists (judged_only=True, nDCG'@{K}) on a synthetic {S} x {T} x {K} tensor (int8 grades, int16 "
-             "document ids; 87.5 % unjudged), own process per side; peak = tracemalloc peak during the call:"]
+             "document ids; 87.5 % unjudged), own process per side, one run each; peak = tracemalloc peak during the call:"]
     for name, tree in trees.items():
         env = dict(__import__("os").environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
         out = subprocess.run([sys.executable, "-c", CONDENSED_SCRIPT, str(S), str(T), str(K)], env=env, cwd=str(tree),
@@ -186,6 +186,7 @@ def main(argv: list[str] | None = None) -> None:
         trees[f"baseline ({args.baseline.name})"] = args.baseline.resolve()
     if args.memory_only:
         lines = header("nDCG memory rows (benchmarks/bench_ndcg.py --memory-only)", args)
+        lines.insert(-1, "memory rows: one run per side, each in its own process (the repetitions above do not apply)")
         lines += memory_row(*size) + [""] + condensed_rows(*size, trees)
         finish("ndcg_memory", lines, args)
         return
