@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> None:
         wanted = [s.strip() for s in args.only.split(",")]
         calls = {k: v for k, v in calls.items() if k.split()[0] in wanted}
     sides = {"this tree": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
+    lines = header("optimize.recommend on TREC-9, 104 systems x 50 topics (benchmarks/bench_recommend.py)", args)
     runs = {(s, k): [] for s in sides for k in calls}
     for _ in range(args.repeat):
         for k, call in calls.items():
@@ -104,7 +105,6 @@ def main(argv: list[str] | None = None) -> None:
                 r = runs[(s, k)][-1]
                 print(f"{k} [{s}]: CPU {r['cpu']:.2f} s, wall {r['wall']:.2f} s, peak {r['peak'] / 1e6:.1f} MB",
                       file=sys.stderr, flush=True)
-    lines = header("optimize.recommend on TREC-9, 104 systems x 50 topics (benchmarks/bench_recommend.py)", args)
     lines += ["each run a fresh process; peak = resident memory above the process's size when the call started",
               f"sides: this tree{'; baseline = the package copy in ' + args.baseline.name if args.baseline else ''}", ""]
     for k, call in calls.items():
