@@ -167,8 +167,104 @@ class CoefficientInterval:
                           caption=f"{name}: {self.level:.0%} intervals ({self.method})")
 
 
+class _Coefficients:
+    r"""Φ(n), Eρ²(n) and the topics needed for a target, from single-topic ratios: the one code path of
+    :class:`GStudy` (and its subclasses) and :class:`optimize.Tuning`.
+
+    A subclass provides ``phi_ratio`` (:math:`\sigma^2_s/(\sigma^2_t+\sigma^2_{st})`), ``erho2_ratio``
+    (:math:`\sigma^2_s/\sigma^2_{st}`), ``n_topics`` (the default number of topics), ``n_systems`` and the mean
+    squares ``ms_system``, ``ms_topic``, ``ms_residual`` of the s × t ANOVA (for the confidence bounds of the
+    ratios, :meth:`_ratio_bounds`).
+    """
+
+    phi_ratio: float
+    erho2_ratio: float
+    n_systems: int
+    n_topics: int
+    ms_system: float
+    ms_topic: float
+    ms_residual: float
+
+    def _ratio_bounds(self, coefficient: str, level: float) -> tuple[float, float]:
+        """Confidence bounds of the coefficient's single-topic ratio from the mean squares: Feldt (1965) for Eρ²,
+        Arteaga et al. (1982) for Φ (:mod:`gtheory.intervals`)."""
+        if coefficient == "erho2":
+            lo, hi = feldt_ratio_bounds(self.ms_system, self.ms_residual, self.n_systems,
+                                        self.n_topics, level)
+        else:
+            lo, hi = arteaga_ratio_bounds(self.ms_system, self.ms_topic, self.ms_residual,
+                                          self.n_systems, self.n_topics, level)
+        return float(lo), float(hi)
+
+    def phi(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
+        r"""Dependability index :math:`\Phi(n) = \sigma^2_s / (\sigma^2_s + (\sigma^2_t+\sigma^2_{st})/n)`.
+
+        Parameters
+        ----------
+        n_topics : int, float or array_like, optional
+            D-study number(s) of topics (> 0); default: the result's ``n_topics``.
+
+        Returns
+        -------
+        float or ndarray
+            Same shape as ``n_topics``.
+
+        References: Brennan (2001) §4.1; Kanoulas & Aslam (2009) eq. 3.
+        """
+        n = _check_n(self.n_topics if n_topics is None else n_topics)
+        return _scalar_or_array(project(self.phi_ratio, n), n)
+
+    def erho2(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
+        r"""Generalizability coefficient :math:`E\rho^2(n) = \sigma^2_s / (\sigma^2_s + \sigma^2_{st}/n)`.
+
+        Parameters and return as :meth:`phi`. References: Brennan (2001) §4.1;
+        Kanoulas & Aslam (2009) eq. 2.
+        """
+        n = _check_n(self.n_topics if n_topics is None else n_topics)
+        return _scalar_or_array(project(self.erho2_ratio, n), n)
+
+    def topics_needed(
+        self, target: float = 0.95, coefficient: Coefficient = "phi", *, level: float | None = 0.95
+    ) -> TopicsNeeded:
+        r"""Smallest number of topics for which the coefficient reaches ``target``.
+
+        Parameters
+        ----------
+        target : float
+            Target Φ or Eρ², in (0, 1).
+        coefficient : {"phi", "erho2"}
+        level : float or None, optional
+            Confidence level of the interval for the number of topics (default 0.95); None to
+            skip it.
+
+        Returns
+        -------
+        TopicsNeeded
+            ``n`` (integer, checked against :meth:`phi` / :meth:`erho2`), ``n_exact`` and the
+            interval ``n_low``, ``n_high``.
+
+        Notes
+        -----
+        Solving :math:`nr/(1+nr) = \text{target}` gives :math:`n = \text{target} / ((1-\text{target})\,r)`,
+        e.g. for Φ, :math:`n = \text{target}(\sigma^2_t+\sigma^2_{st}) / ((1-\text{target})\sigma^2_s)`.
+        The interval substitutes the confidence bounds of :math:`r` (Feldt for Eρ², Arteaga
+        et al. for Φ), as in ``gt4ireval`` (Urbano et al. 2013).
+        """
+        coefficient = _check_coefficient(coefficient)
+        target = check_open_unit("target", target)
+        ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
+        n_exact = topics_for_ratio(ratio, target)
+        n = topics_needed_for_ratio(ratio, target)
+        reason = why_never_reached(ratio, target, coefficient)
+        if level is None:
+            return TopicsNeeded(coefficient, target, n, n_exact, reason=reason)
+        lo_r, hi_r = self._ratio_bounds(coefficient, level)
+        return TopicsNeeded(coefficient, target, n, n_exact, float(level),
+                            topics_needed_for_ratio(hi_r, target), topics_needed_for_ratio(lo_r, target), reason)
+
+
 @dataclass(frozen=True)
-class GStudy:
+class GStudy(_Coefficients):
     r"""Result of :func:`gstudy`: variance components of a crossed systems × topics design.
 
     Attributes
@@ -272,42 +368,6 @@ class GStudy:
             return 0.0
         return self.var_system / self.var_residual if self.var_residual > 0 else math.inf
 
-    def phi(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
-        r"""Dependability index :math:`\Phi(n) = \sigma^2_s / (\sigma^2_s + (\sigma^2_t+\sigma^2_{st})/n)`.
-
-        Parameters
-        ----------
-        n_topics : int, float or array_like, optional
-            D-study number(s) of topics (> 0); default: the G-study's ``n_topics``.
-
-        Returns
-        -------
-        float or ndarray
-            Same shape as ``n_topics``.
-
-        References: Brennan (2001) §4.1; Kanoulas & Aslam (2009) eq. 3.
-        """
-        n = _check_n(self.n_topics if n_topics is None else n_topics)
-        return _scalar_or_array(project(self.phi_ratio, n), n)
-
-    def erho2(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
-        r"""Generalizability coefficient :math:`E\rho^2(n) = \sigma^2_s / (\sigma^2_s + \sigma^2_{st}/n)`.
-
-        Parameters and return as :meth:`phi`. References: Brennan (2001) §4.1;
-        Kanoulas & Aslam (2009) eq. 2.
-        """
-        n = _check_n(self.n_topics if n_topics is None else n_topics)
-        return _scalar_or_array(project(self.erho2_ratio, n), n)
-
-    def _ratio_bounds(self, coefficient: str, level: float) -> tuple[float, float]:
-        if coefficient == "erho2":
-            lo, hi = feldt_ratio_bounds(self.ms_system, self.ms_residual, self.n_systems,
-                                        self.n_topics, level)
-        else:
-            lo, hi = arteaga_ratio_bounds(self.ms_system, self.ms_topic, self.ms_residual,
-                                          self.n_systems, self.n_topics, level)
-        return float(lo), float(hi)
-
     def interval(
         self, coefficient: Coefficient = "phi", n_topics: ArrayLike | None = None, level: float = 0.95
     ) -> CoefficientInterval:
@@ -345,45 +405,6 @@ class GStudy:
             level=float(level),
             method=_METHODS[coefficient],
         )
-
-    def topics_needed(
-        self, target: float = 0.95, coefficient: Coefficient = "phi", *, level: float | None = 0.95
-    ) -> TopicsNeeded:
-        r"""Smallest number of topics for which the coefficient reaches ``target``.
-
-        Parameters
-        ----------
-        target : float
-            Target Φ or Eρ², in (0, 1).
-        coefficient : {"phi", "erho2"}
-        level : float or None, optional
-            Confidence level of the interval for the number of topics (default 0.95); None to
-            skip it.
-
-        Returns
-        -------
-        TopicsNeeded
-            ``n`` (integer, checked against :meth:`phi` / :meth:`erho2`), ``n_exact`` and the
-            interval ``n_low``, ``n_high``.
-
-        Notes
-        -----
-        Solving :math:`nr/(1+nr) = \text{target}` gives :math:`n = \text{target} / ((1-\text{target})\,r)`,
-        e.g. for Φ, :math:`n = \text{target}(\sigma^2_t+\sigma^2_{st}) / ((1-\text{target})\sigma^2_s)`.
-        The interval substitutes the confidence bounds of :math:`r` (Feldt for Eρ², Arteaga
-        et al. for Φ), as in ``gt4ireval`` (Urbano et al. 2013).
-        """
-        coefficient = _check_coefficient(coefficient)
-        target = check_open_unit("target", target)
-        ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
-        n_exact = topics_for_ratio(ratio, target)
-        n = topics_needed_for_ratio(ratio, target)
-        reason = why_never_reached(ratio, target, coefficient)
-        if level is None:
-            return TopicsNeeded(coefficient, target, n, n_exact, reason=reason)
-        lo_r, hi_r = self._ratio_bounds(coefficient, level)
-        return TopicsNeeded(coefficient, target, n, n_exact, float(level),
-                            topics_needed_for_ratio(hi_r, target), topics_needed_for_ratio(lo_r, target), reason)
 
     # ------------------------------------------------------------- D-study
     def dstudy(self, n_topics: ArrayLike | None = None, *, level: float | None = 0.95) -> pd.DataFrame:
