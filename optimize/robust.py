@@ -122,7 +122,7 @@ def _embed(layout: Problem, p: Problem):
 
 def _coefficient(p: Problem, x: NDArray[np.float64]) -> float:
     r"""Φ (or Eρ², the problem's objective) of the tuned nDCG at the problem's number of topics, by the
-    G-study convention of :attr:`Tuning.phi`: :math:`n r/(1 + n r)` with
+    G-study convention of :meth:`Tuning.phi`: :math:`n r/(1 + n r)` with
     :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})` (Eρ²: :math:`\sigma^2_s/\sigma^2_{st}`), negative
     components set to 0 (:func:`optimize.result.gstudy_ratios`)."""
     vc = gtheory.variance_components(p.scores(x))
@@ -234,11 +234,11 @@ def optimize_minimax(
     Returns
     -------
     Tuning
-        ``phi_1``/``phi``/… are those of the binding problem (the worst Φ(1), or Eρ²(1));
+        ``phi_1``, ``phi()``, … are those of the binding problem (the worst Φ(1), or Eρ²(1));
         ``per_problem`` lists ``label``, ``cutoff``, ``fun`` (its raw Φ(1) or Eρ²(1), what the
         optimiser maximised, as :attr:`Tuning.fun`), ``phi`` (or ``erho2`` for that objective: the
         coefficient at its own ``n_topics`` by the G-study convention, negative components set to
-        0, as :attr:`Tuning.phi` — equal to it for the binding problem) and ``n_topics`` for each.
+        0, as :meth:`Tuning.phi` — equal to it for the binding problem) and ``n_topics`` for each.
         ``discount`` has ``max(cutoffs)`` entries (for ``what="gain"`` the fixed discount at that
         cut-off, normalised) and ``cutoff`` is ``max(cutoffs)`` (the default of ``Tuning.ndcg``;
         pass ``cutoff=`` for the others). The binding problem is
