@@ -272,6 +272,24 @@ class Study:
     def __str__(self) -> str:
         return self.summary()
 
+    def plot(self, ax: Any = None) -> Any:
+        """Φ(n) of each discount of Table 1 against the number of topics n (point estimates; the report's Fig. 4
+        adds confidence bands), the target Φ dashed and the collection's topics dotted. Returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        n = np.arange(1, max(2 * self.n_topics, 10) + 1)
+        for name in self.discount_table.index:
+            ax.plot(n, self.gstudies[name].phi(n), label=_NAMES.get(name, name))
+        ax.axhline(self.settings.target, color="0.4", ls="--", lw=0.8)
+        ax.axvline(self.n_topics, color="0.4", ls=":", lw=0.8)
+        ax.set_xlabel("topics n")
+        ax.set_ylabel("Φ(n)")
+        ax.set_title(f"{self.name}: nDCG@{self.settings.cutoff}, linear gains", fontsize=10)
+        ax.legend(fontsize=8)
+        return ax
+
     #: the ``"format"`` of :meth:`to_dict`
     JSON_FORMAT = "gtheory.experiments.Study/1"
 

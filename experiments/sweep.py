@@ -170,7 +170,7 @@ def _grades_back(spec: Any) -> Any:
     strings)."""
     if isinstance(spec, dict):
         try:
-            return {float(k): v for k, v in spec.items()}
+            return {(int(k) if k.lstrip("-").isdigit() else float(k)): v for k, v in spec.items()}
         except ValueError:
             return spec
     return spec
@@ -280,7 +280,7 @@ class SweepGrid:
             out = []
             for label, spec in items:
                 value = jsonable(spec)
-                if not isinstance(value, (str, list, dict)):
+                if not isinstance(spec, (str, list, tuple, Mapping, np.ndarray)):
                     raise TypeError(f"`{axis}` {label!r}: a {type(spec).__name__} specification cannot be written as JSON "
                                     "(give a family name, a list of numbers or a {grade: gain} mapping).")
                 out.append([label, value])
@@ -302,11 +302,9 @@ class SweepGrid:
         """The grid of a :meth:`to_json` document (JSON text or a file path), validated by :meth:`of`.
 
         Raises ValueError for a document that is not a SweepGrid or whose axes :meth:`of` refuses."""
-        from gtheory._json import read_json
+        from gtheory._json import load_document
 
-        d = read_json(text_or_path, "gtheory experiments.SweepGrid")
-        if not isinstance(d, dict) or d.get("format") != cls.JSON_FORMAT:
-            raise ValueError(f"not a {cls.JSON_FORMAT} document (missing 'format').")
+        d = load_document(text_or_path, cls.JSON_FORMAT)
         axes = ("cutoffs", "gains", "discounts", "fractions", "seeds")
         missing = [k for k in axes if k not in d]
         if missing:

@@ -110,6 +110,34 @@ class TopicsNeeded:
     def __repr__(self) -> str:
         return f"TopicsNeeded({self})"
 
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.TopicsNeeded/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values plus ``"format"``; ``inf`` (never reached) is None (:mod:`gtheory._json`)."""
+        return _fields_document(self)
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "TopicsNeeded":
+        """A :class:`TopicsNeeded` from :meth:`to_json` output (text or a file path). ``null`` is ``inf`` for ``n``
+        (and for ``n_low``/``n_high`` when ``level`` is given); for ``n_exact`` it is ``inf``, or NaN when
+        ``reason`` says the coefficient is undefined."""
+        from ._json import number
+
+        d = _read_fields(cls, text_or_path)
+        d["n"] = number(d["n"], math.inf)
+        if d.get("level") is not None:
+            d["n_low"], d["n_high"] = number(d.get("n_low"), math.inf), number(d.get("n_high"), math.inf)
+        undefined = "undefined" in (d.get("reason") or "")
+        d["n_exact"] = float(number(d["n_exact"], math.nan if undefined else math.inf))
+        return cls(**d)
+
     def _repr_html_(self) -> str:
         items = {"coefficient": _COEF_NAMES[self.coefficient], "target": self.target, "topics needed": self.n,
                  "exact solution": self.n_exact}
@@ -118,6 +146,32 @@ class TopicsNeeded:
         if self.reason:
             items["why never"] = self.reason
         return kv_table("TopicsNeeded", items)
+
+
+def _fields_document(result: Any) -> dict[str, Any]:
+    """A frozen result of plain fields as a JSON document: every field (:func:`gtheory._json.jsonable`, non-finite
+    numbers as None) plus ``"format"`` (the class's ``JSON_FORMAT``)."""
+    from ._json import jsonable
+
+    d = jsonable({f.name: getattr(result, f.name) for f in fields(result)})
+    d["format"] = result.JSON_FORMAT
+    return d
+
+
+def _read_fields(cls: Any, text_or_path: Any) -> dict[str, Any]:
+    """The fields of a :func:`_fields_document` of ``cls`` (format checked; ValueError naming missing or unknown
+    fields)."""
+    from ._json import load_document
+
+    d = load_document(text_or_path, cls.JSON_FORMAT)
+    names = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(d) - set(names))
+    missing = sorted(k for k, f in names.items() if k not in d and f.default is MISSING and f.default_factory is MISSING)
+    if unknown or missing:
+        raise ValueError(f"not a {cls.JSON_FORMAT} document: "
+                         + "; ".join(x for x in (unknown and f"unknown fields {unknown}",
+                                                  missing and f"missing fields {missing}") if x))
+    return d
 
 
 def _fmt_n(n: float | int | None) -> str:
@@ -149,6 +203,29 @@ class CoefficientInterval:
             return (f"CoefficientInterval({name}({fmt(float(n))}) = {fmt(self.estimate)}, {self.level:.0%} CI "
                     f"[{fmt(self.low)}, {fmt(self.high)}], {self.method})")
         return f"CoefficientInterval({name} at {n.size} topic counts, {self.level:.0%} CI, {self.method})"
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.CoefficientInterval/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values (arrays as lists) plus ``"format"``; NaN is None."""
+        return _fields_document(self)
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "CoefficientInterval":
+        """A :class:`CoefficientInterval` from :meth:`to_json` output (text or a file path); ``null`` is NaN, a list
+        an array (one entry per number of topics)."""
+        d = _read_fields(cls, text_or_path)
+        for k in ("n_topics", "estimate", "low", "high"):
+            v = d[k]
+            d[k] = np.asarray(v, dtype=np.float64) if isinstance(v, list) else (math.nan if v is None else float(v))
+        return cls(**d)
 
     def summary(self) -> str:
         """The estimate and its interval at each number of topics, one line each."""
@@ -480,11 +557,7 @@ class GStudy(_Coefficients):
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; non-finite numbers are None
         (:mod:`gtheory._json`, the encoder of every result type)."""
-        from ._json import jsonable
-
-        d = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
-        d["format"] = self.JSON_FORMAT
-        return d
+        return _fields_document(self)
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, atomically);
@@ -502,17 +575,11 @@ class GStudy(_Coefficients):
         ValueError
             Not a G-study document (wrong ``format``, a missing or unknown field).
         """
-        from ._json import load_document, number
+        from ._json import number
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
+        d = _read_fields(cls, text_or_path)
         names = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(d) - set(names))
-        missing = sorted(k for k, f in names.items()
-                         if k not in d and f.default is MISSING and f.default_factory is MISSING)
-        if unknown or missing:
-            raise ValueError(f"not a {cls.JSON_FORMAT} document: "
-                             + "; ".join(x for x in (unknown and f"unknown fields {unknown}",
-                                                      missing and f"missing fields {missing}") if x))
+
         def value(kind: str, v: Any) -> Any:  # by the field's annotation (postponed: a string)
             if v is None and kind.endswith("| None"):
                 return None

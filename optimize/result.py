@@ -13,14 +13,15 @@ import os
 import warnings
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 import gtheory
-from gtheory.gstudy import _Coefficients, why_never_reached  # phi(n), erho2(n), topics_needed: GStudy's code
+from gtheory.gstudy import (  # phi(n), erho2(n), topics_needed and the JSON of plain fields: GStudy's code
+    _Coefficients, _fields_document, _read_fields, why_never_reached)
 import metrics
 from gtheory._display import fmt, html_table, kv_table
 from gtheory._json import json_text, jsonable, number, read_json
@@ -96,6 +97,25 @@ class SolverRun:
     def summary(self) -> str:
         """The run as text: the repr's line and the solver's message."""
         return f"{self!r}\n  {self.message}"
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.optimize.SolverRun/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values (``x`` a list) plus ``"format"``; a non-finite ``fun`` is None."""
+        return _fields_document(self)
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: str | os.PathLike) -> "SolverRun":
+        """A :class:`SolverRun` from :meth:`to_json` output (text or a file path); ``null`` numbers are NaN."""
+        d = _read_fields(cls, text_or_path)
+        d["x"] = np.asarray(d["x"], dtype=np.float64)
+        d["fun"], d["seconds"] = float(_from_json_number(d["fun"])), float(_from_json_number(d["seconds"]))
+        return cls(**d)
 
     def _repr_html_(self) -> str:
         return kv_table("SolverRun", {"solver": self.solver, "start": self.start, "f(x)": self.fun,
@@ -535,6 +555,27 @@ class Tuning(_Coefficients):
         disc = html_table(((r + 1, d[r], self.discount_ratios[r]) for r in shown),
                           header=["rank", "discount (sum 1)", "d(r)/d(1)"])
         return head + gains + disc
+
+    def plot(self, ax: Any = None) -> Any:
+        """The tuned vector: the discount d(r) against the rank r (sum 1; ``what`` "discount" or "joint") or the gain
+        of each grade (``what`` "gain"), the coefficient in the title. Returns the matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5.5, 3.4))
+        name = {"phi": "Φ", "erho2": "Eρ²"}.get(self.objective, self.objective)
+        value = self.phi() if self.objective == "phi" else self.erho2()
+        if self.what == "gain":
+            ax.bar([f"{float(g):g}" for g in self.levels], self.gain, color="C0")
+            ax.set_xlabel("grade")
+            ax.set_ylabel("gain (sum 1)")
+        else:
+            ax.plot(np.arange(1, self.discount.size + 1), self.discount, "o-", ms=3, color="C0")
+            ax.set_xlabel("rank r")
+            ax.set_ylabel("discount d(r) (sum 1)")
+        ax.set_title(f"tuned {self.what} of nDCG@{self.cutoff}: {name}({self.n_topics}) = {value:.3f}"
+                     + ("" if self.success else f" ({self._status().lower()})"), fontsize=10)
+        return ax
 
     # --------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
