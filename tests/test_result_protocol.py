@@ -113,8 +113,9 @@ TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult"
          "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy"]
 #: the types with to_json/from_json
 JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded",
-              "CoefficientInterval", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound", "Coverage",
-              "ConfigurationCheck", "DemoStudy", "SweepGrid", "Recommendation", "ParameterTuning"]
+              "CoefficientInterval", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound",
+              "Coverage", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "SweepGrid",
+              "Recommendation", "ParameterTuning"]
 #: the types whose JSON is written, not read back (a RobustnessStudy's per-seed results are a CSV; a Study's
 #: score matrices and tunings are recomputed by run_study)
 WRITTEN_TYPES = ["RobustnessStudy", "Study"]
@@ -329,3 +330,13 @@ def test_study_summary_and_sweep_grid_document(results):
         experiments.SweepGrid.from_json(json.dumps(doc))
     with pytest.raises(TypeError, match="cannot be written as JSON"):
         experiments.SweepGrid.of(gains={"f": lambda g: g}).to_dict()
+
+
+@pytest.mark.parametrize("name, frames", [("DiscriminativePower", ["table"]), ("SignificanceConfusion", ["matrix", "table"]),
+                                          ("DesignDStudy", ["terms"])])
+def test_tables_come_back_from_json(results, name, frames):
+    r = results[name]
+    back = type(r).from_json(r.to_json())
+    for f in frames:  # the same table: index, columns, values and dtypes
+        pd.testing.assert_frame_equal(getattr(back, f), getattr(r, f), check_index_type=False, check_column_type=False)
+    assert back.summary() == r.summary()
