@@ -12,7 +12,7 @@ from typing import Any
 from ._data import (  # noqa: F401 - re-exported for the subcommands
     UNBALANCED, add_data_args, check_shape, drop_missed_topics, load_judged, positive_int,
 )
-from ._errors import CLI_ADVICE, in_option_names  # noqa: F401
+from ._errors import in_option_names  # noqa: F401
 from ._outputs import (  # noqa: F401
     COMMAND, OUTPUTS, check_output_path, interrupted_message, mark_written, output_file, output_path, save_figure,
 )

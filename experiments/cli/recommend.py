@@ -17,7 +17,7 @@ from typing import Any
 from . import UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, positive_int)
-from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, parse_discount, parse_gain
+from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
 
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                                  objective=args.objective, target=args.target, seed=args.seed,
                                  n_splits=args.splits, n_inner=args.inner, progress=not (args.quiet or args.json))
     except (ValueError, TypeError) as exc:
-        raise in_option_names(exc, _OPTIONS, GAIN_ADVICE) from None
+        raise in_option_names(exc, _OPTIONS) from None
     if args.out:
         rec.to_json(args.out)  # atomic: a temporary file in the same directory, then os.replace
     if args.json:

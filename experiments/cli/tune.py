@@ -15,7 +15,7 @@ from typing import Any
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, mark_written)
-from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
+from .evaluate import NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
 
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             t = _tune(optimize, args, judged, gain, common)
         except (ValueError, TypeError) as exc:
-            raise in_option_names(exc, _OPTIONS, GAIN_ADVICE) from None
+            raise in_option_names(exc, _OPTIONS) from None
     for w in caught:
         print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
     if args.out:
