@@ -579,6 +579,44 @@ def test_missing_exclude_advice_of_the_optimiser_becomes_the_option(tiny):
     assert "`" not in msg and "missing='" not in msg
 
 
+@pytest.mark.parametrize("argv, fix", [
+    (["evaluate", "--measure", "nDCG@3"], "; use --judged-only to evaluate condensed lists (the usual remedy, with bpref)"),
+    (["gstudy"], ""),  # no --judged-only: the Python advice is left out, not leaked
+])
+def test_coverage_warning_words_its_fix_with_the_options(tmp_path, argv, fix, capsys):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 a 2\n")
+    for name, docs in (("r1", "abcdefghij"), ("r2", "jihgfedcba")):
+        (tmp_path / name).write_text("".join(f"{t} Q0 {d} {r} {10 - r} {name}\n" for t in (1, 2)
+                                             for r, d in enumerate(docs, 1)))
+    assert main([*argv, "--runs", str(tmp_path / "r1"), str(tmp_path / "r2"), "--qrels", str(tmp_path / "q"),
+                 "--quiet"]) == 0
+    warning = [ln for ln in capsys.readouterr().err.splitlines() if "warning: only" in ln]
+    assert len(warning) == 1, warning
+    assert warning[0].endswith("(check that these are the qrels of these runs)" + fix), warning[0]
+    assert "judged_only" not in warning[0] and "`" not in warning[0]
+
+
+def test_a_measure_with_a_bad_cutoff_is_refused_before_loading(monkeypatch, capsys):
+    import experiments.cli._data as data
+
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    monkeypatch.setattr(data.metrics, "load_trec9", lambda: pytest.fail("data loaded before --measure was checked"))
+    assert main(["evaluate", "--measure", "AP", "--measure", "ndcg_cut.0"]) == 2
+    assert capsys.readouterr().err == ("gtheory evaluate: error: --measure ndcg_cut.0: the cut-off must be a positive "
+                                       "integer; got 0.\n")
+
+
+def test_a_measure_returning_nan_says_which_option_fixes_it():
+    from experiments.cli import _common, robustness
+
+    exc = metrics.FixableError("measure 'AP' returned NaN or infinite scores (is `judged` read with "
+                               "`missing='exclude'`?), but the study needs a complete matrix", param="judged",
+                               fix={"missing": "zero"}, fix_effect="score a topic a run does not return 0")
+    assert str(_common.in_option_names(exc, robustness._OPTIONS)) == (
+        "measure 'AP' returned NaN or infinite scores (is the data read with --missing exclude?), but the study "
+        "needs a complete matrix; use --missing zero to score a topic a run does not return 0")
+
+
 def test_sweep_and_robustness_name_an_api_parameter_by_its_option():
     # one translation of API parameter names for every subcommand (behaviour, not where the code lives)
     from experiments.cli import _common, robustness, sweep
