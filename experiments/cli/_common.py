@@ -22,6 +22,15 @@ from . import UsageError
 SEEDS_HELP = "one value N: the N seeds 0 .. N-1; several values: those seeds"
 
 
+def check_least(option: str, value: int | None, least: int = 1, why: str = "") -> None:
+    """Refuse an integer option below ``least`` before any data is read (``None``, an option not given, passes):
+    ``--seed must be a non-negative integer; got -1.``, ``--top-k must be at least 2 (why); got 1.``"""
+    if value is None or value >= least:
+        return
+    rule = {0: "a non-negative integer", 1: "a positive integer"}.get(least, f"at least {least}")
+    raise UsageError(f"{option} must be {rule}{why}; got {value}.")
+
+
 def seeds_option(values: list[int] | None, default: int) -> tuple[int, ...]:
     """``--seeds``: one value N is the N seeds ``0 .. N-1``, several values are the seeds themselves (the API's
     ``seeds``: an int count or a list); ``None`` (not given) is ``default`` seeds."""

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, mark_written)
 from . import UsageError
 
@@ -78,15 +78,10 @@ def run(args: argparse.Namespace) -> int:
 
     cutoff = 100 if args.cutoff is None else args.cutoff
     asl_cutoff = args.asl_cutoff if args.asl_cutoff is not None else (20 if args.cutoff is None else args.cutoff)
-    for opt, v in (("--cutoff", cutoff), ("--asl-cutoff", asl_cutoff)):
-        if v < 1:
-            raise UsageError(f"{opt} must be a positive integer; got {v}")
-    for name in ("B", "splits"):
-        v = getattr(args, name)
-        if v is not None and v < 1:
-            raise UsageError(f"--{name} must be a positive integer; got {v}")
-    if args.seed < 0:  # before loading and minutes of study, not after
-        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
+    # before loading and minutes of study, not after
+    for option, value, least in (("--cutoff", cutoff, 1), ("--asl-cutoff", asl_cutoff, 1), ("--B", args.B, 1),
+                                 ("--splits", args.splits, 1), ("--seed", args.seed, 0)):
+        check_least(option, value, least)
     out = check_output_path(args.out, "--out", directory=True, args=args, quiet=args.quiet)
     check_report_directory(out)  # a directory of other files is not replaced: refused before minutes of study
     t0 = time.perf_counter()
