@@ -114,26 +114,12 @@ def _validate(args: argparse.Namespace) -> None:
             check_output_path(path, option, args=args, quiet=args.quiet)  # before loading and computing
 
 
-def _check_relevance_level(level: float, judged: Any) -> None:
-    """The sampling splits the judged documents into relevant (grade >= level) and non-relevant: both must exist."""
-    grades = sorted({float(g) for g in judged.levels})
-    if len(grades) < 2 or not grades[0] < level <= grades[-1]:  # also NaN
-        shown = " ".join(f"{g:g}" for g in grades)
-        raise UsageError(
-            f"--relevance-level must split the qrels grades ({shown}) into relevant (>= it) and non-relevant: "
-            f"a value in ({grades[0]:g}, {grades[-1]:g}]; got {level:g}." if len(grades) > 1 else
-            f"--relevance-level: the qrels have only the grade {shown}; sampling needs relevant and non-relevant "
-            "documents."
-        )
-
-
 def run(args: argparse.Namespace) -> int:
     _validate(args)
     from experiments.robustness import robustness_study
 
     judged = drop_missed_topics(load_judged(args), "robustness")
     check_shape(judged)
-    _check_relevance_level(args.relevance_level, judged)
     measures = args.measure or ["nDCG@100"]
     t0 = time.perf_counter()
 
