@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     overrides["asl_cutoff"] = asl_cutoff
     settings = factory(cutoff=cutoff, **overrides)
     # cut-offs deeper than the runs (e.g. 200 with --depth 100) are dropped rather than refused
-    settings = _fit_depth(settings, judged.depth)
+    settings = settings.fit_depth(judged.depth)
     try:
         study = run_study(judged, settings=settings, progress=say)
     except (ValueError, TypeError) as exc:
@@ -159,16 +159,3 @@ def _summary(study: Any, path: Path, figure_format: str = "png") -> dict[str, An
         "held_out_phi": {f"{what} {cfg}": num(v) for (what, cfg), v in cv["phi_test"].items()},
         "seconds": num(study.seconds),
     }
-
-
-def _fit_depth(settings: Any, depth: int) -> Any:
-    from dataclasses import replace
-
-    def keep(ks: Any) -> Any:
-        if ks is None:
-            return None
-        kept = tuple(k for k in ks if k <= depth)
-        return kept or (min(depth, settings.cutoff),)
-
-    return replace(settings, discount_cutoffs=keep(settings.discount_cutoffs), gain_cutoffs=keep(settings.gain_cutoffs),
-                   joint_cutoffs=keep(settings.joint_cutoffs), asl_cutoff=min(settings.asl_cutoff, depth))
