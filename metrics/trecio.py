@@ -797,7 +797,8 @@ def read_runs(
     seen: dict[str, Path] = {}
     for lab, f in zip(labels, files):
         if lab in seen:
-            raise ValueError(f"two run files give the system name {lab!r}: {seen[lab]} and {f}; pass `names=`")
+            raise FixableError(f"two run files give the system name {lab!r}: {seen[lab]} and {f}", fix={"names": ...},
+                               advice="pass `names=`")
         seen[lab] = f
     check_read_options(ties, duplicates)
 
