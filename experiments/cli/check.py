@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             metrics.gain_vector(g, np.array([0.0, 1.0, 2.0]))
             metrics.discount_vector(d, 10, cutoff=10)
         except (ValueError, TypeError) as exc:
-            raise in_option_names(f"--against {spec!r}: {exc}", NDCG_OPTIONS) from None
+            raise in_option_names(exc, NDCG_OPTIONS, where=f"--against {spec!r}") from None
     tuning = None
     if args.tuning:
         if not Path(args.tuning).is_file():
