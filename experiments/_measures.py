@@ -28,7 +28,7 @@ def _resolve_measure(measure: Measure, key: str) -> Callable[[JudgedRuns, bool],
             try:
                 return metrics.evaluate(j, measure, judged_only=condensed)
             except ValueError as exc:
-                if "judged_only" in str(exc):
+                if getattr(exc, "param", None) == "judged_only":  # a prime in the name: the study condenses itself
                     raise ValueError(
                         f"`measures[{key!r}]`: {exc} -- name the plain measure (e.g. 'AP', not \"AP'\"); "
                         "the study evaluates the condensed lists itself (`judged_only`)."
