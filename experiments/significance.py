@@ -55,6 +55,7 @@ from experiments._validation import (
     check_rng,
     keep_top_k,
     pair_indices,
+    TIE_REL,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,10 +80,8 @@ _PAIR_BLOCK_ELEMENTS = 1 << 19
 _BLOCK_PAIRS = 128
 #: a mean or standard deviation below this fraction of the pair's largest |difference| is zero
 _REL_ZERO = 1e-10
-#: a replicate whose |t*| is within this relative distance below |t| ties with it and counts as exceeding: ties in
-#: exact arithmetic are common with discrete scores (P@10, ...) and rounding must not decide them (the same
-#: convention as scipy.stats.permutation_test's relative tolerance)
-_TIE_REL = 1e-9
+#: a replicate whose |t*| is within this relative distance below |t| ties with it and counts as exceeding
+_TIE_REL = TIE_REL
 
 
 def _matrix(scores: ScoresLike, top_k: int | None) -> Scores:
@@ -638,6 +637,11 @@ def tukey_hsd_randomised(
     Permutations are drawn in blocks with ``rng.permuted(block, axis=2)`` on a
     (trials x topics x systems) array, so a given seed always gives the same trials.
 
+    *Ties.* A range within :math:`10^{-9} \max |x|` below :math:`|\bar x_X - \bar x_Y|` counts as
+    reaching it: with discrete scores (P@10, binary relevance) many permutations give a range equal to
+    an observed difference in exact arithmetic (a permutation among tied scores changes nothing), and
+    rounding must not decide them (as :func:`bootstrap_asl`; earlier versions missed some).
+
     Examples
     --------
     >>> import numpy as np
@@ -663,8 +667,10 @@ def tukey_hsd_randomised(
     means = s.means
     diff = np.abs(means[I] - means[J])
     ranges.sort()
-    # #{b : q_b >= d} via the sorted ranges
-    p = (B - np.searchsorted(ranges, diff, side="left")) / B
+    # #{b : q_b >= d} via the sorted ranges; a range equal to d up to rounding (far below 1e-9 of the scores'
+    # magnitude for any realistic number of topics) ties with it and counts
+    tie = _TIE_REL * float(np.abs(s.values).max())
+    p = (B - np.searchsorted(ranges, diff - tie, side="left")) / B
     frame = _pair_frame(s, I, J, p_value=p)
     frame.attrs.update(B=B, n_topics=n, test="randomised Tukey HSD (Carterette 2012)")
     return frame

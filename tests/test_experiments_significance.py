@@ -400,3 +400,34 @@ def test_bootstrap_asl_counts_exact_ties_on_discrete_scores(n, top, seed):
     np.testing.assert_array_equal(table["asl"].to_numpy(), asl_ref)
     power = discriminative_power(grades / top, B=300, seed=seed)
     np.testing.assert_array_equal(power.table["asl"].to_numpy(), asl_ref)
+
+
+def exact_tukey_p_integer_scores(grades: np.ndarray, B: int, seed: int) -> tuple[np.ndarray, int]:
+    """Randomised Tukey HSD p-values in integer arithmetic (the same documented permutations, system SUMS instead of
+    means: the range comparison is scale-free), and the number of exact ties range = |difference|."""
+    from experiments.significance import pair_indices
+
+    rng = np.random.default_rng(seed)
+    m, n = grades.shape
+    base = grades.T.astype(np.int64)
+    block = max(1, (1 << 21) // (m * n))  # the documented blocks of permutations
+    ranges = np.empty(B, dtype=np.int64)
+    for start in range(0, B, block):
+        k = min(block, B - start)
+        sums = rng.permuted(np.broadcast_to(base, (k, n, m)), axis=2).sum(axis=1)
+        ranges[start:start + k] = sums.max(axis=1) - sums.min(axis=1)
+    I, J = pair_indices(m)
+    total = grades.sum(axis=1)
+    d = np.abs(total[I] - total[J])
+    return np.array([(ranges >= x).sum() / B for x in d]), int(sum((ranges == x).sum() for x in d))
+
+
+@pytest.mark.parametrize("top, seed", [(1, 0), (2, 1), (3, 2), (10, 3)])
+def test_tukey_hsd_randomised_counts_exact_ties_on_discrete_scores(top, seed):
+    # a permutation among tied scores leaves the means as they are: ranges equal to an observed difference in exact
+    # arithmetic are common with discrete scores and must count (q >= d); the rounding-decided test missed 1-6 per set
+    grades = np.random.default_rng(seed).integers(0, top + 1, size=(5, 12))
+    p_ref, ties = exact_tukey_p_integer_scores(grades, B=500, seed=seed)
+    assert ties > 0
+    p = tukey_hsd_randomised(grades / top, B=500, seed=seed)["p_value"].to_numpy()
+    np.testing.assert_array_equal(p, p_ref)
