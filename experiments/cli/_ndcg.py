@@ -29,22 +29,24 @@ def add_ndcg_args(p: argparse.ArgumentParser) -> None:
     add_allow_failed(p)
 
 
-def ndcg_cutoff(name: str) -> tuple[bool, int | None]:
-    """(is it plain nDCG — ``nDCG``, ``nDCG@k`` or a spelling such as ``ndcg_cut.10`` —, its cut-off or None), as
-    :func:`metrics.parse_measure` reads it; a name it refuses is not plain nDCG."""
+def parsed_measure(name: str) -> metrics.Measure | None:
+    """``name`` as :func:`metrics.parse_measure` reads it, or None when it refuses it (its error quotes the name)."""
     try:
-        parsed = metrics.parse_measure(name)
+        return metrics.parse_measure(name)
     except (ValueError, TypeError):
-        return False, None
-    return (True, parsed.cutoff) if parsed.name == "nDCG" and not parsed.params else (False, None)
+        return None
+
+
+def ndcg_cutoff(name: str) -> tuple[bool, int | None]:
+    """(is it plain nDCG — ``nDCG``, ``nDCG@k`` or a spelling such as ``ndcg_cut.10`` —, its cut-off or None)."""
+    m = parsed_measure(name)
+    return (True, m.cutoff) if m is not None and m.name == "nDCG" and not m.params else (False, None)
 
 
 def _same_measure(name: str) -> str:
     """The canonical name of a measure when it parses (so ``nDCG@10`` and ``ndcg_cut.10`` are one), else the text."""
-    try:
-        return str(metrics.parse_measure(name))
-    except (ValueError, TypeError):
-        return name.strip()
+    m = parsed_measure(name)
+    return name.strip() if m is None else str(m)
 
 
 #: the Python API's parameter names in gain/discount/measure messages → what the user typed
@@ -143,10 +145,8 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
             advice = {"cutoff": f"use nDCG@k in --measure (not {name}), or give --discount 'linear(k=100)'"}
             raise in_option_names(exc, {**NDCG_OPTIONS, "cutoff": f"the cut-off of --measure {name}"},
                                   advice) from None
-    if hasattr(metrics, "evaluate"):
-        try:
-            return metrics.evaluate(judged, name, judged_only=judged_only)
-        except (ValueError, TypeError) as exc:
-            where = "" if repr(name) in str(exc) else f"--measure {name}"  # unless the message quotes it
-            raise in_option_names(exc, NDCG_OPTIONS, where=where) from None
-    raise UsageError(f"unknown measure {name!r}; known: nDCG, nDCG@k")
+    try:
+        return metrics.evaluate(judged, name, judged_only=judged_only)
+    except (ValueError, TypeError) as exc:
+        where = "" if parsed_measure(name) is None else f"--measure {name}"  # a name refused is quoted already
+        raise in_option_names(exc, NDCG_OPTIONS, where=where) from None
