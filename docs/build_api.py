@@ -108,7 +108,9 @@ every existing caller reads them); `phi_at(n)`, `erho2_at(n)` and `topics_needed
 full `GStudy` of the tuned nDCG is `Tuning.gstudy` (on the tuning data) or `Tuning.evaluate(judged)`.
 
 Errors: a parameter out of range raises `gtheory.ParameterError`, a `ValueError` whose `param` names the
-parameter; the command line names the option for it.
+parameter; the command line names the option for it. An error or warning that knows its fix carries it as data
+(`metrics.FixableError`, `metrics.FixableWarning`: `statement`, `param`, `fix`, `fix_effect`, `advice`), and the
+command line words that fix with its options instead of reading the message.
 """
 
 
