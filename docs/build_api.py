@@ -114,7 +114,9 @@ share one implementation, so a `Tuning` answers exactly as the G-study of its tu
 tuning data, `Tuning.evaluate(judged)` on other data) — without the data.
 
 Errors: a parameter out of range raises `gtheory.ParameterError`, a `ValueError` whose `param` names the
-parameter; the command line names the option for it.
+parameter; the command line names the option for it. An error or warning that knows its fix carries it as data
+(`metrics.FixableError`, `metrics.FixableWarning`: `statement`, `param`, `fix`, `fix_effect`, `advice`), and the
+command line words that fix with its options instead of reading the message.
 """
 
 

@@ -156,6 +156,17 @@ class ReportSettings:
                 gain_cutoffs=tuple(sorted({10, cutoff})), joint_cutoffs=(10,), B=200, n_splits=3, starts=2)
         return replace(s, **overrides)
 
+    def fit_depth(self, depth: int) -> "ReportSettings":
+        """These settings without the cut-offs deeper than the runs' ``depth`` (a list left empty keeps
+        ``min(depth, cutoff)``; ``asl_cutoff`` at most ``depth``), instead of :meth:`validate` refusing them."""
+        def keep(ks: tuple[int, ...] | None) -> tuple[int, ...] | None:
+            if ks is None:
+                return None
+            return tuple(k for k in ks if k <= depth) or (min(depth, self.cutoff),)
+
+        return replace(self, discount_cutoffs=keep(self.discount_cutoffs), gain_cutoffs=keep(self.gain_cutoffs),
+                       joint_cutoffs=keep(self.joint_cutoffs), asl_cutoff=min(self.asl_cutoff, depth))
+
     def validate(self, judged: JudgedRuns) -> None:
         """Raise ``ValueError`` naming the first setting that does not fit ``judged``."""
         depth = judged.grades.shape[2] if hasattr(judged, "grades") else None

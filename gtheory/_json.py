@@ -76,16 +76,21 @@ def number(v: Any, none: float = math.nan) -> Any:
 
 def write_text(path: Any, text: str) -> None:
     """Write ``text`` to ``path`` atomically: a temporary file in the same directory renamed over it, so the
-    file is complete or untouched (the same rule as :mod:`metrics._atomic`, which gtheory cannot import)."""
+    file is complete or untouched (the same rule as :mod:`metrics._atomic`, which gtheory cannot import); a
+    symbolic link is written through."""
     import os
     import tempfile
     from pathlib import Path
 
     p = Path(path)
+    if p.is_symlink():  # written through, as the shell's `>` does: the link stays, the file it names is replaced
+        p = Path(os.path.realpath(p))
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())  # on the disk before the rename: a crash cannot leave an empty file
         # the permissions of the file replaced, or the usual ones of a new file (mkstemp's are owner-only)
         mask = os.umask(0o022)
         os.umask(mask)

@@ -27,6 +27,7 @@ import pandas as pd
 from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
 from .coverage import Coverage, check_coverage, coverage
+from .fixes import FixableError
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
 
 __all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
@@ -505,10 +506,8 @@ def _check_unique_names(names: list[str], sources: list[str], what: str) -> None
             first[nm] = src
     dup = sorted({n for n in names if names.count(n) > 1})
     if what == "files":
-        raise ValueError(
-            f"several run files give the same system name(s) {dup} ({'; '.join(clashes)}); "
-            "read them with read_runs(names=...)"
-        )
+        raise FixableError(f"several run files give the same system name(s) {dup} ({'; '.join(clashes)})",
+                           fix={"names": ...}, advice="read them with read_runs(names=...)")
     raise ValueError(
         f"several runs have the same name(s) {dup} ({'; '.join(clashes)}); each run is one system: give each "
         "Run a distinct `name`"

@@ -282,7 +282,7 @@ def test_minimax_grade_errors_name_the_collection_with_plain_numbers(j):
         assert str(exc.value) == ("shared gains need the same positive grades in every collection; "
                                   "`collections`[0] ('t9') has 1, 2; `collections`[1] ('t9-regraded') has 1, 3.")
     # before: "the gain vector has 3 entries (grades 0..2) but the qrels hold grade(s) [3.0]", no collection
-    with pytest.raises(ValueError, match=re.escape("`collections`[1] ('collection-2'): the gain vector has 3 entries")):
+    with pytest.raises(ValueError, match=re.escape("`collections`[1] ('collection-2'): `gain` has 3 entries")):
         optimize.optimize_minimax([j, j013], what="discount", cutoffs=[10], gain=[0, 1, 2], starts=1)
     with pytest.raises(TypeError, match=re.escape("`collections`[1] ('b') must be a metrics.JudgedRuns; got str.")):
         optimize.optimize_minimax([j, "x"], cutoffs=[10], labels=["a", "b"], starts=1)
