@@ -207,6 +207,16 @@ class BootstrapResult:
         return (f"BootstrapResult(over={self.over!r}, n_resamples={self.n_resamples}, "
                 f"phi={self.estimate[k]:.4g} [{self.bc_low[k]:.4g}, {self.bc_high[k]:.4g}])")
 
+    def _repr_html_(self) -> str:
+        from ._display import html_table
+
+        rows = ((_LABELS[q], self.estimate[k], self.se_adjusted[k], self.bc_low[k], self.bc_high[k])
+                for k, q in enumerate(self.quantities))
+        return html_table(rows, header=["quantity", "estimate", "SE (bias-corrected)", f"{self.level:.0%} low",
+                                        f"{self.level:.0%} high"],
+                          caption=f"BootstrapResult: over {self.over}, {self.n_resamples} resamples, "
+                                  f"Φ and Eρ² at {self.n_topics:g} topics")
+
     #: the ``"format"`` of :meth:`to_dict`
     JSON_FORMAT: ClassVar[str] = "gtheory.BootstrapResult/1"
 

@@ -431,6 +431,37 @@ class DesignGStudy:
         return (f"DesignGStudy({self.design.text!r}, {sizes}; {len(self.components)} effects, "
                 f"grand mean {fmt(self.grand_mean)})")
 
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.DesignGStudy/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``design`` (its text), ``sizes``, the ANOVA table ``components`` (:func:`gtheory._json.table`),
+        ``grand_mean`` and ``ss_total`` as plain JSON values plus ``"format"``; non-finite numbers are None."""
+        from ._json import jsonable, table
+
+        return jsonable({"format": self.JSON_FORMAT, "design": self.design.text, "sizes": dict(self.sizes),
+                         "components": table(self.components), "grand_mean": self.grand_mean,
+                         "ss_total": self.ss_total})
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "DesignGStudy":
+        """A :class:`DesignGStudy` from :meth:`to_json` output (text or a file path): the design parsed again
+        (:func:`parse_design`), null numbers NaN; :meth:`dstudy` works on it."""
+        from ._json import load_document, number, table_back
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        if missing := [f.name for f in fields(cls) if f.name not in d]:
+            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+        comps = table_back(d["components"], "components", ("ss", "ms", "variance", "variance_raw", "percent"))
+        return cls(design=parse_design(str(d["design"])), sizes={str(k): int(v) for k, v in d["sizes"].items()},
+                   components=comps, grand_mean=float(number(d["grand_mean"])), ss_total=float(number(d["ss_total"])))
+
     def _repr_html_(self) -> str:
         rows = [(name, int(r["df"]), r["ms"], r["variance"], r["percent"]) for name, r in self.components.iterrows()]
         sizes = ", ".join(f"n_{f}={v}" for f, v in self.sizes.items())

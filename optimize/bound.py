@@ -98,6 +98,14 @@ class OptimalityBound:
         return (f"OptimalityBound(Φ(1) ≤ {fmt(self.bound)}, relaxation {fmt(self.relaxed)}, {self.solver} "
                 f"{self.status}, {self.size} x {self.size}, top eigenvalue share {fmt(self.rank_one_ratio)})")
 
+    def _repr_html_(self) -> str:
+        from gtheory._display import kv_table
+
+        return kv_table("OptimalityBound (Shor SDP relaxation)", {
+            "Φ(1) ≤": self.bound, "relaxation": self.relaxed, "margin": self.margin, "solver": self.solver,
+            "status": self.status, "size": f"{self.size} × {self.size}", "top eigenvalue share": self.rank_one_ratio,
+            "seconds": self.seconds})
+
     #: the ``"format"`` of :meth:`to_dict`
     JSON_FORMAT: ClassVar[str] = "gtheory.optimize.OptimalityBound/1"
 

@@ -113,7 +113,7 @@ TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult"
          "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy"]
 #: the types with to_json/from_json
 JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded",
-              "CoefficientInterval", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound",
+              "CoefficientInterval", "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound",
               "Coverage", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "SweepGrid",
               "Recommendation", "ParameterTuning"]
 #: the types whose JSON is written, not read back (a RobustnessStudy's per-seed results are a CSV; a Study's
@@ -333,10 +333,20 @@ def test_study_summary_and_sweep_grid_document(results):
 
 
 @pytest.mark.parametrize("name, frames", [("DiscriminativePower", ["table"]), ("SignificanceConfusion", ["matrix", "table"]),
-                                          ("DesignDStudy", ["terms"])])
+                                          ("DesignDStudy", ["terms"]), ("DesignGStudy", ["components"])])
 def test_tables_come_back_from_json(results, name, frames):
     r = results[name]
     back = type(r).from_json(r.to_json())
     for f in frames:  # the same table: index, columns, values and dtypes
         pd.testing.assert_frame_equal(getattr(back, f), getattr(r, f), check_index_type=False, check_column_type=False)
     assert back.summary() == r.summary()
+    if name == "DesignGStudy":  # the design comes back parsed: its D-study is the same
+        assert back.dstudy("s", {"t": 20}).to_json() == r.dstudy("s", {"t": 20}).to_json()
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_notebook_display_is_a_well_formed_table(results, name):
+    from test_display import parse  # the HTML checker of the display tests
+
+    p = parse(results[name]._repr_html_())
+    assert p.cells and all("np.float64" not in c and c != "nan" for c in p.cells)
