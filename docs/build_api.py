@@ -94,9 +94,10 @@ convention:
   displays as a table (`_repr_html_`);
 - where it can be saved: `to_dict()` gives plain JSON values plus a `"format"` key, `to_json(path=None)` strict
   JSON (RFC 8259, written atomically to `path` if given) and the class method `from_json(text_or_path)` reads
-  it back (`GStudy`, `TopicsNeeded`, `CoefficientInterval`, `BootstrapResult`, `Tuning`, `SolverRun`,
-  `OptimalityBound`, `Coverage`, `ConfigurationCheck`, `DemoStudy`, `SweepGrid`, `Recommendation`,
-  `ParameterTuning`; `RobustnessStudy` and `Study` are written, not read back). All of them, and every `--json`
+  it back (`GStudy`, `TopicsNeeded`, `CoefficientInterval`, `BootstrapResult`, `DesignGStudy`, `DesignDStudy`,
+  `Tuning`, `SolverRun`, `OptimalityBound`, `Coverage`, `DiscriminativePower`, `SignificanceConfusion`,
+  `ConfigurationCheck`, `DemoStudy`, `SweepGrid`, `Recommendation`, `ParameterTuning`; `RobustnessStudy` and
+  `Study` are written, not read back). All of them, and every `--json`
   output of the command line, go through one encoder (`gtheory._json`): **a number that is not finite (NaN,
   inf, -inf) is written as `null`** — never `NaN`/`Infinity`, never the string `"inf"`. A field that is a
   number of topics reads `null` back as `inf` ("no number of topics reaches the target"), other numbers as NaN;
