@@ -264,7 +264,10 @@ class _Coefficients:
 
     def _ratio_bounds(self, coefficient: str, level: float) -> tuple[float, float]:
         """Confidence bounds of the coefficient's single-topic ratio from the mean squares: Feldt (1965) for Eρ²,
-        Arteaga et al. (1982) for Φ (:mod:`gtheory.intervals`)."""
+        Arteaga et al. (1982) for Φ (:mod:`gtheory.intervals`); NaN when the coefficient itself is undefined (0/0:
+        no system and no error variance, e.g. a tuning of indistinguishable systems)."""
+        if math.isnan(self.phi_ratio if coefficient == "phi" else self.erho2_ratio):
+            return math.nan, math.nan
         if coefficient == "erho2":
             lo, hi = feldt_ratio_bounds(self.ms_system, self.ms_residual, self.n_systems,
                                         self.n_topics, level)

@@ -58,6 +58,9 @@ def test_failed_tuning_summary_and_topics_needed_return_promptly(failed):
     t, _ = failed
     t0 = time.perf_counter()
     assert t.topics_needed(0.95).n == math.inf and t.topics_needed(0.95, "erho2").n == math.inf
+    # an undefined Eρ² (0/0) has no interval either: not bounds computed from mean squares of rounding noise
+    need = t.topics_needed(0.95, "erho2")
+    assert need.n_low == need.n_high == math.inf and "undefined" in need.reason
     text = t.summary()
     assert time.perf_counter() - t0 < 2.0  # used to hang in a k += 1 loop
     assert "CANNOT TUNE" in text and "σ²(system) = 0" in text
