@@ -114,6 +114,12 @@ the interval `.n_low`, `.n_high`; `ParameterTuning` keeps no mean squares and gi
 share one implementation, so a `Tuning` answers exactly as the G-study of its tuned nDCG (`Tuning.gstudy` on the
 tuning data, `Tuning.evaluate(judged)` on other data) — without the data.
 
+D-studies: `GStudy.dstudy(n_topics)` is a *table over topic-set sizes* (a DataFrame, one row per n: Φ, Eρ² and
+their bounds), the question "how many topics?" asked for several answers at once; `DesignGStudy.dstudy(object,
+sizes, fixed)` is *one* D-study of a general design (a `DesignDStudy`: σ²(τ), σ²(δ), σ²(Δ), Eρ², Φ and the
+per-effect terms), because a design with several facets has no single size to tabulate over. Tables of several
+results are DataFrames built from the results (`GStudy.as_row`); a result object holds one analysis.
+
 Errors: a parameter out of range raises `gtheory.ParameterError`, a `ValueError` whose `param` names the
 parameter; the command line names the option for it. An error or warning that knows its fix carries it as data
 (`metrics.FixableError`, `metrics.FixableWarning`: `statement`, `param`, `fix`, `fix_effect`, `advice`), and the
