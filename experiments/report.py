@@ -428,6 +428,11 @@ def _label(judged: JudgedRuns) -> str:
         name = "runs"
     if len(name) > _NAME_CHARS:
         name = name[:_NAME_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;( ") + "…"
+    part = judged.report.get("subset")  # JudgedRuns.subset: say which part of the collection this is
+    if part:
+        kept = [f"{k} of {n} {what}" for what, (k, n) in part.items() if k != n]
+        if kept:
+            name += f" ({', '.join(kept)})"
     return name
 
 
