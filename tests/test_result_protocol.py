@@ -89,7 +89,11 @@ def _make(name: str, judged: metrics.JudgedRuns):
     if name == "DemoStudy":
         return _quiet(demo_study, judged, 10, 0.95, 2)
     if name == "Tuning (gain, failed)":  # systems that cannot be told apart: a failed tuning, Eρ² undefined (NaN)
-        same = judged.subset(systems=[0, 0, 0], topics=list(range(6)))
+        import dataclasses
+
+        one = judged.subset(systems=[0], topics=list(range(6)))
+        same = dataclasses.replace(one, grades=np.repeat(one.grades, 3, axis=0), doc_ids=np.repeat(one.doc_ids, 3, axis=0),
+                                   n_retrieved=np.repeat(one.n_retrieved, 3, axis=0), systems=("a", "b", "c"))
         return _quiet(optimize.optimize_gain, same, "log2", 5, starts=1)
     if name == "SweepGrid":
         return experiments.SweepGrid.of(cutoffs=[10, None], gains={"linear": "linear", "steep": {0: 0.0, 1: 1.0, 2: 4.0}},
