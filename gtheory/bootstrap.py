@@ -102,15 +102,22 @@ def _topics_needed(ratio: NDArray[np.float64], target: float) -> NDArray[np.floa
     return np.where(ratio > 0, n, np.inf)
 
 
-def _expanded_tail(n: int, level: float) -> float:
-    r"""Tail probability of Hesterberg's (2015) expanded interval for ``n`` resampled units:
-    :math:`\alpha' = \Phi\bigl(-\sqrt{n/(n-1)}\; t_{n-1,\,(1+\text{level})/2}\bigr)` instead of
-    :math:`(1-\text{level})/2` — the bootstrap distribution of a statistic of ``n`` units is too
-    narrow by about :math:`\sqrt{(n-1)/n}` and ignores the t-versus-normal widening."""
+def _expanded_tail(n: int, level: float, second_moment: bool = False) -> float:
+    r"""Tail probability :math:`\alpha' = \Phi(-c\, t_{n-1,(1+\text{level})/2})` of an expanded
+    bootstrap interval for a statistic of ``n`` resampled units (Hesterberg 2015).
+
+    For a mean the bootstrap distribution is too narrow by :math:`\sqrt{(n-1)/n}`, so
+    :math:`c = \sqrt{n/(n-1)}` (Hesterberg's expanded percentile interval). For a variance of the
+    units (``second_moment=True``: σ²(s) over systems, σ²(t) over topics and the coefficients
+    driven by them) the bootstrap variance of :math:`\log\hat\sigma^2` is :math:`(b_2-1)/n`
+    with :math:`b_2` the sample kurtosis, while the sampling variance is :math:`2/(n-1)` for
+    normal units and :math:`E\,b_2 = 3(n-1)/(n+1)` there; the ratio gives
+    :math:`c = \sqrt{n(n+1)/((n-1)(n-2))}`."""
     from scipy.special import ndtr
     from scipy.stats import t as student_t
 
-    return float(ndtr(-math.sqrt(n / (n - 1)) * student_t.ppf((1 + level) / 2, n - 1)))
+    c = math.sqrt(n * (n + 1) / ((n - 1) * (n - 2))) if second_moment and n > 2 else math.sqrt(n / (n - 1))
+    return float(ndtr(-c * student_t.ppf((1 + level) / 2, n - 1)))
 
 
 def _log_ratios(c: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -133,7 +140,7 @@ def _basic_intervals(adj: NDArray[np.float64], est3: tuple[float, float, float],
     replicates :math:`\hat\theta^*`, the interval is
     :math:`[\hat\theta^2/q_{1-\alpha'},\ \hat\theta^2/q_{\alpha'}]` — the basic interval of
     :math:`\log\theta` — with :math:`\alpha'` from :func:`_expanded_tail` for the number of units
-    ``sizes[k]`` behind quantity ``k``. Φ(n) = n r_Φ/(1 + n r_Φ) and Eρ²(n) = n r_E/(1 + n r_E)
+    ``sizes[k]`` behind quantity ``k`` (the second-moment expansion but for σ²(st)). Φ(n) = n r_Φ/(1 + n r_Φ) and Eρ²(n) = n r_E/(1 + n r_E)
     are increasing in the ratios (so their interval is the basic interval on the logit scale) and
     the topics needed decreasing in r_Φ. Where the estimate is 0 or more than a share α' of the
     replicates is ≤ 0 (no log scale), the expanded percentile interval is used instead.
@@ -142,8 +149,8 @@ def _basic_intervals(adj: NDArray[np.float64], est3: tuple[float, float, float],
     th0 = _log_ratios(np.asarray(est3, dtype=np.float64))
     n_b = th.shape[0]
     lo, hi = np.empty(5), np.empty(5)
-    for k in range(5):  # five quantities, each with its own expansion
-        a = _expanded_tail(sizes[k], level)
+    for k in range(5):  # five quantities, each with its own expansion; σ²(st) is a mean over cells
+        a = _expanded_tail(sizes[k], level, second_moment=k != 2)
         v = th[:, k]
         pos = v > 0
         if th0[k] > 0 and np.count_nonzero(~pos) <= math.floor((n_b - 1) * a):
