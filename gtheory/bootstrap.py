@@ -120,50 +120,58 @@ def _expanded_tail(n: int, level: float, second_moment: bool = False) -> float:
     return float(ndtr(-c * student_t.ppf((1 + level) / 2, n - 1)))
 
 
-def _log_ratios(c: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(..., 5) σ²(s), σ²(t), σ²(st), r_Φ = σ²(s)/(σ²(t)+σ²(st)), r_E = σ²(s)/σ²(st) of components
-    (..., 3), negatives taken as 0: the quantities whose logarithm the basic interval uses."""
-    vs, vt, ve = (np.maximum(c[..., k], 0.0) for k in range(3))
+def _pivots(c: NDArray[np.float64], n_s: int, n_t: int) -> NDArray[np.float64]:
+    r"""(..., 5) the positive, mean-square-like quantities whose logarithm the basic interval uses,
+    from (unclipped) components (..., 3):
+    :math:`n_t\sigma^2_s+\sigma^2_{st}` (E MS_s), :math:`n_s\sigma^2_t+\sigma^2_{st}` (E MS_t),
+    :math:`\sigma^2_{st}`, :math:`1 + n_t r_\Phi = (n_t\sigma^2_s+\sigma^2_t+\sigma^2_{st})/
+    (\sigma^2_t+\sigma^2_{st})` and :math:`1 + n_t r_E = (n_t\sigma^2_s+\sigma^2_{st})/\sigma^2_{st}`
+    (E MS_s / E MS_st, the F ratio behind Feldt's interval). Unlike the components themselves they
+    stay positive when σ²(s) is estimated near or below 0."""
+    vs, vt, ve = c[..., 0], c[..., 1], c[..., 2]
+    vt_pos = np.maximum(vt, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r_phi = np.where(vs > 0, vs / (vt + ve), 0.0)
-        r_e = np.where(vs > 0, vs / ve, 0.0)
-    return np.stack([vs, vt, ve, r_phi, r_e], axis=-1)
+        return np.stack([n_t * vs + ve, n_s * vt + ve, ve, (n_t * vs + vt_pos + ve) / (vt_pos + ve),
+                         (n_t * vs + ve) / ve], axis=-1)
 
 
 def _basic_intervals(adj: NDArray[np.float64], est3: tuple[float, float, float], sizes: tuple[int, ...],
-                     level: float, n_d: float, target: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    r"""Expanded basic bootstrap intervals on the log scale (Davison & Hinkley 1997, eq. 5.6;
-    Hesterberg 2015), for the six :data:`QUANTITIES`.
+                     level: float, n_d: float, target: float, n_s: int, n_t: int,
+                     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Expanded basic bootstrap intervals on the log mean-square scale (Davison & Hinkley 1997,
+    eq. 5.6; Hesterberg 2015), for the six :data:`QUANTITIES`.
 
-    For :math:`\theta` = σ²(s), σ²(t), σ²(st), :math:`r_\Phi = σ²(s)/(σ²(t)+σ²(st))` and
-    :math:`r_E = σ²(s)/σ²(st)`, with :math:`q_{a}` the :math:`a`-quantile of the bias-corrected
-    replicates :math:`\hat\theta^*`, the interval is
-    :math:`[\hat\theta^2/q_{1-\alpha'},\ \hat\theta^2/q_{\alpha'}]` — the basic interval of
-    :math:`\log\theta` — with :math:`\alpha'` from :func:`_expanded_tail` for the number of units
-    ``sizes[k]`` behind quantity ``k`` (the second-moment expansion but for σ²(st)). Φ(n) = n r_Φ/(1 + n r_Φ) and Eρ²(n) = n r_E/(1 + n r_E)
-    are increasing in the ratios (so their interval is the basic interval on the logit scale) and
-    the topics needed decreasing in r_Φ. Where the estimate is 0 or more than a share α' of the
-    replicates is ≤ 0 (no log scale), the expanded percentile interval is used instead.
+    ``adj`` are the bias-corrected (unclipped) replicate components, ``est3`` the unclipped
+    estimates. For each pivot :math:`\psi` of :func:`_pivots` (E MS_s, E MS_t, σ²(st),
+    :math:`1+n_t r_\Phi`, :math:`1+n_t r_E`), with :math:`q_a` the :math:`a`-quantile of its
+    replicates, the interval is :math:`[\hat\psi^2/q_{1-\alpha'},\ \hat\psi^2/q_{\alpha'}]` — the
+    basic interval of :math:`\log\psi` — with :math:`\alpha'` from :func:`_expanded_tail` for the
+    ``sizes[k]`` units behind quantity ``k`` (the second-moment expansion but for σ²(st)). Back
+    to the quantities: σ²(s) = (ψ − σ̂²(st))/n_t, σ²(t) = (ψ − σ̂²(st))/n_s, r = (ψ − 1)/n_t
+    (each at least 0); Φ(n) = n r_Φ/(1 + n r_Φ) and Eρ²(n) = n r_E/(1 + n r_E) are increasing
+    in the ratios and the topics needed decreasing in r_Φ. A mean square is a scaled χ² variable,
+    so :math:`\log\psi` is the scale on which the bootstrap distribution of
+    :math:`\hat\psi^*/\hat\psi` mimics that of :math:`\hat\psi/\psi`.
     """
-    th = _log_ratios(adj)
-    th0 = _log_ratios(np.asarray(est3, dtype=np.float64))
-    n_b = th.shape[0]
+    psi = _pivots(adj, n_s, n_t)
+    psi0 = _pivots(np.asarray(est3, dtype=np.float64), n_s, n_t)
     lo, hi = np.empty(5), np.empty(5)
     for k in range(5):  # five quantities, each with its own expansion; σ²(st) is a mean over cells
         a = _expanded_tail(sizes[k], level, second_moment=k != 2)
-        v = th[:, k]
-        pos = v > 0
-        if th0[k] > 0 and np.count_nonzero(~pos) <= math.floor((n_b - 1) * a):
-            lv = np.log(np.where(pos, v, v[pos].min()))
-            q_lo, q_hi = np.quantile(lv, [a, 1 - a])
-            lo[k], hi[k] = math.exp(2 * math.log(th0[k]) - q_hi), math.exp(2 * math.log(th0[k]) - q_lo)
-        else:
-            lo[k], hi[k] = np.quantile(v, [a, 1 - a])
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        def coef(r):  # n r / (1 + n r), 1 at r = inf
-            return np.where(np.isinf(r), 1.0, n_d * r / (1 + n_d * r))
-        low = np.array([lo[0], lo[1], lo[2], coef(lo[3]), coef(lo[4]), _topics_needed(np.array(hi[3]), target)])
-        high = np.array([hi[0], hi[1], hi[2], coef(hi[3]), coef(hi[4]), _topics_needed(np.array(lo[3]), target)])
+        v = psi[:, k]
+        v = v[np.isfinite(v)]
+        if psi0[k] > 0 and v.size and np.all(v > 0):
+            q_lo, q_hi = np.quantile(np.log(v), [a, 1 - a])
+            lo[k], hi[k] = math.exp(2 * math.log(psi0[k]) - q_hi), math.exp(2 * math.log(psi0[k]) - q_lo)
+        else:  # a degenerate matrix (a mean square of 0): the percentile interval
+            lo[k], hi[k] = np.quantile(v, [a, 1 - a]) if v.size else (math.nan, math.nan)
+    e0 = max(float(est3[2]), 0.0)
+    comp_lo = np.maximum([(lo[0] - e0) / n_t, (lo[1] - e0) / n_s, lo[2]], 0.0)
+    comp_hi = np.maximum([(hi[0] - e0) / n_t, (hi[1] - e0) / n_s, hi[2]], 0.0)
+    r_lo, r_hi = np.maximum((lo[3:] - 1) / n_t, 0.0), np.maximum((hi[3:] - 1) / n_t, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = np.array([*comp_lo, *(n_d * r_lo / (1 + n_d * r_lo)), _topics_needed(np.array(r_hi[0]), target)])
+        high = np.array([*comp_hi, *(n_d * r_hi / (1 + n_d * r_hi)), _topics_needed(np.array(r_lo[0]), target)])
     return low, high
 
 
@@ -561,7 +569,8 @@ def bootstrap(
         e = max(study.var_residual_raw, 1e-12)
         start = (math.sqrt(max(study.var_system_raw, 1e-4 * e) / e), math.sqrt(max(study.var_topic_raw, 1e-4 * e) / e))
     est = (study.var_system, study.var_topic, study.var_residual)
-    common = dict(B=B, seed=seed, level=level, n_d=n_d, target=target, method=method, n_s=n_s, n_t=n_t)
+    common = dict(B=B, seed=seed, level=level, n_d=n_d, target=target, method=method, n_s=n_s, n_t=n_t,
+                  est_raw=(study.var_system_raw, study.var_topic_raw, study.var_residual_raw))
     if over != "auto":
         raw = _replicate_components(x, np.asarray(rows), np.asarray(cols), method, start)
         adj = np.stack(bias_adjust(raw[:, 0], raw[:, 1], raw[:, 2], n_s, n_t, over), axis=-1)
@@ -578,11 +587,13 @@ def bootstrap(
 
 def _assemble(raw: NDArray[np.float64], adj: NDArray[np.float64], est3: tuple[float, float, float], *, over: str,
               B: int, seed: int | None, level: float, n_d: float, target: float, method: str, n_s: int, n_t: int,
-              selection: str = "") -> BootstrapResult:
-    """The :class:`BootstrapResult` of raw and bias-corrected replicate components (B, 3)."""
+              est_raw: tuple[float, float, float], selection: str = "") -> BootstrapResult:
+    """The :class:`BootstrapResult` of raw and bias-corrected replicate components (B, 3); ``est3``
+    the reported (clipped) estimates, ``est_raw`` the unclipped ones."""
     sources = _AUTO_SOURCES if over == "auto" else (over if over != "both" else "systems+topics",) * len(QUANTITIES)
     size = {"systems": n_s, "topics": n_t, "systems+topics": min(n_s, n_t)}
-    basic_lo, basic_hi = _basic_intervals(adj, est3, tuple(size[s] for s in sources[:5]), level, n_d, target)
+    basic_lo, basic_hi = _basic_intervals(adj, est_raw, tuple(size[s] for s in sources[:5]), level, n_d, target,
+                                          n_s, n_t)
     rep = _derived(raw[:, 0], raw[:, 1], raw[:, 2], n_d, target)
     rep_adj = _derived(adj[:, 0], adj[:, 1], adj[:, 2], n_d, target)
     est = _derived(*(np.array(v) for v in est3), n_d, target)
@@ -677,7 +688,8 @@ def dstudy_subset(
         if k < 2:
             raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves {k} system(s); at least 2 are needed.")
     vc = variance_components(x[keep])
-    est3 = tuple(float(max(v, 0.0)) for v in (vc.system, vc.topic, vc.residual))
+    est_raw = tuple(float(v) for v in (vc.system, vc.topic, vc.residual))
+    est3 = tuple(max(v, 0.0) for v in est_raw)
     n_d = float(n_t) if n_topics is None else float(n_topics)
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, n_all, size=(B, n_all)) if over in ("systems", "both") else np.broadcast_to(np.arange(n_all), (B, n_all))
@@ -692,4 +704,4 @@ def dstudy_subset(
         raw[lo:lo + chunk] = np.stack([v.system, v.topic, v.residual], axis=-1)
     adj = np.stack(bias_adjust(raw[:, 0], raw[:, 1], raw[:, 2], k, n_t, over), axis=-1)
     return _assemble(raw, adj, est3, over=over, B=B, seed=seed, level=level, n_d=n_d, target=target, method="anova",
-                     n_s=k, n_t=n_t, selection=selection)
+                     n_s=k, n_t=n_t, est_raw=est_raw, selection=selection)

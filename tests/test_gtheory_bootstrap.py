@@ -129,35 +129,37 @@ def test_expanded_tail_by_hand():
 
 
 def test_basic_interval_by_hand():
-    # log-scale basic interval [est^2 / q_hi, est^2 / q_lo]; Φ and Eρ² through their ratios; the
-    # topics needed from the Φ ratio's interval; a zero estimate falls back to the percentile one
+    # basic interval of log psi, [psi^2 / q_hi, psi^2 / q_lo], for psi = E MS_s = nt σ²_s + σ²_st,
+    # E MS_t, σ²_st, 1 + nt r_Φ and 1 + nt r_E (the F ratio), mapped back to the quantities
     rng = np.random.default_rng(5)
-    adj = np.column_stack([rng.gamma(20, 0.1 / 20, 400), rng.gamma(30, 0.25 / 30, 400), rng.gamma(400, 1 / 400, 400)])
+    ns, nt = 30, 40
+    adj = np.column_stack([rng.normal(0.09, 0.03, 400), rng.normal(0.3, 0.08, 400), rng.gamma(400, 1.1 / 400, 400)])
     est = (0.09, 0.3, 1.1)
-    lo, hi = _basic_intervals(adj, est, (30, 40, 30, 30, 30), 0.95, 50.0, 0.95)
+    lo, hi = _basic_intervals(adj, est, (30, 40, 30, 30, 30), 0.95, 50.0, 0.95, ns, nt)
     a30, a40 = _expanded_tail(30, 0.95, True), _expanded_tail(40, 0.95, True)
     m30 = _expanded_tail(30, 0.95)   # σ²(st): a mean over cells, the plain expansion
-    q = np.quantile(np.log(adj[:, 2]), [m30, 1 - m30])
-    assert (lo[2], hi[2]) == pytest.approx((1.1**2 / np.exp(q[1]), 1.1**2 / np.exp(q[0])), rel=1e-12)
-    q = np.quantile(np.log(adj[:, 0]), [a30, 1 - a30])
-    assert (lo[0], hi[0]) == pytest.approx((0.09**2 / np.exp(q[1]), 0.09**2 / np.exp(q[0])), rel=1e-12)
-    q = np.quantile(np.log(adj[:, 1]), [a40, 1 - a40])
-    assert (lo[1], hi[1]) == pytest.approx((0.3**2 / np.exp(q[1]), 0.3**2 / np.exp(q[0])), rel=1e-12)
-    r = np.log(adj[:, 0] / (adj[:, 1] + adj[:, 2]))
-    q = np.quantile(r, [a30, 1 - a30])
-    r0 = 0.09 / 1.4
-    r_lo, r_hi = np.exp(2 * np.log(r0) - q[1]), np.exp(2 * np.log(r0) - q[0])
+
+    def basic(psi, psi0, a):
+        q_lo, q_hi = np.quantile(np.log(psi), [a, 1 - a])
+        return psi0**2 / np.exp(q_hi), psi0**2 / np.exp(q_lo)
+
+    ms_lo, ms_hi = basic(nt * adj[:, 0] + adj[:, 2], nt * 0.09 + 1.1, a30)
+    assert (lo[0], hi[0]) == pytest.approx(((ms_lo - 1.1) / nt, (ms_hi - 1.1) / nt), rel=1e-12)
+    mt_lo, mt_hi = basic(ns * adj[:, 1] + adj[:, 2], ns * 0.3 + 1.1, a40)
+    assert (lo[1], hi[1]) == pytest.approx((max((mt_lo - 1.1) / ns, 0), (mt_hi - 1.1) / ns), rel=1e-12)
+    assert (lo[2], hi[2]) == pytest.approx(basic(adj[:, 2], 1.1, m30), rel=1e-12)
+    t_pos = np.maximum(adj[:, 1], 0)
+    f_lo, f_hi = basic((nt * adj[:, 0] + t_pos + adj[:, 2]) / (t_pos + adj[:, 2]), 1 + nt * 0.09 / 1.4, a30)
+    r_lo, r_hi = max((f_lo - 1) / nt, 0), (f_hi - 1) / nt
     assert (lo[3], hi[3]) == pytest.approx((50 * r_lo / (1 + 50 * r_lo), 50 * r_hi / (1 + 50 * r_hi)), rel=1e-12)
-    assert (lo[5], hi[5]) == (math.ceil(0.95 / (0.05 * r_hi)), math.ceil(0.95 / (0.05 * r_lo)))
-    e = 0.09 / 1.1
-    q = np.quantile(np.log(adj[:, 0] / adj[:, 2]), [a30, 1 - a30])
-    e_lo = np.exp(2 * np.log(e) - q[1])
-    assert lo[4] == pytest.approx(50 * e_lo / (1 + 50 * e_lo), rel=1e-12)
-    # σ²(s) estimated 0: no log scale, the expanded percentile interval of the replicates
-    lo0, hi0 = _basic_intervals(adj, (0.0, 0.3, 1.1), (30, 40, 30, 30, 30), 0.95, 50.0, 0.95)
-    assert (lo0[0], hi0[0]) == pytest.approx(tuple(np.quantile(adj[:, 0], [a30, 1 - a30])), rel=1e-12)
-    q = np.quantile(adj[:, 0] / (adj[:, 1] + adj[:, 2]), [a30, 1 - a30])
-    assert (lo0[3], hi0[3]) == pytest.approx(tuple(50 * q / (1 + 50 * q)), rel=1e-12)
+    assert (lo[5], hi[5]) == (math.ceil(0.95 / (0.05 * r_hi)), math.ceil(0.95 / (0.05 * r_lo)) if r_lo > 0 else math.inf)
+    e_lo, e_hi = basic((nt * adj[:, 0] + adj[:, 2]) / adj[:, 2], 1 + nt * 0.09 / 1.1, a30)
+    e_lo, e_hi = max((e_lo - 1) / nt, 0), (e_hi - 1) / nt
+    assert (lo[4], hi[4]) == pytest.approx((50 * e_lo / (1 + 50 * e_lo), 50 * e_hi / (1 + 50 * e_hi)), rel=1e-12)
+    # σ²(s) estimated below 0: the mean square is still positive, the interval starts at 0
+    adj0 = adj - [0.1, 0.0, 0.0]    # replicates around the estimate -0.01, a third of them below -0.02
+    lo0, hi0 = _basic_intervals(adj0, (-0.01, 0.3, 1.1), (30, 40, 30, 30, 30), 0.95, 50.0, 0.95, ns, nt)
+    assert lo0[0] == 0.0 and 0 < hi0[0] < hi[0] and lo0[3] == 0.0 and hi0[5] == math.inf
     assert lo0[1:3] == pytest.approx(lo[1:3])
 
 
@@ -180,7 +182,8 @@ def test_auto_takes_each_quantity_from_its_procedure():
     # boot-p of the same seed draws the same systems: same σ²(s) replicates
     sp = g.bootstrap(300, over="systems", seed=9)
     np.testing.assert_array_equal(sp.replicates_adjusted[:, 0], adj[:, 0])
-    lo, hi = _basic_intervals(h, (g.var_system, g.var_topic, g.var_residual), (12, 10, 12, 10, 12), 0.95, 10.0, 0.95)
+    lo, hi = _basic_intervals(h, (g.var_system_raw, g.var_topic_raw, g.var_residual_raw), (12, 10, 12, 10, 12),
+                              0.95, 10.0, 0.95, 12, 10)
     assert b.basic_low == pytest.approx(tuple(lo)) and b.basic_high == pytest.approx(tuple(hi))
     assert b.interval("phi") == (b.basic_low[3], b.basic_high[3])
     assert b.interval("phi", "percentile") == (b.percentile_low[3], b.percentile_high[3])
