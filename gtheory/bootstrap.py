@@ -231,7 +231,7 @@ class BootstrapResult:
         Percentile interval of the bias-corrected replicates (Wiley 2000; Brennan 2001, ch. 6).
     basic_low, basic_high : tuple of float
         The default interval: expanded basic interval of the bias-corrected replicates on the log
-        scale (components) or logit scale (Φ, Eρ²); see :func:`bootstrap` for its measured coverage.
+        mean-square scale (:func:`_basic_intervals`); see :func:`bootstrap` for its measured coverage.
     valid_for : tuple of str
         The components whose interval this procedure supports (Brennan's recommendation).
     sources : tuple of str
@@ -310,7 +310,7 @@ class BootstrapResult:
                          f"{'[' + _fmt(self.basic_low[k]) + ', ' + _fmt(self.basic_high[k]) + ']':<24}  "
                          f"{'[' + _fmt(self.percentile_low[k]) + ', ' + _fmt(self.percentile_high[k]) + ']':<24}  "
                          f"{'[' + _fmt(self.bc_low[k]) + ', ' + _fmt(self.bc_high[k]) + ']':<24}{mark}")
-        lines.append("  (interval: expanded basic interval on the log/logit scale, the default; percentile: raw replicates;")
+        lines.append("  (interval: expanded basic interval on the log mean-square scale, the default; percentile: raw replicates;")
         lines.append("   bias-corrected: percentile of replicates with Wiley 2000 / Brennan 2001 ch. 6 adjustment)")
         return "\n".join(lines)
 
@@ -520,7 +520,8 @@ def bootstrap(
     Returns
     -------
     BootstrapResult
-        ``interval(q)`` is the expanded basic interval on the log scale (the default; see below);
+        ``interval(q)`` is the expanded basic interval on the log mean-square scale (the default;
+        see below);
         the percentile and bias-corrected percentile intervals are kept for comparison.
 
     Notes
@@ -539,22 +540,20 @@ def bootstrap(
 
     *Which interval.* Percentile intervals of variance components are too short at these sizes
     (Schenker 1985: the bootstrap distribution of a variance is skewed the wrong way and too
-    narrow; .88–.93 below). The default interval is the *basic* interval of
-    :math:`\log\theta` (Davison & Hinkley 1997, eq. 5.6), i.e. :math:`[\hat\theta^2/q_{1-\alpha'},
-    \hat\theta^2/q_{\alpha'}]` from quantiles of the bias-corrected replicates — right for a
-    scale parameter, since :math:`\hat\theta^*/\hat\theta` mimics :math:`\hat\theta/\theta` —
-    *expanded* (Hesterberg 2015) by using the tail
-    :math:`\alpha' = \Phi(-\sqrt{n/(n-1)}\,t_{n-1,(1+\text{level})/2})` for the :math:`n`
-    resampled systems (topics for σ²(t); the smaller of the two for Φ). Φ(n) and Eρ²(n) are
-    increasing functions of :math:`r_\Phi = σ^2_s/(σ^2_t+σ^2_{st})` and
-    :math:`r_E = σ^2_s/σ^2_{st}`, so their interval is the basic interval of :math:`\log r`
-    (the logit scale) mapped back, and the topics needed follow from the interval of
-    :math:`r_\Phi`. Where the estimate is 0 or more than :math:`\alpha'` of the replicates are
-    ≤ 0, there is no log scale and the expanded percentile interval is reported.
+    narrow; .86–.92 below). The default interval is the *basic* interval (Davison & Hinkley 1997,
+    eq. 5.6) of the logarithm of a positive mean-square pivot ψ — E MS_s = n_t σ²(s) + σ²(st) for
+    σ²(s), E MS_t for σ²(t), σ²(st), :math:`1 + n_t r_\Phi` for Φ(n) and the topics needed, and
+    the F ratio :math:`1 + n_t σ^2_s/σ^2_{st}` for Eρ²(n) — i.e. :math:`[\hat\psi^2/q_{1-\alpha'},
+    \hat\psi^2/q_{\alpha'}]` from quantiles of the bias-corrected replicates, mapped back to the
+    quantity (:func:`_basic_intervals`): right for a scaled χ² statistic, since
+    :math:`\hat\psi^*/\hat\psi` mimics :math:`\hat\psi/\psi`, and defined when σ²(s) is
+    estimated near 0. The tail is *expanded* (Hesterberg 2015; :func:`_expanded_tail`) for the
+    number of resampled systems (topics for σ²(t); the fewer of the two for Φ).
 
     *Measured coverage* of nominal 95 % intervals (complete normal matrices with known
-    components, 2000 matrices, B = 1000 each; ``tests/test_gtheory_bootstrap.py``, slow-marked;
-    order σ²(s) / σ²(t) / σ²(st) / Φ(nₜ) / Eρ²(nₜ); the topics needed cover as Φ does):
+    components σ²(t) = .25, σ²(st) = 1; 1000 matrices, B = 1000 each; the slow-marked test in
+    ``tests/test_gtheory_bootstrap.py`` asserts 93–97 % for the default at three sizes); order
+    σ²(s) / σ²(t) / σ²(st) / Φ(nₜ) / Eρ²(nₜ) / topics needed; more columns in docs/gtheory.md:
 
     COVERAGE_TABLE
 
