@@ -685,6 +685,9 @@ def dstudy_subset(
     True
     """
     _check(B, over, level, seed)
+    if over == "auto":
+        raise ValueError("`over` must be 'topics', 'systems' or 'both' for dstudy_subset (the systems are "
+                         "re-selected in every resample); got 'auto'.")
     x = getattr(study, "scores", None)
     if x is None or getattr(study, "method", "anova") != "anova":
         raise ValueError("`dstudy_subset` needs a complete-matrix G-study from gtheory.gstudy(...).")

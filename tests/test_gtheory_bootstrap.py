@@ -250,3 +250,5 @@ def test_dstudy_subset_estimates_and_reselection():
         gtheory.dstudy_subset(g, 100)
     with pytest.raises(ValueError, match=r"`top` must be an integer in \[2, 40\]; got 1"):
         gtheory.dstudy_subset(g, 100, top=1)
+    with pytest.raises(ValueError, match=r"`over` must be 'topics', 'systems' or 'both' for dstudy_subset"):
+        gtheory.dstudy_subset(g, 100, top=5, over="auto")
