@@ -67,8 +67,8 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -322,10 +322,23 @@ class BootstrapResult:
         return (f"BootstrapResult(over={self.over!r}, n_resamples={self.n_resamples}, "
                 f"phi={self.estimate[k]:.4g} [{self.basic_low[k]:.4g}, {self.basic_high[k]:.4g}])")
 
+    def _repr_html_(self) -> str:
+        from ._display import html_table
+
+        rows = ((_LABELS[q], self.estimate[k], self.se_adjusted[k], self.bc_low[k], self.bc_high[k])
+                for k, q in enumerate(self.quantities))
+        return html_table(rows, header=["quantity", "estimate", "SE (bias-corrected)", f"{self.level:.0%} low",
+                                        f"{self.level:.0%} high"],
+                          caption=f"BootstrapResult: over {self.over}, {self.n_resamples} resamples, "
+                                  f"Φ and Eρ² at {self.n_topics:g} topics")
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.BootstrapResult/1"
+
     def to_dict(self) -> dict[str, Any]:
-        """Every field but the replicates; non-finite numbers as None (strict JSON)."""
-        out: dict[str, Any] = {}
-        for f in self.__dataclass_fields__:
+        """Every field but the replicates, plus ``"format"``; non-finite numbers as None (strict JSON)."""
+        out: dict[str, Any] = {"format": self.JSON_FORMAT}
+        for f in (x.name for x in fields(self)):
             if f.startswith("replicates"):
                 continue
             v = getattr(self, f)
@@ -345,11 +358,13 @@ class BootstrapResult:
         from ._json import read_json
 
         d = read_json(text_or_path, "BootstrapResult")
-        missing = [f for f in cls.__dataclass_fields__ if not f.startswith("replicates") and f not in d]
+        if not isinstance(d, dict) or d.get("format", cls.JSON_FORMAT) != cls.JSON_FORMAT:  # no key: written before it
+            raise ValueError(f"not a {cls.JSON_FORMAT} document (format {d.get('format') if isinstance(d, dict) else d!r}).")
+        missing = [f for f in (x.name for x in fields(cls)) if not f.startswith("replicates") and f not in d]
         if missing:
             raise ValueError(f"not a BootstrapResult JSON: no field {missing[0]!r}.")
         kw = {k: (tuple(math.nan if x is None else x for x in v) if isinstance(v, list) else v)
-              for k, v in d.items() if k in cls.__dataclass_fields__}
+              for k, v in d.items() if k in {x.name for x in fields(cls)}}
         # topics needed: a null means an unbounded number of topics
         k = list(kw["quantities"]).index("topics_needed")
         for f in ("estimate", "mean", "mean_adjusted", "percentile_low", "percentile_high", "bc_low", "bc_high",
