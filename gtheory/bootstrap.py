@@ -325,7 +325,7 @@ class BootstrapResult:
     def _repr_html_(self) -> str:
         from ._display import html_table
 
-        rows = ((_LABELS[q], self.estimate[k], self.se_adjusted[k], self.bc_low[k], self.bc_high[k])
+        rows = ((_LABELS[q], self.estimate[k], self.se_adjusted[k], self.basic_low[k], self.basic_high[k])
                 for k, q in enumerate(self.quantities))
         return html_table(rows, header=["quantity", "estimate", "SE (bias-corrected)", f"{self.level:.0%} low",
                                         f"{self.level:.0%} high"],
@@ -333,7 +333,7 @@ class BootstrapResult:
                                   f"Φ and Eρ² at {self.n_topics:g} topics")
 
     #: the ``"format"`` of :meth:`to_dict`
-    JSON_FORMAT: ClassVar[str] = "gtheory.BootstrapResult/1"
+    JSON_FORMAT: ClassVar[str] = "gtheory.BootstrapResult/2"   # /2: basic_low, basic_high, sources
 
     def to_dict(self) -> dict[str, Any]:
         """Every field but the replicates, plus ``"format"``; non-finite numbers as None (strict JSON)."""
