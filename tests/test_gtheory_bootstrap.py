@@ -190,6 +190,21 @@ def test_auto_takes_each_quantity_from_its_procedure():
     assert "per quantity" in b.summary() and "95% interval" in b.summary()
 
 
+def test_auto_with_missing_cells_uses_the_study_estimator():
+    x = _matrix(15, 12, seed=6)
+    x[np.random.default_rng(6).random(x.shape) < 0.15] = np.nan
+    with pytest.warns(gtheory.MissingCellsWarning):
+        g = gstudy(x, missing="henderson")
+    b = g.bootstrap(100, seed=2)
+    assert b.over == "auto" and b.method == "henderson"
+    # σ²(s) replicates: Henderson's estimates of the boot-p resamples (same seed, same systems)
+    p = g.bootstrap(100, over="systems", seed=2)
+    np.testing.assert_array_equal(b.replicates_adjusted[:, 0], p.replicates_adjusted[:, 0])
+    for q in ("var_system", "phi", "erho2"):
+        lo, hi = b.interval(q)
+        assert 0 <= lo < hi and math.isfinite(hi)
+
+
 def _coverage(ns: int, nt: int, var_s: float, n_mat: int, n_boot: int, seed: int, over: str = "auto") -> np.ndarray:
     """Share of ``n_mat`` normal matrices (σ²_s = ``var_s``, σ²_t = .25, σ²_st = 1) whose default 95 %
     interval (``GStudy.bootstrap(...).interval(q)``) covers each true quantity (σ²_s, σ²_t, σ²_st,
