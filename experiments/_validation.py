@@ -219,6 +219,12 @@ def keep_top_k(scores: Scores, top_k: int | None) -> Scores:
     return scores.take(order)
 
 
+#: two statistics of a randomised test (|t*| and |t|, a range and a mean difference, a mean difference and 0) closer
+#: than this fraction of their scale tie: exact ties are common with discrete scores (P@10, binary relevance), and
+#: rounding must not decide them (scipy.stats.permutation_test's convention of a relative tolerance)
+TIE_REL = 1e-9
+
+
 def pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
     """Row and column indices of all ``m (m - 1) / 2`` pairs ``i < j``, in row-major order."""
     return np.triu_indices(m, k=1)

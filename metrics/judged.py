@@ -27,6 +27,7 @@ import pandas as pd
 from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
 from .coverage import Coverage, check_coverage, coverage
+from .fixes import FixableError
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
 
 __all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
@@ -257,9 +258,22 @@ class JudgedRuns:
         return out
 
     def subset(self, systems: Sequence[str] | np.ndarray | None = None, topics: Sequence[str] | np.ndarray | None = None) -> "JudgedRuns":
-        """A new JudgedRuns restricted to some systems and/or topics (labels, integer positions or boolean masks)."""
+        """A new JudgedRuns restricted to some systems and/or topics (labels, integer positions or boolean masks).
+
+        A system or topic selected twice is refused (it would count twice in every mean and G-study). The new
+        ``report["subset"]`` records how many systems and topics were kept of the original data's
+        (``{"systems": [12, 104], "topics": [50, 50]}``), through repeated subsets.
+        """
         si = self._select(systems, self.systems, "systems")
         ti = self._select(topics, self.topics, "topics")
+        for idx, labels, what in ((si, self.systems, "systems"), (ti, self.topics, "topics")):
+            seen, counts = np.unique(idx, return_counts=True)
+            if (counts > 1).any():
+                twice = [labels[i] for i in seen[counts > 1]]
+                raise ValueError(f"`{what}` selects {len(twice)} {what[:-1]}(s) more than once (first: "
+                                 f"{twice[0]!r}); each may be selected once.")
+        before = self.report.get("subset") or {"systems": [self.n_systems] * 2, "topics": [self.n_topics] * 2}
+        subset = {"systems": [len(si), before["systems"][1]], "topics": [len(ti), before["topics"][1]]}
         starts, ends = self.qrels_offsets[ti], self.qrels_offsets[ti + 1]
         lens = ends - starts
         flat = np.repeat(starts - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(lens.sum())
@@ -272,6 +286,7 @@ class JudgedRuns:
             systems=tuple(self.systems[i] for i in si),
             topics=tuple(self.topics[i] for i in ti),
             n_retrieved=self.n_retrieved[np.ix_(si, ti)],
+            report={**self.report, "subset": subset},
         )
 
     @staticmethod
@@ -521,10 +536,8 @@ def _check_unique_names(names: list[str], sources: list[str], what: str) -> None
             first[nm] = src
     dup = sorted({n for n in names if names.count(n) > 1})
     if what == "files":
-        raise ValueError(
-            f"several run files give the same system name(s) {dup} ({'; '.join(clashes)}); "
-            "read them with read_runs(names=...)"
-        )
+        raise FixableError(f"several run files give the same system name(s) {dup} ({'; '.join(clashes)})",
+                           fix={"names": ...}, advice="read them with read_runs(names=...)")
     raise ValueError(
         f"several runs have the same name(s) {dup} ({'; '.join(clashes)}); each run is one system: give each "
         "Run a distinct `name`"

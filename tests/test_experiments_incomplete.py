@@ -385,6 +385,20 @@ def test_study_errors(small):
         incompleteness_study(small, lambda j: np.zeros((2, 2)), test=None)
 
 
+@pytest.mark.parametrize("level, match", [
+    (5.0, r"`relevance_level` must split the qrels grades \(-2 0 1 2\) into relevant \(>= it\) and non-relevant: "
+          r"a value in \(-2, 2\]; got 5\."),
+    (-2.0, r"a value in \(-2, 2\]; got -2\."),
+    (float("nan"), r"got nan\."),
+])
+def test_robustness_study_refuses_a_relevance_level_that_splits_nothing(level, match):
+    from experiments import robustness_study
+
+    with pytest.raises(gtheory.ParameterError, match=match) as exc:
+        robustness_study(synthetic(), ["AP"], fractions=(1.0,), seeds=1, relevance_level=level)
+    assert exc.value.param == "relevance_level"
+
+
 def test_knee_hand_built():
     df = pd.DataFrame({
         "measure": ["a"] * 8 + ["b"] * 4,

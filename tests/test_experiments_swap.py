@@ -174,3 +174,36 @@ def test_swap_validation():
     # a bin width works too
     widths = swap_rates(scores, topic_set_sizes=5, bins=0.1, B=10)
     assert widths["bin_lower"].tolist()[:2] == [0.0, 0.1]
+
+
+@pytest.mark.parametrize("sampling", ["without_replacement", "bootstrap"])
+@pytest.mark.parametrize("top, seed", [(1, 0), (3, 2), (10, 3)])
+def test_tied_means_of_discrete_scores_are_not_swaps(sampling, top, seed):
+    # P@10-like scores: two systems' subset means tie in exact arithmetic in many trials (a tie is not a swap);
+    # the reference decides every sign with integer sums (the documented subsets, drawn by the loop above)
+    grades = np.random.default_rng(seed).integers(0, top + 1, size=(6, 30))
+    sizes, B = [5, 10], 150
+    rng = np.random.default_rng(seed)
+    expected, ties = {}, 0
+    for c in sizes:
+        if sampling == "without_replacement":
+            keys = rng.random((B, 30))
+            subsets = [(np.argsort(keys[b])[:c], np.argsort(keys[b])[c:2 * c]) for b in range(B)]
+        else:
+            first, u = rng.integers(0, 30, size=(B, c)), rng.random((B, c))
+            subsets = []
+            for b in range(B):
+                free = sorted(set(range(30)) - set(first[b].tolist()))
+                subsets.append((first[b], np.array([free[int(u[b, k] * len(free))] for k in range(c)])))
+        swaps = 0
+        for q1, q2 in subsets:
+            s1, s2 = grades[:, q1].sum(axis=1), grades[:, q2].sum(axis=1)  # exact integers
+            for i in range(6):
+                for j in range(i + 1, 6):
+                    d1, d2 = int(s1[i] - s1[j]), int(s2[i] - s2[j])
+                    swaps += d1 * d2 < 0
+                    ties += d1 == 0 or d2 == 0
+        expected[c] = swaps
+    assert ties > 0
+    table = swap_rates(grades / top, topic_set_sizes=sizes, B=B, seed=seed, sampling=sampling)
+    assert table.groupby("topic_set_size").n_swaps.sum().to_dict() == expected

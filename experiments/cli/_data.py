@@ -123,12 +123,11 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
                                    grades=getattr(args, "grades", "exact"), duplicates=args.duplicates,
                                    progress=not quiet)
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
-        raise in_option_names(exc, {"depth": "--depth", "missing": "--missing", "duplicates": "--duplicates"},
-                              _READ_ADVICE) from None
-    for w in caught:  # the library's advice in the CLI's terms (--grades trec_eval, ...)
-        msg = str(w.message).replace(" (judged_only=True)", " (--judged-only)" if hasattr(args, "judged_only") else "")
-        msg = str(in_option_names(msg, {"grades='trec_eval'": "--grades trec_eval", "grades='exact'": "--grades exact"}))
-        print(f"gtheory {command}: warning: {msg}", file=sys.stderr)
+        raise in_option_names(exc, {}) from None
+    # the warnings' fixes in the CLI's terms (--grades trec_eval; --judged-only where the subcommand has it)
+    options = {"judged_only": "--judged-only"} if hasattr(args, "judged_only") else {}
+    for w in caught:
+        print(f"gtheory {command}: warning: {in_option_names(w.message, options)}", file=sys.stderr)
     dropped = judged.report.get("duplicates_dropped") or {}
     if dropped and not quiet:
         total = sum(dropped.values())
@@ -137,13 +136,6 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     if not quiet:  # one line: what the qrels judge of what the runs retrieved
         print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
     return judged
-
-
-#: the reader's advice on run files, in terms of what a CLI user can do
-_READ_ADVICE = {
-    "read them with read_runs(names=...)":
-        "a system's name is its run file's name (without .gz, .txt, ...): rename the files so that each is distinct",
-}
 
 
 def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool = False) -> metrics.JudgedRuns:
