@@ -148,6 +148,16 @@ class RatioModel:
             grad = Wc.reshape(-1) @ P.reshape(S * t, self.n) - v @ Q
         return f, grad
 
+    def row_totals(self, topics: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
+        """(S, t, 1): the DCG of the all-ones discount, the last column of :meth:`prefix_blocks` — the same
+        sequential sum over ranks (SciPy's CSR kernel adds a row's entries in rank order from 0)."""
+        P, _, t = self._sub(topics)
+        if sp.issparse(P):
+            out = _matvec(P, np.ones(self.n))
+        else:
+            out = np.cumsum(P, axis=1)[:, -1]
+        return out.reshape(self.n_systems, t, 1)
+
     def prefix_blocks(self, topics: NDArray[np.int64] | None = None, block: int | None = None):
         """Yield ``(m0, Pc)``: the DCG of the discount that is 1 at ranks 1..m and 0 after, for a block of
         ``m`` = m0+1..m0+b, as (S, t, b) — ``np.cumsum`` of the dense (S, t, k) gains over rank, the same

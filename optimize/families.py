@@ -199,9 +199,7 @@ def _fit_topflat(model: RatioModel, topics, objective: str) -> tuple[dict[str, f
     Qc = np.cumsum(Q, axis=-1)  # (t, k)
     k = model.n
     hs = np.linspace(0.0, 1.0, 11)
-    last = None
-    for _, Pc in model.prefix_blocks(topics):
-        last = Pc[..., -1:]  # P_≤k: the last block's last rank
+    last = model.row_totals(topics)  # P_≤k
     f_all = np.empty((hs.size, k))
     for m0, Pc in model.prefix_blocks(topics):
         m1 = m0 + Pc.shape[-1]

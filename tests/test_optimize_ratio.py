@@ -68,6 +68,7 @@ def test_prefix_blocks_are_the_cumulative_sums_bit_for_bit(trec9, dense):
         parts = list(m.prefix_blocks(topics, block=block))
         assert [m0 for m0, _ in parts] == list(range(0, k, block))
         np.testing.assert_array_equal(np.concatenate([p for _, p in parts], axis=-1), ref)
+    np.testing.assert_array_equal(m.row_totals(topics), ref[..., -1:])
 
 
 def test_joint_model_holds_per_grade_patterns(dl19):
