@@ -203,10 +203,23 @@ def align_pair(a: Scores, b: Scores, names: tuple[str, str] = ("a", "b")) -> tup
     )
 
 
+def best_first(means: np.ndarray) -> np.ndarray:
+    """Indices of the systems by mean score, best first; means equal up to rounding keep their input order.
+
+    Means that are equal in exact arithmetic often differ in the last bits (P@10 means of 0.302 computed from
+    different per-topic values), so a plain ``argsort`` would order them by rounding. They are made exactly equal
+    first (:func:`experiments.agreement.tie_means`: within :data:`TIE_REL` of the largest |mean|), then sorted
+    stably: ties go in input order, as documented by every ``top_k`` parameter.
+    """
+    from experiments.agreement import tie_means  # agreement imports this module
+
+    return np.argsort(-tie_means(np.asarray(means, dtype=np.float64)), kind="stable")
+
+
 def keep_top_k(scores: Scores, top_k: int | None) -> Scores:
     """The ``top_k`` systems by mean score (best first); all systems, in input order, if ``None``.
 
-    Ties at the cut are broken by input order (stable sort).
+    Ties at the cut are broken by input order (:func:`best_first`: means equal up to rounding are ties).
     """
     if top_k is None:
         return scores
@@ -215,8 +228,7 @@ def keep_top_k(scores: Scores, top_k: int | None) -> Scores:
         raise ValueError(
             f"`top_k` must not exceed the number of systems ({len(scores.systems)}); got {k}."
         )
-    order = np.argsort(-scores.means, kind="stable")[:k]
-    return scores.take(order)
+    return scores.take(best_first(scores.means)[:k])
 
 
 #: two statistics of a randomised test (|t*| and |t|, a range and a mean difference, a mean difference and 0) closer

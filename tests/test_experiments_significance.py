@@ -131,6 +131,23 @@ def test_top_k_keeps_the_best_systems_in_best_first_order():
         bootstrap_asl(scores, top_k=1000)
 
 
+@pytest.mark.parametrize(("name", "k"), [("web2013_p10", 8), ("web2012_p10", 5), ("web2010_p10", 3)])
+def test_top_k_ties_at_the_cut_go_in_input_order_not_by_rounding(name, k):
+    # P@10 means tie whenever two systems retrieve as many relevant documents in their top 10s, but as floats
+    # they can differ in the last bits: the top k was then decided by rounding, not by input order as documented.
+    # Reference: the integer counts of relevant documents, sorted stably.
+    scores = load_matrix(name)
+    hits = np.rint(scores.to_numpy() * 10).astype(int)
+    assert np.array_equal(hits / 10, scores.to_numpy())
+    want = list(scores.index[np.argsort(-hits.sum(axis=1), kind="stable")[:k]])
+    by_float = list(scores.index[np.argsort(-scores.to_numpy().mean(axis=1), kind="stable")[:k]])
+    assert set(want) != set(by_float)  # the case has teeth: rounding picks another system
+    table = paired_ttest(scores, top_k=k)
+    assert list(dict.fromkeys([*table.system_a, *table.system_b])) == want
+    dp = discriminative_power(scores, B=200, seed=0, top_k=k)
+    assert dp.n_significant == discriminative_power(scores.loc[want], B=200, seed=0).n_significant
+
+
 def test_degenerate_pairs():
     rng = np.random.default_rng(0)
     x = rng.random(20)
