@@ -82,6 +82,14 @@ class RobustnessStudy:
         k = self.knees
         return k[(k.measure == measure) & (k.judged_only == condensed)].iloc[0]
 
+    def _repr_html_(self) -> str:
+        from gtheory._display import html_table
+
+        rows = ((r["measure"], "yes" if r["judged_only"] else "no", r["knee"], r["value_at_knee"])
+                for _, r in self.knees.iterrows())
+        return html_table(rows, header=["measure", "judged only", "knee (share of judgments)", "value at the knee"],
+                          caption=f"RobustnessStudy: {self.n_systems} systems × {self.n_topics} topics")
+
     def summary(self) -> str:
         """The table ``gtheory robustness`` prints: per curve and fraction the mean ± sd over seeds, and the knee."""
         lines = [

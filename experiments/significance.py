@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 import pandas as pd
@@ -385,6 +385,39 @@ class DiscriminativePower:
         return (f"DiscriminativePower({self.n_significant}/{self.n_pairs} pairs with ASL < {self.alpha:g} "
                 f"({100 * self.power:.1f}%), difference required {fmt(self.estimated_difference, 2)}; "
                 f"B = {self.B}, {self.n_topics} topics)")
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.experiments.DiscriminativePower/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The numbers and the per-pair table (:func:`gtheory._json.table`, with its ``attrs``) as plain JSON values
+        plus ``"format"``; non-finite numbers are None."""
+        from gtheory._json import jsonable, table
+
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "table"}
+        return jsonable({"format": self.JSON_FORMAT, **d, "table": table(self.table),
+                         "table_attrs": dict(self.table.attrs)})
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from gtheory._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "DiscriminativePower":
+        """A :class:`DiscriminativePower` from :meth:`to_json` output (text or a file path); null numbers are NaN."""
+        from gtheory._json import load_document, number, table_back
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        names = [f.name for f in fields(cls)]
+        if missing := [k for k in names if k not in d]:
+            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+        frame = table_back(d["table"], "table", ("mean_diff", "t", "asl", "critical_diff"))
+        frame.attrs.update(d.get("table_attrs") or {})
+        return cls(alpha=float(d["alpha"]), power=float(number(d["power"])), n_significant=int(d["n_significant"]),
+                   n_pairs=int(d["n_pairs"]), estimated_difference=float(number(d["estimated_difference"])),
+                   n_topics=int(d["n_topics"]), B=int(d["B"]), table=frame)
 
     def _repr_html_(self) -> str:
         return kv_table(f"DiscriminativePower (paired bootstrap, B = {self.B}, {self.n_topics} topics)", {

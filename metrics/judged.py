@@ -242,9 +242,22 @@ class JudgedRuns:
         return out
 
     def subset(self, systems: Sequence[str] | np.ndarray | None = None, topics: Sequence[str] | np.ndarray | None = None) -> "JudgedRuns":
-        """A new JudgedRuns restricted to some systems and/or topics (labels, integer positions or boolean masks)."""
+        """A new JudgedRuns restricted to some systems and/or topics (labels, integer positions or boolean masks).
+
+        A system or topic selected twice is refused (it would count twice in every mean and G-study). The new
+        ``report["subset"]`` records how many systems and topics were kept of the original data's
+        (``{"systems": [12, 104], "topics": [50, 50]}``), through repeated subsets.
+        """
         si = self._select(systems, self.systems, "systems")
         ti = self._select(topics, self.topics, "topics")
+        for idx, labels, what in ((si, self.systems, "systems"), (ti, self.topics, "topics")):
+            seen, counts = np.unique(idx, return_counts=True)
+            if (counts > 1).any():
+                twice = [labels[i] for i in seen[counts > 1]]
+                raise ValueError(f"`{what}` selects {len(twice)} {what[:-1]}(s) more than once (first: "
+                                 f"{twice[0]!r}); each may be selected once.")
+        before = self.report.get("subset") or {"systems": [self.n_systems] * 2, "topics": [self.n_topics] * 2}
+        subset = {"systems": [len(si), before["systems"][1]], "topics": [len(ti), before["topics"][1]]}
         starts, ends = self.qrels_offsets[ti], self.qrels_offsets[ti + 1]
         lens = ends - starts
         flat = np.repeat(starts - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(lens.sum())
@@ -257,6 +270,7 @@ class JudgedRuns:
             systems=tuple(self.systems[i] for i in si),
             topics=tuple(self.topics[i] for i in ti),
             n_retrieved=self.n_retrieved[np.ix_(si, ti)],
+            report={**self.report, "subset": subset},
         )
 
     @staticmethod

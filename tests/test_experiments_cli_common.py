@@ -264,7 +264,7 @@ def test_evaluate_and_gstudy_apply_the_tunings_gain_discount_and_cutoff(subset, 
     assert records[0]["score"] == pytest.approx(ref.iloc[0, 0], abs=1e-12)
     assert main(["gstudy", "--judged", subset, "--tuning", path, "--n-topics", "12", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["dstudy"][0]["phi"] == pytest.approx(t.phi, rel=1e-9)  # as 'gtheory tune' reports it
+    assert d["dstudy"][0]["phi"] == pytest.approx(t.phi(), rel=1e-9)  # as 'gtheory tune' reports it
     assert d["dstudy"][0]["phi"] == pytest.approx(gtheory.gstudy(ref).phi(12), rel=1e-9)
     # a tuning JSON as --discount drops the tuned gain: warned, pointing to --tuning
     assert main(["gstudy", "--judged", subset, "--discount", path, "--quiet"]) == 0
