@@ -241,21 +241,34 @@ class JudgedRuns:
         object.__setattr__(self, "_condensed", out)
         return out
 
-    def subset(self, systems: Sequence[str] | np.ndarray | None = None, topics: Sequence[str] | np.ndarray | None = None) -> "JudgedRuns":
+    def subset(self, systems: Sequence[str] | np.ndarray | None = None, topics: Sequence[str] | np.ndarray | None = None,
+               *, repeats: bool = False) -> "JudgedRuns":
         """A new JudgedRuns restricted to some systems and/or topics (labels, integer positions or boolean masks).
 
-        A system or topic selected twice is refused (it would count twice in every mean and G-study). The new
-        ``report["subset"]`` records how many systems and topics were kept of the original data's
-        (``{"systems": [12, 104], "topics": [50, 50]}``), through repeated subsets.
+        A system or topic selected twice is refused unless ``repeats=True`` (by mistake, it would count twice in
+        every mean and G-study): with ``repeats=True`` — a resample with replacement, identical systems for a
+        test — the second copy of ``"CWI0000"`` is named ``"CWI0000~2"``, the third ``"CWI0000~3"``, so names stay
+        distinct. The new ``report["subset"]`` records how many systems and topics were kept of the original
+        data's (``{"systems": [12, 104], "topics": [50, 50]}``), through repeated subsets.
         """
         si = self._select(systems, self.systems, "systems")
         ti = self._select(topics, self.topics, "topics")
+        names = {}
         for idx, labels, what in ((si, self.systems, "systems"), (ti, self.topics, "topics")):
             seen, counts = np.unique(idx, return_counts=True)
+            names[what] = tuple(labels[i] for i in idx)
             if (counts > 1).any():
-                twice = [labels[i] for i in seen[counts > 1]]
-                raise ValueError(f"`{what}` selects {len(twice)} {what[:-1]}(s) more than once (first: "
-                                 f"{twice[0]!r}); each may be selected once.")
+                if not repeats:
+                    twice = [labels[i] for i in seen[counts > 1]]
+                    raise ValueError(f"`{what}` selects {len(twice)} {what[:-1]}(s) more than once (first: "
+                                     f"{twice[0]!r}); each may be selected once, or pass repeats=True for copies "
+                                     "under distinct names (a resample with replacement).")
+                copy: dict[str, int] = {}
+                renamed = []
+                for name in names[what]:
+                    copy[name] = copy.get(name, 0) + 1
+                    renamed.append(name if copy[name] == 1 else f"{name}~{copy[name]}")
+                names[what] = tuple(renamed)
         before = self.report.get("subset") or {"systems": [self.n_systems] * 2, "topics": [self.n_topics] * 2}
         subset = {"systems": [len(si), before["systems"][1]], "topics": [len(ti), before["topics"][1]]}
         starts, ends = self.qrels_offsets[ti], self.qrels_offsets[ti + 1]
@@ -267,8 +280,8 @@ class JudgedRuns:
             doc_ids=self.doc_ids[np.ix_(si, ti)],
             qrels_level=self.qrels_level[flat],
             qrels_offsets=np.r_[0, np.cumsum(lens)].astype(np.int64),
-            systems=tuple(self.systems[i] for i in si),
-            topics=tuple(self.topics[i] for i in ti),
+            systems=names["systems"],
+            topics=names["topics"],
             n_retrieved=self.n_retrieved[np.ix_(si, ti)],
             report={**self.report, "subset": subset},
         )

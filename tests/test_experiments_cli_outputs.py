@@ -265,7 +265,7 @@ def test_ndcg_at_10_of_5_deep_runs_is_trec_eval_ndcg_cut_10(data, capsys):
 # ------------------------------------------------------------------------------ robustness, identical runs
 def test_robustness_on_identical_runs_is_an_error_not_tau_nan(tmp_path, capsys):
     judged = tmp_path / "same.npz"
-    metrics.load_trec9().subset(systems=[2, 2, 2], topics=list(range(10))).save(judged)
+    metrics.load_trec9().subset(systems=[2, 2, 2], topics=list(range(10)), repeats=True).save(judged)
     argv = ["robustness", "--judged", str(judged), "--fractions", "1", "0.5", "--seeds", "1", "--test", "none",
             "--quiet"]
     assert main(argv) == 1

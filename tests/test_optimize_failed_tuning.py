@@ -22,7 +22,7 @@ from experiments.cli import main
 def failed():
     """Three copies of one TREC-9 run at cut-off 100: σ²(system) and σ²(system:topic) are rounding noise
     (7.0e-35 and 9.5e-35, both positive: their ratio is 0.74, Eρ²(50) = 0.97 before the fix)."""
-    same = metrics.load_trec9().subset(systems=[2, 2, 2])
+    same = metrics.load_trec9().subset(systems=[2, 2, 2], repeats=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optimize.OptimizationWarning)
         t = optimize.optimize_discount(same, "linear", 100, starts=1)

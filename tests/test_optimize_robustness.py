@@ -25,7 +25,7 @@ def j():
 # ------------------------------------------------- indistinguishable systems (σ²(system) = 0)
 @pytest.mark.parametrize("solver", ["slsqp", "lbfgsb", "cvxpy"])
 def test_identical_systems_are_reported_as_failure(j, solver):
-    same = j.subset(systems=[5, 5, 5])
+    same = j.subset(systems=[5, 5, 5], repeats=True)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         t = optimize.optimize_discount(same, [0, 1, 2], 10, solver=solver, starts=2)
@@ -41,7 +41,7 @@ def test_identical_systems_are_reported_as_failure(j, solver):
 
 
 def test_identical_systems_fail_for_gains_joint_and_minimax(j):
-    same = j.subset(systems=[7, 7], topics=list(range(10)))
+    same = j.subset(systems=[7, 7], topics=list(range(10)), repeats=True)
     for call in (lambda: optimize.optimize_gain(same, "log2", 10, starts=1, strict=True),
                  lambda: optimize.optimize_joint(same, 10, starts=1, strict=True),
                  lambda: optimize.optimize_minimax([same], cutoffs=[5, 10], starts=1, strict=True)):
@@ -51,7 +51,7 @@ def test_identical_systems_fail_for_gains_joint_and_minimax(j):
 
 def test_flat_but_not_identical_systems_fail_too(j):
     # two systems that differ only below the cut-off: identical top 10, so σ²(system) of nDCG@10 is 0
-    sub = j.subset(systems=[3, 3])
+    sub = j.subset(systems=[3, 3], repeats=True)
     grades = sub.grades.copy()
     grades[1, :, 50:] = grades[1, :, 50:][:, ::-1]
     from dataclasses import replace
