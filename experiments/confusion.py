@@ -24,6 +24,7 @@ from gtheory._display import fmt, html_table, kv_table
 from experiments._validation import (
     align_pair,
     as_scores,
+    best_first,
     check_choice,
     check_int,
     check_probability,
@@ -295,7 +296,7 @@ def significance_confusion(
         k = check_int(top_k, "top_k", minimum=2)
         if k > len(a.systems):
             raise ValueError(f"`top_k` must not exceed the number of systems ({len(a.systems)}); got {k}.")
-        keep = np.argsort(-a.means, kind="stable")[:k]
+        keep = best_first(a.means)[:k]
         a, b = a.take(keep), b.take(keep)
     p_full, d_full = _decisions(a.values, test, alpha, B, seed)
     p_red, d_red = _decisions(b.values, test, alpha, B, seed)

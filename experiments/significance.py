@@ -45,6 +45,7 @@ import pandas as pd
 from scipy import stats
 
 from gtheory._display import fmt, kv_table
+from gtheory._ties import tie_values
 
 from experiments._validation import (
     Scores,
@@ -562,7 +563,8 @@ def wilcoxon_test(
 ) -> pd.DataFrame:
     r"""Two-sided Wilcoxon signed-rank test for every system pair (:func:`scipy.stats.wilcoxon`).
 
-    With :math:`r_j` the rank of :math:`|z_j|` among the non-zero differences,
+    With :math:`r_j` the rank of :math:`|z_j|` among the non-zero differences (differences equal up to rounding,
+    within 1e-9 of the scores' magnitude, are equal: ties and zeros are those of exact arithmetic),
     :math:`W^{+} = \sum_{z_j>0} r_j`; scipy reports :math:`\min(W^+, W^-)` and its p-value
     (exact or normal approximation, per ``method``).
 
@@ -599,8 +601,7 @@ def wilcoxon_test(
     check_choice(method, "method", ("auto", "exact", "asymptotic"))
     s = _matrix(scores, top_k)
     I, J = pair_indices(len(s.systems))
-    x, y = s.values[I], s.values[J]
-    d = x - y
+    d = _exact_differences(s.values[I] - s.values[J], TIE_REL * float(np.abs(s.values).max()))
     same = np.all(d == 0, axis=1)
     stat = np.zeros(len(I))
     p = np.ones(len(I))
@@ -620,12 +621,26 @@ def wilcoxon_test(
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (RuntimeWarning, UserWarning))
-            res = stats.wilcoxon(x[rows], y[rows], zero_method=zero_method, method=how, axis=1)
+            res = stats.wilcoxon(d[rows], zero_method=zero_method, method=how, axis=1)
         stat[rows] = res.statistic
         p[rows] = res.pvalue
     frame = _pair_frame(s, I, J, statistic=stat, p_value=p)
     frame.attrs.update(n_topics=s.values.shape[1], test="Wilcoxon signed-rank")
     return frame
+
+
+def _exact_differences(d: np.ndarray, tol: float) -> np.ndarray:
+    """Per-topic differences (pairs x topics) with the zeros and the ties of ``|d|`` that exact arithmetic has.
+
+    With discrete scores (P@10: multiples of 0.1) differences that are equal in exact arithmetic differ in the last
+    bits (0.3 - 0.1 = 0.19999999999999998, 0.5 - 0.3 = 0.2), so ranking ``|d|`` breaks their ties by rounding and
+    the Wilcoxon statistic, its tie correction and the choice of the exact null distribution all change. Here
+    ``|d| <= tol`` is 0 and the magnitudes of each row closer than :data:`TIE_REL` of the row's largest are made
+    equal (:func:`gtheory._ties.tie_values`), signs kept.
+    """
+    a = np.abs(d)
+    a = tie_values(np.where(a <= tol, 0.0, a))
+    return np.copysign(a, d)
 
 
 def tukey_hsd_randomised(

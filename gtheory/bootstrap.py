@@ -74,6 +74,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ._ties import tie_values
 from .components import erho2_from_components, phi_from_components, variance_components
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -684,7 +685,8 @@ def dstudy_subset(
     study : GStudy
         A complete-matrix G-study (:func:`gtheory.gstudy`).
     top : int, optional
-        Keep the ``top`` systems with the highest mean (>= 2).
+        Keep the ``top`` systems with the highest mean (>= 2); ties at the cut (means equal up to
+        rounding) go in input order.
     drop_lowest : float, optional
         Drop this fraction of systems with the lowest mean (as :func:`gtheory.gstudy`'s
         ``drop_lowest``: below the quantile); the replicates keep the same number of systems.
@@ -719,7 +721,7 @@ def dstudy_subset(
     n_all, n_t = x.shape
     if (top is None) == (drop_lowest is None):
         raise ValueError("give exactly one of `top` (number of best systems) and `drop_lowest` (fraction).")
-    means = x.mean(axis=1)
+    means = tie_values(x.mean(axis=1))  # means equal in exact arithmetic are ties, whatever the rounding
     if top is not None:
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 2 <= top <= n_all:
             raise ValueError(f"`top` must be an integer in [2, {n_all}]; got {top!r}.")
@@ -744,7 +746,7 @@ def dstudy_subset(
     chunk = max(1, int(4e6 // x.size))
     for lo in range(0, B, chunk):
         xb = x[np.asarray(rows[lo:lo + chunk])[:, :, None], np.asarray(cols[lo:lo + chunk])[:, None, :]]
-        order = np.argsort(-xb.mean(axis=2), axis=1, kind="stable")[:, :k]   # re-select per replicate
+        order = np.argsort(-tie_values(xb.mean(axis=2)), axis=1, kind="stable")[:, :k]   # re-select per replicate
         sub = np.take_along_axis(xb, order[:, :, None], axis=1)
         v = variance_components(sub)
         raw[lo:lo + chunk] = np.stack([v.system, v.topic, v.residual], axis=-1)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from ._ties import tie_values
 from .components import variance_components
 from ._display import fmt, html_table, kv_table
 from .errors import ROUNDING_TOLERANCE, is_rounding_noise, warn_negative
@@ -808,7 +809,7 @@ def _drop_lowest_systems(x: NDArray[np.float64], systems: Sequence[str], drop_lo
         raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
     if drop_lowest == 0:
         return x, list(systems), ()
-    means = np.nanmean(x, axis=1)
+    means = tie_values(np.nanmean(x, axis=1))  # means equal in exact arithmetic stay together (not split by rounding)
     keep = means >= np.quantile(means, drop_lowest)
     if keep.sum() < 2:
         raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves {int(keep.sum())} system(s); "
@@ -840,7 +841,8 @@ def gstudy(
         Fraction in [0, 1) of systems to drop before estimating, lowest mean score first (common
         in IR reliability studies to remove buggy runs). Systems whose mean is below the
         ``drop_lowest`` quantile of the system means (linear interpolation, as R's default and
-        ``gt4ireval``) are dropped, so ties are kept together.
+        ``gt4ireval``) are dropped, so ties are kept together (also means equal in exact arithmetic
+        that differ in the last bits, e.g. two P@10 means of 0.326).
     orientation : str, optional
         Layout of a CSV file or DataFrame (see :func:`gtheory.read_scores`):
         ``"auto"`` (default: by the names), ``"systems-by-topics"``, ``"topics-by-systems"`` (an

@@ -443,8 +443,9 @@ def judge(
     qrels : a :class:`Qrels`, the path of a qrels file, or qrels in memory: a DataFrame ``query_id, doc_id,
         relevance`` (or ``topic, docno, grade``), a dict ``{qid: {docid: grade}}`` or ``Qrel`` named tuples
         (ir_datasets' ``qrels_iter()``).
-    depth : ranks kept per topic (trec_eval's ``-M``; default 1000). The tensor's depth is the smaller of this and
-        the deepest ranked list.
+    depth : ranks kept per topic (trec_eval's ``-M``; default 1000, the TREC limit; trec_eval's own default is no
+        limit, so on deeper runs AP, recall and NumRet differ from trec_eval without ``-M``: the rows cut per run are
+        in ``report["rows_beyond_depth"]``). The tensor's depth is the smaller of this and the deepest ranked list.
     missing : policy for a qrels topic that a run does not return: ``"zero"`` (default) scores it 0 in every measure,
         as ``trec_eval -c`` does (RBP's residual is then 1: the whole weight is unexamined); ``"exclude"`` makes
         measures give NaN for it.

@@ -640,6 +640,24 @@ def test_duplicates_option_on_every_subcommand_that_reads_runs():
         assert any("--duplicates" in a.option_strings and a.choices == ["error", "first"] for a in sub._actions), name
 
 
+def test_rows_below_depth_are_noted(tmp_path, capsys, monkeypatch):
+    # trec_eval has no default depth: a run deeper than --depth scores differently from trec_eval without -M
+    # (here AP: the relevant document at rank 3 is cut at --depth 2), so the CLI says what it did not read
+    import pytrec_eval
+
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d3 1\n2 0 d1 1\n")
+    (tmp_path / "r").write_text("".join(f"{t} Q0 d{i} {i} {10 - i} r\n" for t in (1, 2) for i in (1, 2, 3)))
+    argv = ["evaluate", "--runs", str(tmp_path / "r"), "--qrels", str(tmp_path / "q"), "--measure", "AP", "--depth", "2"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "note: --depth 2: 2 rows ranked below 2 not read in run r (2) (as trec_eval -M 2;" in captured.err
+    full = pytrec_eval.RelevanceEvaluator({"1": {"d1": 1, "d3": 1}}, {"map"}).evaluate(
+        {"1": {"d1": 9.0, "d2": 8.0, "d3": 7.0}})["1"]["map"]
+    assert ",1,AP,0.5" in captured.out.replace(" ", "") and full == pytest.approx((1 + 2 / 3) / 2)
+    assert main([*argv[:-2]]) == 0 and "--depth" not in capsys.readouterr().err  # no cut, no note
+
+
 def test_duplicates_first_reads_the_run_and_says_so(tiny, capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     qrels = str(tiny / "qrels_int")

@@ -267,3 +267,27 @@ def test_dstudy_subset_estimates_and_reselection():
         gtheory.dstudy_subset(g, 100, top=1)
     with pytest.raises(ValueError, match=r"`over` must be 'topics', 'systems' or 'both' for dstudy_subset"):
         gtheory.dstudy_subset(g, 100, top=5, over="auto")
+
+
+def test_dstudy_subset_selects_ties_of_exact_arithmetic_by_input_order():
+    # web2013 P@10: the 8th and 9th best systems have equal means in exact arithmetic (as many relevant documents
+    # in their top 10s) but not as floats; "top" broke the tie by rounding, and "drop_lowest" split such ties.
+    # Reference: the integer counts of relevant documents (stable order: input order among ties).
+    from conftest import load_matrix
+
+    scores = load_matrix("web2013_p10")
+    x = scores.to_numpy()
+    hits = np.rint(x * 10).astype(np.int64)
+    assert np.array_equal(hits / 10, x)
+    g = gstudy(scores)
+    best = np.sort(np.argsort(-hits.sum(axis=1), kind="stable")[:8])
+    assert not np.array_equal(best, np.sort(np.argsort(-x.mean(axis=1), kind="stable")[:8]))  # rounding differs
+    top = gtheory.dstudy_subset(g, 50, top=8, seed=0)
+    assert top.estimate[0] == pytest.approx(max(float(variance_components(x[best]).system), 0.0), rel=1e-12)
+    # replicate 0 re-selects on its resampled topics, by the integer counts
+    cols = np.random.default_rng(0).integers(0, x.shape[1], size=(50, x.shape[1]))[0]
+    pick = np.argsort(-hits[:, cols].sum(axis=1), kind="stable")[:8]
+    assert top.replicates[0, 0] == pytest.approx(max(float(variance_components(x[pick][:, cols]).system), 0.0),
+                                                 rel=1e-12)
+    drop = gtheory.dstudy_subset(gstudy(load_matrix("web2013_p20")), 50, drop_lowest=0.2, seed=0)
+    assert drop.n_systems == gstudy(load_matrix("web2013_p20"), drop_lowest=0.2).n_systems == 28

@@ -133,6 +133,13 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         total = sum(dropped.values())
         print(f"gtheory {command}: note: --duplicates first: dropped {total} repeated line{'s' * (total != 1)} in "
               f"{_some([f'{k} ({v})' for k, v in dropped.items()], 'run', show=10)}.", file=sys.stderr)
+    cut = judged.report.get("rows_beyond_depth") or {}
+    if cut and not quiet:  # trec_eval evaluates every row unless given -M: say where the numbers part from its own
+        total = sum(cut.values())
+        print(f"gtheory {command}: note: --depth {args.depth}: {total} row{'s' * (total != 1)} ranked below "
+              f"{args.depth} not read in {_some([f'{k} ({v})' for k, v in cut.items()], 'run', show=10)} (as "
+              f"trec_eval -M {args.depth}; trec_eval without -M evaluates them: AP, recall and NumRet can differ).",
+              file=sys.stderr)
     if not quiet:  # one line: what the qrels judge of what the runs retrieved
         print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
     return judged
