@@ -1,9 +1,9 @@
 """Notebook display of result objects: a compact HTML table for ``_repr_html_`` (private).
 
 Jupyter calls ``obj._repr_html_()`` when a cell's value is displayed; every result object of the package builds
-its table with :func:`html_table` so that all look alike. ``metrics`` may not import ``gtheory`` (the package
-layering: metrics and gtheory import no sibling package), so ``metrics/_display.py`` is a byte-identical copy of
-this file, kept in step by ``tests/test_display.py``; optimize and experiments import this one.
+its table with :func:`html_table` so that all look alike. This is the one implementation: ``gtheory`` imports no
+sibling package, and ``metrics/_display.py`` re-exports these functions for metrics' result types (imported only
+when one is displayed); optimize and experiments import this module.
 """
 from __future__ import annotations
 

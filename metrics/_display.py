@@ -1,72 +1,11 @@
-"""Notebook display of result objects: a compact HTML table for ``_repr_html_`` (private).
+"""Notebook display of metrics' result objects (private): the one implementation is :mod:`gtheory._display`.
 
-Jupyter calls ``obj._repr_html_()`` when a cell's value is displayed; every result object of the package builds
-its table with :func:`html_table` so that all look alike. ``metrics`` may not import ``gtheory`` (the package
-layering: metrics and gtheory import no sibling package), so ``metrics/_display.py`` is a byte-identical copy of
-this file, kept in step by ``tests/test_display.py``; optimize and experiments import this one.
+``gtheory`` imports no sibling package (it must work beside a user's own ``metrics.py``), so the display helpers
+every package shares live there; metrics' result types (``Coverage``, ``Qrels``, ``JudgedRuns``, ...) import this
+module only inside their ``_repr_html_``/``summary`` methods, so ``import metrics`` does not import ``gtheory``.
 """
 from __future__ import annotations
 
-import html
-import math
-from typing import Any, Iterable, Mapping, Sequence
-
-import numpy as np
+from gtheory._display import fmt, html_table, kv_table
 
 __all__ = ["fmt", "html_table", "kv_table"]
-
-_STYLE = ("border-collapse:collapse;font-size:0.9em;margin:0.2em 0")
-_CELL = "border:1px solid #ccc;padding:0.15em 0.5em;"
-
-
-def signed(v: float, digits: int = 3) -> str:
-    """``+0.012`` / ``-0.012``; a value that rounds to zero is ``0.000`` (never ``-0.000`` or ``+0.000``);
-    NaN is ``nan``."""
-    if v != v:
-        return "nan"
-    text = f"{v:+.{digits}f}"
-    return text[1:] if float(text) == 0 else text
-
-
-def fmt(v: Any, digits: int = 4) -> str:
-    """A cell value as text: floats to ``digits`` significant digits (never ``-0``), ±∞ and NaN as ``∞``
-    and ``–``, booleans as yes/no, NumPy scalars as plain numbers."""
-    if isinstance(v, (bool, np.bool_)):
-        return "yes" if v else "no"
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        if math.isnan(v):
-            return "–"
-        if math.isinf(v):
-            return "∞" if v > 0 else "−∞"
-        text = f"{v:.{digits}g}"
-        return text[1:] if text.startswith("-") and float(text) == 0 else text
-    return str(v)
-
-
-def html_table(rows: Iterable[Sequence[Any]], header: Sequence[str] | None = None, caption: str = "",
-               digits: int = 4) -> str:
-    """An HTML ``<table>``: optional ``caption`` and ``header``; cells formatted by :func:`fmt` and escaped.
-
-    The first column is left-aligned (labels), the others right-aligned (numbers).
-    """
-    def cell(tag: str, i: int, v: Any) -> str:
-        align = "left" if i == 0 else "right"
-        return f'<{tag} style="{_CELL}text-align:{align}">{html.escape(fmt(v, digits))}</{tag}>'
-
-    out = [f'<table style="{_STYLE}">']
-    if caption:
-        out.append(f'<caption style="text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
-    if header:
-        out.append("<thead><tr>" + "".join(cell("th", i, h) for i, h in enumerate(header)) + "</tr></thead>")
-    out.append("<tbody>")
-    out += ["<tr>" + "".join(cell("td", i, v) for i, v in enumerate(r)) + "</tr>" for r in rows]
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
-def kv_table(caption: str, items: Mapping[str, Any], digits: int = 4) -> str:
-    """A two-column (name, value) :func:`html_table` of ``items``."""
-    return html_table(items.items(), caption=caption, digits=digits)

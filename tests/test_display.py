@@ -138,9 +138,17 @@ def test_fmt_never_writes_negative_zero():
     assert fmt(float("nan")) == "–" and fmt(float("inf")) == "∞" and fmt(np.int64(3)) == "3" and fmt(True) == "yes"
 
 
-def test_metrics_display_helper_is_the_same_file():
-    # metrics may not import gtheory (layering), so it holds a copy; the two must not drift apart
-    assert (ROOT / "metrics" / "_display.py").read_bytes() == (ROOT / "gtheory" / "_display.py").read_bytes()
+def test_metrics_display_helpers_are_gtheorys_and_import_metrics_does_not_load_gtheory():
+    # one implementation (gtheory._display); metrics loads it only when a result is displayed
+    import subprocess
+    import sys
+
+    import metrics._display
+
+    assert (metrics._display.fmt, metrics._display.html_table, metrics._display.kv_table) == (
+        gtheory._display.fmt, gtheory._display.html_table, gtheory._display.kv_table)
+    code = "import sys, metrics; assert 'gtheory' not in sys.modules, sorted(m for m in sys.modules if 'gtheory' in m)"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
 def test_py_typed_in_every_package_and_in_package_data():
