@@ -79,7 +79,7 @@ def test_bound_refuses_what_it_cannot_do(small):
     with pytest.raises(ValueError, match="bounds Φ"):
         optimality_bound(p)
     p = Problem(small, 50, "discount", gain=[0, 1, 2])
-    with pytest.raises(ValueError, match=r"401 x 401 .*larger than `max_size`=300"):
+    with pytest.raises(ValueError, match=r"401 x 401 .*larger than `max_size`=300.*dual-search"):
         optimality_bound(p, max_size=300)
 
 
@@ -188,3 +188,17 @@ def test_dual_search_certifies_without_an_sdp_solve(forms):
     # started below the optimum (λ = 0.06 < 0.128), the charge keeps the bound ≥ every feasible Φ(1)
     bound, _ = dual_search(P, Q, C, 0.05, start=0.06, iters=30)
     assert bound >= best
+
+
+def test_dual_search_through_the_api(small):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = optimize.optimize_discount(small, [0, 1, 2], 5, starts=2)
+    b = optimality_bound(Problem(small, 5, "discount", gain=[0, 1, 2]), method="dual-search", lower=t.fun, iters=60)
+    assert b.solver == "dual search" and t.fun <= b.bound < t.fun + 0.05
+    assert type(b).from_json(b.to_json()).bound == b.bound and "dual search" in b.summary()
+    # without `lower` it aims at the log2 discount's Φ(1): still valid
+    b2 = optimality_bound(Problem(small, 5, "discount", gain=[0, 1, 2]), method="dual-search", iters=20)
+    assert b2.bound >= t.fun
+    with pytest.raises(ValueError, match="method"):
+        optimality_bound(Problem(small, 5, "discount", gain=[0, 1, 2]), method="lp")
