@@ -57,7 +57,7 @@ def main() -> None:
     P, Q = P / scale, Q / scale
     t0 = time.perf_counter()
     if args.method == "dual-search":
-        status, relaxed, t_sdp, eps = "no SDP solve", float("nan"), 0.0, float("nan")
+        status, relaxed, t_sdp, charge = "no SDP solve", float("nan"), 0.0, float("nan")
         bound, lam = B.dual_search(P, Q, C, tuned.fun, iters=args.iters, seconds=args.seconds,
                                    log=lambda line: print(line, flush=True))
         floor = B._denominator_floor(Q, C)
@@ -71,12 +71,12 @@ def main() -> None:
             np.savez(args.save, P=P, Q=Q, C=C, Z=Z, lam=mult[0], mu0=mult[1], gamma=mult[2],
                      kappa=mult[3] if mult[3] is not None else np.zeros(0), N=mult[4])
         t0 = time.perf_counter()
-        bound, eps, floor = B.certify(P, Q, C, B.dual_matrix(P, Q, C, *mult, sel), mult[0])
+        bound, charge, floor = B.certify(P, Q, C, B.dual_matrix(P, Q, C, *mult, sel), mult[0])
         repaired = B.certified_bound(P, Q, C, mult, sel, repair_iters=args.repair_iters)
         bound = min(bound, repaired)
         t_cert = time.perf_counter() - t0
     row = dict(cutoff=args.cutoff, topics=len(j.topics), size=P.shape[0] + 1, method=args.method, status=status, tuned=tuned.fun,
-               relaxed=relaxed, bound=bound, gap=bound - tuned.fun, eps=eps, floor=floor, seconds_tune=t_tune,
+               relaxed=relaxed, bound=bound, gap=bound - tuned.fun, charge=charge, floor=floor, seconds_tune=t_tune,
                seconds_sdp=t_sdp, seconds_certify=t_cert, max_iters=args.max_iters, scs_eps=args.eps)
     print(json.dumps(row, indent=1))
     how = "dual search (no SDP solve)" if args.method == "dual-search" else f"SCS ({status}) + certificate"
@@ -85,7 +85,7 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     from gtheory._json import json_text
 
-    json_text(row, str(RESULTS / f"bound_trec9_k{args.cutoff}_{args.method}.json"))
+    json_text(row, str(RESULTS / f"bound_trec9_k{args.cutoff}_t{len(j.topics)}_{args.method}.json"))
 
 
 if __name__ == "__main__":

@@ -393,8 +393,12 @@ def certify(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float6
     simplices (a superset of the feasible set: closed form, one vertex per topic), and
     :math:`\lVert w\rVert^2 \le 1 + \sum_t \max_r \tilde c_{t,r}^{-2}`. Dividing by
     :math:`v^\top Qv \ge` ``floor`` (:func:`_denominator_floor`):
-    ``bound = lam + correction / floor`` (+inf when ``floor`` ≤ 0).
+    ``bound = lam + correction / floor`` (+inf when ``floor`` ≤ 0, or when some c̃_{t,r} = 0 — a
+    non-monotone discount at a rank past a topic's relevant documents — where the superset is
+    unbounded).
     """
+    if not np.all(C > 0):                            # a normaliser 0 at some rank: the simplex is unbounded
+        return math.inf, math.inf, math.nan
     F, W = _normalisation_rows(C)
     w, q, resid = _negative_part(_projected(S, F, W))
     correction = _charge(C, w, q, resid)
@@ -482,6 +486,8 @@ def dual_search(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.fl
     """
     n_t, k = C.shape
     n = n_t * k
+    if not np.all(C > 0):
+        return math.inf, math.nan
     floor = _denominator_floor(Q, C)
     if not floor > 0:
         return math.inf, math.nan

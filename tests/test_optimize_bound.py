@@ -202,3 +202,16 @@ def test_dual_search_through_the_api(small):
     assert b2.bound >= t.fun
     with pytest.raises(ValueError, match="method"):
         optimality_bound(Problem(small, 5, "discount", gain=[0, 1, 2]), method="lp")
+
+
+def test_no_certificate_when_a_normaliser_is_zero(small):
+    # non-monotone discount past a topic's last relevant document: the topic's simplex is unbounded, so no finite
+    # charge exists; the bound falls back to Φ(1) ≤ 1 (valid), never to the uncertified solver value
+    from optimize.bound import certify
+
+    p = Problem(small, 16, "discount", gain=[0, 1, 2], monotone_discount=False)  # a topic has 14 relevant
+    P, Q, active = quadratic_forms(p)
+    C = _topic_blocks(p)[1][active]
+    assert (C == 0).any()
+    S = np.zeros((C.size + 1, C.size + 1))
+    assert certify(P, Q, C, S, 0.1)[0] == np.inf
