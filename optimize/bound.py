@@ -71,7 +71,10 @@ gap is reported, never hidden.
 Cost: the PSD variable has :math:`(Tk+1)^2` entries — 500 × 500 for 50 topics at nDCG@10,
 which SCS solves in minutes; 1000 × 1000 at nDCG@20 takes about a second per SCS iteration on
 one core; nDCG@100 (5000 × 5000) is out of reach of a dense SDP (see docs/optimize.md for the
-measured times). ``max_size`` refuses larger problems up front.
+measured times). ``max_size`` refuses larger problems up front. Since *any* multipliers certify,
+:func:`dual_search` builds a certificate without the SDP (momentum steps on the coupling and
+non-negativity multipliers from :math:`S = \lambda\hat Q - \hat P`, one partial
+eigendecomposition per step): valid at every size, but slow to close the gap.
 
 References
 ----------
@@ -96,7 +99,7 @@ from numpy.typing import NDArray
 
 from .objective import Problem
 
-__all__ = ["optimality_bound", "OptimalityBound", "quadratic_forms"]
+__all__ = ["optimality_bound", "OptimalityBound", "quadratic_forms", "dual_matrix", "certify", "repair", "dual_search"]
 
 
 @dataclass(frozen=True)
