@@ -475,7 +475,7 @@ def repair(S: NDArray[np.float64], N: NDArray[np.float64], C: NDArray[np.float64
 
 def dual_search(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float64], lower: float, *,
                 start: float | None = None, iters: int = 500, seconds: float = math.inf,
-                log: Any = None) -> tuple[float, float]:
+                log: Any = None, warm: tuple | None = None, sel: sp.csr_matrix | None = None) -> tuple[float, float]:
     r"""A certified bound without solving the SDP: ``(bound, lam)``.
 
     Starts from the multiplier-free slack :math:`S = \lambda\hat Q - \hat P` at ``start`` (default
@@ -486,6 +486,8 @@ def dual_search(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.fl
     feasible Φ(1), e.g. the tuned one), :math:`\lambda` moves halfway down to ``lower`` and the
     momentum restarts. Costs one partial eigendecomposition (the negative part) per iteration, so
     it reaches lifted sizes where SCS's full eigendecompositions and factorisations do not.
+    ``warm`` = ``(lam, mu0, gamma, kappa, N)`` (e.g. an unfinished SCS run's multipliers, with the
+    coupling selector ``sel``) starts from those multipliers instead, moved to λ = ``start``.
     """
     n_t, k = C.shape
     n = n_t * k
@@ -497,8 +499,12 @@ def dual_search(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.fl
     lam = lower + 0.02 if start is None else start
     Qh = np.zeros((n + 1, n + 1))
     Qh[1:, 1:] = Q
-    S = dual_matrix(P, Q, C, lam, np.zeros(n_t), np.zeros((n_t, n)), None, np.zeros((n + 1, n + 1)))
-    N = np.zeros_like(S)
+    if warm is None:
+        S = dual_matrix(P, Q, C, lam, np.zeros(n_t), np.zeros((n_t, n)), None, np.zeros((n + 1, n + 1)))
+        N = np.zeros_like(S)
+    else:
+        S = dual_matrix(P, Q, C, lam, *warm[1:], sel)  # the same multipliers with λ = start
+        N = _sym(np.clip(warm[4], 0, None))
     best = [math.inf, lam]
     t0 = time.perf_counter()
     done = 0

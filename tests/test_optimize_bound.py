@@ -169,6 +169,11 @@ def test_certified_bound_is_valid_for_arbitrary_and_inexact_duals(forms):
     assert status == "optimal_inaccurate" and relaxed < best          # not a bound by itself
     b = certified_bound(P, Q, C, mult, sel)
     assert best <= b < 0.2
+    # dual_search from those multipliers: valid, and closer than the cold certificate
+    from optimize.bound import dual_search
+
+    warm, _ = dual_search(P, Q, C, best, start=best + 0.01, iters=60, warm=mult, sel=sel)
+    assert best <= warm <= b
     # accurate: the certificate charges next to nothing
     status, relaxed, Z, mult, sel = _solve(P, Q, C, "SCS", 1e-9, 100000)
     b = certified_bound(P, Q, C, mult, sel)
