@@ -475,7 +475,8 @@ def repair(S: NDArray[np.float64], N: NDArray[np.float64], C: NDArray[np.float64
 
 def dual_search(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float64], lower: float, *,
                 start: float | None = None, iters: int = 500, seconds: float = math.inf,
-                log: Any = None, warm: tuple | None = None, sel: sp.csr_matrix | None = None) -> tuple[float, float]:
+                log: Any = None, warm: tuple | None = None, sel: sp.csr_matrix | None = None,
+                patience: int = 100) -> tuple[float, float]:
     r"""A certified bound without solving the SDP: ``(bound, lam)``.
 
     Starts from the multiplier-free slack :math:`S = \lambda\hat Q - \hat P` at ``start`` (default
@@ -484,7 +485,8 @@ def dual_search(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.fl
     negative eigenpairs it computes anyway) and the best bound is kept. Continuation on
     :math:`\lambda`: when the charge is below a quarter of :math:`\lambda -` ``lower`` (``lower`` a
     feasible Φ(1), e.g. the tuned one), :math:`\lambda` moves halfway down to ``lower`` and the
-    momentum restarts. Costs one partial eigendecomposition (the negative part) per iteration, so
+    momentum restarts; if the lower :math:`\lambda` brings no better bound within ``patience``
+    iterations, the search returns to the last state and halves the step. Costs one partial eigendecomposition (the negative part) per iteration, so
     it reaches lifted sizes where SCS's full eigendecompositions and factorisations do not.
     ``warm`` = ``(lam, mu0, gamma, kappa, N)`` (e.g. an unfinished SCS run's multipliers, with the
     coupling selector ``sel``) starts from those multipliers instead, moved to λ = ``start``.
@@ -508,28 +510,42 @@ def dual_search(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.fl
     best = [math.inf, lam]
     t0 = time.perf_counter()
     done = 0
+    since = 0                                       # iterations since λ last moved
+    stalled = False
+    fraction = 0.5
 
     def watch(i: int, Sy: NDArray[np.float64], w: NDArray[np.float64], q: NDArray[np.float64],
               resid: float) -> bool:
-        nonlocal done
+        nonlocal done, since, stalled
         done += 1
+        since += 1
         charge = _charge(C, w, q, resid) / floor
         if lam + charge < best[0]:
             best[:] = [lam + charge, lam]
+            since = 0 if lam < saved[0] else since
         if log is not None:
             log(f"iter {done}: lambda {lam:.6f} charge {charge:.2e} bound {lam + charge:.6f} best {best[0]:.6f} "
                 f"({len(w)} negative, {time.perf_counter() - t0:.0f} s)")
-        return done >= iters or time.perf_counter() - t0 > seconds or (charge < (lam - lower) / 4 and i >= 5)
+        stalled = lam < saved[0] and since >= patience and best[1] != lam
+        return (done >= iters or time.perf_counter() - t0 > seconds or stalled
+                or (charge < (lam - lower) / 4 and i >= 5))
 
+    saved: list[Any] = [math.inf, S, N]
     while done < iters and time.perf_counter() - t0 <= seconds:
         S, N = repair(S, N, C, iters - done, callback=watch)
         if done >= iters or time.perf_counter() - t0 > seconds:
             break
-        step = (lam - lower) / 2                    # continuation: λ halfway down to the feasible value
+        if stalled:                                 # the lower λ did not pay off: back, and a smaller step
+            lam, S, N = saved
+            fraction /= 2
+            stalled = False
+        step = (lam - lower) * fraction             # continuation: λ part of the way down to the feasible value
         if step < 1e-9:
             break
+        saved = [lam, S.copy(), N.copy()]
         lam -= step
         S = S - step * Qh
+        since = 0
     return best[0], best[1]
 
 
