@@ -120,7 +120,7 @@ def tune_1000(j, repeat: int) -> list[str]:
         "fresh tensor copy each time (problem build included):",
         f"  {t['tune'].text('s')}; target <= 1 s: {'met' if ok else 'MISSED'} (CPU and wall medians)",
         f"  {r.nfev} evaluations, {r.n_agree}/{r.starts} starts agree within {r.agree_tol:g}, "
-        f"Phi(1) = {r.phi_1:.12f}, Phi(50) = {r.phi:.5f}, converged: {r.success}",
+        f"Phi(1) = {r.phi_1:.12f}, Phi(50) = {r.phi():.5f}, converged: {r.success}",
         "  start values: " + ", ".join(f"{k} {v:.12f}" for k, v in r.start_values.items()),
     ]
 

@@ -81,34 +81,49 @@ def describe(package: str, name: str) -> str:
 RESULT_PROTOCOL = """
 ## The result protocol
 
-Every object a study returns — `gtheory.GStudy`, `TopicsNeeded`, `CoefficientInterval`, `DesignGStudy`,
-`DesignDStudy`, `optimize.Tuning`, `SolverRun`, `metrics.Coverage`, `Qrels`, `experiments.DiscriminativePower`,
-`SignificanceConfusion`, `ConfigurationCheck`, `DemoStudy`, `optimize.Recommendation`, `ParameterTuning`, … —
-follows one convention:
+Every object a study returns — `gtheory.GStudy`, `TopicsNeeded`, `CoefficientInterval`, `BootstrapResult`,
+`DesignGStudy`, `DesignDStudy`, `optimize.Tuning`, `SolverRun`, `OptimalityBound`, `Recommendation`,
+`ParameterTuning`, `metrics.Coverage`, `Qrels`, `experiments.DiscriminativePower`, `SignificanceConfusion`,
+`ConfigurationCheck`, `DemoStudy`, `RobustnessStudy`, `SweepGrid`, `experiments.report.Study` — follows one
+convention:
 
-- it is a dataclass whose fields are the numbers, frozen — except `Tuning` (it keeps the data it was tuned on,
-  for `Tuning.gstudy`) and `SolverRun`, which the optimiser fills in as it goes;
+- it is a frozen dataclass whose fields are the numbers (a changed result is a new one,
+  `dataclasses.replace`); what is derived is computed on first use and cached (`Tuning.gstudy`,
+  `Tuning.data_fingerprint`);
 - `repr(result)` is one concise line; `result.summary()` (and `str(result)`) is the full text; in Jupyter it
   displays as a table (`_repr_html_`);
 - where it can be saved: `to_dict()` gives plain JSON values plus a `"format"` key, `to_json(path=None)` strict
   JSON (RFC 8259, written atomically to `path` if given) and the class method `from_json(text_or_path)` reads
-  it back (`GStudy`, `Tuning`, `Coverage`, `ConfigurationCheck`, `DemoStudy`, `Recommendation`,
-  `ParameterTuning`). All of them, and every `--json`
+  it back (`GStudy`, `TopicsNeeded`, `CoefficientInterval`, `BootstrapResult`, `DesignGStudy`, `DesignDStudy`,
+  `Tuning`, `SolverRun`, `OptimalityBound`, `Coverage`, `DiscriminativePower`, `SignificanceConfusion`,
+  `ConfigurationCheck`, `DemoStudy`, `SweepGrid`, `Recommendation`, `ParameterTuning`; `RobustnessStudy` and
+  `Study` are written, not read back). All of them, and every `--json`
   output of the command line, go through one encoder (`gtheory._json`): **a number that is not finite (NaN,
   inf, -inf) is written as `null`** — never `NaN`/`Infinity`, never the string `"inf"`. A field that is a
   number of topics reads `null` back as `inf` ("no number of topics reaches the target"), other numbers as NaN;
   documents written by earlier versions with the string `"inf"` still load;
-- `plot(ax=None)` where a picture exists (`GStudy`, `Coverage`, …), returning the matplotlib Axes;
+- `plot(ax=None)` where a picture exists (`GStudy`, `Tuning`, `Coverage`, `Study`, …), returning the matplotlib
+  Axes;
 - a table of several G-studies is built from `GStudy.as_row(n_topics, target)`: the variance components and
   their shares, Φ and Eρ² at `n_topics`, Φ(1) and the topics needed for Φ and Eρ² ≥ `target`.
 
-`Tuning` keeps its numbers as fields: `phi`/`erho2` are Φ and Eρ² at the tuning's number of topics (floats, as
-every existing caller reads them); `phi_at(n)`, `erho2_at(n)` and `topics_needed(target)` give what
-`GStudy.phi(n)`, `GStudy.erho2(n)` and `GStudy.topics_needed(target, level=None).n` give, without the data; the
-full `GStudy` of the tuned nDCG is `Tuning.gstudy` (on the tuning data) or `Tuning.evaluate(judged)`.
+One coefficient API: `GStudy`, `Tuning` and `ParameterTuning` have the methods `phi(n_topics=None)` and
+`erho2(n_topics=None)` (Φ and Eρ² at n topics, default the result's own; an array for an array) and
+`topics_needed(target=0.95, coefficient="phi", *, level=...)`, which returns a `TopicsNeeded` (`.n`, `.n_exact`,
+the interval `.n_low`, `.n_high`; `ParameterTuning` keeps no mean squares and gives the point estimate only). They
+share one implementation, so a `Tuning` answers exactly as the G-study of its tuned nDCG (`Tuning.gstudy` on the
+tuning data, `Tuning.evaluate(judged)` on other data) — without the data.
+
+D-studies: `GStudy.dstudy(n_topics)` is a *table over topic-set sizes* (a DataFrame, one row per n: Φ, Eρ² and
+their bounds), the question "how many topics?" asked for several answers at once; `DesignGStudy.dstudy(object,
+sizes, fixed)` is *one* D-study of a general design (a `DesignDStudy`: σ²(τ), σ²(δ), σ²(Δ), Eρ², Φ and the
+per-effect terms), because a design with several facets has no single size to tabulate over. Tables of several
+results are DataFrames built from the results (`GStudy.as_row`); a result object holds one analysis.
 
 Errors: a parameter out of range raises `gtheory.ParameterError`, a `ValueError` whose `param` names the
-parameter; the command line names the option for it.
+parameter; the command line names the option for it. An error or warning that knows its fix carries it as data
+(`metrics.FixableError`, `metrics.FixableWarning`: `statement`, `param`, `fix`, `fix_effect`, `advice`), and the
+command line words that fix with its options instead of reading the message.
 """
 
 

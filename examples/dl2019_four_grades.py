@@ -65,7 +65,7 @@ def gain_ratios(judged: metrics.JudgedRuns, cutoffs: list[int], starts: int, see
             r = t.gain_ratios
             row[f"{name} 2/1"] = r[2.0]
             row[f"{name} 3/1"] = r[3.0]
-            row[f"{name} Φ"] = t.phi
+            row[f"{name} Φ"] = t.phi()
             row[f"{name} converged"] = t.success
         rows.append(row)
     return pd.DataFrame(rows).set_index("cutoff")

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 import metrics
-from metrics import JudgedRuns
+from metrics import FixableError, JudgedRuns
 
 __all__: list[str] = []  # private module
 
@@ -28,7 +28,7 @@ def _resolve_measure(measure: Measure, key: str) -> Callable[[JudgedRuns, bool],
             try:
                 return metrics.evaluate(j, measure, judged_only=condensed)
             except ValueError as exc:
-                if "judged_only" in str(exc):
+                if getattr(exc, "param", None) == "judged_only":  # a prime in the name: the study condenses itself
                     raise ValueError(
                         f"`measures[{key!r}]`: {exc} -- name the plain measure (e.g. 'AP', not \"AP'\"); "
                         "the study evaluates the condensed lists itself (`judged_only`)."
@@ -76,8 +76,9 @@ def _scores(fn: Callable, judged: JudgedRuns, condensed: bool, key: str) -> np.n
             f"({judged.n_systems}, {judged.n_topics})."
         )
     if not np.isfinite(values).all():
-        raise ValueError(
-            f"measure {key!r} returned NaN or infinite scores (a JudgedRuns with missing='exclude'?); "
-            "the study needs a complete systems x topics matrix."
+        raise FixableError(
+            f"measure {key!r} returned NaN or infinite scores (is `judged` read with `missing='exclude'`?), but the "
+            "study needs a complete systems x topics matrix", param="judged", fix={"missing": "zero"},
+            fix_effect="score a topic a run does not return 0",
         )
     return values

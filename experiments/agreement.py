@@ -32,6 +32,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from experiments._validation import align_pair, as_scores, check_choice
+from gtheory._ties import tie_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -48,6 +49,23 @@ def _means_pair(a: ScoresLike, b: ScoresLike, names: tuple[str, str] = ("a", "b"
     sb = as_scores(b, names[1])
     sa, sb = align_pair(sa, sb, names)
     return sa.means, sb.means, sa.systems
+
+
+def tie_means(x: np.ndarray) -> np.ndarray:
+    """``x`` with values closer than :data:`~experiments._validation.TIE_REL` of ``max |x|`` made exactly equal
+    (:func:`gtheory._ties.tie_values`, the package's one tie rule).
+
+    Mean scores that are equal in exact arithmetic often differ in the last bits (the sum of 0.1, 0.2, 0.3 is not
+    that of 0.3, 0.3, 0.0 in floating point): on TREC-9, 14 of the 25 pairs of systems whose P@10 means are equal
+    are not equal as computed. A ranking must see them tied.
+    """
+    return tie_values(np.asarray(x, dtype=np.float64))
+
+
+def _ranked_means_pair(a: ScoresLike, b: ScoresLike, names: tuple[str, str] = ("a", "b")):
+    """:func:`_means_pair` for a rank correlation: ties up to rounding made exact (:func:`tie_means`)."""
+    x, y, systems = _means_pair(a, b, names)
+    return tie_means(x), tie_means(y), systems
 
 
 def kendall_tau(a: ScoresLike, b: ScoresLike) -> float:
@@ -80,7 +98,9 @@ def kendall_tau(a: ScoresLike, b: ScoresLike) -> float:
                       {\sqrt{\sum_{i<j} (s^a_{ij})^2 \; \sum_{i<j} (s^b_{ij})^2}}
 
     i.e. (concordant - discordant) / sqrt(pairs untied in a * pairs untied in b) [4]_. Computed
-    exactly in :math:`O(m^2)` time and blocked :math:`O(m)` memory.
+    exactly in :math:`O(m^2)` time and blocked :math:`O(m)` memory. Means equal up to rounding (within
+    :math:`10^{-9}` of the largest) are ties (:func:`tie_means`): equal P@10 means often differ in the
+    last bits as computed, and a τ that ordered them would be wrong.
 
     Examples
     --------
@@ -88,7 +108,7 @@ def kendall_tau(a: ScoresLike, b: ScoresLike) -> float:
     >>> kendall_tau([0.30, 0.25, 0.20, 0.10], [0.28, 0.29, 0.15, 0.12])
     0.6666666666666666
     """
-    x, y, _ = _means_pair(a, b)
+    x, y, _ = _ranked_means_pair(a, b)
     m = x.shape[0]
     both = 0.0
     na = 0.0
@@ -236,7 +256,7 @@ def tau_ap(a: ScoresLike, b: ScoresLike, *, variant: Literal["a", "b"] = "a") ->
     0.7778
     """
     check_choice(variant, "variant", ("a", "b"))
-    x, y, systems = _means_pair(a, b)
+    x, y, systems = _ranked_means_pair(a, b)
     x, y = -x, -y  # higher score = better = smaller rank
     if variant == "a":
         if np.unique(x).size != x.size:

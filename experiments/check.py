@@ -277,6 +277,15 @@ class ConfigurationCheck:
         table = pd.DataFrame(rows).set_index("configuration")
         return cls(table=table, **d)
 
+    def _repr_html_(self) -> str:
+        from gtheory._display import html_table
+
+        rows = ((name, r.phi, r.topics_needed, r.kendall_tau, r.tau_ap, r.rmse, r.power) for name, r in self.table.iterrows())
+        return html_table(rows, header=["configuration", f"Φ({self.n_topics})", "topics for Φ ≥ 0.95", "τ", "τ_AP",
+                                        "RMSE", "power"],
+                          caption=f"ConfigurationCheck: nDCG@{self.cutoff}, {self.n_systems} systems × {self.n_topics} "
+                                  f"topics, against {self.reference!r}")
+
     def summary(self) -> str:
         """The table ``gtheory check`` prints, with a legend."""
         t = self.table

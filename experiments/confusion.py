@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,7 @@ from gtheory._display import fmt, html_table, kv_table
 from experiments._validation import (
     align_pair,
     as_scores,
+    best_first,
     check_choice,
     check_int,
     check_probability,
@@ -178,6 +179,42 @@ class SignificanceConfusion:
         return (f"SignificanceConfusion({self.test}, alpha = {self.alpha:g}, {self.n_pairs} pairs: accuracy "
                 f"{fmt(self.accuracy)}, g-mean {fmt(self.g_mean)}, opposite directions {self.sig_opposite})")
 
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.experiments.SignificanceConfusion/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``alpha``, ``test``, the 3 x 3 ``matrix`` and the per-pair ``table`` (:func:`gtheory._json.table`) as plain
+        JSON values plus ``"format"``; non-finite numbers (a p-value of a constant difference) are None."""
+        from gtheory._json import jsonable, table
+
+        m = self.matrix
+        return jsonable({"format": self.JSON_FORMAT, "alpha": self.alpha, "test": self.test,
+                         "matrix": {"index": m.index.name, "columns": m.columns.name, "labels": list(m.index),
+                                    "counts": m.to_numpy().tolist()},
+                         "table": table(self.table)})
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from gtheory._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "SignificanceConfusion":
+        """A :class:`SignificanceConfusion` from :meth:`to_json` output (text or a file path)."""
+        from gtheory._json import load_document, table_back
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        if missing := [k for k in ("alpha", "test", "matrix", "table") if k not in d]:
+            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+        m = d["matrix"]
+        matrix = pd.DataFrame(m["counts"], index=pd.Index(m["labels"], name=m["index"]),
+                              columns=pd.Index(m["labels"], name=m["columns"]))
+        frame = table_back(d["table"], "table", ("mean_diff_full", "mean_diff_reduced", "p_full", "p_reduced"))
+        for c in ("decision_full", "decision_reduced"):  # +1, 0, -1
+            frame[c] = frame[c].astype(np.int8)
+        return cls(matrix=matrix, alpha=float(d["alpha"]), test=str(d["test"]), table=frame)
+
     def _repr_html_(self) -> str:
         m = self.matrix
         rows = [(f"full: {i}", *m.loc[i].tolist()) for i in m.index]
@@ -259,7 +296,7 @@ def significance_confusion(
         k = check_int(top_k, "top_k", minimum=2)
         if k > len(a.systems):
             raise ValueError(f"`top_k` must not exceed the number of systems ({len(a.systems)}); got {k}.")
-        keep = np.argsort(-a.means, kind="stable")[:k]
+        keep = best_first(a.means)[:k]
         a, b = a.take(keep), b.take(keep)
     p_full, d_full = _decisions(a.values, test, alpha, B, seed)
     p_red, d_red = _decisions(b.values, test, alpha, B, seed)

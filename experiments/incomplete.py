@@ -50,7 +50,8 @@ from metrics._validation import check_int, progress_writer
 from metrics._validation import check_seeds as _check_seeds
 from metrics.reduce import Rounding, _check_judged, _masks, _sampling_args, _strata, reduce_qrels, reduction_mask
 from experiments._measures import Measure, _check_measures, _resolve_measure, _scores
-from experiments.agreement import kendall_tau, rmse, tau_ap
+from experiments._validation import best_first
+from experiments.agreement import kendall_tau, rmse, tau_ap, tie_means
 from experiments.confusion import (
     SignificanceConfusion,
     Test,
@@ -217,13 +218,13 @@ def incompleteness_study(
                     k = check_int(top_k, "top_k", minimum=2)
                     if k > judged.n_systems:
                         raise ValueError(f"`top_k` must not exceed the number of systems ({judged.n_systems}); got {k}.")
-                    sys_idx = np.argsort(-means, kind="stable")[:k]
+                    sys_idx = best_first(means)[:k]
                 entry["sys_idx"] = sys_idx
                 _, entry["decisions"] = _decisions(values[sys_idx], test, alpha, B, test_seed)
             ref[key, c] = entry
         # one tau_AP variant per measure, for the plain and the condensed lists alike: "a" needs an untied
         # reference ranking, so a tie in either list type's full-qrels means makes both "b"
-        untied = all(np.unique(ref[key, c]["means"]).size == judged.n_systems for c in conds)
+        untied = all(np.unique(tie_means(ref[key, c]["means"])).size == judged.n_systems for c in conds)
         for c in conds:
             ref[key, c]["tau_ap_variant"] = "a" if untied else "b"
 

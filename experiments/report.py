@@ -156,6 +156,17 @@ class ReportSettings:
                 gain_cutoffs=tuple(sorted({10, cutoff})), joint_cutoffs=(10,), B=200, n_splits=3, starts=2)
         return replace(s, **overrides)
 
+    def fit_depth(self, depth: int) -> "ReportSettings":
+        """These settings without the cut-offs deeper than the runs' ``depth`` (a list left empty keeps
+        ``min(depth, cutoff)``; ``asl_cutoff`` at most ``depth``), instead of :meth:`validate` refusing them."""
+        def keep(ks: tuple[int, ...] | None) -> tuple[int, ...] | None:
+            if ks is None:
+                return None
+            return tuple(k for k in ks if k <= depth) or (min(depth, self.cutoff),)
+
+        return replace(self, discount_cutoffs=keep(self.discount_cutoffs), gain_cutoffs=keep(self.gain_cutoffs),
+                       joint_cutoffs=keep(self.joint_cutoffs), asl_cutoff=min(self.asl_cutoff, depth))
+
     def validate(self, judged: JudgedRuns) -> None:
         """Raise ``ValueError`` naming the first setting that does not fit ``judged``."""
         depth = judged.grades.shape[2] if hasattr(judged, "grades") else None
@@ -186,9 +197,10 @@ class ReportSettings:
 
 
 # ----------------------------------------------------------------------------------------------- result
-@dataclass
+@dataclass(frozen=True, eq=False)
 class Study:
-    """Everything :func:`write_report` shows; numbers unrounded.
+    """Everything :func:`write_report` shows; numbers unrounded (a frozen result: ``summary()`` is the text,
+    ``to_dict()``/``to_json()`` the document ``tables.json``).
 
     Attributes
     ----------
@@ -247,6 +259,81 @@ class Study:
         need = ", ".join(f"{n} {_fmt(dt.loc[n, 'topics_needed'])}" for n in dt.index)
         return (f"Study({self.name}: {self.n_systems} systems × {self.n_topics} topics, nDCG@{self.settings.cutoff}; "
                 f"topics for Φ ≥ {self.settings.target:g}: {need})")
+
+    def summary(self) -> str:
+        """The study as text: the data, the verdict, Table 1 (variance share of systems, Φ and Eρ² at the data's
+        topics, topics needed per discount), the optimal discount at each cut-off and the notes."""
+        s = self.settings
+        dt = self.discount_table
+        lines = [f"Study: {self.name}, {self.n_systems} systems × {self.n_topics} topics, grades "
+                 + ", ".join(f"{float(g):g}" for g in self.levels) + f"; nDCG@{s.cutoff}, linear gains "
+                 f"({self.seconds:.1f} s)"]
+        if self.verdict:
+            lines.append(f"  verdict: {self.verdict}")
+        lines += ["", f"  {'discount':<22} {'σ²(s) share':>11} {f'Φ({self.n_topics})':>8} {f'Eρ²({self.n_topics})':>8} "
+                      f"{f'topics for Φ ≥ {s.target:g}':>20}"]
+        lines += [f"  {_NAMES.get(n, n):<22} {_fmt(r['share_system']):>11} {_fmt(r['phi']):>8} {_fmt(r['erho2']):>8} "
+                  f"{_fmt(r['topics_needed']):>20}" for n, r in dt.iterrows()]
+        lines += ["", "  optimal discount (linear gains) by cut-off: "
+                  + "; ".join(f"nDCG@{k} Φ({t.n_topics}) = {_fmt(t.phi())}"
+                              + ("" if t.success else " (not converged)") for k, t in sorted(self.discount_tunings.items()))]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def plot(self, ax: Any = None) -> Any:
+        """Φ(n) of each discount of Table 1 against the number of topics n (point estimates; the report's Fig. 4
+        adds confidence bands), the target Φ dashed and the collection's topics dotted. Returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        n = np.arange(1, max(2 * self.n_topics, 10) + 1)
+        for name in self.discount_table.index:
+            ax.plot(n, self.gstudies[name].phi(n), label=_NAMES.get(name, name))
+        ax.axhline(self.settings.target, color="0.4", ls="--", lw=0.8)
+        ax.axvline(self.n_topics, color="0.4", ls=":", lw=0.8)
+        ax.set_xlabel("topics n")
+        ax.set_ylabel("Φ(n)")
+        ax.set_title(f"{self.name}: nDCG@{self.settings.cutoff}, linear gains", fontsize=10)
+        ax.legend(fontsize=8)
+        return ax
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT = "gtheory.experiments.Study/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The numbers of the report (``tables.json``) as plain JSON values plus ``"format"``: the collection, the
+        settings, every table (records, unrounded), the verdict, the optimal discounts and gains. Non-finite
+        numbers are None (the one encoder, :mod:`gtheory._json`). Written, not read back: the score matrices and
+        tunings behind it are recomputed by :func:`run_study`."""
+        from gtheory._json import jsonable
+
+        def frame(f: pd.DataFrame) -> Any:
+            return f.reset_index().to_dict(orient="records")
+
+        doc = {
+            "format": self.JSON_FORMAT,
+            "collection": self.name, "n_systems": self.n_systems, "n_topics": self.n_topics,
+            "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.settings.__dict__.items()},
+            "discount_table": frame(self.discount_table), "gain_ratio_table": frame(self.gain_ratio_table),
+            "gain_table": frame(self.gain_table), "tau_discount": frame(self.tau_discount),
+            "agreement": frame(self.agreement), "discriminative_power": frame(self.power),
+            "out_of_sample": frame(self.cv_summary), "verdict": self.verdict,
+            "optimal_discounts": {str(k): t.discount.tolist() for k, t in self.discount_tunings.items()},
+            "optimal_gains": {str(k): {n: t.gain.tolist() for n, t in d.items()} for k, d in self.gain_tunings.items()},
+            "seconds": self.seconds,
+        }
+        return jsonable(doc)
+
+    def to_json(self, path: str | Path | None = None, *, indent: int | None = 1) -> str:
+        """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; written atomically to ``path`` if
+        given) — the ``tables.json`` of :func:`write_report`."""
+        from gtheory._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
 
     def _repr_html_(self) -> str:
         from gtheory._display import html_table
@@ -341,6 +428,11 @@ def _label(judged: JudgedRuns) -> str:
         name = "runs"
     if len(name) > _NAME_CHARS:
         name = name[:_NAME_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;( ") + "…"
+    part = judged.report.get("subset")  # JudgedRuns.subset: say which part of the collection this is
+    if part:
+        kept = [f"{k} of {n} {what}" for what, (k, n) in part.items() if k != n]
+        if kept:
+            name += f" ({', '.join(kept)})"
     return name
 
 
@@ -460,7 +552,7 @@ def run_study(
                    "joint": _grade_ratio(joint_tunings[kk], grade) if kk in joint_tunings else math.nan,
                    "linear": _family_ratio("linear", levels, grade),
                    "exponential": _family_ratio("exponential", levels, grade),
-                   "phi_constrained": tt["constrained"].phi, "phi_unconstrained": tt["unconstrained"].phi}
+                   "phi_constrained": tt["constrained"].phi(), "phi_unconstrained": tt["unconstrained"].phi()}
             rows.append(row)
     gain_ratio_table = pd.DataFrame(rows).set_index(["cutoff", "grade"]).sort_index()
 
@@ -596,13 +688,13 @@ def _figure_discount_unconstrained(study: Study):
     r = np.arange(1, k + 1)
     cons = study.discount_tunings[k]
     ax.plot(r, cons.discount, marker="o", color=_COLORS["optimal"], lw=2,
-            label=f"optimal, non-increasing (Φ = {cons.phi:.3f})")
+            label=f"optimal, non-increasing (Φ = {cons.phi():.3f})")
     u = study.unconstrained
     ax.plot(r, u.discount, marker="s", color=_COLORS["unconstrained"], lw=1.4,
-            label=f"optimal, unconstrained (Φ = {u.phi:.3f})")
+            label=f"optimal, unconstrained (Φ = {u.phi():.3f})")
     j = study.joint_tunings[k]
     ax.plot(r, j.discount[:k], marker="D", ms=4, color=_COLORS["joint"], lw=1.2, ls="--",
-            label=f"joint gain + discount (Φ = {j.phi:.3f})")
+            label=f"joint gain + discount (Φ = {j.phi():.3f})")
     ax.plot(r, _normalised("log2", k), marker="^", ms=4, color=_COLORS["log2"], lw=1, alpha=0.8,
             label=_NAMES["log2"])
     ax.set_xlabel("rank")
@@ -1017,7 +1109,7 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
     rows = []
     for kk, t in sorted(study.discount_tunings.items()):
         d = t.discount
-        rows.append({"cut-off": kk, "Φ": t.phi, "topics needed": t.topics_needed(s.target),
+        rows.append({"cut-off": kk, "Φ": t.phi(), "topics needed": t.topics_needed(s.target, level=None).n,
                      "d(1)": d[0], "d(10)/d(1)": d[min(9, d.size - 1)] / d[0] if d[0] > 0 else math.nan,
                      "d(k)/d(1)": d[-1] / d[0] if d[0] > 0 else math.nan, "converged": t.success})
         if (bound := t.__dict__.get("_optimality_bound")) is not None:  # shown once Tuning.bound() ran
@@ -1238,20 +1330,4 @@ def check_report_directory(out: Path) -> None:
 
 
 def _tables_json(study: Study) -> str:
-    from gtheory._json import dumps  # the one encoder: non-finite numbers as null
-
-    def frame(f: pd.DataFrame) -> Any:
-        return f.reset_index().to_dict(orient="records")
-
-    doc = {
-        "collection": study.name, "n_systems": study.n_systems, "n_topics": study.n_topics,
-        "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in study.settings.__dict__.items()},
-        "discount_table": frame(study.discount_table), "gain_ratio_table": frame(study.gain_ratio_table),
-        "gain_table": frame(study.gain_table), "tau_discount": frame(study.tau_discount),
-        "agreement": frame(study.agreement), "discriminative_power": frame(study.power),
-        "out_of_sample": frame(study.cv_summary), "verdict": study.verdict,
-        "optimal_discounts": {str(k): t.discount.tolist() for k, t in study.discount_tunings.items()},
-        "optimal_gains": {str(k): {n: t.gain.tolist() for n, t in d.items()} for k, d in study.gain_tunings.items()},
-        "seconds": study.seconds,
-    }
-    return dumps(doc, indent=1)
+    return study.to_json(indent=1)  # the one encoder: non-finite numbers as null

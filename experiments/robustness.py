@@ -14,6 +14,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import pandas as pd
 
+from gtheory.errors import ParameterError
 from metrics._validation import check_seeds
 
 __all__ = ["robustness_study", "RobustnessStudy"]
@@ -80,6 +81,14 @@ class RobustnessStudy:
     def _knee(self, measure: str, condensed: bool) -> Any:
         k = self.knees
         return k[(k.measure == measure) & (k.judged_only == condensed)].iloc[0]
+
+    def _repr_html_(self) -> str:
+        from gtheory._display import html_table
+
+        rows = ((r["measure"], "yes" if r["judged_only"] else "no", r["knee"], r["value_at_knee"])
+                for _, r in self.knees.iterrows())
+        return html_table(rows, header=["measure", "judged only", "knee (share of judgments)", "value at the knee"],
+                          caption=f"RobustnessStudy: {self.n_systems} systems × {self.n_topics} topics")
 
     def summary(self) -> str:
         """The table ``gtheory robustness`` prints: per curve and fraction the mean ± sd over seeds, and the knee."""
@@ -167,6 +176,21 @@ class RobustnessStudy:
         return fig
 
 
+def _check_relevance_level(level: float, judged: Any) -> None:
+    """The sampling splits the judged documents into relevant (grade >= ``level``) and non-relevant: both must
+    exist among the qrels grades, so ``level`` lies in (lowest grade, highest grade]. Else
+    :class:`gtheory.ParameterError` (``param="relevance_level"``)."""
+    grades = sorted({float(g) for g in judged.levels})
+    shown = " ".join(f"{g:g}" for g in grades)
+    if len(grades) < 2:
+        raise ParameterError("relevance_level", f"`relevance_level`: the qrels have only the grade {shown}; "
+                             "sampling needs relevant and non-relevant documents.")
+    if not grades[0] < level <= grades[-1]:  # also NaN
+        raise ParameterError("relevance_level", f"`relevance_level` must split the qrels grades ({shown}) into "
+                             f"relevant (>= it) and non-relevant: a value in ({grades[0]:g}, {grades[-1]:g}]; got "
+                             f"{level:g}.")
+
+
 def robustness_study(
     judged: Any,
     measures: Sequence[str] | Mapping[str, Any],
@@ -190,7 +214,8 @@ def robustness_study(
     True) (Sakai's condensed lists; ``condensed`` is its deprecated spelling); ``seeds`` is a number of seeds
     (``n``: 0 .. n-1) or the seeds; then :func:`experiments.summarize_study` of the share of judgments kept, τ, τ_AP,
     the mean and its drift (and, with a ``test``, power and accuracy), and :func:`experiments.knee` at
-    ``threshold``. The other parameters are :func:`experiments.incompleteness_study`'s.
+    ``threshold``. The other parameters are :func:`experiments.incompleteness_study`'s; ``relevance_level`` must
+    split the qrels grades: a value in (lowest grade, highest grade].
     """
     from experiments.incomplete import incompleteness_study, knee, summarize_study
 
@@ -199,6 +224,7 @@ def robustness_study(
                       stacklevel=2)
         judged_only = bool(condensed)
     seeds = check_seeds(seeds)
+    _check_relevance_level(relevance_level, judged)
     names = dict(measures) if isinstance(measures, Mapping) else {m: m for m in measures}
     df = incompleteness_study(judged, names, fractions=fractions, seeds=seeds,
                               judged_only=(False, True) if judged_only else (False,), test=test, alpha=alpha, B=B,

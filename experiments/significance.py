@@ -37,14 +37,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from gtheory._display import fmt, kv_table
+from gtheory._ties import tie_values
 
 from experiments._validation import (
     Scores,
@@ -55,6 +56,7 @@ from experiments._validation import (
     check_rng,
     keep_top_k,
     pair_indices,
+    TIE_REL,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,6 +81,8 @@ _PAIR_BLOCK_ELEMENTS = 1 << 19
 _BLOCK_PAIRS = 128
 #: a mean or standard deviation below this fraction of the pair's largest |difference| is zero
 _REL_ZERO = 1e-10
+#: a replicate whose |t*| is within this relative distance below |t| ties with it and counts as exceeding
+_TIE_REL = TIE_REL
 
 
 def _matrix(scores: ScoresLike, top_k: int | None) -> Scores:
@@ -132,30 +136,35 @@ def _bootstrap(
     t_obs = _studentise(zbar, (W * W).sum(axis=1) / (n - 1), n, scale)
     abs_t_obs = np.abs(t_obs)
 
-    P = D.shape[0]
-    # Fast path for regular pairs (finite, non-zero t): |t*| >= |t| without square roots or
-    # divisions, as (n-1)/n * s1^2 >= t^2 * (s2 - s1^2/n) with s1, s2 the replicate sums of w*, w*^2;
-    # replicates whose mean counts as zero (|s1| <= n * tol) have t* = 0 and never exceed.
-    # Degenerate pairs (t = 0 or +-inf) and the critical differences use _studentise.
-    t2 = np.where(np.isfinite(t_obs), t_obs * t_obs, 0.0)
-    mean_tol2 = (n * _REL_ZERO * scale) ** 2
+    # Fast path for regular pairs (finite, non-zero t): |t*| >= (1 - rho)|t| without square roots or
+    # divisions. With t_c = (1 - rho)|t| and kappa = n t_c^2 / (n - 1 + t_c^2), the test
+    # mean*^2 n / var* >= t_c^2 is s1^2 >= kappa s2 for the replicate sums s1, s2 of w*, w*^2, and
+    # kappa s2 comes straight out of the product with the rows kappa w^2. Replicates whose mean
+    # counts as zero (|s1| <= n tol) have t* = 0 and never exceed. Degenerate pairs (t = 0 or
+    # +-inf) and the critical differences use _studentise.
     regular = np.isfinite(t_obs) & (t_obs != 0)
+    tc2 = np.where(regular, (abs_t_obs * (1.0 - _TIE_REL)) ** 2, 0.0)
+    kappa = n * tc2 / (n - 1 + tc2)
+    K = kappa[:, None] * (W * W)
+    mean_tol2 = (n * _REL_ZERO * scale) ** 2
+    # a replicate can pass s1^2 >= kappa s2 with s1^2 <= tol only if kappa s2 <= tol; s2 >= n min(w^2)
+    # (up to rounding, hence the factor 1/2), so only pairs with kappa n min(w^2) <= 2 tol need the mask
+    needs_mask = kappa * n * (W * W).min(axis=1) <= 2.0 * mean_tol2
     if k_crit is not None:
-        exceed, crit = _bootstrap_general(counts, W, scale, abs_t_obs, t2, mean_tol2, regular, k_crit)
+        exceed, crit = _bootstrap_general(counts, W, K, scale, abs_t_obs, mean_tol2, regular, k_crit)
         return t_obs, exceed / B, crit
-    exceed = _bootstrap_exceed(counts, W, scale, abs_t_obs, t2, mean_tol2, regular)
+    exceed = _bootstrap_exceed(counts, W, K, scale, abs_t_obs, mean_tol2, regular, needs_mask)
     return t_obs, exceed / B, None
 
 
-def _bootstrap_exceed(counts, W, scale, abs_t_obs, t2, mean_tol2, regular) -> np.ndarray:
-    """#{b : |t(w*_b)| >= |t(z)|} per pair.
+def _bootstrap_exceed(counts, W, K, scale, abs_t_obs, mean_tol2, regular, needs_mask) -> np.ndarray:
+    """#{b : |t(w*_b)| >= (1 - rho)|t(z)|} per pair.
 
-    Per block of pairs, one matrix product gives the replicate sums of w* and of w*^2 (the block's
-    rows of W stacked on their squares, times the n x B count matrix), then the test runs in place
-    on (pairs, B) buffers that stay in the L2 cache. Every elementwise step is the IEEE operation
-    of the direct expression ``q (n-1)/n >= t^2 (s2 - q/n)``, so the counts are exactly those of
-    it. The products are the floor: 4 B n P flops; the rest is a few passes over the B x P sums
-    (benchmarks/bench_significance.py states and measures the floor).
+    Per block of pairs, one matrix product gives the replicate sums of w* and of kappa w*^2 (the
+    block's rows of W stacked on those of K = kappa W o W, times the n x B count matrix); then two
+    passes over the (pairs, B) sums, which stay in the L2 cache: q = s1^2 in place, and the
+    comparison q >= kappa s2. The products are the floor: 4 B n P flops
+    (benchmarks/bench_significance.py states and measures it).
     """
     B, n = counts.shape
     P = W.shape[0]
@@ -164,9 +173,7 @@ def _bootstrap_exceed(counts, W, scale, abs_t_obs, t2, mean_tol2, regular) -> np
     CT = np.ascontiguousarray(counts.T)  # n x B
     operand = np.empty((2 * block, n))
     sums = np.empty((2 * block, B))
-    tmp = np.empty((block, B))
     hit = np.empty((block, B), dtype=bool)
-    c = (n - 1) / n
     small = np.uint16 if B < np.iinfo(np.uint16).max else None
     # B a multiple of 8 with at most 255 words per row: sum the hit bytes 8 at a time as uint64
     # words (each byte lane gathers at most B/8 <= 255 ones, so no carry crosses lanes), then add
@@ -177,22 +184,19 @@ def _bootstrap_exceed(counts, W, scale, abs_t_obs, t2, mean_tol2, regular) -> np
         p = stop - start
         op = operand[: 2 * p]
         op[:p] = W[start:stop]
-        np.multiply(op[:p], op[:p], out=op[p:])
+        op[p:] = K[start:stop]
         out = sums[: 2 * p]
         np.matmul(op, CT, out=out)
-        a1, a2, at, h = out[:p], out[p:], tmp[:p], hit[:p]  # s1 = sum of w*, s2 = sum of w*^2 (p x B)
+        a1, a2, h = out[:p], out[p:], hit[:p]  # s1 = sum of w*, a2 = kappa * sum of w*^2 (p x B)
         odd = np.flatnonzero(~regular[start:stop])
         if odd.size:  # degenerate pairs: the studentised statistic itself
             mean = a1[odd] / n
-            var = (a2[odd] - a1[odd] * mean) / (n - 1)
+            s2 = CT.T @ (W[start:stop][odd] ** 2).T  # B x odd: their kappa is 0
+            var = (s2.T - a1[odd] * mean) / (n - 1)
             abs_t = np.abs(_studentise(mean, var, n, scale[start:stop][odd, None]))
             odd_exceed = np.count_nonzero(abs_t >= abs_t_obs[start:stop][odd, None], axis=1)
         np.multiply(a1, a1, out=a1)  # q = s1^2
-        np.divide(a1, n, out=at)
-        np.subtract(a2, at, out=a2)
-        np.multiply(a2, t2[start:stop, None], out=a2)  # t^2 (s2 - q/n)
-        np.multiply(a1, c, out=at)  # (n-1)/n q
-        np.greater_equal(at, a2, out=h)
+        np.greater_equal(a1, a2, out=h)
         # count of True per row: an integer sum of the bytes (3x faster than count_nonzero(axis=1))
         if words:
             lanes = np.add.reduce(h.view(np.uint64), axis=1)  # p word sums
@@ -201,19 +205,20 @@ def _bootstrap_exceed(counts, W, scale, abs_t_obs, t2, mean_tol2, regular) -> np
             cnt = np.add.reduce(h.view(np.uint8), axis=1, dtype=small).astype(np.int64)
         else:
             cnt = np.count_nonzero(h, axis=1).astype(np.int64)
-        # a replicate with q <= tol has t* = 0 and never exceeds: only rows reaching tol need the mask
-        tol = mean_tol2[start:stop]
-        if a1.min() <= tol.max():
-            low = np.flatnonzero(a1.min(axis=1) <= tol)
-            cnt[low] = np.count_nonzero(h[low] & (a1[low] > tol[low, None]), axis=1)
+        # a replicate with q <= tol has t* = 0 and never exceeds (only pairs with some w near 0 can pass)
+        low = np.flatnonzero(needs_mask[start:stop] & regular[start:stop])
+        if low.size:
+            tol = mean_tol2[start:stop][low, None]
+            cnt[low] = np.count_nonzero(h[low] & (a1[low] > tol), axis=1)
         if odd.size:
             cnt[odd] = odd_exceed
         exceed[start:stop] = cnt
     return exceed
 
 
-def _bootstrap_general(counts, W, scale, abs_t_obs, t2, mean_tol2, regular, k_crit: int):
-    """ASL counts and Sakai's critical differences (every replicate's studentised statistic)."""
+def _bootstrap_general(counts, W, K, scale, abs_t_obs, mean_tol2, regular, k_crit: int):
+    """ASL counts (the test of :func:`_bootstrap_exceed`) and Sakai's critical differences (every
+    replicate's studentised statistic)."""
     B, n = counts.shape
     P = W.shape[0]
     exceed = np.empty(P, dtype=np.int64)
@@ -224,8 +229,9 @@ def _bootstrap_general(counts, W, scale, abs_t_obs, t2, mean_tol2, regular, k_cr
         Wb = W[sl]
         s1 = counts @ Wb.T  # B x p: sum over the resampled topics of w*
         s2 = counts @ (Wb * Wb).T  # B x p: sum of w*^2
+        ks2 = counts @ K[sl].T  # B x p: kappa * sum of w*^2
         q = s1 * s1
-        hit = (q * ((n - 1) / n) >= t2[sl] * (s2 - q / n)) & (q > mean_tol2[sl])
+        hit = (q >= ks2) & (q > mean_tol2[sl])
         odd = ~regular[sl]
         mean = s1 / n
         var = (s2 - s1 * mean) / (n - 1)
@@ -279,7 +285,11 @@ def bootstrap_asl(
 
     where :math:`w^{*b}` is the b-th bootstrap sample of :math:`w` (shifted so the null hypothesis
     :math:`\mu_z = 0` holds) and :math:`\hat\sigma` the sample standard deviation (ddof = 1) [1]_ [4]_.
-    The test is two-sided.
+    The test is two-sided. *Ties*: a replicate with :math:`|t(w^{*b})| \ge (1 - 10^{-9})\,|t(z)|` counts
+    as exceeding, so that replicates whose statistic equals the observed one in exact arithmetic (common
+    with discrete scores such as P@10, where resamples repeat the observed proportions) are counted
+    whatever rounding does to them — the convention of :func:`scipy.stats.permutation_test`'s relative
+    tolerance. (Earlier versions left the comparison to rounding and missed some exact ties.)
 
     *Shared resampling.* Each replicate resamples *topics*: one matrix ``idx = rng.integers(0, n,
     size=(B, n))`` is drawn, and replicate ``b`` uses topics ``idx[b]`` for every pair, as when one
@@ -289,7 +299,10 @@ def bootstrap_asl(
     *Vectorisation.* With :math:`C` the B x n matrix of how often each topic was drawn, the
     replicate sums are :math:`C W^\top` and :math:`C (W \circ W)^\top` for the P x n matrix of
     centred pair differences W; two matrix products per block of pairs give every
-    :math:`\bar w^{*b}` and :math:`\hat\sigma_{w^{*b}}`.
+    :math:`\bar w^{*b}` and :math:`\hat\sigma_{w^{*b}}`. The comparison itself needs no root or
+    division: with :math:`t_c = (1-10^{-9})|t(z)|` and :math:`\kappa = n t_c^2/(n-1+t_c^2)`,
+    :math:`|t(w^{*b})| \ge t_c \iff s_1^2 \ge \kappa s_2` for the replicate sums :math:`s_1, s_2` of
+    :math:`w^*, w^{*2}`, and :math:`\kappa s_2` is the product with the rows :math:`\kappa\, w \circ w`.
 
     *Degenerate pairs.* A zero mean gives :math:`t = 0` (so identical systems get ASL = 1); a
     non-zero mean with zero spread gives :math:`t = \pm\infty` (a constant non-zero difference gets
@@ -372,6 +385,39 @@ class DiscriminativePower:
         return (f"DiscriminativePower({self.n_significant}/{self.n_pairs} pairs with ASL < {self.alpha:g} "
                 f"({100 * self.power:.1f}%), difference required {fmt(self.estimated_difference, 2)}; "
                 f"B = {self.B}, {self.n_topics} topics)")
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.experiments.DiscriminativePower/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The numbers and the per-pair table (:func:`gtheory._json.table`, with its ``attrs``) as plain JSON values
+        plus ``"format"``; non-finite numbers are None."""
+        from gtheory._json import jsonable, table
+
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "table"}
+        return jsonable({"format": self.JSON_FORMAT, **d, "table": table(self.table),
+                         "table_attrs": dict(self.table.attrs)})
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from gtheory._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "DiscriminativePower":
+        """A :class:`DiscriminativePower` from :meth:`to_json` output (text or a file path); null numbers are NaN."""
+        from gtheory._json import load_document, number, table_back
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        names = [f.name for f in fields(cls)]
+        if missing := [k for k in names if k not in d]:
+            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+        frame = table_back(d["table"], "table", ("mean_diff", "t", "asl", "critical_diff"))
+        frame.attrs.update(d.get("table_attrs") or {})
+        return cls(alpha=float(d["alpha"]), power=float(number(d["power"])), n_significant=int(d["n_significant"]),
+                   n_pairs=int(d["n_pairs"]), estimated_difference=float(number(d["estimated_difference"])),
+                   n_topics=int(d["n_topics"]), B=int(d["B"]), table=frame)
 
     def _repr_html_(self) -> str:
         return kv_table(f"DiscriminativePower (paired bootstrap, B = {self.B}, {self.n_topics} topics)", {
@@ -517,7 +563,8 @@ def wilcoxon_test(
 ) -> pd.DataFrame:
     r"""Two-sided Wilcoxon signed-rank test for every system pair (:func:`scipy.stats.wilcoxon`).
 
-    With :math:`r_j` the rank of :math:`|z_j|` among the non-zero differences,
+    With :math:`r_j` the rank of :math:`|z_j|` among the non-zero differences (differences equal up to rounding,
+    within 1e-9 of the scores' magnitude, are equal: ties and zeros are those of exact arithmetic),
     :math:`W^{+} = \sum_{z_j>0} r_j`; scipy reports :math:`\min(W^+, W^-)` and its p-value
     (exact or normal approximation, per ``method``).
 
@@ -554,8 +601,7 @@ def wilcoxon_test(
     check_choice(method, "method", ("auto", "exact", "asymptotic"))
     s = _matrix(scores, top_k)
     I, J = pair_indices(len(s.systems))
-    x, y = s.values[I], s.values[J]
-    d = x - y
+    d = _exact_differences(s.values[I] - s.values[J], TIE_REL * float(np.abs(s.values).max()))
     same = np.all(d == 0, axis=1)
     stat = np.zeros(len(I))
     p = np.ones(len(I))
@@ -575,12 +621,26 @@ def wilcoxon_test(
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (RuntimeWarning, UserWarning))
-            res = stats.wilcoxon(x[rows], y[rows], zero_method=zero_method, method=how, axis=1)
+            res = stats.wilcoxon(d[rows], zero_method=zero_method, method=how, axis=1)
         stat[rows] = res.statistic
         p[rows] = res.pvalue
     frame = _pair_frame(s, I, J, statistic=stat, p_value=p)
     frame.attrs.update(n_topics=s.values.shape[1], test="Wilcoxon signed-rank")
     return frame
+
+
+def _exact_differences(d: np.ndarray, tol: float) -> np.ndarray:
+    """Per-topic differences (pairs x topics) with the zeros and the ties of ``|d|`` that exact arithmetic has.
+
+    With discrete scores (P@10: multiples of 0.1) differences that are equal in exact arithmetic differ in the last
+    bits (0.3 - 0.1 = 0.19999999999999998, 0.5 - 0.3 = 0.2), so ranking ``|d|`` breaks their ties by rounding and
+    the Wilcoxon statistic, its tie correction and the choice of the exact null distribution all change. Here
+    ``|d| <= tol`` is 0 and the magnitudes of each row closer than :data:`TIE_REL` of the row's largest are made
+    equal (:func:`gtheory._ties.tie_values`), signs kept.
+    """
+    a = np.abs(d)
+    a = tie_values(np.where(a <= tol, 0.0, a))
+    return np.copysign(a, d)
 
 
 def tukey_hsd_randomised(
@@ -625,6 +685,11 @@ def tukey_hsd_randomised(
     Permutations are drawn in blocks with ``rng.permuted(block, axis=2)`` on a
     (trials x topics x systems) array, so a given seed always gives the same trials.
 
+    *Ties.* A range within :math:`10^{-9} \max |x|` below :math:`|\bar x_X - \bar x_Y|` counts as
+    reaching it: with discrete scores (P@10, binary relevance) many permutations give a range equal to
+    an observed difference in exact arithmetic (a permutation among tied scores changes nothing), and
+    rounding must not decide them (as :func:`bootstrap_asl`; earlier versions missed some).
+
     Examples
     --------
     >>> import numpy as np
@@ -650,8 +715,10 @@ def tukey_hsd_randomised(
     means = s.means
     diff = np.abs(means[I] - means[J])
     ranges.sort()
-    # #{b : q_b >= d} via the sorted ranges
-    p = (B - np.searchsorted(ranges, diff, side="left")) / B
+    # #{b : q_b >= d} via the sorted ranges; a range equal to d up to rounding (far below 1e-9 of the scores'
+    # magnitude for any realistic number of topics) ties with it and counts
+    tie = _TIE_REL * float(np.abs(s.values).max())
+    p = (B - np.searchsorted(ranges, diff - tie, side="left")) / B
     frame = _pair_frame(s, I, J, p_value=p)
     frame.attrs.update(B=B, n_topics=n, test="randomised Tukey HSD (Carterette 2012)")
     return frame

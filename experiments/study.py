@@ -76,6 +76,16 @@ class DemoStudy:
                 f"{len(self.rows)} configurations, most stable: {best['configuration']} "
                 f"Φ({self.n_topics}) = {best['phi']:.3f})")
 
+    def _repr_html_(self) -> str:
+        from gtheory._display import html_table
+
+        rows = ((r["configuration"], r["share_system"], r["phi"], r["erho2"], r["topics_needed"],
+                 r.get("kendall_tau_vs_log2")) for r in self.rows)
+        return html_table(rows, header=["configuration", "σ²(s) share", "Φ(n)", "Eρ²(n)",
+                                        f"topics for Φ ≥ {self.target:g}", "τ vs log2"],
+                          caption=f"DemoStudy: nDCG@{self.cutoff}, {self.n_systems} systems × {self.n_topics} topics"
+                                  + (f"; {self.verdict}" if self.verdict else ""))
+
     def summary(self) -> str:
         """The table ``gtheory demo`` prints: per configuration the share of σ²(s), Φ, Eρ², topics needed and
         τ with log2; the tuned gain ratios; the out-of-sample lines."""

@@ -165,6 +165,17 @@ def _check_fraction_list(fractions: Any) -> tuple[float, ...]:
     return _distinct(out, "fractions")
 
 
+def _grades_back(spec: Any) -> Any:
+    """A specification read from JSON: a ``{grade: gain}`` mapping gets its numeric keys back (JSON keys are
+    strings)."""
+    if isinstance(spec, dict):
+        try:
+            return {(int(k) if k.lstrip("-").isdigit() else float(k)): v for k, v in spec.items()}
+        except ValueError:
+            return spec
+    return spec
+
+
 @dataclass(frozen=True)
 class SweepGrid:
     """The configurations of a sensitivity sweep: the product of five axes.
@@ -242,6 +253,71 @@ class SweepGrid:
 
     def __repr__(self) -> str:
         return f"SweepGrid({len(self)} points; " + "; ".join(f"{k} {v}" for k, v in self._axes().items()) + ")"
+
+    def summary(self) -> str:
+        """The grid as text: its size and one line per axis (labelled specifications show their value)."""
+        configs = len(self.cutoffs) * len(self.gains) * len(self.discounts)
+        lines = [f"SweepGrid: {len(self)} points ({len(self.tasks())} task(s) of {configs} configuration(s))"]
+        for name, value in self._axes().items():
+            lines.append(f"  {name:<10} {value}")
+        for axis, pairs in (("gain", self.gains), ("discount", self.discounts)):
+            lines += [f"  {axis} {label!r} = {spec!r}" for label, spec in pairs if not isinstance(spec, str) or spec != label]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT = "gtheory.experiments.SweepGrid/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The axes as plain JSON values plus ``"format"``: ``cutoffs`` (null for the whole list), ``gains`` and
+        ``discounts`` as ``[label, spec]`` pairs, ``fractions``, ``seeds``. A specification that is not a family
+        name, a list of numbers or a ``{grade: gain}`` mapping (e.g. a callable) cannot be written: TypeError."""
+        from gtheory._json import jsonable
+
+        def pairs(axis: str, items: tuple[tuple[str, Any], ...]) -> list[list[Any]]:
+            out = []
+            for label, spec in items:
+                value = jsonable(spec)
+                if not isinstance(spec, (str, list, tuple, Mapping, np.ndarray)):
+                    raise TypeError(f"`{axis}` {label!r}: a {type(spec).__name__} specification cannot be written as JSON "
+                                    "(give a family name, a list of numbers or a {grade: gain} mapping).")
+                out.append([label, value])
+            return out
+
+        return {"format": self.JSON_FORMAT, "cutoffs": list(self.cutoffs), "gains": pairs("gains", self.gains),
+                "discounts": pairs("discounts", self.discounts), "fractions": list(self.fractions),
+                "seeds": list(self.seeds)}
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it
+        back."""
+        from gtheory._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "SweepGrid":
+        """The grid of a :meth:`to_json` document (JSON text or a file path), validated by :meth:`of`.
+
+        Raises ValueError for a document that is not a SweepGrid or whose axes :meth:`of` refuses."""
+        from gtheory._json import load_document
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        axes = ("cutoffs", "gains", "discounts", "fractions", "seeds")
+        missing = [k for k in axes if k not in d]
+        if missing:
+            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+
+        def labelled(axis: str) -> dict[str, Any]:
+            items = d[axis]
+            if not isinstance(items, list) or not all(isinstance(p, list) and len(p) == 2 for p in items):
+                raise ValueError(f"invalid {cls.JSON_FORMAT} document: {axis!r} must be a list of [label, spec] pairs.")
+            return {label: _grades_back(spec) for label, spec in items}
+
+        return cls.of(cutoffs=d["cutoffs"], gains=labelled("gains"), discounts=labelled("discounts"),
+                      fractions=d["fractions"], seeds=list(d["seeds"]))
 
     def _repr_html_(self) -> str:
         return kv_table(f"SweepGrid: {len(self)} points", self._axes())
@@ -329,7 +405,7 @@ def _run_task(
                 t = optimize.optimize_discount(
                     reduced, gain=g_spec, cutoff=depth, judged_only=judged_only, **options["tune_options"]
                 )
-                tuned[key] = (float(t.phi_at(n_topics)), t.discount.tolist())
+                tuned[key] = (float(t.phi(n_topics)), t.discount.tolist())
             row["phi_tuned"], row["tuned_discount"] = tuned[key]
         rows[i] = row
         if on_point is not None:

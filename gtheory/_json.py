@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["jsonable", "dumps", "number", "write_text", "json_text", "read_json", "load_document"]
+__all__ = ["jsonable", "dumps", "number", "write_text", "json_text", "read_json", "load_document", "table", "table_back"]
 
 
 def jsonable(o: Any) -> Any:
@@ -76,16 +76,21 @@ def number(v: Any, none: float = math.nan) -> Any:
 
 def write_text(path: Any, text: str) -> None:
     """Write ``text`` to ``path`` atomically: a temporary file in the same directory renamed over it, so the
-    file is complete or untouched (the same rule as :mod:`metrics._atomic`, which gtheory cannot import)."""
+    file is complete or untouched (the same rule as :mod:`metrics._atomic`, which gtheory cannot import); a
+    symbolic link is written through."""
     import os
     import tempfile
     from pathlib import Path
 
     p = Path(path)
+    if p.is_symlink():  # written through, as the shell's `>` does: the link stays, the file it names is replaced
+        p = Path(os.path.realpath(p))
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())  # on the disk before the rename: a crash cannot leave an empty file
         # the permissions of the file replaced, or the usual ones of a new file (mkstemp's are owner-only)
         mask = os.umask(0o022)
         os.umask(mask)
@@ -134,3 +139,30 @@ def load_document(text_or_path: Any, fmt: str) -> dict[str, Any]:
         got = d.get("format") if isinstance(d, dict) else type(d).__name__
         raise ValueError(f"not a {fmt} document (format {got!r})")
     return {k: v for k, v in d.items() if k != "format"}
+
+
+def table(frame: Any) -> dict[str, Any]:
+    """A DataFrame as a JSON value that :func:`table_back` reads back: ``{"index": name or None, "columns": [...],
+    "rows": [[...], ...]}`` (the index as the first entry of each row when it is named; a default 0..n-1 index is
+    not written). Non-finite numbers are None."""
+    named = frame.index.name is not None
+    rows = frame.reset_index().to_numpy(dtype=object).tolist() if named else frame.to_numpy(dtype=object).tolist()
+    return {"index": frame.index.name, "columns": [str(c) for c in frame.columns], "rows": jsonable(rows)}
+
+
+def table_back(value: Any, name: str, floats: tuple[str, ...] = ()) -> Any:
+    """The DataFrame of a :func:`table` value; the columns ``floats`` as floats (None → NaN). ValueError naming the
+    field ``name`` if ``value`` is not such a table."""
+    import pandas as pd
+
+    ok = (isinstance(value, dict) and isinstance(value.get("columns"), list) and isinstance(value.get("rows"), list)
+          and all(isinstance(r, list) for r in value["rows"]))
+    if not ok:
+        raise ValueError(f"field {name!r} must be a table {{'index', 'columns', 'rows'}}; got {str(value)[:60]!r}.")
+    index = value.get("index")
+    columns = ([index] if index is not None else []) + value["columns"]
+    frame = pd.DataFrame(value["rows"], columns=columns)
+    for c in floats:
+        if c in frame:
+            frame[c] = frame[c].astype(float)
+    return frame.set_index(index) if index is not None else frame

@@ -73,8 +73,9 @@ import itertools
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -262,6 +263,36 @@ class DesignDStudy:
                  f"  Eρ² = {fmt(self.erho2)}, Φ = {fmt(self.phi)}", "", self.terms.to_string()]
         return "\n".join(lines)
 
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.DesignDStudy/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values (``terms`` a :func:`gtheory._json.table`) plus ``"format"``; non-finite
+        numbers are None."""
+        from ._json import jsonable, table
+
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "terms"}
+        return jsonable({"format": self.JSON_FORMAT, **d, "terms": table(self.terms)})
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "DesignDStudy":
+        """A :class:`DesignDStudy` from :meth:`to_json` output (text or a file path); null numbers are NaN."""
+        from ._json import load_document, number, table_back
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        if missing := [f.name for f in fields(cls) if f.name not in d]:
+            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+        return cls(object=str(d["object"]), sizes={str(k): int(v) for k, v in d["sizes"].items()},
+                   fixed=tuple(d["fixed"]), **{k: float(number(d[k])) for k in
+                                               ("var_tau", "var_delta", "var_Delta", "erho2", "phi")},
+                   terms=table_back(d["terms"], "terms", ("variance", "divisor")))
+
     def _repr_html_(self) -> str:
         sizes = ", ".join(f"n'_{f}={v}" for f, v in self.sizes.items() if f != self.object)
         items = {"object": self.object, "sizes": sizes, "fixed": ", ".join(self.fixed) or "none",
@@ -399,6 +430,37 @@ class DesignGStudy:
         sizes = ", ".join(f"n_{f}={v}" for f, v in self.sizes.items())
         return (f"DesignGStudy({self.design.text!r}, {sizes}; {len(self.components)} effects, "
                 f"grand mean {fmt(self.grand_mean)})")
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.DesignGStudy/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``design`` (its text), ``sizes``, the ANOVA table ``components`` (:func:`gtheory._json.table`),
+        ``grand_mean`` and ``ss_total`` as plain JSON values plus ``"format"``; non-finite numbers are None."""
+        from ._json import jsonable, table
+
+        return jsonable({"format": self.JSON_FORMAT, "design": self.design.text, "sizes": dict(self.sizes),
+                         "components": table(self.components), "grand_mean": self.grand_mean,
+                         "ss_total": self.ss_total})
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "DesignGStudy":
+        """A :class:`DesignGStudy` from :meth:`to_json` output (text or a file path): the design parsed again
+        (:func:`parse_design`), null numbers NaN; :meth:`dstudy` works on it."""
+        from ._json import load_document, number, table_back
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        if missing := [f.name for f in fields(cls) if f.name not in d]:
+            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+        comps = table_back(d["components"], "components", ("ss", "ms", "variance", "variance_raw", "percent"))
+        return cls(design=parse_design(str(d["design"])), sizes={str(k): int(v) for k, v in d["sizes"].items()},
+                   components=comps, grand_mean=float(number(d["grand_mean"])), ss_total=float(number(d["ss_total"])))
 
     def _repr_html_(self) -> str:
         rows = [(name, int(r["df"]), r["ms"], r["variance"], r["percent"]) for name, r in self.components.iterrows()]

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from ._ties import tie_values
 from .components import variance_components
 from ._display import fmt, html_table, kv_table
 from .errors import ROUNDING_TOLERANCE, is_rounding_noise, warn_negative
@@ -110,6 +111,34 @@ class TopicsNeeded:
     def __repr__(self) -> str:
         return f"TopicsNeeded({self})"
 
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.TopicsNeeded/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values plus ``"format"``; ``inf`` (never reached) is None (:mod:`gtheory._json`)."""
+        return _fields_document(self)
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "TopicsNeeded":
+        """A :class:`TopicsNeeded` from :meth:`to_json` output (text or a file path). ``null`` is ``inf`` for ``n``
+        (and for ``n_low``/``n_high`` when ``level`` is given); for ``n_exact`` it is ``inf``, or NaN when
+        ``reason`` says the coefficient is undefined."""
+        from ._json import number
+
+        d = _read_fields(cls, text_or_path)
+        d["n"] = number(d["n"], math.inf)
+        if d.get("level") is not None:
+            d["n_low"], d["n_high"] = number(d.get("n_low"), math.inf), number(d.get("n_high"), math.inf)
+        undefined = "undefined" in (d.get("reason") or "")
+        d["n_exact"] = float(number(d["n_exact"], math.nan if undefined else math.inf))
+        return cls(**d)
+
     def _repr_html_(self) -> str:
         items = {"coefficient": _COEF_NAMES[self.coefficient], "target": self.target, "topics needed": self.n,
                  "exact solution": self.n_exact}
@@ -118,6 +147,32 @@ class TopicsNeeded:
         if self.reason:
             items["why never"] = self.reason
         return kv_table("TopicsNeeded", items)
+
+
+def _fields_document(result: Any) -> dict[str, Any]:
+    """A frozen result of plain fields as a JSON document: every field (:func:`gtheory._json.jsonable`, non-finite
+    numbers as None) plus ``"format"`` (the class's ``JSON_FORMAT``)."""
+    from ._json import jsonable
+
+    d = jsonable({f.name: getattr(result, f.name) for f in fields(result)})
+    d["format"] = result.JSON_FORMAT
+    return d
+
+
+def _read_fields(cls: Any, text_or_path: Any) -> dict[str, Any]:
+    """The fields of a :func:`_fields_document` of ``cls`` (format checked; ValueError naming missing or unknown
+    fields)."""
+    from ._json import load_document
+
+    d = load_document(text_or_path, cls.JSON_FORMAT)
+    names = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(d) - set(names))
+    missing = sorted(k for k, f in names.items() if k not in d and f.default is MISSING and f.default_factory is MISSING)
+    if unknown or missing:
+        raise ValueError(f"not a {cls.JSON_FORMAT} document: "
+                         + "; ".join(x for x in (unknown and f"unknown fields {unknown}",
+                                                  missing and f"missing fields {missing}") if x))
+    return d
 
 
 def _fmt_n(n: float | int | None) -> str:
@@ -150,6 +205,29 @@ class CoefficientInterval:
                     f"[{fmt(self.low)}, {fmt(self.high)}], {self.method})")
         return f"CoefficientInterval({name} at {n.size} topic counts, {self.level:.0%} CI, {self.method})"
 
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.CoefficientInterval/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values (arrays as lists) plus ``"format"``; NaN is None."""
+        return _fields_document(self)
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        from ._json import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "CoefficientInterval":
+        """A :class:`CoefficientInterval` from :meth:`to_json` output (text or a file path); ``null`` is NaN, a list
+        an array (one entry per number of topics)."""
+        d = _read_fields(cls, text_or_path)
+        for k in ("n_topics", "estimate", "low", "high"):
+            v = d[k]
+            d[k] = np.asarray(v, dtype=np.float64) if isinstance(v, list) else (math.nan if v is None else float(v))
+        return cls(**d)
+
     def summary(self) -> str:
         """The estimate and its interval at each number of topics, one line each."""
         name = _COEF_NAMES.get(self.coefficient, self.coefficient)
@@ -167,8 +245,107 @@ class CoefficientInterval:
                           caption=f"{name}: {self.level:.0%} intervals ({self.method})")
 
 
+class _Coefficients:
+    r"""Φ(n), Eρ²(n) and the topics needed for a target, from single-topic ratios: the one code path of
+    :class:`GStudy` (and its subclasses) and :class:`optimize.Tuning`.
+
+    A subclass provides ``phi_ratio`` (:math:`\sigma^2_s/(\sigma^2_t+\sigma^2_{st})`), ``erho2_ratio``
+    (:math:`\sigma^2_s/\sigma^2_{st}`), ``n_topics`` (the default number of topics), ``n_systems`` and the mean
+    squares ``ms_system``, ``ms_topic``, ``ms_residual`` of the s × t ANOVA (for the confidence bounds of the
+    ratios, :meth:`_ratio_bounds`).
+    """
+
+    phi_ratio: float
+    erho2_ratio: float
+    n_systems: int
+    n_topics: int
+    ms_system: float
+    ms_topic: float
+    ms_residual: float
+
+    def _ratio_bounds(self, coefficient: str, level: float) -> tuple[float, float]:
+        """Confidence bounds of the coefficient's single-topic ratio from the mean squares: Feldt (1965) for Eρ²,
+        Arteaga et al. (1982) for Φ (:mod:`gtheory.intervals`); NaN when the coefficient itself is undefined (0/0:
+        no system and no error variance, e.g. a tuning of indistinguishable systems)."""
+        if math.isnan(self.phi_ratio if coefficient == "phi" else self.erho2_ratio):
+            return math.nan, math.nan
+        if coefficient == "erho2":
+            lo, hi = feldt_ratio_bounds(self.ms_system, self.ms_residual, self.n_systems,
+                                        self.n_topics, level)
+        else:
+            lo, hi = arteaga_ratio_bounds(self.ms_system, self.ms_topic, self.ms_residual,
+                                          self.n_systems, self.n_topics, level)
+        return float(lo), float(hi)
+
+    def phi(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
+        r"""Dependability index :math:`\Phi(n) = \sigma^2_s / (\sigma^2_s + (\sigma^2_t+\sigma^2_{st})/n)`.
+
+        Parameters
+        ----------
+        n_topics : int, float or array_like, optional
+            D-study number(s) of topics (> 0); default: the result's ``n_topics``.
+
+        Returns
+        -------
+        float or ndarray
+            Same shape as ``n_topics``.
+
+        References: Brennan (2001) §4.1; Kanoulas & Aslam (2009) eq. 3.
+        """
+        n = _check_n(self.n_topics if n_topics is None else n_topics)
+        return _scalar_or_array(project(self.phi_ratio, n), n)
+
+    def erho2(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
+        r"""Generalizability coefficient :math:`E\rho^2(n) = \sigma^2_s / (\sigma^2_s + \sigma^2_{st}/n)`.
+
+        Parameters and return as :meth:`phi`. References: Brennan (2001) §4.1;
+        Kanoulas & Aslam (2009) eq. 2.
+        """
+        n = _check_n(self.n_topics if n_topics is None else n_topics)
+        return _scalar_or_array(project(self.erho2_ratio, n), n)
+
+    def topics_needed(
+        self, target: float = 0.95, coefficient: Coefficient = "phi", *, level: float | None = 0.95
+    ) -> TopicsNeeded:
+        r"""Smallest number of topics for which the coefficient reaches ``target``.
+
+        Parameters
+        ----------
+        target : float
+            Target Φ or Eρ², in (0, 1).
+        coefficient : {"phi", "erho2"}
+        level : float or None, optional
+            Confidence level of the interval for the number of topics (default 0.95); None to
+            skip it.
+
+        Returns
+        -------
+        TopicsNeeded
+            ``n`` (integer, checked against :meth:`phi` / :meth:`erho2`), ``n_exact`` and the
+            interval ``n_low``, ``n_high``.
+
+        Notes
+        -----
+        Solving :math:`nr/(1+nr) = \text{target}` gives :math:`n = \text{target} / ((1-\text{target})\,r)`,
+        e.g. for Φ, :math:`n = \text{target}(\sigma^2_t+\sigma^2_{st}) / ((1-\text{target})\sigma^2_s)`.
+        The interval substitutes the confidence bounds of :math:`r` (Feldt for Eρ², Arteaga
+        et al. for Φ), as in ``gt4ireval`` (Urbano et al. 2013).
+        """
+        coefficient = _check_coefficient(coefficient)
+        target = check_open_unit("target", target)
+        ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
+        n_exact = topics_for_ratio(ratio, target)
+        n = topics_needed_for_ratio(ratio, target)
+        reason = why_never_reached(ratio, target, coefficient)
+        if level is None:
+            return TopicsNeeded(coefficient, target, n, n_exact, reason=reason)
+        lo_r, hi_r = self._ratio_bounds(coefficient, level)
+        return TopicsNeeded(coefficient, target, n, n_exact, float(level),
+                            topics_needed_for_ratio(hi_r, target), topics_needed_for_ratio(lo_r, target), reason)
+
+
 @dataclass(frozen=True)
-class GStudy:
+class GStudy(_Coefficients):
     r"""Result of :func:`gstudy`: variance components of a crossed systems × topics design.
 
     Attributes
@@ -272,42 +449,6 @@ class GStudy:
             return 0.0
         return self.var_system / self.var_residual if self.var_residual > 0 else math.inf
 
-    def phi(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
-        r"""Dependability index :math:`\Phi(n) = \sigma^2_s / (\sigma^2_s + (\sigma^2_t+\sigma^2_{st})/n)`.
-
-        Parameters
-        ----------
-        n_topics : int, float or array_like, optional
-            D-study number(s) of topics (> 0); default: the G-study's ``n_topics``.
-
-        Returns
-        -------
-        float or ndarray
-            Same shape as ``n_topics``.
-
-        References: Brennan (2001) §4.1; Kanoulas & Aslam (2009) eq. 3.
-        """
-        n = _check_n(self.n_topics if n_topics is None else n_topics)
-        return _scalar_or_array(project(self.phi_ratio, n), n)
-
-    def erho2(self, n_topics: ArrayLike | None = None) -> float | NDArray[np.float64]:
-        r"""Generalizability coefficient :math:`E\rho^2(n) = \sigma^2_s / (\sigma^2_s + \sigma^2_{st}/n)`.
-
-        Parameters and return as :meth:`phi`. References: Brennan (2001) §4.1;
-        Kanoulas & Aslam (2009) eq. 2.
-        """
-        n = _check_n(self.n_topics if n_topics is None else n_topics)
-        return _scalar_or_array(project(self.erho2_ratio, n), n)
-
-    def _ratio_bounds(self, coefficient: str, level: float) -> tuple[float, float]:
-        if coefficient == "erho2":
-            lo, hi = feldt_ratio_bounds(self.ms_system, self.ms_residual, self.n_systems,
-                                        self.n_topics, level)
-        else:
-            lo, hi = arteaga_ratio_bounds(self.ms_system, self.ms_topic, self.ms_residual,
-                                          self.n_systems, self.n_topics, level)
-        return float(lo), float(hi)
-
     def interval(
         self, coefficient: Coefficient = "phi", n_topics: ArrayLike | None = None, level: float = 0.95
     ) -> CoefficientInterval:
@@ -345,45 +486,6 @@ class GStudy:
             level=float(level),
             method=_METHODS[coefficient],
         )
-
-    def topics_needed(
-        self, target: float = 0.95, coefficient: Coefficient = "phi", *, level: float | None = 0.95
-    ) -> TopicsNeeded:
-        r"""Smallest number of topics for which the coefficient reaches ``target``.
-
-        Parameters
-        ----------
-        target : float
-            Target Φ or Eρ², in (0, 1).
-        coefficient : {"phi", "erho2"}
-        level : float or None, optional
-            Confidence level of the interval for the number of topics (default 0.95); None to
-            skip it.
-
-        Returns
-        -------
-        TopicsNeeded
-            ``n`` (integer, checked against :meth:`phi` / :meth:`erho2`), ``n_exact`` and the
-            interval ``n_low``, ``n_high``.
-
-        Notes
-        -----
-        Solving :math:`nr/(1+nr) = \text{target}` gives :math:`n = \text{target} / ((1-\text{target})\,r)`,
-        e.g. for Φ, :math:`n = \text{target}(\sigma^2_t+\sigma^2_{st}) / ((1-\text{target})\sigma^2_s)`.
-        The interval substitutes the confidence bounds of :math:`r` (Feldt for Eρ², Arteaga
-        et al. for Φ), as in ``gt4ireval`` (Urbano et al. 2013).
-        """
-        coefficient = _check_coefficient(coefficient)
-        target = check_open_unit("target", target)
-        ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
-        n_exact = topics_for_ratio(ratio, target)
-        n = topics_needed_for_ratio(ratio, target)
-        reason = why_never_reached(ratio, target, coefficient)
-        if level is None:
-            return TopicsNeeded(coefficient, target, n, n_exact, reason=reason)
-        lo_r, hi_r = self._ratio_bounds(coefficient, level)
-        return TopicsNeeded(coefficient, target, n, n_exact, float(level),
-                            topics_needed_for_ratio(hi_r, target), topics_needed_for_ratio(lo_r, target), reason)
 
     # ------------------------------------------------------------- D-study
     def dstudy(self, n_topics: ArrayLike | None = None, *, level: float | None = 0.95) -> pd.DataFrame:
@@ -459,11 +561,7 @@ class GStudy:
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; non-finite numbers are None
         (:mod:`gtheory._json`, the encoder of every result type)."""
-        from ._json import jsonable
-
-        d = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
-        d["format"] = self.JSON_FORMAT
-        return d
+        return _fields_document(self)
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, atomically);
@@ -481,17 +579,11 @@ class GStudy:
         ValueError
             Not a G-study document (wrong ``format``, a missing or unknown field).
         """
-        from ._json import load_document, number
+        from ._json import number
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
+        d = _read_fields(cls, text_or_path)
         names = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(d) - set(names))
-        missing = sorted(k for k, f in names.items()
-                         if k not in d and f.default is MISSING and f.default_factory is MISSING)
-        if unknown or missing:
-            raise ValueError(f"not a {cls.JSON_FORMAT} document: "
-                             + "; ".join(x for x in (unknown and f"unknown fields {unknown}",
-                                                      missing and f"missing fields {missing}") if x))
+
         def value(kind: str, v: Any) -> Any:  # by the field's annotation (postponed: a string)
             if v is None and kind.endswith("| None"):
                 return None
@@ -505,11 +597,14 @@ class GStudy:
 
         return cls(**{k: value(str(names[k].type), v) for k, v in d.items()})
 
-    def bootstrap(self, B: int = 1000, *, over: str = "both", seed: int | None = None, level: float = 0.95,
+    def bootstrap(self, B: int = 1000, *, over: str = "auto", seed: int | None = None, level: float = 0.95,
                   n_topics: float | None = None, target: float = 0.95):  # -> gtheory.bootstrap.BootstrapResult
-        """Bootstrap intervals of the components, Φ(n), Eρ²(n) and topics needed: Brennan's boot-p
-        (``over="systems"``), boot-i (``"topics"``), boot-p,i (``"both"``) with Wiley's bias
-        corrections. See :func:`gtheory.bootstrap.bootstrap`."""
+        """Bootstrap intervals of the components, Φ(n), Eρ²(n) and topics needed: by default
+        (``over="auto"``) each quantity from the resampling that reproduces its variability (boot-p
+        for σ²(s), σ²(st), Eρ²; boot-i for σ²(t); both for Φ), or Brennan's boot-p
+        (``"systems"``), boot-i (``"topics"``), boot-p,i (``"both"``) for every quantity, with
+        Wiley's bias corrections; expanded basic intervals on the log scale (measured coverage
+        93–97 %). See :func:`gtheory.bootstrap.bootstrap`."""
         from .bootstrap import bootstrap
 
         return bootstrap(self, B, over=over, seed=seed, level=level, n_topics=n_topics, target=target)
@@ -714,7 +809,7 @@ def _drop_lowest_systems(x: NDArray[np.float64], systems: Sequence[str], drop_lo
         raise ValueError(f"`drop_lowest` must be a fraction in [0, 1); got {drop_lowest!r}.")
     if drop_lowest == 0:
         return x, list(systems), ()
-    means = np.nanmean(x, axis=1)
+    means = tie_values(np.nanmean(x, axis=1))  # means equal in exact arithmetic stay together (not split by rounding)
     keep = means >= np.quantile(means, drop_lowest)
     if keep.sum() < 2:
         raise ValueError(f"`drop_lowest`={drop_lowest!r} leaves {int(keep.sum())} system(s); "
@@ -746,7 +841,8 @@ def gstudy(
         Fraction in [0, 1) of systems to drop before estimating, lowest mean score first (common
         in IR reliability studies to remove buggy runs). Systems whose mean is below the
         ``drop_lowest`` quantile of the system means (linear interpolation, as R's default and
-        ``gt4ireval``) are dropped, so ties are kept together.
+        ``gt4ireval``) are dropped, so ties are kept together (also means equal in exact arithmetic
+        that differ in the last bits, e.g. two P@10 means of 0.326).
     orientation : str, optional
         Layout of a CSV file or DataFrame (see :func:`gtheory.read_scores`):
         ``"auto"`` (default: by the names), ``"systems-by-topics"``, ``"topics-by-systems"`` (an

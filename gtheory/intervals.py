@@ -151,7 +151,7 @@ def project(ratio: float | ArrayLike, n_topics: ArrayLike) -> NDArray[np.float64
 
     the Spearman–Brown form; it is monotone in :math:`r`, so bounds for the ratio project to bounds
     for the coefficient. Used by :meth:`GStudy.phi`, :meth:`GStudy.erho2`, the interval bounds,
-    :func:`topics_needed_for_ratio` and :meth:`optimize.Tuning.phi_at`.
+    :func:`topics_needed_for_ratio` and :meth:`optimize.Tuning.phi` (the same code).
 
     References
     ----------

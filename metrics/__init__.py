@@ -4,6 +4,7 @@ __gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/_s
 from .datasets import load_trec9
 from .discounts import DISCOUNT_FAMILIES, discount_vector, read_discount
 from .gains import GAIN_FAMILIES, gain_vector
+from .fixes import FixableError, FixableWarning
 from ._grades import FractionalGradeWarning
 from .coverage import Coverage, InputMismatchError, LowCoverageWarning
 from .inputs import InputFormatError
@@ -17,7 +18,7 @@ from .counts import judged_at_k, num_rel, num_rel_ret, num_ret
 from .err import err
 from .evaluate import evaluate, measure_names
 from .infap import inferred_ap
-from .measures import MEASURE_SPECS, Measure, parse_measure
+from .measures import MEASURE_SPECS, Measure, MeasureError, parse_measure
 from .precision import precision, r_precision
 from .qmeasure import q_measure, r_measure
 from .rbp import rbp, rbp_residual
@@ -48,6 +49,8 @@ __all__ = [
     "InputMismatchError",
     "LowCoverageWarning",
     "FractionalGradeWarning",
+    "FixableError",
+    "FixableWarning",
     "read_qrels",
     "read_run",
     "read_runs",
@@ -78,6 +81,7 @@ __all__ = [
     "evaluate",
     "measure_names",
     "Measure",
+    "MeasureError",
     "MEASURE_SPECS",
     "parse_measure",
     "reduction_mask",

@@ -34,6 +34,23 @@ __all__ = ["atomic_path", "atomic_open", "atomic_write_text", "atomic_directory"
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def _resolved(path: PathLike) -> Path:
+    """The file a write to ``path`` changes: a symbolic link is written through (as the shell's ``>`` does), so the
+    link stays a link and the file it points to gets the new content; the temporary file goes beside that file."""
+    target = Path(path)
+    return Path(os.path.realpath(target)) if target.is_symlink() else target
+
+
+def _sync(tmp: Path) -> None:
+    """Flush ``tmp``'s data to the disk before it is renamed over the target, so that a crash right after the
+    rename cannot leave an empty or partial file under the target's name."""
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -59,9 +76,10 @@ def atomic_path(path: PathLike, *, on_commit: Callable[[Path], None] | None = No
     The temporary name keeps the suffix of ``path`` (``.report.png.k2j3.tmp.png``), so writers that choose a
     format by suffix (matplotlib's ``savefig``) write the right one. On any exception, ``KeyboardInterrupt``
     included, the temporary file is removed and ``path`` is untouched; the exception propagates. ``on_commit``
-    is called with ``path`` after the rename.
+    is called with ``path`` after the rename. A ``path`` that is a symbolic link is written through: its target file
+    is replaced and the link kept.
     """
-    target = Path(path)
+    target = _resolved(path)
     fd, name = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=f".{target.name}.",
                                 suffix=".tmp" + "".join(target.suffixes[-1:]))
     os.close(fd)
@@ -69,12 +87,13 @@ def atomic_path(path: PathLike, *, on_commit: Callable[[Path], None] | None = No
     try:
         yield tmp
         _publish_mode(tmp, target)
+        _sync(tmp)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     if on_commit is not None:
-        on_commit(target)
+        on_commit(Path(path))
 
 
 @contextmanager
@@ -109,9 +128,10 @@ def atomic_directory(path: PathLike, *, on_commit: Callable[[Path], None] | None
     Files are written into the yielded directory. When the block ends without an exception, an existing
     ``path`` is moved aside, the new directory renamed to ``path`` and the old one removed: the target holds
     either the old files or the new ones, never a mix. On any exception (``KeyboardInterrupt`` included) the
-    temporary directory is removed and ``path`` is untouched. Missing parent directories are created.
+    temporary directory is removed and ``path`` is untouched. Missing parent directories are created. A ``path``
+    that is a symbolic link to a directory is written through (the link stays, the directory it names is replaced).
     """
-    target = Path(path)
+    target = _resolved(path)
     if target.exists() and not target.is_dir():
         raise NotADirectoryError(f"{target} exists and is not a directory.")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -135,4 +155,4 @@ def atomic_directory(path: PathLike, *, on_commit: Callable[[Path], None] | None
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     if on_commit is not None:
-        on_commit(target)
+        on_commit(Path(path))

@@ -1,7 +1,9 @@
-"""Grade categories shared by the readers, the tensor and the measures (no other dependencies)."""
+"""Grade categories shared by the readers, the tensor and the measures (no dependency but :mod:`metrics.fixes`)."""
 from __future__ import annotations
 
 import numpy as np
+
+from .fixes import FixableWarning
 
 __all__ = ["pooled_unjudged", "apply_grade_policy", "FractionalGradeWarning", "GRADE_POLICIES"]
 
@@ -24,8 +26,9 @@ def pooled_unjudged(levels: np.ndarray) -> np.ndarray:
 GRADE_POLICIES = ("exact", "trec_eval")
 
 
-class FractionalGradeWarning(UserWarning):
-    """The qrels hold non-integer grades, which trec_eval would truncate (``atol``) and this package keeps exactly."""
+class FractionalGradeWarning(FixableWarning):
+    """The qrels hold non-integer grades, which trec_eval would truncate (``atol``) and this package keeps exactly;
+    the fix for trec_eval's numbers is data, ``fix={"grades": "trec_eval"}`` (module :mod:`metrics.fixes`)."""
 
 
 def apply_grade_policy(qrels, grades: str, *, stacklevel: int = 3):
@@ -54,10 +57,9 @@ def apply_grade_policy(qrels, grades: str, *, stacklevel: int = 3):
     i = int(frac[0])
     in_memory = str(qrels.path).startswith(("qrels ", "<memory>"))  # metrics.inputs names its sources so
     where = "" if in_memory else f" (line {int(qrels.line[i])})"
-    warnings.warn(
+    warnings.warn(FractionalGradeWarning(
         f"{qrels.path}: {frac.size} non-integer grade(s), e.g. {g[i]:g} for topic {qrels.topic[i]!r}, docno "
         f"{qrels.docno[i]!r}{where}; they are kept exactly (`grades='exact'`), while trec_eval truncates them "
-        "to integers (atol) — use `grades='trec_eval'` for trec_eval's numbers.",
-        FractionalGradeWarning, stacklevel=stacklevel,
-    )
+        "to integers (atol)", fix={"grades": "trec_eval"}, fix_effect="get trec_eval's numbers",
+    ), stacklevel=stacklevel)
     return qrels

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
+from .fixes import FixableWarning
+
 if TYPE_CHECKING:  # pragma: no cover
     from .judged import JudgedRuns
     from .trecio import Qrels, Run
@@ -55,9 +57,10 @@ class InputMismatchError(ValueError):
     """Runs and qrels that share no topic, or of which no run retrieved a single judged document."""
 
 
-class LowCoverageWarning(UserWarning):
+class LowCoverageWarning(FixableWarning):
     """A run retrieved no judged document, or few of the runs' top documents are judged: scores near 0 that say
-    more about the judgments than about the systems."""
+    more about the judgments than about the systems. Few judged documents carry their fix as data
+    (``fix={"judged_only": True}``, module :mod:`metrics.fixes`)."""
 
 
 def _share(judged: np.ndarray, retrieved: np.ndarray) -> np.ndarray:
@@ -372,10 +375,9 @@ def check_coverage(
     k = 10 if 10 in cov.cutoffs else cov.cutoffs[-1]
     share = cov.at(k)
     if share < LOW_COVERAGE:
-        warnings.warn(
+        warnings.warn(LowCoverageWarning(
             f"only {100 * share:.1f}% of the documents the runs retrieved in their top {k} are judged (below "
             f"{100 * LOW_COVERAGE:.0f}%): unjudged documents count as non-relevant, so scores are low and rankings "
-            "unreliable; condensed lists (judged_only=True) or bpref are the usual remedies, or check that these "
-            "are the qrels of these runs.",
-            LowCoverageWarning, stacklevel=stacklevel,
-        )
+            "unreliable (check that these are the qrels of these runs)", fix={"judged_only": True},
+            fix_effect="evaluate condensed lists (the usual remedy, with bpref)",
+        ), stacklevel=stacklevel)

@@ -23,6 +23,7 @@ from typing import Union
 import numpy as np
 
 from ._families import parse_family
+from .fixes import FixableError
 
 __all__ = ["DiscountSpec", "discount_vector", "read_discount", "DISCOUNT_FAMILIES", "DISCOUNT_SUFFIXES"]
 
@@ -69,9 +70,8 @@ def discount_vector(discount: DiscountSpec, n: int, *, cutoff: int | None = None
             return 1.0 / r
         if name == "linear":
             if "k" not in params and not cutoff:
-                raise ValueError(
-                    "the linear discount (k + 1 - r)/k needs its k: give a cutoff, or write 'linear(k=100)'"
-                )
+                raise FixableError("the linear discount (k + 1 - r)/k needs its k", fix={"cutoff": ...},
+                                   advice="give a cutoff, or write 'linear(k=100)'")
             k = params.get("k", float(cutoff or 0))
             if k < 1:
                 raise ValueError(f"`k` of the linear discount must be ≥ 1; got {k}")

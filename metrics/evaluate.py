@@ -42,6 +42,7 @@ from .bpref import bpref, bpref_10, bpref_n, bpref_r, rank_eff
 from .cg import andcg, dcg, ncg
 from .counts import judged_at_k, num_rel, num_rel_ret, num_ret
 from .err import GDEVAL_MAX_GRADE, err
+from .fixes import FixableError
 from .infap import inferred_ap
 from .judged import JudgedRuns
 from .measures import MEASURE_SPECS, Measure, _is_ir_measures, parse_measure
@@ -217,7 +218,7 @@ def evaluate(
 def _evaluate_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> pd.DataFrame:
     in_name = m.param("judged_only")
     if judged_only is not None and in_name is not None and judged_only != in_name:
-        raise ValueError(f"`judged_only={judged_only}` contradicts the measure {str(m)!r}")
+        raise FixableError(f"`judged_only={judged_only}` contradicts the measure {str(m)!r}", param="judged_only")
     jo = bool(judged_only if judged_only is not None else (in_name or False))
     out = _DISPATCH[m.name](judged, m, jo)
     out.attrs["measure"] = str(m)

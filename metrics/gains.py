@@ -20,6 +20,7 @@ import numpy as np
 
 from ._families import parse_family
 from ._grades import pooled_unjudged
+from .fixes import FixableError
 
 __all__ = ["GainSpec", "gain_vector", "GAIN_FAMILIES"]
 
@@ -76,18 +77,19 @@ def gain_vector(gain: GainSpec, levels: np.ndarray) -> np.ndarray:
         if vec.ndim != 1 or vec.size == 0:
             raise ValueError(f"a gain vector must be 1-D and non-empty (indexed by grade); got shape {vec.shape}")
         if not np.all(levels == np.round(levels)):
-            raise ValueError(
-                f"a gain vector is indexed by integer grade, but the qrels hold non-integer grades "
-                f"{levels[levels != np.round(levels)].tolist()}; pass a mapping {{grade: gain}} instead"
+            raise FixableError(
+                f"`gain` with numbers gives one gain per integer grade 0, 1, 2, ..., but the qrels hold non-integer "
+                f"grades {levels[levels != np.round(levels)].tolist()}", param="gain", fix={"gain": ...},
+                advice="pass a mapping {grade: gain} instead",
             )
         too_big = levels[levels >= vec.size]
         if too_big.size:
-            raise ValueError(
-                f"the gain vector has {vec.size} entries (grades 0..{vec.size - 1}) but the qrels hold grade(s) "
-                f"{too_big.tolist()}"
+            raise FixableError(
+                f"`gain` has {vec.size} entries (grades 0..{vec.size - 1}) but the qrels hold grade(s) "
+                f"{too_big.tolist()}", param="gain"
             )
         g = np.where(levels >= 0, vec[np.clip(levels, 0, None).astype(np.int64)], 0.0)
     if not np.all(np.isfinite(g)):
-        raise ValueError(f"gains must be finite; got {g.tolist()}")
+        raise FixableError(f"`gain` must give finite gains; got {g.tolist()}", param="gain")
     # grades <= -1 are pooled-but-unjudged (trec_eval): they carry no gain, whatever the specification says
     return np.where(pooled_unjudged(levels), 0.0, g)

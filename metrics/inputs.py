@@ -41,8 +41,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from .fixes import FixableError
 from .trecio import (DUP_EFFECT, DUP_FIX, Qrels, Run, RunSet, TrecFormatError, check_read_options,
-                     natural_topic_order, python_fix)
+                     natural_topic_order)
 
 __all__ = ["InputFormatError", "is_in_memory", "qrels_from_memory", "run_from_memory", "runs_from_memory"]
 
@@ -66,9 +67,8 @@ class InputFormatError(TrecFormatError):
 
     def __init__(self, source: str, where: str | None, problem: str, fix: dict[str, Any] | None = None,
                  fix_effect: str = "") -> None:
-        self.fix, self.fix_effect = dict(fix or {}), fix_effect
-        advice = f"; {python_fix(self.fix, fix_effect)}" if self.fix else ""
-        ValueError.__init__(self, (f"{source}, {where}: {problem}" if where else f"{source}: {problem}") + advice)
+        FixableError.__init__(self, f"{source}, {where}: {problem}" if where else f"{source}: {problem}", fix=fix,
+                              fix_effect=fix_effect)
         self.path = source
         self.line = None
         self.where = where

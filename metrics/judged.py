@@ -27,6 +27,7 @@ import pandas as pd
 from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
 from .coverage import Coverage, check_coverage, coverage
+from .fixes import FixableError
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
 
 __all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
@@ -240,10 +241,36 @@ class JudgedRuns:
         object.__setattr__(self, "_condensed", out)
         return out
 
-    def subset(self, systems: Sequence[str] | np.ndarray | None = None, topics: Sequence[str] | np.ndarray | None = None) -> "JudgedRuns":
-        """A new JudgedRuns restricted to some systems and/or topics (labels, integer positions or boolean masks)."""
+    def subset(self, systems: Sequence[str] | np.ndarray | None = None, topics: Sequence[str] | np.ndarray | None = None,
+               *, repeats: bool = False) -> "JudgedRuns":
+        """A new JudgedRuns restricted to some systems and/or topics (labels, integer positions or boolean masks).
+
+        A system or topic selected twice is refused unless ``repeats=True`` (by mistake, it would count twice in
+        every mean and G-study): with ``repeats=True`` — a resample with replacement, identical systems for a
+        test — the second copy of ``"CWI0000"`` is named ``"CWI0000~2"``, the third ``"CWI0000~3"``, so names stay
+        distinct. The new ``report["subset"]`` records how many systems and topics were kept of the original
+        data's (``{"systems": [12, 104], "topics": [50, 50]}``), through repeated subsets.
+        """
         si = self._select(systems, self.systems, "systems")
         ti = self._select(topics, self.topics, "topics")
+        names = {}
+        for idx, labels, what in ((si, self.systems, "systems"), (ti, self.topics, "topics")):
+            seen, counts = np.unique(idx, return_counts=True)
+            names[what] = tuple(labels[i] for i in idx)
+            if (counts > 1).any():
+                if not repeats:
+                    twice = [labels[i] for i in seen[counts > 1]]
+                    raise ValueError(f"`{what}` selects {len(twice)} {what[:-1]}(s) more than once (first: "
+                                     f"{twice[0]!r}); each may be selected once, or pass repeats=True for copies "
+                                     "under distinct names (a resample with replacement).")
+                copy: dict[str, int] = {}
+                renamed = []
+                for name in names[what]:
+                    copy[name] = copy.get(name, 0) + 1
+                    renamed.append(name if copy[name] == 1 else f"{name}~{copy[name]}")
+                names[what] = tuple(renamed)
+        before = self.report.get("subset") or {"systems": [self.n_systems] * 2, "topics": [self.n_topics] * 2}
+        subset = {"systems": [len(si), before["systems"][1]], "topics": [len(ti), before["topics"][1]]}
         starts, ends = self.qrels_offsets[ti], self.qrels_offsets[ti + 1]
         lens = ends - starts
         flat = np.repeat(starts - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(lens.sum())
@@ -253,9 +280,10 @@ class JudgedRuns:
             doc_ids=self.doc_ids[np.ix_(si, ti)],
             qrels_level=self.qrels_level[flat],
             qrels_offsets=np.r_[0, np.cumsum(lens)].astype(np.int64),
-            systems=tuple(self.systems[i] for i in si),
-            topics=tuple(self.topics[i] for i in ti),
+            systems=names["systems"],
+            topics=names["topics"],
             n_retrieved=self.n_retrieved[np.ix_(si, ti)],
+            report={**self.report, "subset": subset},
         )
 
     @staticmethod
@@ -399,8 +427,9 @@ def judge(
     qrels : a :class:`Qrels`, the path of a qrels file, or qrels in memory: a DataFrame ``query_id, doc_id,
         relevance`` (or ``topic, docno, grade``), a dict ``{qid: {docid: grade}}`` or ``Qrel`` named tuples
         (ir_datasets' ``qrels_iter()``).
-    depth : ranks kept per topic (trec_eval's ``-M``; default 1000). The tensor's depth is the smaller of this and
-        the deepest ranked list.
+    depth : ranks kept per topic (trec_eval's ``-M``; default 1000, the TREC limit; trec_eval's own default is no
+        limit, so on deeper runs AP, recall and NumRet differ from trec_eval without ``-M``: the rows cut per run are
+        in ``report["rows_beyond_depth"]``). The tensor's depth is the smaller of this and the deepest ranked list.
     missing : policy for a qrels topic that a run does not return: ``"zero"`` (default) scores it 0 in every measure,
         as ``trec_eval -c`` does (RBP's residual is then 1: the whole weight is unexamined); ``"exclude"`` makes
         measures give NaN for it.
@@ -505,10 +534,8 @@ def _check_unique_names(names: list[str], sources: list[str], what: str) -> None
             first[nm] = src
     dup = sorted({n for n in names if names.count(n) > 1})
     if what == "files":
-        raise ValueError(
-            f"several run files give the same system name(s) {dup} ({'; '.join(clashes)}); "
-            "read them with read_runs(names=...)"
-        )
+        raise FixableError(f"several run files give the same system name(s) {dup} ({'; '.join(clashes)})",
+                           fix={"names": ...}, advice="read them with read_runs(names=...)")
     raise ValueError(
         f"several runs have the same name(s) {dup} ({'; '.join(clashes)}); each run is one system: give each "
         "Run a distinct `name`"

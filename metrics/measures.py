@@ -25,7 +25,24 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
-__all__ = ["Measure", "MeasureSpec", "MEASURE_SPECS", "parse_measure", "from_ir_measures", "GRAMMAR"]
+__all__ = ["Measure", "MeasureSpec", "MEASURE_SPECS", "MeasureError", "parse_measure", "from_ir_measures", "GRAMMAR"]
+
+
+class MeasureError(ValueError):
+    """A measure name that :func:`parse_measure` refuses for a part of it. ``str(err)`` quotes the name;
+    ``err.measure`` is the name as given and ``err.problem`` the problem without it, so that a front end can name
+    the measure its own way (the ``gtheory`` CLI: ``--measure nDCG@0: the cut-off must be ...``).
+
+    >>> try:
+    ...     parse_measure("nDCG@0")
+    ... except MeasureError as err:
+    ...     print(err.measure, "|", err.problem)
+    nDCG@0 | the cut-off must be a positive integer; got 0
+    """
+
+    def __init__(self, message: str, measure: str, problem: str) -> None:
+        super().__init__(message)
+        self.measure, self.problem = measure, problem
 
 Value = Union[int, float, bool, str]
 
@@ -279,7 +296,8 @@ def parse_measure(text: str | Measure | object) -> Measure:
     ValueError
         Text that does not follow the grammar (the message shows it), an unknown name (the message lists the known
         ones), an unknown or ill-typed parameter, a cut-off the measure requires, forbids or that is not a
-        positive integer, or a trec_eval list of cut-offs (``P.5,10``: one measure per name).
+        positive integer, or a trec_eval list of cut-offs (``P.5,10``: one measure per name); a cut-off that is not a
+        positive integer is a :class:`MeasureError` (``err.measure``, ``err.problem``).
     """
     if isinstance(text, Measure):
         return parse_measure(str(text))
@@ -340,7 +358,8 @@ def parse_measure(text: str | Measure | object) -> Measure:
     cutoff: int | None = None
     if cutoff_text is not None:
         if not cutoff_text.isdigit() or int(cutoff_text) < 1:
-            raise ValueError(f"the cut-off in {text!r} must be a positive integer; got {cutoff_text!r}")
+            raise MeasureError(f"the cut-off in {text!r} must be a positive integer; got {cutoff_text!r}", text,
+                               f"the cut-off must be a positive integer; got {cutoff_text}")
         cutoff = int(cutoff_text)
     if spec.cutoff == "required" and cutoff is None:
         raise ValueError(f"measure {name} needs a cut-off, e.g. {name}@10; got {text!r}")

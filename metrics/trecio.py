@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Columns, hash_rows, parse_decimals, split_columns
+from .fixes import FixableError
 
 __all__ = ["TrecFormatError", "Qrels", "Run", "RunSet", "read_qrels", "read_run", "read_runs", "natural_topic_order"]
 
@@ -49,20 +50,14 @@ _TIES = ("trec_eval", "input", "rank")
 _COMPRESSED = (".gz", ".xz", ".bz2")
 
 
-def python_fix(fix: dict[str, Any], effect: str) -> str:
-    """A structured fix (parameter → value) as a Python caller applies it, the advice ending a message:
-    ``python_fix({"duplicates": "first"}, "keep only the first occurrence")`` is
-    ``"pass duplicates='first' to keep only the first occurrence"``."""
-    return "pass " + ", ".join(f"{k}={v!r}" for k, v in fix.items()) + f" to {effect}"
-
-
-class TrecFormatError(ValueError):
+class TrecFormatError(FixableError):
     """A malformed qrels or run file. ``str(err)`` reads ``"<path>, line <n>: <problem>"``.
 
     When a parameter value would accept the file, ``err.fix`` maps the parameter to that value (e.g.
     ``{"duplicates": "first"}``) and ``err.fix_effect`` says what it does; the message ends with the fix in Python
-    terms (:func:`python_fix`), and a front end can word it in its own (the ``gtheory`` CLI: ``--duplicates first``).
-    ``err.problem`` is the problem without the fix.
+    terms (:func:`metrics.fixes.python_fix`), and a front end can word it in its own (the ``gtheory`` CLI:
+    ``--duplicates first``) from these attributes (:mod:`metrics.fixes`). ``err.problem`` is the problem without the
+    place and the fix, ``err.statement`` the message without the fix.
     """
 
     def __init__(self, path: PathLike, line: int | None, problem: str, counts: dict[str, int] | None = None,
@@ -72,9 +67,8 @@ class TrecFormatError(ValueError):
         self.problem = problem
         #: for repeated docnos: every offending file and its number of repeated lines (else empty)
         self.counts = dict(counts or {})
-        self.fix, self.fix_effect = dict(fix or {}), fix_effect
         where = f"{self.path}, line {line}" if line is not None else self.path
-        super().__init__(f"{where}: {problem}" + (f"; {python_fix(self.fix, fix_effect)}" if self.fix else ""))
+        super().__init__(f"{where}: {problem}", fix=fix, fix_effect=fix_effect)
 
     def __reduce__(self):  # picklable, so errors cross process boundaries (judge's worker processes) intact
         return (type(self), (self.path, self.line, self.problem, self.counts, self.fix, self.fix_effect))
@@ -803,7 +797,8 @@ def read_runs(
     seen: dict[str, Path] = {}
     for lab, f in zip(labels, files):
         if lab in seen:
-            raise ValueError(f"two run files give the system name {lab!r}: {seen[lab]} and {f}; pass `names=`")
+            raise FixableError(f"two run files give the system name {lab!r}: {seen[lab]} and {f}", fix={"names": ...},
+                               advice="pass `names=`")
         seen[lab] = f
     check_read_options(ties, duplicates)
 

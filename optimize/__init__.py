@@ -12,7 +12,7 @@ Example
 -------
 >>> import metrics, optimize
 >>> t = optimize.optimize_discount(metrics.load_trec9(), gain=[0, 1, 2], cutoff=20, starts=1)
->>> bool(t.phi > 0.9), bool(abs(t.gstudy.phi() - t.phi) < 1e-9)
+>>> bool(t.phi() > 0.9), bool(abs(t.gstudy.phi() - t.phi()) < 1e-9)
 (True, True)
 """
 __gtheory_package__ = "optimize"  # marker checked by the sibling packages (gtheory/_siblings.py)

@@ -88,14 +88,18 @@ References
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
+
+from gtheory._display import fmt
+from gtheory.gstudy import _fields_document, _read_fields
 
 from .objective import Problem
 
@@ -133,9 +137,24 @@ class OptimalityBound:
     def __str__(self) -> str:
         return self.summary()
 
+    def __repr__(self) -> str:
+        return (f"OptimalityBound(Φ(1) ≤ {fmt(self.bound)}, relaxation {fmt(self.relaxed)}, {self.solver} "
+                f"{self.status}, {self.size} x {self.size}, top eigenvalue share {fmt(self.rank_one_ratio)})")
+
+    def _repr_html_(self) -> str:
+        from gtheory._display import kv_table
+
+        return kv_table("OptimalityBound (Shor SDP relaxation)", {
+            "Φ(1) ≤": self.bound, "relaxation": self.relaxed, "margin": self.margin, "solver": self.solver,
+            "status": self.status, "size": f"{self.size} × {self.size}", "top eigenvalue share": self.rank_one_ratio,
+            "seconds": self.seconds})
+
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.optimize.OptimalityBound/1"
+
     def to_dict(self) -> dict[str, Any]:
-        """The fields; non-finite numbers as None (strict JSON)."""
-        return {k: (v if not isinstance(v, float) or math.isfinite(v) else None) for k, v in self.__dict__.items()}
+        """The fields plus ``"format"``; non-finite numbers as None (strict JSON)."""
+        return _fields_document(self)
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
@@ -144,19 +163,20 @@ class OptimalityBound:
         return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
-    def from_json(cls, text: str) -> OptimalityBound:
-        """An :class:`OptimalityBound` from :meth:`to_json` output (a None bound/margin is +inf)."""
-        import json
+    def from_json(cls, text_or_path: str) -> OptimalityBound:
+        """An :class:`OptimalityBound` from :meth:`to_json` output, JSON text or a file path (a None bound/margin is
+        +inf; documents written before the ``"format"`` key still load)."""
+        from gtheory._json import read_json
 
-        d = json.loads(text)
-        missing = [f for f in cls.__dataclass_fields__ if f not in d]
-        if missing:
-            raise ValueError(f"not an OptimalityBound JSON: no field {missing[0]!r}.")
+        d = read_json(text_or_path, cls.JSON_FORMAT)
+        if isinstance(d, dict) and "format" not in d:  # written before the key
+            d["format"] = cls.JSON_FORMAT
+        d = _read_fields(cls, json.dumps(d))
         for f in ("bound", "margin"):
             d[f] = math.inf if d[f] is None else d[f]
         for f in ("relaxed", "rank_one_ratio"):
             d[f] = math.nan if d[f] is None else d[f]
-        return cls(**{f: d[f] for f in cls.__dataclass_fields__})
+        return cls(**d)
 
 
 def _topic_blocks(problem: Problem) -> tuple[list[NDArray[np.float64]], NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:

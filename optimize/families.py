@@ -274,10 +274,8 @@ def tuning_from_vector(judged: JudgedRuns, cutoff: int, what: str, x: NDArray, *
     x = x / x.sum()
     run = SolverRun(x=x, fun=p.value(x), success=success, message=message, nit=nit, nfev=nfev, njev=0,
                     solver=solver, seconds=seconds, start=solver)
-    t = make_tuning(p, run, [run], 1, 0.0, solver, seconds)
-    if what == "discount":
-        t.gain_family = gain_family_of(gain)
-    return t
+    return make_tuning(p, run, [run], 1, 0.0, solver, seconds,
+                       gain_family=gain_family_of(gain) if what == "discount" else None)
 
 
 def optimize_family(

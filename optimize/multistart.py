@@ -22,6 +22,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -112,12 +113,7 @@ def run_starts(
     points: list[tuple[str, NDArray[np.float64]]],
 ) -> list[SolverRun]:
     """Run ``solve`` from every point; each run is labelled with its start's name."""
-    runs = []
-    for name, x0 in points:
-        r = solve(x0)
-        r.start = name
-        runs.append(r)
-    return runs
+    return [replace(solve(x0), start=name) for name, x0 in points]
 
 
 def best_run(runs: list[SolverRun], agree_tol: float) -> tuple[SolverRun, int]:

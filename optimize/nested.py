@@ -57,6 +57,7 @@ from metrics import JudgedRuns
 from metrics._validation import check_progress, seed_sequence
 
 from gtheory._display import signed
+from gtheory._ties import TIE_REL
 from gtheory.intervals import check_open_unit
 
 from ._ratio import JointModel, RatioModel, coefficients, topics_needed
@@ -214,6 +215,13 @@ def _one_se(cands: list[Candidate], S: NDArray, n_test: int, n_fit: int) -> int:
         if means[c] >= means[best] - se:
             eligible.append(c)
     return min(eligible, key=lambda c: (cands[c].complexity, -means[c]))
+
+
+def _wins(d: np.ndarray) -> int:
+    """Outer splits on which a candidate beats the standard: held-out Φ(1) higher by more than rounding
+    (:data:`gtheory._ties.TIE_REL`), so that a candidate equal to the standard (a family fitted at the standard's
+    parameter) never wins by noise."""
+    return int((d > TIE_REL).sum())
 
 
 def _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty):
@@ -381,7 +389,7 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
             d = (phi[c] - phi[s]).to_numpy()
             m, lo, hi = corrected_interval(d, n_test, n_fit)
             cmp_rows.append({"candidate": c, "standard": s, "diff": m, "lo": lo, "hi": hi,
-                             "wins": int((d > 0).sum()), "n_splits": n_splits})
+                             "wins": _wins(d), "n_splits": n_splits})
     comparisons = pd.DataFrame(cmp_rows)
     table_rows = []
     for i, c in enumerate(cands):
@@ -393,7 +401,7 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
             "candidate": c.name, "kind": c.kind, "n_params": c.n_params, "fitted": fitted[i][1],
             "phi_1_in_sample": float(co_all["phi_1"][i]), "inner_phi_1": float(inner[i].mean()),
             "outer_phi_1": float(phi[c.name].mean()), "outer_sd": float(phi[c.name].std(ddof=1)),
-            "diff_vs_best_standard": m, "diff_lo": lo, "diff_hi": hi, "wins": int((d > 0).sum()),
+            "diff_vs_best_standard": m, "diff_lo": lo, "diff_hi": hi, "wins": _wins(d),
             "topics_needed": float(np.median(need[c.name])), "topics_saved": sm, "topics_saved_lo": slo,
             "topics_saved_hi": shi, "times_selected": int(sum(1 for s in chosen_b if s == i)),
         })
@@ -403,7 +411,7 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
     choice = cands[final]
     row = table.loc[choice.name]
     need_wins = math.ceil(min_wins * n_splits - 1e-9)
-    wins_ok = bool(row["wins"] >= need_wins and row["diff_vs_best_standard"] > 0)
+    wins_ok = bool(row["wins"] >= need_wins and row["diff_vs_best_standard"] > TIE_REL)
     adopt = choice.kind != "standard" and wins_ok and pm >= 0
     noun = {"gain": "gains", "discount": "discount", "joint": "gains and discount"}[what]
     if adopt:

@@ -72,7 +72,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 import metrics
-from metrics import JudgedRuns
+from metrics import FixableError, JudgedRuns
 from metrics._sparse import RelevantCells, relevant_cells
 
 __all__ = ["Objective", "Problem", "stability_and_gradient", "check_objective", "identified_depth"]
@@ -271,9 +271,10 @@ class Problem:
         if judged.n_systems < 2 or judged.n_topics < 2:
             raise ValueError(f"need at least 2 systems and 2 topics; got {judged.n_systems} × {judged.n_topics}.")
         if judged.missing == "exclude" and not judged.retrieved.all():
-            raise ValueError(
-                "`judged` uses missing='exclude' and some runs miss topics (nDCG is NaN there); "
-                "the crossed G-study needs a complete matrix: judge with missing='zero' or subset the topics."
+            raise FixableError(
+                "`judged` is read with `missing='exclude'` and some runs miss topics (nDCG is NaN there), but the "
+                "crossed G-study needs a complete matrix (subset the topics every run returns, or judge again)",
+                param="judged", fix={"missing": "zero"}, fix_effect="score a topic a run does not return 0",
             )
         for name, flag in (("monotone_gain", monotone_gain), ("monotone_discount", monotone_discount),
                            ("judged_only", judged_only)):

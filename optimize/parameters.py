@@ -55,6 +55,7 @@ from .multistart import check_seed
 from .nested import _progress, corrected_interval
 from .objective import check_objective
 from .result import _json_safe
+from gtheory.gstudy import TopicsNeeded, _Coefficients
 
 __all__ = ["tune_parameters", "ParameterTuning", "MAX_INTEGERS"]
 
@@ -66,14 +67,18 @@ Measure = str | Callable[[JudgedRuns, dict[str, float]], pd.DataFrame]
 
 
 @dataclass(frozen=True, eq=False)
-class ParameterTuning:
-    """The stability-optimal parameters of a metric (:func:`tune_parameters`).
+class ParameterTuning(_Coefficients):
+    r"""The stability-optimal parameters of a metric (:func:`tune_parameters`).
 
     Attributes
     ----------
     measure : the template (or the callable's name); ``measure_at`` the tuned metric's name.
     params : the tuned parameters; ``default`` the reference parameters of the out-of-sample check.
-    phi_1, erho2_1, phi, erho2 : coefficients of the tuned metric on all topics (at 1 and ``n_topics``).
+    phi_1, erho2_1 : Φ(1) and Eρ²(1) of the tuned metric on all topics (negative variance estimates set to 0);
+        :meth:`phi` and :meth:`erho2` give the coefficients at any number of topics (default ``n_topics``) and
+        :meth:`topics_needed` the topics for a target, as on :class:`gtheory.GStudy` and :class:`optimize.Tuning`
+        (from the single-topic ratio :math:`r = c_1/(1-c_1)` of :math:`c_1` = Φ(1) or Eρ²(1):
+        :math:`c(n) = nr/(1+nr)`, Brennan 2001 §4.1; point estimates only — the result keeps no mean squares).
     objective, n_systems, n_topics, n_evaluations, seconds.
     verdict : the out-of-sample verdict; ``adopt`` whether the tuned parameters are recommended.
     curve : the evaluated points (one row per parameter setting on all topics: parameters, ``f``).
@@ -87,8 +92,6 @@ class ParameterTuning:
     objective: str
     phi_1: float
     erho2_1: float
-    phi: float
-    erho2: float
     n_systems: int
     n_topics: int
     n_evaluations: int
@@ -103,11 +106,31 @@ class ParameterTuning:
     outer: pd.DataFrame = field(repr=False)
     seconds: float = 0.0
 
+    @property
+    def phi_ratio(self) -> float:
+        """σ²(s)/(σ²(t)+σ²(st,e)) of the tuned metric, Φ(1)/(1 − Φ(1)) (``inf`` when Φ(1) = 1)."""
+        return _ratio_of(self.phi_1)
+
+    @property
+    def erho2_ratio(self) -> float:
+        """σ²(s)/σ²(st,e) of the tuned metric, Eρ²(1)/(1 − Eρ²(1))."""
+        return _ratio_of(self.erho2_1)
+
+    def _ratio_bounds(self, coefficient: str, level: float) -> tuple[float, float]:
+        raise ValueError("a ParameterTuning keeps Φ(1) and Eρ²(1), not the mean squares a confidence interval needs; "
+                         "pass `level=None` (or take the G-study of the tuned metric for intervals).")
+
+    def topics_needed(self, target: float = 0.95, coefficient: str = "phi", *,
+                      level: float | None = None) -> TopicsNeeded:
+        """Topics needed for ``target`` (:meth:`gtheory.GStudy.topics_needed`; a point estimate: ``level`` must be
+        None)."""
+        return super().topics_needed(target, coefficient, level=level)
+
     def summary(self) -> str:
         shown = ", ".join(f"{k} = {v:.6g}" for k, v in self.params.items())
         lines = [f"Stability-optimal parameters of {self.measure}: {shown}  ({self.measure_at})",
                  f"  {self.n_systems} systems x {self.n_topics} topics: Φ(1) = {self.phi_1:.4f}, Eρ²(1) = "
-                 f"{self.erho2_1:.4f}; Φ({self.n_topics}) = {self.phi:.4f} (in sample; {self.n_evaluations} "
+                 f"{self.erho2_1:.4f}; Φ({self.n_topics}) = {self.phi():.4f} (in sample; {self.n_evaluations} "
                  "evaluations)",
                  f"  verdict: {self.verdict}"]
         return "\n".join(lines)
@@ -122,7 +145,7 @@ class ParameterTuning:
         from gtheory._display import kv_table
 
         return kv_table(f"ParameterTuning of {self.measure}", {
-            "tuned": self.measure_at, "Φ(1) in sample": self.phi_1, f"Φ({self.n_topics})": self.phi,
+            "tuned": self.measure_at, "Φ(1) in sample": self.phi_1, f"Φ({self.n_topics})": self.phi(),
             "held-out Δ Φ(1) vs default": self.diff, "95% interval": f"[{signed(self.diff_lo, 4)}, {signed(self.diff_hi, 4)}]",
             "splits won": f"{self.wins}/{self.n_splits}", "verdict": self.verdict})
 
@@ -142,7 +165,9 @@ class ParameterTuning:
         return ax
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: getattr(self, k) for k in (
+        """Plain JSON values plus ``"format"``; ``"phi"``/``"erho2"`` hold :meth:`phi` and :meth:`erho2` at
+        ``n_topics`` (recomputed from ``phi_1``/``erho2_1`` when read back); non-finite numbers are None."""
+        d = {k: (getattr(self, k)() if k in ("phi", "erho2") else getattr(self, k)) for k in (
             "measure", "measure_at", "params", "default", "objective", "phi_1", "erho2_1", "phi", "erho2",
             "n_systems", "n_topics", "n_evaluations", "adopt", "verdict", "diff", "diff_lo", "diff_hi", "wins",
             "n_splits", "seconds")}
@@ -158,11 +183,21 @@ class ParameterTuning:
         if not isinstance(d, dict) or d.pop("format", None) != FORMAT:
             raise ValueError("not a gtheory optimize.ParameterTuning JSON document (missing 'format').")
         nan = lambda v: math.nan if v is None else v  # noqa: E731
-        for k in ("phi_1", "erho2_1", "phi", "erho2", "diff", "diff_lo", "diff_hi", "seconds"):
+        for k in ("phi", "erho2"):  # Φ, Eρ² at n_topics: phi(), erho2(), from phi_1 / erho2_1
+            d.pop(k, None)
+        for k in ("phi_1", "erho2_1", "diff", "diff_lo", "diff_hi", "seconds"):
             d[k] = float(nan(d[k]))
         d["curve"] = pd.DataFrame(d["curve"])
         d["outer"] = pd.DataFrame(d["outer"])
         return cls(**d)
+
+
+def _ratio_of(c: float) -> float:
+    """The single-topic ratio r of a coefficient c = r/(1+r): c/(1 − c); 0 for c ≤ 0, ``inf`` for c ≥ 1, NaN for NaN."""
+    c = float(c)
+    if math.isnan(c):
+        return math.nan
+    return 0.0 if c <= 0 else (math.inf if c >= 1 else c / (1.0 - c))
 
 
 def _placeholders(template: str) -> list[str]:
@@ -357,20 +392,14 @@ def tune_parameters(
     theta = {n: (int(round(v)) if spec[n][2] else float(_fmt(v, False))) for n, v in zip(names, best)}
     X = matrix(best)
     co = coefficients(X, objective)
-    from gtheory import project
-
     T = judged.n_topics
-    r_phi = float(co["r"])
-    cs = co["erho2_1"]
-    r_e = float(cs / (1 - cs)) if cs < 1 else math.inf
     curve = pd.DataFrame([{**dict(zip(names, k)), "f": f_of(k)} for k in cache])
     outer, verdict, adopt, dm, dlo, dhi, wins = _check_out_of_sample(
         judged, grid_keys, f_of, matrix, tuple(default[n] for n in names), n_splits, seed, target, name_of, names,
         theta, label)
     return ParameterTuning(
         measure=label, measure_at=name_of(theta), params=theta, default=default, objective=objective,
-        phi_1=float(co["phi_1"]), erho2_1=float(co["erho2_1"]), phi=float(project(r_phi, T)),
-        erho2=float(project(r_e, T)), n_systems=judged.n_systems, n_topics=T, n_evaluations=len(cache),
+        phi_1=float(co["phi_1"]), erho2_1=float(co["erho2_1"]), n_systems=judged.n_systems, n_topics=T, n_evaluations=len(cache),
         adopt=adopt, verdict=verdict, diff=dm, diff_lo=dlo, diff_hi=dhi, wins=wins, n_splits=n_splits,
         curve=curve, outer=outer, seconds=time.perf_counter() - t0)
 

@@ -13,14 +13,15 @@ import os
 import warnings
 from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 import gtheory
-from gtheory.gstudy import _check_n, why_never_reached  # the n_topics rule of GStudy.phi/erho2
+from gtheory.gstudy import (  # phi(n), erho2(n), topics_needed and the JSON of plain fields: GStudy's code
+    _Coefficients, _fields_document, _read_fields, why_never_reached)
 import metrics
 from gtheory._display import fmt, html_table, kv_table
 from gtheory._json import json_text, jsonable, number, read_json
@@ -64,9 +65,9 @@ class OptimizationError(RuntimeError):
     """Raised instead of :class:`OptimizationWarning` when the user asked for ``strict=True``."""
 
 
-@dataclass
+@dataclass(frozen=True, eq=False)
 class SolverRun:
-    """One solver run from one start.
+    """One solver run from one start (frozen: a changed run is a new one, :func:`dataclasses.replace`).
 
     Attributes
     ----------
@@ -97,6 +98,25 @@ class SolverRun:
         """The run as text: the repr's line and the solver's message."""
         return f"{self!r}\n  {self.message}"
 
+    #: the ``"format"`` of :meth:`to_dict`
+    JSON_FORMAT: ClassVar[str] = "gtheory.optimize.SolverRun/1"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values (``x`` a list) plus ``"format"``; a non-finite ``fun`` is None."""
+        return _fields_document(self)
+
+    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
+        return json_text(self.to_dict(), path, indent=indent)
+
+    @classmethod
+    def from_json(cls, text_or_path: str | os.PathLike) -> "SolverRun":
+        """A :class:`SolverRun` from :meth:`to_json` output (text or a file path); ``null`` numbers are NaN."""
+        d = _read_fields(cls, text_or_path)
+        d["x"] = np.asarray(d["x"], dtype=np.float64)
+        d["fun"], d["seconds"] = float(_from_json_number(d["fun"])), float(_from_json_number(d["seconds"]))
+        return cls(**d)
+
     def _repr_html_(self) -> str:
         return kv_table("SolverRun", {"solver": self.solver, "start": self.start, "f(x)": self.fun,
                                       "converged": bool(self.success), "message": self.message,
@@ -123,9 +143,6 @@ def gstudy_ratios(var_system: float, var_topic: float, var_residual: float) -> t
     return (vs / err if err > 0 else math.inf), (vs / ve if ve > 0 else math.inf)
 
 
-#: fields of :class:`Tuning` that are numbers (None in JSON stands for NaN)
-_FLOAT_FIELDS = ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", "var_residual", "agree_tol",
-                 "seconds")
 #: number-valued keys of a ``Tuning.per_problem`` entry
 _PROBLEM_FLOATS = ("fun", "phi", "erho2")
 
@@ -140,9 +157,13 @@ def _fmt_grades(values) -> str:
     return ", ".join(f"{float(v):g}" for v in values)
 
 
-@dataclass
-class Tuning:
+@dataclass(frozen=True, eq=False)
+class Tuning(_Coefficients):
     r"""Stability-optimal nDCG configuration.
+
+    A frozen dataclass (a changed tuning is a new one: :func:`dataclasses.replace`) with the coefficient API of
+    :class:`gtheory.GStudy`: :meth:`phi`, :meth:`erho2` and :meth:`topics_needed` of the tuned nDCG, computed
+    from its variance components without the data.
 
     Attributes
     ----------
@@ -152,11 +173,11 @@ class Tuning:
     levels : the grades (ascending) that ``gain`` is aligned with.
     gain : per-grade gains, summing to 1 over the grades (grade ≤ 0 has gain 0).
     discount : per-rank discounts ``d[r-1]``, summing to 1.
-    phi, erho2 : Φ and Eρ² of the tuned nDCG at the data's number of topics ``n_topics``;
-        ``phi_1``, ``erho2_1`` at one topic. All four follow the G-study convention of
-        :func:`gtheory.gstudy` (a negative variance estimate counts as 0), so
-        ``phi == gstudy.phi(n_topics)`` and ``phi_1 == gstudy.phi(1)`` always; they are never
-        negative. The raw single-topic coefficient the optimiser maximised is :attr:`fun`.
+    phi_1, erho2_1 : Φ and Eρ² of the tuned nDCG at one topic; :meth:`phi` and :meth:`erho2` give them at
+        any number of topics (default the data's ``n_topics``). All follow the G-study convention of
+        :func:`gtheory.gstudy` (a negative variance estimate counts as 0), so ``phi() == gstudy.phi()`` and
+        ``phi_1 == gstudy.phi(1)`` always; they are never negative. The raw single-topic coefficient the
+        optimiser maximised is :attr:`fun`.
     var_system, var_topic, var_residual : raw (unclipped) ANOVA variance components of the tuned
         nDCG; :attr:`phi_ratio_raw`/:attr:`erho2_ratio_raw` are the ratios the optimiser sees.
     success, message : whether the optimiser converged (and the best start succeeded) and the data
@@ -172,7 +193,7 @@ class Tuning:
     monotone_gain, monotone_discount : the constraints in force.
     per_problem : for a minimax tuning, one dict per problem (collection × cut-off): ``label``,
         ``cutoff``, ``fun`` (its Φ(1) or Eρ²(1), the quantity whose worst case was maximised),
-        ``phi`` (or ``erho2``) at the problem's own ``n_topics``, and ``n_topics``.
+        ``phi`` (or ``erho2``: a number) at the problem's own ``n_topics``, and ``n_topics``.
     negative_components : names (``"system"``, ``"topic"``, ``"residual"``) of the raw variance
         components of the tuned nDCG that are negative on the tuning data (Brennan 2001, §3.4).
         The front ends warn :class:`gtheory.NegativeVarianceWarning` once for them — about this
@@ -183,7 +204,7 @@ class Tuning:
         so the tuning transfers to judgments with other grades. None otherwise (``gain`` is a
         per-grade table and the target must not have positive grades outside ``levels``).
     binding_cutoff, binding_label : for a minimax tuning, the cut-off and label of the binding
-        (worst) problem, whose coefficients ``phi``, ``phi_1``, … and ``gstudy`` report; None
+        (worst) problem, whose coefficients :meth:`phi`, ``phi_1``, … and ``gstudy`` report; None
         otherwise.
     version, measure, fingerprint : provenance — the gtheory version that made the tuning, the measure tuned
         (``"nDCG@k"``; ``"nDCG'@k"`` on condensed lists) and :attr:`metrics.JudgedRuns.fingerprint` of the data it
@@ -193,7 +214,7 @@ class Tuning:
 
     Notes
     -----
-    ``phi = n r/(1 + n r)`` with :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})` (components
+    ``phi(n) = n r/(1 + n r)`` with :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})` (components
     clipped at 0); the maximiser of Φ(1) maximises Φ(n) for every n (Kanoulas & Aslam 2009, §2.3).
     """
 
@@ -203,8 +224,6 @@ class Tuning:
     levels: NDArray[np.float64]
     gain: NDArray[np.float64]
     discount: NDArray[np.float64]
-    phi: float
-    erho2: float
     phi_1: float
     erho2_1: float
     var_system: float
@@ -238,17 +257,18 @@ class Tuning:
 
     def __post_init__(self) -> None:
         if self._judged is not None:  # made from data now (not read from a document): record the provenance
-            if self.version is None:
-                self.version = package_version()
+            if self.version is None:  # frozen: set once, here, as the dataclass's own __init__ does
+                object.__setattr__(self, "version", package_version())
             if self.measure is None:
-                self.measure = f"nDCG{chr(39) if self.judged_only else ''}@{self.binding_cutoff or self.cutoff}"
+                object.__setattr__(self, "measure",
+                                   f"nDCG{chr(39) if self.judged_only else ''}@{self.binding_cutoff or self.cutoff}")
 
     @property
     def data_fingerprint(self) -> str | None:
         """:attr:`fingerprint`, computed from the tuning data on first use (hashing is deferred until needed);
         None for a document that did not record it."""
-        if self.fingerprint is None and self._judged is not None:
-            self.fingerprint = self._judged.fingerprint
+        if self.fingerprint is None and self._judged is not None:  # the lazy provenance of a frozen result
+            object.__setattr__(self, "fingerprint", self._judged.fingerprint)
         return self.fingerprint
 
     def _check_data(self, judged: metrics.JudgedRuns, stacklevel: int) -> None:
@@ -323,30 +343,39 @@ class Tuning:
         """σ²(s)/σ²(st,e) from the raw ANOVA components (the optimiser's ratio; can be < 0)."""
         return self.var_system / self.var_residual if self.var_residual != 0 else math.nan
 
+    @property
+    def ms_system(self) -> float:
+        """Mean square of systems of the tuned nDCG, σ²(st,e) + n_t σ²(s) from the raw components (the ANOVA's
+        expected mean square, exact for the estimates): with :attr:`ms_topic` and :attr:`ms_residual`, what the
+        confidence bounds of :meth:`topics_needed` need (Brennan 2001, §3.2)."""
+        return self.var_residual + self.n_topics * self.var_system
+
+    @property
+    def ms_topic(self) -> float:
+        """Mean square of topics of the tuned nDCG, σ²(st,e) + n_s σ²(t) from the raw components."""
+        return self.var_residual + self.n_systems * self.var_topic
+
+    @property
+    def ms_residual(self) -> float:
+        """Residual mean square of the tuned nDCG, σ²(st,e) (raw)."""
+        return self.var_residual
+
+    # phi(n_topics=None), erho2(n_topics=None) and topics_needed(target, coefficient, *, level) come from
+    # gtheory.gstudy._Coefficients, the code of GStudy.phi, GStudy.erho2 and GStudy.topics_needed: the same
+    # checks, the same numbers (those of ``gstudy``, the G-study of the tuned nDCG on the tuning data). The
+    # interval of topics_needed treats the configuration as fixed; it was chosen on these data, so it is optimistic.
+
     def phi_at(self, n_topics: float) -> float:
-        """Φ(n) of the tuned nDCG: :func:`gtheory.project` of :attr:`phi_ratio`, as :meth:`gtheory.GStudy.phi`."""
-        return float(gtheory.project(self.phi_ratio, _check_n(n_topics)))
+        """Deprecated alias of :meth:`phi` (``phi(n_topics)``); warns :class:`DeprecationWarning`."""
+        warnings.warn("Tuning.phi_at(n) is deprecated; use Tuning.phi(n), as on gtheory.GStudy.",
+                      DeprecationWarning, stacklevel=2)
+        return float(self.phi(n_topics))
 
     def erho2_at(self, n_topics: float) -> float:
-        """Eρ²(n) of the tuned nDCG: :func:`gtheory.project` of :attr:`erho2_ratio`, as
-        :meth:`gtheory.GStudy.erho2`."""
-        return float(gtheory.project(self.erho2_ratio, _check_n(n_topics)))
-
-    def topics_needed(self, target: float = 0.95, coefficient: str = "phi") -> int | float:
-        """Smallest number of topics for which Φ (or Eρ²) of the tuned nDCG reaches ``target``.
-
-        :func:`gtheory.topics_needed_for_ratio` of :attr:`phi_ratio` (or :attr:`erho2_ratio`), the rule
-        of :meth:`gtheory.GStudy.topics_needed` (``.n``): :math:`n = \\lceil t/((1-t)r) \\rceil`,
-        checked against the coefficient. ``inf`` if the system variance is not positive.
-
-        Raises ValueError if ``coefficient`` is not ``"phi"`` or ``"erho2"``, or if ``target`` is not a
-        number strictly between 0 and 1 (checked by :func:`gtheory.topics_needed_for_ratio`, with
-        gtheory's message).
-        """
-        if coefficient not in ("phi", "erho2"):
-            raise ValueError(f"`coefficient` must be 'phi' or 'erho2'; got {coefficient!r}.")
-        r = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
-        return gtheory.topics_needed_for_ratio(r, target)  # checks `target`
+        """Deprecated alias of :meth:`erho2` (``erho2(n_topics)``); warns :class:`DeprecationWarning`."""
+        warnings.warn("Tuning.erho2_at(n) is deprecated; use Tuning.erho2(n), as on gtheory.GStudy.",
+                      DeprecationWarning, stacklevel=2)
+        return float(self.erho2(n_topics))
 
     # --------------------------------------------------------- evaluation
     def _describe(self) -> str:
@@ -453,9 +482,10 @@ class Tuning:
             f"Stability-optimal nDCG@{self.cutoff}: {self.what} tuned for {name} "
             f"({self.solver}, {self.starts} start(s), {self.n_agree} agree within {self.agree_tol:g})",
             f"  {self._status()}: {self.message}",
-            f"  {where}{self.n_systems} systems x {self.n_topics} topics: Φ({self.n_topics}) = {self.phi:.4f}, "
-            f"Eρ²({self.n_topics}) = {self.erho2:.4f}; Φ(1) = {self.phi_1:.4f}, Eρ²(1) = {self.erho2_1:.4f}",
-            f"  topics needed: Φ ≥ 0.95: {self.topics_needed(0.95)}, Φ ≥ 0.90: {self.topics_needed(0.9)}"
+            f"  {where}{self.n_systems} systems x {self.n_topics} topics: Φ({self.n_topics}) = {self.phi():.4f}, "
+            f"Eρ²({self.n_topics}) = {self.erho2():.4f}; Φ(1) = {self.phi_1:.4f}, Eρ²(1) = {self.erho2_1:.4f}",
+            f"  topics needed: Φ ≥ 0.95: {self.topics_needed(0.95, level=None).n}, "
+            f"Φ ≥ 0.90: {self.topics_needed(0.9, level=None).n}"
             + (f" ({why})" if (why := why_never_reached(self.phi_ratio, 0.9)) else ""),
             "  gain: " + ", ".join(f"{l:g}→{g:.4f}" for l, g in zip(self.levels, self.gain))
             + "   ratios: " + ", ".join(f"{l:g}:{r:.3f}" for l, r in self.gain_ratios.items())
@@ -503,7 +533,7 @@ class Tuning:
 
     def __repr__(self) -> str:
         name = {"phi": "Φ", "erho2": "Eρ²"}.get(self.objective, self.objective)
-        value = self.phi if self.objective == "phi" else self.erho2
+        value = self.phi() if self.objective == "phi" else self.erho2()
         return (f"Tuning({self.what} of nDCG@{self.cutoff} for {name}: {name}({self.n_topics}) = {fmt(value)}, "
                 f"{self._status().lower()}, {self.n_systems} systems × {self.n_topics} topics)")
 
@@ -511,8 +541,8 @@ class Tuning:
         name = {"phi": "Φ", "erho2": "Eρ²"}.get(self.objective, self.objective)
         items = {"status": f"{self._status().lower()}: {self.message}",
                  "data": f"{self.n_systems} systems × {self.n_topics} topics",
-                 f"Φ({self.n_topics})": self.phi, f"Eρ²({self.n_topics})": self.erho2,
-                 "topics for Φ ≥ 0.95": self.topics_needed(0.95),
+                 f"Φ({self.n_topics})": self.phi(), f"Eρ²({self.n_topics})": self.erho2(),
+                 "topics for Φ ≥ 0.95": self.topics_needed(0.95, level=None).n,
                  "solver": f"{self.solver}, {self.starts} start(s), {self.n_agree} agree"}
         if self.gain_family:
             items["gain family"] = self.gain_family
@@ -526,16 +556,45 @@ class Tuning:
                           header=["rank", "discount (sum 1)", "d(r)/d(1)"])
         return head + gains + disc
 
+    def plot(self, ax: Any = None) -> Any:
+        """The tuned vector: the discount d(r) against the rank r (sum 1; ``what`` "discount" or "joint") or the gain
+        of each grade (``what`` "gain"), the coefficient in the title. Returns the matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5.5, 3.4))
+        name = {"phi": "Φ", "erho2": "Eρ²"}.get(self.objective, self.objective)
+        value = self.phi() if self.objective == "phi" else self.erho2()
+        if self.what == "gain":
+            ax.bar([f"{float(g):g}" for g in self.levels], self.gain, color="C0")
+            ax.set_xlabel("grade")
+            ax.set_ylabel("gain (sum 1)")
+        else:
+            ax.plot(np.arange(1, self.discount.size + 1), self.discount, "o-", ms=3, color="C0")
+            ax.set_xlabel("rank r")
+            ax.set_ylabel("discount d(r) (sum 1)")
+        ax.set_title(f"tuned {self.what} of nDCG@{self.cutoff}: {name}({self.n_topics}) = {value:.3f}"
+                     + ("" if self.success else f" ({self._status().lower()})"), fontsize=10)
+        return ax
+
     # --------------------------------------------------------------- JSON
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values (lists, dicts, numbers, strings, None) plus ``"format"``.
 
-        A number that is not finite (NaN, ±inf) — at any depth, e.g. in ``start_values`` or
-        ``per_problem`` — is None, so the dict serialises to strict JSON (RFC 8259); :meth:`from_json`
-        reads None back as NaN where the field is a number.
+        Beside the fields, ``"phi"`` and ``"erho2"`` hold :meth:`phi` and :meth:`erho2` at ``n_topics`` (after
+        ``"discount"``, where documents have always had them); :meth:`from_json` checks them and recomputes both
+        from the variance components. A number that is not finite (NaN, ±inf) — at any depth, e.g. in
+        ``start_values`` or ``per_problem`` — is None, so the dict serialises to strict JSON (RFC 8259);
+        :meth:`from_json` reads None back as NaN where the field is a number.
         """
         self.data_fingerprint  # noqa: B018 - computes the fingerprint of the tuning data if not yet done
-        d = _json_safe({f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")})
+        d: dict[str, Any] = {}
+        for f in fields(self):
+            if not f.name.startswith("_"):
+                d[f.name] = getattr(self, f.name)
+            if f.name == "discount":
+                d["phi"], d["erho2"] = self.phi(), self.erho2()
+        d = _json_safe(d)
         d["format"] = "gtheory.optimize.Tuning/1"
         return d
 
@@ -571,7 +630,7 @@ class Tuning:
             d = d.get("tuning")  # a recommendation carries the recommended configuration as a tuning
         if not isinstance(d, dict) or d.pop("format", None) != "gtheory.optimize.Tuning/1":
             raise ValueError("not a gtheory optimize.Tuning JSON document (missing 'format').")
-        known = {f.name for f in fields(cls) if not f.name.startswith("_")}
+        known = {f.name for f in fields(cls) if not f.name.startswith("_")} | set(_DERIVED)
         required = [f.name for f in fields(cls) if not f.name.startswith("_")
                     and f.default is MISSING and f.default_factory is MISSING]
         missing = [k for k in required if k not in d]
@@ -580,11 +639,16 @@ class Tuning:
         unknown = sorted(set(d) - known)
         if unknown:
             raise ValueError(f"invalid optimize.Tuning JSON document: unknown field(s) {', '.join(map(repr, unknown))}.")
-        return cls(**_check_document(d))
+        d = _check_document(d)
+        for name in _DERIVED:  # Φ and Eρ² at n_topics follow from the components: phi(), erho2()
+            d.pop(name, None)
+        return cls(**d)
 
 
 # ------------------------------------------------------------------ reading a JSON document
 _DOC = "invalid optimize.Tuning JSON document"
+#: keys of a Tuning document that are not fields: Φ and Eρ² at ``n_topics`` (what ``phi()``/``erho2()`` return)
+_DERIVED = ("phi", "erho2")
 _COMPONENTS = ("system", "topic", "residual")
 
 
@@ -659,8 +723,11 @@ def _check_document(d: dict[str, Any]) -> dict[str, Any]:
         d["binding_cutoff"], d["cutoff"] = d["cutoff"], int(discount.size)
     if d["cutoff"] != discount.size:
         raise ValueError(f"{_DOC}: 'cutoff' {d['cutoff']!r} must be the length of 'discount' ({discount.size}).")
-    for name in ("phi", "erho2", "phi_1", "erho2_1", "var_system", "var_topic", "var_residual"):
+    for name in ("phi_1", "erho2_1", "var_system", "var_topic", "var_residual"):
         _number(d, name)
+    for name in _DERIVED:  # written by every version; recomputed from the components when read
+        if name in d:
+            _number(d, name)
     for name in ("agree_tol", "seconds"):
         if name in d:
             _number(d, name, non_negative=True)
@@ -705,8 +772,7 @@ def _check_document(d: dict[str, Any]) -> dict[str, Any]:
         # a failed tuning's coefficients follow from its components (documents written before the
         # rounding-noise rule held ratios of noise to noise, e.g. Eρ² = 0.97 for indistinguishable systems)
         r_phi, r_erho2 = gstudy_ratios(d["var_system"], d["var_topic"], d["var_residual"])
-        for name, r, n in (("phi", r_phi, d["n_topics"]), ("erho2", r_erho2, d["n_topics"]),
-                           ("phi_1", r_phi, 1), ("erho2_1", r_erho2, 1)):
+        for name, r, n in (("phi_1", r_phi, 1), ("erho2_1", r_erho2, 1)):
             d[name] = float(gtheory.project(r, n))
     for name in ("version", "measure", "fingerprint"):  # provenance; absent from documents written before it
         if d.get(name) is not None and not isinstance(d[name], str):

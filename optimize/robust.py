@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import replace
 from collections.abc import Sequence
 
 import numpy as np
@@ -121,7 +122,7 @@ def _embed(layout: Problem, p: Problem):
 
 def _coefficient(p: Problem, x: NDArray[np.float64]) -> float:
     r"""Φ (or Eρ², the problem's objective) of the tuned nDCG at the problem's number of topics, by the
-    G-study convention of :attr:`Tuning.phi`: :math:`n r/(1 + n r)` with
+    G-study convention of :meth:`Tuning.phi`: :math:`n r/(1 + n r)` with
     :math:`r = \sigma^2_s/(\sigma^2_t+\sigma^2_{st})` (Eρ²: :math:`\sigma^2_s/\sigma^2_{st}`), negative
     components set to 0 (:func:`optimize.result.gstudy_ratios`)."""
     vc = gtheory.variance_components(p.scores(x))
@@ -172,11 +173,9 @@ def _solve_epigraph(problems, layout, x0, maxiter=1000, ftol=1e-12) -> SolverRun
     x = make_feasible(layout, res.x[:n])
     vals = np.array([p.value(x[ix]) for p, ix in zip(problems, idxs)])
     ok = bool(res.success) and np.all(np.isfinite(vals)) and layout.violation(x) <= 1e-9
-    run = SolverRun(x=x, fun=float(vals.min()), success=ok, message=str(res.message), nit=int(res.nit),
-                    nfev=counter["f"], njev=counter["f"], solver="slsqp-minimax",
-                    seconds=time.perf_counter() - t0)
-    run.values = vals  # type: ignore[attr-defined]
-    return run
+    return SolverRun(x=x, fun=float(vals.min()), success=ok, message=str(res.message), nit=int(res.nit),
+                     nfev=counter["f"], njev=counter["f"], solver="slsqp-minimax",
+                     seconds=time.perf_counter() - t0)
 
 
 def optimize_minimax(
@@ -235,11 +234,11 @@ def optimize_minimax(
     Returns
     -------
     Tuning
-        ``phi_1``/``phi``/… are those of the binding problem (the worst Φ(1), or Eρ²(1));
+        ``phi_1``, ``phi()``, … are those of the binding problem (the worst Φ(1), or Eρ²(1));
         ``per_problem`` lists ``label``, ``cutoff``, ``fun`` (its raw Φ(1) or Eρ²(1), what the
         optimiser maximised, as :attr:`Tuning.fun`), ``phi`` (or ``erho2`` for that objective: the
         coefficient at its own ``n_topics`` by the G-study convention, negative components set to
-        0, as :attr:`Tuning.phi` — equal to it for the binding problem) and ``n_topics`` for each.
+        0, as :meth:`Tuning.phi` — equal to it for the binding problem) and ``n_topics`` for each.
         ``discount`` has ``max(cutoffs)`` entries (for ``what="gain"`` the fixed discount at that
         cut-off, normalised) and ``cutoff`` is ``max(cutoffs)`` (the default of ``Tuning.ndcg``;
         pass ``cutoff=`` for the others). The binding problem is
@@ -263,7 +262,7 @@ def optimize_minimax(
     t0 = time.perf_counter()
     runs = run_starts(lambda x0: _solve_epigraph(problems, layout, x0), starting_points(layout, starts, seed=seed))
     best, n_agree = best_run(runs, agree_tol)
-    vals = best.values  # type: ignore[attr-defined]
+    vals = np.array([p.value(best.x[_embed(layout, p)]) for p in problems])  # each problem's objective at x
     worst = int(np.argmin(vals))
     wp = problems[worst]
     idx = _embed(layout, wp)
@@ -273,17 +272,13 @@ def optimize_minimax(
     for lab, p, v in zip(names, problems, vals):
         per.append({"label": lab, "cutoff": p.cutoff, "fun": float(v), "n_topics": p.n_topics,
                     "phi" if p.objective == "phi" else "erho2": _coefficient(p, best.x[_embed(layout, p)])})
-    tuning = make_tuning(wp, sub, runs, n_agree, agree_tol, "slsqp-minimax", time.perf_counter() - t0, per)
+    tuning = make_tuning(wp, sub, runs, n_agree, agree_tol, "slsqp-minimax", time.perf_counter() - t0, per,
+                         gain_family=gain_family_of(gain) if what == "discount" else None)
     # report the shared vectors (full length), not the binding problem's truncation: `cutoff` is the
     # discount's length (the largest cut-off), the binding problem is recorded separately
     # (for what="gain" the discount is the fixed one at the largest cut-off, normalised)
     g, d = layout.split(best.x)
-    tuning.gain = g / g.sum()
-    tuning.discount = d / d.sum()
-    tuning.cutoff = layout.cutoff
-    tuning.binding_cutoff = wp.cutoff
-    tuning.binding_label = names[worst]
-    if what == "discount":
-        tuning.gain_family = gain_family_of(gain)
+    tuning = replace(tuning, gain=g / g.sum(), discount=d / d.sum(), cutoff=layout.cutoff, binding_cutoff=wp.cutoff,
+                     binding_label=names[worst])
     report_failure(tuning, strict, stacklevel=3)
     return tuning

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -83,7 +84,7 @@ def verify_first_order(problem: Problem, run: SolverRun, tol: float = FIRST_ORDE
     :math:`p = \max(z - \nabla_z(-f), 0) - z` (L-BFGS-B's own ``pgtol`` measure); if
     :math:`\lVert p\rVert_\infty \le` ``tol`` :math:`\cdot |f|` at the returned point the
     bound-constrained KKT conditions hold to that tolerance and the run is reported converged.
-    Other runs are returned unchanged.
+    Other runs are returned unchanged; a changed run is a new :class:`SolverRun` (it is frozen).
     """
     if run.success or not run.message.startswith("ABNORMAL") or not np.isfinite(run.fun):
         return run
@@ -94,12 +95,10 @@ def verify_first_order(problem: Problem, run: SolverRun, tol: float = FIRST_ORDE
         return run
     pg = float(np.max(np.abs(np.maximum(z + g, 0.0) - z)))  # ∇(-f) = -g
     if pg <= tol * abs(f):
-        run.success = True
-        run.message = (f"converged: projected gradient {pg:.2e} ≤ tol·|f| = {tol * abs(f):.2e} "
-                       f"after line-search stop ({run.message.strip()})")
-    else:
-        run.message += f" (projected gradient {pg:.2e} > tol·|f| = {tol * abs(f):.2e})"
-    return run
+        return replace(run, success=True,
+                       message=(f"converged: projected gradient {pg:.2e} ≤ tol·|f| = {tol * abs(f):.2e} "
+                                f"after line-search stop ({run.message.strip()})"))
+    return replace(run, message=run.message + f" (projected gradient {pg:.2e} > tol·|f| = {tol * abs(f):.2e})")
 
 
 def _identical_systems(problem: Problem) -> bool:
@@ -131,10 +130,12 @@ def degenerate_message(problem: Problem, X: np.ndarray, var_system: float) -> st
 
 
 def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agree: int, agree_tol: float,
-                solver: str, seconds: float, per_problem: list[dict[str, Any]] | None = None) -> Tuning:
+                solver: str, seconds: float, per_problem: list[dict[str, Any]] | None = None, *,
+                gain_family: str | None = None) -> Tuning:
     """A :class:`Tuning` from the best run of ``problem``: coefficients by the G-study convention
     (negative components set to 0, as :func:`gtheory.gstudy`), raw components kept; ``success``
-    False with the reason when the systems cannot be told apart (:func:`degenerate_message`)."""
+    False with the reason when the systems cannot be told apart (:func:`degenerate_message`);
+    ``gain_family`` the named gain family of a discount tuning (None otherwise)."""
     g, d = problem.split(best.x)
     g = g / g.sum() if g.sum() > 0 else g
     d = d / d.sum() if d.sum() > 0 else d
@@ -161,7 +162,7 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
     return Tuning(
         what=problem.what, objective=problem.objective, cutoff=problem.cutoff,
         levels=problem.levels.copy(), gain=g, discount=d,
-        phi=coef(r_phi, n), erho2=coef(r_erho2, n), phi_1=coef(r_phi, 1), erho2_1=coef(r_erho2, 1),
+        phi_1=coef(r_phi, 1), erho2_1=coef(r_erho2, 1),
         var_system=vs, var_topic=vt, var_residual=ve,
         n_systems=problem.n_systems, n_topics=n,
         success=success, message=msg,
@@ -170,7 +171,7 @@ def make_tuning(problem: Problem, best: SolverRun, runs: list[SolverRun], n_agre
         start_values={r.start: float(r.fun) for r in runs},
         monotone_gain=problem.monotone_gain, monotone_discount=problem.monotone_discount,
         judged_only=problem.judged_only, seconds=seconds, per_problem=per_problem or [],
-        negative_components=negative, _judged=problem.judged,
+        negative_components=negative, gain_family=gain_family, _judged=problem.judged,
     )
 
 
@@ -221,8 +222,8 @@ def _tune(problem: Problem, *, solver: str, starts: int, seed: int | np.random.G
     t0 = time.perf_counter()
     runs = run_starts(solve, starting_points(problem, starts, seed=seed))
     best, n_agree = best_run(runs, agree_tol)
-    tuning = make_tuning(problem, best, runs, n_agree, agree_tol, name, time.perf_counter() - t0)
-    tuning.gain_family = gain_family
+    tuning = make_tuning(problem, best, runs, n_agree, agree_tol, name, time.perf_counter() - t0,
+                         gain_family=gain_family)
     report_failure(tuning, strict)
     return tuning
 

@@ -112,7 +112,7 @@ def test_gstudy_display_shows_its_numbers(objects):
     assert str(g.topics_needed(0.95, level=None).n) in cells
     assert f"Φ(50) = {g.phi(50):.4g}" in repr(g)
     t = objects["Tuning"]
-    assert f"Φ(10) = {t.phi:.4g}" in repr(t) and gtheory._display.fmt(t.discount[0]) in parse(t._repr_html_()).cells
+    assert f"Φ(10) = {t.phi():.4g}" in repr(t) and gtheory._display.fmt(t.discount[0]) in parse(t._repr_html_()).cells
 
 
 def test_interval_display_lists_every_topic_count(objects):

@@ -239,15 +239,37 @@ def test_rmse_matches_formula_on_real_data():
     assert rmse(ap, ap) == 0.0
 
 
+def exact_tenths_rank(matrix: pd.DataFrame) -> np.ndarray:
+    """Dense ranks of the system means of scores that are multiples of 0.1, in exact rational arithmetic."""
+    from fractions import Fraction
+
+    sums = [sum(Fraction(v).limit_denominator(10) for v in row) for row in matrix.to_numpy()]
+    levels = sorted(set(sums))
+    return np.array([levels.index(x) for x in sums])
+
+
+def test_kendall_tau_sees_means_equal_up_to_rounding_as_ties():
+    # 0.1 + 0.2 + 0.3 != 0.3 + 0.3 + 0.0 in floating point; both systems have mean 0.2
+    a = np.array([[0.1, 0.2, 0.3], [0.3, 0.3, 0.0], [0.5, 0.5, 0.5], [0.0, 0.0, 0.1]])
+    assert a[0].mean() != a[1].mean()
+    b = np.array([[0.4], [0.3], [0.2], [0.1]])
+    expected = stats.kendalltau([1, 1, 2, 0], [3, 2, 1, 0], variant="b").statistic  # systems 0 and 1 tie in a
+    assert kendall_tau(a, b) == pytest.approx(expected, abs=1e-15)
+    assert tau_ap(b, a, variant="a") == pytest.approx(tau_ap(b, np.array([[0.2], [0.2], [0.5], [1 / 30]])), abs=1e-15)
+
+
 def test_tau_matrix_entries_are_pairwise_correlations():
     configs = {name: load_matrix(f"web2013_{name}") for name in ("ap", "ndcg20", "err20", "p10")}
     table = tau_matrix(configs)
     assert list(table.index) == list(configs) == list(table.columns)
+    # P@10 scores are tenths: their means are ranked in exact arithmetic (equal means tie; 4 of the 32 float means
+    # differ from another only by rounding, and scipy's tau on the float means ranks them); the others as computed
+    ranks = {name: (exact_tenths_rank(m) if name == "p10" else m.mean(axis=1)) for name, m in configs.items()}
     for r, c in itertools.product(configs, configs):
-        expected = 1.0 if r == c else stats.kendalltau(
-            configs[r].mean(axis=1), configs[c].mean(axis=1), variant="b"
-        ).statistic
+        expected = 1.0 if r == c else stats.kendalltau(ranks[r], ranks[c], variant="b").statistic
         assert table.loc[r, c] == pytest.approx(expected, abs=1e-12)
+    assert table.loc["ap", "p10"] != pytest.approx(stats.kendalltau(
+        configs["ap"].mean(axis=1), configs["p10"].mean(axis=1), variant="b").statistic, abs=1e-6)
 
     # tau_AP,b symmetric; tau_AP,a: rows are the reference
     tab_b = tau_matrix(configs, method="tau_ap", variant="b")

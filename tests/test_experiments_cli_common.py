@@ -264,7 +264,7 @@ def test_evaluate_and_gstudy_apply_the_tunings_gain_discount_and_cutoff(subset, 
     assert records[0]["score"] == pytest.approx(ref.iloc[0, 0], abs=1e-12)
     assert main(["gstudy", "--judged", subset, "--tuning", path, "--n-topics", "12", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["dstudy"][0]["phi"] == pytest.approx(t.phi, rel=1e-9)  # as 'gtheory tune' reports it
+    assert d["dstudy"][0]["phi"] == pytest.approx(t.phi(), rel=1e-9)  # as 'gtheory tune' reports it
     assert d["dstudy"][0]["phi"] == pytest.approx(gtheory.gstudy(ref).phi(12), rel=1e-9)
     # a tuning JSON as --discount drops the tuned gain: warned, pointing to --tuning
     assert main(["gstudy", "--judged", subset, "--discount", path, "--quiet"]) == 0
@@ -484,7 +484,7 @@ def test_gain_per_grade_on_non_integer_grades_names_gain(tiny, argv, messages, c
     (["evaluate", "--measure", "nDCG@0"], "--measure nDCG@0: the cut-off must be a positive integer; got 0."),
     (["gstudy", "--measure", "nDCG@0"], "--measure nDCG@0: the cut-off must be a positive integer; got 0."),
     (["evaluate", "--measure", "nDCG", "--discount", "linear"],
-     "needs its k: use nDCG@k in --measure (not nDCG), or give --discount 'linear(k=100)'"),
+     "needs its k; use nDCG@k in --measure (not nDCG), or give --discount 'linear(k=100)'"),
     (["evaluate", "--measure", "RBP(p=2)"], "--measure RBP(p=2): p (persistence) must be in (0, 1); got 2"),
 ])
 def test_measure_and_gain_errors_name_the_options(tiny, argv, message, capsys, monkeypatch):
@@ -526,12 +526,12 @@ def test_bad_options_are_refused_before_loading_in_the_users_terms(argv, message
 def test_run_file_problems_say_what_the_cli_user_can_do(tiny, command, capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     qrels = str(tiny / "qrels_int")
-    # "pass duplicates='first' to keep only the first occurrence": the CLI's option is --duplicates first
+    # the fix as data, {"duplicates": "first"}: the CLI's option is --duplicates first
     assert main([*command, "--runs", str(tiny / "runs" / "b"), str(tiny / "dup" / "a"), "--qrels", qrels]) == 2
     err = _one_line_error(capsys, command[0])
     assert f"{tiny / 'dup' / 'a'}, line 13: docno 'd1' appears twice for topic '3' (first at line 9)" in err
-    assert "pass --duplicates first to keep only the first occurrence" in err
-    # "read them with read_runs(names=...)"
+    assert "use --duplicates first to keep only the first occurrence" in err
+    # the fix {"names": ...}: no option sets a system's name; the CLI's advice for `names`
     assert main([*command, "--runs", str(tiny / "x" / "run"), str(tiny / "y" / "run"), "--qrels", qrels]) == 2
     err = _one_line_error(capsys, command[0])
     assert "several run files give the same system name(s) ['run']" in err and "rename the files" in err
@@ -560,7 +560,7 @@ def test_gstudy_measure_that_no_column_holds_names_the_option(tmp_path, capsys, 
 
 
 def test_missing_exclude_advice_of_the_optimiser_becomes_the_option(tiny):
-    """Unreachable from the CLI (tune drops the missed topics first), but in_option_names rewrites it anyway."""
+    """Unreachable from the CLI (tune drops the missed topics first), but in_option_names words its fix anyway."""
     from experiments.cli import _common, tune
 
     (tiny / "short").mkdir(exist_ok=True)
@@ -568,12 +568,53 @@ def test_missing_exclude_advice_of_the_optimiser_becomes_the_option(tiny):
                                               if not line.startswith("3 ")))
     judged = metrics.judge([str(tiny / "short" / "a"), str(tiny / "runs" / "b")], str(tiny / "qrels_int"),
                            missing="exclude")
-    with pytest.raises(ValueError) as exc:
+    with pytest.raises(metrics.FixableError) as exc:
         optimize.optimize_discount(judged, "linear", 3, starts=1)
-    assert "judge with missing='zero'" in str(exc.value)  # the API's advice, which the CLI rewrites
+    # the API's advice, in Python terms; the fix is data the CLI words with its options
+    assert str(exc.value).endswith("; pass missing='zero' to score a topic a run does not return 0")
+    assert (exc.value.param, exc.value.fix) == ("judged", {"missing": "zero"})
     msg = str(_common.in_option_names(exc.value, tune._OPTIONS))
-    assert "the data is read with --missing exclude" in msg and msg.endswith("use --missing zero.")
+    assert msg.startswith("the data is read with --missing exclude and some runs miss topics")
+    assert msg.endswith("; use --missing zero to score a topic a run does not return 0")
     assert "`" not in msg and "missing='" not in msg
+
+
+@pytest.mark.parametrize("argv, fix", [
+    (["evaluate", "--measure", "nDCG@3"], "; use --judged-only to evaluate condensed lists (the usual remedy, with bpref)"),
+    (["gstudy"], ""),  # no --judged-only: the Python advice is left out, not leaked
+])
+def test_coverage_warning_words_its_fix_with_the_options(tmp_path, argv, fix, capsys):
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 a 2\n")
+    for name, docs in (("r1", "abcdefghij"), ("r2", "jihgfedcba")):
+        (tmp_path / name).write_text("".join(f"{t} Q0 {d} {r} {10 - r} {name}\n" for t in (1, 2)
+                                             for r, d in enumerate(docs, 1)))
+    assert main([*argv, "--runs", str(tmp_path / "r1"), str(tmp_path / "r2"), "--qrels", str(tmp_path / "q"),
+                 "--quiet"]) == 0
+    warning = [ln for ln in capsys.readouterr().err.splitlines() if "warning: only" in ln]
+    assert len(warning) == 1, warning
+    assert warning[0].endswith("(check that these are the qrels of these runs)" + fix), warning[0]
+    assert "judged_only" not in warning[0] and "`" not in warning[0]
+
+
+def test_a_measure_with_a_bad_cutoff_is_refused_before_loading(monkeypatch, capsys):
+    import experiments.cli._data as data
+
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    monkeypatch.setattr(data.metrics, "load_trec9", lambda: pytest.fail("data loaded before --measure was checked"))
+    assert main(["evaluate", "--measure", "AP", "--measure", "ndcg_cut.0"]) == 2
+    assert capsys.readouterr().err == ("gtheory evaluate: error: --measure ndcg_cut.0: the cut-off must be a positive "
+                                       "integer; got 0.\n")
+
+
+def test_a_measure_returning_nan_says_which_option_fixes_it():
+    from experiments.cli import _common, robustness
+
+    exc = metrics.FixableError("measure 'AP' returned NaN or infinite scores (is `judged` read with "
+                               "`missing='exclude'`?), but the study needs a complete matrix", param="judged",
+                               fix={"missing": "zero"}, fix_effect="score a topic a run does not return 0")
+    assert str(_common.in_option_names(exc, robustness._OPTIONS)) == (
+        "measure 'AP' returned NaN or infinite scores (is the data read with --missing exclude?), but the study "
+        "needs a complete matrix; use --missing zero to score a topic a run does not return 0")
 
 
 def test_sweep_and_robustness_name_an_api_parameter_by_its_option():
@@ -597,6 +638,24 @@ def test_duplicates_option_on_every_subcommand_that_reads_runs():
     assert {"evaluate", "gstudy", "tune", "check", "sweep", "robustness", "demo", "report"} <= set(reading)
     for name, sub in reading.items():
         assert any("--duplicates" in a.option_strings and a.choices == ["error", "first"] for a in sub._actions), name
+
+
+def test_rows_below_depth_are_noted(tmp_path, capsys, monkeypatch):
+    # trec_eval has no default depth: a run deeper than --depth scores differently from trec_eval without -M
+    # (here AP: the relevant document at rank 3 is cut at --depth 2), so the CLI says what it did not read
+    import pytrec_eval
+
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d3 1\n2 0 d1 1\n")
+    (tmp_path / "r").write_text("".join(f"{t} Q0 d{i} {i} {10 - i} r\n" for t in (1, 2) for i in (1, 2, 3)))
+    argv = ["evaluate", "--runs", str(tmp_path / "r"), "--qrels", str(tmp_path / "q"), "--measure", "AP", "--depth", "2"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "note: --depth 2: 2 rows ranked below 2 not read in run r (2) (as trec_eval -M 2;" in captured.err
+    full = pytrec_eval.RelevanceEvaluator({"1": {"d1": 1, "d3": 1}}, {"map"}).evaluate(
+        {"1": {"d1": 9.0, "d2": 8.0, "d3": 7.0}})["1"]["map"]
+    assert ",1,AP,0.5" in captured.out.replace(" ", "") and full == pytest.approx((1 + 2 / 3) / 2)
+    assert main([*argv[:-2]]) == 0 and "--depth" not in capsys.readouterr().err  # no cut, no note
 
 
 def test_duplicates_first_reads_the_run_and_says_so(tiny, capsys, monkeypatch):

@@ -59,6 +59,32 @@ def test_atomic_path_keeps_the_suffix_and_the_permissions(tmp_path):
     assert target.stat().st_mode & 0o777 == 0o640  # a replaced file keeps its mode
 
 
+def test_an_output_that_is_a_symbolic_link_is_written_through(tmp_path):
+    from gtheory._json import write_text
+
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "scores.csv"
+    target.write_text("old\n")
+    link = tmp_path / "scores.csv"
+    link.symlink_to(target)
+    for write, text in [(lambda: atomic_write_text(link, "new\n"), "new\n"), (lambda: write_text(link, "json"), "json")]:
+        write()
+        assert link.is_symlink() and os.readlink(link) == str(target)  # the link is kept ...
+        assert target.read_text() == text  # ... and the file it names has the new content
+        assert _left_over(tmp_path) == [] and _left_over(tmp_path / "real") == []
+    dangling = tmp_path / "later.csv"
+    dangling.symlink_to(tmp_path / "real" / "later.csv")
+    atomic_write_text(dangling, "first\n")
+    assert dangling.is_symlink() and (tmp_path / "real" / "later.csv").read_text() == "first\n"
+    report = tmp_path / "real" / "report"
+    report.mkdir()
+    (report / "old.png").write_text("old")
+    (tmp_path / "report").symlink_to(report)
+    with atomic_directory(tmp_path / "report") as tmp:
+        (tmp / "new.png").write_text("new")
+    assert (tmp_path / "report").is_symlink() and sorted(os.listdir(report)) == ["new.png"]
+
+
 def test_atomic_directory_replaces_the_whole_directory_or_nothing(tmp_path):
     out = tmp_path / "report"
     out.mkdir()
@@ -239,7 +265,7 @@ def test_ndcg_at_10_of_5_deep_runs_is_trec_eval_ndcg_cut_10(data, capsys):
 # ------------------------------------------------------------------------------ robustness, identical runs
 def test_robustness_on_identical_runs_is_an_error_not_tau_nan(tmp_path, capsys):
     judged = tmp_path / "same.npz"
-    metrics.load_trec9().subset(systems=[2, 2, 2], topics=list(range(10))).save(judged)
+    metrics.load_trec9().subset(systems=[2, 2, 2], topics=list(range(10)), repeats=True).save(judged)
     argv = ["robustness", "--judged", str(judged), "--fractions", "1", "0.5", "--seeds", "1", "--test", "none",
             "--quiet"]
     assert main(argv) == 1

@@ -184,3 +184,46 @@ def test_cli_one_seed_value_is_a_count(capsys, tmp_path, small):
     assert "note: --seeds 2 is the number of seeds" in cap.err
     assert main(argv + ["--seeds", "0", "5", "--quiet"]) == 0
     assert [r["seed"] for r in json.loads(capsys.readouterr().out)["rows"]] == [0, 5]
+
+
+def test_ctrl_c_stops_a_parallel_sweep_and_its_workers_and_keeps_the_old_output(tmp_path):
+    # a real Ctrl-C: SIGINT to the whole process group (the terminal sends it to the command and its worker
+    # processes) once the first tasks are done; the workers must go, and the old output stay
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    out = tmp_path / "sweep.csv"
+    out.write_text("old\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "MPLBACKEND": "Agg"}
+    argv = [sys.executable, "-m", "gtheory", "sweep", "--cutoffs", "10", "20", "100", "1000", "--fractions", "1", "0.5",
+            "0.3", "0.2", "0.1", "--seeds", "20", "--workers", "2", "--out", str(out)]  # 100 tasks: ~30 s to finish
+
+    def own_group() -> None:  # a group of its own (like a terminal's job), with the default SIGINT disposition
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.setpgrp()
+
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=own_group)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if " 2/100 tasks" in line:
+            os.killpg(proc.pid, signal.SIGINT)
+            break
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130, "".join(seen) + rest
+    assert f"gtheory sweep: interrupted; nothing written to {out}" in rest
+    assert out.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["sweep.csv"]
+    time.sleep(0.5)
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):  # every process still in the command's group
+        try:
+            if os.getpgid(int(pid)) == proc.pid:
+                left.append(pid)
+        except (ProcessLookupError, PermissionError):
+            pass
+    assert left == [], f"worker processes left running: {left}"

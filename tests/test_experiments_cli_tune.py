@@ -19,7 +19,7 @@ def test_tune_discount_writes_json_matching_the_api(tmp_path, capsys):
     t = optimize.Tuning.from_json(str(out))
     ref = optimize.optimize_discount(metrics.load_trec9(), "linear", 10, starts=1)
     np.testing.assert_allclose(t.discount, ref.discount, atol=1e-12)
-    assert t.evaluate(metrics.load_trec9()).phi() == pytest.approx(t.phi, abs=1e-10)
+    assert t.evaluate(metrics.load_trec9()).phi() == pytest.approx(t.phi(), abs=1e-10)
 
 
 def test_tune_gain_json_output(capsys):

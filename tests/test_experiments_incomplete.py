@@ -25,7 +25,7 @@ import scipy.stats
 import gtheory
 import metrics
 from metrics import ABSENT, UNJUDGED, JudgedRuns
-from conftest import shared
+from conftest import load_matrix, shared
 from experiments import (
     SignificanceConfusion,
     bootstrap_asl,
@@ -40,6 +40,7 @@ from experiments import (
     significance_confusion,
     summarize_study,
     tuned_stability_under_incompleteness,
+    tau_ap,
 )
 
 FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
@@ -308,6 +309,17 @@ def test_confusion_identical_matrices_and_top_k():
     assert cm3.n_pairs == 3 and set(cm3.table.system_a) | set(cm3.table.system_b) == {"A", "B", "C"}
 
 
+def test_confusion_top_k_ties_at_the_cut_go_in_input_order():
+    # web2013 P@10: the 8th and 9th systems by mean tie in exact arithmetic (same number of relevant documents)
+    # but not as floats; the documented rule (ties in input order) is checked against the integer counts
+    full = load_matrix("web2013_p10")
+    hits = np.rint(full.to_numpy() * 10).astype(int).sum(axis=1)
+    want = set(full.index[np.argsort(-hits, kind="stable")[:8]])
+    assert want != set(full.index[np.argsort(-full.to_numpy().mean(axis=1), kind="stable")[:8]])  # rounding differs
+    cm = significance_confusion(full, full, test="t", top_k=8)
+    assert set(cm.table.system_a) | set(cm.table.system_b) == want
+
+
 def test_confusion_errors():
     full, red = _hand_built()
     with pytest.raises(ValueError, match="`test` must be one of"):
@@ -383,6 +395,20 @@ def test_study_errors(small):
         incompleteness_study(small, "AP'", fractions=(1.0,), test=None)
     with pytest.raises(ValueError, match="returned shape"):
         incompleteness_study(small, lambda j: np.zeros((2, 2)), test=None)
+
+
+@pytest.mark.parametrize("level, match", [
+    (5.0, r"`relevance_level` must split the qrels grades \(-2 0 1 2\) into relevant \(>= it\) and non-relevant: "
+          r"a value in \(-2, 2\]; got 5\."),
+    (-2.0, r"a value in \(-2, 2\]; got -2\."),
+    (float("nan"), r"got nan\."),
+])
+def test_robustness_study_refuses_a_relevance_level_that_splits_nothing(level, match):
+    from experiments import robustness_study
+
+    with pytest.raises(gtheory.ParameterError, match=match) as exc:
+        robustness_study(synthetic(), ["AP"], fractions=(1.0,), seeds=1, relevance_level=level)
+    assert exc.value.param == "relevance_level"
 
 
 def test_knee_hand_built():
@@ -489,6 +515,29 @@ def test_tau_ap_variant_is_the_same_for_plain_and_condensed_lists(trec9):
     # a measure without ties in either list type uses "a" for both
     ap = incompleteness_study(trec9, "AP", fractions=[1.0], seeds=1, test=None)
     assert set(ap.tau_ap_variant) == {"a"}
+
+
+def test_tau_ap_variant_sees_means_tied_in_exact_arithmetic(trec9):
+    # P@10 means are multiples of 1/500: two TREC-9 runs with the same number of relevant documents in their top 10
+    # have equal means, but summed from different per-topic values the floats can differ in the last bits. The
+    # study chose the variant with np.unique on the raw means ("a", untied) and tau_ap, which sees the tie, raised
+    # "`a` must have no tied mean scores". Reference: the relevant counts, integers, with scipy's tau-b.
+    p10 = metrics.evaluate(trec9, "P@10").to_numpy()
+    hits = np.rint(p10 * 10).astype(int).sum(axis=1)
+    means = p10.mean(axis=1)
+    a, b = next((i, k) for i in range(len(hits)) for k in range(i + 1, len(hits))
+                if hits[i] == hits[k] and means[i] != means[k])
+    rest = [i for i in range(len(hits)) if hits[i] != hits[a] and i not in (a, b)]
+    rest = [i for n, i in enumerate(rest) if hits[i] not in hits[rest[:n]]][:6]  # distinct totals: one tie only
+    sub = trec9.subset(systems=[trec9.systems[i] for i in sorted([a, b, *rest])])
+    df = incompleteness_study(sub, "P@10", fractions=[1.0, 0.5], seeds=[0], judged_only=False, test=None)
+    assert list(df.tau_ap_variant) == ["b", "b"]
+    assert df.tau_ap.iloc[0] == 1.0 and df.tau.iloc[0] == 1.0
+    full = np.rint(metrics.evaluate(sub, "P@10").to_numpy() * 10).sum(axis=1)
+    red = np.rint(metrics.evaluate(reduce_qrels(sub, 0.5, seed=0), "P@10").to_numpy() * 10).sum(axis=1)
+    row = df.loc[df.fraction == 0.5].iloc[0]
+    assert row.tau == pytest.approx(scipy.stats.kendalltau(full, red).statistic, abs=1e-12)
+    assert row.tau_ap == pytest.approx(tau_ap(full.astype(float), red.astype(float), variant="b"), abs=1e-12)
 
 
 def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff():

@@ -154,6 +154,14 @@ def test_settings_validation():
         ReportSettings.quick(cutoff=2000).validate(judged)
 
 
+def test_settings_fit_the_run_depth():
+    s = ReportSettings.default(cutoff=50).fit_depth(60)  # discount 10, 20, 50; gain 3, 10, 20, 50, 100, 200
+    assert (s.discount_cutoffs, s.gain_cutoffs, s.joint_cutoffs, s.asl_cutoff) == ((10, 20, 50), (3, 10, 20, 50),
+                                                                                   None, 20)
+    s = replace(ReportSettings.quick(cutoff=5), asl_cutoff=30, joint_cutoffs=(10,)).fit_depth(5)
+    assert (s.discount_cutoffs, s.gain_cutoffs, s.joint_cutoffs, s.asl_cutoff) == ((5,), (5,), (5,), 5)
+
+
 def test_published_numbers_have_one_home():
     # the paper's TREC-9 numbers are written once, in experiments.published; the report shows those numbers
     import experiments.published

@@ -174,3 +174,68 @@ def test_swap_validation():
     # a bin width works too
     widths = swap_rates(scores, topic_set_sizes=5, bins=0.1, B=10)
     assert widths["bin_lower"].tolist()[:2] == [0.0, 0.1]
+
+
+@pytest.mark.parametrize("sampling", ["without_replacement", "bootstrap"])
+@pytest.mark.parametrize("top, seed", [(1, 0), (3, 2), (10, 3)])
+def test_tied_means_of_discrete_scores_are_not_swaps(sampling, top, seed):
+    # P@10-like scores: two systems' subset means tie in exact arithmetic in many trials (a tie is not a swap);
+    # the reference decides every sign with integer sums (the documented subsets, drawn by the loop above)
+    grades = np.random.default_rng(seed).integers(0, top + 1, size=(6, 30))
+    sizes, B = [5, 10], 150
+    rng = np.random.default_rng(seed)
+    expected, ties = {}, 0
+    for c in sizes:
+        if sampling == "without_replacement":
+            keys = rng.random((B, 30))
+            subsets = [(np.argsort(keys[b])[:c], np.argsort(keys[b])[c:2 * c]) for b in range(B)]
+        else:
+            first, u = rng.integers(0, 30, size=(B, c)), rng.random((B, c))
+            subsets = []
+            for b in range(B):
+                free = sorted(set(range(30)) - set(first[b].tolist()))
+                subsets.append((first[b], np.array([free[int(u[b, k] * len(free))] for k in range(c)])))
+        swaps = 0
+        for q1, q2 in subsets:
+            s1, s2 = grades[:, q1].sum(axis=1), grades[:, q2].sum(axis=1)  # exact integers
+            for i in range(6):
+                for j in range(i + 1, 6):
+                    d1, d2 = int(s1[i] - s1[j]), int(s2[i] - s2[j])
+                    swaps += d1 * d2 < 0
+                    ties += d1 == 0 or d2 == 0
+        expected[c] = swaps
+    assert ties > 0
+    table = swap_rates(grades / top, topic_set_sizes=sizes, B=B, seed=seed, sampling=sampling)
+    assert table.groupby("topic_set_size").n_swaps.sum().to_dict() == expected
+
+
+@pytest.mark.parametrize("sampling", ["without_replacement", "bootstrap"])
+def test_differences_on_a_bin_edge_in_exact_arithmetic_are_binned_at_it(sampling):
+    # P@10-like scores over 25-topic subsets: mean differences are multiples of 1/250, so 0.02, 0.04, ... sit exactly
+    # on the default edges; in floats they were as often just below (0.019999999999999997) and counted a bin lower
+    # (7 % of all comparisons on web2013 P@10). Reference: bins decided with integer sums (the documented subsets).
+    grades = np.random.default_rng(5).integers(0, 11, size=(6, 50))
+    top, n, c, B, seed = 10, 50, 25, 60, 1
+    rng = np.random.default_rng(seed)
+    if sampling == "without_replacement":
+        keys = rng.random((B, n))
+        subsets = [(np.argsort(keys[b])[:c], np.argsort(keys[b])[c:2 * c]) for b in range(B)]
+    else:
+        first, u = rng.integers(0, n, size=(B, c)), rng.random((B, c))
+        subsets = []
+        for b in range(B):
+            free = sorted(set(range(n)) - set(first[b].tolist()))
+            subsets.append((first[b], np.array([free[int(u[b, k] * len(free))] for k in range(c)])))
+    n_bins = len(DEFAULT_SWAP_BINS) - 1  # edges k/100, k = 0..20, then inf
+    want = np.zeros(n_bins, dtype=int)
+    on_edge = 0
+    for q1, _ in subsets:
+        s1 = grades[:, q1].sum(axis=1)  # exact integers; a mean difference is |s_i - s_j| / (c * top)
+        for i in range(6):
+            for j in range(i + 1, 6):
+                hundredths = 100 * abs(int(s1[i] - s1[j]))  # |d| >= k/100  <=>  100 |s_i - s_j| >= k c top
+                want[min(hundredths // (c * top), n_bins - 1)] += 1
+                on_edge += hundredths % (c * top) == 0 and hundredths > 0
+    assert on_edge > 0
+    table = swap_rates(grades / top, topic_set_sizes=[c], B=B, seed=seed, sampling=sampling)
+    assert table.n_comparisons.tolist() == want.tolist()

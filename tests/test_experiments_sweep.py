@@ -120,7 +120,7 @@ def test_tune_adds_tuned_phi(small):
     df = ex.sweep(small, cutoffs=[10], gains="linear", discounts=["log2", "zipf"], tune=True, max_workers=1)
     assert {"phi_tuned", "tuned_discount"} <= set(df.columns)
     t = optimize.optimize_discount(small, gain="linear", cutoff=10, starts=1)
-    assert df.phi_tuned.iloc[0] == df.phi_tuned.iloc[1] == pytest.approx(t.phi_at(small.n_topics), abs=1e-10)
+    assert df.phi_tuned.iloc[0] == df.phi_tuned.iloc[1] == pytest.approx(t.phi(small.n_topics), abs=1e-10)
     assert (df.phi_tuned >= df.phi - 1e-9).all()  # tuned for Φ: at least as stable as the standard discounts
     assert len(df.tuned_discount.iloc[0]) == 10
 

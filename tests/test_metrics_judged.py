@@ -179,3 +179,21 @@ def test_judge_validates_options(tmp_path):
         judge([tmp_path / "r"], tmp_path / "q", duplicates="last")
     with pytest.raises(ValueError, match="`depth` must be a positive integer"):
         judge([tmp_path / "r"], tmp_path / "q", depth=True)
+
+
+def test_subset_refuses_a_repeated_selection_and_records_the_part_kept():
+    import metrics
+
+    j = metrics.load_trec9()
+    with pytest.raises(ValueError, match=r"`systems` selects 1 system\(s\) more than once \(first: 'CWI0000'\)"):
+        j.subset(systems=[0, 0, 1])  # a system twice would count twice in every mean and G-study
+    with pytest.raises(ValueError, match=r"`topics` selects 1 topic\(s\) more than once \(first: '451'\)"):
+        j.subset(topics=["451", "452", "451"])
+    copies = j.subset(systems=[0, 0, 1, 0], topics=[1, 1], repeats=True)  # a resample with replacement
+    assert copies.systems == ("CWI0000", "CWI0000~2", "CWI0001", "CWI0000~3") and copies.topics == ("452", "452~2")
+    assert (copies.grades[1] == copies.grades[0]).all() and (copies.grades[:, 1] == copies.grades[:, 0]).all()
+    part = j.subset(systems=range(12)).subset(topics=range(10))
+    assert part.report["subset"] == {"systems": [12, 104], "topics": [10, 50]}
+    from experiments.report import _label
+
+    assert _label(part).endswith("(12 of 104 systems, 10 of 50 topics)")  # a report on it says it is a part

@@ -178,7 +178,7 @@ def test_published_dl19_ndcg10(tmp_path):
         (dict(cutoff=0), "`cutoff` must be a positive integer"),
         (dict(discount="cosine"), "unknown discount family 'cosine'"),
         (dict(discount="rbp(p=2)"), "`p` of the RBP discount must be in"),
-        (dict(gain=[0, 1]), "the gain vector has 2 entries"),
+        (dict(gain=[0, 1]), "`gain` has 2 entries"),
         (dict(gain={0: 0, 1: 1}), "no value for grade"),
         (dict(gain="squared"), "unknown gain family 'squared'"),
     ],

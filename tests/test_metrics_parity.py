@@ -9,6 +9,8 @@ returns the topics present in both run and qrels; those are compared, every syst
 (≤ 1e-12 for ``recip_rank``, exact for the counts ``num_*`` and ``success_k``, see ``TOLS``). trec_eval 9.0.8 has no reciprocal rank with a cut-off, so RR@k is
 compared with ``recip_rank`` on the runs truncated to their top k documents (top k judged documents under ``-J``).
 Collections (tests/conftest.py): TREC-9 Web (26 runs), TREC DL 2019 passage (37 runs), Robust 2004 (8 runs).
+Also: trec_eval's ``-l 2`` (with and without ``-J``) and ``-M`` (``judge(depth=M)``, against the runs cut to their top
+M in trec_eval's float32 order), and NIST's published per-run figures of the three collections.
 """
 from __future__ import annotations
 
@@ -104,9 +106,11 @@ def test_parity_with_trec_eval(collection, judged_only, request):
 
 
 def ranked_lists(trec_runs: dict[str, dict]) -> dict[str, dict[str, list[tuple[str, float]]]]:
-    """System → topic → (docno, score) in trec_eval's order: score descending, then docno descending."""
+    """System → topic → (docno, score) in trec_eval's order: score descending, then docno descending, with the
+    scores as trec_eval holds them, single-precision C floats (two scores equal as float32 tie; on the TREC-9 runs,
+    whose scores were min-max rescaled, 169 lists are ordered differently in double precision)."""
     return {
-        s: {q: sorted(docs.items(), key=lambda x: (x[1], x[0]), reverse=True) for q, docs in run.items()}
+        s: {q: sorted(docs.items(), key=lambda x: (float(np.float32(x[1])), x[0]), reverse=True) for q, docs in run.items()}
         for s, run in trec_runs.items()
     }
 
@@ -164,11 +168,29 @@ def test_topics_missing_from_a_run_score_zero(dl19):
         assert np.isnan(evaluate(replace(holed, missing="exclude"), name).iloc[0, 3])
 
 
-def test_relevance_level_2_matches_trec_eval_l2(dl19):
-    """``rel=2`` is trec_eval's ``-l 2``: grades 2 and 3 relevant, R counted at that level."""
-    ref = reference(dl19.trec_qrels, dl19.trec_runs, BINARY, judged_only=False, relevance_level=2)
-    deltas = max_deltas(dl19.judged, ref, judged_only=False, rel=2)
+@pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
+def test_relevance_level_2_matches_trec_eval_l2(dl19, judged_only):
+    """``rel=2`` is trec_eval's ``-l 2``: grades 2 and 3 relevant, R counted at that level; also with ``-J``."""
+    ref = reference(dl19.trec_qrels, dl19.trec_runs, BINARY, judged_only=judged_only, relevance_level=2)
+    deltas = max_deltas(dl19.judged, ref, judged_only=judged_only, rel=2)
     assert_within(deltas)
+
+
+@pytest.mark.parametrize(("collection", "depth"), [("trec9", 100), ("dl19", 5), ("dl19", 37)])
+def test_depth_is_trec_eval_M(collection, depth, request):
+    """``judge(..., depth=M)`` is trec_eval's ``-M M``: only the top M documents of each list (in trec_eval's order,
+    float32 scores) are evaluated, before ``-J`` condenses them. pytrec_eval has no ``-M``: the reference is
+    pytrec_eval on the runs cut to their top M. On TREC-9 at M = 100 a list of tnout9t2lc50 has float32-tied scores
+    across the cut (a double-precision cut keeps another document); on DL 2019 M = 5 and 37 cut inside the
+    re-ranking runs' short lists (5-50 documents)."""
+    c = request.getfixturevalue(collection)
+    j = metrics.judge(list(c.runs), c.qrels, depth=depth, workers=1, progress=False)
+    cut = truncated(c.trec_qrels, ranked_lists(c.trec_runs), depth, judged_only=False)
+    for judged_only in (False, True):
+        ref = reference(c.trec_qrels, cut, OURS, judged_only=judged_only)
+        assert_within(max_deltas(j, ref, judged_only=judged_only), f"{collection} -M {depth} J={judged_only}")
+    n_ret = evaluate(j, "NumRet").to_numpy()
+    assert n_ret.max() == depth and (n_ret < evaluate(c.judged, "NumRet").to_numpy()).any()  # the cut bites
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +245,43 @@ def test_parity_with_grades_between_minus_one_and_zero(dl19, dl19_fractional, ju
     ref = reference(trec_qrels, dl19.trec_runs, BINARY + ("ndcg", "ndcg_cut_10", "ndcg_cut_20"), judged_only=judged_only)
     deltas = max_deltas(j, ref, judged_only=judged_only)
     assert_within(deltas)
+
+
+#: published measure → our name. NIST's summaries carry two blocks for DL 2019: ``trec_eval`` (relevance level 1)
+#: and ``passages-eval`` (the track's official figures: binary measures at relevance level 2, nDCG on the grades).
+#: The TREC-9 and Robust 2004 column labelled ``P_10`` is P@15: it matches P@15 for all 113 runs to the 4 printed
+#: decimals and P@10 for 2 of them (the trec-browser pages label the 15-document column as 10); DL 2019's is P@10.
+PUBLISHED = {"map": "AP", "P_10": "P@10", "P_100": "P@100", "P_1000": "P@1000", "Rprec": "Rprec", "bpref": "Bpref",
+             "recip_rank": "RR", "recall_10": "R@10", "recall_100": "R@100", "recall_1000": "R@1000", "ndcg": "nDCG",
+             "ndcg_cut_10": "nDCG@10", "ndcg_cut_100": "nDCG@100", "ndcg_cut_1000": "nDCG@1000"}  # fmt: skip
+PUBLISHED_DIR = {"trec9": "trec9-web-wt10g", "dl19": "trec-dl-2019-passage", "robust04": "trec-robust2004-subset"}
+
+
+@pytest.mark.parametrize("collection", ["trec9", "dl19", "robust04"])
+def test_reproduces_nist_published_figures(collection, request):
+    """NIST's own per-run figures (``published_summaries_trec-browser.csv``; MAP, P@k, R-prec, bpref, RR, recall,
+    nDCG), an independent reference: every run of the collection's subset that NIST lists, every measure, equal to
+    the 4 decimals printed."""
+    from conftest import shared
+
+    c = request.getfixturevalue(collection)
+    pub = pd.read_csv(shared(PUBLISHED_DIR[collection], "published_summaries_trec-browser.csv"))
+    name_of = {s.removeprefix("input."): s for s in c.judged.systems}
+    pub = pub[pub.run.isin(name_of)]
+    # NIST lists 103 of the 104 TREC-9 runs and none of the later Robust baselines
+    assert pub.run.nunique() >= {"trec9": 25, "dl19": 37, "robust04": 5}[collection]
+    checked = 0
+    for (block, key), rows in pub.groupby(["summary_block", "measure"]):
+        name = "P@15" if key == "P_10" and collection != "dl19" else PUBLISHED[key]
+        if block == "passages-eval" and not name.startswith("nDCG"):
+            name = name.replace("@", "(rel=2)@") if "@" in name else f"{name}(rel=2)"
+        means = evaluate(c.judged, name).mean(axis=1)
+        got = means.loc[[name_of[r] for r in rows.run]].to_numpy()
+        bad = np.abs(got - rows.value.to_numpy()) > 5e-5 + 1e-12
+        assert not bad.any(), f"{collection} {block} {key} ({name}): {list(rows.run[bad])} {got[bad]} vs {list(rows.value[bad])}"
+        checked += len(rows)
+    assert checked == len(pub)
+    if collection != "dl19":  # the column labelled P_10 is not P@10
+        p10 = pub[pub.measure == "P_10"]
+        ours = evaluate(c.judged, "P@10").mean(axis=1).loc[[name_of[r] for r in p10.run]].to_numpy()
+        assert (np.abs(ours - p10.value.to_numpy()) > 5e-5).mean() > 0.9

@@ -22,7 +22,7 @@ from experiments.cli import main
 def failed():
     """Three copies of one TREC-9 run at cut-off 100: σ²(system) and σ²(system:topic) are rounding noise
     (7.0e-35 and 9.5e-35, both positive: their ratio is 0.74, Eρ²(50) = 0.97 before the fix)."""
-    same = metrics.load_trec9().subset(systems=[2, 2, 2])
+    same = metrics.load_trec9().subset(systems=[2, 2, 2], repeats=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optimize.OptimizationWarning)
         t = optimize.optimize_discount(same, "linear", 100, starts=1)
@@ -38,11 +38,11 @@ def test_failed_tuning_has_consistent_coefficients(failed):
     assert not t.success and "indistinguishable" in t.message
     assert 0 < t.var_system < 1e-30 and 0 < t.var_residual < 1e-30  # the noise that made the garbage
     # Φ = σ²s / (σ²s + (σ²t + σ²st)/n) = 0; Eρ² = σ²s / (σ²s + σ²st/n) = 0/0: undefined
-    assert t.phi == 0.0 and t.phi_1 == 0.0
-    assert math.isnan(t.erho2) and math.isnan(t.erho2_1)
+    assert t.phi() == 0.0 and t.phi_1 == 0.0
+    assert math.isnan(t.erho2()) and math.isnan(t.erho2_1)
     back = optimize.Tuning.from_json(t.to_json())
-    for name in ("phi", "erho2", "phi_1", "erho2_1"):
-        assert _same_number(getattr(back, name), getattr(t, name)), name
+    for mine, theirs in zip((back.phi(), back.erho2(), back.phi_1, back.erho2_1), (t.phi(), t.erho2(), t.phi_1, t.erho2_1)):
+        assert _same_number(mine, theirs)
     assert json.loads(t.to_json())["erho2"] is None  # strict JSON: null, not 0.97
 
 
@@ -51,13 +51,16 @@ def test_old_document_with_noise_coefficients_is_read_consistently(failed):
     doc = json.loads(t.to_json())
     doc.update(erho2=0.9558163265306122, erho2_1=0.30199567978850306)  # what the old code wrote
     back = optimize.Tuning.from_json(json.dumps(doc))
-    assert math.isnan(back.erho2) and math.isnan(back.erho2_1) and back.phi == 0.0
+    assert math.isnan(back.erho2()) and math.isnan(back.erho2_1) and back.phi() == 0.0
 
 
 def test_failed_tuning_summary_and_topics_needed_return_promptly(failed):
     t, _ = failed
     t0 = time.perf_counter()
-    assert t.topics_needed(0.95) == math.inf and t.topics_needed(0.95, "erho2") == math.inf
+    assert t.topics_needed(0.95).n == math.inf and t.topics_needed(0.95, "erho2").n == math.inf
+    # an undefined Eρ² (0/0) has no interval either: not bounds computed from mean squares of rounding noise
+    need = t.topics_needed(0.95, "erho2")
+    assert need.n_low == need.n_high == math.inf and "undefined" in need.reason
     text = t.summary()
     assert time.perf_counter() - t0 < 2.0  # used to hang in a k += 1 loop
     assert "CANNOT TUNE" in text and "σ²(system) = 0" in text

@@ -20,7 +20,22 @@ def test_reproduces_a_hand_written_rbp_grid(trec9):
     t = optimize.tune_parameters(j, "RBP(p={p})", {"p": (0.5, 0.95)}, n_splits=0)
     assert abs(t.params["p"] - p_hand) <= 0.05 + 1e-12
     assert t.phi_1 >= max(phis) - 1e-12
-    assert t.phi_1 == pytest.approx(gtheory.gstudy(metrics.rbp(j, p=t.params["p"])).phi(1), abs=1e-12)
+    g = gtheory.gstudy(metrics.rbp(j, p=t.params["p"]))
+    assert t.phi_1 == pytest.approx(g.phi(1), abs=1e-12)
+    # the coefficient API of GStudy and Tuning: phi(n), erho2(n), topics_needed -> TopicsNeeded (a point estimate)
+    assert t.phi() == pytest.approx(g.phi(j.n_topics), abs=1e-12) and t.erho2(7) == pytest.approx(g.erho2(7), abs=1e-12)
+    np.testing.assert_allclose(t.phi([1, 10, 100]), g.phi([1, 10, 100]), atol=1e-12)
+    need = t.topics_needed(0.95)
+    assert isinstance(need, gtheory.TopicsNeeded) and need.n == g.topics_needed(0.95, level=None).n
+    assert t.topics_needed(0.9, "erho2").n == g.topics_needed(0.9, "erho2", level=None).n
+    with pytest.raises(ValueError, match="pass `level=None`"):
+        t.topics_needed(0.95, level=0.95)
+    with pytest.raises(ValueError, match="`n_topics` must be positive and finite"):
+        t.phi(0)
+    doc = json.loads(t.to_json())
+    assert doc["phi"] == pytest.approx(t.phi(), abs=1e-15) and doc["erho2"] == pytest.approx(t.erho2(), abs=1e-15)
+    back = optimize.ParameterTuning.from_json(t.to_json())
+    assert back.phi() == t.phi() and back.to_json() == t.to_json()
     assert t.measure_at == f"RBP(p={t.params['p']:.6g})"
 
 

@@ -268,3 +268,15 @@ def test_recommend_joint(trec9):
         or rec.adopt
     # the recommended configuration's coefficients are those of metrics.ndcg + gtheory.gstudy
     assert rec.tuning.phi_1 == pytest.approx(gtheory.gstudy(rec.ndcg(j)).phi(1), abs=1e-12)
+
+
+def test_a_candidate_equal_to_the_standard_up_to_rounding_never_wins():
+    # a family fitted at the standard's own parameter gives the same held-out Φ(1) up to the last bits: those
+    # noise differences are not wins (nor a positive mean difference), so such a candidate is never adopted
+    import numpy as np
+
+    from optimize.nested import _wins
+
+    noise = np.array([1e-17, 3e-17, -1e-17, 2e-16, 5e-17])
+    assert _wins(noise) == 0
+    assert _wins(np.array([0.01, 0.002, -0.003, 1e-17, 0.004])) == 3

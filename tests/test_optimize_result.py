@@ -44,12 +44,12 @@ def test_negative_system_variance_reports_phi_as_the_gstudy_does(neg):
     g = t.gstudy
     assert g.clipped_system
     # before: t.phi = -1.634 while gstudy.phi() = 0.0
-    assert t.phi == pytest.approx(g.phi(t.n_topics), abs=1e-12) and t.phi == 0.0
+    assert t.phi() == pytest.approx(g.phi(t.n_topics), abs=1e-12) and t.phi() == 0.0
     assert t.phi_1 == pytest.approx(g.phi(1), abs=1e-12)
-    assert t.erho2 == pytest.approx(g.erho2(t.n_topics), abs=1e-12)
+    assert t.erho2() == pytest.approx(g.erho2(t.n_topics), abs=1e-12)
     assert t.erho2_1 == pytest.approx(g.erho2(1), abs=1e-12)
-    assert t.phi_at(7) == pytest.approx(g.phi(7), abs=1e-12)
-    assert t.topics_needed(0.9) == np.inf
+    assert t.phi(7) == pytest.approx(g.phi(7), abs=1e-12)
+    assert t.topics_needed(0.9).n == np.inf
     # the optimiser's raw objective stays available: r/(1+r) of the raw components, negative here
     vc = gtheory.variance_components(t.ndcg(sub).to_numpy())
     r = vc.system / (vc.topic + vc.residual)
@@ -69,39 +69,43 @@ def test_phi_equals_gstudy_for_every_front_end(j, t10):
     ]
     for t in tunings:
         g = t.gstudy
-        assert t.phi == pytest.approx(g.phi(t.n_topics), abs=1e-12)
+        assert t.phi() == pytest.approx(g.phi(t.n_topics), abs=1e-12)
         assert t.phi_1 == pytest.approx(g.phi(1), abs=1e-12)
-        assert t.erho2 == pytest.approx(g.erho2(t.n_topics), abs=1e-12)
+        assert t.erho2() == pytest.approx(g.erho2(t.n_topics), abs=1e-12)
         # no negative component: the raw objective is the reported one
         assert t.fun == pytest.approx(t.phi_1 if t.objective == "phi" else t.erho2_1, abs=1e-12)
 
 
 
-def test_coefficients_at_n_use_gtheorys_projection(t10, neg, monkeypatch):
-    # one D-study formula: Tuning.phi_at / erho2_at and the coefficients of a new Tuning are gtheory.project
+def test_coefficients_at_n_use_gtheorys_projection(t10, neg):
+    # one D-study formula: Tuning.phi / erho2 and the coefficients of a new Tuning are gtheory.project
     for t in (t10, neg[1]):
         for n in (1, 7, 50, 123.5):
-            assert t.phi_at(n) == float(gtheory.project(t.phi_ratio, n)) == pytest.approx(t.gstudy.phi(n), abs=1e-12)
-            assert t.erho2_at(n) == float(gtheory.project(t.erho2_ratio, n))
-            assert type(t.phi_at(n)) is float
-    calls = []
-    real = gtheory.project
-
-    def recording(ratio, n_topics):
-        calls.append((ratio, n_topics))
-        return real(ratio, n_topics)
-
-    monkeypatch.setattr(gtheory, "project", recording)
-    t10.phi_at(9), t10.erho2_at(9)
-    assert calls == [(t10.phi_ratio, 9), (t10.erho2_ratio, 9)]
+            assert t.phi(n) == float(gtheory.project(t.phi_ratio, n)) == pytest.approx(t.gstudy.phi(n), abs=1e-12)
+            assert t.erho2(n) == float(gtheory.project(t.erho2_ratio, n))
+            assert type(t.phi(n)) is float and type(t.erho2(n)) is float
+        ns = np.array([1, 7, 50])  # an array of topic counts gives an array, as GStudy.phi
+        np.testing.assert_allclose(t.phi(ns), t.gstudy.phi(ns), atol=1e-12)
+        np.testing.assert_allclose(t.erho2(ns), t.gstudy.erho2(ns), atol=1e-12)
+        assert t.phi() == t.phi(t.n_topics) and t.erho2() == t.erho2(t.n_topics)
 
 def test_topics_needed_is_gtheorys_rule(t10, neg):
     # one rule for the number of topics: gtheory.topics_needed_for_ratio of the clipped ratio
     for t in (t10, neg[1]):
         for target in (0.5, 0.9, 0.95, 0.99):
-            assert t.topics_needed(target) == gtheory.topics_needed_for_ratio(t.phi_ratio, target)
-            assert t.topics_needed(target, "erho2") == gtheory.topics_needed_for_ratio(t.erho2_ratio, target)
-    assert t10.topics_needed(0.95) == t10.gstudy.topics_needed(0.95, level=None).n
+            assert t.topics_needed(target).n == gtheory.topics_needed_for_ratio(t.phi_ratio, target)
+            assert t.topics_needed(target, "erho2").n == gtheory.topics_needed_for_ratio(t.erho2_ratio, target)
+    # GStudy's result, interval included: the tuning's mean squares are those of the G-study of the tuned nDCG
+    for t in (t10, neg[1]):
+        for coefficient in ("phi", "erho2"):
+            mine, theirs = t.topics_needed(0.95, coefficient), t.gstudy.topics_needed(0.95, coefficient)
+            assert isinstance(mine, gtheory.TopicsNeeded) and str(mine) == str(theirs)
+            assert (mine.n, mine.n_low, mine.n_high, mine.level) == (theirs.n, theirs.n_low, theirs.n_high, 0.95)
+            assert mine.n_exact == pytest.approx(theirs.n_exact, rel=1e-9)
+            point = t.topics_needed(0.9, coefficient, level=None)
+            assert point.level is None and point.n_low is None and point.n == t.gstudy.topics_needed(0.9, coefficient).n
+    for name in ("ms_system", "ms_topic", "ms_residual"):
+        assert getattr(t10, name) == pytest.approx(getattr(t10.gstudy, name), rel=1e-9), name
     with pytest.raises(ValueError, match="`coefficient` must be 'phi' or 'erho2'; got 'rho'"):
         t10.topics_needed(0.9, "rho")
 
@@ -181,7 +185,7 @@ def test_gain_for_absent_grade_warns(j, t10):
 # -------------------------------------------------------------------------------- JSON
 def test_from_json_names_missing_and_invalid_fields(t10):
     d = t10.to_dict()
-    for key in ("discount", "cutoff", "phi"):
+    for key in ("discount", "cutoff", "phi_1"):
         bad = {k: v for k, v in d.items() if k != key}
         with pytest.raises(ValueError, match=rf"missing field\(s\) '{key}'"):
             optimize.Tuning.from_json(json.dumps(bad))
@@ -217,20 +221,20 @@ def _strict_loads(text):
 def test_json_is_strict_at_every_depth_and_nulls_read_back_as_nan(t10):
     nan, inf = float("nan"), float("inf")
     # before: only top-level floats were cleaned; NaN in start_values / per_problem was written as NaN
-    t = replace(t10, phi=nan, var_topic=np.float64(nan), seconds=inf,
+    t = replace(t10, phi_1=nan, var_topic=np.float64(nan), seconds=inf,
                 start_values={"log2": nan, "zipf": np.float64(-inf), "linear": 0.25},
                 per_problem=[{"label": "a@10", "cutoff": np.int64(10), "fun": nan, "phi": np.float64(nan),
                               "n_topics": 50},
                              {"label": "b@10", "cutoff": 10, "fun": 0.2, "phi": inf, "n_topics": 25}])
     for text in (t.to_json(), t.to_json(indent=None)):
         doc = _strict_loads(text)
-        assert doc["phi"] is None and doc["var_topic"] is None and doc["seconds"] is None
+        assert doc["phi"] is None and doc["phi_1"] is None and doc["var_topic"] is None and doc["seconds"] is None
         assert doc["start_values"] == {"log2": None, "zipf": None, "linear": 0.25}
         assert doc["per_problem"][0] == {"label": "a@10", "cutoff": 10, "fun": None, "phi": None, "n_topics": 50}
         assert doc["per_problem"][1]["phi"] is None
     assert _strict_loads(json.dumps(t.to_dict(), allow_nan=False)) == _strict_loads(t.to_json())
     back = optimize.Tuning.from_json(t.to_json())
-    assert math.isnan(back.phi) and math.isnan(back.var_topic) and math.isnan(back.seconds)
+    assert math.isnan(back.phi()) and math.isnan(back.phi_1) and math.isnan(back.var_topic) and math.isnan(back.seconds)
     assert math.isnan(back.start_values["log2"]) and math.isnan(back.start_values["zipf"])
     assert back.start_values["linear"] == 0.25
     assert math.isnan(back.per_problem[0]["fun"]) and math.isnan(back.per_problem[0]["phi"])
@@ -318,16 +322,16 @@ def test_from_json_accepts_what_the_package_writes(j, t10, tmp_path):
 
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "x", True])
-def test_phi_at_and_erho2_at_check_n_topics_like_gstudy(bad):
+def test_phi_and_erho2_check_n_topics_like_gstudy(bad):
     # the rule of GStudy.phi / erho2: a clear ValueError, not NumPy's conversion error or a silent NaN
     import metrics
     import optimize
 
     t = optimize.optimize_discount(metrics.load_trec9(), [0, 1, 2], 5, starts=1)
-    for fn in (t.phi_at, t.erho2_at, t.gstudy.phi):
+    for fn in (t.phi, t.erho2, t.gstudy.phi):
         with pytest.raises(ValueError, match="`n_topics` must be positive and finite"):
             fn(bad)
-    assert t.phi_at(50) == pytest.approx(t.gstudy.phi(50), abs=1e-12)
+    assert t.phi(50) == pytest.approx(t.gstudy.phi(50), abs=1e-12)
 
 
 def test_agree_tol_accepts_numpy_numbers_and_refuses_non_finite():
@@ -340,3 +344,58 @@ def test_agree_tol_accepts_numpy_numbers_and_refuses_non_finite():
     for bad in (True, float("inf"), float("nan"), -1.0, "1e-6"):
         with pytest.raises(ValueError, match="`agree_tol` must be a non-negative number"):
             optimize.optimize_discount(j, [0, 1, 2], 5, starts=1, agree_tol=bad)
+
+
+# ------------------------------------------------------- frozen, with GStudy's coefficient API
+#: a Tuning document as written before Tuning.phi / erho2 became methods (the keys are unchanged)
+_OLD_DOCUMENT = """{"what": "discount", "objective": "phi", "cutoff": 5, "levels": [0.0, 1.0, 2.0],
+ "gain": [0.0, 0.3333333333333333, 0.6666666666666666], "discount": [0.2, 0.2, 0.2, 0.2, 0.2],
+ "phi": 0.7592947532228534, "erho2": 0.8367434835935061, "phi_1": 0.2827980061738025, "erho2_1": 0.3904915045543687,
+ "var_system": 0.020894935752078618, "var_topic": 0.020377110103300584, "var_residual": 0.0326143864953389,
+ "n_systems": 10, "n_topics": 8, "success": true, "message": "Optimization terminated successfully", "nit": 4,
+ "nfev": 4, "njev": 4, "solver": "slsqp", "starts": 1, "n_agree": 1, "agree_tol": 1e-06,
+ "start_values": {"log2": 0.2827980061738026}, "monotone_gain": true, "monotone_discount": true,
+ "judged_only": false, "seconds": 0.01469938299851492, "per_problem": [], "negative_components": [],
+ "gain_family": "linear", "binding_cutoff": null, "binding_label": null, "version": "0.1.0", "measure": "nDCG@5",
+ "fingerprint": "jr1:bd5e6cc11212fde09cda9a147a5ddfd5", "format": "gtheory.optimize.Tuning/1"}"""
+
+
+def test_an_old_document_loads_with_the_same_coefficients():
+    t = optimize.Tuning.from_json(_OLD_DOCUMENT)
+    # the numbers the old Tuning gave: t.phi, t.erho2, t.topics_needed(0.95), t.phi_at(50)
+    assert t.phi() == pytest.approx(0.7592947532228534, rel=1e-12)
+    assert t.erho2() == pytest.approx(0.8367434835935061, rel=1e-12)
+    assert t.topics_needed(0.95).n == 49 and t.phi(50) == pytest.approx(0.951726657108316, rel=1e-12)
+    # Φ(n) = n r/(1 + n r), r = σ²s/(σ²t + σ²st), by hand
+    r = 0.020894935752078618 / (0.020377110103300584 + 0.0326143864953389)
+    assert t.phi(8) == pytest.approx(8 * r / (1 + 8 * r), rel=1e-12)
+    doc = json.loads(t.to_json())
+    old = json.loads(_OLD_DOCUMENT)
+    assert list(doc) == list(old)  # the same keys in the same order: older readers read new documents
+    assert doc["phi"] == pytest.approx(old["phi"], rel=1e-12) and doc["erho2"] == pytest.approx(old["erho2"], rel=1e-12)
+    # Φ and Eρ² at n_topics follow from the components: a document without them loads too
+    bare = {k: v for k, v in old.items() if k not in ("phi", "erho2")}
+    assert optimize.Tuning.from_json(json.dumps(bare)).to_json() == t.to_json()
+
+
+def test_tuning_and_solver_run_are_frozen(t10):
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        t10.cutoff = 5  # type: ignore[misc]
+    run = optimize.result.SolverRun(x=np.array([0.5, 0.5]), fun=0.3, success=True, message="ok", nit=1, nfev=1,
+                                    njev=1, solver="slsqp", seconds=0.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        run.message = "changed"  # type: ignore[misc]
+    assert replace(run, start="log2").start == "log2" and run.start == ""
+    # the lazy provenance and the cached G-study still work on a frozen tuning
+    fresh = replace(t10)
+    assert fresh.__dict__.get("gstudy") is None and fresh.data_fingerprint == t10.data_fingerprint
+    assert fresh.gstudy is fresh.gstudy and fresh.gstudy.phi() == pytest.approx(fresh.phi(), abs=1e-12)
+
+
+def test_phi_at_and_erho2_at_are_deprecated_aliases(t10):
+    with pytest.warns(DeprecationWarning, match=r"use Tuning.phi\(n\)"):
+        assert t10.phi_at(9) == t10.phi(9)
+    with pytest.warns(DeprecationWarning, match=r"use Tuning.erho2\(n\)"):
+        assert t10.erho2_at(9) == t10.erho2(9)

@@ -88,15 +88,41 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return _quiet(experiments.robustness_study, judged, ["nDCG@10"], fractions=[1.0, 0.5], seeds=2)
     if name == "DemoStudy":
         return _quiet(demo_study, judged, 10, 0.95, 2)
+    if name == "Tuning (gain, failed)":  # systems that cannot be told apart: a failed tuning, Eρ² undefined (NaN)
+        import dataclasses
+
+        one = judged.subset(systems=[0], topics=list(range(6)))
+        same = dataclasses.replace(one, grades=np.repeat(one.grades, 3, axis=0), doc_ids=np.repeat(one.doc_ids, 3, axis=0),
+                                   n_retrieved=np.repeat(one.n_retrieved, 3, axis=0), systems=("a", "b", "c"))
+        return _quiet(optimize.optimize_gain, same, "log2", 5, starts=1)
+    if name == "SweepGrid":
+        return experiments.SweepGrid.of(cutoffs=[10, None], gains={"linear": "linear", "steep": {0: 0.0, 1: 1.0, 2: 4.0}},
+                                        discounts=["log2", "zipf"], fractions=[1.0, 0.5], seeds=[0, 3])
+    if name == "Study":
+        from experiments.report import ReportSettings, run_study
+
+        s = ReportSettings.quick(cutoff=10, discount_cutoffs=(10,), gain_cutoffs=(10,), B=20, n_splits=2, starts=1)
+        return _quiet(run_study, judged, settings=s, published=False)
+    if name == "OptimalityBound":  # made by Tuning.bound() (cvxpy); here its numbers, one of them not finite
+        return optimize.OptimalityBound(bound=0.4125, relaxed=0.4124, margin=math.inf, status="optimal", solver="SCS",
+                                        seconds=1.5, size=11, rank_one_ratio=0.99998)
+    if name == "SignificanceConfusion":
+        return _quiet(experiments.significance_confusion, _scores(), _scores(1), B=30, seed=0)
     raise AssertionError(name)
 
 
-TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded", "CoefficientInterval", "DesignGStudy", "DesignDStudy",
-         "Tuning", "SolverRun", "Coverage", "Qrels", "DiscriminativePower", "ConfigurationCheck", "DemoStudy",
-         "Recommendation", "ParameterTuning", "RobustnessStudy"]
+TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded", "CoefficientInterval",
+         "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound", "Coverage",
+         "Qrels", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "Study",
+         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy"]
 #: the types with to_json/from_json
-JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "Tuning", "Coverage", "ConfigurationCheck", "DemoStudy",
+JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded",
+              "CoefficientInterval", "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound",
+              "Coverage", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "SweepGrid",
               "Recommendation", "ParameterTuning"]
+#: the types whose JSON is written, not read back (a RobustnessStudy's per-seed results are a CSV; a Study's
+#: score matrices and tunings are recomputed by run_study)
+WRITTEN_TYPES = ["RobustnessStudy", "Study"]
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +147,7 @@ def test_repr_is_one_concise_line_and_summary_is_text(results, name):
     assert isinstance(s, str) and s.strip() and "np.float64" not in s
 
 
-@pytest.mark.parametrize("name", [*JSON_TYPES, "RobustnessStudy"])
+@pytest.mark.parametrize("name", [*JSON_TYPES, *WRITTEN_TYPES])
 def test_json_is_strict_and_round_trips(results, name):
     r = results[name]
     text = r.to_json()
@@ -129,11 +155,12 @@ def test_json_is_strict_and_round_trips(results, name):
     doc = _strict(text)
     assert isinstance(doc, dict) and doc == _strict(json.dumps(r.to_dict()))  # to_dict is the same document
     assert doc["format"].startswith("gtheory.")
-    if name not in JSON_TYPES:  # written, not read back (a RobustnessStudy's per-seed results are a CSV)
+    if name not in JSON_TYPES:  # written, not read back
         return
     back = type(r).from_json(text)
     assert back.to_json() == text  # every field survives (a Tuning read from JSON holds no data)
-    if name in ("GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "ConfigurationCheck", "DemoStudy"):  # the
+    if name in ("GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "ConfigurationCheck", "DemoStudy", "TopicsNeeded",
+                "OptimalityBound", "SweepGrid"):  # the
         # others hold arrays (no ==); a G-study's score matrix comes back too, for bootstrap()
         if name == "UnbalancedGStudy":
             assert np.array_equal(back.scores, r.scores, equal_nan=True) and type(back) is type(r)
@@ -252,7 +279,7 @@ def test_the_one_writer_is_atomic_with_the_usual_permissions(tmp_path):
 
 #: the types with a picture (the others have none: a number, a table of numbers)
 PLOT_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "Coverage", "DemoStudy",
-              "Recommendation", "ParameterTuning", "RobustnessStudy"]
+              "Recommendation", "ParameterTuning", "RobustnessStudy", "Tuning", "Tuning (gain, failed)", "Study"]
 
 
 @pytest.mark.parametrize("name", PLOT_TYPES)
@@ -267,3 +294,63 @@ def test_plot_where_a_picture_exists(results, name):
     fig = getattr(out, "figure", out)
     assert fig.axes and any(ax.has_data() for ax in fig.axes)
     plt.close(fig)
+
+
+@pytest.mark.parametrize("name", ["GStudy", "GStudy (σ²(s) = 0)", "Tuning", "Tuning (gain, failed)", "ParameterTuning"])
+def test_one_coefficient_api(results, name):
+    """phi(n), erho2(n) and topics_needed(target, coefficient) mean the same on every result that has them: floats
+    at the result's own topics by default, arrays for arrays, a TopicsNeeded for the topics needed."""
+    r = results[name]
+    assert type(r.phi()) is float and type(r.erho2()) is float and r.phi() == r.phi(r.n_topics)
+    assert np.asarray(r.phi([1, 10, 100])).shape == (3,) and r.phi(1) == pytest.approx(r.phi([1, 2])[0], abs=0)
+    need = r.topics_needed(0.9, "erho2", level=None)
+    assert isinstance(need, gtheory.TopicsNeeded) and (need.coefficient, need.target, need.level) == ("erho2", 0.9, None)
+    if math.isfinite(need.n):  # the smallest n that reaches the target
+        assert r.erho2(need.n) >= 0.9 and (need.n == 1 or r.erho2(need.n - 1) < 0.9)
+    else:
+        assert need.reason
+    with pytest.raises(ValueError, match="`coefficient` must be 'phi' or 'erho2'; got 'rho'"):
+        r.topics_needed(0.9, "rho", level=None)
+    with pytest.raises(ValueError, match="`n_topics` must be positive and finite"):
+        r.erho2(-1)
+
+
+def test_study_summary_and_sweep_grid_document(results):
+    study = results["Study"]
+    text = study.summary()
+    assert text.startswith(f"Study: {study.name}, 12 systems × 10 topics") and str(study) == text
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if "topics for Φ ≥ 0.95" in line)
+    for line, need in zip(lines[head + 1:], study.discount_table["topics_needed"]):  # Table 1: a line per discount
+        assert line.split()[-1] == (f"{need:.0f}" if math.isfinite(need) else "∞")
+    assert study.to_dict()["discount_table"][0]["phi"] == pytest.approx(float(study.discount_table["phi"].iloc[0]))
+    grid = results["SweepGrid"]
+    assert "32 points (4 task(s) of 8 configuration(s))" in grid.summary() and "'steep' = {0: 0.0" in grid.summary()
+    with pytest.raises(ValueError, match="not a gtheory.experiments.SweepGrid/1 document"):
+        experiments.SweepGrid.from_json(results["DemoStudy"].to_json())
+    doc = json.loads(grid.to_json())
+    doc["fractions"] = [1.5]
+    with pytest.raises(ValueError, match="fractions"):  # the axes are checked by SweepGrid.of
+        experiments.SweepGrid.from_json(json.dumps(doc))
+    with pytest.raises(TypeError, match="cannot be written as JSON"):
+        experiments.SweepGrid.of(gains={"f": lambda g: g}).to_dict()
+
+
+@pytest.mark.parametrize("name, frames", [("DiscriminativePower", ["table"]), ("SignificanceConfusion", ["matrix", "table"]),
+                                          ("DesignDStudy", ["terms"]), ("DesignGStudy", ["components"])])
+def test_tables_come_back_from_json(results, name, frames):
+    r = results[name]
+    back = type(r).from_json(r.to_json())
+    for f in frames:  # the same table: index, columns, values and dtypes
+        pd.testing.assert_frame_equal(getattr(back, f), getattr(r, f), check_index_type=False, check_column_type=False)
+    assert back.summary() == r.summary()
+    if name == "DesignGStudy":  # the design comes back parsed: its D-study is the same
+        assert back.dstudy("s", {"t": 20}).to_json() == r.dstudy("s", {"t": 20}).to_json()
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_notebook_display_is_a_well_formed_table(results, name):
+    from test_display import parse  # the HTML checker of the display tests
+
+    p = parse(results[name]._repr_html_())
+    assert p.cells and all("np.float64" not in c and c != "nan" for c in p.cells)

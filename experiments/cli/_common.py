@@ -12,7 +12,7 @@ from typing import Any
 from ._data import (  # noqa: F401 - re-exported for the subcommands
     UNBALANCED, add_data_args, check_shape, drop_missed_topics, load_judged, positive_int,
 )
-from ._errors import CLI_ADVICE, in_option_names  # noqa: F401
+from ._errors import in_option_names  # noqa: F401
 from ._outputs import (  # noqa: F401
     COMMAND, OUTPUTS, check_output_path, interrupted_message, mark_written, output_file, output_path, save_figure,
 )
@@ -20,6 +20,15 @@ from . import UsageError
 
 #: help text of ``--seeds`` (sweep, robustness): the API's one meaning of ``seeds``
 SEEDS_HELP = "one value N: the N seeds 0 .. N-1; several values: those seeds"
+
+
+def check_least(option: str, value: int | None, least: int = 1, why: str = "") -> None:
+    """Refuse an integer option below ``least`` before any data is read (``None``, an option not given, passes):
+    ``--seed must be a non-negative integer; got -1.``, ``--top-k must be at least 2 (why); got 1.``"""
+    if value is None or value >= least:
+        return
+    rule = {0: "a non-negative integer", 1: "a positive integer"}.get(least, f"at least {least}")
+    raise UsageError(f"{option} must be {rule}{why}; got {value}.")
 
 
 def seeds_option(values: list[int] | None, default: int) -> tuple[int, ...]:

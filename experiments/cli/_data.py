@@ -123,27 +123,26 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
                                    grades=getattr(args, "grades", "exact"), duplicates=args.duplicates,
                                    progress=not quiet)
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
-        raise in_option_names(exc, {"depth": "--depth", "missing": "--missing", "duplicates": "--duplicates"},
-                              _READ_ADVICE) from None
-    for w in caught:  # the library's advice in the CLI's terms (--grades trec_eval, ...)
-        msg = str(w.message).replace(" (judged_only=True)", " (--judged-only)" if hasattr(args, "judged_only") else "")
-        msg = str(in_option_names(msg, {"grades='trec_eval'": "--grades trec_eval", "grades='exact'": "--grades exact"}))
-        print(f"gtheory {command}: warning: {msg}", file=sys.stderr)
+        raise in_option_names(exc, {}) from None
+    # the warnings' fixes in the CLI's terms (--grades trec_eval; --judged-only where the subcommand has it)
+    options = {"judged_only": "--judged-only"} if hasattr(args, "judged_only") else {}
+    for w in caught:
+        print(f"gtheory {command}: warning: {in_option_names(w.message, options)}", file=sys.stderr)
     dropped = judged.report.get("duplicates_dropped") or {}
     if dropped and not quiet:
         total = sum(dropped.values())
         print(f"gtheory {command}: note: --duplicates first: dropped {total} repeated line{'s' * (total != 1)} in "
               f"{_some([f'{k} ({v})' for k, v in dropped.items()], 'run', show=10)}.", file=sys.stderr)
+    cut = judged.report.get("rows_beyond_depth") or {}
+    if cut and not quiet:  # trec_eval evaluates every row unless given -M: say where the numbers part from its own
+        total = sum(cut.values())
+        print(f"gtheory {command}: note: --depth {args.depth}: {total} row{'s' * (total != 1)} ranked below "
+              f"{args.depth} not read in {_some([f'{k} ({v})' for k, v in cut.items()], 'run', show=10)} (as "
+              f"trec_eval -M {args.depth}; trec_eval without -M evaluates them: AP, recall and NumRet can differ).",
+              file=sys.stderr)
     if not quiet:  # one line: what the qrels judge of what the runs retrieved
         print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
     return judged
-
-
-#: the reader's advice on run files, in terms of what a CLI user can do
-_READ_ADVICE = {
-    "read them with read_runs(names=...)":
-        "a system's name is its run file's name (without .gz, .txt, ...): rename the files so that each is distinct",
-}
 
 
 def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool = False) -> metrics.JudgedRuns:

@@ -1,46 +1,85 @@
-"""Library errors in the terms of the command line: each parameter a message names becomes the option the user
-typed (one table per subcommand, ``_OPTIONS``), and the few pieces of advice only a Python caller could follow
-become what a CLI user can do (:data:`CLI_ADVICE`)."""
+"""Library errors and warnings in the terms of the command line, from the data they carry, not from their wording.
+
+Each parameter a message names in backticks becomes the option the user typed (one table per subcommand,
+``_OPTIONS``, over :data:`DATA_OPTIONS`); the parameter an error is about (``err.param``) is named; a fix carried as
+data (``err.fix``, :mod:`metrics.fixes`) is worded with the options, or, for a parameter the CLI has no option for,
+with what a CLI user does instead (:data:`CLI_FIXES`, keyed by parameter).
+"""
 from __future__ import annotations
 
+import ast
 import re
+from typing import Any
 
 from . import UsageError
 
+#: the data options every subcommand shares (``--runs/--qrels`` readers): parameter → option
+DATA_OPTIONS = {"depth": "--depth", "missing": "--missing", "duplicates": "--duplicates", "grades": "--grades",
+                "judged": "the data"}
 
-#: advice of the Python API that every subcommand rewrites (:func:`in_option_names`): what the CLI user can do
-CLI_ADVICE = {
-    "`judged` uses missing='exclude'": "the data is read with --missing exclude",
-    "judge with missing='zero' or subset the topics": "use --missing zero",
-    "(a JudgedRuns with missing='exclude'?)": "(--missing exclude?)",
+#: what a CLI user does about a parameter that has no option of its own (a fix ``{parameter: ...}``)
+CLI_FIXES = {
+    "names": "a system's name is its run file's name (without .gz, .txt, ...): rename the files so that each is "
+             "distinct",
+    "gain": "give a gain family instead (--gain linear, exponential or binary)",
 }
 
+_TICKED = re.compile(r"`([^`\n]+)`")
 
-def in_option_names(exc: Exception | str, options: dict[str, str],
-                    advice: dict[str, str] | None = None) -> UsageError:
-    """``exc`` (or a message) from the Python API as a one-line CLI error in the terms of the options the user typed.
 
-    An error with a structured fix (``exc.fix``, ``{"duplicates": "first"}``, and ``exc.fix_effect``) has the
-    fix worded with the options (``pass --duplicates first to ...``). A :class:`gtheory.ParameterError` carries the parameter's name (``exc.param``); its option is named even
-    when the message does not quote the parameter.
+def option_words(ref: str, options: dict[str, str]) -> str | None:
+    """A parameter (``missing``) or a setting (``missing='exclude'``, ``judged_only=True``) as the user types it
+    (``--missing``, ``--missing exclude``, ``--judged-only``); None when ``options`` has no option for it."""
+    if ref in options:
+        return options[ref]
+    name, eq, text = ref.partition("=")
+    if not eq or name.strip() not in options:
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        value = text.strip()
+    return _setting(options[name.strip()], value)
 
-    Each `parameter` the message names in backticks becomes its option (``options`` maps the parameter, or a
-    backticked phrase such as ``tune=True``, to the option: ``{"top_k": "--top-k"}``); a backticked name not in
-    ``options`` is kept. ``advice`` maps phrases of the message that only a Python caller could follow
-    (``"pass a mapping {grade: gain}"``) to what the CLI user can do instead; they are replaced verbatim, before
-    the parameter names, as are the phrases of :data:`CLI_ADVICE`, which hold for every subcommand.
+
+def _setting(option: str, value: Any) -> str:
+    if value is True:
+        return option
+    if isinstance(value, (list, tuple)):
+        return f"{option} {' '.join(map(str, value))}"
+    return f"{option} {value}"
+
+
+def cli_fix(exc: Any, options: dict[str, str], fixes: dict[str, str]) -> str | None:
+    """The fix ``exc`` carries (``exc.fix``, ``exc.fix_effect``) as a CLI user applies it: ``use --duplicates first
+    to ...`` when every parameter has an option and a value; else what ``fixes`` says for the parameter; else None
+    (the Python advice does not apply to the command line)."""
+    fix = getattr(exc, "fix", None) or {}
+    if all(k in options and v is not Ellipsis for k, v in fix.items()):
+        effect = getattr(exc, "fix_effect", "")
+        return "use " + " ".join(_setting(options[k], v) for k, v in fix.items()) + (f" to {effect}" if effect else "")
+    said = [fixes[k] for k in fix if k in fixes]
+    return "; ".join(said) if said else None
+
+
+def in_option_names(exc: Exception | str, options: dict[str, str], advice: dict[str, str] | None = None,
+                    where: str = "") -> UsageError:
+    """``exc`` (a library error or warning, or a message) as a one-line CLI message in the terms of the options.
+
+    ``options`` maps a parameter to its option (``{"top_k": "--top-k"}``), over :data:`DATA_OPTIONS`. An error with
+    a fix as data (``exc.fix``, :mod:`metrics.fixes`) is its ``statement`` followed by the fix worded by
+    :func:`cli_fix`, with ``advice`` (keyed by parameter, over :data:`CLI_FIXES`) for a parameter without an
+    option. The parameter the error is about (``exc.param``) is named first unless the message names it. Each
+    `parameter` or `parameter=value` in backticks becomes its option (:func:`option_words`); others are kept.
+    ``where`` (``"--measure nDCG"``) is put before the message.
     """
+    options = {**DATA_OPTIONS, **options}
     msg = str(exc)
-    fix = getattr(exc, "fix", None)  # a structured fix (metrics.TrecFormatError): {parameter: value}, worded here
-    if fix and all(k in options for k in fix):
-        from metrics.trecio import python_fix
-
-        msg = msg.replace(python_fix(fix, exc.fix_effect),  # type: ignore[union-attr]
-                          "pass " + " ".join(f"{options[k]} {v}" for k, v in fix.items()) + f" to {exc.fix_effect}")
-    param = getattr(exc, "param", None)  # a gtheory.ParameterError names its parameter
-    if param in options and f"`{param}`" not in msg:
+    if getattr(exc, "fix", None):
+        words = cli_fix(exc, options, {**CLI_FIXES, **(advice or {})})
+        msg = exc.statement + (f"; {words}" if words else "")  # type: ignore[union-attr]
+    param = getattr(exc, "param", None)
+    if param in options and not re.search(rf"`{re.escape(param)}(=[^`]*)?`", msg):
         msg = f"{options[param]}: {msg}"
-    for phrase, instead in {**(advice or {}), **CLI_ADVICE}.items():
-        msg = msg.replace(phrase, instead)
-    msg = re.sub(r"`([^`\n]+)`", lambda m: options.get(m.group(1), m.group(0)), msg)
-    return UsageError(" ".join(msg.split()))
+    msg = _TICKED.sub(lambda m: option_words(m.group(1), options) or m.group(0), msg)
+    return UsageError(" ".join(f"{where}: {msg}".split()) if where else " ".join(msg.split()))

@@ -21,9 +21,12 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
     """
     seen: set[str] = set()
     for name in measures:
-        is_ndcg, k = ndcg_cutoff(name)
-        if is_ndcg and k == 0:
-            raise UsageError(f"--measure {name}: the cut-off must be a positive integer; got 0.")
+        try:
+            metrics.parse_measure(name)
+        except metrics.MeasureError as exc:  # a bad cut-off (nDCG@0): refused before the data is read
+            raise UsageError(f"--measure {name}: {exc.problem}.") from None
+        except (ValueError, TypeError):
+            pass  # an unknown measure: metrics.evaluate says so, listing the known ones
         if _same_measure(name) in seen:
             raise UsageError(f"--measure {name} is given twice; give each measure once.")
         seen.add(_same_measure(name))
@@ -89,5 +92,3 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
               f"{shown}; only its discount is used. Give --tuning {value} for its gain, discount and cut-off.",
               file=sys.stderr)
 
-
-#: the library's advice on gains, in the terms of --gain (a family or numbers per integer grade; no mapping)

@@ -3,7 +3,6 @@ and checked before any data is read, and the score matrix of a measure computed 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import warnings
 from pathlib import Path
@@ -16,9 +15,6 @@ import metrics
 from . import UsageError
 from ._common import in_option_names
 from ._tunings import add_allow_failed
-
-_NDCG = re.compile(r"^nDCG(?:@(\d+))?$", re.IGNORECASE)
-
 
 def add_ndcg_args(p: argparse.ArgumentParser) -> None:
     """``--gain``, ``--discount`` and ``--tuning`` (evaluate, gstudy); defaults None so that a conflict shows."""
@@ -33,32 +29,25 @@ def add_ndcg_args(p: argparse.ArgumentParser) -> None:
     add_allow_failed(p)
 
 
+def parsed_measure(name: str) -> metrics.Measure | None:
+    """``name`` as :func:`metrics.parse_measure` reads it, or None when it refuses it (its error quotes the name)."""
+    try:
+        return metrics.parse_measure(name)
+    except (ValueError, TypeError):
+        return None
+
+
 def ndcg_cutoff(name: str) -> tuple[bool, int | None]:
     """(is it plain nDCG — ``nDCG``, ``nDCG@k`` or a spelling such as ``ndcg_cut.10`` —, its cut-off or None)."""
-    m = _NDCG.match(name.strip())
-    if m:
-        return True, int(m.group(1)) if m.group(1) else None
-    try:
-        parsed = metrics.parse_measure(name)
-    except (ValueError, TypeError):
-        return False, None
-    return (True, parsed.cutoff) if parsed.name == "nDCG" and not parsed.params else (False, None)
+    m = parsed_measure(name)
+    return (True, m.cutoff) if m is not None and m.name == "nDCG" and not m.params else (False, None)
 
 
 def _same_measure(name: str) -> str:
     """The canonical name of a measure when it parses (so ``nDCG@10`` and ``ndcg_cut.10`` are one), else the text."""
-    try:
-        return str(metrics.parse_measure(name))
-    except (ValueError, TypeError):
-        return name.strip()
+    m = parsed_measure(name)
+    return name.strip() if m is None else str(m)
 
-
-GAIN_ADVICE = {
-    "a gain vector is indexed by integer grade": "--gain with numbers gives one gain per integer grade 0, 1, 2, ...",
-    "pass a mapping {grade: gain} instead": "give a gain family instead (--gain linear, exponential or binary)",
-    "the gain vector has": "--gain has",
-    "gains must be finite": "the gains of --gain must be finite",
-}
 
 #: the Python API's parameter names in gain/discount/measure messages → what the user typed
 NDCG_OPTIONS = {"gain": "--gain", "gains": "--gain", "discount": "--discount", "p": "p", "b": "b", "k": "k",
@@ -75,7 +64,7 @@ def parse_gain(values: list[str], option: str = "--gain") -> Any:
         try:  # an unknown family or a bad parameter: refused now, not after loading the runs
             metrics.gain_vector(values[0], np.array([0.0, 1.0, 2.0]))
         except (ValueError, TypeError) as exc:
-            raise in_option_names(f"{option} {values[0]}: {exc}", NDCG_OPTIONS) from None
+            raise in_option_names(exc, NDCG_OPTIONS, where=f"{option} {values[0]}") from None
         return values[0]
     if not all(_is_number(v) for v in values):
         raise UsageError(f"{option} takes one family name or numbers per grade; got {' '.join(values)!r}")
@@ -103,7 +92,7 @@ def parse_discount(value: str, option: str = "--discount", *, allow_failed: bool
         try:  # an unknown family or a bad parameter (rbp(p=2)): refused now, not after loading the runs
             metrics.discount_vector(value, 10, cutoff=10)
         except (ValueError, TypeError) as exc:
-            raise in_option_names(f"{option} {value}: {exc}", NDCG_OPTIONS) from None
+            raise in_option_names(exc, NDCG_OPTIONS, where=f"{option} {value}") from None
         return value
     try:
         weights = metrics.read_discount(value)
@@ -152,15 +141,12 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
                              f"{cutoff} (ranks past {n} would weigh 0: nDCG@{n}); use nDCG@{n} or less.")
         try:
             return metrics.ndcg(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
-        except (ValueError, TypeError) as exc:
-            advice = {**GAIN_ADVICE, "give a cutoff, or write": f"use nDCG@k in --measure (not {name}), or give "
-                                                                 "--discount"}
+        except (ValueError, TypeError) as exc:  # a discount without its k: the cut-off of --measure gives it
+            advice = {"cutoff": f"use nDCG@k in --measure (not {name}), or give --discount 'linear(k=100)'"}
             raise in_option_names(exc, {**NDCG_OPTIONS, "cutoff": f"the cut-off of --measure {name}"},
                                   advice) from None
-    if hasattr(metrics, "evaluate"):
-        try:
-            return metrics.evaluate(judged, name, judged_only=judged_only)
-        except (ValueError, TypeError) as exc:
-            where = "" if repr(name) in str(exc) else f"--measure {name}: "  # unless the message quotes it
-            raise in_option_names(f"{where}{exc}", NDCG_OPTIONS) from None
-    raise UsageError(f"unknown measure {name!r}; known: nDCG, nDCG@k")
+    try:
+        return metrics.evaluate(judged, name, judged_only=judged_only)
+    except (ValueError, TypeError) as exc:
+        where = "" if parsed_measure(name) is None else f"--measure {name}"  # a name refused is quoted already
+        raise in_option_names(exc, NDCG_OPTIONS, where=where) from None

@@ -34,7 +34,7 @@ import gtheory
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
+from ._common import add_data_args, check_least, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
 from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
 from experiments.check import check_tuning, parse_configuration
 
@@ -85,16 +85,11 @@ def run(args: argparse.Namespace) -> int:
 
     say = _progress(args.quiet)
     # every option is checked before loading and tuning (a minute on TREC-9), not after
-    if args.top_k < 2:
-        raise UsageError(f"--top-k must be at least 2 (the bootstrap compares pairs of systems); got {args.top_k}")
-    if args.B < 1:
-        raise UsageError(f"--B must be a positive integer; got {args.B}")
-    if args.seed < 0:
-        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
+    check_least("--top-k", args.top_k, 2, " (the bootstrap compares pairs of systems)")
+    for option, value, least in (("--B", args.B, 1), ("--seed", args.seed, 0), ("--cutoff", args.cutoff, 1)):
+        check_least(option, value, least)
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be in (0, 1); got {args.alpha}")
-    if args.cutoff is not None and args.cutoff < 1:
-        raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}")
     try:
         against = [(spec, *parse_configuration(spec)) for spec in args.against]
     except gtheory.ParameterError as exc:
@@ -104,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
             metrics.gain_vector(g, np.array([0.0, 1.0, 2.0]))
             metrics.discount_vector(d, 10, cutoff=10)
         except (ValueError, TypeError) as exc:
-            raise in_option_names(f"--against {spec!r}: {exc}", NDCG_OPTIONS) from None
+            raise in_option_names(exc, NDCG_OPTIONS, where=f"--against {spec!r}") from None
     tuning = None
     if args.tuning:
         if not Path(args.tuning).is_file():

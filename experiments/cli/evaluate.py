@@ -17,7 +17,7 @@ import pandas as pd
 from ._common import add_data_args, check_output_path, emit_json, load_judged, output_file
 from ._measures import resolve_measures
 from ._ndcg import (  # noqa: F401 - the nDCG options are shared with tune, check, gstudy and recommend
-    GAIN_ADVICE, NDCG_OPTIONS, add_ndcg_args, compute, ndcg_cutoff, parse_discount, parse_gain,
+    NDCG_OPTIONS, add_ndcg_args, compute, ndcg_cutoff, parse_discount, parse_gain,
 )
 from ._tunings import add_allow_failed, load_tuning, refuse_failed  # noqa: F401 - as above
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from . import UsageError
-from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, positive_int)
-from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, parse_discount, parse_gain
+from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
 
@@ -75,11 +75,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--json and --quiet exclude each other.")
     if not 0 < args.target < 1:
         raise UsageError(f"--target must be a number strictly between 0 and 1; got {args.target}.")
-    for opt, v in (("--splits", args.splits), ("--inner", args.inner)):
-        if v < 2:
-            raise UsageError(f"{opt} must be an integer ≥ 2; got {v}.")
-    if args.seed < 0:
-        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}.")
+    for option, value, least in (("--splits", args.splits, 2), ("--inner", args.inner, 2), ("--seed", args.seed, 0)):
+        check_least(option, value, least)
     gain = parse_gain(args.gain)
     discount = parse_discount(args.discount)
     if args.out:
@@ -96,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                                  objective=args.objective, target=args.target, seed=args.seed,
                                  n_splits=args.splits, n_inner=args.inner, progress=not (args.quiet or args.json))
     except (ValueError, TypeError) as exc:
-        raise in_option_names(exc, _OPTIONS, GAIN_ADVICE) from None
+        raise in_option_names(exc, _OPTIONS) from None
     if args.out:
         rec.to_json(args.out)  # atomic: a temporary file in the same directory, then os.replace
     if args.json:

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, mark_written)
 from . import UsageError
 
@@ -78,15 +78,10 @@ def run(args: argparse.Namespace) -> int:
 
     cutoff = 100 if args.cutoff is None else args.cutoff
     asl_cutoff = args.asl_cutoff if args.asl_cutoff is not None else (20 if args.cutoff is None else args.cutoff)
-    for opt, v in (("--cutoff", cutoff), ("--asl-cutoff", asl_cutoff)):
-        if v < 1:
-            raise UsageError(f"{opt} must be a positive integer; got {v}")
-    for name in ("B", "splits"):
-        v = getattr(args, name)
-        if v is not None and v < 1:
-            raise UsageError(f"--{name} must be a positive integer; got {v}")
-    if args.seed < 0:  # before loading and minutes of study, not after
-        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}")
+    # before loading and minutes of study, not after
+    for option, value, least in (("--cutoff", cutoff, 1), ("--asl-cutoff", asl_cutoff, 1), ("--B", args.B, 1),
+                                 ("--splits", args.splits, 1), ("--seed", args.seed, 0)):
+        check_least(option, value, least)
     out = check_output_path(args.out, "--out", directory=True, args=args, quiet=args.quiet)
     check_report_directory(out)  # a directory of other files is not replaced: refused before minutes of study
     t0 = time.perf_counter()
@@ -112,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     overrides["asl_cutoff"] = asl_cutoff
     settings = factory(cutoff=cutoff, **overrides)
     # cut-offs deeper than the runs (e.g. 200 with --depth 100) are dropped rather than refused
-    settings = _fit_depth(settings, judged.depth)
+    settings = settings.fit_depth(judged.depth)
     try:
         study = run_study(judged, settings=settings, progress=say)
     except (ValueError, TypeError) as exc:
@@ -164,16 +159,3 @@ def _summary(study: Any, path: Path, figure_format: str = "png") -> dict[str, An
         "held_out_phi": {f"{what} {cfg}": num(v) for (what, cfg), v in cv["phi_test"].items()},
         "seconds": num(study.seconds),
     }
-
-
-def _fit_depth(settings: Any, depth: int) -> Any:
-    from dataclasses import replace
-
-    def keep(ks: Any) -> Any:
-        if ks is None:
-            return None
-        kept = tuple(k for k in ks if k <= depth)
-        return kept or (min(depth, settings.cutoff),)
-
-    return replace(settings, discount_cutoffs=keep(settings.discount_cutoffs), gain_cutoffs=keep(settings.gain_cutoffs),
-                   joint_cutoffs=keep(settings.joint_cutoffs), asl_cutoff=min(settings.asl_cutoff, depth))

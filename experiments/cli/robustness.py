@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, output_file, save_figure, seeds_option, SEEDS_HELP)
 
 __all__ = ["register", "run"]
@@ -101,12 +101,10 @@ def _validate(args: argparse.Namespace) -> None:
     if args.condensed_alias:
         print("gtheory robustness: warning: --condensed is now --judged-only (the API's name).", file=sys.stderr)
         args.judged_only = True
-    if args.B < 1:
-        raise UsageError(f"--B must be a positive integer; got {args.B}.")
+    check_least("--B", args.B)
     if not (0.0 < args.alpha < 1.0):
         raise UsageError(f"--alpha must be in (0, 1); got {args.alpha:g}.")
-    if args.top_k is not None and args.top_k < 2:
-        raise UsageError(f"--top-k must be at least 2; got {args.top_k}.")
+    check_least("--top-k", args.top_k, 2)
     if not -1.0 <= args.threshold <= 1.0:  # also NaN
         raise UsageError(f"--threshold is a level of Kendall's tau, in [-1, 1]; got {args.threshold:g}.")
     if args.json and args.quiet:
@@ -116,26 +114,12 @@ def _validate(args: argparse.Namespace) -> None:
             check_output_path(path, option, args=args, quiet=args.quiet)  # before loading and computing
 
 
-def _check_relevance_level(level: float, judged: Any) -> None:
-    """The sampling splits the judged documents into relevant (grade >= level) and non-relevant: both must exist."""
-    grades = sorted({float(g) for g in judged.levels})
-    if len(grades) < 2 or not grades[0] < level <= grades[-1]:  # also NaN
-        shown = " ".join(f"{g:g}" for g in grades)
-        raise UsageError(
-            f"--relevance-level must split the qrels grades ({shown}) into relevant (>= it) and non-relevant: "
-            f"a value in ({grades[0]:g}, {grades[-1]:g}]; got {level:g}." if len(grades) > 1 else
-            f"--relevance-level: the qrels have only the grade {shown}; sampling needs relevant and non-relevant "
-            "documents."
-        )
-
-
 def run(args: argparse.Namespace) -> int:
     _validate(args)
     from experiments.robustness import robustness_study
 
     judged = drop_missed_topics(load_judged(args), "robustness")
     check_shape(judged)
-    _check_relevance_level(args.relevance_level, judged)
     measures = args.measure or ["nDCG@100"]
     t0 = time.perf_counter()
 

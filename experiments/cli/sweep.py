@@ -14,7 +14,7 @@ from typing import Any
 
 
 from . import UsageError
-from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, output_file, seeds_option, SEEDS_HELP)
 
 __all__ = ["register", "run"]
@@ -143,8 +143,7 @@ def run(args: argparse.Namespace) -> int:
     from experiments.sweep import check_settings, degenerate_points, format_sweep
 
     cutoffs = [_cutoff(c, "--cutoffs") for c in args.cutoffs]
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be a positive integer; got {args.workers}.")
+    check_least("--workers", args.workers)
     if args.workers is not None and args.dask_scheduler:
         raise UsageError("give either --workers or --dask-scheduler, not both.")
     reference: dict[str, Any] = {"gain": args.reference_gain, "discount": args.reference_discount}

@@ -13,9 +13,9 @@ import warnings
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import (add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
+from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
                       load_judged, mark_written)
-from .evaluate import GAIN_ADVICE, NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
+from .evaluate import NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
 
@@ -65,12 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json and args.quiet:  # as gstudy and robustness
         raise UsageError("--json and --quiet exclude each other.")
-    if args.cutoff < 1:
-        raise UsageError(f"--cutoff must be a positive integer; got {args.cutoff}.")
-    if args.starts < 1:
-        raise UsageError(f"--starts must be a positive integer; got {args.starts}.")
-    if args.seed < 0:
-        raise UsageError(f"--seed must be a non-negative integer; got {args.seed}.")
+    for option, value, least in (("--cutoff", args.cutoff, 1), ("--starts", args.starts, 1), ("--seed", args.seed, 0)):
+        check_least(option, value, least)
     gain = parse_gain(args.gain)
     parse_discount(args.discount, allow_failed=args.allow_failed)  # a bad family is refused before loading
     if args.out:
@@ -85,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             t = _tune(optimize, args, judged, gain, common)
         except (ValueError, TypeError) as exc:
-            raise in_option_names(exc, _OPTIONS, GAIN_ADVICE) from None
+            raise in_option_names(exc, _OPTIONS) from None
     for w in caught:
         print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
     if args.out:
