@@ -112,8 +112,10 @@ class OptimalityBound:
 
     ``bound`` is a certified upper bound on Φ(1) over every feasible discount (from the dual,
     see the module docstring), ``relaxed`` the solver's optimum of the relaxation, ``margin`` =
-    bound − relaxed (what the certificate charged for the solver's inaccuracy), ``rank_one_ratio`` the share of the lifted
-    matrix's trace in its top eigenvalue (1 = rank one = tight), ``status`` cvxpy's status.
+    bound − relaxed (what the certificate charged for the solver's inaccuracy),
+    ``rank_one_ratio`` the share of the lifted matrix's trace in its top eigenvalue (1 = rank
+    one = tight), ``status`` cvxpy's status. A bound from :func:`dual_search` has ``solver``
+    "dual search" and NaN ``relaxed``, ``margin`` and ``rank_one_ratio``.
     """
 
     bound: float
