@@ -5,7 +5,7 @@ solves the Shor relaxation with SCS and certifies the bound from the dual (``opt
 one row of the table in docs/optimize.md and writes ``benchmarks/results/bound_trec9_k<k>.json``.
 
     OMP_NUM_THREADS=1 python benchmarks/bound_trec9.py --cutoff 10            # about 10 minutes on one core
-    OMP_NUM_THREADS=1 python benchmarks/bound_trec9.py --cutoff 20 --max-iters 1500 --warm-seconds 900
+    OMP_NUM_THREADS=1 python benchmarks/bound_trec9.py --cutoff 20 --max-iters 1500 --warm-seconds 600
     OMP_NUM_THREADS=1 python benchmarks/bound_trec9.py --cutoff 100 --method dual-search --seconds 2400
 
 An SCS run stopped by ``--max-iters`` still gives a valid bound: the certificate charges the dual's infeasibility
