@@ -275,16 +275,28 @@ def _stacked_normalisers(C: NDArray[np.float64]) -> NDArray[np.float64]:
     return Cb
 
 
+def _coupling_pairs(n_t: int, k: int) -> tuple[NDArray[np.int64], ...]:
+    """``(t, s, r, q)`` of the coupling rows, t < s and r < q, in the order of :func:`_coupling_selector`."""
+    t_, s_, r_, q_ = (a.ravel() for a in np.meshgrid(np.arange(n_t), np.arange(n_t), np.arange(k), np.arange(k),
+                                                      indexing="ij"))
+    keep = (t_ < s_) & (r_ < q_)
+    return t_[keep], s_[keep], r_[keep], q_[keep]
+
+
+def _valid_pairs(C: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """(T, k, T, k): a coupling multiplier may join (t,r),(s,q) (and (t,q),(s,r)) only when all four
+    coordinates have a positive normaliser (the others are kept out of the certificate)."""
+    J = C > 0
+    return J[:, :, None, None] & J[None, None, :, :] & J[:, None, None, :] & J.T[None, :, :, None]
+
+
 def _coupling_selector(n_t: int, k: int) -> sp.csr_matrix | None:
     """Rows V[(t,r),(s,q)] − V[(t,q),(s,r)] (t < s, r < q) as a sparse selection of vec(Z)
     (column-major, Z = [[τ, y'], [y, V]]): every off-diagonal block of V symmetric."""
     n = n_t * k
-    t_, s_, r_, q_ = (a.ravel() for a in np.meshgrid(np.arange(n_t), np.arange(n_t), np.arange(k), np.arange(k),
-                                                      indexing="ij"))
-    keep = (t_ < s_) & (r_ < q_)
-    if not keep.any():
+    t_, s_, r_, q_ = _coupling_pairs(n_t, k)
+    if not t_.size:
         return None
-    t_, s_, r_, q_ = t_[keep], s_[keep], r_[keep], q_[keep]
     m = t_.size
     one = 1 + t_ * k + r_, 1 + s_ * k + q_     # Z indices (offset 1 for τ, y)
     two = 1 + t_ * k + q_, 1 + s_ * k + r_
@@ -310,6 +322,17 @@ def dual_matrix(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.fl
     n_t, k = C.shape
     n = n_t * k
     Cb = _stacked_normalisers(C)
+    zero = np.flatnonzero(C.ravel() <= 0)
+    if zero.size:   # coordinates no normalisation bounds: keep every multiplier off them (see certify)
+        gamma = np.array(gamma, dtype=np.float64)
+        gamma[:, zero] = 0.0
+        N = np.array(N, dtype=np.float64)
+        N[1 + zero, :] = 0.0
+        N[:, 1 + zero] = 0.0
+        if kappa is not None:
+            ok = _valid_pairs(C)
+            t_, s_, r_, q_ = _coupling_pairs(n_t, k)
+            kappa = np.where(ok[t_, r_, s_, q_], kappa, 0.0)
     S = np.zeros((n + 1, n + 1))
     S[1:, 1:] = lam * Q - P
     # C̃y − τ1 = 0:  ⟨μ0, C̃y⟩ − τ Σμ0
@@ -339,14 +362,15 @@ def _denominator_floor(Q: NDArray[np.float64], C: NDArray[np.float64], iters: in
     :math:`e_r/\tilde c_{t,r}` of each topic's simplex. The best bound seen is returned.
     """
     n_t, k = C.shape
-    inv = 1.0 / C.ravel()
-    v = (inv / k).copy()                              # uniform weights c̃_{t,r}u_{t,r} = 1/k
+    J = C.ravel() > 0                                # coordinates without normaliser: not in the simplices
+    inv = np.where(J, 1.0 / np.where(J, C.ravel(), 1.0), 0.0)
+    v = inv / np.repeat(J.reshape(n_t, k).sum(axis=1), k)   # uniform weights c̃_{t,r}u_{t,r} on each simplex
     best = -math.inf
     Qv = Q @ v
     for _ in range(iters):
         f = float(v @ Qv)
         grad = 2 * Qv
-        scaled = (grad * inv).reshape(n_t, k)        # gradient at the vertices e_r / c̃_{t,r}
+        scaled = np.where(J, grad * inv, np.inf).reshape(n_t, k)   # gradient at the vertices e_r / c̃_{t,r}
         r = np.argmin(scaled, axis=1)
         s = np.zeros(n_t * k)
         s[np.arange(n_t) * k + r] = inv[np.arange(n_t) * k + r]
@@ -382,7 +406,8 @@ def _projected(S: NDArray[np.float64], F: NDArray[np.float64], W: NDArray[np.flo
     return _sym(out)
 
 
-def _negative_part(M: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+def _negative_part(M: NDArray[np.float64], keep: NDArray[np.bool_] | None = None
+                   ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
     """``(eigenvalues < −tol, their eigenvectors, allowance)`` of a symmetric ``M`` (LAPACK ``evr``,
     only those eigenpairs: a dual slack has few clearly negative eigenvalues, but a rank-deficient
     one has many at ±rounding level). ``tol`` = 10·n·u·‖M‖_F; ``allowance`` bounds what the rest
@@ -390,6 +415,11 @@ def _negative_part(M: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray
     computed residuals ‖Mq_i − λ_i q_i‖, so that w'Mw ≥ Σ λ_i (q_i'w)² − allowance·‖w‖²."""
     import scipy.linalg as sl
 
+    if keep is not None and not keep.all():         # rows/columns outside ``keep`` are 0: decompose the rest
+        w, U, res = _negative_part(M[np.ix_(keep, keep)])
+        full = np.zeros((M.shape[0], w.size))
+        full[keep] = U
+        return w, full, res
     n = M.shape[0]
     tol = 10 * n * np.finfo(float).eps * float(np.linalg.norm(M))
     w, U = sl.eigh(M, subset_by_value=(-np.inf, -tol), driver="evr")
@@ -422,10 +452,11 @@ def certify(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float6
     non-monotone discount at a rank past a topic's relevant documents — where the superset is
     unbounded).
     """
-    if not np.all(C > 0):                            # a normaliser 0 at some rank: the simplex is unbounded
+    keep = _kept(P, Q, C, S)
+    if keep is None:                                 # a normaliser 0 where the forms or S are not: unbounded
         return math.inf, math.inf, math.nan
     F, W = _normalisation_rows(C)
-    w, q, resid = _negative_part(_projected(S, F, W))
+    w, q, resid = _negative_part(_projected(S, F, W), keep)
     correction = _charge(C, w, q, resid)
     floor = _denominator_floor(Q, C)
     if not floor > 0:
@@ -433,9 +464,27 @@ def certify(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float6
     return float(lam + correction / floor), correction, floor
 
 
+def _kept(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float64],
+          S: NDArray[np.float64]) -> NDArray[np.bool_] | None:
+    """The coordinates of w the certificate works on: all but those with normaliser c̃_{t,r} = 0
+    (their u_{t,r} is unbounded on the feasible set). Allowed only where P, Q and S vanish on them
+    — then w'Sw does not depend on them (:func:`dual_matrix` keeps multipliers off them); None
+    otherwise (no certificate)."""
+    zero = np.flatnonzero(C.ravel() <= 0)
+    if not zero.size:
+        return np.ones(S.shape[0], dtype=bool)
+    if np.any(P[zero]) or np.any(Q[zero]) or np.any(S[1 + zero]) or np.any(S[:, 1 + zero]):
+        return None
+    keep = np.ones(S.shape[0], dtype=bool)
+    keep[1 + zero] = False
+    return keep
+
+
 def _charge(C: NDArray[np.float64], w: NDArray[np.float64], q: NDArray[np.float64], resid: float) -> float:
     """Σ|λ_i| m_i² + resid · max‖w‖² of :func:`certify` from the negative eigenpairs ``(w, q)``."""
-    inv = 1.0 / C                                    # vertex of topic t's simplex at rank r: e_r / c̃_{t,r}
+    # vertex of topic t's simplex at rank r: e_r / c̃_{t,r}; a coordinate without normaliser is outside
+    # the certificate (q is 0 there) and counts as 0, which can only enlarge the maxima below
+    inv = np.where(C > 0, 1.0 / np.where(C > 0, C, 1.0), 0.0)
     correction = resid * (1.0 + float(np.sum(np.max(inv, axis=1) ** 2)))
     if w.size:
         n_t, k = C.shape
@@ -449,8 +498,8 @@ def _charge(C: NDArray[np.float64], w: NDArray[np.float64], q: NDArray[np.float6
 
 def repair(S: NDArray[np.float64], N: NDArray[np.float64], C: NDArray[np.float64], iters: int = 50,
            *, callback: Any = None) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    r"""Move a dual slack ``S`` (with its non-negativity multiplier ``N`` ≥ 0) towards the PSD cone
-    without leaving the set of valid certificates.
+    r"""Move a dual slack ``S`` (with the non-negativity multiplier ``N`` ≥ 0 it holds, as passed to
+    :func:`dual_matrix`) towards the PSD cone without leaving the set of valid certificates.
 
     Accelerated projected gradient (Nesterov/FISTA momentum) on
     :math:`\tfrac12\lVert(\Pi S\Pi)_-\rVert_F^2` over the moves :math:`S + K - \Delta N`: :math:`K`
@@ -464,10 +513,15 @@ def repair(S: NDArray[np.float64], N: NDArray[np.float64], C: NDArray[np.float64
     n_t, k = C.shape
     n = n_t * k
     F, W = _normalisation_rows(C)
-    base = S + _sym(np.clip(N, 0, None))             # S = base + K − N, K = 0 to start
+    keep = np.r_[True, C.ravel() > 0]                # coordinates without normaliser stay 0 in S (dual_matrix)
+    N = _sym(np.clip(N, 0, None))
+    N[~keep] = 0.0                                   # as dual_matrix subtracted it: N must be what S holds
+    N[:, ~keep] = 0.0
+    base = S + N                                     # S = base + K − N, K = 0 to start
     topic = np.r_[-1, np.repeat(np.arange(n_t), k)]
     off = topic[:, None] != topic[None, :]
     off[0, :] = off[:, 0] = False                   # the τ and y entries: only N can move them
+    off[1:, 1:] &= _valid_pairs(C).reshape(n, n)     # and no coupling move touching a coordinate without normaliser
 
     def skew(G: NDArray[np.float64]) -> NDArray[np.float64]:
         Gv = G[1:, 1:].reshape(n_t, k, n_t, k)
@@ -477,13 +531,12 @@ def repair(S: NDArray[np.float64], N: NDArray[np.float64], C: NDArray[np.float64
         return K
 
     K = np.zeros_like(S)
-    N = _sym(np.clip(N, 0, None))
     K_prev, N_prev = K, N
     for i in range(iters):
         beta = i / (i + 3)                          # FISTA extrapolation
         Ky, Ny = K + beta * (K - K_prev), np.clip(N + beta * (N - N_prev), 0, None)
         Sy = base + Ky - Ny
-        w, q, resid = _negative_part(_projected(Sy, F, W))
+        w, q, resid = _negative_part(_projected(Sy, F, W), keep)
         if not w.size or (callback is not None and callback(i, Sy, w, q, resid)):
             K, N = Ky, Ny
             break
@@ -515,7 +568,8 @@ def dual_search(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.fl
     """
     n_t, k = C.shape
     n = n_t * k
-    if not np.all(C > 0):
+    Jz = np.flatnonzero(C.ravel() <= 0)
+    if np.any(P[Jz]) or np.any(Q[Jz]):              # see _kept: no certificate
         return math.inf, math.nan
     floor = _denominator_floor(Q, C)
     if not floor > 0:

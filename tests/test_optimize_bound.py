@@ -220,3 +220,35 @@ def test_no_certificate_when_a_normaliser_is_zero(small):
     assert (C == 0).any()
     S = np.zeros((C.size + 1, C.size + 1))
     assert certify(P, Q, C, S, 0.1)[0] == np.inf
+
+
+def test_gain_bound_with_a_topic_missing_a_grade(small):
+    # topics without grade-2 documents: their normaliser of the grade-2 increment is 0 and that coordinate is
+    # unbounded; it does not enter P, Q, and the certificate leaves it out (no multiplier touches it)
+    sub = metrics.load_trec9()
+    p = Problem(sub, 10, "gain", discount="log2")
+    C = _topic_blocks(p)[1][_topic_blocks(p)[3]]
+    assert (C <= 0).any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = optimize.optimize_gain(sub, discount="log2", cutoff=10, starts=2)
+    b = t.bound()
+    assert b.status == "optimal" and t.fun - 1e-9 <= b.bound <= t.fun + 1e-5
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        g = np.sort(rng.random(p.n))
+        assert p.value(g / g.sum()) <= b.bound
+    # arbitrary multipliers: dual_matrix keeps them off those coordinates, and the certificate stays valid
+    from optimize.bound import _coupling_selector, certify, dual_matrix, repair
+
+    P, Q, _ = quadratic_forms(p)
+    n_t, k = C.shape
+    sel = _coupling_selector(n_t, k)
+    mult = (0.1, rng.normal(size=n_t), rng.normal(size=(n_t, n_t * k)), rng.normal(size=sel.shape[0]),
+            rng.random((n_t * k + 1, n_t * k + 1)))
+    S = dual_matrix(P, Q, C, *mult, sel)
+    zero = 1 + np.flatnonzero(C.ravel() <= 0)
+    assert not S[zero].any() and not S[:, zero].any()
+    assert certify(P, Q, C, S, 0.1)[0] >= t.fun
+    S2, _ = repair(S, mult[4], C, iters=3)
+    assert not S2[zero].any() and certify(P, Q, C, S2, 0.1)[0] >= t.fun
