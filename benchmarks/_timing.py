@@ -71,13 +71,32 @@ def ratio(slow: Timing, fast: Timing) -> str:
     return f"{slow.cpu_med / fast.cpu_med:8.1f}x CPU, {slow.wall_med / fast.wall_med:8.1f}x wall"
 
 
+#: the BLAS thread pools seen inside :func:`one_core` blocks (recorded in the result file by :func:`finish`)
+_SEEN_INSIDE: set[str] = set()
+
+
+def blas_threads() -> str:
+    """The loaded BLAS / OpenMP thread pools and their current thread counts, e.g.
+    ``"openblas libscipy_openblas64_ 1 thread, openblas libscipy_openblas 1 thread"``."""
+    from threadpoolctl import threadpool_info
+
+    pools = [f"{i['internal_api']} {Path(i['filepath']).name.split('-')[0].removesuffix('.so')} "
+             f"{i['num_threads']} thread{'s' if i['num_threads'] != 1 else ''}" for i in threadpool_info()]
+    return ", ".join(sorted(pools)) or "no BLAS thread pool found"
+
+
 @contextmanager
 def one_core() -> Iterator[None]:
-    """Every loaded BLAS limited to one thread (both sides of a comparison run on one core)."""
+    """Every loaded BLAS limited to one thread (both sides of a comparison run on one core); checked on entry (a
+    pool still above one thread raises) and recorded for the result file."""
     import scipy.linalg  # noqa: F401  (load SciPy's BLAS too before limiting)
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_info, threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
+        busy = [i["filepath"] for i in threadpool_info() if i["user_api"] == "blas" and i["num_threads"] != 1]
+        if busy:  # pragma: no cover - threadpoolctl could not limit a library
+            raise RuntimeError(f"BLAS still multi-threaded inside one_core(): {busy}")
+        _SEEN_INSIDE.add(blas_threads())
         yield
 
 
@@ -113,7 +132,8 @@ def parser(doc: str, repeat: int = 5) -> argparse.ArgumentParser:
 
 def finish(name: str, lines: list[str], args: argparse.Namespace) -> None:
     """Print the table and write it atomically (a temporary file in the same directory, then os.replace)."""
-    lines = lines + ["", f"{load()} at end"]
+    seen = [f"BLAS thread pools inside the timed blocks (one_core): {b}" for b in sorted(_SEEN_INSIDE)]
+    lines = lines + [""] + seen + [f"{load()} at end"]
     text = "\n".join(lines) + "\n"
     print(text, end="")
     out = args.out or (RESULTS / (f"{name}.quick.txt" if args.quick else f"{name}.txt"))

@@ -2,7 +2,10 @@
 dense tensor path it replaced, per configuration, in a 1000-configuration sweep, end to end from the run files,
 and the memory of nDCG@1000 on a 500 x 250 x 1000 synthetic tensor.
 
-    python benchmarks/bench_ndcg.py [--quick] [--repeat 5]
+    python benchmarks/bench_ndcg.py [--quick] [--repeat 5] [--memory-only] [--baseline DIR]
+
+The memory rows also measure the condensed lists of nDCG' (``judged_only=True``): ``JudgedRuns.condensed`` and
+nDCG'@1000 on the same synthetic tensor; ``--baseline DIR`` runs that row from another copy of the package too.
 
 Same work, same output on both sides: every row computes the same systems x topics matrix (the script checks the
 numbers agree) on one core (BLAS 1 thread; pytrec_eval is single-threaded C). pytrec_eval takes the grade as the
@@ -114,10 +117,79 @@ def memory_row(S: int, T: int, K: int) -> list[str]:
     ]
 
 
+CONDENSED_SCRIPT = textwrap.dedent("""
+    import sys, time, tracemalloc
+    import numpy as np
+    import metrics
+    S, T, K = map(int, sys.argv[1:4])
+    rng = np.random.default_rng(0)
+    grades = np.empty((S, T, K), dtype=np.int8)
+    doc_ids = np.empty((S, T, K), dtype=np.int16)
+    for s in range(S):  # as the nDCG memory row: 2.5 % relevant, 10 % judged non-relevant, the rest unjudged
+        u = rng.random((T, K), dtype=np.float32)
+        grades[s] = np.where(u < 0.015, 1, np.where(u < 0.025, 2, np.where(u < 0.125, 0, -1)))
+        doc_ids[s] = np.where(grades[s] >= 0, rng.integers(0, 565, size=(T, K), dtype=np.int16), -1)
+    counts = np.tile([500, 40, 25], (T, 1))
+    j = metrics.JudgedRuns(
+        grades=grades, doc_ids=doc_ids, levels=np.array([0.0, 1.0, 2.0]),
+        qrels_level=np.concatenate([np.repeat(np.arange(3), c) for c in counts]).astype(np.int8),
+        qrels_offsets=np.r_[0, np.cumsum(counts.sum(axis=1))].astype(np.int64),
+        systems=tuple(map(str, range(S))), topics=tuple(map(str, range(T))),
+        n_retrieved=np.full((S, T), K, np.int32))
+    tracemalloc.start()
+    c, w = time.process_time(), time.perf_counter()
+    cj = j.condensed()
+    c, w = time.process_time() - c, time.perf_counter() - w
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    c2, w2 = time.process_time(), time.perf_counter()
+    X = metrics.ndcg(j, gain=[0, 1, 2], discount="log2", cutoff=K, judged_only=True).to_numpy()
+    c2, w2 = time.process_time() - c2, time.perf_counter() - w2
+    peak2 = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    out = cj.grades.nbytes + cj.doc_ids.nbytes
+    print(grades.nbytes + doc_ids.nbytes, out, cj.shape[2], peak, c, w, peak2, c2, w2, float(X.mean()))
+""")
+
+
+def condensed_rows(S: int, T: int, K: int, trees: dict[str, Path]) -> list[str]:
+    """Memory and time of ``JudgedRuns.condensed`` (the nDCG' lists) and of nDCG'@K, each tree in its own process."""
+    lines = [f"Condensed lists (judged_only=True, nDCG'@{K}) on a synthetic {S} x {T} x {K} tensor (int8 grades, int16 "
+             "document ids; 87.5 % unjudged), own process per side, one run each; peak = tracemalloc peak during the call:"]
+    for name, tree in trees.items():
+        env = dict(__import__("os").environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
+        out = subprocess.run([sys.executable, "-c", CONDENSED_SCRIPT, str(S), str(T), str(K)], env=env, cwd=str(tree),
+                             capture_output=True, text=True, check=True)
+        tensor, cond, keep, peak, c, w, peak2, c2, w2, mean = map(float, out.stdout.split())
+        lines += [
+            f"  {name}: condensed() peak {peak / 1e6:8.1f} MB = {peak / tensor:.2f}x the tensor ({tensor / 1e6:.0f} MB; "
+            f"the condensed lists themselves {cond / 1e6:.0f} MB, depth {keep:.0f}); CPU {c:.2f} s, wall {w:.2f} s",
+            f"  {name}: then nDCG'@{K} (judged_only=True) peak {peak2 / 1e6:.1f} MB, CPU {c2:.2f} s, wall {w2:.2f} s; "
+            f"mean nDCG' {mean:.6f}",
+        ]
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = parser(__doc__).parse_args(argv)
+    ap = parser(__doc__)
+    ap.add_argument("--memory-only", action="store_true",
+                    help="only the memory rows, written to benchmarks/results/ndcg_memory.txt")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="another copy of the package: the condensed-lists row runs it too (side by side)")
+    args = ap.parse_args(argv)
     if args.quick:
         args.repeat = min(args.repeat, 3)
+    size = (100, 50, 1000) if args.quick else (500, 250, 1000)
+    trees = {"this tree": Path(__file__).resolve().parents[1]}
+    if args.baseline:
+        trees[f"baseline ({args.baseline.name})"] = args.baseline.resolve()
+    if args.memory_only:
+        lines = header("nDCG memory rows (benchmarks/bench_ndcg.py --memory-only)", args)
+        lines.insert(-1, "memory rows: one run per side, each in its own process (the repetitions above do not apply)")
+        lines += memory_row(*size) + [""] + condensed_rows(*size, trees)
+        finish("ndcg_memory", lines, args)
+        return
     lines = header("nDCG benchmark (benchmarks/bench_ndcg.py)", args)
     import pytrec_eval
 
@@ -261,7 +333,7 @@ def main(argv: list[str] | None = None) -> None:
             f"  ratio pytrec_eval / ours: {ratio(t['pytrec'], t['ours'])}",
             "",
         ]
-    lines += memory_row(*((100, 50, 1000) if args.quick else (500, 250, 1000)))
+    lines += memory_row(*size) + [""] + condensed_rows(*size, trees)
     finish("ndcg", lines, args)
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import finish, header, measure, parser  # noqa: E402
+from _timing import finish, header, measure, one_core, parser  # noqa: E402
 
 import metrics
 import optimize
@@ -126,6 +126,11 @@ def tune_1000(j, repeat: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    with one_core():  # every side on one core (the solvers limit BLAS themselves; the rest is limited here)
+        _main(argv)
+
+
+def _main(argv: list[str] | None) -> None:
     args = parser(__doc__).parse_args(argv)
     if args.quick:
         args.repeat = min(args.repeat, 3)

@@ -1,12 +1,14 @@
 """Run every benchmark (benchmarks/bench_*.py) one after the other and record where their results went.
 
-    python benchmarks/run_all.py [--quick] [--only ndcg,significance]
+    python benchmarks/run_all.py [--quick] [--only ndcg,significance] [--baseline DIR]
 
 Each script runs alone in its own process (the scripts never overlap, so none competes with another for the
 cores), writes its table to benchmarks/results/<name>.txt (``<name>.quick.txt`` with ``--quick``), and can be run
 by itself the same way. This driver writes benchmarks/results/run_all.txt (run_all.quick.txt): per script the exit
 status, wall and CPU seconds of the process, and the machine's load average before and after (with ``--only``, the
-rows of the other scripts are kept from the earlier run and marked so).
+rows of the other scripts are kept from the earlier run and marked so). ``--baseline DIR`` (another copy of the
+package, e.g. an earlier commit unpacked with ``git archive``) is passed to the scripts that compare against one
+side by side (those with a ``--baseline`` option).
 """
 from __future__ import annotations
 
@@ -29,6 +31,11 @@ def scripts(only: list[str] | None) -> list[Path]:
     return found
 
 
+def takes_option(path: Path, option: str) -> bool:
+    """Whether the script has the command-line ``option``."""
+    return f'"{option}"' in path.read_text(encoding="utf-8")
+
+
 def takes_quick(path: Path) -> bool:
     """Whether the script has a ``--quick`` option (every script should; checked so one that lacks it still runs)."""
     return "--quick" in path.read_text(encoding="utf-8")
@@ -45,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="pass --quick to every script (short runs, not for the record)")
     ap.add_argument("--only", default=None, help="comma-separated names, e.g. ndcg,significance")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="another copy of the package, for the scripts that compare against one")
     args = ap.parse_args(argv)
     only = [s.strip() for s in args.only.split(",")] if args.only else None
     env = dict(os.environ)
@@ -55,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for path in scripts(only):
         cmd = [sys.executable, str(path)] + (["--quick"] if args.quick and takes_quick(path) else [])
+        if args.baseline and takes_option(path, "--baseline"):
+            cmd += ["--baseline", str(args.baseline.resolve())]
         before = loadavg()
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()

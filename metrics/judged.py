@@ -39,6 +39,8 @@ ABSENT: int = -2
 
 Missing = Literal["zero", "exclude"]
 _FORMAT_VERSION = 1
+#: tensor elements per block of :meth:`JudgedRuns.condensed` (bounds its temporaries to a few MB)
+_CONDENSE_BLOCK = 1 << 20
 
 
 
@@ -221,23 +223,37 @@ class JudgedRuns:
         table = np.zeros(self.levels.size + 2, dtype=bool)
         table[: self.levels.size] = pooled_unjudged(self.levels)
         table[UNJUDGED] = True
-        drop = table[self.grades]
-        if not drop.any():
+        S, T, K = self.grades.shape
+        step = max(1, _CONDENSE_BLOCK // max(T * K, 1))  # systems per block: the temporaries stay small
+        # first pass: whether anything is dropped, and the longest condensed list (its real documents)
+        any_drop, keep = False, 0
+        for s0 in range(0, S, step):
+            G = self.grades[s0:s0 + step]
+            drop = table[G]
+            if drop.any():
+                any_drop = True
+            drop |= G == ABSENT
+            keep = max(keep, K - int(np.count_nonzero(drop, axis=-1).min(initial=K)))
+        if not any_drop:
             out = self
         else:
-            order = np.argsort(drop, axis=-1, kind="stable")
-            g = np.take_along_axis(self.grades, order, axis=-1)
-            d = np.take_along_axis(self.doc_ids, order, axis=-1)
-            dropped = np.take_along_axis(drop, order, axis=-1)
-            g[dropped] = ABSENT
-            d[dropped] = -1
-            keep = max(int((g != ABSENT).sum(axis=-1).max(initial=0)), 1)
-            out = replace(
-                self,
-                grades=np.ascontiguousarray(g[..., :keep]),
-                doc_ids=np.ascontiguousarray(d[..., :keep]),
-                report={**self.report, "condensed": True},
-            )
+            keep = max(keep, 1)
+            g_out = np.full((S, T, keep), ABSENT, dtype=self.grades.dtype)
+            d_out = np.full((S, T, keep), -1, dtype=self.doc_ids.dtype)
+            slots = np.arange(keep)
+            for s0 in range(0, S, step):
+                G = self.grades[s0:s0 + step]
+                kept = ~table[G]
+                # the kept documents move up in rank order; a list longer than `keep` (kept absent slots
+                # before its last real document) is cut there, as slicing the sorted lists did
+                n = np.minimum(np.count_nonzero(kept, axis=-1), keep)
+                if keep < K:
+                    pos = np.cumsum(kept, axis=-1, dtype=np.int16 if K < 2 ** 15 else np.int32)
+                    kept &= pos <= keep
+                dest = slots < n[..., None]
+                g_out[s0:s0 + step][dest] = G[kept]
+                d_out[s0:s0 + step][dest] = self.doc_ids[s0:s0 + step][kept]
+            out = replace(self, grades=g_out, doc_ids=d_out, report={**self.report, "condensed": True})
         object.__setattr__(self, "_condensed", out)
         return out
 

@@ -48,7 +48,7 @@ from scipy.optimize import minimize, minimize_scalar
 import metrics
 from metrics import JudgedRuns
 
-from ._ratio import RatioModel, coefficients
+from ._ratio import RatioModel, coefficient_f
 from .objective import Problem, check_objective
 from .result import SolverRun, Tuning
 
@@ -193,26 +193,32 @@ def _topflat_vector(m: int, h: float, n: int) -> NDArray:
 
 def _fit_topflat(model: RatioModel, topics, objective: str) -> tuple[dict[str, float], NDArray, float]:
     """Every ``m`` in 1..k on a grid of ``h``, by prefix sums (DCG(m, h) = (1-h) P_≤m + h P_≤k), then
-    Brent on ``h`` for the best ``m``."""
-    P, Q = model._sub(topics)
-    Pc, Qc = np.cumsum(P, axis=-1), np.cumsum(Q, axis=-1)  # (S, t, k), (t, k)
+    Brent on ``h`` for the best ``m``. The prefix sums come a block of ``m`` at a time
+    (:meth:`RatioModel.prefix_blocks`), so memory does not grow with S·t·k."""
+    _, Q, _ = model._sub(topics)
+    Qc = np.cumsum(Q, axis=-1)  # (t, k)
     k = model.n
     hs = np.linspace(0.0, 1.0, 11)
+    last = model.row_totals(topics)  # P_≤k
+    f_all = np.empty((hs.size, k))
+    for m0, Pc in model.prefix_blocks(topics):
+        m1 = m0 + Pc.shape[-1]
+        for i, h in enumerate(hs):
+            dcg = (1 - h) * Pc + h * last
+            idcg = (1 - h) * Qc[:, m0:m1] + h * Qc[..., -1:]
+            ok = idcg > 0
+            X = np.where(ok[None], dcg / np.where(ok, idcg, 1.0)[None], 0.0)  # (S, t, b)
+            f_all[i, m0:m1] = coefficient_f(np.moveaxis(X, -1, 0), objective)
     best = (-np.inf, 1, 1.0)
-    for h in hs:
-        dcg = (1 - h) * Pc + h * Pc[..., -1:]
-        idcg = (1 - h) * Qc + h * Qc[..., -1:]
-        ok = idcg > 0
-        X = np.where(ok[None], dcg / np.where(ok, idcg, 1.0)[None], 0.0)  # (S, t, k)
-        f = coefficients(np.moveaxis(X, -1, 0), objective)["f"]
-        f = np.where(np.isfinite(f), f, -np.inf)
-        i = int(np.argmax(f))
-        if f[i] > best[0]:
-            best = (float(f[i]), i + 1, float(h))
+    for i, h in enumerate(hs):  # the first h (then the first m) reaching the best value
+        f = np.where(np.isfinite(f_all[i]), f_all[i], -np.inf)
+        j = int(np.argmax(f))
+        if f[j] > best[0]:
+            best = (float(f[j]), j + 1, float(h))
     _, m, h0 = best
     if m < k:
         def neg(h: float) -> float:
-            v = coefficients(model.scores(_topflat_vector(m, h, k), topics), objective)["f"]
+            v = coefficient_f(model.scores(_topflat_vector(m, h, k), topics), objective)
             return -float(v) if np.isfinite(v) else np.inf
         lo, hi = max(h0 - 0.1, 0.0), min(h0 + 0.1, 1.0)
         res = minimize_scalar(neg, bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
@@ -220,7 +226,7 @@ def _fit_topflat(model: RatioModel, topics, objective: str) -> tuple[dict[str, f
     else:
         h = 1.0
     x = _normalise(_topflat_vector(m, h, k))
-    f = float(coefficients(model.scores(x, topics), objective)["f"])
+    f = float(coefficient_f(model.scores(x, topics), objective))
     return {"m": float(m), "h": h}, x, f
 
 
@@ -233,13 +239,13 @@ def fit_family(model: RatioModel, family: Family, topics: NDArray | None = None,
     n, levels = model.n, model.levels
     lo, hi = sorted(family.from_param(np.array(family.bounds, dtype=np.float64)))
     grid = np.linspace(lo, hi, GRID)
-    f = coefficients(model.scores(_normalise(family.vectors(grid, n, levels)), topics), objective)["f"]
+    f = coefficient_f(model.scores(_normalise(family.vectors(grid, n, levels)), topics), objective)
     f = np.where(np.isfinite(f), f, -np.inf)
     i = int(np.argmax(f))
 
     def neg(u: float) -> float:
-        v = coefficients(model.scores(_normalise(family.vectors(np.array([u]), n, levels))[0], topics),
-                         objective)["f"]
+        v = coefficient_f(model.scores(_normalise(family.vectors(np.array([u]), n, levels))[0], topics),
+                          objective)
         return -float(v) if np.isfinite(v) else np.inf
 
     a, b = grid[max(i - 1, 0)], grid[min(i + 1, GRID - 1)]

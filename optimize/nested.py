@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -90,6 +90,8 @@ class Candidate:
     complexity: float
     fit: Callable[[NDArray | None], tuple[NDArray, str]]
     n_params: int
+    #: messages of the fits whose optimiser did not converge (regularised vectors: L-BFGS-B's iteration limit)
+    failures: list[str] = field(default_factory=list)
 
 
 def corrected_interval(diffs: NDArray, n_test: int, n_fit: int, level: float = 0.95) -> tuple[float, float, float]:
@@ -138,18 +140,23 @@ def _joint_candidates(model: JointModel, objective: str, lambdas, families, pena
     warm: dict[bytes, tuple] = {}
     for lam in sorted(lambdas, reverse=True):
         name = "full vectors" if lam == 0 else f"{penalty}(λ={lam:g})"
+        failures: list[str] = []
 
-        def fit(idx, lam=lam):
+        def fit(idx, lam=lam, failures=failures):
             key = b"all" if idx is None else np.asarray(idx).tobytes()
             d, g = warm.get(key, (dref, g0))
             for _ in range(rounds):
-                d = fit_vector(model.discount_view(g, idx), None, objective, lam, dref, penalty, x0=d)[0]
-                g = fit_vector(model.gain_view(d, idx), None, objective, lam, g0, penalty, x0=g)[0]
+                d, _, ok, msg, _ = fit_vector(model.discount_view(g, idx), None, objective, lam, dref, penalty, x0=d)
+                if not ok:
+                    failures.append(f"discount: {msg}")
+                g, _, ok, msg, _ = fit_vector(model.gain_view(d, idx), None, objective, lam, g0, penalty, x0=g)
+                if not ok:
+                    failures.append(f"gain: {msg}")
             warm.clear()
             warm[key] = (d, g)
             return np.r_[d, g], ("tuned gain and discount vectors" if lam == 0 else f"{penalty}(λ={lam:g})")
 
-        out.append(Candidate(name, "regularised", 4.0 + 1.0 / (1.0 + lam), fit, model.n - 2))
+        out.append(Candidate(name, "regularised", 4.0 + 1.0 / (1.0 + lam), fit, model.n - 2, failures))
     return out
 
 
@@ -178,15 +185,18 @@ def _candidates(model: RatioModel, what: str, objective: str, gain, discount, la
     warm: dict[bytes, NDArray] = {}  # decreasing λ on the same topics: each fit starts from the previous one
     for lam in sorted(lambdas, reverse=True):
         name = "full vector" if lam == 0 else f"{penalty}(λ={lam:g})"
+        failures: list[str] = []
 
-        def fit(idx, lam=lam):
+        def fit(idx, lam=lam, failures=failures):
             key = b"all" if idx is None else np.asarray(idx).tobytes()
             x, f, ok, msg, nit = fit_vector(model, idx, objective, lam, ref, penalty, x0=warm.get(key))
+            if not ok:
+                failures.append(msg)
             warm.clear()
             warm[key] = x
             return x, (f"tuned {what} vector" if lam == 0 else f"{penalty}(λ={lam:g})")
 
-        out.append(Candidate(name, "regularised", 3.0 + 1.0 / (1.0 + lam), fit, model.n - 1))
+        out.append(Candidate(name, "regularised", 3.0 + 1.0 / (1.0 + lam), fit, model.n - 1, failures))
     return out
 
 
@@ -404,8 +414,18 @@ def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_al
             "diff_vs_best_standard": m, "diff_lo": lo, "diff_hi": hi, "wins": _wins(d),
             "topics_needed": float(np.median(need[c.name])), "topics_saved": sm, "topics_saved_lo": slo,
             "topics_saved_hi": shi, "times_selected": int(sum(1 for s in chosen_b if s == i)),
+            "fit_failures": len(c.failures),
         })
     table = pd.DataFrame(table_rows).set_index("candidate")
+    failed = [c for c in cands if c.failures]
+    if failed:  # optimiser failures are reported, not hidden: the scores are those of the points reached
+        import warnings
+
+        from .result import OptimizationWarning
+
+        warnings.warn("; ".join(f"{c.name}: {len(c.failures)} fit(s) did not converge ({c.failures[0]})" for c in failed)
+                      + " — their held-out scores are those of the points the optimiser stopped at (the table's "
+                      "fit_failures column counts them).", OptimizationWarning, stacklevel=3)
     proc = np.array([phi[names[s]].iloc[b] for b, s in enumerate(chosen_b)])
     pm, plo, phi_hi = corrected_interval(proc - phi[best_std].to_numpy(), n_test, n_fit)
     choice = cands[final]

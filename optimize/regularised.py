@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.optimize import minimize
 
@@ -48,10 +49,11 @@ __all__ = ["optimize_regularised", "fit_vector", "PENALTIES"]
 PENALTIES = ("ridge", "smooth")
 
 
-def _penalty_op(n: int, penalty: str) -> NDArray:
+def _penalty_op(n: int, penalty: str) -> sp.csr_matrix:
+    """``L``: the identity (``"ridge"``, or fewer than 3 weights) or the (n-2, n) second-difference operator."""
     if penalty == "ridge" or n < 3:
-        return np.eye(n)
-    return np.diff(np.eye(n), n=2, axis=0)
+        return sp.identity(n, format="csr")
+    return sp.diags([1.0, -2.0, 1.0], [0, 1, 2], shape=(n - 2, n), format="csr")
 
 
 def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: float, ref: NDArray,
@@ -63,8 +65,11 @@ def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: f
                   else (increments_to_gain, gain_to_increments))
     ref = np.asarray(ref, dtype=np.float64)
     yref = ref / ref.sum()
-    L = _penalty_op(model.n, penalty)
-    LtL = L.T @ L
+    if penalty == "ridge" or model.n < 3:
+        LtL = None  # L = I: L^T L e is e itself (no n x n product per evaluation)
+    else:
+        L = _penalty_op(model.n, penalty)
+        LtL = (L.T @ L).tocsr()  # the banded second-difference form (5 diagonals)
     c = float(yref @ yref)
 
     def pull(g_x: NDArray) -> NDArray:  # gradient in x -> gradient in the increments z (transposed map)
@@ -82,8 +87,9 @@ def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: f
         if lam > 0:
             y = x / s
             e = y - yref
-            val += lam * float(e @ LtL @ e) / c
-            gy = 2.0 * lam * (LtL @ e) / c
+            Le = e if LtL is None else LtL @ e
+            val += lam * float(e @ Le) / c
+            gy = 2.0 * lam * Le / c
             grad = grad + (gy - gy @ y) / s
         return val, pull(grad)
 

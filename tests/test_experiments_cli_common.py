@@ -686,3 +686,24 @@ def test_duplicates_in_several_run_files_are_listed_in_one_error(tiny, tmp_path,
     err = _one_line_error(capsys, "evaluate")
     assert f"{tiny / 'dup' / 'a'}, line 13: docno 'd1' appears twice" in err
     assert f"1 other run file also repeats docnos: {other} (2 lines, first at line 13)" in err
+
+
+def test_a_library_warning_is_one_cli_line_in_option_terms(monkeypatch, capsys):
+    # a warning no subcommand prints itself (e.g. regularised fits that did not converge in recommend) comes out as
+    # "gtheory <command>: warning: ..." with the parameter named as the option, not Python's file:line format
+    import warnings
+
+    import optimize
+    from experiments.cli import main as cli
+
+    real = optimize.recommend
+
+    def warns(*args, **kwargs):
+        warnings.warn("`n_splits`: 3 fit(s) did not converge", optimize.OptimizationWarning)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(optimize, "recommend", warns)
+    assert cli(["recommend", "--cutoff", "5", "--splits", "2", "--inner", "2", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "gtheory recommend: warning: --splits: 3 fit(s) did not converge" in err
+    assert "OptimizationWarning" not in err and ".py:" not in err

@@ -93,3 +93,21 @@ def test_recommend_joint_from_the_cli(small_judged, tmp_path, capsys):
                                          "adopt tuned gains and discount"))
     t = optimize.Tuning.from_json(out_json)
     assert t.what == "joint" and t.discount.size == 10
+
+
+def test_families_lambdas_penalty_and_min_wins_reach_the_library(capsys):
+    import json as _json
+
+    from experiments.cli import main as cli
+
+    argv = ["recommend", "--cutoff", "10", "--families", "rbp", "power", "--lambdas", "0.5", "--penalty", "smooth",
+            "--min-wins", "0.6", "--splits", "3", "--inner", "2", "--json"]
+    assert cli(argv) == 0
+    d = _json.loads(capsys.readouterr().out)
+    assert [r["candidate"] for r in d["table"]] == ["log2", "zipf", "linear", "rbp(p)", "power(alpha)", "smooth(λ=0.5)"]
+    assert d["min_wins"] == 0.6
+    for option, value, message in [("--families", "nope", "--families for the discount must be among jarvelin"),
+                                   ("--lambdas", "-1", "--lambdas must be non-negative numbers; got [-1.0]"),
+                                   ("--min-wins", "1.5", "--min-wins must be a share in (0, 1]; got 1.5")]:
+        assert cli(["recommend", "--cutoff", "10", option, value, "--quiet"]) == 2
+        assert message in capsys.readouterr().err

@@ -181,6 +181,52 @@ def test_judge_validates_options(tmp_path):
         judge([tmp_path / "r"], tmp_path / "q", depth=True)
 
 
+def _condensed_by_sorting(j: JudgedRuns) -> tuple[np.ndarray, np.ndarray]:
+    """The condensed lists written out directly: a stable sort that moves the dropped documents last, then the
+    lists cut at the longest one's real documents (the construction ``condensed`` streams block by block)."""
+    drop = (j.grades == UNJUDGED) | ((j.grades >= 0) & (j.levels[np.maximum(j.grades, 0)] <= -1))
+    order = np.argsort(drop, axis=-1, kind="stable")
+    g = np.take_along_axis(j.grades, order, axis=-1)
+    d = np.take_along_axis(j.doc_ids, order, axis=-1)
+    dropped = np.take_along_axis(drop, order, axis=-1)
+    g[dropped], d[dropped] = ABSENT, -1
+    keep = max(int((g != ABSENT).sum(axis=-1).max(initial=0)), 1)
+    return g[..., :keep], d[..., :keep]
+
+
+@pytest.mark.parametrize("block", [1, 7 * 30, 1 << 22])
+def test_condensed_streams_the_same_lists_as_a_sort(monkeypatch, block):
+    # random lists with unjudged, pooled-but-unjudged (grade -1) and absent documents, also absent slots before
+    # real documents; blocks of one list, of a few systems and of everything
+    import metrics.judged as mj
+
+    monkeypatch.setattr(mj, "_CONDENSE_BLOCK", block)
+    rng = np.random.default_rng(3)
+    S, T, K = 9, 7, 30
+    levels = np.array([-1.0, 0.0, 1.0, 2.0])
+    grades = rng.choice(np.array([-2, -1, 0, 1, 2, 3], dtype=np.int8), size=(S, T, K), p=[.1, .4, .1, .2, .1, .1])
+    grades[0, 0] = -1  # a list with nothing judged
+    grades[1, :, 20:] = ABSENT  # short lists
+    doc_ids = np.where(grades >= 0, rng.integers(0, 500, size=grades.shape), -1).astype(np.int16)
+    counts = np.full((T, 4), 200)
+    j = JudgedRuns(grades=grades, doc_ids=doc_ids, levels=levels,
+                   qrels_level=np.tile(np.repeat(np.arange(4), 200), T).astype(np.int8),
+                   qrels_offsets=np.r_[0, np.cumsum(counts.sum(axis=1))].astype(np.int64),
+                   systems=tuple(map(str, range(S))), topics=tuple(map(str, range(T))),
+                   n_retrieved=np.full((S, T), K, np.int32))
+    c = j.condensed()
+    g, d = _condensed_by_sorting(j)
+    assert c.grades.dtype == np.int8 and c.doc_ids.dtype == np.int16
+    np.testing.assert_array_equal(c.grades, g)
+    np.testing.assert_array_equal(c.doc_ids, d)
+    assert c.report["condensed"] and c.condensed() is c
+    # nothing to drop: the same object
+    clean = JudgedRuns(grades=np.where(grades == -1, 1, grades).astype(np.int8), doc_ids=doc_ids, levels=levels + 1,
+                       qrels_level=j.qrels_level, qrels_offsets=j.qrels_offsets, systems=j.systems, topics=j.topics,
+                       n_retrieved=j.n_retrieved)
+    assert clean.condensed() is clean
+
+
 def test_subset_refuses_a_repeated_selection_and_records_the_part_kept():
     import metrics
 

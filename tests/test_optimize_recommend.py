@@ -280,3 +280,28 @@ def test_a_candidate_equal_to_the_standard_up_to_rounding_never_wins():
     noise = np.array([1e-17, 3e-17, -1e-17, 2e-16, 5e-17])
     assert _wins(noise) == 0
     assert _wins(np.array([0.01, 0.002, -0.003, 1e-17, 0.004])) == 3
+
+
+def test_regularised_fits_that_do_not_converge_are_reported(monkeypatch):
+    # optimiser failures are reported, not hidden: every fit of the ridge candidate "stops at its iteration limit"
+    import warnings
+
+    import metrics
+    import optimize
+    import optimize.nested as nested
+
+    real = nested.fit_vector
+
+    def stops(model, idx, objective, lam, *args, **kwargs):
+        x, f, ok, msg, nit = real(model, idx, objective, lam, *args, **kwargs)
+        return (x, f, False, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT", nit) if lam > 0 else (x, f, ok, msg, nit)
+
+    monkeypatch.setattr(nested, "fit_vector", stops)
+    j = metrics.load_trec9().subset(systems=range(0, 104, 4), topics=range(20))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rec = optimize.recommend(j, 10, n_splits=2, n_inner=2, lambdas=(1.0, 0.0), progress=False)
+    table = rec.table["fit_failures"]
+    assert table["ridge(λ=1)"] > 0 and table.drop("ridge(λ=1)").eq(0).all()
+    messages = [str(w.message) for w in caught if issubclass(w.category, optimize.OptimizationWarning)]
+    assert len(messages) == 1 and messages[0].startswith(f"ridge(λ=1): {table['ridge(λ=1)']} fit(s) did not converge")

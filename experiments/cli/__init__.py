@@ -19,6 +19,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from typing import Sequence
 
 __all__ = ["main", "build_parser", "UsageError", "SUBCOMMANDS"]
@@ -71,6 +72,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cli_warning(args: argparse.Namespace):
+    """``warnings.showwarning`` for a subcommand: ``gtheory <command>: warning: <message>``, with the library's
+    parameter names and fixes in the command's options (as errors), instead of Python's file:line format."""
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        from ._common import in_option_names
+
+        text = in_option_names(message, getattr(args, "_options", {}) or {}) if isinstance(message, Warning) else message
+        print(f"gtheory {args.command}: warning: {text}", file=sys.stderr)
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -90,7 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     OUTPUTS.clear()
     COMMAND[0] = f"gtheory {args.command}"
     try:
-        return int(args._run(args) or 0)
+        with warnings.catch_warnings():  # a library warning the subcommand does not print itself: one CLI line
+            warnings.showwarning = _cli_warning(args)
+            return int(args._run(args) or 0)
     except BrokenPipeError:  # e.g. piped into `head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -26,7 +26,7 @@ Nested cross-validation over topics (Varma & Simon 2006; Cawley & Talbot 2010): 
 halvings fits the tuned candidates (one- and two-parameter families, regularised vectors) on one half and
 scores every candidate, standard ones too, by Φ(1) on the other half; inside each fitting half, --inner
 halvings choose a candidate. A tuned configuration is adopted only if it beats the best standard one on
-at least 80 % of the held-out halves. --out writes a JSON that 'gtheory evaluate --tuning' reads.
+at least --min-wins (80 %) of the held-out halves. --out writes a JSON that 'gtheory evaluate --tuning' reads.
 Without --runs/--qrels (or --judged) the embedded TREC-9 Web runs (104 systems x 50 topics) are used.
 """
 
@@ -51,6 +51,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--splits", type=int, default=10, help="outer topic halvings (default 10)")
     p.add_argument("--inner", type=int, default=4, help="inner topic halvings choosing a candidate (default 4)")
     p.add_argument("--seed", type=int, default=0, help="seed of every split (a non-negative integer)")
+    p.add_argument("--families", nargs="+", metavar="FAMILY", default=None,
+                   help="the tuned families (default all of --what's: discount jarvelin, rbp, power, log_offset, ...)")
+    p.add_argument("--lambdas", nargs="+", type=float, metavar="L", default=None,
+                   help="penalty strengths of the regularised full vectors (default 1 0.1 0; 0 = unregularised)")
+    p.add_argument("--penalty", choices=["ridge", "smooth"], default="ridge",
+                   help="penalty of the regularised vectors (default ridge)")
+    p.add_argument("--min-wins", type=float, default=0.8,
+                   help="share of held-out halves a tuned choice must win to be adopted (default 0.8)")
     p.add_argument("--out", metavar="REC.json", default=None, help="write the recommendation as JSON")
     p.add_argument("--json", action="store_true", help="print the recommendation as JSON instead of a summary")
     p.add_argument("--quiet", action="store_true", help="print only the verdict; no progress bar")
@@ -59,7 +67,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 #: the Python API's parameter names in messages → the options of this command
 _OPTIONS = {**NDCG_OPTIONS, "cutoff": "--cutoff", "objective": "--objective", "target": "--target",
-            "n_splits": "--splits", "n_inner": "--inner", "seed": "--seed", "judged": "the data"}
+            "n_splits": "--splits", "n_inner": "--inner", "seed": "--seed", "judged": "the data",
+            "families": "--families", "lambdas": "--lambdas", "penalty": "--penalty", "min_wins": "--min-wins"}
 
 
 def _inputs(args: argparse.Namespace) -> list[Path]:
@@ -91,7 +100,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         rec = optimize.recommend(judged, args.cutoff, what=args.what, gain=gain, discount=discount,
                                  objective=args.objective, target=args.target, seed=args.seed,
-                                 n_splits=args.splits, n_inner=args.inner, progress=not (args.quiet or args.json))
+                                 n_splits=args.splits, n_inner=args.inner, progress=not (args.quiet or args.json),
+                                 families=tuple(args.families) if args.families else None,
+                                 lambdas=tuple(args.lambdas) if args.lambdas is not None else optimize.nested.LAMBDAS,
+                                 penalty=args.penalty, min_wins=args.min_wins)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     if args.out:
