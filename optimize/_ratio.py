@@ -213,15 +213,9 @@ def _rows(P, rows: NDArray[np.int64]):
     return out
 
 
-def coefficients(X: NDArray[np.float64], objective: str = "phi") -> dict[str, NDArray[np.float64]]:
-    r"""Batched G-study of score matrices ``X`` (..., S, T): raw ``f`` (what a tuner maximises:
-    :math:`\rho/(1+\rho)` from the raw ANOVA components) and, by the G-study convention of
-    :func:`gtheory.gstudy` (negative estimates set to 0), ``phi_1`` = Φ(1), ``erho2_1`` = Eρ²(1)
-    and the ratio ``r`` = σ²s/(σ²t+σ²st) (``inf`` when the error variance is 0).
-
-    Same ANOVA estimates as :func:`gtheory.variance_components` (Brennan 2001, §3.4), vectorised
-    over the leading axes.
-    """
+def _components(X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
+    """Raw ANOVA components (σ²(s), σ²(t), σ²(st,e)) of score matrices ``X`` (..., S, T), vectorised over the
+    leading axes (Brennan 2001, §3.4)."""
     X = np.asarray(X, dtype=np.float64)
     S, T = X.shape[-2:]
     ms = X.mean(axis=-1)
@@ -233,7 +227,19 @@ def coefficients(X: NDArray[np.float64], objective: str = "phi") -> dict[str, ND
     ms_s = T * (ds * ds).sum(axis=-1) / (S - 1)
     ms_t = S * (dt * dt).sum(axis=-1) / (T - 1)
     ms_e = (resid * resid).sum(axis=(-2, -1)) / ((S - 1) * (T - 1))
-    vs, vt, ve = (ms_s - ms_e) / T, (ms_t - ms_e) / S, ms_e
+    return (ms_s - ms_e) / T, (ms_t - ms_e) / S, ms_e
+
+
+def coefficients(X: NDArray[np.float64], objective: str = "phi") -> dict[str, NDArray[np.float64]]:
+    r"""Batched G-study of score matrices ``X`` (..., S, T): raw ``f`` (what a tuner maximises:
+    :math:`\rho/(1+\rho)` from the raw ANOVA components) and, by the G-study convention of
+    :func:`gtheory.gstudy` (negative estimates set to 0), ``phi_1`` = Φ(1), ``erho2_1`` = Eρ²(1)
+    and the ratio ``r`` = σ²s/(σ²t+σ²st) (``inf`` when the error variance is 0).
+
+    Same ANOVA estimates as :func:`gtheory.variance_components` (Brennan 2001, §3.4), vectorised
+    over the leading axes.
+    """
+    vs, vt, ve = _components(X)
     with np.errstate(divide="ignore", invalid="ignore"):
         den = vt + ve if objective == "phi" else ve
         rho = vs / den
@@ -249,18 +255,7 @@ def coefficients(X: NDArray[np.float64], objective: str = "phi") -> dict[str, ND
 def coefficient_f(X: NDArray[np.float64], objective: str = "phi") -> NDArray[np.float64]:
     """``coefficients(X, objective)["f"]`` alone (the same operations in the same order, so the same numbers),
     for the searches that compare configurations by it thousands of times."""
-    X = np.asarray(X, dtype=np.float64)
-    S, T = X.shape[-2:]
-    ms = X.mean(axis=-1)
-    mt = X.mean(axis=-2)
-    g = ms.mean(axis=-1)
-    ds = ms - g[..., None]
-    dt = mt - g[..., None]
-    resid = X - ms[..., :, None] - dt[..., None, :]
-    ms_s = T * (ds * ds).sum(axis=-1) / (S - 1)
-    ms_t = S * (dt * dt).sum(axis=-1) / (T - 1)
-    ms_e = (resid * resid).sum(axis=(-2, -1)) / ((S - 1) * (T - 1))
-    vs, vt, ve = (ms_s - ms_e) / T, (ms_t - ms_e) / S, ms_e
+    vs, vt, ve = _components(X)
     with np.errstate(divide="ignore", invalid="ignore"):
         den = vt + ve if objective == "phi" else ve
         rho = vs / den
