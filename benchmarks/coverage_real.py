@@ -100,7 +100,8 @@ def coverage(x: NDArray[np.float64], n_s: int, n_t: int, n_samples: int, B: int,
     """Coverage of the 95 % intervals over ``n_samples`` samples of ``n_s`` x ``n_t`` from ``x``.
 
     Returns ``{kind: shares (6,)}`` for :data:`KINDS` plus ``"basic_below"``/``"basic_above"`` (share of
-    samples whose default interval lies wholly below / above the truth) and ``"truth"``. Sample ``m``
+    samples whose default interval lies wholly below / above the truth), ``"truth"`` and ``"phi_width"`` (median
+    length of the basic interval of Φ(n)). Sample ``m``
     is bootstrapped (procedure ``over``, default the package's) with ``seed=m``; the samples are drawn from ``default_rng([seed, n_s, n_t, replace])``."""
     N_s, N_t = x.shape
     if not replace and (n_s > N_s or n_t > N_t):
@@ -109,6 +110,7 @@ def coverage(x: NDArray[np.float64], n_s: int, n_t: int, n_samples: int, B: int,
     rng = np.random.default_rng([seed, n_s, n_t, int(replace)])
     hits = {k: np.zeros(len(QUANTITIES)) for k in KINDS}
     below, above = np.zeros(len(QUANTITIES)), np.zeros(len(QUANTITIES))
+    width = np.empty(n_samples)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
         for m in range(n_samples):
@@ -119,10 +121,12 @@ def coverage(x: NDArray[np.float64], n_s: int, n_t: int, n_samples: int, B: int,
             for k, (lo, hi) in zip(KINDS, ((b.basic_low, b.basic_high), (b.percentile_low, b.percentile_high),
                                            (b.bc_low, b.bc_high))):
                 hits[k] += (np.array(lo) <= truth) & (truth <= np.array(hi))
+            width[m] = b.basic_high[3] - b.basic_low[3]
             below += np.array(b.basic_high) < truth
             above += np.array(b.basic_low) > truth
     out = {k: v / n_samples for k, v in hits.items()}
-    out.update(basic_below=below / n_samples, basic_above=above / n_samples, truth=truth)
+    out.update(basic_below=below / n_samples, basic_above=above / n_samples, truth=truth,
+               phi_width=np.array([np.median(width)]))
     return out
 
 
@@ -150,8 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     lines = [f"over={a.over!r}, {a.samples} samples per row, B = {a.B}, seed {a.seed}; cells: σ²(s) / σ²(t) / σ²(st,e) / Φ(50) / "
              f"Eρ²(50) / topics needed for Φ ≥ .95; binomial SE of one share ≈ "
              f"{math.sqrt(.95 * .05 / a.samples):.3f}", "",
-             "| population (N_s × N_t) | sample | draw | default: basic | percentile | bias-corrected "
-             "| basic: interval below truth | basic: above truth |", "|---|---|---|---|---|---|---|---|"]
+             "| population (N_s × N_t) | sample | draw | basic (the default interval) | percentile | bias-corrected "
+             "| basic: interval below truth | basic: above truth | median length, basic Φ(50) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     print("\n".join(lines), flush=True)
     t0, cpu0 = time.perf_counter(), time.process_time()
     for label, stem in POPULATIONS.items():
@@ -164,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
                 frac = "with repl." if replace else f"without ({n_s / x.shape[0]:.0%}, {n_t / x.shape[1]:.0%})"
                 row = (f"| {label} ({x.shape[0]} × {x.shape[1]}) | {n_s} × {n_t} | {frac} | {_cell(c['basic'])} | "
                        f"{_cell(c['percentile'])} | {_cell(c['bias_corrected'])} | {_cell(c['basic_below'])} | "
-                       f"{_cell(c['basic_above'])} |")
+                       f"{_cell(c['basic_above'])} | {c['phi_width'][0]:.3f} |")
                 lines.append(row)
                 print(row, flush=True)
     truths = ["", "Truth (without replacement: the population ANOVA; with: its exchangeable array):"]
