@@ -1,4 +1,4 @@
-"""Coverage of the bootstrap intervals on real IR score distributions (docs/gtheory.md, "Coverage on real scores").
+"""Coverage of the bootstrap intervals on real IR score distributions (docs/gtheory.md, "Coverage on real IR scores").
 
 Population resampling: a large real systems x topics score matrix is the *population*; many samples of
 ``n_s`` systems x ``n_t`` topics are drawn from it, each sample is bootstrapped with the package's
@@ -7,9 +7,9 @@ the share of samples whose 95 % interval contains the population's own quantity 
 σ²(s), σ²(t), σ²(st,e), Φ(50), Eρ²(50) and the topics needed for Φ ≥ .95 — for the default (basic),
 the percentile and the bias-corrected interval.
 
-The truth (:func:`population_truth`):
+The truth (:func:`population_truth`), for each of the two designs (``--design both``, the default, runs both):
 
-* ``--design without`` (default; systems and topics drawn *without* replacement, as a real collection
+* ``--design without`` (systems and topics drawn *without* replacement, as a real collection
   is a subset of distinct systems and topics): the ANOVA components of the full population matrix
   (``gtheory.gstudy(population)``). For a finite crossed population sampled without replacement
   in both facets (Cornfield & Tukey 1956) E MS_st = S²_st, E MS_s = n_t S²_s + (1 − n_t/N_t) S²_st,
@@ -27,12 +27,12 @@ The truth (:func:`population_truth`):
   gtheory.bootstrap). The random-effects model then holds exactly but for the shape of the score
   distribution: this design isolates the effect of bounded, skewed, discrete scores.
 
-Run from the repository root (the score matrices of Urbano & Nagler, SIGIR 2018, in
-``../shared/data/score-matrices/sigir2018-simulation`` or ``--data DIR``)::
+Populations: Robust 2004 AP and P@10 (110 x 249), Web 2010 nDCG@20 (88 x 48) — the score matrices of Urbano &
+Nagler (SIGIR 2018), read from ``../shared/data/score-matrices/sigir2018-simulation`` or ``--data DIR`` — and
+TREC-9 Web nDCG@20 (104 x 50) from the judged-grade tensor shipped with the package. Run from the repository root::
 
     python benchmarks/coverage_real.py              # 1000 samples x B = 1000 per cell, a few minutes on one core
     python benchmarks/coverage_real.py --quick      # 60 samples x B = 200: seconds, a smoke run
-
     python benchmarks/coverage_real.py --over both  # the same with boot-p,i (Brennan's procedure for σ²(st))
 
 Prints one Markdown table (the one in docs/gtheory.md) and writes ``benchmarks/results/coverage_real.txt``
@@ -57,16 +57,23 @@ from gtheory.bootstrap import QUANTITIES, _derived
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "score-matrices" / "sigir2018-simulation"
 RESULTS = Path(__file__).resolve().parent / "results"
-#: label -> file stem of the populations (topics x systems CSVs of the SIGIR 2018 simulation data)
+#: label -> file stem of the populations (topics x systems CSVs of the SIGIR 2018 simulation data); "trec9:ndcg20"
+#: is nDCG@20 of the TREC-9 Web judged-grade tensor shipped with the package (``metrics.load_trec9()``)
 POPULATIONS = {"Robust 2004 AP": "robust2004_ap", "Robust 2004 P@10": "robust2004_p10",
-               "Web 2010 nDCG@20": "web2010_ndcg20"}
+               "Web 2010 nDCG@20": "web2010_ndcg20", "TREC-9 nDCG@20": "trec9:ndcg20"}
 KINDS = ("basic", "percentile", "bias_corrected")
 N_TOPICS, TARGET = 50, 0.95
 
 
 def load_population(stem: str, data: Path = DATA) -> NDArray[np.float64]:
-    """The systems x topics matrix of ``<data>/<stem>.csv`` (a topics x systems CSV with a ``topic`` column)."""
+    """The systems x topics matrix of ``<data>/<stem>.csv`` (a topics x systems CSV with a ``topic`` column), or for
+    ``"trec9:ndcg20"`` nDCG@20 of the TREC-9 judged-grade tensor shipped with the package."""
     import pandas as pd
+
+    if stem == "trec9:ndcg20":
+        import metrics
+
+        return metrics.ndcg(metrics.load_trec9(), cutoff=20).to_numpy(dtype=np.float64)
 
     path = Path(data) / f"{stem}.csv"
     if not path.is_file():
@@ -102,7 +109,8 @@ def coverage(x: NDArray[np.float64], n_s: int, n_t: int, n_samples: int, B: int,
     Returns ``{kind: shares (6,)}`` for :data:`KINDS` plus ``"basic_below"``/``"basic_above"`` (share of
     samples whose default interval lies wholly below / above the truth), ``"truth"`` and ``"phi_width"`` (median
     length of the basic interval of Φ(n)). Sample ``m``
-    is bootstrapped (procedure ``over``, default the package's) with ``seed=m``; the samples are drawn from ``default_rng([seed, n_s, n_t, replace])``."""
+    is bootstrapped (procedure ``over``, default the package's) with ``seed=m``; the samples are drawn from
+    ``default_rng([seed, n_s, n_t, replace])``."""
     N_s, N_t = x.shape
     if not replace and (n_s > N_s or n_t > N_t):
         raise ValueError(f"a {n_s} x {n_t} sample without replacement from a {N_s} x {N_t} population.")
@@ -151,8 +159,9 @@ def main(argv: list[str] | None = None) -> None:
         a.samples, a.B = 60, 200
     designs = {"without": (False,), "with": (True,), "both": (False, True)}[a.design]
     sizes = ((30, 50), (20, 25))
-    lines = [f"over={a.over!r}, {a.samples} samples per row, B = {a.B}, seed {a.seed}; cells: σ²(s) / σ²(t) / σ²(st,e) / Φ(50) / "
-             f"Eρ²(50) / topics needed for Φ ≥ .95; binomial SE of one share ≈ "
+    lines = [f"over={a.over!r}, {a.samples} samples per row, B = {a.B}, seed {a.seed}; "
+             f"cells: σ²(s) / σ²(t) / σ²(st,e) / Φ(50) / Eρ²(50) / topics needed for Φ ≥ .95; "
+             f"binomial SE of one share ≈ "
              f"{math.sqrt(.95 * .05 / a.samples):.3f}", "",
              "| population (N_s × N_t) | sample | draw | basic (the default interval) | percentile | bias-corrected "
              "| basic: interval below truth | basic: above truth | median length, basic Φ(50) |",
@@ -163,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
         x = load_population(stem, a.data)
         for replace in designs:
             for n_s, n_t in sizes:
-                if not replace and (n_s > x.shape[0] or n_t > x.shape[1]):
+                if not replace and (n_s >= x.shape[0] or n_t >= x.shape[1]):   # a census is no sample
                     continue
                 c = coverage(x, n_s, n_t, a.samples, a.B, a.seed, replace, over=a.over)
                 frac = "with repl." if replace else f"without ({n_s / x.shape[0]:.0%}, {n_t / x.shape[1]:.0%})"
@@ -177,8 +186,9 @@ def main(argv: list[str] | None = None) -> None:
         x = load_population(stem, a.data)
         for replace in designs:
             t = population_truth(x, replace)
-            truths.append(f"  {label:<18} {'with' if replace else 'without':<8} σ²(s) {t[0]:.5g}  σ²(t) {t[1]:.5g}  "
-                          f"σ²(st) {t[2]:.5g}  Φ(50) {t[3]:.4f}  Eρ²(50) {t[4]:.4f}  topics needed {t[5]:g}")
+            truths.append(f"  {label:<18} {'with' if replace else 'without':<8} σ²(s) {t[0]:.5g}  "
+                          f"σ²(t) {t[1]:.5g}  σ²(st) {t[2]:.5g}  Φ(50) {t[3]:.4f}  Eρ²(50) {t[4]:.4f}  "
+                          f"topics needed {t[5]:g}")
     truths.append(f"\nwall {time.perf_counter() - t0:.0f} s, CPU {time.process_time() - cpu0:.0f} s "
                   f"(OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')})")
     print("\n".join(truths))

@@ -85,3 +85,13 @@ def test_coverage_refuses_a_sample_larger_than_the_population():
     with pytest.raises(ValueError, match="without replacement"):
         cr.coverage(_skewed(), 6, 3, n_samples=2, B=10, seed=0)
     assert math.isfinite(cr.population_truth(_skewed())[5])
+
+
+def test_trec9_population_is_the_package_ndcg20():
+    import metrics
+
+    x = cr.load_population("trec9:ndcg20")
+    assert x.shape == (104, 50)
+    np.testing.assert_array_equal(x, metrics.ndcg(metrics.load_trec9(), cutoff=20).to_numpy())
+    with pytest.raises(FileNotFoundError, match="no_such_matrix.csv"):
+        cr.load_population("no_such_matrix", shared("score-matrices", "sigir2018-simulation"))
