@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 import gtheory
+from gtheory._json import JsonResult
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau, rmse, tau_ap
@@ -195,7 +196,7 @@ _COUNTS = ("topics_needed", "n_significant", "n_pairs", "swap_topics")
 
 
 @dataclass(frozen=True, repr=False)
-class ConfigurationCheck:
+class ConfigurationCheck(JsonResult):
     """A :func:`check_configurations` table with what it was computed from: what ``gtheory check`` prints.
 
     Attributes
@@ -259,12 +260,6 @@ class ConfigurationCheck:
                       "seed": self.seed, "gain": dict(self.gain), "configurations": self.records()})
         d["format"] = self.JSON_FORMAT
         return d
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON of :meth:`to_dict` (also written to ``path``, atomically, if given)."""
-        from gtheory._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "ConfigurationCheck":

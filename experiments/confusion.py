@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory._display import fmt, html_table, kv_table
+from gtheory._json import JsonResult
 from experiments._validation import (
     align_pair,
     as_scores,
@@ -88,7 +89,7 @@ def _confusion_stats(c: np.ndarray) -> dict[str, float]:
 
 
 @dataclass(frozen=True, eq=False)
-class SignificanceConfusion:
+class SignificanceConfusion(JsonResult):
     r"""Bompada et al.'s confusion matrix of significance decisions, full vs reduced qrels [2]_.
 
     Every system pair :math:`(a, b)` is tested twice, with the full and with the reduced judgments, and
@@ -192,12 +193,6 @@ class SignificanceConfusion:
                          "matrix": {"index": m.index.name, "columns": m.columns.name, "labels": list(m.index),
                                     "counts": m.to_numpy().tolist()},
                          "table": table(self.table)})
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
-        from gtheory._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "SignificanceConfusion":

@@ -45,6 +45,7 @@ import pandas as pd
 from scipy import stats
 
 from gtheory._display import fmt, kv_table
+from gtheory._json import JsonResult
 from gtheory._ties import tie_values
 
 from experiments._validation import (
@@ -331,7 +332,7 @@ def bootstrap_asl(
 
 
 @dataclass(frozen=True, eq=False)
-class DiscriminativePower:
+class DiscriminativePower(JsonResult):
     """Discriminative power of a metric on one score matrix (Sakai 2006).
 
     Attributes
@@ -397,12 +398,6 @@ class DiscriminativePower:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "table"}
         return jsonable({"format": self.JSON_FORMAT, **d, "table": table(self.table),
                          "table_attrs": dict(self.table.attrs)})
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
-        from gtheory._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "DiscriminativePower":

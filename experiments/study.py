@@ -17,6 +17,7 @@ import numpy as np
 
 import gtheory
 import metrics
+from gtheory._json import JsonResult
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau
@@ -29,7 +30,7 @@ DEMO_ROW_KEYS = ("configuration", "var_system", "var_topic", "var_residual", "sh
 
 
 @dataclass(frozen=True, repr=False)
-class DemoStudy:
+class DemoStudy(JsonResult):
     """Result of :func:`demo_study`.
 
     Attributes
@@ -149,12 +150,6 @@ class DemoStudy:
         d = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
         d["format"] = self.JSON_FORMAT
         return d
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON of :meth:`to_dict` (also written to ``path``, atomically, if given)."""
-        from gtheory._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "DemoStudy":

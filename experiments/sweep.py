@@ -68,6 +68,7 @@ from metrics import JudgedRuns
 from metrics._families import parse_family
 from metrics.ndcg import ndcg_values
 from gtheory._display import kv_table
+from gtheory._json import JsonResult
 from gtheory.errors import ParameterError
 from experiments._stability import stability as _stability
 from experiments._validation import check_probability, check_progress, check_seeds
@@ -177,7 +178,7 @@ def _grades_back(spec: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class SweepGrid:
+class SweepGrid(JsonResult):
     """The configurations of a sensitivity sweep: the product of five axes.
 
     Attributes
@@ -289,13 +290,6 @@ class SweepGrid:
         return {"format": self.JSON_FORMAT, "cutoffs": list(self.cutoffs), "gains": pairs("gains", self.gains),
                 "discounts": pairs("discounts", self.discounts), "fractions": list(self.fractions),
                 "seeds": list(self.seeds)}
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it
-        back."""
-        from gtheory._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "SweepGrid":

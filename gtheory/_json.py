@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["jsonable", "dumps", "number", "write_text", "json_text", "read_json", "load_document", "table", "table_back"]
+__all__ = ["JsonResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "load_document", "table", "table_back"]
 
 
 def jsonable(o: Any) -> Any:
@@ -100,6 +100,18 @@ def write_text(path: Any, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+class JsonResult:
+    """Mixin of the result protocol (docs/api.md): ``to_json`` from the class's ``to_dict``, through this module's one
+    encoder."""
+
+    __slots__ = ()
+
+    def to_json(self, path: Any = None, *, indent: int | None = 2) -> str:
+        """Strict JSON text of :meth:`to_dict` (RFC 8259: a number that is not finite is ``null``), also written
+        atomically to ``path`` if given; the class method ``from_json`` reads it back."""
+        return json_text(self.to_dict(), path, indent=indent)  # type: ignore[attr-defined]
 
 
 def json_text(d: Any, path: Any = None, *, indent: int | None = 2) -> str:

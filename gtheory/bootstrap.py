@@ -78,6 +78,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ._json import JsonResult
 from ._ties import tie_values
 from .components import erho2_from_components, phi_from_components, variance_components
 
@@ -209,7 +210,7 @@ def _derived(v_s, v_t, v_e, n_topics: float, target: float) -> NDArray[np.float6
 
 
 @dataclass(frozen=True)
-class BootstrapResult:
+class BootstrapResult(JsonResult):
     r"""Bootstrap distribution and intervals of a G-study's components and coefficients.
 
     Attributes
@@ -350,12 +351,6 @@ class BootstrapResult:
             out[f] = [_json_number(x) for x in v] if isinstance(v, tuple) and v and not isinstance(v[0], str) \
                 else (list(v) if isinstance(v, tuple) else _json_number(v))
         return out
-
-    def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        from ._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike[str]) -> BootstrapResult:

@@ -82,6 +82,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ._display import fmt, html_table, kv_table
+from ._json import JsonResult
 from .errors import warn_negative
 
 __all__ = ["Design", "Effect", "parse_design", "gstudy_design", "DesignGStudy", "DesignDStudy"]
@@ -219,7 +220,7 @@ def parse_design(text: str) -> Design:
 
 
 @dataclass(frozen=True)
-class DesignDStudy:
+class DesignDStudy(JsonResult):
     """D-study result for a general design.
 
     Attributes
@@ -274,12 +275,6 @@ class DesignDStudy:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "terms"}
         return jsonable({"format": self.JSON_FORMAT, **d, "terms": table(self.terms)})
 
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
-        from ._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
-
     @classmethod
     def from_json(cls, text_or_path: Any) -> "DesignDStudy":
         """A :class:`DesignDStudy` from :meth:`to_json` output (text or a file path); null numbers are NaN."""
@@ -302,7 +297,7 @@ class DesignDStudy:
 
 
 @dataclass(frozen=True)
-class DesignGStudy:
+class DesignGStudy(JsonResult):
     """Result of :func:`gstudy_design`: ANOVA table and variance components of a balanced design.
 
     Attributes
@@ -442,12 +437,6 @@ class DesignGStudy:
         return jsonable({"format": self.JSON_FORMAT, "design": self.design.text, "sizes": dict(self.sizes),
                          "components": table(self.components), "grand_mean": self.grand_mean,
                          "ss_total": self.ss_total})
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
-        from ._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "DesignGStudy":

@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._ties import tie_values
 from .components import variance_components
 from ._display import fmt, html_table, kv_table
+from ._json import JsonResult
 from .errors import ROUNDING_TOLERANCE, is_rounding_noise, warn_negative
 from .intervals import (
     arteaga_ratio_bounds,
@@ -63,7 +64,7 @@ def _scalar_or_array(x: NDArray[np.float64], like: NDArray[np.float64]) -> float
 
 
 @dataclass(frozen=True)
-class TopicsNeeded:
+class TopicsNeeded(JsonResult):
     """Number of topics needed for a coefficient to reach ``target``.
 
     Attributes
@@ -117,12 +118,6 @@ class TopicsNeeded:
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; ``inf`` (never reached) is None (:mod:`gtheory._json`)."""
         return _fields_document(self)
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
-        from ._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicsNeeded":
@@ -182,7 +177,7 @@ def _fmt_n(n: float | int | None) -> str:
 
 
 @dataclass(frozen=True)
-class CoefficientInterval:
+class CoefficientInterval(JsonResult):
     """Point estimate and two-sided confidence interval of Φ or Eρ² at ``n_topics``.
 
     ``estimate``, ``low`` and ``high`` are floats for a scalar ``n_topics`` and arrays otherwise.
@@ -211,12 +206,6 @@ class CoefficientInterval:
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values (arrays as lists) plus ``"format"``; NaN is None."""
         return _fields_document(self)
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
-        from ._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "CoefficientInterval":
@@ -345,7 +334,7 @@ class _Coefficients:
 
 
 @dataclass(frozen=True)
-class GStudy(_Coefficients):
+class GStudy(_Coefficients, JsonResult):
     r"""Result of :func:`gstudy`: variance components of a crossed systems × topics design.
 
     Attributes
@@ -562,13 +551,6 @@ class GStudy(_Coefficients):
         """The fields as plain JSON values plus ``"format"``; non-finite numbers are None
         (:mod:`gtheory._json`, the encoder of every result type)."""
         return _fields_document(self)
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, atomically);
-        :meth:`from_json` reads it back."""
-        from ._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "GStudy":

@@ -8,7 +8,7 @@ from .fixes import FixableError, FixableWarning
 from ._grades import FractionalGradeWarning
 from .coverage import Coverage, InputMismatchError, LowCoverageWarning
 from .inputs import InputFormatError
-from .judged import ABSENT, UNJUDGED, JudgedRuns, judge
+from .judged import ABSENT, UNJUDGED, DepthWarning, JudgedRuns, judge
 from .ndcg import dcg_parts, ideal_gains, ndcg
 from .trecio import Qrels, Run, RunSet, TrecFormatError, read_qrels, read_run, read_runs
 from .ap import average_precision
@@ -48,6 +48,7 @@ __all__ = [
     "Coverage",
     "InputMismatchError",
     "LowCoverageWarning",
+    "DepthWarning",
     "FractionalGradeWarning",
     "FixableError",
     "FixableWarning",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import lzma
 import os
+import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -27,7 +28,7 @@ import pandas as pd
 from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
 from .coverage import Coverage, check_coverage, coverage
-from .fixes import FixableError
+from .fixes import FixableError, FixableWarning
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
 
 __all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
@@ -42,6 +43,15 @@ _FORMAT_VERSION = 1
 #: tensor elements per block of :meth:`JudgedRuns.condensed` (bounds its temporaries to a few MB)
 _CONDENSE_BLOCK = 1 << 20
 
+
+
+#: ranks kept per topic when ``judge`` is given no depth: the TREC limit
+DEFAULT_DEPTH = 1000
+
+
+class DepthWarning(FixableWarning):
+    """:func:`judge` without a ``depth`` cut runs that rank documents below the TREC limit of 1000: trec_eval without
+    ``-M`` evaluates those rows (``fix``: a ``depth``)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -421,7 +431,7 @@ class JudgedRuns:
 def judge(
     runs: RunSet | Sequence[Run] | PathLike | Sequence[PathLike],
     qrels: Qrels | PathLike,
-    depth: int = 1000,
+    depth: int | None = None,
     *,
     missing: Missing = "zero",
     topics: Sequence[str] | None = None,
@@ -443,9 +453,11 @@ def judge(
     qrels : a :class:`Qrels`, the path of a qrels file, or qrels in memory: a DataFrame ``query_id, doc_id,
         relevance`` (or ``topic, docno, grade``), a dict ``{qid: {docid: grade}}`` or ``Qrel`` named tuples
         (ir_datasets' ``qrels_iter()``).
-    depth : ranks kept per topic (trec_eval's ``-M``; default 1000, the TREC limit; trec_eval's own default is no
-        limit, so on deeper runs AP, recall and NumRet differ from trec_eval without ``-M``: the rows cut per run are
-        in ``report["rows_beyond_depth"]``). The tensor's depth is the smaller of this and the deepest ranked list.
+    depth : ranks kept per topic (trec_eval's ``-M``). ``None`` (default) keeps 1000, the TREC limit, and warns
+        :class:`DepthWarning` when some run ranks documents below 1000: trec_eval's own default is no limit, so on
+        such runs AP, recall and NumRet differ from trec_eval without ``-M``. An explicit ``depth`` (1000 as
+        ``trec_eval -M 1000``, or more) cuts silently. The rows cut per run are in ``report["rows_beyond_depth"]``.
+        The tensor's depth is the smaller of this and the deepest ranked list.
     missing : policy for a qrels topic that a run does not return: ``"zero"`` (default) scores it 0 in every measure,
         as ``trec_eval -c`` does (RBP's residual is then 1: the whole weight is unexamined); ``"exclude"`` makes
         measures give NaN for it.
@@ -482,6 +494,8 @@ def judge(
     the order the runs were read with (trec_eval's score-descending, docno-descending order by default). Run files
     are read one at a time into a tensor allocated once, so memory stays close to the final tensor's size.
     """
+    warn_cut = depth is None
+    depth = DEFAULT_DEPTH if depth is None else depth
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
         raise ValueError(f"`depth` must be a positive integer; got {depth!r}")
     check_read_options(ties, duplicates)
@@ -534,6 +548,16 @@ def judge(
     else:  # files: read one again only to quote it in an error message
         get_run = lambda i: read_run(files[i], name=names[i], ties=ties, duplicates="first")  # noqa: E731
     check_coverage(judged, qrels, get_run, topics_selected=topics is not None)
+    cut = judged.report["rows_beyond_depth"]
+    if warn_cut and cut:
+        total = sum(cut.values())
+        some = ", ".join(f"{k} ({v})" for k, v in list(cut.items())[:5]) + (f" and {len(cut) - 5} more" if len(cut) > 5
+                                                                            else "")
+        warnings.warn(DepthWarning(
+            f"{total} row(s) ranked below {depth} were not read, in {len(cut)} run(s): {some}. trec_eval without -M "
+            "evaluates them, so AP, recall and NumRet can differ from its numbers",
+            param="depth", fix={"depth": ...}, advice=f"pass depth={depth} to keep the TREC limit without this "
+            "warning (trec_eval -M), or a larger depth to read them"), stacklevel=2)
     return judged
 
 

@@ -99,6 +99,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from gtheory._display import fmt
+from gtheory._json import JsonResult
 from gtheory.gstudy import _fields_document, _read_fields
 
 from .objective import Problem
@@ -107,7 +108,7 @@ __all__ = ["optimality_bound", "OptimalityBound", "quadratic_forms", "dual_matri
 
 
 @dataclass(frozen=True)
-class OptimalityBound:
+class OptimalityBound(JsonResult):
     """Result of :func:`optimality_bound`.
 
     ``bound`` is a certified upper bound on Φ(1) over every feasible discount (from the dual,
@@ -157,12 +158,6 @@ class OptimalityBound:
     def to_dict(self) -> dict[str, Any]:
         """The fields plus ``"format"``; non-finite numbers as None (strict JSON)."""
         return _fields_document(self)
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        from gtheory._json import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: str) -> OptimalityBound:

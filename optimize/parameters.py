@@ -48,7 +48,7 @@ from metrics._validation import seed_sequence
 from gtheory.intervals import check_open_unit
 
 from gtheory._display import signed
-from gtheory._json import json_text, read_json
+from gtheory._json import JsonResult, read_json
 
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
@@ -67,7 +67,7 @@ Measure = str | Callable[[JudgedRuns, dict[str, float]], pd.DataFrame]
 
 
 @dataclass(frozen=True, eq=False)
-class ParameterTuning(_Coefficients):
+class ParameterTuning(_Coefficients, JsonResult):
     r"""The stability-optimal parameters of a metric (:func:`tune_parameters`).
 
     Attributes
@@ -173,9 +173,6 @@ class ParameterTuning(_Coefficients):
             "n_splits", "seconds")}
         return _json_safe({"format": FORMAT, **d, "curve": self.curve.to_dict(orient="records"),
                            "outer": self.outer.to_dict(orient="records")})
-
-    def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
-        return json_text(self.to_dict(), path, indent=indent)  # the one encoder and writer
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "ParameterTuning":

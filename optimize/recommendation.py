@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory._display import signed
-from gtheory._json import json_text, read_json
+from gtheory._json import JsonResult, read_json
 
 from .result import Tuning, _json_safe
 
@@ -22,7 +22,7 @@ FORMAT = "gtheory.optimize.Recommendation/1"
 
 
 @dataclass(frozen=True, eq=False)
-class Recommendation:
+class Recommendation(JsonResult):
     """Which configuration to adopt, judged out of sample (:func:`optimize.recommend`).
 
     Attributes
@@ -172,10 +172,6 @@ class Recommendation:
              "outer": self.outer.to_dict(orient="records"),
              "tuning": self.tuning.to_dict()}
         return _json_safe(d)
-
-    def to_json(self, path: str | os.PathLike | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON of :meth:`to_dict` (written atomically to ``path`` if given)."""
-        return json_text(self.to_dict(), path, indent=indent)  # the one encoder and writer
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Recommendation":

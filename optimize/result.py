@@ -24,7 +24,7 @@ from gtheory.gstudy import (  # phi(n), erho2(n), topics_needed and the JSON of 
     _Coefficients, _fields_document, _read_fields, why_never_reached)
 import metrics
 from gtheory._display import fmt, html_table, kv_table
-from gtheory._json import json_text, jsonable, number, read_json
+from gtheory._json import JsonResult, jsonable, number, read_json
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
            "FailedTuningWarning", "DataMismatchWarning"]
@@ -66,7 +66,7 @@ class OptimizationError(RuntimeError):
 
 
 @dataclass(frozen=True, eq=False)
-class SolverRun:
+class SolverRun(JsonResult):
     """One solver run from one start (frozen: a changed run is a new one, :func:`dataclasses.replace`).
 
     Attributes
@@ -104,10 +104,6 @@ class SolverRun:
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values (``x`` a list) plus ``"format"``; a non-finite ``fun`` is None."""
         return _fields_document(self)
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (written atomically to ``path`` if given); :meth:`from_json` reads it."""
-        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "SolverRun":
@@ -158,7 +154,7 @@ def _fmt_grades(values) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class Tuning(_Coefficients):
+class Tuning(_Coefficients, JsonResult):
     r"""Stability-optimal nDCG configuration.
 
     A frozen dataclass (a changed tuning is a new one: :func:`dataclasses.replace`) with the coefficient API of
@@ -597,11 +593,6 @@ class Tuning(_Coefficients):
         d = _json_safe(d)
         d["format"] = "gtheory.optimize.Tuning/1"
         return d
-
-    def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; also written to ``path``
-        if given, atomically: a temporary file beside it renamed at the end); :meth:`from_json` reads it back."""
-        return json_text(self.to_dict(), path, indent=indent)  # written to a temporary file renamed over `path`
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "Tuning":

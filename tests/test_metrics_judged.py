@@ -243,3 +243,33 @@ def test_subset_refuses_a_repeated_selection_and_records_the_part_kept():
     from experiments.report import _label
 
     assert _label(part).endswith("(12 of 104 systems, 10 of 50 topics)")  # a report on it says it is a part
+
+
+@pytest.mark.filterwarnings("ignore::metrics.LowCoverageWarning")
+def test_judge_warns_when_the_default_depth_cuts_a_run_and_an_explicit_depth_is_silent():
+    import warnings
+
+    import pandas as pd
+
+    import metrics
+
+    docs = [f"d{i}" for i in range(1005)]
+    run = pd.DataFrame({"query_id": "1", "doc_id": docs, "score": -pd.Series(range(1005), dtype=float),
+                        "run": "deep"})
+    qrels = pd.DataFrame({"query_id": "1", "doc_id": ["d0", "d1003"], "relevance": [1, 1]})
+    with pytest.warns(metrics.DepthWarning, match=r"5 row\(s\) ranked below 1000 were not read, in 1 run\(s\): deep "
+                                                  r"\(5\)\. trec_eval without -M evaluates them.*pass depth=1000"):
+        cut = metrics.judge(run, qrels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", metrics.DepthWarning)
+        same = metrics.judge(run, qrels, depth=1000)  # as trec_eval -M 1000: no warning
+        deep = metrics.judge(run, qrels, depth=2000)
+    assert cut.depth == same.depth == 1000 and (cut.grades == same.grades).all() and deep.depth == 1005
+    assert cut.report["rows_beyond_depth"] == {"deep": 5}
+    # recall@1005 sees the relevant document at rank 1004 only when it was read (as trec_eval without -M)
+    import pytrec_eval
+
+    ref = pytrec_eval.RelevanceEvaluator({"1": {"d0": 1, "d1003": 1}}, {"map"}).evaluate(
+        {"1": {d: float(-i) for i, d in enumerate(docs)}})["1"]["map"]
+    assert metrics.evaluate(deep, ["AP"])["AP"].iloc[0, 0] == pytest.approx(ref, abs=1e-12)
+    assert metrics.evaluate(cut, ["AP"])["AP"].iloc[0, 0] == pytest.approx(0.5, abs=1e-12)
