@@ -41,6 +41,10 @@ measured coverage of boot-p,i intervals for σ²(st) is .998 (table in :func:`bo
 The default interval (``interval(q)``, ``basic_low``/``basic_high``) is the *expanded basic
 interval on the log mean-square scale* (:func:`_basic_intervals`); it covers 93–97 % in the
 simulations tabulated in :func:`bootstrap`, where percentile intervals cover 86–92 %.
+On real IR score matrices (Robust 2004 AP and P@10, Web 2010 and TREC-9 nDCG@20, sampled from as populations:
+``benchmarks/coverage_real.py``) it is too short — σ²(st) .62–.84, Φ .78–.95 — because the interaction
+is heteroscedastic across topics, which boot-p cannot see; ``over="both"`` covers .94–.998 there (but
+σ²(t) from few heavy-tailed topics) and is conservative on normal data (docs/gtheory.md).
 
 With missing cells (:class:`gtheory.unbalanced.UnbalancedGStudy`) each replicate is estimated by
 the study's own method (Henderson vectorised; REML one replicate at a time, warm-started, slow:
@@ -577,6 +581,13 @@ def bootstrap(
     100 × 50, 0.1   .952 / .959 / .956 / .956 / .954 / .956   .955 / .961 / .958 / .944 / .932 / .944
     50 × 100, 0.1   .944 / .958 / .955 / .939 / .947 / .942   .972 / .979 / .963 / .970 / .966 / .971
     ==============  ========================================  ========================================
+
+    *On real IR scores* the default is too short (population resampling of real AP, P@10 and nDCG@20
+    matrices, ``benchmarks/coverage_real.py``; docs/gtheory.md, "Coverage on real IR scores"):
+    σ²(st) .62–.84, Φ(50) and the topics needed .78–.95, σ²(s) and Eρ²(50) .85–.96. The residual
+    variance differs widely from topic to topic there, and boot-p keeps the topics. ``over="both"``
+    with the basic interval covers .94–.998 (σ²(t) from 25–50 Web 2010 nDCG@20 topics: .85–.95) and .97–.999 on
+    the normal matrices above: use it for real IR scores.
 
     Vectorised: complete matrices are resampled through the resampling counts (three matrix
     products per batch, no copies); with missing cells the resampled matrices are built by fancy
