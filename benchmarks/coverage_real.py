@@ -1,8 +1,9 @@
 """Coverage of the bootstrap intervals on real IR score distributions (docs/gtheory.md, "Coverage on real IR scores").
 
 Population resampling: a large real systems x topics score matrix is the *population*; many samples of
-``n_s`` systems x ``n_t`` topics are drawn from it, each sample is bootstrapped with the package's
-defaults (``gstudy(x).bootstrap(B, seed=m, n_topics=50)``: ``over="auto"``, expanded basic interval) and
+``n_s`` systems x ``n_t`` topics are drawn from it, each sample is bootstrapped
+(``gstudy(x).bootstrap(B, over=..., seed=m, n_topics=50)``; ``--over auto`` by default here, ``--over both`` is the
+package's default since these measurements; expanded basic interval) and
 the share of samples whose 95 % interval contains the population's own quantity is counted, for
 σ²(s), σ²(t), σ²(st,e), Φ(50), Eρ²(50) and the topics needed for Φ ≥ .95 — for the default (basic),
 the percentile and the bias-corrected interval.
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--design", choices=("without", "with", "both"), default="both",
                     help="sampling without / with replacement from the population (default both)")
     ap.add_argument("--over", choices=("auto", "systems", "topics", "both"), default="auto",
-                    help="bootstrap procedure (default the package's default, auto)")
+                    help="bootstrap procedure (default auto; the package's default is both)")
     ap.add_argument("--data", type=Path, default=DATA, help="folder of the score-matrix CSVs")
     ap.add_argument("--quick", action="store_true", help="60 samples, B = 200 (a smoke run, ±6 points)")
     ap.add_argument("--no-write", action="store_true", help=f"do not write {RESULTS.name}/coverage_real.txt")

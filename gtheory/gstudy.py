@@ -579,14 +579,15 @@ class GStudy(_Coefficients, JsonResult):
 
         return cls(**{k: value(str(names[k].type), v) for k, v in d.items()})
 
-    def bootstrap(self, B: int = 1000, *, over: str = "auto", seed: int | None = None, level: float = 0.95,
+    def bootstrap(self, B: int = 1000, *, over: str = "both", seed: int | None = None, level: float = 0.95,
                   n_topics: float | None = None, target: float = 0.95):  # -> gtheory.bootstrap.BootstrapResult
         """Bootstrap intervals of the components, Φ(n), Eρ²(n) and topics needed: by default
-        (``over="auto"``) each quantity from the resampling that reproduces its variability (boot-p
-        for σ²(s), σ²(st), Eρ²; boot-i for σ²(t); both for Φ), or Brennan's boot-p
-        (``"systems"``), boot-i (``"topics"``), boot-p,i (``"both"``) for every quantity, with
-        Wiley's bias corrections; expanded basic intervals on the log scale (measured coverage
-        93–97 %). See :func:`gtheory.bootstrap.bootstrap`."""
+        Brennan's boot-p,i (``over="both"``: systems and topics resampled; measured coverage .94–.998
+        on real IR score matrices, conservative on normal data), or boot-p (``"systems"``), boot-i
+        (``"topics"``), or ``"auto"`` (each quantity from the one-facet resampling that reproduces
+        its variability under a homogeneous interaction: 93–97 % on normal data, too short on real IR
+        scores), with Wiley's bias corrections; expanded basic intervals on the log scale. See
+        :func:`gtheory.bootstrap.bootstrap`."""
         from .bootstrap import bootstrap
 
         return bootstrap(self, B, over=over, seed=seed, level=level, n_topics=n_topics, target=target)
