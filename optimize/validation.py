@@ -109,7 +109,8 @@ def cross_validate(
         standard configurations' fixed part.
     objective : {"phi", "erho2"} — what the tuning maximises.
     n_splits : number of random splits.
-    train_fraction : share of the topics used for tuning (the rest are held out).
+    train_fraction : share of the topics used for tuning (the rest are held out): ``round(train_fraction * T)``
+        topics, a half rounded to even as Python's ``round`` does (0.5 of 25 topics tunes on 12, of 27 on 14).
     target : coefficient target for the topics-needed columns.
     seed : seed of the splits (and of the random starts).
     starts, solver, monotone : passed to the tuning function.
