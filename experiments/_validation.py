@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gtheory._ties import TIE_REL as _GTHEORY_TIE_REL, tie_values
+from gtheory._ties import TIE_REL, tie_values  # noqa: F401  (TIE_REL re-exported for the randomised tests)
 from gtheory.io import _frame_to_matrix
 from metrics._validation import (  # noqa: F401  (re-exported: one check per parameter kind)
     check_choice,
@@ -210,7 +210,7 @@ def best_first(means: np.ndarray) -> np.ndarray:
     Means that are equal in exact arithmetic often differ in the last bits (P@10 means of 0.302 computed from
     different per-topic values), so a plain ``argsort`` would order them by rounding. They are made exactly equal
     first (:func:`gtheory._ties.tie_values`: within :data:`TIE_REL` of the largest |mean|, the rule of
-    :func:`experiments.agreement.tie_means`), then sorted stably: ties go in input order, as documented by every
+    the rank correlations of :mod:`experiments.agreement`), then sorted stably: ties go in input order, as documented by every
     ``top_k`` parameter.
     """
     return np.argsort(-tie_values(np.asarray(means, dtype=np.float64)), kind="stable")
@@ -229,13 +229,6 @@ def keep_top_k(scores: Scores, top_k: int | None) -> Scores:
             f"`top_k` must not exceed the number of systems ({len(scores.systems)}); got {k}."
         )
     return scores.take(best_first(scores.means)[:k])
-
-
-#: two statistics of a randomised test (|t*| and |t|, a range and a mean difference, a mean difference and 0) closer
-#: than this fraction of their scale tie: exact ties are common with discrete scores (P@10, binary relevance), and
-#: rounding must not decide them (scipy.stats.permutation_test's convention of a relative tolerance); one value
-#: for the package, defined with gtheory's ties (gtheory._ties: drop_lowest, dstudy_subset)
-TIE_REL = _GTHEORY_TIE_REL
 
 
 def pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:

@@ -51,21 +51,13 @@ def _means_pair(a: ScoresLike, b: ScoresLike, names: tuple[str, str] = ("a", "b"
     return sa.means, sb.means, sa.systems
 
 
-def tie_means(x: np.ndarray) -> np.ndarray:
-    """``x`` with values closer than :data:`~experiments._validation.TIE_REL` of ``max |x|`` made exactly equal
-    (:func:`gtheory._ties.tie_values`, the package's one tie rule).
-
-    Mean scores that are equal in exact arithmetic often differ in the last bits (the sum of 0.1, 0.2, 0.3 is not
-    that of 0.3, 0.3, 0.0 in floating point): on TREC-9, 14 of the 25 pairs of systems whose P@10 means are equal
-    are not equal as computed. A ranking must see them tied.
-    """
-    return tie_values(np.asarray(x, dtype=np.float64))
-
-
 def _ranked_means_pair(a: ScoresLike, b: ScoresLike, names: tuple[str, str] = ("a", "b")):
-    """:func:`_means_pair` for a rank correlation: ties up to rounding made exact (:func:`tie_means`)."""
+    """:func:`_means_pair` for a rank correlation: means equal up to rounding made exactly equal
+    (:func:`gtheory._ties.tie_values`, the package's one tie rule). Mean scores that are equal in exact arithmetic
+    often differ in the last bits (the sum of 0.1, 0.2, 0.3 is not that of 0.3, 0.3, 0.0): on TREC-9, 14 of the 25
+    pairs of systems whose P@10 means are equal are not equal as computed, and a ranking must see them tied."""
     x, y, systems = _means_pair(a, b, names)
-    return tie_means(x), tie_means(y), systems
+    return tie_values(x), tie_values(y), systems
 
 
 def kendall_tau(a: ScoresLike, b: ScoresLike) -> float:
@@ -99,7 +91,7 @@ def kendall_tau(a: ScoresLike, b: ScoresLike) -> float:
 
     i.e. (concordant - discordant) / sqrt(pairs untied in a * pairs untied in b) [4]_. Computed
     exactly in :math:`O(m^2)` time and blocked :math:`O(m)` memory. Means equal up to rounding (within
-    :math:`10^{-9}` of the largest) are ties (:func:`tie_means`): equal P@10 means often differ in the
+    :math:`10^{-9}` of the largest) are ties (:func:`gtheory._ties.tie_values`): equal P@10 means often differ in the
     last bits as computed, and a τ that ordered them would be wrong.
 
     Examples

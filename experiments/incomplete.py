@@ -51,7 +51,8 @@ from metrics._validation import check_seeds as _check_seeds
 from metrics.reduce import Rounding, _check_judged, _masks, _sampling_args, _strata, reduce_qrels, reduction_mask
 from experiments._measures import Measure, _check_measures, _resolve_measure, _scores
 from experiments._validation import best_first
-from experiments.agreement import kendall_tau, rmse, tau_ap, tie_means
+from experiments.agreement import kendall_tau, rmse, tau_ap
+from gtheory._ties import tie_values
 from experiments.confusion import (
     SignificanceConfusion,
     Test,
@@ -224,7 +225,7 @@ def incompleteness_study(
             ref[key, c] = entry
         # one tau_AP variant per measure, for the plain and the condensed lists alike: "a" needs an untied
         # reference ranking, so a tie in either list type's full-qrels means makes both "b"
-        untied = all(np.unique(tie_means(ref[key, c]["means"])).size == judged.n_systems for c in conds)
+        untied = all(np.unique(tie_values(ref[key, c]["means"])).size == judged.n_systems for c in conds)
         for c in conds:
             ref[key, c]["tau_ap_variant"] = "a" if untied else "b"
 

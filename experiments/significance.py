@@ -82,8 +82,6 @@ _PAIR_BLOCK_ELEMENTS = 1 << 19
 _BLOCK_PAIRS = 128
 #: a mean or standard deviation below this fraction of the pair's largest |difference| is zero
 _REL_ZERO = 1e-10
-#: a replicate whose |t*| is within this relative distance below |t| ties with it and counts as exceeding
-_TIE_REL = TIE_REL
 
 
 def _matrix(scores: ScoresLike, top_k: int | None) -> Scores:
@@ -134,7 +132,8 @@ def _bootstrap(
     scale = np.abs(D).max(axis=1)
     zbar = D.mean(axis=1)
     W = D - zbar[:, None]  # shifted to the null hypothesis: w = z - mean(z)
-    t_obs = _studentise(zbar, (W * W).sum(axis=1) / (n - 1), n, scale)
+    W2 = W * W
+    t_obs = _studentise(zbar, W2.sum(axis=1) / (n - 1), n, scale)
     abs_t_obs = np.abs(t_obs)
 
     # Fast path for regular pairs (finite, non-zero t): |t*| >= (1 - rho)|t| without square roots or
@@ -144,13 +143,13 @@ def _bootstrap(
     # counts as zero (|s1| <= n tol) have t* = 0 and never exceed. Degenerate pairs (t = 0 or
     # +-inf) and the critical differences use _studentise.
     regular = np.isfinite(t_obs) & (t_obs != 0)
-    tc2 = np.where(regular, (abs_t_obs * (1.0 - _TIE_REL)) ** 2, 0.0)
+    tc2 = np.where(regular, (abs_t_obs * (1.0 - TIE_REL)) ** 2, 0.0)
     kappa = n * tc2 / (n - 1 + tc2)
-    K = kappa[:, None] * (W * W)
+    K = kappa[:, None] * W2
     mean_tol2 = (n * _REL_ZERO * scale) ** 2
     # a replicate can pass s1^2 >= kappa s2 with s1^2 <= tol only if kappa s2 <= tol; s2 >= n min(w^2)
     # (up to rounding, hence the factor 1/2), so only pairs with kappa n min(w^2) <= 2 tol need the mask
-    needs_mask = kappa * n * (W * W).min(axis=1) <= 2.0 * mean_tol2
+    needs_mask = kappa * n * W2.min(axis=1) <= 2.0 * mean_tol2
     if k_crit is not None:
         exceed, crit = _bootstrap_general(counts, W, K, scale, abs_t_obs, mean_tol2, regular, k_crit)
         return t_obs, exceed / B, crit
@@ -712,7 +711,7 @@ def tukey_hsd_randomised(
     ranges.sort()
     # #{b : q_b >= d} via the sorted ranges; a range equal to d up to rounding (far below 1e-9 of the scores'
     # magnitude for any realistic number of topics) ties with it and counts
-    tie = _TIE_REL * float(np.abs(s.values).max())
+    tie = TIE_REL * float(np.abs(s.values).max())
     p = (B - np.searchsorted(ranges, diff - tie, side="left")) / B
     frame = _pair_frame(s, I, J, p_value=p)
     frame.attrs.update(B=B, n_topics=n, test="randomised Tukey HSD (Carterette 2012)")

@@ -15,7 +15,9 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__: list[str] = []  # private module
 
-#: values closer than this fraction of the largest |value| of their row are ties
+#: values closer than this fraction of the largest |value| of their row are ties; also the tolerance of the randomised
+#: tests of :mod:`experiments` (|t*| against |t|, a range against a difference, a difference against 0): exact ties
+#: are common with discrete scores (P@10, binary relevance) and rounding must not decide them
 TIE_REL = 1e-9
 
 

@@ -31,7 +31,7 @@ from .coverage import Coverage, check_coverage, coverage
 from .fixes import FixableError, FixableWarning
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
 
-__all__ = ["JudgedRuns", "judge", "UNJUDGED", "ABSENT"]
+__all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT"]
 
 #: sentinel in ``JudgedRuns.grades``: a retrieved document with no judgment
 UNJUDGED: int = -1
@@ -42,9 +42,6 @@ Missing = Literal["zero", "exclude"]
 _FORMAT_VERSION = 1
 #: tensor elements per block of :meth:`JudgedRuns.condensed` (bounds its temporaries to a few MB)
 _CONDENSE_BLOCK = 1 << 20
-
-
-
 #: ranks kept per topic when ``judge`` is given no depth: the TREC limit
 DEFAULT_DEPTH = 1000
 

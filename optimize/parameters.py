@@ -49,13 +49,13 @@ from gtheory.intervals import check_open_unit
 
 from gtheory._display import signed
 from gtheory._json import JsonResult, read_json
+from gtheory.gstudy import TopicsNeeded, _Coefficients
 
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
 from .nested import _progress, corrected_interval
 from .objective import check_objective
 from .result import _json_safe
-from gtheory.gstudy import TopicsNeeded, _Coefficients
 
 __all__ = ["tune_parameters", "ParameterTuning", "MAX_INTEGERS"]
 
