@@ -423,7 +423,7 @@ def _negative_part(M: NDArray[np.float64], keep: NDArray[np.bool_] | None = None
 
 
 def certify(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float64],
-            S: NDArray[np.float64], lam: float) -> tuple[float, float, float]:
+            S: NDArray[np.float64], lam: float, *, floor: float | None = None) -> tuple[float, float, float]:
     r"""``(bound, correction, floor)``: a certified upper bound on Φ(1) = v'Pv/v'Qv from a dual slack
     ``S`` built by :func:`dual_matrix` with multiplier ``lam`` (module docstring, "Certificate").
 
@@ -445,7 +445,7 @@ def certify(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float6
     :math:`v^\top Qv \ge` ``floor`` (:func:`_denominator_floor`):
     ``bound = lam + correction / floor`` (+inf when ``floor`` ≤ 0, or when some c̃_{t,r} = 0 — a
     non-monotone discount at a rank past a topic's relevant documents — where the superset is
-    unbounded).
+    unbounded). ``floor`` may be given when already computed for these ``Q``, ``C``.
     """
     keep = _kept(P, Q, C, S)
     if keep is None:                                 # a normaliser 0 where the forms or S are not: unbounded
@@ -453,7 +453,7 @@ def certify(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[np.float6
     F, W = _normalisation_rows(C)
     w, q, resid = _negative_part(_projected(S, F, W), keep)
     correction = _charge(C, w, q, resid)
-    floor = _denominator_floor(Q, C)
+    floor = _denominator_floor(Q, C) if floor is None else floor
     if not floor > 0:
         return math.inf, correction, floor
     return float(lam + correction / floor), correction, floor
@@ -709,9 +709,9 @@ def certified_bound(P: NDArray[np.float64], Q: NDArray[np.float64], C: NDArray[n
     """The certified bound (:func:`certify`) of the multipliers ``mult`` = ``(lam, mu0, gamma, kappa, N)``,
     and of their :func:`repair` when that charges more than 1e-9: the smaller (both are valid)."""
     S = dual_matrix(P, Q, C, *mult, sel)
-    bound = certify(P, Q, C, S, mult[0])[0]
-    if repair_iters > 0 and bound - mult[0] > 1e-9:
-        bound = min(bound, certify(P, Q, C, repair(S, mult[4], C, repair_iters)[0], mult[0])[0])
+    bound, _, floor = certify(P, Q, C, S, mult[0])
+    if repair_iters > 0 and bound - mult[0] > 1e-9:  # the denominator's floor depends on Q, C only: computed once
+        bound = min(bound, certify(P, Q, C, repair(S, mult[4], C, repair_iters)[0], mult[0], floor=floor)[0])
     return bound
 
 
