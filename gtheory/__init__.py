@@ -34,6 +34,8 @@ from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_ne
 from .intervals import project
 from .io import as_score_matrix, read_scores
 from .plot import plot_dstudy
+from .topic_set_size import (TopicSetSize, expected_ci_width, min_detectable_difference, power_at, topic_set_size,
+                             within_system_variance)
 from .unbalanced import UnbalancedGStudy
 
 __all__ = [
@@ -63,4 +65,10 @@ __all__ = [
     "DesignGStudy",
     "DesignDStudy",
     "plot_dstudy",
+    "topic_set_size",
+    "TopicSetSize",
+    "power_at",
+    "expected_ci_width",
+    "min_detectable_difference",
+    "within_system_variance",
 ]

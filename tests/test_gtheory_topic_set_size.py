@@ -1,0 +1,280 @@
+"""Topic set size design (gtheory/topic_set_size.py) against independent references.
+
+* R (base ``stats``): ``power.t.test(type="paired")``, ``power.t.test(type="two.sample")`` and ``power.anova.test``
+  give the exact sizes and powers; the R calls are written out below and run with Rscript (skipped only when
+  Rscript is absent; ``.ci/run`` installs r-base-core).
+* A hand computation of the noncentral distributions from their definitions (a t with a normal numerator and a
+  scaled χ denominator, integrated numerically; the noncentral F as a Poisson mixture of beta tails), not scipy's
+  ``nct``/``ncf``.
+* A simulation of the design: paired t-tests on simulated two-way score matrices reject at the computed power.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import gtheory
+from gtheory.topic_set_size import (
+    TopicSetSize,
+    _nagata_start,
+    expected_ci_width,
+    min_detectable_difference,
+    power_at,
+    topic_set_size,
+    within_system_variance,
+)
+
+#: (alpha, power, min_diff, sigma^2): several requirements, IR-like variances (nDCG/AP V_E ~ 0.01-0.05)
+CASES = [(0.05, 0.8, 0.05, 0.02), (0.01, 0.9, 0.1, 0.05), (0.05, 0.7, 0.03, 0.01), (0.10, 0.8, 0.08, 0.04),
+         (0.05, 0.95, 0.02, 0.005)]
+ANOVA_M = [2, 3, 5, 10]
+
+needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed (Debian: r-base-core)")
+
+
+def _rscript(code: str) -> list[list[float]]:
+    out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    return [[float(v) for v in line.split()] for line in out.strip().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def r_sizes() -> dict[str, list[list[float]]]:
+    """R's real-valued n and its strict two-sided power at n = 50, for every case."""
+    rows = ", ".join(f"c({a}, {p}, {d}, {v})" for a, p, d, v in CASES)
+    paired = (  # the paired t-test of differences whose variance is 2 sigma^2
+        f"for (r in list({rows})) cat(power.t.test(delta=r[3], sd=sqrt(2*r[4]), sig.level=r[1], power=r[2], "
+        "type='paired', strict=TRUE)$n, power.t.test(n=50, delta=r[3], sd=sqrt(2*r[4]), sig.level=r[1], "
+        "type='paired', strict=TRUE)$power, power.t.test(delta=r[3], sd=sqrt(2*r[4]), sig.level=r[1], "
+        "power=r[2], type='paired')$n, '\\n')")
+    two = (
+        f"for (r in list({rows})) cat(power.t.test(delta=r[3], sd=sqrt(r[4]), sig.level=r[1], power=r[2], "
+        "type='two.sample', strict=TRUE)$n, power.t.test(n=50, delta=r[3], sd=sqrt(r[4]), sig.level=r[1], "
+        "type='two.sample', strict=TRUE)$power, power.t.test(delta=r[3], sd=sqrt(r[4]), sig.level=r[1], "
+        "power=r[2], type='two.sample')$n, '\\n')")
+    # least favourable configuration: means D/2, 0, ..., 0, -D/2; R's between.var is var() of the means,
+    # i.e. sum (mu_i - mean)^2 / (m - 1) = (D^2 / 2) / (m - 1)
+    anova = (
+        f"for (m in c({', '.join(map(str, ANOVA_M))})) for (r in list({rows})) {{ "
+        "mu <- c(r[3]/2, rep(0, m-2), -r[3]/2); "
+        "cat(m, power.anova.test(groups=m, between.var=var(mu), within.var=r[4], sig.level=r[1], power=r[2])$n, "
+        "power.anova.test(groups=m, n=50, between.var=var(mu), within.var=r[4], sig.level=r[1])$power, '\\n') }")
+    return {"paired": _rscript(paired), "two": _rscript(two), "anova": _rscript(anova)}
+
+
+@needs_r
+@pytest.mark.parametrize("i", range(len(CASES)))
+def test_t_sizes_equal_r_power_t_test(r_sizes, i):
+    a, p, d, v = CASES[i]
+    for method, key in (("paired-t", "paired"), ("two-sample-t", "two")):
+        n_strict, power50, n_default = r_sizes[key][i]
+        res = topic_set_size(v, method=method, min_diff=d, alpha=a, power=p)
+        assert res.n == math.ceil(n_strict) == math.ceil(n_default)  # R's real n rounded up
+        # R's power and ours are two evaluations of the same noncentral t tail (R: pnt, AS 243; scipy: boost):
+        # they agree to the accuracy of those algorithms, far below 1e-6
+        assert power_at(method, 50, min_diff=d, variance=v, alpha=a) == pytest.approx(power50, abs=1e-7)
+
+
+@needs_r
+def test_anova_sizes_equal_r_power_anova_test(r_sizes):
+    rows = r_sizes["anova"]
+    assert len(rows) == len(ANOVA_M) * len(CASES)
+    for k, (m, n_r, power50) in enumerate(rows):
+        a, p, d, v = CASES[k % len(CASES)]
+        res = topic_set_size(v, method="anova", min_diff=d, alpha=a, power=p, n_systems=int(m))
+        assert res.n == math.ceil(n_r)
+        assert power_at("anova", 50, min_diff=d, variance=v, alpha=a, n_systems=int(m)) == pytest.approx(
+            power50, abs=1e-7)  # same noncentral F tail, two implementations (R: pnbeta; scipy: boost)
+
+
+def test_anova_with_two_systems_is_the_two_sample_t_test():
+    # one-way ANOVA of 2 groups is the two-sided two-sample t-test (F = t^2), with the same noncentrality
+    # (n D^2 / (2 sigma^2) = lambda_t^2): the powers are equal, and so are the sizes
+    for a, p, d, v in CASES:
+        pa = power_at("anova", np.arange(2, 300), min_diff=d, variance=v, alpha=a, n_systems=2)
+        pt = power_at("two-sample-t", np.arange(2, 300), min_diff=d, variance=v, alpha=a)
+        np.testing.assert_allclose(pa, pt, atol=1e-9)  # two numerical routes to one probability
+        assert (topic_set_size(v, method="anova", min_diff=d, alpha=a, power=p, n_systems=2).n
+                == topic_set_size(v, method="two-sample-t", min_diff=d, alpha=a, power=p).n)
+
+
+def _t_power_by_hand(nu: float, lam: float, alpha: float) -> float:
+    """P(|T| >= t_crit) for T = (Z + lam) / sqrt(W / nu), W ~ chi2(nu): integrate the normal tails over W."""
+    c = stats.t.isf(alpha / 2, nu)
+
+    def f(w: float) -> float:
+        s = math.sqrt(w / nu)
+        return (stats.norm.sf(c * s - lam) + stats.norm.cdf(-c * s - lam)) * stats.chi2.pdf(w, nu)
+
+    return integrate.quad(f, 0, np.inf, epsabs=1e-12, limit=200)[0]
+
+
+def _f_power_by_hand(d1: float, d2: float, lam: float, alpha: float) -> float:
+    """P(F' >= F_crit) of the noncentral F as a Poisson(lam/2) mixture of central beta tails."""
+    c = stats.f.isf(alpha, d1, d2)
+    x = d1 * c / (d1 * c + d2)
+    k = np.arange(0, 400)
+    return float(np.sum(stats.poisson.pmf(k, lam / 2) * stats.beta.sf(x, d1 / 2 + k, d2 / 2)))
+
+
+@pytest.mark.parametrize("a,p,d,v", CASES)
+def test_power_equals_a_hand_computation_of_the_noncentral_distributions(a, p, d, v):
+    for n in (5, 20, 80):
+        # paired: nu = n-1, lambda = D sqrt(n) / sqrt(2 sigma^2); two-sample: nu = 2(n-1), lambda = D sqrt(n/2)/sigma
+        assert power_at("paired-t", n, min_diff=d, variance=v, alpha=a) == pytest.approx(
+            _t_power_by_hand(n - 1, d * math.sqrt(n / (2 * v)), a), abs=1e-8)  # quadrature error << 1e-8
+        assert power_at("two-sample-t", n, min_diff=d, variance=v, alpha=a) == pytest.approx(
+            _t_power_by_hand(2 * (n - 1), d * math.sqrt(n / 2) / math.sqrt(v), a), abs=1e-8)
+        for m in (3, 6):  # anova: (m-1, m(n-1)) df, lambda = n D^2 / (2 sigma^2) (least favourable)
+            assert power_at("anova", n, min_diff=d, variance=v, alpha=a, n_systems=m) == pytest.approx(
+                _f_power_by_hand(m - 1, m * (n - 1), n * d**2 / (2 * v), a), abs=1e-9)  # series truncated far out
+
+
+def test_paired_power_matches_simulated_t_tests():
+    # simulate the additive two-way model the design assumes: x_ij = mu_i + topic_j + e_ij, e ~ N(0, sigma^2);
+    # the share of paired t-tests (scipy.stats.ttest_rel) rejecting at alpha estimates the power
+    rng = np.random.default_rng(7)
+    v, d, n, reps = 0.02, 0.05, 60, 4000
+    topics = rng.normal(0, 0.2, (reps, 1, n))
+    x = np.array([d, 0.0])[None, :, None] + topics + rng.normal(0, math.sqrt(v), (reps, 2, n))
+    rejected = stats.ttest_rel(x[:, 0], x[:, 1], axis=1).pvalue < 0.05
+    expected = power_at("paired-t", n, min_diff=d, variance=v)
+    se = math.sqrt(expected * (1 - expected) / reps)
+    assert abs(rejected.mean() - expected) < 4 * se  # binomial sampling error of the simulated share
+
+
+def test_sizes_are_the_smallest_meeting_the_requirement():
+    for method, kw in (("paired-t", {}), ("two-sample-t", {}), ("anova", {"n_systems": 4})):
+        r = topic_set_size(0.03, method=method, min_diff=0.04, power=0.85, **kw)
+        assert power_at(method, r.n, min_diff=0.04, variance=0.03, **kw) >= 0.85
+        assert power_at(method, r.n - 1, min_diff=0.04, variance=0.03, **kw) < 0.85
+    r = topic_set_size(0.03, method="ci", ci_width=0.06)
+    assert expected_ci_width(r.n, variance=0.03) <= 0.06 < expected_ci_width(r.n - 1, variance=0.03)
+
+
+def test_expected_ci_width_equals_the_mean_width_of_simulated_intervals():
+    # E[2 t s / sqrt(n)] with s the sd of n paired differences (variance 2 sigma^2): simulate and average
+    rng = np.random.default_rng(3)
+    v, n = 0.02, 15
+    diffs = rng.normal(0, math.sqrt(2 * v), (200_000, n))
+    widths = 2 * stats.t.isf(0.025, n - 1) * diffs.std(axis=1, ddof=1) / math.sqrt(n)
+    se = widths.std() / math.sqrt(widths.size)
+    assert abs(widths.mean() - expected_ci_width(n, variance=v)) < 4 * se
+
+
+def test_min_detectable_difference_inverts_the_size():
+    # at the n a design returns, the minimum detectable difference is at most min_diff; one topic fewer, above it
+    for method, kw in (("paired-t", {}), ("two-sample-t", {}), ("anova", {"n_systems": 5})):
+        r = topic_set_size(0.02, method=method, min_diff=0.05, **kw)
+        assert min_detectable_difference(method, r.n, variance=0.02, **kw) <= 0.05
+        assert min_detectable_difference(method, r.n - 1, variance=0.02, **kw) > 0.05
+        mdd = min_detectable_difference(method, 37, variance=0.02, **kw)
+        assert power_at(method, 37, min_diff=mdd, variance=0.02, **kw) == pytest.approx(0.8, abs=1e-9)
+
+
+def test_nagata_approximations_are_close_to_the_exact_power():
+    # Nagata's normal approximations of the noncentral t and F: within a few thousandths from 12 topics on
+    n = np.arange(12, 400)
+    for method, kw in (("paired-t", {}), ("two-sample-t", {}), ("anova", {"n_systems": 5})):
+        exact = power_at(method, n, min_diff=0.05, variance=0.02, **kw)
+        approx = power_at(method, n, min_diff=0.05, variance=0.02, approximation="nagata", **kw)
+        assert np.max(np.abs(exact - approx)) < 0.01
+
+
+def test_nagata_sizes_are_within_one_or_two_topics_of_exact():
+    for a, p, d, v in CASES:
+        for method, kw in (("paired-t", {}), ("two-sample-t", {}), ("anova", {"n_systems": 5}), ("ci", {})):
+            req = {"ci_width": 2 * d} if method == "ci" else {"min_diff": d, "power": p}
+            ex = topic_set_size(v, method=method, alpha=a, approximation="exact", **req, **kw).n
+            na = topic_set_size(v, method=method, alpha=a, approximation="nagata", **req, **kw).n
+            assert abs(ex - na) <= 2
+
+
+def test_nagata_anova_lambda_is_the_tabulated_noncentral_chi2_value():
+    # Nagata's ANOVA start is lambda(phi_A; alpha, beta) / Delta with Delta = D^2/(2 sigma^2). For phi_A = 1 the
+    # noncentral chi2 with 1 df is a squared normal, so lambda = (z_{alpha/2} + z_beta)^2 plus a negligible lower
+    # tail: (1.959964 + 0.841621)^2 = 7.8489 at alpha = .05, beta = .20 (Cohen's and Nagata's tables: 7.85)
+    n0 = _nagata_start("anova", d=1.0, width=None, var=0.5, alpha=0.05, target=0.8, m=2)
+    assert n0 == pytest.approx((1.959964 + 0.841621) ** 2, abs=1e-4)
+
+
+def test_variance_estimates_equal_the_anova_mean_squares():
+    # V_E = the residual MS of statsmodels' two-way OLS ANOVA; V_W = the residual MS of the one-way ANOVA
+    import pandas as pd
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(0.4, 0.1, (6, 1)) + rng.normal(0, 0.15, (1, 20)) + rng.normal(0, 0.1, (6, 20))
+    long = pd.DataFrame([(f"s{i}", f"t{j}", x[i, j]) for i in range(6) for j in range(20)],
+                        columns=["s", "t", "y"])
+    two = anova_lm(smf.ols("y ~ C(s) + C(t)", long).fit())
+    one = anova_lm(smf.ols("y ~ C(s)", long).fit())
+    ve, m, n = within_system_variance(x, "residual")
+    vw, _, _ = within_system_variance(x, "pooled")
+    assert (m, n) == (6, 20)
+    assert ve == pytest.approx(two.loc["Residual", "mean_sq"], rel=1e-12)
+    assert vw == pytest.approx(one.loc["Residual", "mean_sq"], rel=1e-12)
+    r = topic_set_size(x, method="paired-t", min_diff=0.05)
+    assert r.variance == pytest.approx(ve, rel=1e-12) and r.variance_method == "residual"
+    assert r.pilot_topics == 20 and r.pilot_systems == 6
+    # the achieved (post-hoc) power at the pilot's 20 topics
+    assert r.achieved == pytest.approx(power_at("paired-t", 20, min_diff=0.05, variance=ve), rel=1e-12)
+    assert topic_set_size(x, method="anova", min_diff=0.05).n_systems == 6  # default m: the pilot's systems
+
+
+def test_result_protocol_round_trip(tmp_path):
+    rng = np.random.default_rng(1)
+    x = rng.normal(0.4, 0.1, (5, 1)) + rng.normal(0, 0.1, (5, 25))
+    for method, req in (("paired-t", {"min_diff": 0.05}), ("anova", {"min_diff": 0.05}), ("ci", {"ci_width": 0.1})):
+        r = topic_set_size(x, method=method, **req)
+        text = r.to_json(tmp_path / f"{method}.json")
+        json.loads(text)  # strict JSON
+        assert "NaN" not in text and "Infinity" not in text
+        back = TopicSetSize.from_json(tmp_path / f"{method}.json")
+        assert back == r
+        assert "topics needed" in r.summary() and r.n is not None
+        assert repr(r).startswith("TopicSetSize(") and "\n" not in repr(r)
+        assert "<table" in r._repr_html_()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = r.plot()
+    assert ax.get_ylabel() == "expected CI width"
+
+
+def test_exported_from_the_package():
+    assert gtheory.topic_set_size is topic_set_size
+    assert "topic_set_size" in gtheory.__all__
+
+
+@pytest.mark.parametrize("kw,param", [
+    (dict(method="t-test", min_diff=0.05), "method"),
+    (dict(method="paired-t"), "min_diff"),
+    (dict(method="paired-t", min_diff=-1.0), "min_diff"),
+    (dict(method="paired-t", min_diff=0.05, ci_width=0.1), "ci_width"),
+    (dict(method="ci"), "ci_width"),
+    (dict(method="ci", ci_width=0.1, min_diff=0.05), "min_diff"),
+    (dict(method="paired-t", min_diff=0.05, alpha=1.5), "alpha"),
+    (dict(method="paired-t", min_diff=0.05, power=0.01), "power"),
+    (dict(method="paired-t", min_diff=0.05, n_systems=4), "n_systems"),
+    (dict(method="anova", min_diff=0.05), "n_systems"),
+    (dict(method="anova", min_diff=0.05, n_systems=1), "n_systems"),
+    (dict(method="paired-t", min_diff=0.05, approximation="normal"), "approximation"),
+    (dict(method="paired-t", min_diff=0.05, variance="total"), "variance"),
+])
+def test_bad_arguments_name_the_parameter(kw, param):
+    with pytest.raises(gtheory.ParameterError) as e:
+        topic_set_size(0.02, **kw)
+    assert e.value.param == param and f"`{param}`" in str(e.value) or param in str(e.value)
+
+
+def test_flat_pilot_is_refused():
+    x = np.tile(np.linspace(0, 1, 10), (4, 1))  # every system the same scores: no within-system variance left
+    with pytest.raises(gtheory.ParameterError, match="no within-system variance"):
+        topic_set_size(x, method="paired-t", min_diff=0.05)
