@@ -34,6 +34,7 @@ from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_ne
 from .intervals import project
 from .io import as_score_matrix, read_scores
 from .plot import plot_dstudy
+from .gt_mappings import gt2asens, gt2data, gt2major, gt2minor, gt2power, gt2rmse, gt2rsens, gt2tau, gt2tau_ap
 from .topic_set_size import (TopicSetSize, expected_ci_width, min_detectable_difference, power_at, topic_set_size,
                              within_system_variance)
 from .unbalanced import UnbalancedGStudy
@@ -71,4 +72,13 @@ __all__ = [
     "expected_ci_width",
     "min_detectable_difference",
     "within_system_variance",
+    "gt2tau",
+    "gt2tau_ap",
+    "gt2power",
+    "gt2minor",
+    "gt2major",
+    "gt2asens",
+    "gt2rsens",
+    "gt2rmse",
+    "gt2data",
 ]

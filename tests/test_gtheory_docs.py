@@ -12,7 +12,7 @@ import pytest
 import gtheory
 
 MODULES = ["gtheory", "gtheory.components", "gtheory.gstudy", "gtheory.intervals", "gtheory.designs",
-           "gtheory.io", "gtheory.plot", "gtheory.errors"]
+           "gtheory.io", "gtheory.plot", "gtheory.errors", "gtheory.topic_set_size", "gtheory.gt_mappings"]
 
 
 @pytest.mark.parametrize("name", MODULES)
