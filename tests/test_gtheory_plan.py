@@ -1,0 +1,88 @@
+"""gtheory.plan (gtheory/plan.py): one row per method, each equal to the function it summarises, and the intervals
+from the variance's own confidence interval."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import gtheory
+from gtheory.plan import TopicPlan, plan
+
+
+@pytest.fixture(scope="module")
+def pilot() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return rng.normal(0.4, 0.05, (15, 1)) + rng.normal(0, 0.15, (1, 40)) + rng.normal(0, 0.1, (15, 40))
+
+
+def test_rows_equal_the_functions_they_summarise(pilot):
+    p = plan(pilot, min_diff=0.05, target=0.9, tau=0.85, power=0.85, ci_width=0.06)
+    g = gtheory.gstudy(pilot)
+    assert list(p.table["method"]) == ["phi", "erho2", "tau", "paired-t", "two-sample-t", "anova", "ci"]
+    phi = g.topics_needed(0.9, "phi")
+    assert (p.topics("phi"), p.table.loc[0, "low"], p.table.loc[0, "high"]) == (phi.n, phi.n_low, phi.n_high)
+    assert p.topics("erho2") == g.topics_needed(0.9, "erho2").n
+    # tau row: the Eρ² at which Urbano et al.'s fit gives tau = 0.85, i.e. Eρ² = 0.85 ** (1 / 2.84729794002905)
+    e_target = 0.85 ** (1 / 2.84729794002905)
+    assert gtheory.gt2tau(e_target) == pytest.approx(0.85, rel=1e-12)
+    assert p.topics("tau") == g.topics_needed(e_target, "erho2").n
+    for method, kw in (("paired-t", {}), ("two-sample-t", {}), ("anova", {"n_systems": 15})):
+        assert p.topics(method) == gtheory.topic_set_size(pilot, method=method, min_diff=0.05, power=0.85, **kw).n
+    assert p.topics("ci") == gtheory.topic_set_size(pilot, method="ci", ci_width=0.06).n
+    assert p.table.set_index("method").loc["erho2", "at_pilot"] == pytest.approx(g.erho2(40))
+
+
+def test_power_intervals_come_from_the_variance_interval(pilot):
+    # V_E has (m-1)(n-1) df: sigma^2 in [df V / chi2_{.975}, df V / chi2_{.025}]; the sizes at both ends bracket n
+    p = plan(pilot, min_diff=0.05)
+    v, m, n = gtheory.within_system_variance(pilot)
+    df = (m - 1) * (n - 1)
+    lo, hi = df * v / stats.chi2.isf(0.025, df), df * v / stats.chi2.ppf(0.025, df)
+    row = p.table.set_index("method").loc["paired-t"]
+    assert row["low"] == gtheory.topic_set_size(lo, method="paired-t", min_diff=0.05).n
+    assert row["high"] == gtheory.topic_set_size(hi, method="paired-t", min_diff=0.05).n
+    assert row["low"] <= row["topics"] <= row["high"]
+
+
+def test_result_protocol(pilot, tmp_path):
+    p = plan(pilot, min_diff=0.05)
+    text = p.to_json(tmp_path / "plan.json")
+    json.loads(text)
+    assert "NaN" not in text and "Infinity" not in text
+    assert TopicPlan.from_json(tmp_path / "plan.json") == p
+    s = p.summary()
+    assert "paired t-test" in s and "G-theory Φ" in s
+    assert repr(p).startswith("TopicPlan(") and "\n" not in repr(p)
+    assert "<table" in p._repr_html_()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = p.plot()
+    assert len(ax.get_yticklabels()) == len(p.table)
+
+
+def test_never_reached_is_inf_and_round_trips():
+    # systems that do not differ: sigma^2(s) = 0, Φ and Eρ² never reach the target; the tests still have sizes
+    rng = np.random.default_rng(1)
+    x = np.tile(rng.random(30), (5, 1)) + rng.normal(0, 0.05, (5, 30))
+    with pytest.warns(gtheory.NegativeVarianceWarning):
+        p = plan(x - x.mean(axis=1, keepdims=True), min_diff=0.05)
+    assert math.isinf(p.topics("phi")) and math.isfinite(p.topics("paired-t"))
+    assert TopicPlan.from_json(p.to_json()) == p
+
+
+@pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")  # a random matrix: no topic effect
+def test_unknown_row_and_bad_requirements():
+    x = np.random.default_rng(2).random((4, 10))
+    p = plan(x, min_diff=0.1)
+    with pytest.raises(KeyError, match="the rows are"):
+        p.topics("bayes")
+    for kw, param in ((dict(min_diff=0.0), "min_diff"), (dict(min_diff=0.1, tau=1.2), "tau"),
+                      (dict(min_diff=0.1, target=0), "target"), (dict(min_diff=0.1, level=2), "level")):
+        with pytest.raises(gtheory.ParameterError) as e:
+            plan(x, **kw)
+        assert e.value.param == param
