@@ -1,0 +1,68 @@
+"""Tests of the ``gtheory plan`` subcommand (experiments/cli/plan.py): the table and the JSON are gtheory.plan's."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import gtheory
+import metrics
+from conftest import shared, toy_runs
+from experiments.cli import SUBCOMMANDS, main
+
+
+@pytest.fixture
+def WEB() -> str:
+    return str(shared("score-matrices", "sigir2018-simulation", "web2013_ap.csv"))
+
+
+def test_registered():
+    assert "plan" in SUBCOMMANDS
+
+
+def test_json_equals_the_api_on_a_csv(capsys, WEB):
+    assert main(["plan", WEB, "--orientation", "topics-by-systems", "--min-diff", "0.05", "--target", "0.9",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    x = gtheory.read_scores(WEB, orientation="topics-by-systems")
+    p = gtheory.plan(x, min_diff=0.05, target=0.9)
+    assert data["source"] == WEB
+    del data["source"]
+    assert gtheory.TopicPlan.from_json(json.dumps(data)) == p
+
+
+def test_table_from_the_embedded_runs(capsys):
+    assert main(["plan", "--measure", "nDCG@10", "--min-diff", "0.05"]) == 0
+    out = capsys.readouterr().out
+    scores = metrics.evaluate(metrics.load_trec9(), "nDCG@10")
+    p = gtheory.plan(scores, min_diff=0.05)
+    assert out.startswith("nDCG@10 over the embedded TREC-9 Web runs")
+    for method in ("phi", "paired-t", "anova", "ci"):
+        assert f" {int(p.topics(method))} " in out
+    assert "paired t-test: power 0.8 for Δ ≥ 0.05" in out
+
+
+def test_runs_and_qrels_and_plot(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    out = tmp_path / "plan.png"
+    assert main(["plan", "--runs", str(runs), "--qrels", str(qrels), "--measure", "P@5", "--min-diff", "0.1",
+                 "--approximation", "nagata", "--plot", str(out)]) == 0
+    assert "4 systems × 4 topics" in capsys.readouterr().out
+    assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--min-diff", "-1"], "--min-diff must be a positive"),
+    (["--min-diff", "0.05", "--power", "0.01"], "--power must exceed --alpha"),
+    (["--min-diff", "0.05", "--tau", "1.5"], "--tau must be a number in"),
+])
+def test_bad_options_name_the_option(capsys, args, match):
+    assert main(["plan", *args]) == 2
+    assert match in capsys.readouterr().err
+
+
+def test_min_diff_is_required(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["plan"])
+    assert e.value.code == 2
+    assert "--min-diff" in capsys.readouterr().err
