@@ -62,8 +62,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--measure", default=None, metavar="NAME",
                    help="with a CSV of several measures: the one to plan for; with the data options: the measure to "
                         "compute, e.g. nDCG@10, AP (default nDCG)")
-    p.add_argument("--min-diff", type=float, required=True, metavar="D",
-                   help="the difference between systems the tests must detect (ANOVA: best - worst)")
+    p.add_argument("--min-diff", type=float, default=None, metavar="D",
+                   help="(required) the difference between systems the tests must detect (ANOVA: best - worst)")
     p.add_argument("--target", type=float, default=0.95, help="target Phi and Erho2 (default 0.95)")
     p.add_argument("--tau", type=float, default=0.9, help="target expected Kendall tau (default 0.9)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the tests (default 0.05)")
@@ -91,6 +91,9 @@ _OPTIONS = {"scores": "the scores", "measure": "--measure", "orientation": "--or
 def run(args: argparse.Namespace) -> int:
     import gtheory
 
+    if args.min_diff is None:
+        raise UsageError("--min-diff is required: the difference between systems the tests must detect "
+                         "(e.g. --min-diff 0.05).")
     data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
