@@ -158,27 +158,27 @@ def within_system_variance(scores: "ScoreInput", variance: str = "residual") -> 
 # ------------------------------------------------------------------------------------------------ power (exact)
 def _exact_power(method: str, n: NDArray[np.float64], d: NDArray[np.float64] | float, var: float, alpha: float,
                  m: int | None) -> NDArray[np.float64]:
-    from scipy import stats
+    # scipy.special's distribution functions (what scipy.stats' nct / ncf call), without the per-call overhead of
+    # the distribution objects: the search for n evaluates them many times
+    from scipy import special
 
     d = np.abs(d)
     if method == "anova":
         assert m is not None
         df1, df2 = m - 1.0, m * (n - 1.0)
         lam = n * d**2 / (2.0 * var)
-        crit = stats.f.isf(alpha, df1, df2)
-        p = np.asarray(stats.ncf.sf(crit, df1, df2, lam), dtype=np.float64)
-        return np.where(np.isnan(p), 1.0 - stats.ncf.cdf(crit, df1, df2, lam), p)
+        crit = special.fdtri(df1, df2, 1.0 - alpha)
+        return np.asarray(1.0 - special.ncfdtr(df1, df2, lam, crit), dtype=np.float64)
     df, lam = _t_df_ncp(method, n, d, var)
-    crit = stats.t.isf(alpha / 2.0, df)
-    upper = np.asarray(stats.nct.sf(crit, df, lam), dtype=np.float64)
-    upper = np.where(np.isnan(upper), 1.0 - stats.nct.cdf(crit, df, lam), upper)
-    lower = np.asarray(stats.nct.cdf(-crit, df, lam), dtype=np.float64)
-    # scipy's noncentral t (boost) returns NaN for some far-tail arguments; P(T < -c) <= P(Z + λ < 0) = Φ(-λ),
-    # so where that bound is below 1e-12 the lower tail is 0 to the precision of the upper one
-    lower = np.where(np.isnan(lower) & (stats.norm.cdf(-lam) < 1e-12), 0.0, lower)
-    p = upper + lower
+    crit = special.stdtrit(df, 1.0 - alpha / 2.0)
+    upper = 1.0 - special.nctdtr(df, lam, crit)
+    lower = np.asarray(special.nctdtr(df, lam, -crit), dtype=np.float64)
+    # the noncentral t (boost) returns NaN for some far-tail arguments; P(T < -c) <= P(Z + λ < 0) = Φ(-λ), so where
+    # that bound is below 1e-12 the lower tail is 0 to the precision of the upper one
+    lower = np.where(np.isnan(lower) & (special.ndtr(-lam) < 1e-12), 0.0, lower)
+    p = np.asarray(upper + lower, dtype=np.float64)
     if np.any(np.isnan(p)):  # pragma: no cover - not met in the tests
-        raise FloatingPointError(f"scipy's noncentral t returned NaN at df={df}, ncp={lam}")
+        raise FloatingPointError(f"the noncentral t returned NaN at df={df}, ncp={lam}")
     return p
 
 
@@ -286,10 +286,13 @@ def min_detectable_difference(method: str, n: int, *, variance: float, alpha: fl
         raise ParameterError("power", f"`power` must exceed `alpha` ({alpha:g}): any difference is detected with "
                                       f"probability >= alpha; got {power!r}.")
     sd = math.sqrt(var)
+    _check_choice("approximation", approximation, _APPROXIMATIONS)
+    m = _check_systems(method, n_systems)
+    fn = _exact_power if approximation == "exact" else _nagata_power
+    nn = np.float64(n)
 
     def gap(d: float) -> float:
-        return float(power_at(method, n, min_diff=d, variance=var, alpha=alpha, n_systems=n_systems,
-                              approximation=approximation)) - target
+        return float(fn(method, nn, d, var, alpha, m)) - target
 
     hi = sd
     while gap(hi) < 0:
@@ -312,9 +315,18 @@ def _meets(method: str, n: NDArray[np.float64], *, d: float | None, width: float
     return fn(method, n, d, var, alpha, m) >= target
 
 
-def _smallest(meets: Any, start: int = 2) -> int | float:
-    """The smallest integer n >= start with meets(n) (meets is monotone: once met, met for all larger n):
-    doubling, then bisection; inf beyond :data:`MAX_TOPICS`."""
+def _smallest(meets: Any, start: int = 2, guess: float | None = None) -> int | float:
+    """The smallest integer n >= start with meets(n) (meets is monotone: once met, met for all larger n).
+
+    With ``guess`` (a closed-form approximation of the answer), one vectorised evaluation of a window around it
+    settles it when the answer is inside; otherwise (and without a guess) doubling, then bisection; inf beyond
+    :data:`MAX_TOPICS`."""
+    if guess is not None and math.isfinite(guess) and guess < MAX_TOPICS:
+        lo_w = max(start, int(guess) - 16)
+        window = np.arange(lo_w, lo_w + 48, dtype=np.float64)
+        ok = np.asarray(meets(window), dtype=bool)
+        if ok[-1] and (lo_w == start or not ok[0]):
+            return int(window[np.argmax(ok)])
     if meets(np.float64(start)):
         return start
     lo, hi = start, 2 * start
@@ -331,7 +343,7 @@ def _smallest(meets: Any, start: int = 2) -> int | float:
 def _nagata_start(method: str, *, d: float | None, width: float | None, var: float, alpha: float,
                   target: float | None, m: int | None) -> float:
     """Nagata's closed-form first ``n`` (module docstring), before the check and the increments."""
-    from scipy import optimize, stats
+    from scipy import special, stats
 
     za = stats.norm.isf(alpha / 2.0)
     if method == "ci":
@@ -346,8 +358,8 @@ def _nagata_start(method: str, *, d: float | None, width: float | None, var: flo
         delta = d / math.sqrt(var)
         return 2.0 * ((za + zb) / delta) ** 2 + za**2 / 4.0
     assert m is not None  # λ of the noncentral χ² with m-1 df reaching the power at level α (φ_E = ∞)
-    crit = stats.chi2.isf(alpha, m - 1)
-    lam = optimize.brentq(lambda x: stats.ncx2.sf(crit, m - 1, x) - target, 1e-9, 1e4, xtol=1e-12)
+    crit = special.chdtri(m - 1, alpha)  # the χ² critical value; chndtrinc inverts the noncentral χ² cdf in λ
+    lam = special.chndtrinc(crit, m - 1, 1.0 - target)
     return lam / (d**2 / (2.0 * var))
 
 
@@ -609,10 +621,14 @@ def topic_set_size(
     m = _check_systems(method, n_systems)
     kw = dict(d=d, width=width, var=var, alpha=alpha, target=target, m=m)
 
-    def meets(n: Any) -> bool:
-        return bool(_meets(method, n, approximation=approximation, **kw))
+    def meets(n: Any) -> Any:
+        ok = _meets(method, n, approximation=approximation, **kw)
+        return bool(ok) if np.ndim(ok) == 0 else ok
 
-    n = _smallest(meets) if approximation == "exact" else _nagata_n(method, meets=meets, **kw)
+    if approximation == "exact":
+        n = _smallest(meets, guess=_nagata_start(method, **kw))
+    else:
+        n = _nagata_n(method, meets=meets, **kw)
     sizes = _curve_sizes(n, pilot_n)
     if method == "ci":
         curve = np.asarray(expected_ci_width(sizes, variance=var, alpha=alpha))
