@@ -63,10 +63,18 @@ def r_times(cases: list[tuple[str, float, int]], repeat: int) -> list[tuple[floa
             f"power.anova.test(groups={m}, between.var=0.05^2/2/({m}-1), within.var={v!r}, power=.8)$n); "
             f"n <- f(); t <- replicate({repeat}, system.time(f())[['elapsed']]); "
             "cat(median(t), ceiling(n), '\\n')")
-    out = subprocess.run(["Rscript", "-e", "\n".join(body)], capture_output=True, text=True, timeout=600, check=True)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:  # a script file: Rscript -e takes at most ~10,000 characters
+        script = Path(tmp) / "sizes.R"
+        script.write_text("\n".join(body) + "\n", encoding="utf-8")
+        out = subprocess.run(["Rscript", str(script)], capture_output=True, text=True, timeout=600, check=True)
     rows = []
     for line in out.stdout.strip().splitlines():
         vals = line.split()
+        if not vals or not vals[0].replace(".", "", 1).replace("e-", "", 1).isdigit():
+            print(f"R said: {line}", file=sys.stderr)  # a note of R's, not a result row
+            continue
         rows.append((float(vals[0]), [int(float(v)) for v in vals[1:]]))
     return rows
 

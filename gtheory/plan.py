@@ -11,7 +11,9 @@ One row per method, each answering a different question about the same pilot sys
 * **paired t-test / two-sample t-test / one-way ANOVA / CI width** (Sakai's topic set size design, IRJ 2016;
   :func:`gtheory.topic_set_size`): topics for the test to detect ``min_diff`` with probability ``power`` at
   ``alpha`` (the ANOVA over all the pilot's systems, least favourable configuration), or for the expected width of
-  the CI of a paired difference to be at most ``ci_width`` (default ``min_diff``). The interval is the size at the
+  the CI of a paired difference to be at most ``ci_width`` (default ``min_diff``). The two-sample row (each system
+  on its own topics) always uses the pooled within-system variance: an unpaired comparison does not cancel the
+  topic effect that the residual variance leaves out; the other rows use ``variance``. The interval is the size at the
   two ends of the ``level`` confidence interval of σ² (:math:`\nu V/\chi^2_{\nu}`, ν the variance's degrees of
   freedom) — how much the pilot's variance estimate leaves the answer open.
 
@@ -239,8 +241,11 @@ def plan(
     x, _, _ = as_score_matrix(scores)
     g = gstudy(x)
     var, m, n = within_system_variance(x, variance)
+    pooled, _, _ = within_system_variance(x, "pooled")
     df = (m - 1) * (n - 1) if variance == "residual" else m * (n - 1)
     var_lo, var_hi = _variance_bounds(var, df, level)
+    # an unpaired comparison does not cancel the topic effect: its variance is the pooled within-system one
+    pooled_lo, pooled_hi = _variance_bounds(pooled, m * (n - 1), level)
     rows: list[dict[str, Any]] = []
     for coef, name in (("phi", "Φ"), ("erho2", "Eρ²")):
         need = g.topics_needed(target, coef, level=level)
@@ -256,16 +261,17 @@ def plan(
                      low=need.n_low, high=need.n_high, at_pilot=gt2tau(e) if 0 < e < 1 else math.nan))
     req = dict(alpha=alpha, approximation=approximation)
     specs = [("paired-t", f"paired t-test: power {power:g} for Δ ≥ {min_diff:g}", dict(min_diff=min_diff, power=power)),
-             ("two-sample-t", f"two-sample t-test: power {power:g} for Δ ≥ {min_diff:g}",
+             ("two-sample-t", f"two-sample t-test (pooled σ²): power {power:g} for Δ ≥ {min_diff:g}",
               dict(min_diff=min_diff, power=power)),
              ("anova", f"ANOVA of {m} systems: power {power:g} for best − worst ≥ {min_diff:g}",
               dict(min_diff=min_diff, power=power, n_systems=m)),
              ("ci", f"{1 - alpha:.0%} CI of a paired difference: expected width ≤ {ci_width:g}",
               dict(ci_width=ci_width))]
     for method, question, kw in specs:
-        r = topic_set_size(x, method=method, variance=variance, **req, **kw)  # type: ignore[arg-type]
-        lo = topic_set_size(var_lo, method=method, **req, **kw).n  # type: ignore[arg-type]
-        hi = topic_set_size(var_hi, method=method, **req, **kw).n  # type: ignore[arg-type]
+        unpaired = method == "two-sample-t"
+        r = topic_set_size(x, method=method, variance="pooled" if unpaired else variance, **req, **kw)  # type: ignore[arg-type]
+        lo = topic_set_size(pooled_lo if unpaired else var_lo, method=method, **req, **kw).n  # type: ignore[arg-type]
+        hi = topic_set_size(pooled_hi if unpaired else var_hi, method=method, **req, **kw).n  # type: ignore[arg-type]
         rows.append(dict(method=method, question=question, topics=r.n, low=lo, high=hi, at_pilot=r.achieved))
     table = pd.DataFrame(rows, columns=_COLUMNS)
     for c in _FLOATS:

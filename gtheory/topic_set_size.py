@@ -568,6 +568,8 @@ def topic_set_size(
         Systems the ANOVA compares (``"anova"`` only); default: the pilot's number of systems.
     variance : {"residual", "pooled"}
         The two-way ANOVA's residual mean square V_E (default) or the pooled within-system variance (one-way).
+        For ``"two-sample-t"`` (each system on its own topics) ``"pooled"`` is the variance that applies: an
+        unpaired comparison does not cancel the topic effect that V_E leaves out.
     approximation : {"exact", "nagata"}
         Noncentral t / F (default; the ``n`` of R's ``power.t.test`` / ``power.anova.test`` rounded up) or
         Nagata's (2003) approximations as in Sakai's Excel tools.

@@ -18,9 +18,9 @@ import pytest
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 #: pages whose every python block runs
-RUN_PAGES = ["optimize.md", "should-i-tune.md"]
+RUN_PAGES = ["optimize.md", "should-i-tune.md", "topics.md"]
 #: (page, index of the python block) whose output the page shows in the text block right after it
-OUTPUT_CHECKED = [("user-guide.md", 0), ("user-guide.md", 1)]
+OUTPUT_CHECKED = [("user-guide.md", 0), ("user-guide.md", 1), ("topics.md", 0)]
 
 _BLOCK = re.compile(r"```(python|text)\n(.*?)```", re.S)
 _DECIMAL = re.compile(r"-?\d+\.\d+")

@@ -30,8 +30,11 @@ def test_rows_equal_the_functions_they_summarise(pilot):
     e_target = 0.85 ** (1 / 2.84729794002905)
     assert gtheory.gt2tau(e_target) == pytest.approx(0.85, rel=1e-12)
     assert p.topics("tau") == g.topics_needed(e_target, "erho2").n
-    for method, kw in (("paired-t", {}), ("two-sample-t", {}), ("anova", {"n_systems": 15})):
+    for method, kw in (("paired-t", {}), ("anova", {"n_systems": 15})):
         assert p.topics(method) == gtheory.topic_set_size(pilot, method=method, min_diff=0.05, power=0.85, **kw).n
+    # unpaired: the topic effect is not cancelled, so the pooled within-system variance (larger than V_E here)
+    two = gtheory.topic_set_size(pilot, method="two-sample-t", min_diff=0.05, power=0.85, variance="pooled")
+    assert p.topics("two-sample-t") == two.n > p.topics("paired-t")
     assert p.topics("ci") == gtheory.topic_set_size(pilot, method="ci", ci_width=0.06).n
     assert p.table.set_index("method").loc["erho2", "at_pilot"] == pytest.approx(g.erho2(40))
 
