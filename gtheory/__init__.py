@@ -35,6 +35,7 @@ from .intervals import project
 from .io import as_score_matrix, read_scores
 from .plot import plot_dstudy
 from .gt_mappings import gt2asens, gt2data, gt2major, gt2minor, gt2power, gt2rmse, gt2rsens, gt2tau, gt2tau_ap
+from .curves import TopicCurves, topic_curves
 from .plan import TopicPlan, plan
 from .topic_set_size import (TopicSetSize, expected_ci_width, min_detectable_difference, power_at, topic_set_size,
                              within_system_variance)
@@ -84,4 +85,6 @@ __all__ = [
     "gt2data",
     "plan",
     "TopicPlan",
+    "topic_curves",
+    "TopicCurves",
 ]

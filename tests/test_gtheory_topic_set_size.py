@@ -7,6 +7,11 @@
   scaled χ denominator, integrated numerically; the noncentral F as a Poisson mixture of beta tails), not scipy's
   ``nct``/``ncf``.
 * A simulation of the design: paired t-tests on simulated two-way score matrices reject at the computed power.
+
+Not checked here: Nagata mode against the published numbers of Sakai's papers, book or Excel tools digit for digit
+(their tables could not be obtained while this was written). Nagata mode is checked against the exact computation
+(its approximations within 0.01 in power, its sizes within 2 topics) and against the one tabulated value known
+exactly (λ(1; .05, .20) = 7.849 of the noncentral χ² table).
 """
 from __future__ import annotations
 

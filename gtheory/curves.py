@@ -1,0 +1,286 @@
+r"""Data-based topic set curves on the user's own data (:func:`topic_curves`).
+
+For each topic set size ``n`` (at most half the collection's topics), ``repeats`` times: draw two *disjoint* random
+topic sets of size ``n`` and compare what they say about the same systems (Voorhees & Buckley, SIGIR 2002; Sakai,
+SIGIR 2006; Urbano, Marrero & Martín, SIGIR 2013):
+
+* ``tau`` — Kendall's τ-b between the two rankings of the systems by mean score;
+* ``swap`` — the share of system pairs ordered oppositely by the two sets;
+* ``significant`` — the share of system pairs a two-sided paired t-test at ``alpha`` finds different in a set;
+* ``minor`` — the share of pairs significant in one set and not in the other; ``major`` — significant in both, in
+  opposite directions (Urbano et al.'s minor and major conflicts).
+
+Beside them, the projections of the theory from the whole matrix: ``gt_tau``, ``gt_power``, ``gt_minor``,
+``gt_major`` — Urbano et al.'s fitted mappings (:func:`gtheory.gt2tau` …) of the G-study's Eρ²(n) — so a user sees
+whether theory and data agree. (The conflict rates here are shares of all system pairs; Urbano et al.'s may be
+normalised differently, so compare ``minor``/``major`` with ``gt_minor``/``gt_major`` for their trend rather than
+their level.) :meth:`TopicCurves.extrapolate` continues the observed τ past the collection's size
+with the power law :math:`1-\tau(n) = c\,n^{-b}` fitted by least squares on logarithms (an empirical
+extrapolation, as Voorhees & Buckley extrapolated their error rates).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from ._display import fmt, html_table
+from ._json import JsonResult
+from .errors import ParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from .io import ScoreInput
+
+__all__ = ["TopicCurves", "topic_curves"]
+
+_COLUMNS = ["n", "tau", "tau_sd", "swap", "significant", "minor", "major", "gt_tau", "gt_power", "gt_minor",
+            "gt_major"]
+
+
+@dataclass(frozen=True)
+class TopicCurves(JsonResult):
+    """Agreement between disjoint random topic sets as their size grows (:func:`topic_curves`).
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per size ``n``: the observed means over the repeats (``tau``, its standard deviation ``tau_sd``,
+        ``swap``, ``significant``, ``minor``, ``major``) and the G-theory projections (``gt_*``).
+    n_systems, n_topics : int
+        The matrix's shape.
+    repeats : int
+        Pairs of disjoint topic sets drawn per size.
+    alpha : float
+        Level of the paired t-tests.
+    seed : int or None
+        The seed of the draws.
+    fit_c, fit_b : float
+        The power law ``1 - tau(n) = fit_c * n ** -fit_b`` fitted to the observed τ.
+    """
+
+    table: pd.DataFrame
+    n_systems: int
+    n_topics: int
+    repeats: int
+    alpha: float
+    seed: int | None
+    fit_c: float
+    fit_b: float
+
+    JSON_FORMAT: ClassVar[str] = "gtheory.TopicCurves/1"
+
+    def extrapolate(self, n: ArrayLike) -> float | NDArray[np.float64]:
+        """τ at ``n`` topics by the fitted power law (an empirical extrapolation, also past the collection's size)."""
+        a = np.asarray(n, dtype=np.float64)
+        tau = 1.0 - self.fit_c * a ** (-self.fit_b)
+        return float(tau) if a.ndim == 0 else tau
+
+    def topics_for_tau(self, tau: float = 0.9) -> float:
+        """Topics at which the extrapolated τ reaches ``tau`` (inf when the fit never does)."""
+        if not 0 < tau < 1:
+            raise ParameterError("tau", f"`tau` must be in (0, 1); got {tau!r}.")
+        if not (self.fit_b > 0 and self.fit_c > 0):
+            return math.inf
+        return float(math.ceil((self.fit_c / (1.0 - tau)) ** (1.0 / self.fit_b)))
+
+    def summary(self) -> str:
+        """The table as text, with the fit."""
+        head = (f"Disjoint topic sets of {self.n_systems} systems × {self.n_topics} topics, {self.repeats} pairs per "
+                f"size (seed {self.seed}); paired t-tests at {self.alpha:g}")
+        cols = ["n", "tau", "gt_tau", "swap", "significant", "gt_power", "minor", "gt_minor", "major", "gt_major"]
+        lines = [head, "  " + "".join(f"{c:>12}" for c in cols)]
+        for r in self.table.itertuples(index=False):
+            lines.append("  " + "".join(f"{fmt(getattr(r, c)):>12}" for c in cols))
+        lines.append(f"  fit: 1 - τ(n) = {fmt(self.fit_c)} n^-{fmt(self.fit_b)}; τ ≥ 0.9 at "
+                     f"{fmt(self.topics_for_tau(0.9))} topics (extrapolated)")
+        lines.append("  gt_*: Urbano et al.'s fits (SIGIR 2013) of the whole matrix's Eρ²(n), empirical on TREC data")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        last = self.table.iloc[-1]
+        return (f"TopicCurves({self.n_systems} systems, sizes {int(self.table['n'].iloc[0])}–{int(last['n'])}, "
+                f"τ({int(last['n'])}) = {fmt(last['tau'])}, {self.repeats} repeats)")
+
+    def _repr_html_(self) -> str:
+        cols = ["n", "tau", "gt_tau", "swap", "significant", "gt_power", "minor", "major"]
+        return html_table(self.table[cols].itertuples(index=False), header=cols,
+                          caption=f"TopicCurves ({self.n_systems} systems × {self.n_topics} topics)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values plus ``"format"``; the table as ``{"columns", "rows"}``."""
+        from ._json import jsonable, table
+
+        d = {f.name: (table(self.table) if f.name == "table" else jsonable(getattr(self, f.name)))
+             for f in fields(self)}
+        d["format"] = self.JSON_FORMAT
+        return d
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "TopicCurves":
+        """A :class:`TopicCurves` from :meth:`to_json` output (text or a file path)."""
+        from ._json import load_document, number, table_back
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        names = {f.name for f in fields(cls)}
+        if set(d) != names:
+            raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
+        t = table_back(d["table"], "table", tuple(_COLUMNS[1:]))
+        t["n"] = t["n"].astype(int)
+        d["table"] = t
+        d["fit_c"], d["fit_b"] = float(number(d["fit_c"])), float(number(d["fit_b"]))
+        return cls(**d)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TopicCurves):
+            return NotImplemented
+        return all((getattr(self, f.name).equals(getattr(other, f.name)) if f.name == "table"
+                    else getattr(self, f.name) == getattr(other, f.name)) for f in fields(self))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def plot(self, ax: "Axes | None" = None, *, n_max: int | None = None, title: str | None = None) -> "Axes":
+        """Observed τ (± one standard deviation) and swap rate against n, the G-theory projection and the
+        extrapolation up to ``n_max`` (default 4 × the collection's topics)."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        t = self.table
+        ax.errorbar(t["n"], t["tau"], yerr=t["tau_sd"], fmt="o-", color="C0", capsize=2, label="τ between topic sets")
+        ax.plot(t["n"], t["swap"], "s-", color="C3", label="swap rate")
+        grid = np.geomspace(t["n"].iloc[0], n_max or 4 * self.n_topics, 100)
+        ax.plot(grid, self.extrapolate(grid), "--", color="C0", lw=1, label="τ, power-law extrapolation")
+        ax.plot(t["n"], t["gt_tau"], ":", color="C1", label="τ from Eρ² (Urbano et al. fit)")
+        ax.axvline(self.n_topics, color="grey", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_xlabel("topics per set")
+        ax.set_ylim(0, 1)
+        ax.set_title(title if title is not None else "Agreement between disjoint topic sets", fontsize=10)
+        ax.legend(fontsize=8)
+        return ax
+
+
+def _default_sizes(n_topics: int) -> list[int]:
+    half = n_topics // 2
+    return sorted({int(v) for v in np.unique(np.round(np.geomspace(min(5, half), half, 8)))})
+
+
+def _tau_b(sa: NDArray[np.float64], sb: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Kendall's τ-b of each column from the signs of the pairwise differences (P pairs × R repeats)."""
+    num = np.sum(sa * sb, axis=0)
+    den = np.sqrt(np.sum(sa != 0, axis=0) * np.sum(sb != 0, axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / den, np.nan)
+
+
+def _paired_significant(d: NDArray[np.float64], alpha: float) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+    """Two-sided paired t-tests of per-topic differences ``d`` (..., n): significant at ``alpha``, and the mean."""
+    from scipy import special
+
+    n = d.shape[-1]
+    mean = d.mean(axis=-1)
+    sd = d.std(axis=-1, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = mean / (sd / math.sqrt(n))
+    p = 2.0 * special.stdtr(n - 1, -np.abs(t))
+    return np.nan_to_num(p, nan=1.0) < alpha, mean
+
+
+def topic_curves(
+    scores: "ScoreInput",
+    *,
+    sizes: Sequence[int] | None = None,
+    repeats: int = 50,
+    alpha: float = 0.05,
+    seed: int | None = 0,
+) -> TopicCurves:
+    r"""τ, swap rate, significant pairs and conflicts between disjoint random topic sets, as their size grows.
+
+    Parameters
+    ----------
+    scores : score matrix
+        Systems × topics (anything :func:`gtheory.gstudy` takes).
+    sizes : sequence of int, optional
+        Topic set sizes, each at most half the topics (default: 8 sizes from 5 to half, geometric).
+    repeats : int
+        Pairs of disjoint topic sets drawn per size (default 50).
+    alpha : float
+        Level of the two-sided paired t-tests (default 0.05).
+    seed : int or None
+        Seed of the draws (``numpy.random.default_rng``); the same seed gives the same result.
+
+    Returns
+    -------
+    TopicCurves
+        The table (module docstring), ``extrapolate(n)``, ``topics_for_tau(tau)``, ``plot()``.
+
+    Examples
+    --------
+    >>> import numpy as np, gtheory
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(0.4, 0.05, (12, 1)) + rng.normal(0, 0.15, (1, 60)) + rng.normal(0, 0.1, (12, 60))
+    >>> c = gtheory.topic_curves(X, repeats=20, seed=1)
+    >>> bool(c.table["tau"].iloc[-1] > c.table["tau"].iloc[0])
+    True
+    """
+    from .gstudy import gstudy
+    from .gt_mappings import gt2major, gt2minor, gt2power, gt2tau
+    from .io import as_score_matrix
+    from .topic_set_size import _check_unit
+
+    x, _, _ = as_score_matrix(scores)
+    m, N = x.shape
+    if N < 4:
+        raise ParameterError("scores", f"topic curves need at least 4 topics (two disjoint sets of 2); got {N}.")
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 2:
+        raise ParameterError("repeats", f"`repeats` must be an integer >= 2; got {repeats!r}.")
+    alpha = _check_unit("alpha", alpha)
+    if sizes is None:
+        sizes = _default_sizes(N)
+    sizes = sorted({int(s) for s in sizes})
+    if not sizes or sizes[0] < 2 or sizes[-1] > N // 2:
+        raise ParameterError("sizes", f"`sizes` must be integers in [2, {N // 2}] (half the {N} topics: two disjoint "
+                                      f"sets); got {list(sizes)!r}.")
+    rng = np.random.default_rng(seed)
+    i, j = np.triu_indices(m, 1)
+    diffs = x[i] - x[j]  # per-topic differences of every system pair, P × N
+    g = gstudy(x)
+    rows = []
+    for n in sizes:
+        order = np.argsort(rng.random((repeats, N)), axis=1)  # one random permutation of the topics per repeat
+        a_idx, b_idx = order[:, :n], order[:, n:2 * n]
+        taus, swaps, sig, minor, major = (np.empty(repeats) for _ in range(5))
+        for r in range(repeats):  # per repeat: all system pairs at once
+            da, db = diffs[:, a_idx[r]], diffs[:, b_idx[r]]
+            sa_sig, ma = _paired_significant(da, alpha)
+            sb_sig, mb = _paired_significant(db, alpha)
+            sa, sb = np.sign(ma), np.sign(mb)
+            taus[r] = _tau_b(sa[:, None], sb[:, None])[0]
+            swaps[r] = np.mean(sa * sb < 0)
+            sig[r] = (sa_sig.mean() + sb_sig.mean()) / 2.0
+            minor[r] = np.mean(sa_sig != sb_sig)
+            major[r] = np.mean(sa_sig & sb_sig & (sa * sb < 0))
+        e = float(g.erho2(n))
+        ok = 0 < e < 1
+        rows.append(dict(n=n, tau=float(np.nanmean(taus)), tau_sd=float(np.nanstd(taus, ddof=1)),
+                         swap=float(swaps.mean()), significant=float(sig.mean()), minor=float(minor.mean()),
+                         major=float(major.mean()), gt_tau=gt2tau(e) if ok else math.nan,
+                         gt_power=gt2power(e) if ok else math.nan, gt_minor=gt2minor(e) if ok else math.nan,
+                         gt_major=gt2major(e) if ok else math.nan))
+    table = pd.DataFrame(rows, columns=_COLUMNS)
+    usable = (table["tau"] < 1) & np.isfinite(table["tau"])
+    if usable.sum() >= 2:
+        b, log_c = np.polyfit(np.log(table.loc[usable, "n"]), np.log(1.0 - table.loc[usable, "tau"]), 1)
+        fit_c, fit_b = float(np.exp(log_c)), float(-b)
+    else:
+        fit_c = fit_b = math.nan
+    return TopicCurves(table, m, N, int(repeats), alpha, seed if seed is None else int(seed), fit_c, fit_b)
