@@ -174,6 +174,15 @@ def _n(v: float) -> str:
     return "∞" if math.isinf(v) else str(int(v))
 
 
+def _refit(table: pd.DataFrame, tau: float) -> float:
+    """Topics for ``tau`` by the power law 1 - τ = c n^-b fitted to some rows of a curve table (inf if it never)."""
+    ok = (table["tau"] < 1) & np.isfinite(table["tau"])
+    if ok.sum() < 2:
+        return math.inf
+    b, log_c = np.polyfit(np.log(table.loc[ok, "n"]), np.log(1.0 - table.loc[ok, "tau"]), 1)
+    return float(math.ceil((math.exp(log_c) / (1.0 - tau)) ** (1.0 / -b))) if b < 0 else math.inf
+
+
 def _variance_bounds(var: float, df: int, level: float) -> tuple[float, float]:
     """The ``level`` confidence interval of σ² from an estimate with ``df`` degrees of freedom (normal theory)."""
     from scipy import stats
@@ -194,6 +203,9 @@ def plan(
     level: float = 0.95,
     variance: str = "residual",
     approximation: str = "exact",
+    curves: bool = False,
+    repeats: int = 50,
+    seed: int | None = 0,
 ) -> TopicPlan:
     r"""How many topics? G-theory, Urbano et al.'s τ fit and Sakai's topic set size design on one pilot matrix.
 
@@ -215,6 +227,11 @@ def plan(
         Confidence level of the intervals (0.95).
     variance, approximation
         As in :func:`gtheory.topic_set_size`.
+    curves : bool
+        Also the data-based row: the topics at which τ between two disjoint random topic sets of the pilot reaches
+        ``tau``, by the power-law extrapolation of :func:`gtheory.topic_curves` (``repeats`` pairs per size,
+        ``seed``; seconds rather than milliseconds, hence off by default). Its interval is the spread of that
+        answer over the sizes fitted (the extrapolation from the smaller and from the larger half of the sizes).
 
     Returns
     -------
@@ -273,6 +290,15 @@ def plan(
         lo = topic_set_size(pooled_lo if unpaired else var_lo, method=method, **req, **kw).n  # type: ignore[arg-type]
         hi = topic_set_size(pooled_hi if unpaired else var_hi, method=method, **req, **kw).n  # type: ignore[arg-type]
         rows.append(dict(method=method, question=question, topics=r.n, low=lo, high=hi, at_pilot=r.achieved))
+    if curves:
+        from .curves import topic_curves
+
+        c = topic_curves(x, repeats=repeats, seed=seed, alpha=alpha)
+        half = len(c.table) // 2
+        spread = [_refit(c.table.iloc[:max(half, 2)], tau), _refit(c.table.iloc[half:], tau)]
+        rows.append(dict(method="data-tau", question=f"data: τ between disjoint topic sets ≥ {tau:g} (extrapolated)",
+                         topics=c.topics_for_tau(tau), low=min(spread), high=max(spread),
+                         at_pilot=float(c.extrapolate(n))))
     table = pd.DataFrame(rows, columns=_COLUMNS)
     for c in _FLOATS:
         table[c] = table[c].astype(float)

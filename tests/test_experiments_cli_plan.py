@@ -64,3 +64,13 @@ def test_bad_options_name_the_option(capsys, args, match):
 def test_min_diff_is_required(capsys):
     assert main(["plan"]) == 2
     assert "--min-diff is required" in capsys.readouterr().err
+
+
+def test_curves_row(capsys, WEB):
+    assert main(["plan", WEB, "--orientation", "topics-by-systems", "--min-diff", "0.05", "--curves", "--repeats",
+                 "5", "--seed", "1", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    x = gtheory.read_scores(WEB, orientation="topics-by-systems")
+    c = gtheory.topic_curves(x, repeats=5, seed=1)
+    row = next(r for r in data["table"]["rows"] if r[0] == "data-tau")
+    assert row[2] == c.topics_for_tau(0.9)

@@ -12,7 +12,8 @@ import pytest
 import gtheory
 
 MODULES = ["gtheory", "gtheory.components", "gtheory.gstudy", "gtheory.intervals", "gtheory.designs",
-           "gtheory.io", "gtheory.plot", "gtheory.errors", "gtheory.topic_set_size", "gtheory.gt_mappings"]
+           "gtheory.io", "gtheory.plot", "gtheory.errors", "gtheory.topic_set_size", "gtheory.gt_mappings", "gtheory.plan",
+           "gtheory.curves"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -89,3 +89,13 @@ def test_unknown_row_and_bad_requirements():
         with pytest.raises(gtheory.ParameterError) as e:
             plan(x, **kw)
         assert e.value.param == param
+
+
+def test_curves_row_is_the_extrapolation_of_topic_curves(pilot):
+    p = plan(pilot, min_diff=0.05, curves=True, repeats=10, seed=2)
+    c = gtheory.topic_curves(pilot, repeats=10, seed=2)
+    row = p.table.set_index("method").loc["data-tau"]
+    assert row["topics"] == c.topics_for_tau(0.9)
+    assert row["at_pilot"] == pytest.approx(c.extrapolate(40))
+    assert row["low"] <= row["high"]
+    assert TopicPlan.from_json(p.to_json()) == p

@@ -112,18 +112,20 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return gtheory.topic_set_size(_scores(), method="paired-t", min_diff=0.05)
     if name == "TopicPlan":
         return _quiet(gtheory.plan, _scores(), min_diff=0.05)
+    if name == "TopicCurves":
+        return _quiet(gtheory.topic_curves, _scores(), repeats=5, seed=0)
     raise AssertionError(name)
 
 
 TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded", "CoefficientInterval",
          "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound", "Coverage",
          "Qrels", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "Study",
-         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy", "TopicSetSize", "TopicPlan"]
+         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy", "TopicSetSize", "TopicPlan", "TopicCurves"]
 #: the types with to_json/from_json
 JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded",
               "CoefficientInterval", "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound",
               "Coverage", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "SweepGrid",
-              "Recommendation", "ParameterTuning", "TopicSetSize", "TopicPlan"]
+              "Recommendation", "ParameterTuning", "TopicSetSize", "TopicPlan", "TopicCurves"]
 #: the types whose JSON is written, not read back (a RobustnessStudy's per-seed results are a CSV; a Study's
 #: score matrices and tunings are recomputed by run_study)
 WRITTEN_TYPES = ["RobustnessStudy", "Study"]
@@ -164,7 +166,7 @@ def test_json_is_strict_and_round_trips(results, name):
     back = type(r).from_json(text)
     assert back.to_json() == text  # every field survives (a Tuning read from JSON holds no data)
     if name in ("GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "ConfigurationCheck", "DemoStudy", "TopicsNeeded",
-                "OptimalityBound", "SweepGrid", "TopicSetSize", "TopicPlan"):  # the
+                "OptimalityBound", "SweepGrid", "TopicSetSize", "TopicPlan", "TopicCurves"):  # the
         # others hold arrays (no ==); a G-study's score matrix comes back too, for bootstrap()
         if name == "UnbalancedGStudy":
             assert np.array_equal(back.scores, r.scores, equal_nan=True) and type(back) is type(r)
@@ -284,7 +286,7 @@ def test_the_one_writer_is_atomic_with_the_usual_permissions(tmp_path):
 #: the types with a picture (the others have none: a number, a table of numbers)
 PLOT_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "Coverage", "DemoStudy",
               "Recommendation", "ParameterTuning", "RobustnessStudy", "Tuning", "Tuning (gain, failed)", "Study",
-              "TopicSetSize", "TopicPlan"]
+              "TopicSetSize", "TopicPlan", "TopicCurves"]
 
 
 @pytest.mark.parametrize("name", PLOT_TYPES)

@@ -75,6 +75,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="within-system variance of the test rows (default residual)")
     p.add_argument("--approximation", choices=["exact", "nagata"], default="exact",
                    help="exact noncentral t/F (default) or Nagata's approximations as Sakai's Excel tools")
+    p.add_argument("--curves", action="store_true",
+                   help="also the data-based row: tau between disjoint random topic sets of the pilot, extrapolated "
+                        "(takes seconds)")
+    p.add_argument("--repeats", type=int, default=50, help="pairs of topic sets per size with --curves (default 50)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the topic sets drawn with --curves (default 0)")
     add_ndcg_args(p)
     add_data_args(p)
     p.add_argument("--json", action="store_true", help="print the plan as JSON instead of a table")
@@ -85,7 +90,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 #: the Python API's parameter names in messages → the options of this command
 _OPTIONS = {"scores": "the scores", "measure": "--measure", "orientation": "--orientation", "min_diff": "--min-diff",
             "target": "--target", "tau": "--tau", "alpha": "--alpha", "power": "--power", "ci_width": "--ci-width",
-            "level": "--level", "variance": "--variance", "approximation": "--approximation"}
+            "level": "--level", "variance": "--variance", "approximation": "--approximation",
+            "repeats": "--repeats", "seed": "--seed"}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             result = gtheory.plan(scores, min_diff=args.min_diff, target=args.target, tau=args.tau, alpha=args.alpha,
                                   power=args.power, ci_width=args.ci_width, level=args.level,
-                                  variance=args.variance, approximation=args.approximation)
+                                  variance=args.variance, approximation=args.approximation,
+                                  curves=args.curves, repeats=args.repeats, seed=args.seed)
         except (ValueError, TypeError) as exc:
             raise in_option_names(exc, _OPTIONS) from None
     for w in caught:

@@ -1,0 +1,95 @@
+"""gtheory.topic_curves (gtheory/curves.py): the statistics between disjoint topic sets equal scipy's Kendall τ and
+paired t-tests recomputed pair by pair on the same draws; properties of the curves and the extrapolation."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import gtheory
+from gtheory.curves import TopicCurves, topic_curves
+
+
+@pytest.fixture(scope="module")
+def X() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return rng.normal(0.4, 0.04, (9, 1)) + rng.normal(0, 0.15, (1, 40)) + rng.normal(0, 0.1, (9, 40))
+
+
+def test_equals_scipy_on_the_same_draws(X):
+    n, R, seed = 12, 6, 3
+    c = topic_curves(X, sizes=[n], repeats=R, seed=seed)
+    # the draws of topic_curves: one permutation per repeat from default_rng(seed); first n vs next n topics
+    order = np.argsort(np.random.default_rng(seed).random((R, X.shape[1])), axis=1)
+    taus, swaps, sig, minor, major = [], [], [], [], []
+    pairs = [(i, j) for i in range(9) for j in range(i + 1, 9)]
+    for r in range(R):
+        a, b = X[:, order[r, :n]], X[:, order[r, n:2 * n]]
+        taus.append(stats.kendalltau(a.mean(1), b.mean(1)).statistic)  # tau-b
+        s_a = [stats.ttest_rel(a[i], a[j]) for i, j in pairs]
+        s_b = [stats.ttest_rel(b[i], b[j]) for i, j in pairs]
+        d_a = [np.sign(a[i].mean() - a[j].mean()) for i, j in pairs]
+        d_b = [np.sign(b[i].mean() - b[j].mean()) for i, j in pairs]
+        sa = np.array([t.pvalue < 0.05 for t in s_a])
+        sb = np.array([t.pvalue < 0.05 for t in s_b])
+        opp = np.array(d_a) * np.array(d_b) < 0
+        swaps.append(opp.mean())
+        sig.append((sa.mean() + sb.mean()) / 2)
+        minor.append(np.mean(sa != sb))
+        major.append(np.mean(sa & sb & opp))
+    row = c.table.iloc[0]
+    # the same numbers by two routes (pairwise-sign tau-b vs scipy's; vectorised vs scipy's t-tests): float noise only
+    assert row["tau"] == pytest.approx(np.mean(taus), abs=1e-12)
+    assert row["tau_sd"] == pytest.approx(np.std(taus, ddof=1), abs=1e-12)
+    for name, ref in (("swap", swaps), ("significant", sig), ("minor", minor), ("major", major)):
+        assert row[name] == pytest.approx(np.mean(ref), abs=1e-12), name
+    g = gtheory.gstudy(X)
+    assert row["gt_tau"] == pytest.approx(gtheory.gt2tau(g.erho2(n)), rel=1e-12)
+
+
+def test_seeded_and_growing(X):
+    a = topic_curves(X, repeats=20, seed=5)
+    assert a == topic_curves(X, repeats=20, seed=5)
+    assert not a.table.equals(topic_curves(X, repeats=20, seed=6).table)
+    t = a.table
+    assert list(t["n"]) == sorted(t["n"]) and t["n"].iloc[-1] == 20
+    assert t["tau"].iloc[-1] > t["tau"].iloc[0] and t["swap"].iloc[-1] < t["swap"].iloc[0]
+    assert np.all((t[["swap", "significant", "minor", "major"]] >= 0).to_numpy())
+
+
+def test_well_separated_systems_agree_perfectly():
+    rng = np.random.default_rng(1)
+    x = np.linspace(0, 1, 6)[:, None] + rng.normal(0, 0.01, (6, 30))  # systems 0.2 apart, noise 0.01
+    t = topic_curves(x, sizes=[5, 10], repeats=10).table
+    assert np.all(t["tau"] == 1.0) and np.all(t["swap"] == 0.0) and np.all(t["significant"] == 1.0)
+
+
+def test_extrapolation_inverts(X):
+    c = topic_curves(X, repeats=20, seed=0)
+    n = c.topics_for_tau(0.9)
+    assert c.extrapolate(n) >= 0.9 > c.extrapolate(n - 1)
+    # the fit passes near the observed points (least squares on logs of 1 - tau: within 0.1 of tau here)
+    assert np.max(np.abs(c.extrapolate(c.table["n"].to_numpy()) - c.table["tau"])) < 0.1
+
+
+def test_protocol(X, tmp_path):
+    c = topic_curves(X, repeats=10)
+    text = c.to_json(tmp_path / "c.json")
+    json.loads(text)
+    assert TopicCurves.from_json(tmp_path / "c.json") == c
+    assert "fit: 1 - τ(n)" in c.summary() and repr(c).startswith("TopicCurves(") and "<table" in c._repr_html_()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    assert c.plot().has_data()
+
+
+@pytest.mark.parametrize("kw,param", [(dict(sizes=[25]), "sizes"), (dict(sizes=[1]), "sizes"),
+                                      (dict(repeats=1), "repeats"), (dict(alpha=0), "alpha")])
+def test_bad_arguments(X, kw, param):
+    with pytest.raises(gtheory.ParameterError) as e:
+        topic_curves(X, **kw)
+    assert e.value.param == param
