@@ -66,8 +66,12 @@ from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
 from experiments.check import ConfigurationCheck, check_configurations, check_tuning
 from experiments.study import DemoStudy, demo_study
 from experiments.robustness import RobustnessStudy, robustness_study
+from experiments.budget import TopicBudget, pool_mask, topic_depth_budget
 
 __all__ = [
+    "topic_depth_budget",
+    "TopicBudget",
+    "pool_mask",
     # agreement
     "kendall_tau",
     "tau_ap",

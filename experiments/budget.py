@@ -1,0 +1,247 @@
+r"""The topics × pool-depth budget: how many topics at which pool depth, and what it costs to judge (Sakai 2016, §6).
+
+Sakai's IRJ 2016 paper ("Topic set size design") weighs the topic set size against the pool depth: a shallower pool
+costs fewer judgments per topic but leaves more documents unjudged, which changes the measure's variance and so the
+topics needed. :func:`topic_depth_budget` recomputes, for each pool depth d, the pilot under the depth-d pool — the
+judgments of the documents some run retrieved in its top d, every other judgment forgotten
+(:meth:`metrics.JudgedRuns.restrict_judgments`; unjudged documents count as non-relevant, as in the original
+evaluation) — and reports the variance components, V_E, the topics each requirement needs at that depth, and the
+judging cost, topics × judged documents per topic (the depth-d pool's judged documents, averaged over the topics).
+The cheapest depth for each requirement is the one of least cost.
+
+The cost counts only documents the original qrels judged: a pool deeper than the original one would also need the
+documents never judged, which the pilot cannot price. The column ``coverage`` (the share of the retrieved documents
+at ranks ≤ d that the original qrels judged) shows where that happens: below 1, the cost is a lower bound and the
+measure at that depth is as incomplete as the original qrels leave it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
+
+import numpy as np
+import pandas as pd
+
+import gtheory
+from gtheory._display import fmt, html_table
+from gtheory._json import JsonResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from metrics import JudgedRuns
+
+__all__ = ["TopicBudget", "topic_depth_budget", "pool_mask"]
+
+_COLUMNS = ["depth", "judged_per_topic", "coverage", "var_system", "var_topic", "var_residual", "phi_topics", "erho2_topics",
+            "paired_t_topics", "phi_cost", "erho2_cost", "paired_t_cost"]
+_REQUIREMENTS = ("phi", "erho2", "paired_t")
+
+
+def pool_mask(judged: "JudgedRuns", depth: int) -> np.ndarray:
+    """The judgments of the depth-``depth`` pool: a boolean array over ``judged.qrels_level`` (the argument of
+    :meth:`metrics.JudgedRuns.restrict_judgments`), True for a judged document some run retrieved at rank ≤ depth."""
+    ids = judged.doc_ids[:, :, :depth]
+    flat = ids + judged.qrels_offsets[:-1][None, :, None]
+    keep = np.zeros(judged.qrels_level.size, dtype=bool)
+    keep[flat[ids >= 0]] = True
+    return keep
+
+
+@dataclass(frozen=True)
+class TopicBudget(JsonResult):
+    """Topics needed and judging cost at each pool depth (:func:`topic_depth_budget`).
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per depth: ``judged_per_topic`` (mean judged documents per topic in the depth-d pool), ``coverage``
+        (share of the retrieved documents at ranks ≤ d the original qrels judged), the variance
+        components ``var_system``, ``var_topic`` and ``var_residual`` (= V_E), the topics needed for Φ and Eρ² ≥
+        ``target`` and for the paired t-test to detect ``min_diff`` with ``power``, and each one's cost (topics ×
+        judged documents per topic; ``inf`` when never reached).
+    measure : str
+    target, min_diff, power, alpha : float
+    n_systems, n_topics : int
+        The pilot's shape.
+    """
+
+    table: pd.DataFrame
+    measure: str
+    target: float
+    min_diff: float
+    power: float
+    alpha: float
+    n_systems: int
+    n_topics: int
+
+    JSON_FORMAT: ClassVar[str] = "experiments.TopicBudget/1"
+
+    def cheapest(self, requirement: str = "phi") -> dict[str, float]:
+        """The depth of least judging cost for ``requirement`` ("phi", "erho2" or "paired_t"): its depth, topics and
+        cost (NaN depth when no depth reaches it)."""
+        if requirement not in _REQUIREMENTS:
+            raise gtheory.ParameterError("requirement", f"`requirement` must be one of {_REQUIREMENTS}; "
+                                                        f"got {requirement!r}.")
+        cost = self.table[f"{requirement}_cost"].to_numpy(float)
+        if not np.isfinite(cost).any():
+            return {"depth": math.nan, "topics": math.inf, "cost": math.inf}
+        k = int(np.nanargmin(cost))
+        row = self.table.iloc[k]
+        return {"depth": int(row["depth"]), "topics": float(row[f"{requirement}_topics"]), "cost": float(cost[k])}
+
+    def summary(self) -> str:
+        """The table as text and the cheapest depth for each requirement."""
+        cols = ["depth", "judged_per_topic", "coverage", "var_residual", "phi_topics", "phi_cost", "erho2_topics", "erho2_cost",
+                "paired_t_topics", "paired_t_cost"]
+        lines = [f"Topics × pool depth for {self.measure} ({self.n_systems} systems × {self.n_topics} topics): "
+                 f"Φ, Eρ² ≥ {self.target:g}; paired t power {self.power:g} for Δ ≥ {self.min_diff:g}",
+                 "  " + "".join(f"{c:>17}" for c in cols)]
+        for r in self.table.itertuples(index=False):
+            lines.append("  " + "".join(f"{fmt(getattr(r, c)):>17}" for c in cols))
+        for req, name in (("phi", "Φ"), ("erho2", "Eρ²"), ("paired_t", "paired t")):
+            c = self.cheapest(req)
+            lines.append(f"  cheapest for {name}: depth {fmt(c['depth'])}, {fmt(c['topics'])} topics, "
+                         f"{fmt(c['cost'])} judgments")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        c = self.cheapest("phi")
+        return (f"TopicBudget({self.measure}, depths {list(self.table['depth'])}, cheapest for Φ ≥ {self.target:g}: "
+                f"depth {fmt(c['depth'])})")
+
+    def _repr_html_(self) -> str:
+        cols = ["depth", "judged_per_topic", "var_residual", "phi_topics", "phi_cost", "paired_t_topics",
+                "paired_t_cost"]
+        return html_table(self.table[cols].itertuples(index=False), header=cols,
+                          caption=f"TopicBudget ({self.measure})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON values plus ``"format"``; inf (never reached) as None."""
+        from gtheory._json import jsonable, table
+
+        d = {f.name: (table(self.table) if f.name == "table" else jsonable(getattr(self, f.name)))
+             for f in fields(self)}
+        d["format"] = self.JSON_FORMAT
+        return d
+
+    @classmethod
+    def from_json(cls, text_or_path: Any) -> "TopicBudget":
+        """A :class:`TopicBudget` from :meth:`to_json` output; a ``null`` topic count or cost is inf."""
+        from gtheory._json import load_document, table_back
+
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+        names = {f.name for f in fields(cls)}
+        if set(d) != names:
+            raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
+        t = table_back(d["table"], "table", tuple(_COLUMNS[1:]))
+        t["depth"] = t["depth"].astype(int)
+        for c in _COLUMNS[6:]:
+            t[c] = t[c].fillna(math.inf)
+        d["table"] = t
+        return cls(**d)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TopicBudget):
+            return NotImplemented
+        return all((getattr(self, f.name).equals(getattr(other, f.name)) if f.name == "table"
+                    else getattr(self, f.name) == getattr(other, f.name)) for f in fields(self))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def plot(self, ax: "Axes | None" = None, *, title: str | None = None) -> "Axes":
+        """Judging cost against pool depth, one line per requirement."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 4))
+        t = self.table
+        for req, name in (("phi", f"Φ ≥ {self.target:g}"), ("erho2", f"Eρ² ≥ {self.target:g}"),
+                          ("paired_t", f"paired t, Δ ≥ {self.min_diff:g}")):
+            cost = t[f"{req}_cost"].replace(math.inf, np.nan)
+            ax.plot(t["depth"], cost, "o-", label=name)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("pool depth")
+        ax.set_ylabel("judgments (topics × judged per topic)")
+        ax.set_title(title if title is not None else f"Topics × depth budget: {self.measure}", fontsize=10)
+        ax.legend(fontsize=8)
+        return ax
+
+
+def topic_depth_budget(
+    judged: "JudgedRuns",
+    measure: str = "nDCG@10",
+    *,
+    depths: Sequence[int] = (5, 10, 20, 30, 50, 100),
+    min_diff: float = 0.05,
+    target: float = 0.95,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    progress: bool | Callable[[str], Any] = False,
+) -> TopicBudget:
+    r"""Topics needed and judging cost at each pool depth (Sakai, IRJ 2016, §6: topic set size vs pool depth).
+
+    Parameters
+    ----------
+    judged : metrics.JudgedRuns
+        The pilot's runs and qrels.
+    measure : str
+        The measure (any name of :func:`metrics.evaluate`), default nDCG@10.
+    depths : sequence of int
+        Pool depths, each at most the runs' depth.
+    min_diff, power, alpha : float
+        The paired t-test requirement (:func:`gtheory.topic_set_size`, residual variance).
+    target : float
+        The Φ and Eρ² to reach.
+    progress : bool or callable
+        A line per depth (``True``: on stderr; a callable receives each message).
+
+    Returns
+    -------
+    TopicBudget
+        ``table``, ``cheapest(requirement)``, ``summary()``, ``plot()``, ``to_json()``.
+    """
+    import warnings
+
+    import metrics
+    from metrics._validation import progress_writer
+
+    say = progress_writer(progress)
+    depths = sorted({int(d) for d in depths})
+    if not depths or depths[0] < 1 or depths[-1] > judged.depth:
+        raise gtheory.ParameterError("depths", f"`depths` must be integers in [1, {judged.depth}] (the runs' depth); "
+                                               f"got {list(depths)!r}.")
+    rows = []
+    for d in depths:
+        keep = pool_mask(judged, d)
+        at_d = judged.restrict_judgments(keep)
+        scores = metrics.evaluate(at_d, measure)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+            g = gtheory.gstudy(scores)
+        per_topic = float(keep.sum() / judged.n_topics)
+        top = judged.grades[:, :, :d]
+        retrieved = top != metrics.ABSENT
+        coverage = float(np.mean(top[retrieved] >= 0)) if retrieved.any() else math.nan
+        try:
+            t_n = gtheory.topic_set_size(scores, method="paired-t", min_diff=min_diff, power=power, alpha=alpha).n
+        except gtheory.ParameterError:  # no within-system variance at this depth (e.g. every score 0)
+            t_n = math.inf
+        phi_n = g.topics_needed(target, "phi", level=None).n
+        erho2_n = g.topics_needed(target, "erho2", level=None).n
+        rows.append(dict(depth=d, judged_per_topic=per_topic, coverage=coverage, var_system=g.var_system, var_topic=g.var_topic,
+                         var_residual=g.var_residual, phi_topics=float(phi_n), erho2_topics=float(erho2_n),
+                         paired_t_topics=float(t_n), phi_cost=phi_n * per_topic, erho2_cost=erho2_n * per_topic,
+                         paired_t_cost=t_n * per_topic))
+        if say:
+            say(f"depth {d}: {per_topic:.1f} judged per topic, Φ needs {phi_n} topics")
+    table = pd.DataFrame(rows, columns=_COLUMNS)
+    for c in _COLUMNS[1:]:
+        table[c] = table[c].astype(float)
+    return TopicBudget(table, str(measure), float(target), float(min_diff), float(power), float(alpha),
+                       judged.n_systems, judged.n_topics)
