@@ -30,7 +30,6 @@ import pandas as pd
 
 from ._display import fmt, html_table
 from ._json import JsonResult
-from .errors import ParameterError
 from .gt_mappings import GT2TAU_EXPONENTS
 from .topic_set_size import _check_positive, _check_unit, topic_set_size, within_system_variance
 
