@@ -166,8 +166,43 @@ def test_published_numbers_have_one_home():
     # the paper's TREC-9 numbers are written once, in experiments.published; the report shows those numbers
     import experiments.published
 
-    assert PUBLISHED_TREC9 == experiments.published.PUBLISHED_TREC9
+    assert PUBLISHED_TREC9 is experiments.published.PUBLISHED_TREC9
     assert PUBLISHED_TREC9["table1_phi"] == 0.90  # Table 1 matches Φ = 0.90 (the paper's text), not its caption
+
+
+def test_published_numbers_are_the_papers():
+    # an independent check of the transcription: the TREC 9 rows of Tables 1-4 read from the paper's text
+    import re
+
+    from conftest import SHARED
+
+    paper = SHARED.parent / "papers" / "kanoulas-aslam-2009-gain-discount-ndcg.txt"
+    if not paper.is_file():
+        pytest.skip(f"paper text not found: {paper}")
+    text = paper.read_text(encoding="utf-8")
+
+    def row(after: str, label: str) -> list[float]:
+        block = text[text.index(after):]
+        line = next(ln for ln in block.splitlines() if ln.startswith(label))
+        return [float(v) for v in re.findall(r"\d+(?:\.\d+)?", re.sub(r"</?b>", "", line[len(label):]))]
+
+    P = PUBLISHED_TREC9
+    assert row("**Table 1:", "TREC 9") == [P["table1_topics_needed"][k] for k in ("zipf", "linear", "log2", "optimal")]
+    assert row("**Table 3:", "TREC 9") == [P["table3_topics_needed"][k] for k in ("exponential", "linear", "optimal")]
+    for k in (3, 10, 20, 100, 200):
+        got = row("TREC9\toptimal ratio", f"nDCG@{k}\t")[:3]
+        assert got == [P["table2_gain_ratio"][k][c] for c in ("unconstrained", "constrained", "joint")]
+    names = {"<i>Zipfian</i>": "zipf", "<i>linear</i>": "linear", "<i>log</i>": "log2", "Optimal": "optimal"}
+    order = ["zipf", "linear", "log2", "optimal"]
+    t4 = text[text.index("TREC 9\t<i>Zipfian</i>"):]
+    for label, name in names.items():
+        line = next(ln for ln in t4.splitlines() if label in ln)
+        values = [float(v) for v in re.findall(r"\d\.\d{4}", line)]
+        for other, v in zip(order, values):
+            if other != name:
+                key = (name, other) if (name, other) in P["table4_kendall_tau"] else (other, name)
+                assert P["table4_kendall_tau"][key] == v
+    assert f"is {P['n_runs']}," in text  # "The number of participating systems ... is 105, 97 and 78"
 
 
 def test_report_opens_with_the_recommend_verdict(quick_dir):

@@ -81,6 +81,37 @@ def test_swap_rates_match_direct_simulation(sampling):
     assert table.attrs == {"B": 120, "sampling": sampling, "n_topics": 48, "n_pairs": 15}
 
 
+def test_swap_rates_converge_to_the_enumerated_swap_probability():
+    # an independent reference (not the same draws replayed): with sampling without replacement every ordered pair
+    # of disjoint topic subsets of size c is equally likely, so the swap rate of a bin converges to the rate over all
+    # C(n, c) C(n - c, c) such pairs, enumerated here
+    from itertools import combinations
+
+    rng = np.random.default_rng(4)
+    scores = rng.random((3, 7)) + np.array([[0.1], [0.0], [0.05]])
+    c, edges = 2, [0.0, 0.1, 0.3, np.inf]
+    comparisons = np.zeros(3)
+    swaps = np.zeros(3)
+    topics = range(7)
+    for q1 in combinations(topics, c):
+        for q2 in combinations([t for t in topics if t not in q1], c):
+            m1, m2 = scores[:, list(q1)].mean(axis=1), scores[:, list(q2)].mean(axis=1)
+            for i, j in [(0, 1), (0, 2), (1, 2)]:
+                d1, d2 = m1[i] - m1[j], m2[i] - m2[j]
+                k = np.searchsorted(edges, abs(d1), side="right") - 1
+                comparisons[k] += 1
+                swaps[k] += d1 * d2 < 0
+    expected = swaps / comparisons
+    B = 4000
+    table = swap_rates(scores, topic_set_sizes=[c], bins=edges, B=B, seed=2)
+    for k, row in enumerate(table.itertuples()):
+        r = expected[k]
+        # the 3 pairs of a trial share its subsets: at least n_comparisons / 3 independent draws; 5 standard errors
+        tol = 5 * np.sqrt(max(r * (1 - r), 1e-4) * 3 / row.n_comparisons)
+        assert abs(row.swap_rate - r) <= tol, (k, row.swap_rate, r)
+        assert row.n_comparisons / (3 * B) == pytest.approx(comparisons[k] / comparisons.sum(), abs=0.05)
+
+
 def test_default_bins_sizes_and_bookkeeping():
     scores = load_matrix("web2013_ndcg20")  # 34 systems x 50 topics
     table = swap_rates(scores, B=50, seed=0)

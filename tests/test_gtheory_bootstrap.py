@@ -67,8 +67,18 @@ def test_same_seed_same_result_and_json_round_trip(tmp_path):
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
     assert BootstrapResult.from_json(tmp_path / "boot.json") == a
     assert "boot-p,i" in a.summary() and "Φ" in a.summary() and repr(a).startswith("BootstrapResult(")
+    k = a.quantities.index("phi")
     lo, hi = a.interval("phi")
-    assert lo <= a.estimate[a.quantities.index("phi")] <= hi or lo < hi
+    assert 0.0 <= lo < a.estimate[k] < hi <= 1.0  # Φ is a share of variance: its interval stays in [0, 1]
+    # the percentile interval, by hand: Hyndman & Fan's type 7 between the sorted Φ replicates (level 0.95)
+    reps = np.sort(a.replicates[:, k])
+
+    def quantile(p):
+        h = (len(reps) - 1) * p
+        i = int(h)
+        return reps[i] + (h - i) * (reps[i + 1] - reps[i])
+
+    assert a.interval("phi", "percentile") == pytest.approx((quantile(0.025), quantile(0.975)), rel=1e-12)
     ax = a.plot()
     assert ax.get_xlabel() == "Φ"
 
