@@ -108,18 +108,22 @@ def _make(name: str, judged: metrics.JudgedRuns):
                                         seconds=1.5, size=11, rank_one_ratio=0.99998)
     if name == "SignificanceConfusion":
         return _quiet(experiments.significance_confusion, _scores(), _scores(1), B=30, seed=0)
+    if name == "Comparison":
+        return experiments.compare(_scores(), test="randomization", correction="holm", n_resamples=200, seed=0)
+    if name == "ComparisonTable":
+        return experiments.compare_measures({"a": _scores(), "b": _scores(1)}, baseline=_scores().index[0])
     raise AssertionError(name)
 
 
 TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded", "CoefficientInterval",
          "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound", "Coverage",
          "Qrels", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "Study",
-         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy"]
+         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy", "Comparison", "ComparisonTable"]
 #: the types with to_json/from_json
 JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded",
               "CoefficientInterval", "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound",
               "Coverage", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "SweepGrid",
-              "Recommendation", "ParameterTuning"]
+              "Recommendation", "ParameterTuning", "Comparison", "ComparisonTable"]
 #: the types whose JSON is written, not read back (a RobustnessStudy's per-seed results are a CSV; a Study's
 #: score matrices and tunings are recomputed by run_study)
 WRITTEN_TYPES = ["RobustnessStudy", "Study"]
@@ -279,7 +283,8 @@ def test_the_one_writer_is_atomic_with_the_usual_permissions(tmp_path):
 
 #: the types with a picture (the others have none: a number, a table of numbers)
 PLOT_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "Coverage", "DemoStudy",
-              "Recommendation", "ParameterTuning", "RobustnessStudy", "Tuning", "Tuning (gain, failed)", "Study"]
+              "Recommendation", "ParameterTuning", "RobustnessStudy", "Tuning", "Tuning (gain, failed)", "Study", "Comparison",
+              "ComparisonTable"]
 
 
 @pytest.mark.parametrize("name", PLOT_TYPES)
