@@ -9,6 +9,9 @@ Ranking agreement (:mod:`experiments.agreement`)
 Significance and discriminative power (:mod:`experiments.significance`)
     :func:`bootstrap_asl`, :func:`discriminative_power`, :func:`paired_ttest`, :func:`wilcoxon_test`,
     :func:`tukey_hsd_randomised`, :func:`plot_asl_curves`.
+Comparing systems as papers do (:mod:`experiments.compare`)
+    :func:`compare` (paired tests, multiple-comparison corrections, effect sizes, intervals) and
+    :func:`compare_measures` (the runs x measures table: LaTeX, Markdown, HTML, CSV).
 Swap method (:mod:`experiments.swap`)
     :func:`swap_rates`, :func:`min_difference_for_swap_rate`.
 Sensitivity sweeps (:mod:`experiments.sweep`)
@@ -44,6 +47,7 @@ from experiments.significance import (
     tukey_hsd_randomised,
     wilcoxon_test,
 )
+from experiments.compare import Comparison, ComparisonTable, compare, compare_measures
 from experiments.swap import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
 from experiments.incomplete import (
     DEFAULT_FRACTIONS,
@@ -78,6 +82,11 @@ __all__ = [
     "rmse",
     "tau_matrix",
     "plot_mean_scatter",
+    # comparing systems (experiments.compare)
+    "compare",
+    "compare_measures",
+    "Comparison",
+    "ComparisonTable",
     # significance
     "bootstrap_asl",
     "discriminative_power",

@@ -121,14 +121,20 @@ def _bootstrap(
     values: np.ndarray, B: int, rng: np.random.Generator, k_crit: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Observed t, ASL and (if ``k_crit``) the critical |mean difference| for every pair i < j."""
-    m, n = values.shape
-    I, J = pair_indices(m)
+    I, J = pair_indices(values.shape[0])
+    return _bootstrap_differences(values[I] - values[J], B, rng, k_crit)
+
+
+def _bootstrap_differences(
+    D: np.ndarray, B: int, rng: np.random.Generator, k_crit: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`_bootstrap` on the P x n per-topic differences ``D`` of any list of pairs (the same draws for the same
+    seed: the resampled topics are drawn before anything else)."""
+    n = D.shape[1]
     # One B x n matrix of resampled topic indices, shared by all pairs (see bootstrap_asl Notes).
     idx = rng.integers(0, n, size=(B, n))
     counts = np.bincount((idx + n * np.arange(B)[:, None]).ravel(), minlength=B * n)
     counts = counts.reshape(B, n).astype(np.float64)
-
-    D = values[I] - values[J]  # P x n per-topic differences z
     scale = np.abs(D).max(axis=1)
     zbar = D.mean(axis=1)
     W = D - zbar[:, None]  # shifted to the null hypothesis: w = z - mean(z)
@@ -596,9 +602,18 @@ def wilcoxon_test(
     s = _matrix(scores, top_k)
     I, J = pair_indices(len(s.systems))
     d = _exact_differences(s.values[I] - s.values[J], TIE_REL * float(np.abs(s.values).max()))
+    stat, p = _wilcoxon_rows(d, zero_method, method)
+    frame = _pair_frame(s, I, J, statistic=stat, p_value=p)
+    frame.attrs.update(n_topics=s.values.shape[1], test="Wilcoxon signed-rank")
+    return frame
+
+
+def _wilcoxon_rows(d: np.ndarray, zero_method: str, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """Wilcoxon statistic and two-sided p-value of each row of the per-topic differences ``d`` (pairs x topics, zeros
+    and ties already exact: :func:`_exact_differences`); rows that are all zero get p = 1."""
     same = np.all(d == 0, axis=1)
-    stat = np.zeros(len(I))
-    p = np.ones(len(I))
+    stat = np.zeros(len(d))
+    p = np.ones(len(d))
     # scipy decides method='auto' once for a whole batch; decide per pair instead: the exact null
     # distribution for n <= 50 without zeros or ties in |d|, the normal approximation otherwise.
     groups: dict[str, np.ndarray] = {}
@@ -618,9 +633,7 @@ def wilcoxon_test(
             res = stats.wilcoxon(d[rows], zero_method=zero_method, method=how, axis=1)
         stat[rows] = res.statistic
         p[rows] = res.pvalue
-    frame = _pair_frame(s, I, J, statistic=stat, p_value=p)
-    frame.attrs.update(n_topics=s.values.shape[1], test="Wilcoxon signed-rank")
-    return frame
+    return stat, p
 
 
 def _exact_differences(d: np.ndarray, tol: float) -> np.ndarray:

@@ -114,18 +114,22 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return _quiet(gtheory.plan, _scores(), min_diff=0.05)
     if name == "TopicCurves":
         return _quiet(gtheory.topic_curves, _scores(), repeats=5, seed=0)
+    if name == "Comparison":
+        return experiments.compare(_scores(), test="randomization", correction="holm", n_resamples=200, seed=0)
+    if name == "ComparisonTable":
+        return experiments.compare_measures({"a": _scores(), "b": _scores(1)}, baseline=_scores().index[0])
     raise AssertionError(name)
 
 
 TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded", "CoefficientInterval",
          "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound", "Coverage",
          "Qrels", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "Study",
-         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy", "TopicSetSize", "TopicPlan", "TopicCurves"]
+         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy", "TopicSetSize", "TopicPlan", "TopicCurves", "Comparison", "ComparisonTable"]
 #: the types with to_json/from_json
 JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded",
               "CoefficientInterval", "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound",
               "Coverage", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "SweepGrid",
-              "Recommendation", "ParameterTuning", "TopicSetSize", "TopicPlan", "TopicCurves"]
+              "Recommendation", "ParameterTuning", "TopicSetSize", "TopicPlan", "TopicCurves", "Comparison", "ComparisonTable"]
 #: the types whose JSON is written, not read back (a RobustnessStudy's per-seed results are a CSV; a Study's
 #: score matrices and tunings are recomputed by run_study)
 WRITTEN_TYPES = ["RobustnessStudy", "Study"]
@@ -307,7 +311,7 @@ def test_the_one_writer_is_atomic_with_the_usual_permissions(tmp_path):
 #: the types with a picture (the others have none: a number, a table of numbers)
 PLOT_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "Coverage", "DemoStudy",
               "Recommendation", "ParameterTuning", "RobustnessStudy", "Tuning", "Tuning (gain, failed)", "Study",
-              "TopicSetSize", "TopicPlan", "TopicCurves"]
+              "TopicSetSize", "TopicPlan", "TopicCurves", "Comparison", "ComparisonTable"]
 
 
 @pytest.mark.parametrize("name", PLOT_TYPES)

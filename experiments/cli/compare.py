@@ -1,0 +1,167 @@
+"""``gtheory compare``: significance tests between runs, corrected for multiple comparisons, as a paper's table.
+
+Examples::
+
+    gtheory compare --runs runs/ --qrels qrels.txt --measure nDCG@10 --measure AP --baseline bm25 --correction holm
+    gtheory compare --measure nDCG@10 --measure P@10 --top 5 --test randomization --format latex     # TREC-9
+    gtheory evaluate --measure AP --out ap.csv && gtheory compare ap.csv --top 8 --format md
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from . import UsageError
+from ._common import add_data_args, check_least, check_output_path, in_option_names, load_judged, output_file
+from ._ndcg import add_ndcg_args
+
+__all__ = ["register", "run"]
+
+_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey-hsd")
+_CORRECTIONS = ("none", "holm", "bonferroni", "bh", "by", "sidak", "holm-sidak", "hommel")
+
+_EPILOG = """\
+Every pair of runs (or every run against --baseline) is tested on the per-topic scores of each --measure
+(the scores of 'gtheory evaluate', which agree with trec_eval). --test: t (paired t-test), wilcoxon
+(signed-rank), sign, randomization (Fisher's paired randomisation test: exact when 2^topics <= --n-resamples,
+else Monte Carlo with p = (k+1)/(B+1)), bootstrap (Sakai's paired bootstrap), tukey-hsd (randomised Tukey HSD,
+which controls the family-wise error over all pairs itself). --correction adjusts the p-values over the pairs
+of each measure (statsmodels' multipletests): holm, bonferroni, bh (Benjamini-Hochberg), by, sidak,
+holm-sidak, hommel. Effect size: Sakai's difference / sqrt(V_E) (V_E the residual variance of the two-way
+ANOVA) or Cohen's d_z (--effect-size dz). Intervals: paired t at level 1 - alpha, per pair.
+
+Output (--format): text (the runs x measures table, then each measure's pairs with --pairs), latex (booktabs;
+\\usepackage{booktabs}), md (Markdown), csv (the table, or the pairs with --pairs), json (everything).
+With --baseline a significant cell is marked ▲ (better than the baseline) or ▼ (worse); without it each run
+gets a letter and a cell lists the letters of the runs it is significantly better than. Best mean: bold.
+"""
+
+_OPTIONS = {"scores": "SCORES.csv", "test": "--test", "correction": "--correction", "baseline": "--baseline",
+            "alpha": "--alpha", "seed": "--seed", "n_resamples": "--n-resamples", "effect_size": "--effect-size",
+            "top_k": "--top", "systems": "--run", "measure": "--measure", "orientation": "--orientation"}
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "compare",
+        help="significance tests between runs with multiple-comparison correction, effect sizes and a paper table",
+        description=("Compare runs as IR papers do: paired tests per pair of runs (or against a baseline), "
+                     "corrected p-values, effect sizes and intervals, and the runs x measures table."),
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("scores", metavar="SCORES.csv", nargs="?", default=None,
+                   help="per-topic scores (a CSV of 'gtheory evaluate' or a systems x topics table); or use --runs and --qrels")
+    p.add_argument("--orientation", default="auto", choices=["auto", "systems-by-topics", "topics-by-systems", "long"],
+                   help="layout of SCORES.csv (default: auto)")
+    p.add_argument("--measure", action="append", default=None, metavar="NAME",
+                   help="measure to compare on; repeat for several (default nDCG@10)")
+    add_ndcg_args(p)
+    add_data_args(p)
+    p.add_argument("--baseline", metavar="RUN", default=None, help="compare every run with this one")
+    who_top = p.add_argument_group("which runs")
+    who_top.add_argument("--top", type=int, metavar="N", default=None,
+                         help="only the N best runs by the first measure (the baseline is always kept)")
+    who_top.add_argument("--run", action="append", metavar="RUN", default=None, dest="systems",
+                         help="only these runs (repeat), in this order")
+    p.add_argument("--test", choices=_TESTS, default="t", help="the paired test (default t)")
+    p.add_argument("--correction", choices=_CORRECTIONS, default="none",
+                   help="multiple-comparison correction over each measure's pairs (default none)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--effect-size", choices=["sakai", "dz"], default="sakai", help="effect size (default sakai)")
+    p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
+                   help="sign vectors / bootstrap replicates / permutations of the randomised tests (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the randomised tests (default 0)")
+    p.add_argument("--format", choices=["text", "latex", "md", "csv", "json"], default="text",
+                   help="output format (default text)")
+    p.add_argument("--pairs", action="store_true", help="also the per-pair tables (text; csv: only the pairs)")
+    p.add_argument("--out", metavar="FILE", default=None, help="write here instead of standard output")
+    p.add_argument("--quiet", action="store_true", help="no coverage line and no progress bar on stderr")
+    return p
+
+
+def _scores(args: argparse.Namespace) -> dict[str, Any]:
+    import gtheory
+
+    if args.scores is not None:
+        for opt in ("gain", "discount", "tuning"):
+            if getattr(args, opt) is not None:
+                raise UsageError(f"--{opt} applies to nDCG computed from runs; {args.scores} holds scores already.")
+        names = args.measure or [None]
+        out = {}
+        for name in names:
+            try:
+                s = gtheory.read_scores(args.scores, orientation=args.orientation, measure=name)
+            except (ValueError, TypeError) as exc:
+                raise in_option_names(exc, _OPTIONS) from None
+            out[str(name or s.attrs.get("measure") or "score")] = s
+        return out
+    from ._measures import resolve_measures
+    from .evaluate import compute
+
+    nd = resolve_measures(args, args.measure or ["nDCG@10"], command="compare")
+    judged = load_judged(args)
+    return {name: compute(judged, name, nd["gain"], nd["discount"], False, nd["tuning"], command="compare",
+                          quiet=args.quiet)
+            for name in nd["measures"]}
+
+
+def run(args: argparse.Namespace) -> int:
+    from experiments.compare import compare_measures
+
+    data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
+    if args.scores is not None and data_given:
+        raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
+    check_least("--top", args.top, 2)
+    check_least("--n-resamples", args.n_resamples, 1)
+    check_least("--seed", args.seed, 0)
+    if not 0.0 < args.alpha < 1.0:
+        raise UsageError(f"--alpha must be in (0, 1); got {args.alpha:g}.")
+    if args.test == "tukey-hsd" and args.correction != "none":
+        raise UsageError("--test tukey-hsd controls the family-wise error itself; drop --correction.")
+    if args.out:
+        check_output_path(args.out, "--out", args=args, quiet=args.quiet)
+    scores = _scores(args)
+    try:
+        table = compare_measures(scores, test=args.test, correction=None if args.correction == "none" else args.correction,
+                                 baseline=args.baseline, alpha=args.alpha, seed=args.seed,
+                                 n_resamples=args.n_resamples, effect_size=args.effect_size,
+                                 systems=args.systems, top_k=args.top)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
+    text = _render(table, args)
+    if args.out:
+        with output_file(args.out, newline="") as fh:
+            fh.write(text)
+        if not args.quiet:
+            print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _render(table: Any, args: argparse.Namespace) -> str:
+    fmt = args.format
+    if fmt == "json":
+        return table.to_json() + "\n"
+    if fmt == "latex":
+        return table.to_latex()
+    if fmt == "md":
+        text = table.to_markdown()
+        if args.pairs:
+            text += "".join("\n" + c.to_markdown() for c in table.comparisons.values())
+        return text
+    if fmt == "csv":
+        if not args.pairs:
+            return table.to_csv()
+        import pandas as pd
+
+        from experiments.compare import _csv
+
+        frames = [c.table.assign(measure=m)[["measure", *c.table.columns]] for m, c in table.comparisons.items()]
+        return _csv(pd.concat(frames, ignore_index=True))
+    text = table.summary() + "\n"
+    for m, c in table.comparisons.items():
+        text += f"\n{m}: {c.n_significant} of {len(c.table)} pairs significant"
+        text += ("\n" + c.summary() + "\n") if args.pairs else ""
+    return text + ("\n" if not args.pairs else "")

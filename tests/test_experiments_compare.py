@@ -1,0 +1,324 @@
+"""experiments.compare: each test against an independent reference (scipy.stats, statsmodels, brute-force
+enumeration), the corrections against statsmodels' multipletests, the effect sizes against statsmodels' ANOVA, the
+outputs (LaTeX, Markdown, CSV, JSON) and the command line."""
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy import stats
+
+from experiments import bootstrap_asl, tukey_hsd_randomised
+from experiments.compare import Comparison, ComparisonTable, compare, compare_measures, residual_variance
+
+
+def _matrix(m=5, n=30, seed=0, shift=(0.3, 0.0, 0.05, 0.1, 0.0)):
+    rng = np.random.default_rng(seed)
+    X = rng.random((m, n)) * 0.6 + np.asarray(shift[:m])[:, None]
+    return pd.DataFrame(X, index=[f"run{i}" for i in range(m)], columns=[f"q{j}" for j in range(n)])
+
+
+def _pairs(c: Comparison, X: pd.DataFrame):
+    for r in c.table.itertuples(index=False):
+        yield r, X.loc[r.a].to_numpy(), X.loc[r.b].to_numpy()
+
+
+# ------------------------------------------------------------------------------------------ p-values vs scipy
+
+
+def test_t_test_equals_scipy_ttest_rel_with_its_interval():
+    X = _matrix()
+    c = compare(X, test="t", alpha=0.1)
+    assert len(c.table) == 10
+    for r, a, b in _pairs(c, X):
+        ref = stats.ttest_rel(a, b)
+        # the same formula evaluated in a different order: agreement to a few ulps of the t statistic
+        assert r.statistic == pytest.approx(ref.statistic, rel=1e-10)
+        assert r.p == pytest.approx(ref.pvalue, rel=1e-9)
+        lo, hi = ref.confidence_interval(confidence_level=0.9)
+        assert (r.ci_lo, r.ci_hi) == pytest.approx((lo, hi), rel=1e-9)
+        assert r.diff == pytest.approx(a.mean() - b.mean(), abs=1e-15)
+
+
+def test_wilcoxon_equals_scipy_per_pair():
+    X = _matrix(n=25)
+    c = compare(X, test="wilcoxon")
+    for r, a, b in _pairs(c, X):
+        ref = stats.wilcoxon(a, b)  # continuous scores: no ties, exact null distribution for n <= 50
+        assert r.p == pytest.approx(ref.pvalue, rel=1e-12)
+        assert r.statistic == ref.statistic
+
+
+def test_sign_test_equals_scipy_binomtest_including_zero_differences():
+    X = _matrix(n=20)
+    X.iloc[1, :6] = X.iloc[0, :6]  # six zero differences for the pair (run0, run1): dropped by the sign test
+    c = compare(X, test="sign")
+    for r, a, b in _pairs(c, X):
+        d = a - b
+        k, nz = int((d > 0).sum()), int((d != 0).sum())
+        assert r.statistic == k
+        assert r.p == pytest.approx(stats.binomtest(k, nz, 0.5).pvalue, rel=1e-12)
+
+
+def _brute_randomization(d: np.ndarray) -> float:
+    obs = abs(d.sum())
+    hits = sum(abs(np.dot(s, d)) >= obs - 1e-12 for s in itertools.product((1, -1), repeat=len(d)))
+    return hits / 2 ** len(d)
+
+
+def test_exact_randomization_equals_brute_force_enumeration():
+    X = _matrix(m=4, n=10)
+    c = compare(X, test="randomization", n_resamples=2 ** 10)
+    assert c.exact and c.n_resamples == 2 ** 10
+    for r, a, b in _pairs(c, X):
+        assert r.p == pytest.approx(_brute_randomization(a - b), abs=1e-15)
+
+
+def test_exact_randomization_counts_ties_of_exact_arithmetic():
+    # P@10-like scores (multiples of 0.1): sums that are equal in exact arithmetic differ in the last bits; the
+    # reference works in integers (tenths), where there is no rounding
+    rng = np.random.default_rng(3)
+    T = rng.integers(0, 11, size=(3, 12))
+    X = pd.DataFrame(T / 10.0, index=["a", "b", "c"])
+    c = compare(X, test="randomization", n_resamples=2 ** 12)
+    for r in c.table.itertuples(index=False):
+        d = T[["abc".index(r.a)]][0] - T["abc".index(r.b)]
+        obs = abs(int(d.sum()))
+        hits = sum(abs(int(np.dot(s, d))) >= obs for s in itertools.product((1, -1), repeat=12))
+        assert r.p == hits / 2 ** 12
+
+
+def test_monte_carlo_randomization_within_binomial_error_of_exact():
+    X = _matrix(m=4, n=15, shift=(0.1, 0.0, 0.02, 0.05))
+    B = 4000
+    c = compare(X, test="randomization", n_resamples=B, seed=7)
+    assert not c.exact
+    exact = compare(X, test="randomization", n_resamples=2 ** 15)
+    assert exact.exact
+    for p_mc, p_ex in zip(c.table["p"], exact.table["p"]):
+        # (k+1)/(B+1) with k ~ Binomial(B, p): 5 standard errors plus the +1 bias bound
+        assert abs(p_mc - p_ex) <= 5 * np.sqrt(p_ex * (1 - p_ex) / B) + 2.0 / B
+        assert p_mc > 0  # never zero (Phipson & Smyth)
+
+
+def test_bootstrap_equals_bootstrap_asl_same_seed():
+    X = _matrix()
+    c = compare(X, test="bootstrap", n_resamples=500, seed=11)
+    ref = bootstrap_asl(X, B=500, seed=11)
+    assert list(zip(c.table["a"], c.table["b"])) == list(zip(ref["system_a"], ref["system_b"]))
+    np.testing.assert_array_equal(c.table["p"].to_numpy(), ref["asl"].to_numpy())
+
+
+def test_tukey_hsd_matches_the_existing_implementation():
+    X = _matrix()
+    c = compare(X, test="tukey-hsd", n_resamples=400, seed=5)
+    ref = tukey_hsd_randomised(X, B=400, seed=5)
+    np.testing.assert_array_equal(c.table["p"].to_numpy(), ref["p_value"].to_numpy())
+    np.testing.assert_array_equal(c.table["p_adjusted"].to_numpy(), ref["p_value"].to_numpy())
+    with pytest.raises(ValueError, match="family-wise"):
+        compare(X, test="tukey-hsd", correction="holm")
+
+
+# ------------------------------------------------------------------------------------------ corrections, effects
+
+
+@pytest.mark.parametrize("correction,method", [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh"),
+                                               ("by", "fdr_by"), ("hommel", "hommel")])
+def test_corrections_equal_statsmodels_multipletests(correction, method):
+    from statsmodels.stats.multitest import multipletests
+
+    X = _matrix(m=6, shift=(0.2, 0.0, 0.05, 0.1, 0.0, 0.15))
+    raw = compare(X, test="t")
+    c = compare(X, test="t", correction=correction, alpha=0.05)
+    reject, adj, _, _ = multipletests(raw.table["p"].to_numpy(), alpha=0.05, method=method)
+    np.testing.assert_allclose(c.table["p_adjusted"], adj, rtol=1e-12)
+    np.testing.assert_array_equal(c.table["significant"], reject)
+    assert (c.table["p_adjusted"] >= c.table["p"] - 1e-15).all()
+
+
+def test_sakai_effect_size_uses_the_anova_residual_variance():
+    import statsmodels.api as sm
+    from statsmodels.formula.api import ols
+
+    X = _matrix(m=4, n=12)
+    long = X.stack().rename("score").rename_axis(["system", "topic"]).reset_index()
+    fit = ols("score ~ C(system) + C(topic)", data=long).fit()
+    ve = sm.stats.anova_lm(fit).loc["Residual", "mean_sq"]
+    assert residual_variance(X.to_numpy()) == pytest.approx(ve, rel=1e-10)
+    c = compare(X, test="t")
+    np.testing.assert_allclose(c.table["effect_size"], c.table["diff"] / np.sqrt(ve), rtol=1e-10)
+    dz = compare(X, test="t", effect_size="dz")
+    for r, a, b in _pairs(dz, X):
+        assert r.effect_size == pytest.approx((a - b).mean() / (a - b).std(ddof=1), rel=1e-10)
+
+
+def test_residual_variance_is_translation_invariant():
+    X = _matrix(m=4, n=12).to_numpy()
+    # doubly centred sums of squares: an offset of 1e6 costs at most ~1e6 * eps relative precision
+    assert residual_variance(X + 1e6) == pytest.approx(residual_variance(X), rel=1e-6)
+
+
+# ------------------------------------------------------------------------------------------ baseline and selection
+
+
+def test_baseline_pairs_each_run_with_the_baseline_and_keeps_it_under_top_k():
+    X = _matrix()
+    c = compare(X, baseline="run1", top_k=2)
+    assert set(c.table["b"]) == {"run1"}
+    assert "run1" in c.means.index and len(c.table) == 2
+    full = compare(X, baseline="run1")
+    assert list(full.table["a"]) == ["run0", "run2", "run3", "run4"]
+    with pytest.raises(ValueError, match="baseline"):
+        compare(X, baseline="nope")
+    with pytest.raises(ValueError, match="test"):
+        compare(X, test="z")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["t", "sign", "wilcoxon", "randomization"]))
+def test_p_values_are_probabilities_and_symmetric_in_the_pair(seed, test):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(np.round(rng.random((3, 9)), 1), index=["a", "b", "c"])
+    c = compare(X, test=test, n_resamples=512)
+    assert ((c.table["p"] >= 0) & (c.table["p"] <= 1)).all()
+    Y = X.loc[["c", "b", "a"]]
+    c2 = compare(Y, test=test, n_resamples=512)
+    p1 = {frozenset((r.a, r.b)): r.p for r in c.table.itertuples()}
+    p2 = {frozenset((r.a, r.b)): r.p for r in c2.table.itertuples()}
+    for k in p1:
+        assert p1[k] == pytest.approx(p2[k], abs=1e-12)
+
+
+def test_real_scores_from_metrics_evaluate_follow_trec_eval_and_scipy():
+    import metrics
+
+    judged = metrics.load_trec9()
+    res = metrics.evaluate(judged, ["AP"])
+    ap = res["AP"]
+    top = ap.mean(axis=1).sort_values(ascending=False).index[:4]
+    c = compare(ap, systems=list(top), test="t", correction="holm")
+    for r, a, b in _pairs(c, ap):
+        assert r.p == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-9)
+
+
+# ------------------------------------------------------------------------------------------ outputs
+
+
+def _table():
+    X = _matrix()
+    return compare_measures({"AP": X, "P@10": X * 0.9 + 0.01}, baseline="run1", correction="holm")
+
+
+def test_comparison_and_table_round_trip_json():
+    t = _table()
+    back = ComparisonTable.from_json(t.to_json())
+    pd.testing.assert_frame_equal(back.means, t.means, check_names=False)
+    for k in t.comparisons:
+        pd.testing.assert_frame_equal(back.comparisons[k].table, t.comparisons[k].table)
+    json.loads(t.to_json())  # strict JSON
+    c = t.comparisons["AP"]
+    assert Comparison.from_json(c.to_json()).summary() == c.summary()
+
+
+def test_markers_follow_the_significant_pairs():
+    t = _table()
+    mk = t.markers()
+    ap = t.comparisons["AP"].table.set_index("a")
+    for run in t.means.index:
+        if run == "run1":
+            assert mk.loc[run, "AP"] == ""
+            continue
+        row = ap.loc[run]
+        expect = ("▲" if row["diff"] > 0 else "▼") if row["significant"] else ""
+        assert mk.loc[run, "AP"] == expect
+    allp = compare_measures({"AP": _matrix()}, correction="holm")
+    letters = allp.letters()
+    for r in allp.comparisons["AP"].table.itertuples():
+        win, lose = (r.a, r.b) if r.diff > 0 else (r.b, r.a)
+        assert (letters[lose] in allp.markers().loc[win, "AP"]) == bool(r.significant)
+
+
+def test_latex_is_a_booktabs_table_and_escapes_names():
+    X = _matrix(m=3)
+    X.index = ["a_b", "50%", "x&y"]
+    tex = compare_measures({"nDCG@10": X}, baseline="a_b").to_latex(label="tab:cmp")
+    assert tex.count(r"\toprule") == tex.count(r"\midrule") == tex.count(r"\bottomrule") == 1
+    assert r"a\_b" in tex and r"50\%" in tex and r"x\&y" in tex and r"\label{tab:cmp}" in tex
+    rows = [ln for ln in tex.splitlines() if ln.endswith(r"\\")]
+    import re
+
+    assert all(len(re.findall(r"(?<!\\)&", ln)) == 1 for ln in rows)  # column separators: unescaped &
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed (the structure is checked above)")
+def test_latex_compiles(tmp_path):
+    doc = "\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n" + _table().to_latex() + "\\end{document}\n"
+    (tmp_path / "t.tex").write_text(doc, encoding="utf-8")
+    r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "t.tex"], cwd=tmp_path, capture_output=True)
+    assert r.returncode == 0, r.stdout[-2000:]
+
+
+def test_csv_neutralises_formula_cells_but_not_numbers(tmp_path):
+    X = _matrix(m=3)
+    X.index = ["=HYPERLINK(\"x\")", "@SUM(1)", "-neg"]
+    t = compare_measures({"AP": X - 1.0})
+    text = t.to_csv(tmp_path / "t.csv")
+    back = pd.read_csv(tmp_path / "t.csv")
+    assert list(back["run"]) == ["'=HYPERLINK(\"x\")", "'@SUM(1)", "'-neg"]
+    assert (back["AP"] < 0).all()  # negative numbers are numbers, not neutralised text
+    assert text == (tmp_path / "t.csv").read_text()
+
+
+def test_markdown_and_html_show_every_run():
+    t = _table()
+    md, html = t.to_markdown(), t._repr_html_()
+    for run in t.means.index:
+        assert run in md and run in html
+    assert md.count("**") >= 2 * t.means.shape[1]
+
+
+def test_plot_draws_one_interval_per_pair():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    c = compare(_matrix(m=4))
+    ax = c.plot()
+    assert len(ax.get_yticks()) == len(c.table)
+
+
+# ------------------------------------------------------------------------------------------ command line
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "gtheory", "compare", *args], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def test_cli_compare_on_a_score_csv_matches_the_api(tmp_path):
+    X = _matrix(m=4)
+    path = tmp_path / "s.csv"
+    X.rename_axis("system").to_csv(path)
+    r = _cli(str(path), "--test", "t", "--correction", "holm", "--format", "csv", "--pairs")
+    assert r.returncode == 0, r.stderr
+    from io import StringIO
+
+    got = pd.read_csv(StringIO(r.stdout))
+    ref = compare(X, test="t", correction="holm").table
+    np.testing.assert_allclose(got["p_adjusted"], ref["p_adjusted"], rtol=1e-9)
+
+
+def test_cli_compare_embedded_latex_and_errors(tmp_path):
+    r = _cli("--measure", "AP", "--top", "3", "--format", "latex", "--out", str(tmp_path / "t.tex"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r"\toprule" in (tmp_path / "t.tex").read_text()
+    bad = _cli("--measure", "AP", "--test", "tukey-hsd", "--correction", "holm")
+    assert bad.returncode == 2 and "tukey-hsd" in bad.stderr and "Traceback" not in bad.stderr
+    bad = _cli("--measure", "AP", "--baseline", "no-such-run")
+    assert bad.returncode == 2 and "no-such-run" in bad.stderr and "Traceback" not in bad.stderr
