@@ -208,6 +208,10 @@ class Comparison(JsonResult):
         V_E of the two-way ANOVA of the compared matrix (Sakai's effect-size denominator).
     means : Series
         Mean score per compared system (best first).
+    min_detectable_difference : float
+        The true difference in means that a paired t-test on this many topics detects with power 0.8 at ``alpha``,
+        with sigma^2 = V_E (Sakai's topic set size design, :func:`gtheory.topic_set_size`): differences much smaller
+        than this are unlikely to come out significant here, whatever the test.
     table : DataFrame
         One row per pair: ``a``, ``b``, ``mean_a``, ``mean_b``, ``diff`` (mean_a - mean_b), ``ci_lo``, ``ci_hi``,
         ``statistic``, ``p``, ``p_adjusted``, ``effect_size``, ``significant``.
@@ -227,8 +231,16 @@ class Comparison(JsonResult):
     residual_variance: float
     means: pd.Series = field(repr=False)
     table: pd.DataFrame = field(repr=False)
+    min_detectable_difference: float = math.nan
 
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.Comparison/1"
+
+    def _footnote(self) -> str:
+        if not np.isfinite(self.min_detectable_difference):
+            return ""
+        return (f"with {self.n_topics} topics a paired t-test detects a true difference of "
+                f"{self.min_detectable_difference:.3f} with power 0.8 at alpha = {self.alpha:g} "
+                "(Sakai's topic set size design, sigma^2 = V_E)")
 
     @property
     def n_significant(self) -> int:
@@ -248,6 +260,8 @@ class Comparison(JsonResult):
                  f"{self.n_significant} of {len(t)} pairs significant; effect size "
                  f"{'diff/sqrt(V_E)' if self.effect_size == 'sakai' else 'Cohen d_z'}; intervals "
                  f"{100 * (1 - self.alpha):g}% paired-t, per pair"]
+        if self._footnote():
+            lines.append(f"minimum detectable difference: {self._footnote()}")
         w = max([len(str(x)) for x in list(t["a"]) + list(t["b"])] + [4])
         lines.append(f"{'a':<{w}}  {'b':<{w}}  {'diff':>8}  {'interval':>19}  {'p':>8}  {'p adj':>8}  {'ES':>6}")
         for r in t.itertuples(index=False):
@@ -285,14 +299,15 @@ class Comparison(JsonResult):
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         names = [f.name for f in fields(cls)]
-        if missing := [k for k in names if k not in d]:
+        if missing := [k for k in names if k not in d and k != "min_detectable_difference"]:
             raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
         frame = table_back(d["table"], "table", _TABLE_FLOATS)
         frame["significant"] = frame["significant"].astype(bool)
         means = pd.Series([float(number(v)) for v in d["means"]["values"]], index=d["means"]["systems"],
                           name="mean")
-        kw = {k: d[k] for k in names if k not in ("table", "means")}
+        kw = {k: d[k] for k in names if k not in ("table", "means", "min_detectable_difference")}
         kw["residual_variance"] = float(number(kw["residual_variance"]))
+        kw["min_detectable_difference"] = float(number(d.get("min_detectable_difference")))
         return cls(**kw, means=means, table=frame)
 
     def to_csv(self, path: Any = None) -> str:
@@ -540,13 +555,18 @@ def compare(
         "statistic": np.asarray(stat, float), "p": p, "p_adjusted": np.asarray(p_adj, float),
         "effect_size": np.asarray(es, float), "significant": np.asarray(reject, bool),
     })
+    mdd = math.nan
+    if n >= 3 and m >= 2 and np.isfinite(ve) and ve > 0:
+        from gtheory.topic_set_size import min_detectable_difference
+
+        mdd = float(min_detectable_difference("paired-t", n, variance=ve, alpha=alpha, power=0.8))
     order = np.argsort(-means, kind="stable")
     mean_series = pd.Series(means[order], index=[_label(x) for x in labels[order]], name="mean")
     return Comparison(
         test=test, correction=correction, alpha=alpha, baseline=None if baseline is None else _label(baseline),
         effect_size=effect_size, measure=measure, n_systems=m, n_topics=n, n_resamples=int(used),
         exact=bool(exact), seed=seed if isinstance(seed, (int, type(None))) and not isinstance(seed, bool) else None,
-        residual_variance=ve, means=mean_series, table=table,
+        residual_variance=ve, means=mean_series, table=table, min_detectable_difference=mdd,
     )
 
 
@@ -617,8 +637,11 @@ class ComparisonTable(JsonResult):
             mark = f"▲/▼: significantly better/worse than {self.baseline}"
         else:
             mark = "superscripts: the runs (by letter) a run is significantly better than"
+        foot = "; ".join(f"{m}: {v.min_detectable_difference:.3f}" for m, v in self.comparisons.items()
+                         if np.isfinite(v.min_detectable_difference))
+        foot = (f" Minimum detectable difference (paired t, power 0.8, sigma^2 = V_E): {foot}." if foot else "")
         return (f"{_TEST_NAMES[c.test]}{corr}, alpha = {c.alpha:g}, {c.n_topics} topics; {mark}; "
-                "bold: best in column.")
+                f"bold: best in column.{foot}")
 
     def summary(self) -> str:
         """The table as text."""
