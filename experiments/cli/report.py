@@ -86,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     for option, value, least in (("--cutoff", cutoff, 1), ("--asl-cutoff", asl_cutoff, 1), ("--B", args.B, 1),
                                  ("--splits", args.splits, 1), ("--seed", args.seed, 0)):
         check_least(option, value, least)
+    if args.title is not None and not args.title.strip():
+        raise UsageError("--title must not be empty")
     out = check_output_path(args.out, "--out", directory=True, args=args, quiet=args.quiet)
     check_report_directory(out)  # a directory of other files is not replaced: refused before minutes of study
     t0 = time.perf_counter()
@@ -113,8 +115,6 @@ def run(args: argparse.Namespace) -> int:
     # cut-offs deeper than the runs (e.g. 200 with --depth 100) are dropped rather than refused
     settings = settings.fit_depth(judged.depth)
     title = args.title
-    if title is not None and not title.strip():
-        raise UsageError("--title must not be empty")
     if title is None and args.runs and not judged.report.get("description"):
         title = default_title(args.runs) or None
     try:
