@@ -88,20 +88,25 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 def adopted_from(rec: Any) -> Adopted:
     """The report's view of an :class:`optimize.Recommendation` — the only place that reads its fields.
 
-    Uses ``rec.what``, ``rec.cutoff``, ``rec.adopt``, ``rec.label``, ``rec.choice``, ``rec.verdict`` and the
-    recommended vectors ``rec.tuning.levels`` / ``rec.gain`` / ``rec.discount``. Whether it is the baseline is
-    decided from the vectors (normalised to their largest entry), not from names.
+    Reads ``what``, ``cutoff``, ``adopt``, ``verdict`` and the configuration's vectors: the baseline-rule fields
+    ``levels`` / ``gain_vector`` / ``discount_vector`` and its fitted form ``alternative_label`` (or ``measure``) when the
+    recommendation has them, else ``tuning.levels`` / ``gain`` / ``discount`` and ``label``. Whether it is the
+    baseline is decided from the vectors (normalised to their largest entry), not from names.
     """
-    levels = np.asarray(rec.tuning.levels, dtype=float)
-    gain = np.asarray(rec.gain, dtype=float)
-    discount = np.asarray(rec.discount, dtype=float)[: int(rec.cutoff)]
+    k = int(rec.cutoff)
+    new_fields = hasattr(rec, "discount_vector")  # the engine with a baseline rule
+    levels = np.asarray(rec.levels if new_fields else rec.tuning.levels, dtype=float)
+    gain = np.asarray(rec.gain_vector if new_fields else rec.gain, dtype=float)
+    discount = np.asarray(rec.discount_vector if new_fields else rec.discount, dtype=float)[:k]
     base_gain = metrics.gains.gain_vector(BASELINE_GAIN, levels)
-    base_discount = metrics.discounts.discount_vector(BASELINE_DISCOUNT, int(rec.cutoff), cutoff=int(rec.cutoff))
-    base_discount = np.asarray(base_discount, dtype=float)[: int(rec.cutoff)]
+    base_discount = np.asarray(metrics.discounts.discount_vector(BASELINE_DISCOUNT, k, cutoff=k), dtype=float)[:k]
     is_baseline = _same(gain, base_gain) and _same(discount, base_discount)
-    label = str(rec.label if rec.adopt else (rec.label or rec.choice))
-    return Adopted(what=str(rec.what), cutoff=int(rec.cutoff), label=label, switch=bool(rec.adopt),
-                   is_baseline=is_baseline, levels=levels, gain=gain, discount=discount, verdict=str(rec.verdict))
+    if new_fields:
+        label = str(getattr(rec, "alternative_label", None) or getattr(rec, "measure", None) or rec.label)
+    else:
+        label = str(rec.label or rec.choice)
+    return Adopted(what=str(rec.what), cutoff=k, label=label, switch=bool(rec.adopt), is_baseline=is_baseline,
+                   levels=levels, gain=gain, discount=discount, verdict=str(rec.verdict))
 
 
 def adopted_summary(a: Adopted) -> dict[str, Any]:

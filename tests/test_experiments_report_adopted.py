@@ -46,6 +46,21 @@ def test_adopted_from_a_recommendation_reproduces_its_ndcg(trec9):
     assert not adopted_from(_FakeRec(replace(base, discount=1.0 / np.arange(1, 11)))).is_baseline
 
 
+def test_adopted_from_reads_the_baseline_rule_fields():
+    """The engine with a baseline rule names its vectors ``gain_vector``/``discount_vector`` and its configuration
+    ``alternative_label`` / ``measure``; the adapter reads those when present."""
+    k = 10
+    rec = type("R", (), dict(what="discount", cutoff=k, adopt=True, verdict="adopt rbp", label="rbp",
+                             alternative_label="rbp(p=0.8)", measure="nDCG(discount=rbp(p=0.8),gain=linear)@10",
+                             levels=(0.0, 1.0, 2.0),
+                             gain_vector=(0.0, 1.0, 2.0), discount_vector=tuple(0.8 ** np.arange(k))))()
+    a = adopted_from(rec)
+    assert a.row_label == "adopted: rbp(p=0.8)" and not a.is_baseline
+    keep = type("R", (), dict(vars(type(rec)), adopt=False, measure="nDCG(discount=log2,gain=linear)@10",
+                              discount_vector=tuple(1 / np.log2(np.arange(2, k + 2)))))()
+    assert adopted_from(keep).row_label == KEPT_BASELINE
+
+
 class _FakeRec:
     """The fields of a Recommendation the adapter reads, from an Adopted."""
 
