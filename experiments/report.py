@@ -816,9 +816,13 @@ def _figure_discount_curves(study: Study):
             ax.set_yscale("log")
             ax.set_ylim(bottom=floor / 1.5)
         ax.grid(alpha=0.3)
-    axes[0][0].legend(frameon=False, fontsize=8)
+    entries = {}  # every curve of every panel once (the adopted discount is drawn at the main cut-off only)
+    for ax in axes[0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(lab, h)
+    fig.legend(list(entries.values()), list(entries), loc="lower center", ncol=3, frameon=False, fontsize=8)
     fig.suptitle("Stability-optimal discount vs standard discounts (linear gains)", fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07 * ((len(entries) + 2) // 3), 1, 1))
     return fig
 
 
@@ -1007,10 +1011,12 @@ def _figure_asl(study: Study):
         experiments.plot_asl_curves(curves, ax=ax, alpha=s.alpha)
         for line in ax.get_lines():  # the adopted configurations stand out, the baseline is black
             label = line.get_label()
-            if label.startswith("adopted"):
+            other_cutoff = f", nDCG@{s.cutoff}" in label and s.cutoff != s.asl_cutoff  # thicker, dash-dot
+            if label.startswith("baseline") or label.startswith(KEPT_BASELINE):
+                line.set(color="0.1", lw=2.4 if other_cutoff else 1.8,
+                         ls=(0, (6, 2, 1, 2)) if other_cutoff else (0, (5, 2)), zorder=4)
+            elif label.startswith("adopted"):
                 line.set(color=_COLORS["adopted"], lw=2.6, zorder=5)
-            elif label.startswith("baseline"):
-                line.set(color="0.1", lw=1.8, ls=(0, (5, 2)), zorder=4)
         ax.grid(alpha=0.3)
         ax.get_legend().remove()
         if i == 0:
