@@ -312,7 +312,7 @@ class Study:
         lines[-1] = lines[-1].replace(f"  {'discount':<22}", f"  {'discount':<{w}}")
         lines += [f"  {self.label(n):<{w}} {_fmt(r['share_system']):>11} {_fmt(r['phi']):>8} {_fmt(r['erho2']):>8} "
                   f"{fmt_count(r['topics_needed']):>20}" for n, r in dt.iterrows()]
-        lines += ["", "  optimal discount (linear gains) by cut-off: "
+        lines += ["", f"  optimal discount (linear gains; {IN_SAMPLE}) by cut-off: "
                   + "; ".join(f"nDCG@{k} Φ({t.n_topics}) = {_fmt(t.phi())}"
                               + ("" if t.success else " (not converged)") for k, t in sorted(self.discount_tunings.items()))]
         lines += [f"  note: {n}" for n in self.notes]

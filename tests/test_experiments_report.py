@@ -55,8 +55,8 @@ def test_report_title_is_short(quick_dir):
 
 
 @pytest.fixture(scope="module")
-def quick_study():
-    return run_study(metrics.load_trec9(), quick=True)
+def quick_study(report_quick_study):
+    return report_quick_study  # run_study(metrics.load_trec9(), quick=True), shared with the other report tests
 
 
 def test_gain_ratio_reference_lines_differ_in_style_and_colour(quick_study):
