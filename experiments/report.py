@@ -458,14 +458,15 @@ _NAME_CHARS = 60
 
 def _label(judged: JudgedRuns) -> str:
     """A short collection name for the title: the description up to its first ':' / ';' (the embedded
-    TREC-9 data: "TREC-9 Web ad hoc (WT10g, topics 451-500)"), else the file it was loaded from."""
+    TREC-9 data: "TREC-9 Web ad hoc (WT10g, topics 451-500)"), else the file it was loaded from, else
+    "unnamed collection" (the command line passes the runs' folder, :func:`default_title`)."""
     desc = str(judged.report.get("description") or "").strip()
     if desc:
         name = desc.split(":")[0].split(";")[0].strip() or desc
     elif judged.report.get("loaded_from"):
         name = Path(str(judged.report["loaded_from"])).name.split(".")[0]
     else:
-        name = "runs"
+        name = "unnamed collection"  # never a bare "runs": run_study(title=...) / --title names it
     if len(name) > _NAME_CHARS:
         name = name[:_NAME_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;( ") + "…"
     part = judged.report.get("subset")  # JudgedRuns.subset: say which part of the collection this is

@@ -188,6 +188,14 @@ def test_title_names_the_collection(study, tmp_path):
     assert first == "# nDCG gain and discount tuned for stability — My collection, 104 systems × 50 topics"
 
 
+def test_a_collection_without_a_name_is_not_called_runs():
+    from experiments.report import _label
+
+    j = metrics.load_trec9().subset(topics=list(range(6)))
+    j.report.clear()  # what metrics.judge of run files gives: no description, no file it was loaded from
+    assert _label(j) == "unnamed collection"
+
+
 def test_cli_title_and_default_title(monkeypatch, tmp_path, capsys):
     import experiments.report as rep
 
