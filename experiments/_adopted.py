@@ -94,7 +94,7 @@ def adopted_from(rec: Any) -> Adopted:
     baseline is decided from the vectors (normalised to their largest entry), not from names.
     """
     k = int(rec.cutoff)
-    new_fields = hasattr(rec, "discount_vector")  # the engine with a baseline rule
+    new_fields = len(getattr(rec, "discount_vector", None) or ()) > 0  # the engine with a baseline rule
     levels = np.asarray(rec.levels if new_fields else rec.tuning.levels, dtype=float)
     gain = np.asarray(rec.gain_vector if new_fields else rec.gain, dtype=float)
     discount = np.asarray(rec.discount_vector if new_fields else rec.discount, dtype=float)[:k]
