@@ -43,7 +43,8 @@ class Adopted:
     is_baseline : its nDCG equals the baseline's (same normalised gain and discount vectors).
     levels, gain : grades and their gains (nDCG is invariant to scaling the gains).
     discount : per-rank weights for ranks 1..cutoff.
-    verdict : the recommendation's one-line verdict.
+    verdict : the recommendation's one-line verdict (without the clause on what Φ means, which the report
+        states once).
     """
 
     what: str
@@ -105,8 +106,12 @@ def adopted_from(rec: Any) -> Adopted:
         label = str(getattr(rec, "alternative_label", None) or getattr(rec, "measure", None) or rec.label)
     else:
         label = str(rec.label or rec.choice)
+    verdict = str(rec.verdict)
+    meaning = str(getattr(rec, "phi_meaning", "") or "")
+    if meaning:  # the report says once what Φ means, not in each verdict
+        verdict = " ".join(verdict.replace(meaning, "").split())
     return Adopted(what=str(rec.what), cutoff=k, label=label, switch=bool(rec.adopt), is_baseline=is_baseline,
-                   levels=levels, gain=gain, discount=discount, verdict=str(rec.verdict))
+                   levels=levels, gain=gain, discount=discount, verdict=verdict)
 
 
 def adopted_summary(a: Adopted) -> dict[str, Any]:

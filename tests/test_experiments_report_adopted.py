@@ -55,6 +55,8 @@ def test_adopted_from_reads_the_baseline_rule_fields():
                              gain_vector=(0.0, 1.0, 2.0), discount_vector=tuple(0.8 ** np.arange(k))))()
     a = adopted_from(rec)
     assert a.row_label == "adopted: rbp(p=0.8)" and not a.is_baseline
+    said = type("R", (), dict(vars(type(rec)), phi_meaning="Φ(n) is a share.", verdict="adopt rbp. Φ(n) is a share."))()
+    assert adopted_from(said).verdict == "adopt rbp."  # the report says what Φ means once, not per verdict
     keep = type("R", (), dict(vars(type(rec)), adopt=False, measure="nDCG(discount=log2,gain=linear)@10",
                               discount_vector=tuple(1 / np.log2(np.arange(2, k + 2)))))()
     assert adopted_from(keep).row_label == KEPT_BASELINE
