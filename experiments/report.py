@@ -1395,7 +1395,7 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
                               digits={"d(10)/d(1)": 4, "d(k)/d(1)": 4},
                               caption="Discount by cut-off: the in-sample optimum (non-increasing, unregularised; "
                                       "tuned and measured on the same topics) and the adopted discount; weight of "
-                                      "rank 10 and of the last rank relative to rank 1 (below 0.0001: < 0.0001).")))
+                                      "rank 10 and of the last rank relative to rank 1 (a ratio below 0.0001 is shown as 0).")))
     B.append(("img", ("discount_curves.png", "Fig. 2 — in-sample optimal discount"
                       + (" and the adopted one" if a is not None else "") + " vs Zipf, log and linear (normalised "
                       f"to sum 1; log scale at deep cut-offs, weights below {_LOG_FLOOR:g} of the largest drawn at "
