@@ -60,6 +60,7 @@ import gtheory
 import metrics
 from metrics import JudgedRuns
 from metrics._validation import progress_writer
+from experiments._adopted import BASELINE_LABEL, KEPT_BASELINE, Adopted, adopted_from, adopted_summary
 from experiments.published import PUBLISHED_TREC9
 
 __all__ = [
@@ -76,6 +77,11 @@ __all__ = [
     "render_figures",
     "write_figures",
     "is_trec9",
+    "default_title",
+    "fmt_count",
+    "asl_legend",
+    "power_variants",
+    "IN_SAMPLE",
 ]
 
 #: standard discounts compared with the optimal one (paper §3.1)
@@ -97,14 +103,21 @@ FIGURES: dict[str, str] = {
 #: Table 1 (topics needed at nDCG@100, linear gains, per discount) matches Φ ≥ 0.90 — the paper's text —
 #: not the Φ ≥ 0.95 of its caption; Table 3 (per gain, log discount) likewise matches 0.90 on this data.
 
-_NAMES = {"zipf": "Zipf (1/r)", "linear": "linear ((k+1-r)/k)", "log2": "log (1/log₂(r+1))", "optimal": "optimal"}
+#: the in-sample optimum (the unregularised full vector that maximises Φ on all topics) is shown, never advised
+IN_SAMPLE = "in-sample optimum, not advice"
+_NAMES = {"zipf": "Zipf (1/r)", "linear": "linear ((k+1-r)/k)", "log2": "log (1/log₂(r+1)) — baseline",
+          "optimal": f"optimal ({IN_SAMPLE})"}
 _COLORS = {"optimal": "#1f4e9c", "zipf": "#2ca02c", "log2": "#17becf", "linear": "#d62728",
-           "unconstrained": "#ff7f0e", "joint": "#9467bd", "exponential": "#8c564b", "constrained": "#1f4e9c"}
+           "unconstrained": "#ff7f0e", "joint": "#9467bd", "exponential": "#8c564b", "constrained": "#1f4e9c",
+           "adopted": "#e6007e"}
 #: reference lines of the standard gains in gain_ratios.png: (colour, line style), distinct in both
 _REFERENCE_GAIN_STYLE = {"linear": ("0.2", "-."), "exponential": ("#8c564b", ":")}
 #: level of the confidence bands of Φ(n) and of the topics-needed intervals in the report
 _BAND_LEVEL = 0.95
-_MARKERS = {"optimal": "o", "zipf": "+", "log2": "^", "linear": "x", "unconstrained": "s", "joint": "D"}
+_MARKERS = {"optimal": "o", "zipf": "+", "log2": "^", "linear": "x", "unconstrained": "s", "joint": "D",
+            "adopted": "*"}
+#: weights below this share of the largest are drawn at it on the log axis of Fig. 2 (never down to 1e-16)
+_LOG_FLOOR = 1e-4
 
 
 # --------------------------------------------------------------------------------------------- settings
@@ -223,6 +236,12 @@ class Study:
     published : :data:`PUBLISHED_TREC9` on TREC-9, else None.
     verdict : :func:`optimize.recommend`'s out-of-sample verdicts at the main cut-off (discount; gains), the
         report's opening line.
+    adopted : the recommended configurations (one per verdict, :class:`experiments._adopted.Adopted`); each is a
+        labelled row or series (``"adopted: rbp(p=0.81)"``) of every table and figure that compares
+        configurations: Table 1 / Fig. 4 (``discount_table.loc["adopted"]``), Table 3
+        (``gain_table.loc["adopted"]``), Table 4 (τ), the discriminative power (Fig. 9) and the swap rates.
+    swap : swap rates (Voorhees & Buckley) at half the topics, per configuration at the main cut-off:
+        pooled swap rate, the smallest difference with a swap rate ≤ 5 % and the share of comparisons reaching it.
     seconds : wall time of :func:`run_study`.
     """
 
@@ -253,10 +272,27 @@ class Study:
     notes: list[str] = field(default_factory=list)
     description: str = ""
     verdict: str = ""
+    adopted: tuple[Adopted, ...] = ()
+    swap: pd.DataFrame | None = None
+
+    def adopted_for(self, what: str) -> Adopted | None:
+        """The adopted configuration of the ``what`` (``"discount"``/``"gain"``) verdict; None without one."""
+        return next((a for a in self.adopted if a.what == what), None)
+
+    def label(self, key: str) -> str:
+        """How the report names the configuration ``key`` of :attr:`scores` / the tables: the adopted ones
+        ``"adopted: rbp(p=0.81)"``, the baseline ``"… — baseline"``, the in-sample optimum as such."""
+        if key in ("adopted", "adopted discount"):
+            a = self.adopted_for("discount")
+            return a.row_label if a else key
+        if key == "adopted gain":
+            a = self.adopted_for("gain")
+            return a.row_label if a else key
+        return _NAMES.get(key, key)
 
     def __repr__(self) -> str:
         dt = self.discount_table
-        need = ", ".join(f"{n} {_fmt(dt.loc[n, 'topics_needed'])}" for n in dt.index)
+        need = ", ".join(f"{n} {fmt_count(dt.loc[n, 'topics_needed'])}" for n in dt.index)
         return (f"Study({self.name}: {self.n_systems} systems × {self.n_topics} topics, nDCG@{self.settings.cutoff}; "
                 f"topics for Φ ≥ {self.settings.target:g}: {need})")
 
@@ -272,9 +308,11 @@ class Study:
             lines.append(f"  verdict: {self.verdict}")
         lines += ["", f"  {'discount':<22} {'σ²(s) share':>11} {f'Φ({self.n_topics})':>8} {f'Eρ²({self.n_topics})':>8} "
                       f"{f'topics for Φ ≥ {s.target:g}':>20}"]
-        lines += [f"  {_NAMES.get(n, n):<22} {_fmt(r['share_system']):>11} {_fmt(r['phi']):>8} {_fmt(r['erho2']):>8} "
-                  f"{_fmt(r['topics_needed']):>20}" for n, r in dt.iterrows()]
-        lines += ["", "  optimal discount (linear gains) by cut-off: "
+        w = max(22, *(len(self.label(n)) for n in dt.index))
+        lines[-1] = lines[-1].replace(f"  {'discount':<22}", f"  {'discount':<{w}}")
+        lines += [f"  {self.label(n):<{w}} {_fmt(r['share_system']):>11} {_fmt(r['phi']):>8} {_fmt(r['erho2']):>8} "
+                  f"{fmt_count(r['topics_needed']):>20}" for n, r in dt.iterrows()]
+        lines += ["", f"  optimal discount (linear gains; {IN_SAMPLE}) by cut-off: "
                   + "; ".join(f"nDCG@{k} Φ({t.n_topics}) = {_fmt(t.phi())}"
                               + ("" if t.success else " (not converged)") for k, t in sorted(self.discount_tunings.items()))]
         lines += [f"  note: {n}" for n in self.notes]
@@ -292,7 +330,7 @@ class Study:
             _, ax = plt.subplots(figsize=(6, 4))
         n = np.arange(1, max(2 * self.n_topics, 10) + 1)
         for name in self.discount_table.index:
-            ax.plot(n, self.gstudies[name].phi(n), label=_NAMES.get(name, name))
+            ax.plot(n, self.gstudies[name].phi(n), label=self.label(name))
         ax.axhline(self.settings.target, color="0.4", ls="--", lw=0.8)
         ax.axvline(self.n_topics, color="0.4", ls=":", lw=0.8)
         ax.set_xlabel("topics n")
@@ -322,6 +360,8 @@ class Study:
             "gain_table": frame(self.gain_table), "tau_discount": frame(self.tau_discount),
             "agreement": frame(self.agreement), "discriminative_power": frame(self.power),
             "out_of_sample": frame(self.cv_summary), "verdict": self.verdict,
+            "baseline": BASELINE_LABEL, "adopted": [adopted_summary(a) for a in self.adopted],
+            "swap_rates": frame(self.swap) if self.swap is not None else [],
             "optimal_discounts": {str(k): t.discount.tolist() for k, t in self.discount_tunings.items()},
             "optimal_gains": {str(k): {n: t.gain.tolist() for n, t in d.items()} for k, d in self.gain_tunings.items()},
             "seconds": self.seconds,
@@ -339,7 +379,7 @@ class Study:
         from gtheory._display import html_table
 
         dt = self.discount_table
-        rows = [(_NAMES.get(n, n), r["share_system"], r["phi"], r["erho2"], r["topics_needed"]) for n, r in dt.iterrows()]
+        rows = [(self.label(n), r["share_system"], r["phi"], r["erho2"], r["topics_needed"]) for n, r in dt.iterrows()]
         return html_table(rows, header=["discount", "σ²(s) share", f"Φ({self.n_topics})", f"Eρ²({self.n_topics})",
                                         f"topics for Φ ≥ {self.settings.target:g}"],
                           caption=f"Study: {self.name}, {self.n_systems} systems × {self.n_topics} topics, "
@@ -418,14 +458,15 @@ _NAME_CHARS = 60
 
 def _label(judged: JudgedRuns) -> str:
     """A short collection name for the title: the description up to its first ':' / ';' (the embedded
-    TREC-9 data: "TREC-9 Web ad hoc (WT10g, topics 451-500)"), else the file it was loaded from."""
+    TREC-9 data: "TREC-9 Web ad hoc (WT10g, topics 451-500)"), else the file it was loaded from, else
+    "unnamed collection" (the command line passes the runs' folder, :func:`default_title`)."""
     desc = str(judged.report.get("description") or "").strip()
     if desc:
         name = desc.split(":")[0].split(";")[0].strip() or desc
     elif judged.report.get("loaded_from"):
         name = Path(str(judged.report["loaded_from"])).name.split(".")[0]
     else:
-        name = "runs"
+        name = "unnamed collection"  # never a bare "runs": run_study(title=...) / --title names it
     if len(name) > _NAME_CHARS:
         name = name[:_NAME_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;( ") + "…"
     part = judged.report.get("subset")  # JudgedRuns.subset: say which part of the collection this is
@@ -434,6 +475,84 @@ def _label(judged: JudgedRuns) -> str:
         if kept:
             name += f" ({', '.join(kept)})"
     return name
+
+
+def default_title(paths: Sequence[str | Path]) -> str:
+    """A collection name from the run files' location, for the report's title: the folder holding them (the
+    folder given, or the run files' common folder); a generic folder name (``runs``, ``runs_judged_full_xz``,
+    ``input``) is replaced by its parent's (``trec-dl-2019-passage``). "" when nothing better is known."""
+    import os
+
+    ps = [Path(p).resolve() for p in paths]
+    if not ps:
+        return ""
+    folder = ps[0] if len(ps) == 1 and ps[0].is_dir() else Path(os.path.commonpath([p.parent for p in ps]))
+    for part in (folder, *folder.parents):
+        low = part.name.lower()
+        if low and not (low.startswith(("run", "input", "submission")) or low in _GENERIC_FOLDERS):
+            return part.name
+    return folder.name
+
+
+#: folder names that say nothing about the collection (the title uses the parent folder's instead)
+_GENERIC_FOLDERS = frozenset({"data", "files", "trec", "tmp", "temp", "results"})
+
+
+def _check_title(title: Any) -> str:
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError(f"`title` must be a non-empty string; got {title!r}.")
+    return " ".join(title.split())
+
+
+def power_variants(judged: JudgedRuns, adopted: Sequence[Adopted], asl_cutoff: int,
+                   joint: pd.DataFrame) -> dict[str, tuple[int, pd.DataFrame]]:
+    """The configurations of the discriminative-power comparison (Fig. 9): label → (cut-off, systems × topics nDCG).
+
+    The paper's four at ``asl_cutoff`` (the in-sample optimal gain + discount ``joint``, labelled as the in-sample
+    optimum; linear + log labelled as the baseline; exponential + log; linear + linear), and every adopted
+    configuration at its own cut-off with the baseline at that cut-off beside it. An adopted configuration that is
+    the baseline is the baseline's row, named :data:`experiments._adopted.KEPT_BASELINE` (never two rows of one
+    configuration)."""
+    ka = asl_cutoff
+
+    def at(k: int) -> str:
+        return "" if k == ka else f", nDCG@{k}"
+
+    kept = {a.cutoff for a in adopted if a.is_baseline}
+    v: dict[str, tuple[int, pd.DataFrame]] = {
+        f"optimal gain + optimal discount ({IN_SAMPLE})": (ka, joint),
+        (KEPT_BASELINE if ka in kept else _BASELINE_SERIES): (ka, metrics.ndcg(judged, cutoff=ka)),
+        "exponential gain + log discount": (ka, metrics.ndcg(judged, gain="exponential", discount="log2", cutoff=ka)),
+        "linear gain + linear discount": (ka, metrics.ndcg(judged, gain="linear", discount="linear", cutoff=ka))}
+    for a in adopted:
+        base = (KEPT_BASELINE if a.cutoff in kept else _BASELINE_SERIES) + at(a.cutoff)
+        if base not in v:
+            v[base] = (a.cutoff, metrics.ndcg(judged, cutoff=a.cutoff))
+        if not a.is_baseline:
+            v.setdefault(a.row_label + at(a.cutoff), (a.cutoff, a.ndcg(judged)))
+    return v
+
+
+_BASELINE_SERIES = "baseline: linear gain + log discount"
+
+
+def _swap_table(scores: Mapping[str, pd.DataFrame], *, B: int, seed: int, rate: float = 0.05) -> pd.DataFrame:
+    """Swap rates at half the topics per configuration (:func:`experiments.swap_rates`, Voorhees & Buckley 2002):
+    the pooled swap rate over all system pairs and trials, the smallest mean difference whose swap rate stays
+    at or below ``rate`` (:func:`experiments.min_difference_for_swap_rate`) and the share of comparisons that
+    reach it."""
+    import experiments
+
+    rows = []
+    for key, X in scores.items():
+        c = X.shape[1] // 2
+        t = experiments.swap_rates(X, topic_set_sizes=[c], B=B, seed=seed)
+        m = experiments.min_difference_for_swap_rate(t, rate).iloc[0]
+        rows.append({"configuration": key, "topic_set_size": c,
+                     "swap_rate": float(t["n_swaps"].sum() / max(int(t["n_comparisons"].sum()), 1)),
+                     "min_difference": float(m["min_difference"]),
+                     "share_of_comparisons": float(m["share_of_comparisons"])})
+    return pd.DataFrame(rows).set_index("configuration")
 
 
 def _grade_ratio(tuning: Any, grade: float) -> float:
@@ -456,6 +575,7 @@ def run_study(
     settings: ReportSettings | None = None,
     progress: bool | Callable[[str], None] | None = None,
     published: bool | None = None,
+    title: str | None = None,
 ) -> Study:
     r"""Run the Kanoulas & Aslam (2009) tuning study on ``judged``.
 
@@ -473,6 +593,9 @@ def run_study(
         A short message before each step: ``True`` prints it on stderr, a callable is called with it.
     published : bool, optional
         Attach the paper's TREC 9 numbers; default: when :func:`is_trec9`.
+    title : str, optional
+        The collection's name in the report's title (default: the data's description up to its first ':', or
+        the file it was loaded from; see :func:`default_title`).
 
     Returns
     -------
@@ -510,6 +633,18 @@ def run_study(
     pos = levels[levels > 0]
     k = s.cutoff
     notes: list[str] = []
+    collection = _check_title(title) if title is not None else _label(judged)
+
+    # first the advice: every table below shows the adopted configuration beside the ones it compares
+    say("should I tune? nested cross-validation (optimize.recommend), discount and gain")
+    verdicts, adopted = [], []
+    for what in ("discount", "gain") if judged.n_topics >= 8 else ():  # nested CV: 2 topics per inner part
+        rec = optimize.recommend(judged, k, what=what, n_splits=max(s.n_splits, 2), target=s.target, seed=s.seed,
+                                 progress=False)
+        adopted.append(adopted_from(rec))
+        verdicts.append(f"{what.capitalize()}: {adopted[-1].verdict.rstrip('.')}.")
+    verdict = " ".join(verdicts)
+    adopted_by = {a.what: a for a in adopted}
 
     # Table 1 / Fig. 2 / Fig. 4: discounts
     say(f"tuning the discount (linear gains) at k = {', '.join(map(str, s.discount_cutoffs))}")
@@ -521,6 +656,8 @@ def run_study(
     for name in STANDARD_DISCOUNTS:
         scores[name] = metrics.ndcg(judged, gain="linear", discount=name, cutoff=k)
     scores["optimal"] = discount_tunings[k].ndcg(judged)
+    if "discount" in adopted_by:
+        scores["adopted"] = adopted_by["discount"].ndcg(judged)
     gstudies = {name: _gstudy(X) for name, X in scores.items()}
     discount_table = pd.DataFrame({n: _gstudy_row(g, s.target) for n, g in gstudies.items()}).T
     discount_table.index.name = "discount"
@@ -560,20 +697,25 @@ def run_study(
     for name in ("exponential", "linear"):
         scores[f"{name} gain"] = metrics.ndcg(judged, gain=name, discount="log2", cutoff=k)
     scores["optimal gain"] = gain_tunings[k]["constrained"].ndcg(judged)
-    for name in ("exponential", "linear", "optimal"):
-        gstudies[f"{name} gain"] = _gstudy(scores[f"{name} gain"])
-    gain_table = pd.DataFrame({n: _gstudy_row(gstudies[f"{n} gain"], s.target)
-                               for n in ("exponential", "linear", "optimal")}).T
+    gain_names = ["exponential", "linear", "optimal"]
+    if "gain" in adopted_by:
+        scores["adopted gain"] = adopted_by["gain"].ndcg(judged)
+        gain_names.append("adopted")
+    for gname in gain_names:
+        gstudies[f"{gname} gain"] = _gstudy(scores[f"{gname} gain"])
+    gain_table = pd.DataFrame({n: _gstudy_row(gstudies[f"{n} gain"], s.target) for n in gain_names}).T
     gain_table.index.name = "gain"
 
     # Table 4 / Figs. 7, 8
     say("rank correlations (Kendall τ, τ_AP, RMSE)")
-    disc = {n: scores[n] for n in ("zipf", "linear", "log2", "optimal")}
+    disc = {n: scores[n] for n in ("zipf", "linear", "log2", "optimal", "adopted") if n in scores}
     tau_discount = experiments.tau_matrix(disc)
     tau_ap_discount = experiments.tau_matrix(disc, method="tau_ap", variant="b")
     agr = []
-    for ref, others in (("optimal", ("zipf", "linear", "log2")),
-                        ("optimal gain", ("exponential gain", "linear gain"))):
+    pairs = [("optimal", ("zipf", "linear", "log2")), ("optimal gain", ("exponential gain", "linear gain"))]
+    pairs += [(ref, (base,)) for ref, base, what in (("adopted", "log2", "discount"), ("adopted gain", "linear gain", "gain"))
+              if ref in scores and not adopted_by[what].is_baseline]  # the baseline against itself says nothing
+    for ref, others in pairs:
         for o in others:
             agr.append({"reference": ref, "configuration": o,
                         "kendall_tau": experiments.kendall_tau(scores[ref], scores[o]),
@@ -585,21 +727,21 @@ def run_study(
     ka = s.asl_cutoff
     say(f"bootstrap ASLs (top {s.top_k} systems, B = {s.B}, nDCG@{ka})")
     jt = joint_tunings[ka]
-    variants = {
-        "optimal gain + optimal discount": jt.ndcg(judged),
-        "linear gain + log discount": metrics.ndcg(judged, gain="linear", discount="log2", cutoff=ka),
-        "exponential gain + log discount": metrics.ndcg(judged, gain="exponential", discount="log2", cutoff=ka),
-        "linear gain + linear discount": metrics.ndcg(judged, gain="linear", discount="linear", cutoff=ka),
-    }
+    variants = power_variants(judged, adopted, ka, jt.ndcg(judged))
     top_k = min(s.top_k, judged.n_systems)
     asl, prow = {}, []
-    for name, X in variants.items():
+    for name, (kk, X) in variants.items():
         dp = experiments.discriminative_power(X, s.alpha, B=s.B, seed=s.seed, top_k=top_k)
         asl[name] = dp.table
-        prow.append({"configuration": name, "power": dp.power, "n_significant": dp.n_significant,
+        prow.append({"configuration": name, "cutoff": kk, "power": dp.power, "n_significant": dp.n_significant,
                      "n_pairs": dp.n_pairs, "estimated_difference": dp.estimated_difference,
                      "phi": float(_gstudy(X).phi())})
     power = pd.DataFrame(prow).set_index("configuration")
+
+    say(f"swap rates at {judged.n_topics // 2} topics (B = {s.B})")
+    swap = _swap_table({key: scores[key] for key in ("zipf", "linear", "log2", "optimal", "adopted",
+                                                     "exponential gain", "optimal gain", "adopted gain")
+                        if key in scores}, B=s.B, seed=s.seed)
 
     # out of sample
     say(f"out-of-sample check ({s.n_splits} topic splits, discount and gain)")
@@ -607,13 +749,6 @@ def run_study(
     cv_discount = optimize.cross_validate(judged, what="discount", gain="linear", **cv_kw)
     cv_gain = optimize.cross_validate(judged, what="gain", discount="log2", **cv_kw)
     cv_summary = _cv_summary({"discount": cv_discount, "gain": cv_gain})
-    say("should I tune? nested cross-validation (optimize.recommend), discount and gain")
-    verdicts = []
-    for what in ("discount", "gain") if judged.n_topics >= 8 else ():  # nested CV: 2 topics per inner part
-        rec = optimize.recommend(judged, k, what=what, n_splits=max(s.n_splits, 2), target=s.target, seed=s.seed,
-                                 progress=False)
-        verdicts.append(f"{what.capitalize()}: {rec.verdict}.")
-    verdict = " ".join(verdicts)
 
     if published is None:
         published = is_trec9(judged)
@@ -621,13 +756,13 @@ def run_study(
     if not all(t.success for t in [*checked, unconstrained, *joint_tunings.values()]):
         notes.append("at least one optimisation did not report convergence (see the tables' Φ).")
     return Study(
-        name=_label(judged), description=str(judged.report.get("description") or ""), n_systems=judged.n_systems, n_topics=judged.n_topics, levels=levels, settings=s,
+        name=collection, description=str(judged.report.get("description") or ""), n_systems=judged.n_systems, n_topics=judged.n_topics, levels=levels, settings=s,
         discount_table=discount_table, discount_tunings=discount_tunings, unconstrained=unconstrained,
         joint_tunings=joint_tunings, gain_tunings=gain_tunings, gain_ratio_table=gain_ratio_table,
         gain_table=gain_table, tau_discount=tau_discount, tau_ap_discount=tau_ap_discount, agreement=agreement,
         scores=scores, gstudies=gstudies, asl=asl, power=power, cv_discount=cv_discount, cv_gain=cv_gain,
         cv_summary=cv_summary, published=PUBLISHED_TREC9 if published else None,
-        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict)
+        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict, adopted=tuple(adopted), swap=swap)
 
 
 def _cv_summary(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -663,20 +798,32 @@ def _figure_discount_curves(study: Study):
         r = np.arange(1, k + 1)
         ms = 5 if k <= 20 else 3
         every = 1 if k <= 20 else max(1, k // 20)
-        for name in ("zipf", "log2", "linear"):
-            ax.plot(r, _normalised(name, k), marker=_MARKERS[name], ms=ms, markevery=every, lw=1.2,
-                    color=_COLORS[name], label=_NAMES[name])
-        ax.plot(r, study.discount_tunings[k].discount, marker="o", ms=ms, markevery=every, lw=2,
-                color=_COLORS["optimal"], label="optimal (max Φ)")
+        curves = [(name, _normalised(name, k), _NAMES[name], 1.2) for name in ("zipf", "log2", "linear")]
+        opt = study.discount_tunings[k].discount
+        curves.append(("optimal", opt / opt.sum(), f"optimal ({IN_SAMPLE})", 2.0))
+        a = study.adopted_for("discount")
+        if a is not None and a.cutoff == k:
+            curves.append(("adopted", a.discount / a.discount.sum(), a.row_label, 2.0))
+        floor = _LOG_FLOOR * max(float(np.max(c[1])) for c in curves)
+        for name, y, label, lw in curves:
+            if k > 20:  # log axis: weights ~0 (an optimum's 1e-16 tail) drawn at the floor, not down to 1e-16
+                y = np.maximum(y, floor)
+            ax.plot(r, y, marker=_MARKERS[name], ms=ms + (2 if name == "adopted" else 0), markevery=every, lw=lw,
+                    color=_COLORS[name], label=label, ls="--" if name == "adopted" else "-")
         ax.set_title(f"nDCG@{k}")
         ax.set_xlabel("rank")
         ax.set_ylabel("discount factor (sums to 1 over ranks)")
         if k > 20:
             ax.set_yscale("log")
+            ax.set_ylim(bottom=floor / 1.5)
         ax.grid(alpha=0.3)
-    axes[0][0].legend(frameon=False, fontsize=8)
+    entries = {}  # every curve of every panel once (the adopted discount is drawn at the main cut-off only)
+    for ax in axes[0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(lab, h)
+    fig.legend(list(entries.values()), list(entries), loc="lower center", ncol=3, frameon=False, fontsize=8)
     fig.suptitle("Stability-optimal discount vs standard discounts (linear gains)", fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07 * ((len(entries) + 2) // 3), 1, 1))
     return fig
 
 
@@ -688,7 +835,7 @@ def _figure_discount_unconstrained(study: Study):
     r = np.arange(1, k + 1)
     cons = study.discount_tunings[k]
     ax.plot(r, cons.discount, marker="o", color=_COLORS["optimal"], lw=2,
-            label=f"optimal, non-increasing (Φ = {cons.phi():.3f})")
+            label=f"optimal, non-increasing (Φ = {cons.phi():.3f}; {IN_SAMPLE})")
     u = study.unconstrained
     ax.plot(r, u.discount, marker="s", color=_COLORS["unconstrained"], lw=1.4,
             label=f"optimal, unconstrained (Φ = {u.phi():.3f})")
@@ -708,14 +855,15 @@ def _figure_discount_unconstrained(study: Study):
 
 
 #: line style and marker of each discount in phi_vs_topics (curves that nearly coincide stay tellable apart)
-_PHI_STYLE = {"optimal": ("-", "o"), "log2": ("--", "^"), "zipf": ("-.", "s"), "linear": (":", "D")}
+_PHI_STYLE = {"optimal": ("-", "o"), "log2": ("--", "^"), "zipf": ("-.", "s"), "linear": (":", "D"),
+              "adopted": ((0, (6, 2, 1, 2)), "*")}
 
 
 def _figure_phi_vs_topics(study: Study):
     import matplotlib.pyplot as plt
 
     s = study.settings
-    names = ("optimal", "log2", "zipf", "linear")
+    names = _phi_names(study)
     need = study.discount_table["topics_needed"].replace(np.inf, np.nan).to_numpy(dtype=float)
     n_max = int(max(2 * study.n_topics, 100, min(1.15 * np.nanmax(need), 1000) if np.isfinite(need).any() else 0))
     intervals = {nm: study.gstudies[nm].topics_needed(s.target, "phi", level=_BAND_LEVEL) for nm in names}
@@ -736,8 +884,8 @@ def _figure_phi_vs_topics(study: Study):
         for i, ax in enumerate(axes):
             # markers staggered by a quarter step per curve, so that they never sit on one another
             ax.plot(n, g.phi(n), color=_COLORS[name], ls=ls, marker=mk, ms=4.5, markevery=(j * step // 4, step),
-                    lw=2.2 if name == "optimal" else 1.5,
-                    label=f"{_NAMES[name]}: {_fmt(tn)} topics" if i == 1 else _NAMES[name])
+                    lw=2.2 if name in ("optimal", "adopted") else 1.5,
+                    label=f"{study.label(name)}: {fmt_count(tn)} topics" if i == 1 else study.label(name))
         t = intervals[name]
         if np.isfinite(tn) and tn <= n_max:
             hi = min(t.n_high, n_max) if t.n_high is not None else tn
@@ -856,26 +1004,37 @@ def _figure_asl(study: Study):
     import experiments
 
     s = study.settings
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
-    curves = {f"{n}  ({100 * study.power.loc[n, 'power']:.0f}% of pairs < α)": t for n, t in study.asl.items()}
+    legend = asl_legend(study)
+    curves = {legend[n]: t for n, t in study.asl.items()}
+    rows = (len(curves) + 2) // 2  # the legend below the panels, two columns: it covers no curve
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4 + 0.22 * rows))
     for i, ax in enumerate(axes):
         experiments.plot_asl_curves(curves, ax=ax, alpha=s.alpha)
+        for line in ax.get_lines():  # the adopted configurations stand out, the baseline is black
+            label = line.get_label()
+            other_cutoff = f", nDCG@{s.cutoff}" in label and s.cutoff != s.asl_cutoff  # thicker, dash-dot
+            if label.startswith("baseline") or label.startswith(KEPT_BASELINE):
+                line.set(color="0.1", lw=2.4 if other_cutoff else 1.8,
+                         ls=(0, (6, 2, 1, 2)) if other_cutoff else (0, (5, 2)), zorder=4)
+            elif label.startswith("adopted"):
+                line.set(color=_COLORS["adopted"], lw=2.6, zorder=5)
         ax.grid(alpha=0.3)
+        ax.get_legend().remove()
         if i == 0:
             ax.set_ylim(0, 1.0)
-            ax.legend(frameon=False, fontsize=8, loc="upper left")
             ax.set_title("all pairs", fontsize=10)
         else:
-            ax.get_legend().remove()
             zoom = 3 * s.alpha
             last = max(int(np.searchsorted(np.sort(t["asl"].to_numpy()), zoom)) for t in study.asl.values())
             ax.set_xlim(0, max(10, int(last * 1.05)))
             ax.set_ylim(0, zoom)
             ax.set_title(f"zoom: ASL ≤ {zoom:g} (pairs left of the α line are told apart)", fontsize=10)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False, fontsize=8)
     n_sys = min(s.top_k, study.n_systems)
     fig.suptitle(f"Discriminative power: ASL curves, nDCG@{s.asl_cutoff}, top {n_sys} systems, "
                  f"paired bootstrap B = {s.B}", fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.05 * rows, 1, 1))
     return fig
 
 
@@ -1008,11 +1167,29 @@ def _fmt(v: Any, digits: int = 3) -> str:
     return str(v)
 
 
+def fmt_count(v: Any) -> str:
+    """A count (topics, pairs, systems) as printed in the report: an integer as an integer (``26``), a
+    fractional one (a median of two counts) with the decimals it has, at most two (``26.5``); NaN ``–``,
+    infinity ``∞`` (a target no number of topics reaches)."""
+    if isinstance(v, (bool, np.bool_)) or v is None:
+        return _fmt(v)
+    v = float(v)
+    if math.isnan(v):
+        return "–"
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    if v.is_integer():
+        return str(int(v))
+    return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
 @dataclass
 class _Table:
     frame: pd.DataFrame
     digits: Mapping[str, int] = field(default_factory=dict)
     caption: str = ""
+    #: columns holding counts (topics needed, pairs, topics): printed by :func:`fmt_count`, never "26.500"
+    counts: frozenset[str] = frozenset()
 
 
 def _cells(t: _Table) -> tuple[list[str], list[list[str]]]:
@@ -1022,8 +1199,9 @@ def _cells(t: _Table) -> tuple[list[str], list[list[str]]]:
     rows = []
     for key, row in f.iterrows():
         keys = list(key) if isinstance(key, tuple) else [key]
-        rows.append([_fmt(k, 0) if isinstance(k, (float, np.floating)) else str(k) for k in keys]
-                    + [_fmt(row[c], t.digits.get(str(c), 3)) for c in f.columns])
+        rows.append([fmt_count(k) if isinstance(k, (float, np.floating)) else str(k) for k in keys]
+                    + [fmt_count(row[c]) if str(c) in t.counts else _fmt(row[c], t.digits.get(str(c), 3))
+                       for c in f.columns])
     return head, rows
 
 
@@ -1052,6 +1230,89 @@ def _md_table(t: _Table) -> str:
     return cap + "\n".join(lines)
 
 
+#: Table 3's gains as the report names them
+_GAIN_NAMES = {"exponential": "exponential gain (2^x − 1)", "linear": "linear gain (x) — baseline",
+               "optimal": f"optimal gain ({IN_SAMPLE})"}
+
+
+def _config_label(study: Study, key: str) -> str:
+    """The report's name of a configuration key of :attr:`Study.scores` (discounts at linear gains, gains at the
+    log discount)."""
+    if key in ("adopted", "adopted gain"):
+        return study.label(key)
+    if key.endswith(" gain"):
+        return _GAIN_NAMES.get(key[: -len(" gain")], key)
+    return study.label(key)
+
+
+def _adopted_needs(study: Study) -> str:
+    """", X (adopted: rbp(p=0.81))" for the "In short" sentence; "" without an adopted discount."""
+    a = study.adopted_for("discount")
+    if a is None or "adopted" not in study.discount_table.index:
+        return ""
+    return f", {fmt_count(study.discount_table.loc['adopted', 'topics_needed'])} ({_md_text(a.row_label)})"
+
+
+def _shape(d: np.ndarray) -> dict[str, float]:
+    """d(1) (of the discount normalised to sum 1) and the weights of rank 10 and of the last rank relative to
+    rank 1, with ratios below :data:`_LOG_FLOOR` shown as 0 (never 1e-16)."""
+    d = np.asarray(d, dtype=float)
+    d = d / d.sum() if d.sum() > 0 else d
+
+    def ratio(x: float) -> float:
+        if not d[0] > 0:
+            return math.nan
+        r = x / d[0]
+        return 0.0 if abs(r) < _LOG_FLOOR else r
+
+    return {"d(1)": float(d[0]), "d(10)/d(1)": ratio(d[min(9, d.size - 1)]), "d(k)/d(1)": ratio(d[-1])}
+
+
+def _phi_legend(study: Study) -> list[str]:
+    """The curves of Fig. 4 (Φ(n) by discount), in drawing order, as its legend names them."""
+    return [study.label(n) for n in _phi_names(study)]
+
+
+def _phi_names(study: Study) -> tuple[str, ...]:
+    return ("optimal", "log2", "zipf", "linear") + (("adopted",) if "adopted" in study.gstudies else ())
+
+
+def asl_legend(study: Study) -> dict[str, str]:
+    """Fig. 9's legend: configuration (a row of :attr:`Study.power`) → its legend text, the share of pairs it
+    tells apart appended. The figure and its caption (the HTML's alt text) both use this, so the legend is
+    readable without decoding the picture."""
+    return {n: f"{n} ({100 * study.power.loc[n, 'power']:.0f}% of pairs < α)" for n in study.asl}
+
+
+def _reconcile(study: Study) -> str:
+    """One paragraph per cut-off of Fig. 9 where the most stable configuration is not the most discriminative:
+    why both can hold and which to trust for what; "" when they agree everywhere."""
+    s = study.settings
+    n = study.n_topics
+    found = []
+    for k, pw in study.power.groupby("cutoff", sort=True):
+        if len(pw) < 2 or not np.isfinite(pw["phi"]).any():
+            continue
+        stable, strong = pw["phi"].idxmax(), pw["power"].idxmax()
+        if pw.loc[stable, "power"] < pw.loc[strong, "power"]:
+            found.append(f"at nDCG@{k} the most stable configuration, *{_md_text(stable)}* (Φ({n}) = "
+                         f"{pw.loc[stable, 'phi']:.3f}), tells apart {100 * pw.loc[stable, 'power']:.0f}% of the pairs, "
+                         f"*{_md_text(strong)}* {100 * pw.loc[strong, 'power']:.0f}% (Φ({n}) = "
+                         f"{pw.loc[strong, 'phi']:.3f})")
+    if not found:
+        return ""
+    return (f"**Stability and discriminative power disagree here:** {'; '.join(found)}. They measure different "
+            f"things. Φ is the share of the variance of a mean over topics that comes from real differences between "
+            f"the systems — how consistently a configuration ranks all {study.n_systems} systems from one topic set "
+            f"to another. Discriminative power counts the pairs of the top {min(s.top_k, study.n_systems)} systems "
+            f"whose difference a paired test calls significant at α = {s.alpha:g} with these {n} topics; it is "
+            f"itself a noisy estimate (B = {s.B} bootstrap samples, one topic set). A configuration can rank the "
+            f"systems more consistently overall while compressing the differences between close systems below what "
+            f"a test resolves. Trust Φ and the topics needed for how many topics a comparison needs and for "
+            f"rankings that repeat on new topics (the recommendation is judged on held-out Φ); trust discriminative "
+            f"power for how many pairwise claims this topic set supports.")
+
+
 def _verdict(study: Study) -> str | None:
     """The report's opening verdict paragraph (Markdown), shown right under the title; None: none.
 
@@ -1061,7 +1322,16 @@ def _verdict(study: Study) -> str | None:
     it on held-out topics (docs/should-i-tune.md)."""
     if not study.verdict:
         return None
-    return f"**Should I tune nDCG@{study.settings.cutoff}?** {_md_text(study.verdict)}"
+    n = study.n_topics
+    text = f"**Should I tune nDCG@{study.settings.cutoff}?** {_md_text(study.verdict)}"
+    if study.adopted:
+        shown = "; ".join(f"{a.what}: *{_md_text(a.row_label)}*" for a in study.adopted)
+        text += (f" **Shown below as** {shown} — its own row or series in every table and figure that compares "
+                 f"configurations, beside the *baseline* ({_md_text(BASELINE_LABEL)}, what you use without this "
+                 f"tool). Rows named *optimal* are the {IN_SAMPLE}: tuned and measured on the same topics.")
+    text += (f" Φ(1) is the stability of a comparison on one topic, Φ({n}) that of the mean over this "
+             f"collection's n = {n} topics (the share of its variance due to real differences between systems).")
+    return text
 
 
 def _blocks(study: Study) -> list[tuple[str, Any]]:
@@ -1085,10 +1355,11 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
         f"seed {s.seed}. Computed in {study.seconds:.0f} s. The last section says how to read each part.")))
     dt = study.discount_table
     B.append(("p", (
-        f"**In short.** At nDCG@{k} the optimal discount needs {_fmt(dt.loc['optimal', 'topics_needed'])} topics for "
-        f"Φ ≥ {s.target:g} against {_fmt(dt.loc['log2', 'topics_needed'])} (log), "
-        f"{_fmt(dt.loc['linear', 'topics_needed'])} (linear) and {_fmt(dt.loc['zipf', 'topics_needed'])} (Zipf) "
-        f"— in-sample; out of sample (held-out halves) the tuned discount's mean Φ is "
+        f"**In short.** At nDCG@{k} the in-sample optimal discount needs "
+        f"{fmt_count(dt.loc['optimal', 'topics_needed'])} topics for "
+        f"Φ ≥ {s.target:g} against {fmt_count(dt.loc['log2', 'topics_needed'])} (log, the baseline), "
+        f"{fmt_count(dt.loc['linear', 'topics_needed'])} (linear) and {fmt_count(dt.loc['zipf', 'topics_needed'])} "
+        f"(Zipf){_adopted_needs(study)} — in-sample; out of sample (held-out halves) the tuned discount's mean Φ is "
         f"{study.cv_summary.loc[('discount', 'tuned'), 'phi_test']:.3f} vs "
         f"{study.cv_summary.loc[('discount', 'log2'), 'phi_test']:.3f} for log. Gain ratios are in Table 2 below; "
         f"Kendall τ between the optimal and the log discount's rankings is "
@@ -1098,27 +1369,37 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
 
     B.append(("h2", "1. Discount (Table 1, Figs. 2, 3, 4, 6)"))
     t1 = dt[["share_system", "share_topic", "share_residual", "phi", "erho2", "topics_needed"]].copy()
-    t1.index = [_NAMES[i] for i in t1.index]
+    t1.index = [study.label(i) for i in t1.index]
     t1.index.name = "discount"
+    need_col = f"topics for Φ ≥ {s.target:g}"
     t1.columns = ["σ²(s) share", "σ²(t) share", "σ²(st,e) share", f"Φ({study.n_topics})",
-                  f"Eρ²({study.n_topics})", f"topics for Φ ≥ {s.target:g}"]
-    B.append(("table", _Table(t1, caption=f"Table 1 — nDCG@{k}, linear gains: variance shares, "
-                                         f"coefficients at {study.n_topics} topics, topics needed.")))
-    B.append(("img", ("phi_vs_topics.png", f"Fig. 4 — Φ(n) of nDCG@{k} by discount; markers at the topics "
-                                             f"needed for Φ ≥ {s.target:g}.")))
+                  f"Eρ²({study.n_topics})", need_col]
+    B.append(("table", _Table(t1, counts=frozenset({need_col}),
+                              caption=f"Table 1 (D-study) — nDCG@{k}, linear gains: variance shares, coefficients "
+                                      f"at {study.n_topics} topics, topics needed.")))
+    B.append(("img", ("phi_vs_topics.png", f"Fig. 4 — Φ(n) of nDCG@{k} by discount ("
+                      + ", ".join(_phi_legend(study)) + f"); markers at the topics needed for Φ ≥ {s.target:g}.")))
     rows = []
     for kk, t in sorted(study.discount_tunings.items()):
-        d = t.discount
-        rows.append({"cut-off": kk, "Φ": t.phi(), "topics needed": t.topics_needed(s.target, level=None).n,
-                     "d(1)": d[0], "d(10)/d(1)": d[min(9, d.size - 1)] / d[0] if d[0] > 0 else math.nan,
-                     "d(k)/d(1)": d[-1] / d[0] if d[0] > 0 else math.nan, "converged": t.success})
+        rows.append({"discount": f"nDCG@{kk}: optimal ({IN_SAMPLE})", "Φ": t.phi(),
+                     "topics needed": t.topics_needed(s.target, level=None).n, **_shape(t.discount),
+                     "converged": t.success})
         if (bound := t.__dict__.get("_optimality_bound")) is not None:  # shown once Tuning.bound() ran
             rows[-1]["Φ(1) bound − achieved"] = bound.bound - t.fun
-    B.append(("table", _Table(pd.DataFrame(rows).set_index("cut-off"),
-                              caption="Optimal (non-increasing) discount by cut-off: weight of rank 10 and of the "
-                                      "last rank relative to rank 1.")))
-    B.append(("img", ("discount_curves.png", "Fig. 2 — optimal discount vs Zipf, log and linear (normalised to sum "
-                                             "1; log scale at deep cut-offs).")))
+    a = study.adopted_for("discount")
+    if a is not None and "adopted" in study.gstudies:
+        g = study.gstudies["adopted"]
+        rows.append({"discount": f"nDCG@{k}: {a.row_label}", "Φ": float(g.phi()),
+                     "topics needed": g.topics_needed(s.target, "phi", level=None).n, **_shape(a.discount)})
+    B.append(("table", _Table(pd.DataFrame(rows).set_index("discount"), counts=frozenset({"topics needed"}),
+                              digits={"d(10)/d(1)": 4, "d(k)/d(1)": 4},
+                              caption="Discount by cut-off: the in-sample optimum (non-increasing, unregularised; "
+                                      "tuned and measured on the same topics) and the adopted discount; weight of "
+                                      "rank 10 and of the last rank relative to rank 1 (a ratio below 0.0001 is shown as 0).")))
+    B.append(("img", ("discount_curves.png", "Fig. 2 — in-sample optimal discount"
+                      + (" and the adopted one" if a is not None else "") + " vs Zipf, log and linear (normalised "
+                      f"to sum 1; log scale at deep cut-offs, weights below {_LOG_FLOOR:g} of the largest drawn at "
+                      "that floor).")))
     B.append(("img", ("discount_unconstrained.png",
                       f"Figs. 3 and 6 — at nDCG@{s.asl_cutoff}: the optimum without the non-increasing "
                       f"constraint and the discount tuned jointly with the gains.")))
@@ -1126,44 +1407,78 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
     B.append(("h2", "2. Gain (Tables 2, 3)"))
     gr = study.gain_ratio_table[["unconstrained", "constrained", "joint", "linear", "exponential"]].copy()
     gr.columns = ["optimal, unconstrained (log)", "optimal, non-decreasing (log)", "optimal, joint w/ discount",
-                  "linear", "exponential"]
+                  "linear — baseline", "exponential"]
     low = study.levels[study.levels > 0][0]
+    ag = study.adopted_for("gain")
+    if ag is not None:  # the adopted gains' ratios, at the cut-off they were chosen at
+        base = float(ag.gain[list(ag.levels).index(low)]) if low in list(ag.levels) else math.nan
+        gr[ag.row_label] = [float(ag.gain[list(ag.levels).index(grade)]) / base
+                            if kk == ag.cutoff and grade in list(ag.levels) and base > 0 else math.nan
+                            for kk, grade in gr.index]
     B.append(("table", _Table(gr, digits={c: 2 for c in gr.columns},
-                              caption=f"Table 2 — gain of each grade relative to grade {low:g}, by cut-off.")))
+                              caption=f"Table 2 — gain of each grade relative to grade {low:g}, by cut-off "
+                                      f"(optimal: {IN_SAMPLE}).")))
     B.append(("img", ("gain_ratios.png", "Table 2 as a figure: optimal gain ratios against the linear and "
                                          "exponential gains' ratios.")))
     t3 = study.gain_table[["share_system", "phi", "erho2", "topics_needed"]].copy()
-    t3.columns = ["σ²(s) share", f"Φ({study.n_topics})", f"Eρ²({study.n_topics})", f"topics for Φ ≥ {s.target:g}"]
-    B.append(("table", _Table(t3, caption=f"Table 3 — nDCG@{k}, log discount, by gain.")))
+    t3.index = [_GAIN_NAMES.get(i, i) if i != "adopted" else study.label("adopted gain") for i in t3.index]
+    t3.index.name = "gain"
+    t3.columns = ["σ²(s) share", f"Φ({study.n_topics})", f"Eρ²({study.n_topics})", need_col]
+    B.append(("table", _Table(t3, counts=frozenset({need_col}),
+                              caption=f"Table 3 (D-study) — nDCG@{k}, log discount, by gain.")))
 
     B.append(("h2", "3. Rankings of systems (Table 4, Figs. 7, 8)"))
     tau = study.tau_discount.copy()
-    tau.index = [_NAMES[i] for i in tau.index]
-    tau.columns = [_NAMES[i] for i in tau.columns]
+    tau.index = [study.label(i) for i in tau.index]
+    tau.columns = [study.label(i) for i in tau.columns]
     B.append(("table", _Table(tau, digits={c: 4 for c in tau.columns},
                               caption=f"Table 4 — Kendall τ between the system rankings of the discounts, nDCG@{k}.")))
     agr = study.agreement.copy()
+    agr.index = pd.MultiIndex.from_tuples([(_config_label(study, r), _config_label(study, c)) for r, c in agr.index],
+                                          names=agr.index.names)
     agr.columns = ["Kendall τ", "τ_AP", "RMSE of means"]
     B.append(("table", _Table(agr, digits={"Kendall τ": 4, "τ_AP": 4, "RMSE of means": 4},
-                              caption="Agreement of each standard configuration with the optimal one "
-                                      "(τ_AP, symmetric variant b: top-weighted).")))
+                              caption="Agreement of each standard configuration with the in-sample optimum, and of "
+                                      "the adopted configuration with the baseline (τ_AP, symmetric variant b: "
+                                      "top-weighted).")))
     B.append(("img", ("scatter_discount.png", "Fig. 7 — per-system mean nDCG, optimal vs standard discounts.")))
     B.append(("img", ("scatter_gain.png", "Fig. 8 — per-system mean nDCG, optimal vs exponential and linear gains.")))
 
-    B.append(("h2", "4. Discriminative power (Fig. 9)"))
+    B.append(("h2", "4. Discriminative power (Fig. 9) and swap rates"))
     pw = study.power.copy()
-    pw.columns = [f"share of pairs with ASL < {s.alpha:g}", "significant pairs", "pairs",
+    pw.columns = ["cut-off", f"share of pairs with ASL < {s.alpha:g}", "significant pairs", "pairs",
                   "difference needed", f"Φ({study.n_topics})"]
-    B.append(("table", _Table(pw, digits={pw.columns[3]: 3},
+    B.append(("table", _Table(pw, digits={"difference needed": 3},
+                              counts=frozenset({"cut-off", "significant pairs", "pairs"}),
                               caption=f"Sakai's paired bootstrap, top {min(s.top_k, study.n_systems)} systems, "
-                                      f"nDCG@{s.asl_cutoff}, B = {s.B}.")))
-    B.append(("img", ("asl_curves.png", "Fig. 9 — ASL of every system pair, sorted; lower curves discriminate more.")))
+                                      f"nDCG@{s.asl_cutoff}"
+                                      + ("" if k == s.asl_cutoff else f" (rows marked nDCG@{k}: at that cut-off)")
+                                      + f", B = {s.B}.")))
+    B.append(("img", ("asl_curves.png", "Fig. 9 — ASL of every system pair, sorted; lower curves discriminate more. "
+                      "Legend: " + "; ".join(asl_legend(study).values()) + ".")))
+    reconcile = _reconcile(study)
+    if reconcile:
+        B.append(("p", reconcile))
+    if study.swap is not None and not study.swap.empty:
+        sw = study.swap.copy()
+        sw.index = [_config_label(study, i) for i in sw.index]
+        sw = sw[~sw.index.duplicated()]  # the baseline kept for the discount and for the gains: one row
+        sw.index.name = "configuration"
+        sw.columns = ["topics per set", "swap rate", "difference for ≤ 5 % swaps", "share of comparisons reaching it"]
+        B.append(("table", _Table(sw, counts=frozenset({"topics per set"}), digits={"swap rate": 4},
+                                  caption=f"Swap rates (Voorhees & Buckley 2002), nDCG@{k}: two disjoint sets of "
+                                          f"{fmt_count(sw.iloc[0, 0])} topics, B = {s.B} draws, all system pairs; "
+                                          "a swap is a pair the two sets order differently.")))
 
     B.append(("h2", "5. Out of sample"))
     cv = study.cv_summary.copy()
+    base = {"discount": "log2", "gain": "linear"}
+    cv.index = pd.MultiIndex.from_tuples(
+        [(what, "tuned (unregularised, refitted on each tuning half)" if c == "tuned"
+          else f"{c} — baseline" if base.get(what) == c else c) for what, c in cv.index], names=cv.index.names)
     cv.columns = ["Φ tuning half", "Φ held-out half", "median topics needed (held-out)",
                   "share of splits tuned beats it (held-out)", "held-out topics"]
-    B.append(("table", _Table(cv, caption=(
+    B.append(("table", _Table(cv, counts=frozenset({"median topics needed (held-out)", "held-out topics"}), caption=(
         f"Tune on a random half of the topics, measure on the other half ({s.n_splits} splits, nDCG@{k}). "
         "The in-sample Φ of a tuned vector is optimistic by construction; the held-out column is the honest one."))))
     B.append(("img", ("out_of_sample.png", "Held-out Φ of the tuned configuration minus that of each standard one, "
@@ -1267,13 +1582,14 @@ def render(study: Study, format: Literal["md", "html"] = "md", *, figure_format:
 
 
 def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "html"] = "md",
-                 dpi: int = 110, figure_format: str = "png") -> Path:
+                 dpi: int = 110, figure_format: str = "png", title: str | None = None) -> Path:
     """Write ``report.md`` (or ``report.html``), every figure of :data:`FIGURES` and ``tables.json`` into
     ``out_dir``; returns the report's path.
 
     ``report.html`` embeds its figures (one file to mail); the figure files (PNG, or SVG with
     ``figure_format="svg"``) are written beside it too, for reuse. ``tables.json`` holds the unrounded
-    numbers of the tables.
+    numbers of the tables. ``title`` names the collection in the report's title (default: the study's
+    ``name``, from :func:`run_study`'s ``title`` or the data).
 
     Everything is written into a temporary directory beside ``out_dir`` that replaces it at the end
     (:func:`metrics._atomic.atomic_directory`): an interrupted or failed run leaves the old report (or
@@ -1293,6 +1609,8 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     if format not in ("md", "html"):
         raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")
     _check_figure_format(figure_format)
+    if title is not None:
+        study = replace(study, name=_check_title(title))
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"`out_dir` must be a directory; {out} is a file.")

@@ -90,13 +90,15 @@ class DemoStudy(JsonResult):
     def summary(self) -> str:
         """The table ``gtheory demo`` prints: per configuration the share of σ²(s), Φ, Eρ², topics needed and
         τ with log2; the tuned gain ratios; the out-of-sample lines."""
+        n = self.n_topics
         lines = []
         if self.verdict:
             lines += [f"Should I tune the nDCG@{self.cutoff} discount?  {self.verdict}",
                       "  (gtheory recommend: nested cross-validation over topics; the study below explains it)", ""]
-        lines.append(f"nDCG@{self.cutoff}, {self.n_systems} systems x {self.n_topics} topics   "
-                     f"(Φ target {self.target:g})")
-        head = (f"{'configuration':<20} {'σ²_s/σ²_total':>13} {'Φ(n)':>7} {'Eρ²(n)':>7} {'topics for Φ':>13}  "
+        lines += [f"nDCG@{self.cutoff}, {self.n_systems} systems x n = {n} topics   (Φ target {self.target:g})",
+                  f"  Φ(1) is the stability of a comparison on one topic, Φ({n}) that of the mean over the n = {n} "
+                  "topics (the share of its variance due to real differences between systems)"]
+        head = (f"{'configuration':<20} {'σ²_s/σ²_total':>13} {f'Φ({n})':>7} {f'Eρ²({n})':>7} {'topics for Φ':>13}  "
                 f"{'τ vs log2':>9}")
         lines += [head, "-" * len(head)]
         for r in self.rows:

@@ -155,3 +155,12 @@ def toy_runs(tmp_path: Path) -> tuple[Path, Path]:
                 lines.append(f"{t} Q0 {d} {r + 1} {100 - r} run{s}\n")
         (runs / f"run{s}.txt").write_text("".join(lines))
     return runs, qrels
+
+
+@pytest.fixture(scope="session")
+def report_quick_study():
+    """``experiments.report.run_study(metrics.load_trec9(), quick=True)``, computed once per test session (the
+    report's tests share it: a quick study takes ~15 s)."""
+    from experiments.report import run_study
+
+    return run_study(metrics.load_trec9(), quick=True)

@@ -42,6 +42,10 @@ def test_demo_json_matches_the_library(capsys):
 def test_demo_table_and_bad_options(capsys):
     code, out, _ = run_cli(["demo", "--quiet", "--splits", "2"], capsys)
     assert code == 0 and "tuned discount" in out and "out of sample" in out
+    # the header says how many topics n the coefficients are at, and what Φ(1) and Φ(n) are
+    assert "104 systems x n = 50 topics" in out and "Φ(1) is the stability of a comparison on one topic" in out
+    head = next(ln for ln in out.splitlines() if ln.startswith("configuration"))
+    assert "Φ(50)" in head and "Eρ²(50)" in head and "Φ(n)" not in head
     code, out, err = run_cli(["demo", "--target", "1.5"], capsys)
     assert code == 2 and "--target must be in (0, 1)" in err and "Traceback" not in err
     code, out, err = run_cli(["demo", "--runs", "/nonexistent-dir"], capsys)

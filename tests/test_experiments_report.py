@@ -39,8 +39,11 @@ def test_report_json_lists_files_and_key_numbers(quick_dir):
         assert doc["topics_needed"][row["discount"]] == row["topics_needed"]
         assert type(doc["topics_needed"][row["discount"]]) is int
         assert doc["phi"][row["discount"]] == pytest.approx(row["phi"], abs=1e-9)
-    assert set(doc["kendall_tau_vs_optimal"]) == {"zipf", "linear", "log2"}
-    assert len(doc["discriminative_power"]) == 4 and doc["n_systems"] == 104
+    assert set(doc["kendall_tau_vs_optimal"]) == {"zipf", "linear", "log2", "adopted"}
+    # the paper's four configurations, and the adopted ones with the baseline at the main cut-off
+    assert len(doc["discriminative_power"]) >= 5 and doc["n_systems"] == 104
+    assert set(doc["adopted"]) == {"discount", "gain"}
+    assert all(any(label in name for name in doc["discriminative_power"]) for label in doc["adopted"].values())
 
 
 def test_report_title_is_short(quick_dir):
@@ -52,8 +55,8 @@ def test_report_title_is_short(quick_dir):
 
 
 @pytest.fixture(scope="module")
-def quick_study():
-    return run_study(metrics.load_trec9(), quick=True)
+def quick_study(report_quick_study):
+    return report_quick_study  # run_study(metrics.load_trec9(), quick=True), shared with the other report tests
 
 
 def test_gain_ratio_reference_lines_differ_in_style_and_colour(quick_study):
@@ -103,7 +106,7 @@ def test_report_quick_writes_markdown_and_every_figure(quick_dir):
     for heading in ("Table 1", "Table 2", "Table 3", "Table 4", "Fig. 9", "Out of sample", "Published numbers"):
         assert heading in text
     tables = json.loads((out / "tables.json").read_text(encoding="utf-8"))
-    assert {r["discount"] for r in tables["discount_table"]} == {"zipf", "linear", "log2", "optimal"}
+    assert {r["discount"] for r in tables["discount_table"]} == {"zipf", "linear", "log2", "optimal", "adopted"}
 
 
 def test_report_numbers_are_sane(quick_dir):

@@ -18,8 +18,8 @@ import pytest
 
 import metrics
 from experiments.cli import main
-from experiments.report import (FIGURES, ReportSettings, _FIGURE_FUNCS, _LABEL_TOP, _PHI_STYLE, _fmt, _signed,
-                                figure_file, render, run_study, write_report)
+from experiments.report import (FIGURES, ReportSettings, _FIGURE_FUNCS, _LABEL_TOP, _PHI_STYLE, _fmt, _phi_names,
+                                _signed, figure_file, render, run_study, write_report)
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +141,8 @@ def test_phi_vs_topics_has_confidence_bands_and_distinct_curves(study):
     fig = _FIGURE_FUNCS["phi_vs_topics.png"](study)
     full, zoom = fig.axes[:2]
     bands = [c for c in full.collections if isinstance(c, PolyCollection)]
-    assert len(bands) == 4
+    names = _phi_names(study)  # the three standard discounts, the in-sample optimum and the adopted one
+    assert len(bands) == len(names) == 5 and names[-1] == "adopted"
     # the band of the optimal discount is GStudy.interval's 95 % interval of Φ(n)
     g = study.gstudies["optimal"]
     verts = bands[0].get_paths()[0].vertices
@@ -153,11 +154,11 @@ def test_phi_vs_topics_has_confidence_bands_and_distinct_curves(study):
     assert all(abs(hi_side[float(k)] - h) < 1e-12 for k, h in zip(n, ci.high))
     styles = {(ln.get_linestyle(), ln.get_marker()) for ln in zoom.get_lines() if ln.get_label() in
               [h.get_label() for h in zoom.get_legend().legend_handles]}
-    assert len(styles) == 4 == len(set(_PHI_STYLE.values()))
+    assert len(styles) == 5 == len(set(_PHI_STYLE.values()))
     # one topics-needed interval bar per discount under the target line
     t = g.topics_needed(study.settings.target, "phi", level=0.95)
     assert t.n_low <= t.n <= t.n_high
-    assert len(zoom.containers) == 4
+    assert len(zoom.containers) == 5
     plt.close(fig)
 
 
@@ -240,4 +241,5 @@ def test_study_displays_concisely(study):
     r = repr(study)
     assert r.startswith("Study(") and "\n" not in r and len(r) < 250
     html = study._repr_html_()
-    assert html.startswith("<table") and html.count("<tr>") == 1 + 4  # header + one row per discount
+    # header + one row per discount (three standard ones, the in-sample optimum, the adopted one)
+    assert html.startswith("<table") and html.count("<tr>") == 1 + 5 and "adopted: " in html

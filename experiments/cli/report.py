@@ -22,6 +22,7 @@ examples:
   gtheory report --quick --format html --out /tmp/r  # quick HTML version, one file
   gtheory report --quick --format html --figure-format svg --out /tmp/r
   gtheory report --runs runs/ --qrels qrels.txt --cutoff 20 --out my-collection/
+  gtheory report --runs runs/ --qrels qrels.txt --title "TREC 2019 DL passage" --out dl19/
 """
 from __future__ import annotations
 
@@ -62,6 +63,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--splits", type=int, default=None,
                    help="topic splits of the out-of-sample check (default 10; 3 with --quick)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, splits and random starts (default 0)")
+    p.add_argument("--title", default=None,
+                   help="the collection's name in the report's title (default: the folder of --runs, or the "
+                        "data's own description, e.g. the embedded TREC-9 data's)")
     p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     p.add_argument("--json", action="store_true",
                    help="print the files written and the key numbers as JSON (instead of the report's path)")
@@ -69,12 +73,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 #: the Python API's (ReportSettings') parameter names in messages → the options of this command
-_OPTIONS = {"cutoff": "--cutoff", "B": "--B", "n_splits": "--splits", "seed": "--seed", "format": "--format",
+_OPTIONS = {"cutoff": "--cutoff", "B": "--B", "n_splits": "--splits", "seed": "--seed", "format": "--format", "title": "--title",
             "out_dir": "--out", "judged": "the data"}
 
 
 def run(args: argparse.Namespace) -> int:
-    from experiments.report import ReportSettings, check_report_directory, run_study, write_report
+    from experiments.report import ReportSettings, check_report_directory, default_title, run_study, write_report
 
     cutoff = 100 if args.cutoff is None else args.cutoff
     asl_cutoff = args.asl_cutoff if args.asl_cutoff is not None else (20 if args.cutoff is None else args.cutoff)
@@ -82,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     for option, value, least in (("--cutoff", cutoff, 1), ("--asl-cutoff", asl_cutoff, 1), ("--B", args.B, 1),
                                  ("--splits", args.splits, 1), ("--seed", args.seed, 0)):
         check_least(option, value, least)
+    if args.title is not None and not args.title.strip():
+        raise UsageError("--title must not be empty")
     out = check_output_path(args.out, "--out", directory=True, args=args, quiet=args.quiet)
     check_report_directory(out)  # a directory of other files is not replaced: refused before minutes of study
     t0 = time.perf_counter()
@@ -108,8 +114,11 @@ def run(args: argparse.Namespace) -> int:
     settings = factory(cutoff=cutoff, **overrides)
     # cut-offs deeper than the runs (e.g. 200 with --depth 100) are dropped rather than refused
     settings = settings.fit_depth(judged.depth)
+    title = args.title
+    if title is None and args.runs and not judged.report.get("description"):
+        title = default_title(args.runs) or None
     try:
-        study = run_study(judged, settings=settings, progress=say)
+        study = run_study(judged, settings=settings, progress=say, title=title)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     say("writing figures and the report")
@@ -147,6 +156,7 @@ def _summary(study: Any, path: Path, figure_format: str = "png") -> dict[str, An
         "figures": [str(out / figure_file(name, figure_format)) for name in FIGURES],
         "collection": study.name,
         "verdict": study.verdict,
+        "adopted": {a.what: a.row_label for a in study.adopted},
         "n_systems": study.n_systems,
         "n_topics": study.n_topics,
         "cutoff": study.settings.cutoff,
