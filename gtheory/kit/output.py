@@ -395,7 +395,7 @@ def csv_safe(obj: Any) -> Any:
     if isinstance(obj, str):
         return _safe_cell(obj)
     if hasattr(obj, "to_frame") and hasattr(obj, "map") and not hasattr(obj, "columns"):  # a Series
-        out = obj.map(_safe_cell) if obj.dtype == object or str(obj.dtype) in ("string", "category") else obj.copy()
+        out = obj.map(_safe_cell) if _text_dtype(obj.dtype) else obj.copy()
         out = out.rename(index=_safe_cell) if _textual(obj.index) else out
         out.name = _safe_cell(obj.name)
         out.index = out.index.set_names([_safe_cell(n) for n in out.index.names])
@@ -404,7 +404,7 @@ def csv_safe(obj: Any) -> Any:
         out = obj.copy()
         for i, c in enumerate(out.columns):
             col = out.iloc[:, i]
-            if col.dtype == object or str(col.dtype) in ("string", "category"):
+            if _text_dtype(col.dtype):
                 out.isetitem(i, col.map(_safe_cell))
         if _textual(out.index):
             out = out.rename(index=_safe_cell)
@@ -416,9 +416,16 @@ def csv_safe(obj: Any) -> Any:
     return obj
 
 
+def _text_dtype(dtype: Any) -> bool:
+    """Whether a column of ``dtype`` may hold text: object, pandas' string dtypes, or categories (of any kind)."""
+    from pandas.api.types import is_object_dtype, is_string_dtype  # pandas is loaded: the caller passed a frame
+
+    return bool(is_object_dtype(dtype) or is_string_dtype(dtype) or str(dtype) == "category")
+
+
 def _textual(index: Any) -> bool:
     """Whether an index may hold text labels (object or string dtype, or a MultiIndex)."""
-    return hasattr(index, "levels") or index.dtype == object or str(index.dtype) in ("string", "category")
+    return hasattr(index, "levels") or _text_dtype(index.dtype)
 
 
 def write_csv(frame: Any, path: PathLike | IO[str], *, raw: bool = False, on_commit: Commit | None = None,
