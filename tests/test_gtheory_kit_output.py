@@ -104,6 +104,16 @@ def test_a_fifo_gets_the_output_and_stays_a_fifo(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["p"]
 
 
+def test_a_full_device_is_an_error_naming_the_output(tmp_path):
+    try:  # /dev/full: every write fails with "No space left on device"
+        os.mknod(tmp_path / "full", 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    except OSError as exc:
+        pytest.skip(f"cannot make a character device here: {exc}")
+    with pytest.raises(OutputError, match=f"cannot write {tmp_path / 'full'}: No space left") as err:
+        write_text(tmp_path / "full", "x" * 100_000)
+    assert err.value.errno == 28 and stat.S_ISCHR(os.lstat(tmp_path / "full").st_mode)
+
+
 def test_a_symbolic_link_to_a_device_is_written_through(tmp_path):
     dev = _null_device(tmp_path / "dev")
     link = tmp_path / "out.csv"

@@ -160,10 +160,11 @@ def _atomic_path(path: PathLike, on_commit: Commit | None) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(name)
     try:
-        yield tmp
-        _publish_mode(tmp, target)
-        _sync(tmp)
-        os.replace(tmp, target)
+        with _named(path):
+            yield tmp
+            _publish_mode(tmp, target)
+            _sync(tmp)
+            os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -172,6 +173,22 @@ def _atomic_path(path: PathLike, on_commit: Commit | None) -> Iterator[Path]:
 
 
 # ----------------------------------------------------------------------------------- written through
+@contextmanager
+def _named(path: PathLike) -> Iterator[None]:
+    """An operating-system error while writing (no space left, an I/O error) as one message naming the output;
+    a closed pipe (``BrokenPipeError``) and this module's own errors pass unchanged."""
+    try:
+        yield
+    except (OutputError, BrokenPipeError):
+        raise
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        err = OutputError(f"cannot write {os.fspath(path)}: {exc.strerror or exc}")
+        err.errno = exc.errno  # callers that test the error number keep working
+        raise err from exc
+
+
 def _refuse_terminal(fh: Any, path: str, mode: str) -> None:
     if "b" in mode and _isatty(fh):
         where = "standard output" if path == "-" else path
@@ -214,7 +231,7 @@ def _through_fd(path: str, fd: int, mode: str, encoding: str | None, newline: st
         dup = os.dup(fd)
     except OSError:
         raise OutputError(f"cannot write {path}: file descriptor {fd} is not open.") from None
-    with open(dup, mode, encoding=None if "b" in mode else encoding, newline=newline) as fh:
+    with _named(path), open(dup, mode, encoding=None if "b" in mode else encoding, newline=newline) as fh:
         _refuse_terminal(fh, path, mode)
         yield fh
     if on_commit is not None:
@@ -229,10 +246,11 @@ def _through_special(path: PathLike, mode: str, encoding: str | None, newline: s
     if stat.S_ISSOCK(os.stat(s).st_mode):
         raise OutputError(f"cannot write {s}: it is a socket, not a file; give a file name, or '-' for "
                           "standard output.")
-    fd = os.open(s, os.O_WRONLY)  # a FIFO: waits for its reader, as the shell's `>` does
-    with open(fd, mode, encoding=None if "b" in mode else encoding, newline=newline) as fh:
-        _refuse_terminal(fh, s, mode)
-        yield fh
+    with _named(s):
+        fd = os.open(s, os.O_WRONLY)  # a FIFO: waits for its reader, as the shell's `>` does
+        with open(fd, mode, encoding=None if "b" in mode else encoding, newline=newline) as fh:
+            _refuse_terminal(fh, s, mode)
+            yield fh
     if on_commit is not None:
         on_commit(Path(s))
 
