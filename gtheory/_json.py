@@ -75,31 +75,12 @@ def number(v: Any, none: float = math.nan) -> Any:
 
 
 def write_text(path: Any, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: a temporary file in the same directory renamed over it, so the
-    file is complete or untouched (the same rule as :mod:`metrics._atomic`, which gtheory cannot import); a
-    symbolic link is written through."""
-    import os
-    import tempfile
-    from pathlib import Path
+    """Write ``text`` to ``path`` with the package's one writer (:func:`gtheory.kit.output.write_text`): atomic for
+    a regular file (a temporary file beside it, renamed), written through for a device, FIFO or ``/dev/stdout``;
+    a symbolic link is written through."""
+    from .kit.output import write_text as _write
 
-    p = Path(path)
-    if p.is_symlink():  # written through, as the shell's `>` does: the link stays, the file it names is replaced
-        p = Path(os.path.realpath(p))
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())  # on the disk before the rename: a crash cannot leave an empty file
-        # the permissions of the file replaced, or the usual ones of a new file (mkstemp's are owner-only)
-        mask = os.umask(0o022)
-        os.umask(mask)
-        os.chmod(tmp, p.stat().st_mode & 0o7777 if p.is_file() else 0o666 & ~mask)
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    _write(path, text)
 
 
 class JsonResult:
@@ -116,7 +97,7 @@ class JsonResult:
 
 def json_text(d: Any, path: Any = None, *, indent: int | None = 2) -> str:
     """The ``to_json`` of every result type: strict JSON text of ``d`` (:func:`dumps`), also written to ``path``
-    (atomically, :func:`write_text`) if given."""
+    (:func:`write_text`: atomically for a regular file) if given."""
     text = dumps(d, indent=indent)
     if path is not None:
         write_text(path, text)

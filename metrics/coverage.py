@@ -215,13 +215,15 @@ class Coverage:
         }
 
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, atomically: a temporary file
-        beside it renamed at the end). The counts are integers, so there is no non-finite number to encode."""
+        """Strict JSON text of :meth:`to_dict` (also written to ``path`` if given, by the package's one writer,
+        :func:`gtheory.kit.output.write_text`: atomically for a regular file — a temporary file beside it renamed at
+        the end —, written through for a device or a named pipe). The counts are integers, so there is no non-finite
+        number to encode."""
         text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
         if path is not None:
-            from ._atomic import atomic_write_text
+            from gtheory.kit.output import write_text  # imported here: `import metrics` does not load gtheory
 
-            atomic_write_text(path, text)
+            write_text(path, text)
         return text
 
     @classmethod

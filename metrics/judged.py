@@ -361,7 +361,8 @@ class JudgedRuns:
         """Save as ``.npz`` (zlib-compressed; no pickles), or as ``.npz.xz`` (LZMA, about 30 % smaller).
 
         Document ids are stored only where a judged document sits (they are implied -1 elsewhere). The file
-        is written atomically (a temporary file beside it, renamed at the end).
+        is written atomically (a temporary file beside it, renamed at the end); an existing device, named pipe or
+        ``/dev/stdout`` is written through, as named, and never replaced (:mod:`gtheory.kit.output`).
         """
         arrays = dict(
             format_version=np.array(_FORMAT_VERSION),
@@ -376,9 +377,10 @@ class JudgedRuns:
             n_retrieved=self.n_retrieved,
             missing=np.array(self.missing),
         )
-        from ._atomic import atomic_open
+        from gtheory.kit.output import open_output, target_kind  # the package's one writer (imported when saving)
 
         p = Path(path)
+        through = target_kind(p) in ("fd", "special")  # a device, FIFO or /dev/stdout: written through, as named
         buf = io.BytesIO()
         if p.suffix == ".xz":
             np.savez(buf, **arrays)
@@ -386,9 +388,9 @@ class JudgedRuns:
         else:
             np.savez_compressed(buf, **arrays)
             data = buf.getvalue()
-            if p.suffix != ".npz":  # as np.savez_compressed(path) names it
+            if p.suffix != ".npz" and not through:  # as np.savez_compressed(path) names it
                 p = p.with_name(p.name + ".npz")
-        with atomic_open(p, "wb") as fh:  # a temporary file renamed over `path`: complete or untouched
+        with open_output(p, "wb") as fh:  # a file: a temporary file renamed over `path`, complete or untouched
             fh.write(data)
 
     @classmethod

@@ -289,3 +289,191 @@ def test_interrupt_after_one_output_says_what_was_written(tmp_path, monkeypatch,
     assert main(argv) == 130
     assert capsys.readouterr().err.endswith(f"gtheory robustness: interrupted; wrote {csv}; nothing written to {png}\n")
     assert csv.read_text().startswith("measure,judged_only,fraction") and not png.exists()
+
+
+# ------------------------------------------------------------------ devices, FIFOs and standard output (issue 20)
+# On f2a3012 every output was a temporary file renamed over the target: as root, `--out /dev/null` deleted the
+# device and left a regular file; `--out` onto a FIFO replaced the pipe, so its reader got nothing.
+import stat  # noqa: E402
+import threading  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def small_judged(tmp_path_factory) -> Path:
+    p = tmp_path_factory.mktemp("dev") / "j.npz"
+    metrics.load_trec9().subset(systems=[0, 10, 20], topics=list(range(6))).save(p)
+    return p
+
+
+def _evaluate_csv(judged: Path, tmp_path: Path) -> bytes:
+    """What `evaluate --out FILE` writes to a regular file: the reference for the written-through outputs."""
+    ref = tmp_path / "ref.csv"
+    assert main(["evaluate", "--judged", str(judged), "--quiet", "--out", str(ref)]) == 0
+    return ref.read_bytes()
+
+
+def _read_all(fd_or_path, sink: list[bytes]) -> threading.Thread:
+    def run():
+        if isinstance(fd_or_path, int):
+            chunks = []
+            while True:
+                try:
+                    b = os.read(fd_or_path, 65536)
+                except OSError:  # EIO: the pty's other side was closed
+                    break
+                if not b:
+                    break
+                chunks.append(b)
+            sink.append(b"".join(chunks))
+        else:
+            with open(fd_or_path, "rb") as fh:
+                sink.append(fh.read())
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def test_evaluate_out_onto_a_character_device_delivers_and_keeps_it(tmp_path, small_judged, capsys):
+    import tty
+
+    expected = _evaluate_csv(small_judged, tmp_path)
+    try:
+        os.mknod(tmp_path / "mynull", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError as exc:
+        pytest.skip(f"cannot make a character device here: {exc}")
+    assert main(["evaluate", "--judged", str(small_judged), "--quiet", "--out", str(tmp_path / "mynull")]) == 0
+    st_ = os.lstat(tmp_path / "mynull")
+    assert stat.S_ISCHR(st_.st_mode) and st_.st_rdev == os.makedev(1, 3)  # f2a3012: a regular file
+    assert "will be replaced" not in capsys.readouterr().err  # a device is not replaced: no such note
+    # a character device that shows what it gets: a pseudo-terminal (raw mode: no newline translation)
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    name = os.ttyname(slave)
+    got: list[bytes] = []
+    reader = _read_all(master, got)
+    try:
+        assert main(["evaluate", "--judged", str(small_judged), "--quiet", "--out", name]) == 0
+        assert stat.S_ISCHR(os.lstat(name).st_mode)  # still the terminal's device node
+    finally:
+        os.close(slave)
+    reader.join(timeout=30)
+    os.close(master)
+    assert got and got[0] == expected  # every byte reached the device
+
+
+def test_evaluate_out_onto_a_fifo_delivers_and_keeps_it(tmp_path, small_judged):
+    expected = _evaluate_csv(small_judged, tmp_path)
+    fifo = tmp_path / "p"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = _read_all(fifo, got)
+    assert main(["evaluate", "--judged", str(small_judged), "--quiet", "--out", str(fifo)]) == 0
+    reader.join(timeout=30)
+    assert got == [expected] and stat.S_ISFIFO(os.lstat(fifo).st_mode)  # f2a3012: replaced, the reader got nothing
+    assert sorted(os.listdir(tmp_path)) == ["p", "ref.csv"]
+
+
+def test_tune_out_and_plot_onto_fifos(tmp_path, small_judged):
+    tuned, plot = tmp_path / "t.fifo", tmp_path / "g.png"  # a FIFO; the suffix names the image format
+    os.mkfifo(tuned)
+    os.mkfifo(plot)
+    got: list[bytes] = []
+    reader = _read_all(tuned, got)
+    assert main(["tune", "--judged", str(small_judged), "--cutoff", "10", "--starts", "1", "--quiet",
+                 "--out", str(tuned)]) == 0
+    reader.join(timeout=30)
+    assert optimize.Tuning.from_json(got[0].decode()).cutoff == 10 and stat.S_ISFIFO(os.lstat(tuned).st_mode)
+    got = []
+    reader = _read_all(plot, got)
+    assert main(["gstudy", "--judged", str(small_judged), "--quiet", "--plot", str(plot)]) == 0
+    reader.join(timeout=30)
+    assert got[0].startswith(b"\x89PNG") and stat.S_ISFIFO(os.lstat(plot).st_mode)
+
+
+def _cli(*argv: str, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "experiments", *argv], env=env, cwd=ROOT, timeout=300,
+                          capture_output=True, **kw)
+
+
+def test_out_dev_stdout_on_a_pipe_and_dash(tmp_path, small_judged):
+    expected = _evaluate_csv(small_judged, tmp_path)
+    r = _cli("evaluate", "--judged", str(small_judged), "--quiet", "--out", "/dev/stdout")
+    assert r.returncode == 0 and r.stdout == expected, r.stderr  # f2a3012: [Errno 2] ... pipe:[...] ... .tmp
+    r = _cli("evaluate", "--judged", str(small_judged), "--quiet", "--out", "-")
+    assert r.returncode == 0 and r.stdout == expected, r.stderr
+    # `-` for a JSON output: standard output holds only the JSON, the command's own report goes to stderr
+    r = _cli("tune", "--judged", str(small_judged), "--cutoff", "10", "--starts", "1", "--out", "-")
+    assert r.returncode == 0, r.stderr
+    t = optimize.Tuning.from_json(r.stdout.decode())  # the whole of standard output is the tuning's JSON
+    assert t.cutoff == 10 and t.summary().splitlines()[0].encode() in r.stderr  # the summary went to stderr
+    assert not (ROOT / "-").exists()
+
+
+def test_dash_is_refused_where_it_cannot_work(tmp_path, small_judged, monkeypatch, capsys):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    assert main(["gstudy", "--judged", str(small_judged), "--quiet", "--plot", "-"]) == 2
+    assert "standard output is a terminal" in capsys.readouterr().err
+    assert main(["report", "--judged", str(small_judged), "--quick", "--out", "-"]) == 2
+    assert "standard output cannot hold it" in capsys.readouterr().err
+    assert main(["robustness", "--judged", str(small_judged), "--out", "-", "--plot", "-"]) == 2
+    assert "standard output is also the output of --out" in capsys.readouterr().err
+
+
+def test_an_interrupted_write_through_says_it_may_be_partial(tmp_path, small_judged, monkeypatch, capsys):
+    fifo = tmp_path / "p"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = _read_all(fifo, got)
+
+    def half_then_interrupt(self, fh, *a, **k):
+        fh.write("system,topic")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_interrupt)
+    assert main(["evaluate", "--judged", str(small_judged), "--quiet", "--out", str(fifo)]) == 130
+    reader.join(timeout=30)
+    assert f"{fifo} may hold part of the output" in capsys.readouterr().err and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+# --------------------------------------------------------------------------- CSV formula injection (issue 20)
+HOSTILE = ['=HYPERLINK("http:x","y")', "@SUM(A1)", "+1+cmd", "-2+3"]
+
+
+@pytest.fixture(scope="module")
+def hostile_runs(tmp_path_factory) -> Path:
+    """Runs whose file names (the system names) a spreadsheet would run as formulas, and one that is a number."""
+    d = tmp_path_factory.mktemp("inj")
+    (d / "runs").mkdir()
+    for i, name in enumerate(HOSTILE + ["-0.5", "plain"]):
+        (d / "runs" / name).write_text("".join(f"{t} Q0 d{k} {k} {10 - k - i * 0.1} x\n" for t in ("1", "@2")
+                                               for k in range(1, 4)))
+    (d / "qrels").write_text("1 0 d1 1\n1 0 d2 0\n@2 0 d3 2\n@2 0 d1 0\n")
+    return d
+
+
+@pytest.mark.parametrize("fmt", ["long", "wide"])
+def test_evaluate_csv_neutralises_formula_names_and_raw_csv_keeps_them(hostile_runs, tmp_path, fmt, capsys):
+    base = ["evaluate", "--runs", str(hostile_runs / "runs"), "--qrels", str(hostile_runs / "qrels"), "--quiet",
+            "--format", fmt, "--measure", "P@2"]
+    assert main(base + ["--out", str(tmp_path / "safe.csv")]) == 0
+    assert main(base + ["--out", str(tmp_path / "raw.csv"), "--raw-csv"]) == 0
+    safe = pd.read_csv(tmp_path / "safe.csv", dtype=str, keep_default_na=False)
+    raw = pd.read_csv(tmp_path / "raw.csv", dtype=str, keep_default_na=False)
+    cells = lambda f: set(f.to_numpy().ravel()) | set(f.columns)  # noqa: E731
+    for name in HOSTILE + ["@2"]:
+        assert name not in cells(safe) and "'" + name in cells(safe)  # f2a3012: written raw
+        assert name in cells(raw)
+    assert "-0.5" in cells(safe) and "plain" in cells(safe)  # a name that is a number, and plain text, unchanged
+    scores = safe["score"] if fmt == "long" else safe.drop(columns=safe.columns[0]).stack()
+    assert np.isfinite(scores.astype(float)).all()  # the scores are numbers, never prefixed
+    assert main(base) == 0  # standard output: the same neutralised CSV
+    assert "'=HYPERLINK" in capsys.readouterr().out

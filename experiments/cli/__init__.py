@@ -9,9 +9,12 @@ Errors that are the user's (bad file, bad option) are raised as :class:`UsageErr
 ``ValueError`` / ``OSError`` (a :class:`gtheory.ParameterError` names its parameter, shown as the option of the
 subcommand's ``_OPTIONS`` table; a fix carried as data, :mod:`metrics.fixes`, is worded with the options), and printed as one line on stderr without a traceback; exit code 2. Any other
 exception is a bug, not a usage error: one line with a hint to rerun with ``--traceback``; exit code 1.
-``--traceback`` (or ``GTHEORY_DEBUG=1``) shows the traceback. Every output file or directory is written atomically (a temporary
-file beside it, renamed at the end); Ctrl-C prints "interrupted; nothing written to ..." (or the outputs that
-were completed) and exits with 130.
+``--traceback`` (or ``GTHEORY_DEBUG=1``) shows the traceback. Every output goes through the package's one writer
+(:mod:`gtheory.kit.output`): a regular file (or a new path) is written atomically (a temporary file beside it,
+renamed at the end); an existing device, named pipe or ``/dev/stdout`` is written through and never replaced;
+``-`` is standard output for text outputs (the command's own messages then go to stderr). Ctrl-C prints
+"interrupted; nothing written to ..." (or the outputs that were completed, and those written through that may
+hold part of their output) and exits with 130.
 """
 from __future__ import annotations
 
@@ -97,19 +100,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE
-    from ._common import COMMAND, OUTPUTS, interrupted_message
+    from ._common import COMMAND, OUTPUTS
+    from ._outputs import STDOUT
 
     OUTPUTS.clear()
     COMMAND[0] = f"gtheory {args.command}"
+    try:
+        return _run(args, traceback)
+    finally:
+        if STDOUT[0] is not None:  # an output was `-`: give standard output back
+            sys.stdout, STDOUT[0] = STDOUT[0], None
+
+
+def _run(args: argparse.Namespace, traceback: bool) -> int:
+    """Run the subcommand of the parsed ``args``; errors to one line on stderr and an exit code."""
+    from ._common import interrupted_message
+    from ._outputs import STDOUT
+
     try:
         with warnings.catch_warnings():  # a library warning the subcommand does not print itself: one CLI line
             warnings.showwarning = _cli_warning(args)
             return int(args._run(args) or 0)
     except BrokenPipeError:  # e.g. piped into `head`
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, (STDOUT[0] if STDOUT[0] is not None else sys.stdout).fileno())
         return EXIT_OK
-    except KeyboardInterrupt:  # Ctrl-C: every output is atomic, so each one is complete or untouched
+    except KeyboardInterrupt:  # Ctrl-C: a file output is atomic, so each one is complete or untouched
         print(interrupted_message(args.command), file=sys.stderr)
         return EXIT_INTERRUPTED
     except (UsageError, ValueError, OSError) as exc:  # the user's input; ParameterError is a ValueError

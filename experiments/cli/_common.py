@@ -14,7 +14,8 @@ from ._data import (  # noqa: F401 - re-exported for the subcommands
 )
 from ._errors import in_option_names  # noqa: F401
 from ._outputs import (  # noqa: F401
-    COMMAND, OUTPUTS, check_output_path, interrupted_message, mark_written, output_file, output_path, save_figure,
+    COMMAND, OUTPUTS, add_raw_csv_arg, check_output_path, interrupted_message, mark_written, output_file, output_path,
+    output_text, save_figure, write_csv_output,
 )
 from . import UsageError
 
@@ -58,18 +59,26 @@ def emit_json(obj: Any, path: str | Path | None = None) -> None:
     It is the one encoder of every result's ``to_json`` (:func:`gtheory._json.dumps`). Non-ASCII text (Φ, Eρ²,
     σ², ≤, labels and file names) is written as is, readable, unless standard output cannot encode it (e.g. a cp1252 pipe); then it is written as ``\\uXXXX`` escapes, the same
     JSON value. NumPy scalars and arrays become numbers and lists; any other object its ``str``.
-    With ``path``, the same text is written to that file (UTF-8, non-ASCII as is) instead of standard output.
+    With ``path``, the same text is written to that output (UTF-8, non-ASCII as is) instead of standard output:
+    a file (atomically), a device, FIFO or ``/dev/stdout`` (written through), or ``-`` (standard output,
+    while the command's own messages go to stderr).
     """
     from gtheory._json import dumps
 
     text = dumps(obj)
-    if path is not None:
-        from metrics._atomic import atomic_write_text
+    if path is not None and str(path) != "-":
+        from ._outputs import output_text
 
-        atomic_write_text(path, text + "\n", on_commit=mark_written)
+        output_text(path, text + "\n")
         return
+    from ._outputs import STDOUT
+
+    stream = STDOUT[0] if path is not None and STDOUT[0] is not None else sys.stdout  # `--out -`: the real one
     try:
-        text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
     except (UnicodeEncodeError, LookupError):
         text = dumps(obj, ensure_ascii=True)
-    sys.stdout.write(text + "\n")
+    stream.write(text + "\n")
+    if path is not None:
+        stream.flush()
+        mark_written(path)

@@ -1,6 +1,8 @@
-"""Outputs of the CLI subcommands: checked before any work (writable, not an input, not given twice), written
-atomically (a temporary file beside the output renamed over it), and recorded so that Ctrl-C can say what was
-written."""
+"""Outputs of the CLI subcommands: checked before any work (writable, not an input, not given twice), written by
+the package's one writer (:mod:`gtheory.kit.output`: atomically for a regular file — a temporary file beside it
+renamed over it —, written through for a device, a FIFO or ``/dev/stdout``; ``-`` is standard output for text
+outputs), and recorded so that Ctrl-C can say what was written. CSV outputs neutralise text cells that a
+spreadsheet would run as formulas unless ``--raw-csv`` is given."""
 from __future__ import annotations
 
 import argparse
@@ -15,6 +17,9 @@ from . import UsageError
 OUTPUTS: list[list[Any]] = []
 #: the running subcommand's name (set by :func:`experiments.cli.main`), for notes on stderr
 COMMAND = ["gtheory"]
+#: the real standard output while an output is ``-`` (:func:`check_output_path` then sends the command's own
+#: messages to stderr, so that standard output holds only that output); :func:`experiments.cli.main` restores it
+STDOUT: list[Any] = [None]
 
 #: attributes of the parsed arguments that name input files or directories, with their options
 _INPUT_OPTIONS = (("runs", "--runs"), ("qrels", "--qrels"), ("judged", "--judged"), ("scores", "SCORES.csv"),
@@ -78,45 +83,91 @@ def mark_written(path: str | Path) -> None:
             entry[2] = True
 
 
+def _written_through(path: str) -> bool:
+    """Whether ``path`` is an output written through (standard output, a device, a FIFO): not atomic."""
+    from gtheory.kit.output import target_kind
+
+    try:
+        return target_kind(path, dash=True) in ("stdout", "fd", "special")
+    except OSError:
+        return False
+
+
 def interrupted_message(command: str) -> str:
     """What an interrupted subcommand tells the user: which outputs are complete, and that the others were
-    not written (every output is atomic: it is complete or absent, an existing one left as it was)."""
+    not written (an output to a regular file is atomic: it is complete or absent, an existing one left as it was;
+    one written through to standard output, a device or a FIFO may hold part of the output)."""
     done = [str(p) for _, p, ok in OUTPUTS if ok]
-    todo = [str(p) for _, p, ok in OUTPUTS if not ok]
+    todo = [str(p) for _, p, ok in OUTPUTS if not ok and not _written_through(str(p))]
+    part = [str(p) for _, p, ok in OUTPUTS if not ok and _written_through(str(p))]
     text = f"gtheory {command}: interrupted"
     if done:
         text += f"; wrote {', '.join(done)}"
     if todo:
         text += f"; nothing written to {', '.join(todo)}"
-    elif not done:
+    if part:
+        text += f"; {', '.join(part)} may hold part of the output (not a regular file: written through)"
+    if not (done or todo or part):
         text += "; nothing written"
     return text
 
 
 def output_file(path: str | Path, mode: str = "w", *, newline: str | None = None) -> Any:
-    """An atomic ``open`` of an output (:func:`metrics._atomic.atomic_open`) that records it as written."""
-    from metrics._atomic import atomic_open
+    """``open`` of an output (:func:`gtheory.kit.output.open_output`: atomic for a regular file, written through
+    for a device, FIFO or ``/dev/stdout``; ``-`` is standard output) that records it as written."""
+    from gtheory.kit.output import open_output
 
-    return atomic_open(path, mode, newline=newline, on_commit=mark_written)
+    return open_output(path, mode, newline=newline, on_commit=mark_written, stdout=_stdout())
 
 
 def output_path(path: str | Path) -> Any:
-    """A temporary path beside an output, renamed over it at the end (:func:`metrics._atomic.atomic_path`)."""
-    from metrics._atomic import atomic_path
+    """A path to write an output to, whose content becomes ``path`` at the end
+    (:func:`gtheory.kit.output.output_path`); recorded as written."""
+    from gtheory.kit.output import output_path as _output_path
 
-    return atomic_path(path, on_commit=mark_written)
+    return _output_path(path, on_commit=mark_written, stdout=_stdout())
+
+
+def output_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to the output ``path`` (:func:`output_file`); recorded as written."""
+    with output_file(path) as fh:
+        fh.write(text)
+
+
+def _stdout() -> Any:
+    return STDOUT[0] if STDOUT[0] is not None else sys.stdout
+
+
+def add_raw_csv_arg(p: Any) -> None:
+    """``--raw-csv``: write text cells of a CSV output as they are (see :func:`write_csv_output`)."""
+    p.add_argument("--raw-csv", action="store_true",
+                   help="write text cells of the CSV as they are; by default a name or id starting with = + - @, "
+                        "a tab or a carriage return gets a leading ' so that a spreadsheet does not run it as a "
+                        "formula (OWASP)")
+
+
+def write_csv_output(frame: Any, path: str | Path | None, args: argparse.Namespace, **to_csv: Any) -> None:
+    """``frame`` as CSV to the output ``path`` (standard output when None), text cells neutralised against formula
+    injection unless ``--raw-csv`` (:func:`gtheory.kit.output.write_csv`); recorded as written."""
+    from gtheory.kit.output import write_csv
+
+    raw = bool(getattr(args, "raw_csv", False))
+    if path is None:
+        write_csv(frame, _stdout(), raw=raw, **to_csv)
+    else:
+        write_csv(frame, path, raw=raw, on_commit=mark_written, stdout=_stdout(), **to_csv)
 
 
 def save_figure(fig: Any, path: str | Path, *, dpi: int = 150) -> None:
-    """``fig.savefig`` to ``path`` atomically, in the format its suffix names (``.png``, ``.svg``, ``.pdf``;
-    PNG without a suffix); recorded as written."""
+    """``fig.savefig`` to ``path`` (atomically for a regular file; written through for a device, FIFO or ``-``),
+    in the format its suffix names (``.png``, ``.svg``, ``.pdf``; PNG without a suffix); recorded as written."""
     suffix = Path(path).suffix.lstrip(".").lower()
-    with output_path(path) as tmp:  # a temporary file beside it, renamed: never a truncated image
+    with output_path(path) as tmp:  # a temporary file, renamed or copied through: never a truncated image
         fig.savefig(tmp, dpi=dpi, format=suffix or "png")
 
 
 def check_output_path(path: str | Path, option: str, *, directory: bool = False,
-                      args: argparse.Namespace | None = None, quiet: bool = False) -> Path:
+                      args: argparse.Namespace | None = None, quiet: bool = False, binary: bool | None = None) -> Path:
     """Refuse, before any computation, an output path that cannot be written; return it as a :class:`Path`.
 
     ``option`` is the CLI option that gave ``path`` (``"--out"``, ``"--plot"``); every message is one line
@@ -127,27 +178,83 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False,
     the subcommand creates, as ``report --out``): ``path`` must not be an existing file, and its nearest
     existing ancestor must be a writable directory (the missing levels are created later).
 
+    ``-`` is standard output: accepted for a file output (the command's own messages then go to stderr, so
+    that standard output holds only this output), refused for a directory and, when standard output is a
+    terminal, for a ``binary`` output (default: ``option == "--plot"``). An existing device, FIFO or
+    ``/dev/stdout`` is written through (never replaced); a socket is refused.
+
     With ``args`` (the parsed command line), an output that is one of the inputs (--runs file or a file of the
     --runs directory, --qrels, --judged, SCORES.csv, --tuning, --discount; compared by :func:`os.path.samefile`, so
     symbolic and hard links count) is refused, as is a directory output holding an input, or an output given
-    twice. An existing output is replaced when the command ends — atomically (see :mod:`metrics._atomic`) — and
-    a note on stderr says so (unless ``quiet``). The output is recorded in :data:`OUTPUTS`.
+    twice. An existing regular file is replaced when the command ends — atomically (see
+    :mod:`gtheory.kit.output`) — and a note on stderr says so (unless ``quiet``). The output is recorded in
+    :data:`OUTPUTS`.
 
     Raises
     ------
     UsageError
         When the path cannot be written or is an input.
     """
+    from gtheory.kit.output import target_kind
+
     p = Path(path)
     where = f"{option} {path}"
+    binary = option == "--plot" if binary is None else binary
+    kind = target_kind(path, dash=True)
+    if kind == "stdout":
+        _claim_stdout(where, option, directory, binary)
+        OUTPUTS.append([option, str(path), False])
+        return p
     _refuse_inputs(p, where, args, directory)
-    _check_writable(p, where, directory)
-    if p.exists() and not quiet:
+    if kind in ("fd", "special"):
+        _check_through(p, where, directory)
+    else:
+        _check_writable(p, where, directory)
+    if kind in ("regular", "directory") and not quiet:
         what = "directory" if directory else "file"
         print(f"{COMMAND[0]}: note: {option} {path}: the existing {what} will be replaced when the command "
               "completes.", file=sys.stderr)
     OUTPUTS.append([option, str(path), False])
     return p
+
+
+def _claim_stdout(where: str, option: str, directory: bool, binary: bool) -> None:
+    """``-``: standard output becomes this output's; the command's own messages go to stderr from now on."""
+    if directory:
+        raise UsageError(f"{where}: this output is a directory of files; standard output cannot hold it. "
+                         "Give a directory name.")
+    for other, path, _ in OUTPUTS:
+        if path == "-":
+            raise UsageError(f"{where}: standard output is also the output of {other}; give each output its own "
+                             "path.")
+    stream = STDOUT[0] if STDOUT[0] is not None else sys.stdout
+    if binary:
+        try:
+            tty = stream.isatty()
+        except (AttributeError, ValueError, OSError):
+            tty = False
+        if tty:
+            raise UsageError(f"{where}: standard output is a terminal, which cannot show an image; redirect it "
+                             "(> plot.png) or give a file name.")
+    if STDOUT[0] is None:
+        STDOUT[0] = sys.stdout
+        sys.stdout = sys.stderr
+
+
+def _check_through(p: Path, where: str, directory: bool) -> None:
+    """An existing device, FIFO or ``/dev/stdout``: written through, so only the target itself must be writable."""
+    import stat
+
+    if directory:
+        raise UsageError(f"{where}: is not a directory (a device, a pipe or a file descriptor).")
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return  # /dev/fd/N of a closed descriptor: the writer says so
+    if stat.S_ISSOCK(mode):
+        raise UsageError(f"{where}: is a socket, not a file; give a file name, or '-' for standard output.")
+    if not os.access(p, os.W_OK):
+        raise UsageError(f"{where}: is not writable.")
 
 
 def _check_writable(p: Path, where: str, directory: bool) -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._common import add_data_args, check_output_path, emit_json, load_judged, output_file
+from ._common import add_data_args, add_raw_csv_arg, check_output_path, emit_json, load_judged, write_csv_output
 from ._measures import resolve_measures
 from ._ndcg import (  # noqa: F401 - the nDCG options are shared with tune, check, gstudy and recommend
     NDCG_OPTIONS, add_ndcg_args, compute, ndcg_cutoff, parse_discount, parse_gain,
@@ -45,7 +45,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_ndcg_args(p)
     p.add_argument("--judged-only", action="store_true", help="condensed lists: drop unjudged documents first")
     p.add_argument("--format", choices=["long", "wide"], default="long", help="CSV layout (default long)")
-    p.add_argument("--out", metavar="FILE.csv", default=None, help="write here instead of standard output")
+    p.add_argument("--out", metavar="FILE.csv", default=None,
+                   help="write here instead of standard output ('-' is standard output; a device or named pipe "
+                        "is written through)")
+    add_raw_csv_arg(p)
     p.add_argument("--json", action="store_true",
                    help="write JSON records instead of CSV (long: one {system, topic, measure, score} per cell; "
                         "wide: one per system)")
@@ -73,11 +76,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         records = (out.reset_index() if args.format == "wide" else out).to_dict(orient="records")
         emit_json(records, args.out)  # NaN (--missing exclude) is written as null; atomic with --out
-    elif args.out:
-        with output_file(args.out, newline="") as fh:  # a temporary file renamed at the end
-            out.to_csv(fh, index=args.format == "wide", float_format="%.10g")
-    else:
-        out.to_csv(sys.stdout, index=args.format == "wide", float_format="%.10g")
+    else:  # a file: atomically; a device, FIFO, `-` or standard output: written through; text cells made safe
+        write_csv_output(out, args.out, args, index=args.format == "wide", float_format="%.10g")
     if args.out:
         print(f"wrote {len(out)} rows to {args.out}", file=sys.stderr)
     return 0

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import UsageError
 from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, positive_int)
+                      load_judged, output_text, positive_int)
 from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
@@ -59,7 +59,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="penalty of the regularised vectors (default ridge)")
     p.add_argument("--min-wins", type=float, default=0.8,
                    help="share of held-out halves a tuned choice must win to be adopted (default 0.8)")
-    p.add_argument("--out", metavar="REC.json", default=None, help="write the recommendation as JSON")
+    p.add_argument("--out", metavar="REC.json", default=None, help="write the recommendation as JSON ('-': standard output)")
     p.add_argument("--json", action="store_true", help="print the recommendation as JSON instead of a summary")
     p.add_argument("--quiet", action="store_true", help="print only the verdict; no progress bar")
     return p
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     if args.out:
-        rec.to_json(args.out)  # atomic: a temporary file in the same directory, then os.replace
+        output_text(args.out, rec.to_json())  # a file: atomic; a device, FIFO or `-`: written through
     if args.json:
         emit_json(rec.to_dict())
     elif args.quiet:

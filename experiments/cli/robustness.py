@@ -15,7 +15,7 @@ from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_file, save_figure, seeds_option, SEEDS_HELP)
+                      load_judged, add_raw_csv_arg, save_figure, seeds_option, write_csv_output, SEEDS_HELP)
 
 __all__ = ["register", "run"]
 
@@ -81,7 +81,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--relevance-level", type=float, default=1.0,
                    help="grades >= this are relevant when sampling; it must lie above the lowest grade of the "
                         "qrels and at most at the highest (default 1)")
-    p.add_argument("--out", metavar="FILE.csv", default=None, help="write the per-seed results as CSV")
+    p.add_argument("--out", metavar="FILE.csv", default=None, help="write the per-seed results as CSV ('-': standard output)")
+    add_raw_csv_arg(p)
     p.add_argument("--plot", metavar="OUT.png", default=None,
                    help="save a figure: tau, mean score, discriminative power and accuracy vs fraction")
     p.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
@@ -138,8 +139,7 @@ def run(args: argparse.Namespace) -> int:
     undefined = study.undefined_curves()
 
     if args.out:
-        with output_file(args.out, newline="") as fh:
-            df.to_csv(fh, index=False)
+        write_csv_output(df, args.out, args, index=False)
         print(f"per-seed results written to {args.out}", file=sys.stderr)
     if args.plot:
         import matplotlib

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import UsageError
 from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_file, seeds_option, SEEDS_HELP)
+                      load_judged, add_raw_csv_arg, seeds_option, write_csv_output, SEEDS_HELP)
 
 __all__ = ["register", "run"]
 
@@ -89,7 +89,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="local worker processes (default: all cores; 1 runs in this process)")
     x.add_argument("--dask-scheduler", default=None, metavar="ADDRESS",
                    help="run on this Dask scheduler (e.g. tcp://host:8786) instead of local processes")
-    x.add_argument("--out", metavar="FILE.csv", default=None, help="write the full table as CSV")
+    x.add_argument("--out", metavar="FILE.csv", default=None, help="write the full table as CSV ('-': standard output)")
+    add_raw_csv_arg(x)
     x.add_argument("--json", action="store_true",
                    help='print JSON instead of the table: {"attrs": the settings, "rows": one object per grid point '
                         'with all the columns of --out}')
@@ -181,8 +182,7 @@ def run(args: argparse.Namespace) -> int:
     for msg in degenerate:
         print(f"gtheory sweep: warning: {msg}", file=sys.stderr)
     if args.out:
-        with output_file(args.out, newline="") as fh:
-            df.to_csv(fh, index=False, float_format="%.10g")
+        write_csv_output(df, args.out, args, index=False, float_format="%.10g")
         if not args.quiet:
             print(f"wrote {len(df)} rows to {args.out}", file=sys.stderr)
     if args.json:

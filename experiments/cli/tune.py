@@ -14,7 +14,7 @@ from typing import Any
 
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, mark_written)
+                      load_judged, output_text)
 from .evaluate import NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
@@ -54,7 +54,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--starts", type=int, default=4, help="number of starting points (default 4)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random starts (a non-negative integer)")
     p.add_argument("--strict", action="store_true", help="exit 1 if the optimiser does not converge")
-    p.add_argument("--out", metavar="TUNING.json", default=None, help="write the tuning as JSON")
+    p.add_argument("--out", metavar="TUNING.json", default=None, help="write the tuning as JSON ('-': standard output)")
     p.add_argument("--json", action="store_true", help="print the tuning as JSON instead of a summary")
     p.add_argument("--quiet", action="store_true", help="print nothing (use with --out; not with --json)")
     return p
@@ -85,8 +85,7 @@ def run(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
     if args.out:
-        t.to_json(args.out)  # atomic
-        mark_written(args.out)
+        output_text(args.out, t.to_json())  # a file: atomic; a device, FIFO or `-`: written through
     if not args.quiet:
         if args.json:
             emit_json(t.to_dict())
