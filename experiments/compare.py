@@ -310,12 +310,13 @@ class Comparison(JsonResult):
         kw["min_detectable_difference"] = float(number(d.get("min_detectable_difference")))
         return cls(**kw, means=means, table=frame)
 
-    def to_csv(self, path: Any = None) -> str:
-        """The pairs table as CSV text (text cells that a spreadsheet would run as a formula are neutralised with a
-        leading ``'``); also written atomically to ``path`` if given."""
-        text = _csv(self.table)
+    def to_csv(self, path: Any = None, *, raw: bool = False) -> str:
+        """The pairs table as CSV text; also written to ``path`` if given (:func:`gtheory.kit.write_text`: atomic for a
+        file, written through for a device or pipe). Text cells that a spreadsheet would run as a formula get a
+        leading ``'`` (:func:`gtheory.kit.csv_safe`) unless ``raw``."""
+        text = _csv(self.table, raw)
         if path is not None:
-            from gtheory._json import write_text
+            from gtheory.kit import write_text
 
             write_text(path, text)
         return text
@@ -372,19 +373,10 @@ def _tex(s: Any) -> str:
     return "".join(_TEX.get(c, c) for c in str(s))
 
 
-def _csv_cell(v: Any) -> Any:
-    # OWASP's rule for CSV injection: a text cell starting with = + - @, tab or CR gets a leading quote
-    if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + v
-    return v
+def _csv(frame: pd.DataFrame, raw: bool = False) -> str:
+    from gtheory.kit import csv_safe
 
-
-def _csv(frame: pd.DataFrame) -> str:
-    out = frame.copy()
-    for c in out.columns:
-        if out[c].dtype == object or pd.api.types.is_string_dtype(out[c]):
-            out[c] = out[c].map(_csv_cell)
-    return out.to_csv(index=False, float_format="%.10g")
+    return (frame if raw else csv_safe(frame)).to_csv(index=False, float_format="%.10g")
 
 
 # ----------------------------------------------------------------------------------------------- compare
@@ -723,17 +715,17 @@ class ComparisonTable(JsonResult):
         out.append(f"</tbody></table><p>{html.escape(self._caption())}</p>")
         return "".join(out)
 
-    def to_csv(self, path: Any = None) -> str:
-        """Runs x measures: each measure's mean and its marker column (``<measure>:sig``); written to ``path``
-        atomically if given."""
+    def to_csv(self, path: Any = None, *, raw: bool = False) -> str:
+        """Runs x measures: each measure's mean and its marker column (``<measure>:sig``); also written to ``path``
+        if given; formula-like text cells neutralised unless ``raw`` (as :meth:`Comparison.to_csv`)."""
         mk = self.markers()
         frame = pd.DataFrame({"run": list(self.means.index)})
         for m in self.means.columns:
             frame[m] = self.means[m].to_numpy()
             frame[f"{m}:sig"] = mk[m].to_numpy()
-        text = _csv(frame)
+        text = _csv(frame, raw)
         if path is not None:
-            from gtheory._json import write_text
+            from gtheory.kit import write_text
 
             write_text(path, text)
         return text

@@ -15,6 +15,7 @@ from typing import Any
 from . import UsageError
 from ._common import add_data_args, check_least, check_output_path, in_option_names, load_judged, output_file
 from ._ndcg import add_ndcg_args
+from ._outputs import add_raw_csv_arg
 
 __all__ = ["register", "run"]
 
@@ -74,6 +75,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the randomised tests (default 0)")
     p.add_argument("--format", choices=["text", "latex", "md", "csv", "json"], default="text",
                    help="output format (default text)")
+    add_raw_csv_arg(p)
     p.add_argument("--pairs", action="store_true", help="also the per-pair tables (text; csv: only the pairs)")
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of standard output")
     p.add_argument("--quiet", action="store_true", help="no coverage line and no progress bar on stderr")
@@ -153,13 +155,13 @@ def _render(table: Any, args: argparse.Namespace) -> str:
         return text
     if fmt == "csv":
         if not args.pairs:
-            return table.to_csv()
+            return table.to_csv(raw=args.raw_csv)
         import pandas as pd
 
         from experiments.compare import _csv
 
         frames = [c.table.assign(measure=m)[["measure", *c.table.columns]] for m, c in table.comparisons.items()]
-        return _csv(pd.concat(frames, ignore_index=True))
+        return _csv(pd.concat(frames, ignore_index=True), args.raw_csv)
     text = table.summary() + "\n"
     for m, c in table.comparisons.items():
         text += f"\n{m}: {c.n_significant} of {len(c.table)} pairs significant"
