@@ -129,9 +129,11 @@ def read_discount(path: str | os.PathLike) -> np.ndarray:
         try:
             obj = json.loads(p.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
-            raise ValueError(f"{where}: not UTF-8 text.") from None
+            raise ValueError(f"{where}: {_not_utf8(p)}.") from None
         except ValueError as exc:
             raise ValueError(f"{where}: not valid JSON ({exc}).") from None
+        except RecursionError:
+            raise ValueError(f"{where}: not valid JSON (nested too deeply).") from None
         if isinstance(obj, dict):
             if "discount" not in obj:
                 raise ValueError(f"{where}: a JSON object needs a 'discount' key (a list of weights per rank, "
@@ -145,7 +147,7 @@ def read_discount(path: str | os.PathLike) -> np.ndarray:
         try:
             text = p.read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            raise ValueError(f"{where}: not UTF-8 text.") from None
+            raise ValueError(f"{where}: {_not_utf8(p)}.") from None
         values = [(f"line {n}", tok) for n, line in enumerate(text.splitlines(), 1)
                   for tok in line.replace(",", " ").split()]
     if not values:
@@ -164,3 +166,11 @@ def read_discount(path: str | os.PathLike) -> np.ndarray:
     if not any(weights):
         raise ValueError(f"{where}: all weights are 0.")
     return np.asarray(weights, dtype=np.float64)
+
+
+def _not_utf8(p: "os.PathLike[str]") -> str:
+    """Why a file is not read as text: UTF-16 (say so, as the run and qrels readers do) or other non-UTF-8 bytes."""
+    from .trecio import utf16_kind
+
+    with open(p, "rb") as fh:
+        return "UTF-16: convert to UTF-8" if utf16_kind(fh.read(4096)) else "not UTF-8 text"
