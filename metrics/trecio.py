@@ -19,7 +19,12 @@ so two scores that differ only beyond float32 precision tie (and are ordered by 
 reproduces that exactly. The stored ``score`` keeps full double precision. ``ties="input"`` keeps tied documents in file order;
 ``ties="rank"`` ranks by the rank column instead of the score (ties again in file order).
 
-Grades: any finite real number. trec_eval truncates grades to integers (``atol``); we keep the real value.
+Grades: any finite real number. trec_eval reads grades with C's ``atol`` (the integer prefix of the text: 1.9 → 1,
+``1e1`` → 1); we keep the real value, and ``Qrels.grade_atol`` keeps trec_eval's reading where it is not ``trunc``
+(``judge(..., grades="trec_eval")``).
+
+Refused as corruption, naming the file: UTF-16 text ("UTF-16: convert to UTF-8"), and a NUL byte anywhere (with
+its line and byte offset; trec_eval's C strings would silently end the token there).
 Negative grades are kept: trec_eval treats grades that truncate to a negative integer (≤ -1) as *pooled but
 unjudged* — not relevant, not counted in N, dropped from condensed (``-J``) lists, unjudged for ``infAP`` — and a
 grade in (-1, 0) as judged non-relevant; so do we (:func:`metrics.judged.pooled_unjudged`).
