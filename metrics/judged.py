@@ -428,7 +428,7 @@ class JudgedRuns:
 
         try:
             with np.load(src, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}  # every member read (and decompressed) here
+                arrays = {k: z[k] for k in z.files if k in _SAVED}  # each member read (and decompressed) here
         except (ValueError, OSError, EOFError, KeyError, RuntimeError, zipfile.BadZipFile, zlib.error,
                 NotImplementedError) as exc:
             raise FixableError(f"{p}: a damaged or truncated JudgedRuns file ({type(exc).__name__}: "
@@ -437,6 +437,9 @@ class JudgedRuns:
 
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+#: the arrays :meth:`JudgedRuns.save` writes (other members of an archive are not read)
+_SAVED = frozenset({"format_version", "grades", "judged_ids", "doc_id_dtype", "levels", "qrels_level",
+                    "qrels_offsets", "systems", "topics", "n_retrieved", "missing"})
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 
 
@@ -455,9 +458,7 @@ def _from_saved(cls: type, z: dict, p: Path) -> "JudgedRuns":
     def bad(problem: str) -> FixableError:
         return FixableError(f"{p}: a damaged JudgedRuns file: {problem}; save it again with JudgedRuns.save")
 
-    need = {"grades", "judged_ids", "doc_id_dtype", "levels", "qrels_level", "qrels_offsets", "systems", "topics",
-            "n_retrieved", "missing"}
-    lacking = need - set(z)
+    lacking = _SAVED - {"format_version"} - set(z)
     if lacking:
         raise FixableError(f"{p}: not a JudgedRuns .npz file (lacks {sorted(lacking)})")
     version = z.get("format_version")
