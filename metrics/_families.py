@@ -24,14 +24,16 @@ PARAMETER_RANGES: dict[tuple[str, str], dict[str, tuple[float, float, bool, bool
 }
 
 
-def _range_text(low: float, high: float, low_open: bool, high_open: bool) -> str:
+def _range_text(low: float, high: float, low_open: bool, high_open: bool, finite: bool) -> str:
+    """``"> 1"``, ``"in (0, 1]"``; ``"a finite number > 1"`` when the value was not finite (say why it fails)."""
+    number = "" if finite else "a finite number "
     if math.isinf(high) and math.isinf(low):
         return "a finite number"
     if math.isinf(high):
-        return f"a finite number {'>' if low_open else '≥'} {low:g}"
+        return f"{number}{'>' if low_open else '≥'} {low:g}"
     if math.isinf(low):
-        return f"a finite number {'<' if high_open else '≤'} {high:g}"
-    return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        return f"{number}{'<' if high_open else '≤'} {high:g}"
+    return f"{'a finite number ' if not finite else ''}in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
 
 
 def check_parameter(value: Any, name: str, owner: str, *, low: float = -math.inf, high: float = math.inf,
@@ -47,8 +49,8 @@ def check_parameter(value: Any, name: str, owner: str, *, low: float = -math.inf
         raise FixableError(f"`{name}` of {owner} must be a number; got {value!r}", param=name) from None
     ok = math.isfinite(x) and (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
     if not ok:
-        raise FixableError(f"`{name}` of {owner} must be {_range_text(low, high, low_open, high_open)}; got {x:g}",
-                           param=name)
+        raise FixableError(f"`{name}` of {owner} must be {_range_text(low, high, low_open, high_open, math.isfinite(x))}"
+                           f"; got {x}", param=name)
     return x
 
 
