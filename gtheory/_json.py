@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 import numpy as np
 
-__all__ = ["JsonResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "load_document", "table", "table_back"]
+__all__ = ["JsonResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "loads", "load_document", "table", "table_back"]
 
 
 def jsonable(o: Any) -> Any:
@@ -116,12 +117,37 @@ def read_json(text_or_path: Any, what: str) -> Any:
         raise TypeError(f"`text_or_path` must be JSON text or a file path; got {type(text_or_path).__name__}.")
     text = text_or_path
     if not text.lstrip().startswith(("{", "[")):
-        with open(text, encoding="utf-8") as fh:
-            text = fh.read()
+        with open(text, "rb") as fh:
+            raw = fh.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not a {what} JSON document: " + ("UTF-16: convert to UTF-8" if looks_utf16(raw) else
+                             f"not UTF-8 text (byte {exc.start})")) from None
+    return loads(text, what)
+
+
+def looks_utf16(raw: bytes) -> bool:
+    """Whether ``raw`` (a file's first bytes) is UTF-16 text: a byte-order mark ``FF FE`` / ``FE FF``, or a NUL in at
+    least 40 % of the even or of the odd positions of the first 4 KiB (ASCII saved as UTF-16LE/BE). gtheory's
+    readers say "UTF-16: convert to UTF-8" for it (the run and qrels readers of :mod:`metrics` do the same)."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    head = raw[:4096]
+    return len(head) >= 4 and max(head[0::2].count(0), head[1::2].count(0)) >= 0.4 * (len(head) // 2)
+
+
+def loads(text: str, what: str) -> Any:
+    """``json.loads(text)`` with every failure a ValueError ``not a <what> JSON document: <why>``: text that is
+    not JSON, and JSON nested deeper than Python's recursion limit (``[[[[...]]]]`` 100,000 deep), which
+    :func:`json.loads` answers with a :class:`RecursionError`."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not a {what} JSON document: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"not a {what} JSON document: nested too deeply (arrays or objects more than "
+                         f"{sys.getrecursionlimit()} levels deep)") from None
 
 
 def load_document(text_or_path: Any, fmt: str) -> dict[str, Any]:

@@ -160,6 +160,15 @@ def read_scores(
         raise FileNotFoundError(f"score file {name!r} does not exist.")
     opener, kind = _opener(p)
     try:
+        with opener(p, "rb") as fh:
+            head = fh.read(4096)
+    except (OSError, EOFError, lzma.LZMAError) as exc:  # a truncated or corrupt compressed file
+        raise _fail(name, None, f"cannot read the file{kind}: {exc}.") from None
+    from ._json import looks_utf16
+
+    if looks_utf16(head):
+        raise _fail(name, None, f"UTF-16: convert to UTF-8{kind} (e.g. iconv -f UTF-16 -t UTF-8).")
+    try:
         with opener(p, "rt", newline="", encoding="utf-8-sig") as fh:
             rows = [(i + 1, r) for i, r in enumerate(csv.reader(fh)) if any(c.strip() for c in r)]
     except UnicodeDecodeError as exc:

@@ -237,6 +237,8 @@ class Coverage:
             d = json.loads(s)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not a gtheory metrics.Coverage JSON document: {exc}") from None
+        except RecursionError:
+            raise ValueError("not a gtheory metrics.Coverage JSON document: nested too deeply") from None
         if not isinstance(d, dict) or d.get("format") != _FORMAT:
             raise ValueError("not a gtheory metrics.Coverage JSON document (missing 'format').")
         try:

@@ -22,7 +22,7 @@ from typing import Union
 
 import numpy as np
 
-from ._families import parse_family
+from ._families import check_finite_vector, check_parameter, parse_family
 from .fixes import FixableError
 
 __all__ = ["DiscountSpec", "discount_vector", "read_discount", "DISCOUNT_FAMILIES", "DISCOUNT_SUFFIXES"]
@@ -62,9 +62,7 @@ def discount_vector(discount: DiscountSpec, n: int, *, cutoff: int | None = None
         if name == "log2":
             return 1.0 / np.log2(r + 1.0)
         if name == "jarvelin":
-            b = params.get("b", 2.0)
-            if b <= 1:
-                raise ValueError(f"`b` of the Järvelin discount must be > 1; got {b}")
+            b = params.get("b", 2.0)  # range-checked by parse_family (finite, > 1), as every parameter
             return np.where(r < b, 1.0, 1.0 / (np.log(np.maximum(r, b)) / np.log(b)))
         if name == "zipf":
             return 1.0 / r
@@ -72,21 +70,17 @@ def discount_vector(discount: DiscountSpec, n: int, *, cutoff: int | None = None
             if "k" not in params and not cutoff:
                 raise FixableError("the linear discount (k + 1 - r)/k needs its k", fix={"cutoff": ...},
                                    advice="give a cutoff, or write 'linear(k=100)'")
-            k = params.get("k", float(cutoff or 0))
-            if k < 1:
-                raise ValueError(f"`k` of the linear discount must be ≥ 1; got {k}")
+            k = params["k"] if "k" in params else check_parameter(cutoff, "cutoff", "the linear discount", low=1.0,
+                                                                  low_open=False)
             return np.clip((k + 1.0 - r) / k, 0.0, None)
         if name == "none":
             return np.ones(n)
         p = params.get("p", 0.8)
-        if not 0 < p <= 1:
-            raise ValueError(f"`p` of the RBP discount must be in (0, 1]; got {p}")
         return np.power(p, r - 1.0)
     vec = np.asarray(discount, dtype=np.float64)
     if vec.ndim != 1 or vec.size == 0:
         raise ValueError(f"a discount vector must be 1-D and non-empty (one weight per rank); got shape {vec.shape}")
-    if not np.all(np.isfinite(vec)):
-        raise ValueError("discount weights must be finite")
+    check_finite_vector(vec, "discount", "weights per rank")
     out = np.zeros(n)
     m = min(n, vec.size)
     out[:m] = vec[:m]
@@ -135,9 +129,11 @@ def read_discount(path: str | os.PathLike) -> np.ndarray:
         try:
             obj = json.loads(p.read_text(encoding="utf-8"))
         except UnicodeDecodeError:
-            raise ValueError(f"{where}: not UTF-8 text.") from None
+            raise ValueError(f"{where}: {_not_utf8(p)}.") from None
         except ValueError as exc:
             raise ValueError(f"{where}: not valid JSON ({exc}).") from None
+        except RecursionError:
+            raise ValueError(f"{where}: not valid JSON (nested too deeply).") from None
         if isinstance(obj, dict):
             if "discount" not in obj:
                 raise ValueError(f"{where}: a JSON object needs a 'discount' key (a list of weights per rank, "
@@ -151,7 +147,7 @@ def read_discount(path: str | os.PathLike) -> np.ndarray:
         try:
             text = p.read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            raise ValueError(f"{where}: not UTF-8 text.") from None
+            raise ValueError(f"{where}: {_not_utf8(p)}.") from None
         values = [(f"line {n}", tok) for n, line in enumerate(text.splitlines(), 1)
                   for tok in line.replace(",", " ").split()]
     if not values:
@@ -170,3 +166,11 @@ def read_discount(path: str | os.PathLike) -> np.ndarray:
     if not any(weights):
         raise ValueError(f"{where}: all weights are 0.")
     return np.asarray(weights, dtype=np.float64)
+
+
+def _not_utf8(p: "os.PathLike[str]") -> str:
+    """Why a file is not read as text: UTF-16 (say so, as the run and qrels readers do) or other non-UTF-8 bytes."""
+    from .trecio import utf16_kind
+
+    with open(p, "rb") as fh:
+        return "UTF-16: convert to UTF-8" if utf16_kind(fh.read(4096)) else "not UTF-8 text"

@@ -18,7 +18,7 @@ from typing import Union
 
 import numpy as np
 
-from ._families import parse_family
+from ._families import check_finite_vector, parse_family
 from ._grades import pooled_unjudged
 from .fixes import FixableError
 
@@ -55,9 +55,7 @@ def gain_vector(gain: GainSpec, levels: np.ndarray) -> np.ndarray:
         if name == "linear":
             g = np.where(x > 0, x, 0.0)
         elif name == "exponential":
-            base = params.get("base", 2.0)
-            if base <= 1:
-                raise ValueError(f"`base` of the exponential gain must be > 1; got {base}")
+            base = params.get("base", 2.0)  # range-checked by parse_family (finite, > 1), as every parameter
             g = np.where(x > 0, np.power(base, np.maximum(x, 0)) - 1.0, 0.0)
         else:
             g = (x >= params.get("level", 1.0)).astype(np.float64)
@@ -73,7 +71,7 @@ def gain_vector(gain: GainSpec, levels: np.ndarray) -> np.ndarray:
             raise ValueError(f"the gain mapping has no value for grade(s) {shown} found in the qrels")
         g = np.array([table.get(float(x), 0.0) for x in levels])
     else:
-        vec = np.asarray(gain, dtype=np.float64)
+        vec = check_finite_vector(gain, "gain", "gains per grade")
         if vec.ndim != 1 or vec.size == 0:
             raise ValueError(f"a gain vector must be 1-D and non-empty (indexed by grade); got shape {vec.shape}")
         if not np.all(levels == np.round(levels)):

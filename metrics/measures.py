@@ -21,6 +21,7 @@ behind the names are in :mod:`metrics.evaluate`.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Union
@@ -236,6 +237,10 @@ def _value(text: str, key: str, kind, source: str) -> Value:
         if not _NUMBER.match(text):
             raise ValueError(f"parameter `{key}` in {source!r} must be a number; got {text!r}")
         x = float(text)
+        if not math.isfinite(x):  # 1e999: the one check of family parameters names it (metrics._families)
+            from ._families import check_parameter
+
+            check_parameter(x, key, f"measure {source!r}")
         return int(x) if x.is_integer() and abs(x) < 2**53 else x
     if len(text) > 2 and text[0] == text[-1] and text[0] in "'\"":  # ir_measures prints dcg='exp-log2'
         text = text[1:-1]
@@ -357,7 +362,7 @@ def parse_measure(text: str | Measure | object) -> Measure:
         params["judged_only"] = True
     cutoff: int | None = None
     if cutoff_text is not None:
-        if not cutoff_text.isdigit() or int(cutoff_text) < 1:
+        if not (cutoff_text.isascii() and cutoff_text.isdigit()) or int(cutoff_text) < 1:
             raise MeasureError(f"the cut-off in {text!r} must be a positive integer; got {cutoff_text!r}", text,
                                f"the cut-off must be a positive integer; got {cutoff_text}")
         cutoff = int(cutoff_text)

@@ -19,7 +19,12 @@ so two scores that differ only beyond float32 precision tie (and are ordered by 
 reproduces that exactly. The stored ``score`` keeps full double precision. ``ties="input"`` keeps tied documents in file order;
 ``ties="rank"`` ranks by the rank column instead of the score (ties again in file order).
 
-Grades: any finite real number. trec_eval truncates grades to integers (``atol``); we keep the real value.
+Grades: any finite real number. trec_eval reads grades with C's ``atol`` (the integer prefix of the text: 1.9 → 1,
+``1e1`` → 1); we keep the real value, and ``Qrels.grade_atol`` keeps trec_eval's reading where it is not ``trunc``
+(``judge(..., grades="trec_eval")``).
+
+Refused as corruption, naming the file: UTF-16 text ("UTF-16: convert to UTF-8"), and a NUL byte anywhere (with
+its line and byte offset; trec_eval's C strings would silently end the token there).
 Negative grades are kept: trec_eval treats grades that truncate to a negative integer (≤ -1) as *pooled but
 unjudged* — not relevant, not counted in N, dropped from condensed (``-J``) lists, unjudged for ``infAP`` — and a
 grade in (-1, 0) as judged non-relevant; so do we (:func:`metrics.judged.pooled_unjudged`).
@@ -40,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Columns, hash_rows, parse_decimals, split_columns
+from ._grades import atol_grades
 from .fixes import FixableError
 
 __all__ = ["TrecFormatError", "Qrels", "Run", "RunSet", "read_qrels", "read_run", "read_runs", "natural_topic_order"]
@@ -90,6 +96,8 @@ def _read_bytes(path: PathLike) -> bytes:
     """
     p = Path(path)
     if not p.exists():
+        if p.is_symlink():
+            raise FileNotFoundError(f"no such file: {p} is a dangling symbolic link (-> {os.readlink(p)})")
         raise FileNotFoundError(f"no such file: {p}")
     if p.is_dir():
         raise IsADirectoryError(f"expected a file, got a directory: {p}")
@@ -103,9 +111,19 @@ def _read_bytes(path: PathLike) -> bytes:
                 raw = fh.read()
     except (OSError, EOFError, lzma.LZMAError) as exc:
         raise TrecFormatError(p, None, f"cannot read or decompress the file ({exc})") from None
+    utf16 = utf16_kind(raw)
+    if utf16:
+        raise TrecFormatError(p, None, f"UTF-16: convert to UTF-8 (the file is UTF-16 text, {utf16}; e.g. "
+                                       "iconv -f UTF-16 -t UTF-8)")
     skip = len(_BOM) if raw.startswith(_BOM) else 0
     if skip:
         raw = raw[skip:]
+    nul = raw.find(b"\0")
+    if nul >= 0:  # trec_eval's C strings would end the token there: a corrupt file, never a different docno
+        line = raw.count(b"\n", 0, nul) + 1
+        start = raw.rfind(b"\n", 0, nul) + 1
+        raise TrecFormatError(p, line, f"a NUL byte (\\0) at byte offset {nul + skip} (column {nul - start + 1} of "
+                                       "the line): the file is corrupt; remove it or restore the file")
     if not raw.isascii():
         try:
             raw.decode("utf-8")
@@ -113,6 +131,20 @@ def _read_bytes(path: PathLike) -> bytes:
             line = raw.count(b"\n", 0, exc.start) + 1
             raise TrecFormatError(p, line, f"not valid UTF-8 text (byte {exc.start + skip})") from None
     return raw
+
+
+def utf16_kind(raw: bytes) -> str:
+    """How ``raw`` shows it is UTF-16 text (``"a UTF-16 byte-order mark"`` or ``"NUL bytes between the
+    characters"``), or ``""``: a byte-order mark ``FF FE`` / ``FE FF`` at the start, or, in the first 4 KiB, a NUL
+    in at least 40 % of the even or of the odd positions (ASCII text saved as UTF-16LE/BE)."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "a UTF-16 byte-order mark"
+    head = raw[:4096]
+    if len(head) >= 4 and b"\0" in head:
+        half = len(head) // 2
+        if max(head[0::2].count(0), head[1::2].count(0)) >= 0.4 * half:
+            return "NUL bytes between the characters"
+    return ""
 
 
 def _tokenise(text: str, ncols: int, path: PathLike, what: str) -> tuple[list[str], np.ndarray]:
@@ -191,12 +223,20 @@ def _floats(values: Sequence[str], lines: np.ndarray, path: PathLike, column: st
     return x
 
 
+_INTEGER_ID = re.compile(r"-?[0-9]+")
+
+
 def natural_topic_order(topics: Iterable[str]) -> list[str]:
-    """Sort topic ids numerically when they are all integers, else as strings."""
+    """Sort topic ids numerically when they are all integers written in ASCII digits (an optional ``-`` and the
+    digits 0-9: ``"451"``, ``"-3"``, ``"007"``; equal values by their text), else as strings (code-point order).
+
+    Never raises: an id that only looks like a number to :meth:`str.isdigit` (``"²"``, other scripts' digits) or
+    a token such as ``"--5"`` (a valid topic id for trec_eval) makes the order the string order.
+    """
     ts = list(dict.fromkeys(topics))
-    if all(t.lstrip("-").isdigit() for t in ts):
+    if all(isinstance(t, str) and _INTEGER_ID.fullmatch(t) for t in ts):
         return sorted(ts, key=lambda t: (int(t), t))
-    return sorted(ts)
+    return sorted(ts, key=str)
 
 
 # --------------------------------------------------------------------------------------------------------- qrels
@@ -217,6 +257,10 @@ class Qrels:
     grade: np.ndarray
     line: np.ndarray
     path: str = "<memory>"
+    #: the grade trec_eval reads from each grade's text (C's ``atol``, :func:`metrics._grades.c_atol`) when it
+    #: differs from ``trunc(grade)`` for some judgment (``1e1``: 10 here, 1 to trec_eval); None otherwise. Used by
+    #: ``judge(..., grades="trec_eval")``.
+    grade_atol: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return int(self.grade.size)
@@ -319,18 +363,27 @@ def read_qrels(path: PathLike) -> Qrels:
         tokens, lines = _tokenise(text, 4, path, "qrels lines are 'qid iter docno grade'")
         if not lines.size:
             raise TrecFormatError(path, None, "the qrels file holds no judgments")
-        grade = _floats(tokens[3::4], lines, path, "grade")
-        q = Qrels(np.array(tokens[0::4], dtype=object), np.array(tokens[2::4], dtype=object), grade, lines, str(path))
+        grade_text = tokens[3::4]
+        grade = _floats(grade_text, lines, path, "grade")
+        q = Qrels(np.array(tokens[0::4], dtype=object), np.array(tokens[2::4], dtype=object), grade, lines, str(path),
+                  atol_grades(grade_text, grade))
         _check_qrels_duplicates(q)
         return q
     del raw
     grade = _column_floats(cols, 3, Path(path), "grade")
+    g_bytes = cols.fixed(3)  # tokens that atol reads differently from trunc: an exponent, or beyond C's long
+    if g_bytes is None:
+        cand = np.arange(cols.n)
+    else:
+        m = g_bytes.view(np.uint8).reshape(cols.n, -1)
+        cand = np.flatnonzero(((m == 101) | (m == 69)).any(axis=1) | (np.abs(grade) >= 2.0**63))
+    grade_atol = atol_grades({int(i): cols.token(int(i), 3) for i in cand}, grade) if cand.size else None
     tcode, topics = _topic_codes(cols.fixed(0))
     docno_b = cols.fixed(2)
     pair = hash_rows(docno_b) + tcode.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     lines = cols.line_numbers()
     topic = np.array(topics, dtype=object)[tcode]  # one str object per distinct topic
-    q = Qrels(topic, _as_str(docno_b), grade, lines, str(path))
+    q = Qrels(topic, _as_str(docno_b), grade, lines, str(path), grade_atol)
     if pd.Series(pair).duplicated().any():  # a repeat, or a hash collision: decide on the strings
         _check_qrels_duplicates(q)
     return q
@@ -752,7 +805,14 @@ def _expand(paths_or_directory: PathLike | Sequence[PathLike]) -> list[Path]:
     if isinstance(paths_or_directory, (str, os.PathLike)):
         p = Path(paths_or_directory)
         if p.is_dir():
-            files = sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
+            entries = [q for q in p.iterdir() if not q.name.startswith(".")]
+            dangling = sorted(q for q in entries if q.is_symlink() and not q.exists())
+            if dangling:  # as the same file named explicitly: an error, never silently one run fewer
+                raise FileNotFoundError(f"the run directory {p} holds a dangling symbolic link: {dangling[0]} -> "
+                                        f"{os.readlink(dangling[0])} (no such file"
+                                        f"{f'; {len(dangling) - 1} more such link(s)' if len(dangling) > 1 else ''}); "
+                                        "remove the link or restore its target")
+            files = sorted(q for q in entries if q.is_file())
             if not files:
                 raise FileNotFoundError(f"the run directory {p} holds no files")
             return files

@@ -168,7 +168,10 @@ def _ref_number(tok: str) -> float:
 
 
 def _ref_lines(data: bytes, ncols: int) -> list[list[str]]:
-    """The documented format: UTF-8, a leading BOM ignored, ASCII whitespace separates ``ncols`` columns."""
+    """The documented format: UTF-8, a leading BOM ignored, ASCII whitespace separates ``ncols`` columns; a NUL
+    byte anywhere is corruption (an error naming the byte, never a different docno)."""
+    if b"\x00" in data:
+        raise _Invalid
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -89,7 +89,11 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             if args.runs or args.qrels:
                 raise UsageError("give either --judged or --runs/--qrels, not both")
             what = f"the --judged tensor {args.judged}"
-            judged = metrics.JudgedRuns.load(args.judged)
+            try:
+                judged = metrics.JudgedRuns.load(args.judged)
+            except ValueError as exc:  # not a saved tensor (a text file: --qrels), damaged: one line, exit 2
+                raise in_option_names(exc, {}, {"qrels": "a qrels file goes to --qrels (with the runs in --runs)"},
+                                      where="--judged") from None
         else:
             what = "the embedded TREC-9 data"
             judged = metrics.load_trec9()

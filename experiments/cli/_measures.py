@@ -73,7 +73,7 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
         return
     try:
         obj = json.loads(p.read_text(encoding="utf-8"))
-    except (ValueError, OSError):
+    except (ValueError, OSError, RecursionError):
         return
     if not (isinstance(obj, dict) and "gain" in obj and "levels" in obj):
         return
