@@ -23,7 +23,7 @@ from ._ties import tie_values
 from .components import variance_components
 from ._display import fmt, html_table, kv_table
 from ._json import JsonResult
-from .errors import ROUNDING_TOLERANCE, is_rounding_noise, warn_negative
+from .errors import ROUNDING_TOLERANCE, is_rounding_noise, precision_lost, warn_negative, warn_precision_loss
 from .intervals import (
     arteaga_ratio_bounds,
     check_open_unit,
@@ -782,6 +782,29 @@ def _check_finite_results(x: NDArray[np.float64], results: list[float], scale: f
 
 
 
+def centred_total(x: NDArray[np.float64]) -> tuple[float, float]:
+    r"""The grand mean and the total sum of squares :math:`\sum (x - \bar x)^2` of the finite array ``x``,
+    computed from deviations (two passes: the mean of ``x - m0`` corrects a first estimate ``m0``), so that a
+    constant added to every score (``x + 1e12``) leaves the sum of squares as it was up to float64 rounding of
+    the deviations."""
+    m0 = float(x.mean())
+    d = x - m0
+    e = float(d.mean())
+    d -= e
+    return m0 + e, float(np.einsum("ij,ij->", d, d) if d.ndim == 2 else np.sum(d * d))
+
+
+def all_equal_message(value: float) -> str:
+    """Why a matrix of equal scores has no G-study; for a large magnitude, that rounding may be the cause."""
+    msg = (f"all scores are equal ({value:g}); every variance component is 0 and Φ and Eρ² are 0/0 — undefined. "
+           "Is the metric computed correctly?")
+    step = float(np.spacing(abs(value)))
+    if step >= 1e-6:
+        msg += (f" (At {abs(value):.3g} double precision stores numbers in steps of {step:.3g}: scores that differ by "
+                "less were rounded to one value; subtract a constant before they are stored.)")
+    return msg
+
+
 def _drop_lowest_systems(x: NDArray[np.float64], systems: Sequence[str], drop_lowest: float
                         ) -> tuple[NDArray[np.float64], list[str], tuple[str, ...]]:
     """The rows of ``x`` (systems × topics, NaN for a missing cell) and the ``systems`` whose mean score
@@ -919,18 +942,13 @@ def gstudy(
         return gstudy_missing(x, systems, topics, method=missing, drop_lowest=drop_lowest)
     x, systems, dropped = _drop_lowest_systems(x, systems, drop_lowest)
     if np.ptp(x) == 0:
-        raise ValueError(
-            f"all scores are equal ({float(x.flat[0]):g}); every variance component is 0 and Φ and Eρ² "
-            "are 0/0 — undefined. Is the metric computed correctly?"
-        )
+        raise ValueError(all_equal_message(float(x.flat[0])))
     n_s, n_t = x.shape
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         vc = variance_components(x)
-    ms_s, ms_t, ms_e = float(vc.ms_system), float(vc.ms_topic), float(vc.ms_residual)
-    raw = {"system": float(vc.system), "topic": float(vc.topic), "residual": float(vc.residual)}
-    grand_mean = float(x.mean())
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        ss_total = float(np.sum((x - grand_mean) ** 2))
+        ms_s, ms_t, ms_e = float(vc.ms_system), float(vc.ms_topic), float(vc.ms_residual)
+        raw = {"system": float(vc.system), "topic": float(vc.topic), "residual": float(vc.residual)}
+        grand_mean, ss_total = centred_total(x)
     scale = ss_total / x.size
     _check_finite_results(x, [ms_s, ms_t, ms_e, ss_total, *raw.values()], scale)
     if raw["system"] <= ROUNDING_TOLERANCE * scale and raw["residual"] <= ROUNDING_TOLERANCE * scale:
@@ -941,8 +959,11 @@ def gstudy(
     # an estimate within rounding error of 0 is 0 (no warning, no spurious ratio of noise to noise)
     noise = {k: is_rounding_noise(v, scale) for k, v in raw.items()}
     clipped = {k: v < 0 for k, v in raw.items()}
+    lost = precision_lost(x, scale)
+    if lost is not None:  # the data were rounded before we saw them: say so, not "negative estimate"
+        warn_precision_loss(*lost, scale, {k: raw[k] for k, was in clipped.items() if was and not noise[k]})
     for k, was in clipped.items():
-        if was:
+        if was and lost is None:
             warn_negative(k, raw[k], scale)
     var = {k: 0.0 if (clipped[k] or noise[k]) else v for k, v in raw.items()}
     ss_s, ss_t, ss_e = ms_s * (n_s - 1), ms_t * (n_t - 1), ms_e * (n_s - 1) * (n_t - 1)
