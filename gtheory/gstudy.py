@@ -841,8 +841,10 @@ def gstudy(
         ``system, topic, score``, or ir_measures' ``run_id, query_id, value``), or the path of a
         CSV file read with :func:`gtheory.read_scores`. A DataFrame's axis names are honoured: one
         whose ``index.name`` is ``"topic"`` (or ``columns.name`` ``"system"``) holds topics in its
-        rows and is transposed; an unnamed frame with the shape of a long table is refused as
-        ambiguous (see :func:`gtheory.as_score_matrix`).
+        rows and is transposed; an unnamed frame with labels (``pd.read_csv(f, index_col=0)``) is
+        refused unless ``orientation`` is given or its labels tell (the rule of
+        :func:`gtheory.as_score_matrix`); an unnamed frame with the shape of a long table is refused
+        as ambiguous.
     drop_lowest : float, optional
         Fraction in [0, 1) of systems to drop before estimating, lowest mean score first (common
         in IR reliability studies to remove buggy runs). Systems whose mean is below the
@@ -850,9 +852,10 @@ def gstudy(
         ``gt4ireval``) are dropped, so ties are kept together (also means equal in exact arithmetic
         that differ in the last bits, e.g. two P@10 means of 0.326).
     orientation : str, optional
-        Layout of a CSV file or DataFrame (see :func:`gtheory.read_scores`):
-        ``"auto"`` (default: by the names), ``"systems-by-topics"``, ``"topics-by-systems"`` (an
-        array is transposed too) or ``"long"``. It must not contradict a DataFrame's axis names.
+        Layout of a CSV file, DataFrame or array: ``"auto"`` (default: by the names),
+        ``"systems x topics"`` (also ``"systems-by-topics"``), ``"topics x systems"`` (also
+        ``"topics-by-systems"``; an array is transposed too) or ``"long"``. It must not contradict a
+        DataFrame's axis names.
     measure : str, optional
         The measure to study in a long DataFrame or CSV with a ``measure`` column holding several
         (ir_measures' ``measure``; :func:`metrics.evaluate` stacked).
@@ -886,6 +889,9 @@ def gstudy(
 
     Warns
     -----
+    PrecisionLossWarning
+        When the scores are so large for their spread that float64 had rounded them noticeably
+        (``X + 1e16``); a negative estimate is then reported in it, not as a NegativeVarianceWarning.
     NegativeVarianceWarning
         When an estimate is negative and set to 0 (Brennan 2001, §3.4; as ``gt4ireval``); not for
         an estimate that is rounding noise (a relative tolerance: ``|σ²| ≤ 1e-12 ×`` the scores'
@@ -903,7 +909,8 @@ def gstudy(
         \hat\sigma^2_{st} = MS_{st}, \quad \hat\sigma^2_s = (MS_s - MS_{st})/n_t, \quad
         \hat\sigma^2_t = (MS_t - MS_{st})/n_s .
 
-    Computed in closed form in full double precision (no rounding); about 50–100 µs for
+    Computed in closed form from centred data (sums of squares of deviations, so ``X + 1e12``
+    gives the components of ``X``); about 50–100 µs for
     100 × 50 in :func:`gtheory.variance_components` (benchmarks/bench_gstudy.py: thousands of times faster than
     statsmodels OLS + ``anova_lm``).
 

@@ -116,8 +116,11 @@ def read_scores(
         * **wide**: one row per system (``"systems-by-topics"``) or per topic
           (``"topics-by-systems"``), a header row of column labels, and optionally a first column
           of row labels. The first column is taken as row labels if its header is a known name
-          (``topic``, ``query``, ``qid``, ``system``, ``run``, ``person``, …), is empty, or if its
-          cells are not numbers. A wide file of several measures — ``gtheory evaluate --format
+          (``topic``, ``query``, ``qid``, ``Topic ID``, ``system``, ``run``, ``sysid``, ``person``, …), is
+          empty, or if its cells are not numbers; under an id-like header (``id``, ``docid``) when its
+          cells are distinct whole numbers. Distinct whole numbers under a header that names nothing
+          beside fractional scores (a column of topic ids that would become a system) are refused,
+          naming the column. A wide file of several measures — ``gtheory evaluate --format
           wide`` with several ``--measure`` — labels its columns ``MEASURE:topic``
           (``nDCG@100:451``, ``AP:451``, …) and is read as one measure's columns (see ``measure``).
         * **long**: columns ``system``, ``topic``, ``score`` (any order, any extra columns
@@ -126,12 +129,15 @@ def read_scores(
           ``system,topic,measure,score`` CSV of ``gtheory evaluate`` and :func:`metrics.evaluate`
           stacked — and is then filtered to one measure (see ``measure``). (A ``measure`` column
           is the score column only when there is no ``score``/``value`` column.)
-    orientation : {"auto", "systems-by-topics", "topics-by-systems", "long"}, optional
+    orientation : {"auto", "systems x topics", "topics x systems", "long"}, optional
         ``"auto"`` (default) recognises the long layout by its header, and a wide layout by the
-        name of its label column (``topic`` → topics × systems, ``system``/``run`` →
-        systems × topics) or, failing that, by column headers that all look like system names
-        (``sys1``, ``run_a``, …). If it cannot tell, it raises and asks for ``orientation``.
-        The TREC matrices in ``score-matrices/sigir2018-simulation`` are topics × systems.
+        name of its label column (``topic``, ``query``, ``qid``, ``Topic ID`` → topics × systems;
+        ``system``, ``run``, ``run_id``, ``sysid`` → systems × topics) or, failing that, by labels
+        that all look like system names (``sys1``, ``run_a``, …) on one side — the rule of every
+        score-matrix input (:func:`as_score_matrix`). If it cannot tell, it raises
+        (:class:`gtheory.ParameterError`, ``param="orientation"``) and asks for ``orientation``.
+        ``"systems-by-topics"`` and ``"topics-by-systems"`` are the older spellings.
+        The TREC matrices of the SIGIR 2018 simulation study are topics × systems.
     measure : str, optional
         For a long file with a ``measure`` column, or a wide file whose column labels are all
         ``MEASURE:topic``: the measure whose rows (columns) are read (exact name,
