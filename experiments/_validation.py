@@ -2,7 +2,9 @@
 :mod:`experiments.swap`.
 
 Every public function in those modules takes *score matrices*: systems x topics, as a NumPy array or a
-pandas DataFrame (index = system labels, columns = topic labels), and some also accept per-system mean
+pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.io._coerce_matrix``, documented at
+:func:`gtheory.as_score_matrix`: named axes honoured, a long table pivoted, an unnamed labelled frame refused
+with the fix — these functions have no ``orientation``, so name the axes), and some also accept per-system mean
 scores (1-D array or Series). The helpers here turn whatever was given into a :class:`Scores` value
 (a float array plus labels) or raise an error that names the parameter, states the rule and shows what
 was given, so that the numerical code after them can assume clean input.
@@ -100,7 +102,8 @@ def as_scores(
         # the one rule of every score-matrix input (gtheory.io.as_score_matrix): axis names decide, a long table is
         # pivoted, an unnamed labelled frame or a long-looking one is refused with the fix
         values, systems, topics, labelled = _coerce_matrix(x, name=name, min_systems=min_systems,
-                                                           min_topics=min_topics, can_orient=False, nan_advice=_NAN_ADVICE)
+                                                           min_topics=min_topics, can_orient=False,
+                                                           nan_advice=_NAN_ADVICE)
     else:
         if isinstance(x, (str, bytes, dict)) or x is None or np.isscalar(x):
             raise TypeError(

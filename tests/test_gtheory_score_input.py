@@ -18,7 +18,8 @@ import experiments
 import gtheory
 from experiments.cli import main
 
-pytestmark = pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")  # random matrices: σ² ≈ 0 happens
+# random matrices: an estimate of σ² ≈ 0 below 0 happens and is not the point here
+pytestmark = pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")
 
 
 def _matrix(n_s: int = 7, n_t: int = 9, seed: int = 0) -> pd.DataFrame:
