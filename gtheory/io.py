@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bz2
 import csv
+import functools
 import gzip
 import lzma
 import math
@@ -440,6 +441,11 @@ def _axis_role(name: Any) -> str | None:
     ``topic``, ``query_id``, ... as :func:`read_scores` knows them), else None."""
     if not isinstance(name, str):
         return None
+    return _role_of(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _role_of(name: str) -> str | None:
     low = name.strip().lower()
     if low in _SYSTEM_NAMES:
         return "system"
@@ -690,8 +696,11 @@ def _frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None,
                 + (" or pass orientation='systems x topics'." if can_orient else "."))
     if unnamed:
         frame = _label_column(frame, name)
-    bad = [c for c in frame.columns if not (pd.api.types.is_numeric_dtype(frame[c])
-                                            and not pd.api.types.is_bool_dtype(frame[c]))]
+    def numeric(dt: Any) -> bool:
+        return pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
+
+    dtypes = frame.dtypes.tolist()  # by dtype, the distinct ones first: no per-column work for an all-float frame
+    bad = [] if all(numeric(dt) for dt in set(dtypes)) else [c for c, dt in zip(frame.columns, dtypes) if not numeric(dt)]
     if bad:
         raise TypeError(f"`{name}` must hold numeric scores; columns {_preview(bad, 5)} are not numeric. Put the "
                         "labels in the index (e.g. `df.set_index('system')`) and name the axes.")
