@@ -2,7 +2,9 @@
 :mod:`experiments.swap`.
 
 Every public function in those modules takes *score matrices*: systems x topics, as a NumPy array or a
-pandas DataFrame (index = system labels, columns = topic labels), and some also accept per-system mean
+pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.io._coerce_matrix``, documented at
+:func:`gtheory.as_score_matrix`: named axes honoured, a long table pivoted, an unnamed labelled frame refused
+with the fix — these functions have no ``orientation``, so name the axes), and some also accept per-system mean
 scores (1-D array or Series). The helpers here turn whatever was given into a :class:`Scores` value
 (a float array plus labels) or raise an error that names the parameter, states the rule and shows what
 was given, so that the numerical code after them can assume clean input.
@@ -16,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory._ties import TIE_REL, tie_values  # noqa: F401  (TIE_REL re-exported for the randomised tests)
-from gtheory.io import _frame_to_matrix
+from gtheory.io import _coerce_matrix
 from metrics._validation import (  # noqa: F401  (re-exported: one check per parameter kind)
     check_choice,
     check_fraction,
@@ -61,6 +63,10 @@ def _preview(items: Any, limit: int = 5) -> str:
     return shown + (", ..." if len(items) > limit else "")
 
 
+_NAN_ADVICE = ("drop or impute them before calling (e.g. fill missing topics with 0 if that is the metric's "
+               "convention).")
+
+
 def as_scores(
     x: Any,
     name: str,
@@ -86,26 +92,18 @@ def as_scores(
         Smallest acceptable numbers of systems and topics.
     """
     allow_means = allow_means and not require_matrix
-    labelled = isinstance(x, (pd.DataFrame, pd.Series))
-    if isinstance(x, pd.DataFrame):
-        # the axis names decide, as in gtheory.gstudy: rows named 'topic' are transposed, a long table
-        # (system, topic, score / run_id, query_id, value) is pivoted, an ambiguous long-looking frame refused
-        x = _frame_to_matrix(x, "auto", None, name)
-        try:
-            values = x.to_numpy(dtype=np.float64)
-        except (TypeError, ValueError):
-            bad = [c for c in x.columns if not pd.api.types.is_numeric_dtype(x[c])]
-            raise TypeError(
-                f"`{name}` must hold numeric scores; columns {_preview(bad)} are not numeric. "
-                "Put system labels in the index (e.g. `df.set_index('system')`)."
-            ) from None
-        systems, topics = x.index, x.columns
-    elif isinstance(x, pd.Series):
+    if isinstance(x, pd.Series):
         try:
             values = x.to_numpy(dtype=np.float64)
         except (TypeError, ValueError):
             raise TypeError(f"`{name}` must hold numeric scores; got dtype {x.dtype}.") from None
-        systems, topics = x.index, None
+        systems, topics, labelled = x.index, None, True
+    elif isinstance(x, pd.DataFrame):
+        # the one rule of every score-matrix input (gtheory.io.as_score_matrix): axis names decide, a long table is
+        # pivoted, an unnamed labelled frame or a long-looking one is refused with the fix
+        values, systems, topics, labelled = _coerce_matrix(x, name=name, min_systems=min_systems,
+                                                           min_topics=min_topics, can_orient=False,
+                                                           nan_advice=_NAN_ADVICE)
     else:
         if isinstance(x, (str, bytes, dict)) or x is None or np.isscalar(x):
             raise TypeError(
@@ -119,7 +117,12 @@ def as_scores(
                 f"`{name}` must be numeric array-like (systems x topics); got {type(x).__name__} "
                 "that NumPy cannot convert to float."
             ) from None
-        systems, topics = None, None
+        if values.ndim == 2:  # an array: rows = systems, by the same coercion (long-looking arrays refused)
+            values, systems, topics, labelled = _coerce_matrix(values, name=name, min_systems=min_systems,
+                                                               min_topics=min_topics, can_orient=False,
+                                                               nan_advice=_NAN_ADVICE)
+        else:
+            systems, topics, labelled = None, None, False
 
     if values.ndim == 1:
         if not allow_means:

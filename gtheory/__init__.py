@@ -29,7 +29,7 @@ from .components import (
 )
 from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
 from .bootstrap import BootstrapResult, dstudy_subset
-from .errors import MissingCellsWarning, NegativeVarianceWarning, ParameterError
+from .errors import MissingCellsWarning, NegativeVarianceWarning, ParameterError, PrecisionLossWarning
 from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
 from .intervals import project
 from .io import as_score_matrix, read_scores
@@ -51,6 +51,7 @@ __all__ = [
     "NegativeVarianceWarning",
     "ParameterError",
     "MissingCellsWarning",
+    "PrecisionLossWarning",
     "UnbalancedGStudy",
     "BootstrapResult",
     "dstudy_subset",

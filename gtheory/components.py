@@ -76,8 +76,10 @@ def variance_components(scores: ArrayLike, *, clip: bool = False) -> VarianceCom
         \hat\sigma^2_s = \frac{MS_s-MS_{st}}{n_t}, \quad
         \hat\sigma^2_t = \frac{MS_t-MS_{st}}{n_s}.
 
-    The residual sum of squares is computed from the double-centred matrix, not by
-    subtraction, so nothing is lost to cancellation.
+    Every sum of squares is computed from deviations (the data shifted by an estimate of their centre,
+    then the system and topic means subtracted), never as a difference of raw sums of squares: a
+    constant added to every score (``X + 1e12``) changes no estimate beyond float64 rounding of the
+    deviations themselves. The residual sum of squares is that of the double-centred matrix.
 
     Examples
     --------
@@ -95,12 +97,17 @@ def variance_components(scores: ArrayLike, *, clip: bool = False) -> VarianceCom
             f"2 topics; got shape {x.shape}."
         )
     n_s, n_t = x.shape[-2], x.shape[-1]
-    mean_s = x.sum(axis=-1) / n_t
-    mean_t = x.sum(axis=-2) / n_s
+    # Every sum of squares is of deviations, so the estimates do not depend on the origin: shift the data to
+    # near their centre first (by the first system's mean, an O(n_t) estimate of it). Scores of 1e12 + 0.3
+    # then lose nothing to the sums of ~1e12-sized numbers (each sum below is of deviations of the size of
+    # the spread, and x - c is exact when x and c are within a factor of 2 of each other, Sterbenz's lemma).
+    resid = x - x[..., :1, :].mean(axis=-1, keepdims=True)
+    mean_s = resid.sum(axis=-1) / n_t
+    mean_t = resid.sum(axis=-2) / n_s
     grand = mean_s.mean(axis=-1)
     ds = mean_s - grand[..., None]
     dt = mean_t - grand[..., None]
-    resid = x - mean_s[..., :, None]
+    resid -= mean_s[..., :, None]
     resid -= dt[..., None, :]
     ms_s = n_t * np.einsum("...i,...i->...", ds, ds) / (n_s - 1)
     ms_t = n_s * np.einsum("...i,...i->...", dt, dt) / (n_t - 1)

@@ -83,7 +83,7 @@ from numpy.typing import NDArray
 
 from ._display import fmt, html_table, kv_table
 from ._json import JsonResult
-from .errors import warn_negative
+from .errors import is_rounding_noise, precision_lost, warn_negative, warn_precision_loss
 
 __all__ = ["Design", "Effect", "parse_design", "gstudy_design", "DesignGStudy", "DesignDStudy"]
 
@@ -595,6 +595,8 @@ def gstudy_design(
                          "the coefficients are 0/0 — undefined.")
     axis = {f: k for k, f in enumerate(d.facets)}
     n_cells = y.size
+    grand, ss_total = _centred(y)
+    y_given, y = y, y - grand  # every effect is a contrast of means: shift-invariant, and centred data lose nothing to 1e12
 
     cache: dict[frozenset[str], NDArray[np.float64]] = {}
 
@@ -623,13 +625,26 @@ def gstudy_design(
     raw = np.linalg.solve(coef, ms)
     clipped = raw < 0
     if warn:
+        lost = precision_lost(y_given, ss_total / y.size)
+        if lost is not None:  # rounded before we saw them: say so instead of "negative estimate"
+            warn_precision_loss(*lost, ss_total / y.size, {e.name: float(r) for e, r, c in zip(effects, raw, clipped)
+                                                          if c and not is_rounding_noise(r, ss_total / y.size)})
         for eff, r, c in zip(effects, raw, clipped):
-            if c:
-                warn_negative(eff.name, r, float(np.sum((y - y.mean()) ** 2)) / y.size)
+            if c and lost is None:
+                warn_negative(eff.name, r, ss_total / y.size)
     var = np.where(clipped, 0.0, raw)
     comp = pd.DataFrame(
         {"df": df_, "ss": ss_, "ms": ms, "variance": var, "variance_raw": raw, "clipped": clipped,
          "percent": 100 * var / var.sum()},
         index=pd.Index([e.name for e in effects], name="effect"),
     )
-    return DesignGStudy(d, sizes, comp, float(y.mean()), float(np.sum((y - y.mean()) ** 2)))
+    return DesignGStudy(d, sizes, comp, grand, ss_total)
+
+
+def _centred(y: NDArray[np.float64]) -> tuple[float, float]:
+    """Grand mean and total sum of squares of ``y`` from deviations (two passes; see gtheory.gstudy)."""
+    m0 = float(y.mean())
+    dev = y - m0
+    e = float(dev.mean())
+    dev -= e
+    return m0 + e, float(np.sum(dev * dev))

@@ -23,7 +23,7 @@ from ._ties import tie_values
 from .components import variance_components
 from ._display import fmt, html_table, kv_table
 from ._json import JsonResult
-from .errors import ROUNDING_TOLERANCE, is_rounding_noise, warn_negative
+from .errors import ROUNDING_TOLERANCE, is_rounding_noise, precision_lost, warn_negative, warn_precision_loss
 from .intervals import (
     arteaga_ratio_bounds,
     check_open_unit,
@@ -782,6 +782,29 @@ def _check_finite_results(x: NDArray[np.float64], results: list[float], scale: f
 
 
 
+def centred_total(x: NDArray[np.float64]) -> tuple[float, float]:
+    r"""The grand mean and the total sum of squares :math:`\sum (x - \bar x)^2` of the finite array ``x``,
+    computed from deviations (two passes: the mean of ``x - m0`` corrects a first estimate ``m0``), so that a
+    constant added to every score (``x + 1e12``) leaves the sum of squares as it was up to float64 rounding of
+    the deviations."""
+    m0 = float(x.mean())
+    d = x - m0
+    e = float(d.mean())
+    d -= e
+    return m0 + e, float(np.einsum("ij,ij->", d, d) if d.ndim == 2 else np.sum(d * d))
+
+
+def all_equal_message(value: float) -> str:
+    """Why a matrix of equal scores has no G-study; for a large magnitude, that rounding may be the cause."""
+    msg = (f"all scores are equal ({value:g}); every variance component is 0 and Φ and Eρ² are 0/0 — undefined. "
+           "Is the metric computed correctly?")
+    step = float(np.spacing(abs(value)))
+    if step >= 1e-6:
+        msg += (f" (At {abs(value):.3g} double precision stores numbers in steps of {step:.3g}: scores that differ by "
+                "less were rounded to one value; subtract a constant before they are stored.)")
+    return msg
+
+
 def _drop_lowest_systems(x: NDArray[np.float64], systems: Sequence[str], drop_lowest: float
                         ) -> tuple[NDArray[np.float64], list[str], tuple[str, ...]]:
     """The rows of ``x`` (systems × topics, NaN for a missing cell) and the ``systems`` whose mean score
@@ -818,8 +841,10 @@ def gstudy(
         ``system, topic, score``, or ir_measures' ``run_id, query_id, value``), or the path of a
         CSV file read with :func:`gtheory.read_scores`. A DataFrame's axis names are honoured: one
         whose ``index.name`` is ``"topic"`` (or ``columns.name`` ``"system"``) holds topics in its
-        rows and is transposed; an unnamed frame with the shape of a long table is refused as
-        ambiguous (see :func:`gtheory.as_score_matrix`).
+        rows and is transposed; an unnamed frame with labels (``pd.read_csv(f, index_col=0)``) is
+        refused unless ``orientation`` is given or its labels tell (the rule of
+        :func:`gtheory.as_score_matrix`); an unnamed frame with the shape of a long table is refused
+        as ambiguous.
     drop_lowest : float, optional
         Fraction in [0, 1) of systems to drop before estimating, lowest mean score first (common
         in IR reliability studies to remove buggy runs). Systems whose mean is below the
@@ -827,9 +852,10 @@ def gstudy(
         ``gt4ireval``) are dropped, so ties are kept together (also means equal in exact arithmetic
         that differ in the last bits, e.g. two P@10 means of 0.326).
     orientation : str, optional
-        Layout of a CSV file or DataFrame (see :func:`gtheory.read_scores`):
-        ``"auto"`` (default: by the names), ``"systems-by-topics"``, ``"topics-by-systems"`` (an
-        array is transposed too) or ``"long"``. It must not contradict a DataFrame's axis names.
+        Layout of a CSV file, DataFrame or array: ``"auto"`` (default: by the names),
+        ``"systems x topics"`` (also ``"systems-by-topics"``), ``"topics x systems"`` (also
+        ``"topics-by-systems"``; an array is transposed too) or ``"long"``. It must not contradict a
+        DataFrame's axis names.
     measure : str, optional
         The measure to study in a long DataFrame or CSV with a ``measure`` column holding several
         (ir_measures' ``measure``; :func:`metrics.evaluate` stacked).
@@ -863,6 +889,9 @@ def gstudy(
 
     Warns
     -----
+    PrecisionLossWarning
+        When the scores are so large for their spread that float64 had rounded them noticeably
+        (``X + 1e16``); a negative estimate is then reported in it, not as a NegativeVarianceWarning.
     NegativeVarianceWarning
         When an estimate is negative and set to 0 (Brennan 2001, §3.4; as ``gt4ireval``); not for
         an estimate that is rounding noise (a relative tolerance: ``|σ²| ≤ 1e-12 ×`` the scores'
@@ -880,7 +909,8 @@ def gstudy(
         \hat\sigma^2_{st} = MS_{st}, \quad \hat\sigma^2_s = (MS_s - MS_{st})/n_t, \quad
         \hat\sigma^2_t = (MS_t - MS_{st})/n_s .
 
-    Computed in closed form in full double precision (no rounding); about 50–100 µs for
+    Computed in closed form from centred data (sums of squares of deviations, so ``X + 1e12``
+    gives the components of ``X``); about 50–100 µs for
     100 × 50 in :func:`gtheory.variance_components` (benchmarks/bench_gstudy.py: thousands of times faster than
     statsmodels OLS + ``anova_lm``).
 
@@ -919,18 +949,13 @@ def gstudy(
         return gstudy_missing(x, systems, topics, method=missing, drop_lowest=drop_lowest)
     x, systems, dropped = _drop_lowest_systems(x, systems, drop_lowest)
     if np.ptp(x) == 0:
-        raise ValueError(
-            f"all scores are equal ({float(x.flat[0]):g}); every variance component is 0 and Φ and Eρ² "
-            "are 0/0 — undefined. Is the metric computed correctly?"
-        )
+        raise ValueError(all_equal_message(float(x.flat[0])))
     n_s, n_t = x.shape
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         vc = variance_components(x)
-    ms_s, ms_t, ms_e = float(vc.ms_system), float(vc.ms_topic), float(vc.ms_residual)
-    raw = {"system": float(vc.system), "topic": float(vc.topic), "residual": float(vc.residual)}
-    grand_mean = float(x.mean())
-    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        ss_total = float(np.sum((x - grand_mean) ** 2))
+        ms_s, ms_t, ms_e = float(vc.ms_system), float(vc.ms_topic), float(vc.ms_residual)
+        raw = {"system": float(vc.system), "topic": float(vc.topic), "residual": float(vc.residual)}
+        grand_mean, ss_total = centred_total(x)
     scale = ss_total / x.size
     _check_finite_results(x, [ms_s, ms_t, ms_e, ss_total, *raw.values()], scale)
     if raw["system"] <= ROUNDING_TOLERANCE * scale and raw["residual"] <= ROUNDING_TOLERANCE * scale:
@@ -941,8 +966,11 @@ def gstudy(
     # an estimate within rounding error of 0 is 0 (no warning, no spurious ratio of noise to noise)
     noise = {k: is_rounding_noise(v, scale) for k, v in raw.items()}
     clipped = {k: v < 0 for k, v in raw.items()}
+    lost = precision_lost(x, scale)
+    if lost is not None:  # the data were rounded before we saw them: say so, not "negative estimate"
+        warn_precision_loss(*lost, scale, {k: raw[k] for k, was in clipped.items() if was and not noise[k]})
     for k, was in clipped.items():
-        if was:
+        if was and lost is None:
             warn_negative(k, raw[k], scale)
     var = {k: 0.0 if (clipped[k] or noise[k]) else v for k, v in raw.items()}
     ss_s, ss_t, ss_e = ms_s * (n_s - 1), ms_t * (n_t - 1), ms_e * (n_s - 1) * (n_t - 1)

@@ -51,7 +51,7 @@ from scipy import linalg, optimize
 from threadpoolctl import threadpool_limits
 
 from ._display import fmt
-from .errors import MissingCellsWarning, warn_negative
+from .errors import MissingCellsWarning, precision_lost, warn_negative, warn_precision_loss
 
 __all__ = ["UnbalancedComponents", "henderson_components", "reml_components", "UnbalancedGStudy",
            "MissingMethod"]
@@ -75,6 +75,14 @@ def _counts(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
     z = np.where(obs, x, 0.0)
     m = obs.astype(np.float64)
     return z, m, m.sum(axis=-1), m.sum(axis=-2), m.sum(axis=(-2, -1))
+
+
+def _centre(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(..., 1, 1) the mean of the observed cells of each matrix, refined by a second pass (the mean of the
+    deviations from the first estimate): the shift that makes sums of squares of ~1e12-sized scores exact."""
+    with np.errstate(invalid="ignore"):
+        m0 = np.nanmean(x, axis=(-2, -1), keepdims=True)
+        return m0 + np.nanmean(x - m0, axis=(-2, -1), keepdims=True)
 
 
 def henderson_components(scores: ArrayLike) -> UnbalancedComponents:
@@ -109,6 +117,8 @@ def henderson_components(scores: ArrayLike) -> UnbalancedComponents:
     this is the balanced ANOVA of :func:`gtheory.variance_components`.
     """
     x = np.asarray(scores, dtype=np.float64)
+    shift = _centre(x)[..., 0, 0]
+    x = x - shift[..., None, None]  # the estimates are differences of T terms, each shift-invariant: centre to avoid cancellation
     z, m, n_ts, n_st, n = _counts(x)
     n_s, n_t = x.shape[-2], x.shape[-1]
     xs, xt, xx = z.sum(axis=-1), z.sum(axis=-2), z.sum(axis=(-2, -1))
@@ -128,7 +138,7 @@ def henderson_components(scores: ArrayLike) -> UnbalancedComponents:
     ], axis=-2)
     b = np.stack([t_s - t_mu, t_t - t_mu, t_st - t_mu], axis=-1)
     sol = np.linalg.solve(a, b[..., None])[..., 0]
-    return UnbalancedComponents(sol[..., 0], sol[..., 1], sol[..., 2], xx / n)
+    return UnbalancedComponents(sol[..., 0], sol[..., 1], sol[..., 2], xx / n + shift)
 
 
 def henderson_t_terms(scores: ArrayLike) -> dict[str, float]:
@@ -146,7 +156,8 @@ class _Reml:
         self.swap = x.shape[1] > x.shape[0]  # the model is symmetric: factorise the smaller side
         if self.swap:
             x = x.T
-        z, m, self.n_ts, self.n_st, n = _counts(x)
+        self.shift = float(_centre(x)[0, 0])  # REML is shift-invariant; μ̂ is returned on the original scale
+        z, m, self.n_ts, self.n_st, n = _counts(x - self.shift)
         self.n = float(n)
         self.ns, self.nt = x.shape
         self.m = m
@@ -183,7 +194,7 @@ class _Reml:
         dof = self.n - 1.0
         logdet = float(np.sum(np.log(d))) + 2.0 * float(np.sum(np.log(np.diag(c))))
         dev = logdet + math.log(xvx) + dof * (1.0 + math.log(2.0 * math.pi * r2 / dof))
-        return dev, r2 / dof, beta
+        return dev, r2 / dof, beta + self.shift
 
     def deviance(self, theta: NDArray[np.float64]) -> float:
         return self.parts(theta)[0]
@@ -389,7 +400,8 @@ def gstudy_missing(
         warnings.warn(f"{n_missing} of {x.size} cells ({share:.1%}) are missing; missing='exclude' drops "
                       f"{int((~keep).sum())} of {x.shape[1]} topics with a missing cell.",
                       MissingCellsWarning, stacklevel=3)
-        frame = pd.DataFrame(x[:, keep], index=systems, columns=[t for t, k in zip(topics, keep) if k])
+        frame = pd.DataFrame(x[:, keep], index=pd.Index(systems, name="system"),
+                             columns=pd.Index([t for t, k in zip(topics, keep) if k], name="topic"))
         return _gstudy(frame, drop_lowest=drop_lowest)
     obs = ~np.isnan(x)
     for axis, labels, what, other in ((1, systems, "system", "topic"), (0, topics, "topic", "system")):
@@ -411,8 +423,9 @@ def gstudy_missing(
                          f"from the system and topic effects (need more than {n_s + n_t - 1}).")
     vals = x[obs]
     if np.ptp(vals) == 0:
-        raise ValueError(f"all scores are equal ({float(vals[0]):g}); every variance component is 0 and Φ and "
-                         "Eρ² are 0/0 — undefined. Is the metric computed correctly?")
+        from .gstudy import all_equal_message
+
+        raise ValueError(all_equal_message(float(vals[0])))
     warnings.warn(f"{n_missing} of {x.size} cells ({share:.1%}) are missing; variance components "
                   f"estimated by {'REML' if method == 'reml' else 'Henderson Method 1'} from the {n_obs} "
                   "scored cells (assumes cells are missing at random).", MissingCellsWarning, stacklevel=3)
@@ -429,11 +442,17 @@ def gstudy_missing(
         raw = {"system": float(comps.system), "topic": float(comps.topic), "residual": float(comps.residual)}
         mean, reml_dev = float(comps.grand_mean), info["deviance"]
     clipped = {k: v < 0 for k, v in raw.items()}
+    scale = float(np.var(vals - float(_centre(x)[0, 0])))
+    lost = precision_lost(vals, scale)
+    if lost is not None:  # rounded before we saw them: say so instead of "negative estimate"
+        warn_precision_loss(*lost, scale, {k: raw[k] for k, was in clipped.items() if was})
     for k, was in clipped.items():
-        if was:
-            warn_negative(k, raw[k], float(np.var(vals)))
-    ss_s, ss_t = t["T_s"] - t["T_mu"], t["T_t"] - t["T_mu"]
-    ss_e = t["T_st"] - t["T_s"] - t["T_t"] + t["T_mu"]
+        if was and lost is None:
+            warn_negative(k, raw[k], scale)
+    # the sums of squares from the T terms of the centred scores (the same differences, without cancellation)
+    tc = henderson_t_terms(x - float(_centre(x)[0, 0]))
+    ss_s, ss_t = tc["T_s"] - tc["T_mu"], tc["T_t"] - tc["T_mu"]
+    ss_e = tc["T_st"] - tc["T_s"] - tc["T_t"] + tc["T_mu"]
     df_s, df_t, df_e = n_s - 1, n_t - 1, n_obs - n_s - n_t + 1
     return UnbalancedGStudy(
         var_system=max(raw["system"], 0.0), var_topic=max(raw["topic"], 0.0),
@@ -441,7 +460,7 @@ def gstudy_missing(
         var_system_raw=raw["system"], var_topic_raw=raw["topic"], var_residual_raw=raw["residual"],
         clipped_system=clipped["system"], clipped_topic=clipped["topic"], clipped_residual=clipped["residual"],
         ms_system=ss_s / df_s, ms_topic=ss_t / df_t, ms_residual=ss_e / df_e,
-        ss_system=ss_s, ss_topic=ss_t, ss_residual=ss_e, ss_total=t["T_st"] - t["T_mu"],
+        ss_system=ss_s, ss_topic=ss_t, ss_residual=ss_e, ss_total=tc["T_st"] - tc["T_mu"],
         df_system=df_s, df_topic=df_t, df_residual=df_e, df_total=n_obs - 1,
         n_systems=n_s, n_topics=n_t, grand_mean=mean,
         systems=tuple(systems), topics=tuple(topics), dropped_systems=dropped, drop_lowest=float(drop_lowest),

@@ -316,7 +316,7 @@ def test_plot_mean_scatter_reports_tau_and_rmse():
 
 
 def test_inputs_are_validated_with_named_parameters():
-    a = pd.DataFrame(np.random.default_rng(0).random((4, 5)), index=["s1", "s2", "s3", "s4"])
+    a = pd.DataFrame(np.random.default_rng(0).random((4, 5)), index=pd.Index(["s1", "s2", "s3", "s4"], name="system"))
     b = a.rename(index={"s1": "x1", "s2": "x2", "s3": "x3"})
     with pytest.raises(ValueError, match=r"`a` and `b` must cover the same systems; 3 systems in `a` are missing from `b`: 's1', 's2', 's3'"):
         kendall_tau(a, b)
@@ -324,7 +324,7 @@ def test_inputs_are_validated_with_named_parameters():
         kendall_tau(np.ones(3), np.arange(4.0))
     bad = a.copy()
     bad.iloc[1, 2] = np.nan
-    with pytest.raises(ValueError, match=r"`b` contains 1 NaN or infinite value\(s\) \(first at system 's2', topic 2\)"):
+    with pytest.raises(ValueError, match=r"`b` contains 1 NaN value \(first at system 's2', topic 2\); drop or impute"):
         rmse(a, bad)
     with pytest.raises(TypeError, match="`a` must be a systems x topics matrix"):
         kendall_tau("scores", a)

@@ -538,7 +538,7 @@ def test_run_file_problems_say_what_the_cli_user_can_do(tiny, command, capsys, m
 
 
 @pytest.mark.parametrize("name, content, message", [
-    ("ambig.csv", "a,b\n1,2\n3,4\n", "give --orientation systems-by-topics or topics-by-systems."),
+    ("ambig.csv", "a,b\n1,2\n3,4\n", "give --orientation systems-by-topics or topics-by-systems, or name the first column"),
     ("multi.csv", "system,topic,measure,score\ns1,t1,AP,0.1\ns1,t1,P@10,0.2\ns2,t1,AP,0.3\ns2,t1,P@10,0.4\n",
      "choose one by name with --measure (e.g. --measure 'AP')."),
     ("const.csv", "system,t1,t2\ns1,0.1,0.5\ns2,0.1,0.5\n", "the scores vary only between topics"),

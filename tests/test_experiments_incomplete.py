@@ -278,6 +278,7 @@ def _hand_built():
     full = np.array([0.8, 0.5, 0.5, 0.2, 0.5])[:, None] + wig
     red = np.array([0.5, 0.5, 0.8, 0.2, 0.5])[:, None] + wig
     labels = list("ABCDE")
+    labels = pd.Index(labels, name="system")
     return pd.DataFrame(full, index=labels), pd.DataFrame(red, index=labels)
 
 

@@ -319,7 +319,7 @@ def test_score_matrix_validation():
         bootstrap_asl(good, seed="x")
     with pytest.raises(ValueError, match=r"at least 2 topics"):
         paired_ttest(good[:, :1])
-    frame = pd.DataFrame(good, index=["a", "b", "c"]).assign(name="x")
+    frame = pd.DataFrame(good, index=pd.Index(["a", "b", "c"], name="system")).assign(name="x")
     with pytest.raises(TypeError, match=r"columns 'name' are not numeric"):
         wilcoxon_test(frame)
 

@@ -336,7 +336,7 @@ def test_degenerate_input(scores, match):
 
 
 def test_nan_and_inf_named():
-    X = pd.DataFrame(np.random.default_rng(0).random((4, 3)), index=["a", "X", "c", "d"],
+    X = pd.DataFrame(np.random.default_rng(0).random((4, 3)), index=pd.Index(["a", "X", "c", "d"], name="system"),
                      columns=["450", "451", "452"])
     X.iloc[1, 1] = np.nan
     X.iloc[2, 2] = np.nan

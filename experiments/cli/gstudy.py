@@ -25,10 +25,13 @@ __all__ = ["register", "run"]
 _EPILOG = """\
 The CSV is either wide (one row per system or per topic, a header of labels, an optional first
 column of row labels) or long (columns system, topic, score). With --orientation auto the layout
-is recognised from the header: a first column named 'topic' (or 'query', 'qid') means rows are
-topics; 'system' or 'run' means rows are systems; headers that all look like system names
-(sys1, run_a, ...) mean columns are systems. The TREC matrices in score-matrices/ are
-topics-by-systems.
+is recognised from the header, by the rule of the Python API: a first column named 'topic' (or
+'query', 'qid', 'Topic ID', ...) means rows are topics; 'system' or 'run' (or 'sysid', 'run_id')
+means rows are systems; labels that all look like system names (sys1, run_a, ...) on one side mean
+that side holds the systems. Anything else is refused: give --orientation. A first column is taken
+as row labels when its cells are not numbers or its header is empty or names an id ('id', 'Topic ID',
+'sysid'); distinct whole numbers under another header beside fractional scores are refused, naming
+the column. The TREC matrices of the SIGIR 2018 simulation study are topics-by-systems.
 
 The long CSV of 'gtheory evaluate' (columns system, topic, measure, score) is read as it is: with
 one measure in the file that one is studied; with several, --measure NAME picks one. So is its wide
@@ -47,6 +50,17 @@ confidence intervals (Feldt 1965; Arteaga et al. 1982), and the number of topics
 """
 
 
+def _orientation(text: str) -> str:
+    """The canonical spelling of a layout (the library's vocabulary: 'topics x systems' is topics-by-systems);
+    anything else unchanged, for argparse's choices to refuse."""
+    from gtheory.io import _canonical_orientation
+
+    try:
+        return _canonical_orientation(text)
+    except ValueError:
+        return text
+
+
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "gstudy",
@@ -60,9 +74,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("scores", metavar="SCORES.csv", nargs="?", default=None,
                    help="per-topic scores of each system (CSV); or use --runs and --qrels")
-    p.add_argument("--orientation", default="auto",
+    p.add_argument("--orientation", default="auto", type=_orientation,
                    choices=["auto", "systems-by-topics", "topics-by-systems", "long"],
-                   help="layout of the CSV (default: auto)")
+                   help="layout of the CSV (default: auto; 'systems x topics' and 'topics x systems' are the same "
+                        "layouts as systems-by-topics and topics-by-systems)")
     p.add_argument("--n-topics", nargs="+", type=float, metavar="N", default=None,
                    help="D-study numbers of topics (default: 10 25 50 100 and the file's)")
     p.add_argument("--target", type=float, default=0.95,
