@@ -469,7 +469,8 @@ def compare(
     >>> import numpy as np, pandas as pd
     >>> from experiments import compare
     >>> rng = np.random.default_rng(0)
-    >>> X = pd.DataFrame(rng.random((3, 40)) + [[0.3], [0.0], [0.0]], index=["new", "bm25", "ql"])
+    >>> X = pd.DataFrame(rng.random((3, 40)) + [[0.3], [0.0], [0.0]],
+    ...                  index=pd.Index(["new", "bm25", "ql"], name="system"))
     >>> c = compare(X, test="t", correction="holm", baseline="bm25")
     >>> c.table[["a", "b", "significant"]].values.tolist()
     [['new', 'bm25', True], ['ql', 'bm25', False]]

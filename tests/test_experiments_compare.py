@@ -22,7 +22,12 @@ from experiments.compare import Comparison, ComparisonTable, compare, compare_me
 def _matrix(m=5, n=30, seed=0, shift=(0.3, 0.0, 0.05, 0.1, 0.0)):
     rng = np.random.default_rng(seed)
     X = rng.random((m, n)) * 0.6 + np.asarray(shift[:m])[:, None]
-    return pd.DataFrame(X, index=[f"run{i}" for i in range(m)], columns=[f"q{j}" for j in range(n)])
+    return _named(pd.DataFrame(X, index=[f"run{i}" for i in range(m)], columns=[f"q{j}" for j in range(n)]))
+
+
+def _named(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows are systems, columns topics, said by the axis names (unnamed labelled tables are refused as ambiguous)."""
+    return frame.rename_axis(index="system", columns="topic")
 
 
 def _pairs(c: Comparison, X: pd.DataFrame):
@@ -86,7 +91,7 @@ def test_exact_randomization_counts_ties_of_exact_arithmetic():
     # reference works in integers (tenths), where there is no rounding
     rng = np.random.default_rng(3)
     T = rng.integers(0, 11, size=(3, 12))
-    X = pd.DataFrame(T / 10.0, index=["a", "b", "c"])
+    X = _named(pd.DataFrame(T / 10.0, index=["a", "b", "c"]))
     c = compare(X, test="randomization", n_resamples=2 ** 12)
     for r in c.table.itertuples(index=False):
         d = T[["abc".index(r.a)]][0] - T["abc".index(r.b)]
@@ -185,7 +190,7 @@ def test_baseline_pairs_each_run_with_the_baseline_and_keeps_it_under_top_k():
 @given(st.integers(0, 10_000), st.sampled_from(["t", "sign", "wilcoxon", "randomization"]))
 def test_p_values_are_probabilities_and_symmetric_in_the_pair(seed, test):
     rng = np.random.default_rng(seed)
-    X = pd.DataFrame(np.round(rng.random((3, 9)), 1), index=["a", "b", "c"])
+    X = _named(pd.DataFrame(np.round(rng.random((3, 9)), 1), index=["a", "b", "c"]))
     c = compare(X, test=test, n_resamples=512)
     assert ((c.table["p"] >= 0) & (c.table["p"] <= 1)).all()
     Y = X.loc[["c", "b", "a"]]
@@ -247,7 +252,7 @@ def test_markers_follow_the_significant_pairs():
 
 def test_latex_is_a_booktabs_table_and_escapes_names():
     X = _matrix(m=3)
-    X.index = ["a_b", "50%", "x&y"]
+    X.index = pd.Index(["a_b", "50%", "x&y"], name="system")
     tex = compare_measures({"nDCG@10": X}, baseline="a_b").to_latex(label="tab:cmp")
     assert tex.count(r"\toprule") == tex.count(r"\midrule") == tex.count(r"\bottomrule") == 1
     assert r"a\_b" in tex and r"50\%" in tex and r"x\&y" in tex and r"\label{tab:cmp}" in tex
@@ -267,7 +272,7 @@ def test_latex_compiles(tmp_path):
 
 def test_csv_neutralises_formula_cells_but_not_numbers(tmp_path):
     X = _matrix(m=3)
-    X.index = ["=HYPERLINK(\"x\")", "@SUM(1)", "-neg"]
+    X.index = pd.Index(["=HYPERLINK(\"x\")", "@SUM(1)", "-neg"], name="system")
     t = compare_measures({"AP": X - 1.0})
     text = t.to_csv(tmp_path / "t.csv")
     back = pd.read_csv(tmp_path / "t.csv")
