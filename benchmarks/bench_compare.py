@@ -76,7 +76,7 @@ def main() -> None:
         lines += [f"TREC-9 nDCG@10, {len(top)} best runs ({P} pairs) x 50 topics, {B} permutations:",
                   f"  experiments.compare(test='randomization'): {t['gtheory'].text()}",
                   f"  ranx compute_statistical_significance:     {t['ranx'].text()}",
-                  f"  ranx first call of a process (JIT):        {first.text()}",
+                  f"  ranx first call (incl. numba JIT compile):{first.text()}",
                   f"  ratio ranx / gtheory: {ratio(t['ranx'], t['gtheory'])}", ""]
         # agreement: both estimate the same p-values with independent draws; each has a Monte Carlo standard error
         # sqrt(p(1-p)/B) <= 0.005, so their difference has one <= 0.0071 and the largest of P differences is
