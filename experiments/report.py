@@ -1470,6 +1470,8 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
                                           f"{fmt_count(sw.iloc[0, 0])} topics, B = {s.B} draws, all system pairs; "
                                           "a swap is a pair the two sets order differently.")))
 
+    B.extend(_comparison_blocks(study))
+
     B.append(("h2", "5. Out of sample"))
     cv = study.cv_summary.copy()
     base = {"discount": "log2", "gain": "linear"}
@@ -1502,6 +1504,27 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
     B.append(("h2", "How to read this report"))
     B.append(("md", _how_to_read(study)))
     return B
+
+
+def _comparison_blocks(study: Study, top: int = 5) -> list[tuple[str, Any]]:
+    """The best runs compared as a paper would (:func:`experiments.compare_measures`): paired t-tests between the
+    ``top`` runs by the baseline nDCG, Holm-corrected, under the baseline and each adopted configuration."""
+    from experiments.compare import compare_measures
+
+    k = study.settings.cutoff
+    keys = [key for key in ("log2", "adopted", "adopted gain") if key in study.scores]
+    if not keys or study.n_systems < 2:
+        return []
+    frames = {f"nDCG@{k}, {_config_label(study, key)}": study.scores[key] for key in keys}
+    first = study.scores[keys[0]]
+    runs = list(first.mean(axis=1).sort_values(ascending=False, kind="stable").index[: min(top, len(first))])
+    table = compare_measures(frames, systems=runs, test="t", correction="holm", alpha=study.settings.alpha)
+    return [("h2", f"4b. Comparing the best runs"),
+            ("p", f"The {len(runs)} best runs by the baseline nDCG@{k}, compared pair by pair under the baseline and "
+                  "under the adopted configuration(s), as a paper would report them: paired t-tests, Holm-corrected "
+                  "over the pairs of each column (experiments.compare_measures; `gtheory compare` gives the same "
+                  "table as LaTeX)."),
+            ("md", table.to_markdown())]
 
 
 def _how_to_read(study: Study) -> str:
