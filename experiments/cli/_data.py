@@ -8,11 +8,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import metrics  # cheap: its names are imported on first use
 
-import metrics
-
-from ..sweep import _some
 from . import UsageError
 from ._errors import in_option_names
 
@@ -98,6 +95,8 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if getattr(args, "_given_depth", False) and args.depth != judged.depth:
             raise UsageError(f"--depth {args.depth}: {what} is judged to depth {judged.depth} and cannot be cut "
                              "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
+        import numpy as np
+
         if judged.missing != _policy(args):
             from dataclasses import replace
 
@@ -107,6 +106,8 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             raise UsageError(f"--grades trec_eval: {what} holds non-integer grades; judge the runs again from "
                              "--runs/--qrels with --grades trec_eval.")
         return judged
+    from ..sweep import _some
+
     if not args.runs or not args.qrels:
         raise UsageError("--runs and --qrels go together (or give neither to use the embedded TREC-9 data)")
     runs: Any = args.runs[0] if len(args.runs) == 1 and Path(args.runs[0]).is_dir() else args.runs
@@ -154,6 +155,10 @@ def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool 
     """
     if judged.missing != "exclude":
         return judged
+    import numpy as np
+
+    from ..sweep import _some
+
     returned = np.asarray(judged.retrieved)
     complete = returned.all(axis=0)
     if complete.all():

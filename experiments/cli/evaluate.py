@@ -12,8 +12,6 @@ import argparse
 import sys
 from typing import Any
 
-import pandas as pd
-
 from ._common import add_data_args, check_output_path, emit_json, load_judged, output_file
 from ._measures import resolve_measures
 from ._ndcg import (  # noqa: F401 - the nDCG options are shared with tune, check, gstudy and recommend
@@ -55,6 +53,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     if args.out:
         check_output_path(args.out, "--out", args=args)
     default = ["nDCG"] if args.tuning else ["nDCG@10"]  # with --tuning: nDCG at the tuned cut-off
