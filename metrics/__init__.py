@@ -22,6 +22,7 @@ if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that t
     from .counts import judged_at_k, num_rel, num_rel_ret, num_ret
     from .err import err
     from .evaluate import evaluate, measure_names
+    from .evaluation import Evaluation
     from .infap import inferred_ap
     from .measures import MEASURE_SPECS, Measure, MeasureError, parse_measure
     from .precision import precision, r_precision
@@ -49,6 +50,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     'counts': ('judged_at_k', 'num_rel', 'num_rel_ret', 'num_ret'),
     'err': ('err',),
     'evaluate': ('evaluate', 'measure_names'),
+    'evaluation': ('Evaluation',),
     'infap': ('inferred_ap',),
     'measures': ('MEASURE_SPECS', 'Measure', 'MeasureError', 'parse_measure'),
     'precision': ('precision', 'r_precision'),
@@ -115,6 +117,7 @@ __all__ = [
     "num_rel_ret",
     "evaluate",
     "measure_names",
+    "Evaluation",
     "Measure",
     "MeasureError",
     "MEASURE_SPECS",
