@@ -28,9 +28,14 @@ TOTALLED = ("NumRet", "NumRel")
 
 
 def _is_total(name: str) -> bool:
-    """Is ``name`` (canonical) one of the counts whose per-run row is a total (``NumRet``, ``NumRel``, and
-    ``NumRet(rel=…)`` = NumRelRet)?"""
-    return name.split("(")[0].split("@")[0] in TOTALLED
+    """Is ``name`` one of the counts whose per-run row is a total (``NumRet``, ``NumRel``, ``NumRelRet`` — which is
+    ``NumRet(rel=1)`` —, in any spelling :func:`metrics.parse_measure` reads)? A label it does not read: no."""
+    from .measures import parse_measure
+
+    try:
+        return parse_measure(name).name in TOTALLED
+    except (ValueError, TypeError):
+        return False
 
 
 @dataclass(frozen=True, eq=False)

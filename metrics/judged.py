@@ -20,13 +20,14 @@ import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
 from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
+from ._validation import check_progress
 from .coverage import Coverage, check_coverage, coverage
 from .fixes import FixableError, FixableWarning
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
@@ -436,7 +437,7 @@ def judge(
     duplicates: str = "error",
     workers: int | None = None,
     grades: str = "exact",
-    progress: bool = True,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> JudgedRuns:
     """Build the judged-grade tensor of ``runs`` against ``qrels``.
 
@@ -465,7 +466,9 @@ def judge(
     ties, duplicates : how run files are read (see :func:`read_run`). With ``duplicates="error"`` every run file
         is read before the error, which lists each file that repeats a docno with its count (``err.counts``).
     workers : processes reading run files (default: the number of CPUs; ``1`` reads in this process).
-    progress : show a progress bar on stderr when reading run files takes more than about 2 seconds.
+    progress : ``"auto"`` (default) shows a progress bar on stderr when reading run files takes more than about 2
+        seconds and stderr is a terminal (never into a pipe or a log file); ``True`` shows it anyway, ``False``
+        never; a callable receives a message per run read instead.
 
     Returns
     -------
@@ -522,7 +525,8 @@ def judge(
         results = _build.judge_files(files, qi, depth, ties, duplicates, workers)
     if not names:
         raise ValueError("no runs to judge")
-    bar = _build.Progress(len(names), progress and not isinstance(runs, RunSet))
+    show = check_progress(progress)
+    bar = _build.Progress(len(names), False if isinstance(runs, RunSet) else show)
     tensor, pieces = _build.build(results, len(names), qi, depth, bar)
     found = [r.duplicate for r in pieces if r.duplicate is not None]
     if found:

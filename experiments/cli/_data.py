@@ -31,6 +31,8 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--duplicates", choices=["error", "first"], default="error", action=_Given,
                    help="a docno listed twice for one topic of a run is an error naming every such file "
                         "(default) or only its first line is kept (first), with a note on stderr")
+    g.add_argument("--progress", action="store_true",
+                   help="show progress bars even when stderr is not a terminal (default: only on a terminal)")
     g.add_argument("--missing", choices=["zero", "exclude", "reml", "henderson"], default="zero", action=_Given,
                    help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
                         "score; every subcommand but evaluate then drops the topic, with a note); gstudy only: "
@@ -63,6 +65,14 @@ def positive_int(option: str) -> Any:
 
 
 UNBALANCED = ("reml", "henderson")
+
+
+def progress_option(args: argparse.Namespace) -> bool | str:
+    """The API's ``progress`` for a subcommand's progress bars: none with --quiet, forced with --progress, else
+    ``"auto"`` (a bar only when stderr is a terminal: never into pipes or log files)."""
+    if getattr(args, "quiet", False):
+        return False
+    return True if getattr(args, "progress", False) else "auto"
 
 
 def _policy(args: argparse.Namespace) -> str:
@@ -122,7 +132,7 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             warnings.simplefilter("always", metrics.FractionalGradeWarning)
             judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=_policy(args),
                                    grades=getattr(args, "grades", "exact"), duplicates=args.duplicates,
-                                   progress=not quiet)
+                                   progress=progress_option(args))
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
         raise in_option_names(exc, {}) from None
     # the warnings' fixes in the CLI's terms (--grades trec_eval; --judged-only where the subcommand has it)

@@ -13,6 +13,11 @@ from ._ndcg import _same_measure, ndcg_cutoff, parse_discount, parse_gain
 from ._tunings import load_tuning
 
 
+#: the measure ``gtheory evaluate`` and ``gtheory gstudy`` compute when no --measure is given (with --tuning: nDCG at
+#: the tuning's cut-off): nDCG@10, the usual headline measure of TREC-style runs (and trec_eval's ndcg_cut.10)
+DEFAULT_MEASURE = "nDCG@10"
+
+
 def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: str) -> dict[str, Any]:
     """Check the nDCG options against the measures before any data is read.
 
@@ -25,8 +30,8 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
             metrics.parse_measure(name)
         except metrics.MeasureError as exc:  # a bad cut-off (nDCG@0): refused before the data is read
             raise UsageError(f"--measure {name}: {exc.problem}.") from None
-        except (ValueError, TypeError):
-            pass  # an unknown measure: metrics.evaluate says so, listing the known ones
+        except (ValueError, TypeError) as exc:  # an unknown measure (the message lists the known ones), bad grammar
+            raise UsageError(f"--measure {name}: {exc}" if name not in str(exc) else str(exc)) from None
         if _same_measure(name) in seen:
             raise UsageError(f"--measure {name} is given twice; give each measure once.")
         seen.add(_same_measure(name))
