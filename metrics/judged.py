@@ -131,6 +131,45 @@ class JudgedRuns:
             "missing topics": "score 0" if self.missing == "zero" else "excluded",
             "description": str(self.report.get("description") or self.report.get("loaded_from") or "")})
 
+    def summary(self) -> str:
+        """What the tensor holds, as text: systems, topics, depth, grades and the judgments per grade, relevant
+        documents per topic, the missing-topic policy, judgment coverage (:attr:`coverage`) and what
+        :func:`judge` ignored or noticed (topics a run does not return, run topics not in the qrels, topics without a
+        relevant document, rows cut by the depth, duplicates dropped)."""
+        def some(items: Sequence, show: int = 8) -> str:
+            items = list(items)
+            return ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
+
+        per_grade = self.level_counts.sum(axis=0)
+        R = self.n_relevant()
+        lines = [
+            f"JudgedRuns: {self.n_systems} systems x {self.n_topics} topics x depth {self.depth}",
+            "judgments per grade: " + ", ".join(f"{float(v):g}: {int(n)}" for v, n in zip(self.levels, per_grade))
+            + f" ({int(per_grade.sum())} in all)",
+            f"relevant documents per topic (grade >= 1): mean {R.mean():.1f}, min {int(R.min())}, max {int(R.max())}"
+            if R.size else "relevant documents per topic: no topics",
+            "a topic a run does not return: " + ("scores 0 (as trec_eval -c)" if self.missing == "zero"
+                                                 else "excluded (NaN; as trec_eval without -c)"),
+            self.coverage.one_line(),
+        ]
+        missed = {s: t for s, t in zip(self.systems, self.n_retrieved == 0) if t.any()}
+        if missed:
+            lines.append(f"runs that miss some qrels topics: {len(missed)} ({some(missed)})")
+        report = self.report
+        notes = (("run topics not in the qrels (ignored)", report.get("run_topics_not_in_qrels")),
+                 ("topics without a relevant document", report.get("topics_without_relevant")),
+                 ("rows ranked below the depth (not read)", report.get("rows_beyond_depth")),
+                 ("repeated lines dropped", report.get("duplicates_dropped")))
+        for what, value in notes:
+            if value:
+                lines.append(f"{what}: " + (some(f"{k} ({len(v) if isinstance(v, list) else v})"
+                                                  for k, v in value.items()) if isinstance(value, dict)
+                                             else some(value)))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
     # ------------------------------------------------------------------------------------------------ qrels
     @cached_property
     def level_counts(self) -> np.ndarray:
