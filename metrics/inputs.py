@@ -15,7 +15,7 @@ Forms
 -----
 run, one system
     a DataFrame with columns ``query_id, doc_id, score`` (ir_measures / ir_datasets naming), ``q_id, doc_id, score``
-    (ranx's ``Run.to_dataframe()``) or ``topic, docno, score`` (this package's naming; they may be mixed); a dict
+    (ranx's ``Run.from_df`` columns) or ``topic, docno, score`` (this package's naming; they may be mixed); a dict
     ``{qid: {docid: score}}`` (pytrec_eval); an iterable of named tuples with fields ``query_id, doc_id, score``
     (ir_measures ``ScoredDoc``, what ir_datasets' ``scoreddocs_iter()`` yields); a ranx ``Run`` (named by its
     ``name``).
