@@ -99,7 +99,7 @@ def test_means_and_per_topic_rows(small, tmp_path, capsys):
 def test_an_unknown_measure_fails_before_any_file_is_read(tmp_path, capsys):
     # the runs and qrels do not exist: the measure is refused first (it used to be refused after reading every run)
     argv = ["--runs", str(tmp_path / "no-runs"), "--qrels", str(tmp_path / "no-qrels"), "--measure", "nDGC@10"]
-    for command in ("evaluate", "gstudy"):
+    for command in ("evaluate", "gstudy", "robustness"):
         assert main([command, *argv]) == 2
         err = capsys.readouterr().err
         assert f"gtheory {command}: error: unknown measure 'nDGC'" in err and "known measures: AP" in err
