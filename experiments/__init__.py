@@ -75,10 +75,14 @@ if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that t
 #: each submodule and the public names it defines (the imports above, for type checkers)
 _EXPORTS: dict[str, tuple[str, ...]] = {
     'agreement': ('kendall_tau', 'plot_mean_scatter', 'rmse', 'tau_ap', 'tau_matrix'),
-    'significance': ('DiscriminativePower', 'bootstrap_asl', 'discriminative_power', 'paired_ttest', 'plot_asl_curves', 'tukey_hsd_randomised', 'wilcoxon_test'),
+    'significance': ('DiscriminativePower', 'bootstrap_asl', 'discriminative_power', 'paired_ttest',
+                     'plot_asl_curves', 'tukey_hsd_randomised', 'wilcoxon_test'),
     'swap': ('DEFAULT_SWAP_BINS', 'min_difference_for_swap_rate', 'swap_rates'),
-    'incomplete': ('DEFAULT_FRACTIONS', 'SignificanceConfusion', 'incompleteness_study', 'knee', 'reduce_qrels', 'reduction_mask', 'significance_confusion', 'summarize_study', 'tuned_stability_under_incompleteness'),
-    'incomplete_plots': ('plot_discriminative_power', 'plot_mean_drift', 'plot_phi_vs_fraction', 'plot_tau_vs_fraction'),
+    'incomplete': ('DEFAULT_FRACTIONS', 'SignificanceConfusion', 'incompleteness_study', 'knee', 'reduce_qrels',
+                   'reduction_mask', 'significance_confusion', 'summarize_study',
+                   'tuned_stability_under_incompleteness'),
+    'incomplete_plots': ('plot_discriminative_power', 'plot_mean_drift', 'plot_phi_vs_fraction',
+                         'plot_tau_vs_fraction'),
     'sweep': ('SWEEP_COLUMNS', 'SweepGrid', 'sweep'),
     'check': ('ConfigurationCheck', 'check_configurations', 'check_tuning'),
     'study': ('DemoStudy', 'demo_study'),

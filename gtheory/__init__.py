@@ -43,7 +43,8 @@ if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that t
 
 #: each submodule and the public names it defines (the imports above, for type checkers)
 _EXPORTS: dict[str, tuple[str, ...]] = {
-    'components': ('VarianceComponents', 'erho2_from_components', 'phi_from_components', 'stability_ratio', 'variance_components'),
+    'components': ('VarianceComponents', 'erho2_from_components', 'phi_from_components', 'stability_ratio',
+                   'variance_components'),
     'designs': ('Design', 'DesignDStudy', 'DesignGStudy', 'Effect', 'gstudy_design', 'parse_design'),
     'bootstrap': ('BootstrapResult', 'dstudy_subset'),
     'errors': ('MissingCellsWarning', 'NegativeVarianceWarning', 'ParameterError'),

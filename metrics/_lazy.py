@@ -31,7 +31,8 @@ class _LazyPackage(types.ModuleType):
         super().__setattr__(name, value)
 
 
-def lazy_package(package: str, exports: dict[str, tuple[str, ...]]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_package(package: str, exports: dict[str, tuple[str, ...]]
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Make ``package`` (being initialised) resolve ``exports`` lazily; returns its ``__getattr__`` and ``__dir__``.
 
     ``exports`` maps each submodule (relative name, e.g. ``"gstudy"``) to the public names it defines. A name is

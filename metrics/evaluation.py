@@ -128,7 +128,8 @@ class Evaluation(Mapping):
         frames = []
         for name, df in self.scores.items():
             S, T = df.shape
-            frames.append(pd.DataFrame({"system": np.repeat(df.index.to_numpy(), T), "topic": np.tile(df.columns.to_numpy(), S),
+            frames.append(pd.DataFrame({"system": np.repeat(df.index.to_numpy(), T),
+                                        "topic": np.tile(df.columns.to_numpy(), S),
                                         "measure": name, "score": df.to_numpy(dtype=float).ravel()}))
         return pd.concat(frames, ignore_index=True)
 

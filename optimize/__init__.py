@@ -54,7 +54,8 @@ if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that t
 _EXPORTS: dict[str, tuple[str, ...]] = {
     'bound': ('OptimalityBound', 'optimality_bound'),
     'objective': ('Problem', 'stability_and_gradient'),
-    'result': ('DataMismatchWarning', 'FailedTuningWarning', 'GradeMismatchWarning', 'OptimizationError', 'OptimizationWarning', 'SolverRun', 'Tuning'),
+    'result': ('DataMismatchWarning', 'FailedTuningWarning', 'GradeMismatchWarning', 'OptimizationError',
+               'OptimizationWarning', 'SolverRun', 'Tuning'),
     'robust': ('optimize_minimax',),
     'tune': ('SOLVERS', 'optimize_discount', 'optimize_gain', 'optimize_joint', 'tune_problem'),
     'validation': ('STANDARD_CONFIGS', 'cross_validate'),
