@@ -49,7 +49,7 @@ class Evaluation(Mapping):
 
     A mapping: ``ev["AP"]`` is that frame, ``list(ev)`` the measure names, ``len(ev)`` their number.
 
-    Per-run rows (:meth:`means`) are trec_eval's ``all`` rows (trec_eval 9.0.8, ``trec_eval -m all_trec``): for each
+    Per-run rows (:meth:`means`) are trec_eval's ``all`` rows (trec_eval 9.0.8): for each
     run, the mean over the topics that have a score, except the counts (``NumRet``, ``NumRel``, ``NumRelRet``), which
     trec_eval sums. Which topics have a score follows :func:`metrics.judge`'s ``missing``: with ``"zero"`` (default)
     every qrels topic (a topic the run does not return scores 0), which is ``trec_eval -c``; with ``"exclude"`` the
@@ -67,6 +67,11 @@ class Evaluation(Mapping):
         for name, df in scores.items():
             if not isinstance(df, pd.DataFrame):
                 raise TypeError(f"the scores of {name!r} must be a systems x topics DataFrame; got {type(df).__name__}")
+        first_name, first = next(iter(scores.items()))
+        for name, df in scores.items():
+            if not (df.index.equals(first.index) and df.columns.equals(first.columns)):
+                raise ValueError(f"the scores of {name!r} are not over the systems and topics of {first_name!r} "
+                                 "(every measure's frame must have the same index and columns)")
         object.__setattr__(self, "scores", scores)
         cols = {}
         for name, df in scores.items():

@@ -71,6 +71,8 @@ def test_means_skip_excluded_topics_and_total_the_counts():
     assert m.loc["a", "AP"] == pytest.approx(0.375) and m.loc["b", "AP"] == 1.0  # mean over the scored topics
     assert m.loc["a", "NumRet"] == 17 and m.loc["b", "NumRet"] == 3  # trec_eval sums num_ret
     assert ev.num_q().tolist() == [2, 1]
+    with pytest.raises(ValueError, match="same index and columns"):
+        Evaluation({"AP": ap, "P@10": ap.iloc[:1]})
 
 
 def test_old_dict_code_keeps_working():
