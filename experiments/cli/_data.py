@@ -67,6 +67,13 @@ def positive_int(option: str) -> Any:
 UNBALANCED = ("reml", "henderson")
 
 
+def _some(items: list, what: str = "", show: int = 5) -> str:
+    """:func:`experiments.sweep._some` (``a, b, c and 7 more``), imported only when a note needs it."""
+    from ..sweep import _some as some
+
+    return some(items, what, show)
+
+
 def progress_option(args: argparse.Namespace) -> bool | str:
     """The API's ``progress`` for a subcommand's progress bars: none with --quiet, forced with --progress, else
     ``"auto"`` (a bar only when stderr is a terminal: never into pipes or log files)."""
@@ -116,8 +123,6 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             raise UsageError(f"--grades trec_eval: {what} holds non-integer grades; judge the runs again from "
                              "--runs/--qrels with --grades trec_eval.")
         return judged
-    from ..sweep import _some
-
     if not args.runs or not args.qrels:
         raise UsageError("--runs and --qrels go together (or give neither to use the embedded TREC-9 data)")
     runs: Any = args.runs[0] if len(args.runs) == 1 and Path(args.runs[0]).is_dir() else args.runs
@@ -166,8 +171,6 @@ def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool 
     if judged.missing != "exclude":
         return judged
     import numpy as np
-
-    from ..sweep import _some
 
     returned = np.asarray(judged.retrieved)
     complete = returned.all(axis=0)
