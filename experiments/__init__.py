@@ -37,40 +37,65 @@ except ImportError:
     ) from None
 _require_siblings("experiments", "metrics", "gtheory", "optimize")
 
-from experiments.agreement import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix
-from experiments.significance import (
-    DiscriminativePower,
-    bootstrap_asl,
-    discriminative_power,
-    paired_ttest,
-    plot_asl_curves,
-    tukey_hsd_randomised,
-    wilcoxon_test,
-)
-from experiments.compare import Comparison, ComparisonTable, compare, compare_measures
-from experiments.swap import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
-from experiments.incomplete import (
-    DEFAULT_FRACTIONS,
-    SignificanceConfusion,
-    incompleteness_study,
-    knee,
-    reduce_qrels,
-    reduction_mask,
-    significance_confusion,
-    summarize_study,
-    tuned_stability_under_incompleteness,
-)
-from experiments.incomplete_plots import (
-    plot_discriminative_power,
-    plot_mean_drift,
-    plot_phi_vs_fraction,
-    plot_tau_vs_fraction,
-)
-from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
-from experiments.check import ConfigurationCheck, check_configurations, check_tuning
-from experiments.study import DemoStudy, demo_study
-from experiments.robustness import RobustnessStudy, robustness_study
-from experiments.budget import TopicBudget, pool_mask, topic_depth_budget
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from gtheory._lazy import lazy_package as _lazy_package
+
+if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
+    from experiments.agreement import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix
+    from experiments.significance import (
+        DiscriminativePower,
+        bootstrap_asl,
+        discriminative_power,
+        paired_ttest,
+        plot_asl_curves,
+        tukey_hsd_randomised,
+        wilcoxon_test,
+    )
+    from experiments.compare import Comparison, ComparisonTable, compare, compare_measures
+    from experiments.swap import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
+    from experiments.incomplete import (
+        DEFAULT_FRACTIONS,
+        SignificanceConfusion,
+        incompleteness_study,
+        knee,
+        reduce_qrels,
+        reduction_mask,
+        significance_confusion,
+        summarize_study,
+        tuned_stability_under_incompleteness,
+    )
+    from experiments.incomplete_plots import (
+        plot_discriminative_power,
+        plot_mean_drift,
+        plot_phi_vs_fraction,
+        plot_tau_vs_fraction,
+    )
+    from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
+    from experiments.check import ConfigurationCheck, check_configurations, check_tuning
+    from experiments.study import DemoStudy, demo_study
+    from experiments.robustness import RobustnessStudy, robustness_study
+    from experiments.budget import TopicBudget, pool_mask, topic_depth_budget
+
+#: each submodule and the public names it defines (the imports above, for type checkers)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    'agreement': ('kendall_tau', 'plot_mean_scatter', 'rmse', 'tau_ap', 'tau_matrix'),
+    'significance': ('DiscriminativePower', 'bootstrap_asl', 'discriminative_power', 'paired_ttest',
+                     'plot_asl_curves', 'tukey_hsd_randomised', 'wilcoxon_test'),
+    'compare': ('Comparison', 'ComparisonTable', 'compare', 'compare_measures'),
+    'swap': ('DEFAULT_SWAP_BINS', 'min_difference_for_swap_rate', 'swap_rates'),
+    'incomplete': ('DEFAULT_FRACTIONS', 'SignificanceConfusion', 'incompleteness_study', 'knee', 'reduce_qrels',
+                   'reduction_mask', 'significance_confusion', 'summarize_study',
+                   'tuned_stability_under_incompleteness'),
+    'incomplete_plots': ('plot_discriminative_power', 'plot_mean_drift', 'plot_phi_vs_fraction',
+                         'plot_tau_vs_fraction'),
+    'sweep': ('SWEEP_COLUMNS', 'SweepGrid', 'sweep'),
+    'check': ('ConfigurationCheck', 'check_configurations', 'check_tuning'),
+    'study': ('DemoStudy', 'demo_study'),
+    'robustness': ('RobustnessStudy', 'robustness_study'),
+    'budget': ('TopicBudget', 'pool_mask', 'topic_depth_budget'),
+}
+__getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 
 __all__ = [
     "topic_depth_budget",

@@ -20,26 +20,52 @@ True
 """
 __gtheory_package__ = "gtheory"  # marker the sibling packages check (gtheory/_siblings.py)
 
-from .components import (
-    VarianceComponents,
-    erho2_from_components,
-    phi_from_components,
-    stability_ratio,
-    variance_components,
-)
-from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
-from .bootstrap import BootstrapResult, dstudy_subset
-from .errors import MissingCellsWarning, NegativeVarianceWarning, ParameterError, PrecisionLossWarning
-from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
-from .intervals import project
-from .io import as_score_matrix, read_scores
-from .plot import plot_dstudy
-from .gt_mappings import gt2asens, gt2data, gt2major, gt2minor, gt2power, gt2rmse, gt2rsens, gt2tau, gt2tau_ap
-from .curves import TopicCurves, topic_curves
-from .plan import TopicPlan, plan
-from .topic_set_size import (TopicSetSize, expected_ci_width, min_detectable_difference, power_at, topic_set_size,
-                             within_system_variance)
-from .unbalanced import UnbalancedGStudy
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from gtheory._lazy import lazy_package as _lazy_package
+
+if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
+    from .components import (
+        VarianceComponents,
+        erho2_from_components,
+        phi_from_components,
+        stability_ratio,
+        variance_components,
+    )
+    from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
+    from .bootstrap import BootstrapResult, dstudy_subset
+    from .errors import MissingCellsWarning, NegativeVarianceWarning, ParameterError, PrecisionLossWarning
+    from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
+    from .intervals import project
+    from .io import as_score_matrix, read_scores
+    from .plot import plot_dstudy
+    from .unbalanced import UnbalancedGStudy
+    from .gt_mappings import gt2asens, gt2data, gt2major, gt2minor, gt2power, gt2rmse, gt2rsens, gt2tau, gt2tau_ap
+    from .curves import TopicCurves, topic_curves
+    from .plan import TopicPlan, plan
+    from .topic_set_size import (TopicSetSize, expected_ci_width, min_detectable_difference, power_at,
+                                 topic_set_size, within_system_variance)
+
+#: each submodule and the public names it defines (the imports above, for type checkers)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    'components': ('VarianceComponents', 'erho2_from_components', 'phi_from_components', 'stability_ratio',
+                   'variance_components'),
+    'designs': ('Design', 'DesignDStudy', 'DesignGStudy', 'Effect', 'gstudy_design', 'parse_design'),
+    'bootstrap': ('BootstrapResult', 'dstudy_subset'),
+    'errors': ('MissingCellsWarning', 'NegativeVarianceWarning', 'ParameterError', 'PrecisionLossWarning'),
+    'gstudy': ('CoefficientInterval', 'GStudy', 'TopicsNeeded', 'gstudy', 'topics_needed_for_ratio'),
+    'intervals': ('project',),
+    'io': ('as_score_matrix', 'read_scores'),
+    'plot': ('plot_dstudy',),
+    'unbalanced': ('UnbalancedGStudy',),
+    'gt_mappings': ('gt2asens', 'gt2data', 'gt2major', 'gt2minor', 'gt2power', 'gt2rmse', 'gt2rsens', 'gt2tau',
+                    'gt2tau_ap'),
+    'curves': ('TopicCurves', 'topic_curves'),
+    'plan': ('TopicPlan', 'plan'),
+    'topic_set_size': ('TopicSetSize', 'expected_ci_width', 'min_detectable_difference', 'power_at',
+                       'topic_set_size', 'within_system_variance'),
+}
+__getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 
 __all__ = [
     "gstudy",

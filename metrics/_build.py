@@ -17,7 +17,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -254,18 +254,25 @@ def judge_files(files: Sequence[Path], qi: QrelsIndex, depth: int, ties: str, du
 
 
 class Progress:
-    """A tqdm bar on stderr that shows only when ingest lasts more than ``delay`` seconds (and ``enabled``)."""
+    """Progress of ingest: a tqdm bar on stderr that shows only when ingest lasts more than ``delay`` seconds (and
+    ``enabled`` is True), or each step as a message to ``enabled`` when it is a callable."""
 
-    def __init__(self, total: int, enabled: bool, desc: str = "judging runs", delay: float = 2.0) -> None:
+    def __init__(self, total: int, enabled: bool | Callable[[str], Any], desc: str = "judging runs",
+                 delay: float = 2.0) -> None:
         self.bar = None
-        if enabled and total > 1:
+        self.say = enabled if callable(enabled) else None
+        self.total, self.desc, self.done = total, desc, 0
+        if enabled is True and total > 1:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, desc=desc, unit="run", file=sys.stderr, delay=delay, leave=False)
 
     def update(self) -> None:
+        self.done += 1
         if self.bar is not None:
             self.bar.update()
+        elif self.say is not None:
+            self.say(f"{self.desc}: {self.done}/{self.total}")
 
     def close(self) -> None:
         if self.bar is not None:

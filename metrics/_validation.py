@@ -121,17 +121,31 @@ def check_seeds(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
 
 
 def check_progress(progress: Any, name: str = "progress") -> bool | Callable[[str], Any]:
-    """``progress`` as given if it is a bool or a callable taking a message; ``None`` means ``False``."""
+    """``progress`` as given if it is a bool or a callable taking a message; ``None`` means ``False``; ``"auto"``
+    means True when standard error is a terminal, else False (no progress bar in pipes and log files)."""
     if progress is None:
         return False
+    if isinstance(progress, str) and progress == "auto":
+        return stderr_is_terminal()
     if isinstance(progress, (bool, np.bool_)):
         return bool(progress)
     if callable(progress):
         return progress
     raise TypeError(
-        f"`{name}` must be True (report on stderr), False or a callable taking a message; "
-        f"got {type(progress).__name__} {progress!r}."
+        f"`{name}` must be True (report on stderr), False, 'auto' (on stderr when it is a terminal) or a callable "
+        f"taking a message; got {type(progress).__name__} {progress!r}."
     )
+
+
+def stderr_is_terminal() -> bool:
+    """Is ``sys.stderr`` a terminal (where a live progress bar belongs)? Also True in a Jupyter kernel (its
+    stderr is shown live under the cell); False for pipes, files, a closed or replaced stream without ``isatty``."""
+    if type(sys.stderr).__module__.split(".")[0] == "ipykernel":
+        return True
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
 
 
 def _to_stderr(message: str) -> None:

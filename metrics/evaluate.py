@@ -42,6 +42,7 @@ from .bpref import bpref, bpref_10, bpref_n, bpref_r, rank_eff
 from .cg import andcg, dcg, ncg
 from .counts import judged_at_k, num_rel, num_rel_ret, num_ret
 from .err import GDEVAL_MAX_GRADE, err
+from .evaluation import Evaluation
 from .fixes import FixableError
 from .infap import inferred_ap
 from .judged import JudgedRuns
@@ -150,7 +151,7 @@ def measure_names() -> list[str]:
 def evaluate(
     judged: JudgedRuns, measure: str | Measure | object | Iterable[str | Measure | object], *,
     judged_only: bool | None = None,
-) -> pd.DataFrame | dict[str, pd.DataFrame]:
+) -> pd.DataFrame | Evaluation:
     """Evaluate measures, named in ir_measures syntax, for every system and topic.
 
     Parameters
@@ -165,11 +166,13 @@ def evaluate(
 
     Returns
     -------
-    pandas.DataFrame or dict of str to pandas.DataFrame
+    pandas.DataFrame or Evaluation
         One measure: systems × topics (index ``system``, columns ``topic``); ``df.attrs`` holds ``measure`` (the
-        canonical name) and ``judged_only``. A list of measures: a dict from each canonical name (``"nDCG@10"`` for
-        ``"ndcg_cut.10"``), in the order given, to that frame. For one long table ``system, topic, measure, value``:
-        ``pd.concat(result, names=["measure"]).stack().rename("value").reset_index()``.
+        canonical name) and ``judged_only``. A list of measures: an :class:`~metrics.evaluation.Evaluation`, a
+        read-only mapping from each canonical name (``"nDCG@10"`` for ``"ndcg_cut.10"``), in the order given, to that
+        frame (``res["AP"]``, as the dict earlier versions returned), with the per-run table of trec_eval's ``all``
+        rows (``res.means()``: the mean over topics, totals for the counts), ``summary()``, ``per_topic()`` (one long
+        table ``system, topic, measure, score``), ``to_csv``/``to_json``/``from_json``.
 
     Raises
     ------
@@ -194,6 +197,8 @@ def evaluate(
     >>> res = evaluate(j, ["AP", "recall.2", "Judged@4"])
     >>> list(res), [round(float(df.iloc[0, 0]), 4) for df in res.values()]
     (['AP', 'R@2', 'Judged@4'], [0.5, 0.3333, 0.75])
+    >>> res.means().round(4).to_dict("records")
+    [{'AP': 0.5, 'R@2': 0.3333, 'Judged@4': 0.75}]
     """
     if judged_only is not None and not isinstance(judged_only, bool):
         raise TypeError(f"`judged_only` must be True, False or None; got {judged_only!r}")
@@ -212,7 +217,7 @@ def evaluate(
         if str(m) in parsed:
             raise ValueError(f"the measure {str(m)!r} is given twice (as {item!s}); give each measure once")
         parsed[str(m)] = m
-    return {name: _evaluate_one(judged, m, judged_only) for name, m in parsed.items()}
+    return Evaluation({name: _evaluate_one(judged, m, judged_only) for name, m in parsed.items()})
 
 
 def _evaluate_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> pd.DataFrame:

@@ -14,19 +14,23 @@ Every function that takes a run or qrels *path* (:func:`metrics.judge`, :func:`m
 Forms
 -----
 run, one system
-    a DataFrame with columns ``query_id, doc_id, score`` (ir_measures / ir_datasets naming) or
-    ``topic, docno, score`` (this package's naming; the two may be mixed); a dict ``{qid: {docid: score}}``
-    (pytrec_eval); an iterable of named tuples with fields ``query_id, doc_id, score`` (ir_measures ``ScoredDoc``,
-    what ir_datasets' ``scoreddocs_iter()`` yields).
+    a DataFrame with columns ``query_id, doc_id, score`` (ir_measures / ir_datasets naming), ``q_id, doc_id, score``
+    (ranx's ``Run.from_df`` columns) or ``topic, docno, score`` (this package's naming; they may be mixed); a dict
+    ``{qid: {docid: score}}`` (pytrec_eval); an iterable of named tuples with fields ``query_id, doc_id, score``
+    (ir_measures ``ScoredDoc``, what ir_datasets' ``scoreddocs_iter()`` yields); a ranx ``Run`` (named by its
+    ``name``).
 several systems
     a DataFrame with a further column ``run`` (or ``system``); a dict ``{system: {qid: {docid: score}}}``; a dict
-    ``{system: <any one-system form>}``. Systems keep the order of first appearance.
+    ``{system: <any one-system form>}``; a list of ranx ``Run`` objects with distinct names. Systems keep the order
+    of first appearance.
 qrels
-    a DataFrame with ``query_id, doc_id, relevance`` or ``topic, docno, grade``; a dict ``{qid: {docid: grade}}``;
+    a DataFrame with ``query_id, doc_id, relevance``, ``topic, docno, grade`` or ranx's ``q_id, doc_id, score``
+    (the grade is ``score`` only with ranx's ``q_id``); a ranx ``Qrels``; a dict ``{qid: {docid: grade}}``;
     an iterable of named tuples with fields ``query_id, doc_id, relevance`` (ir_measures ``Qrel``, what
     ir_datasets' ``qrels_iter()`` yields; other fields such as ``iteration`` are ignored).
 
-ir_measures is not needed: any object with those attribute names is accepted.
+ir_measures and ranx are not needed: any object with those attribute names is accepted (a ranx ``Run``/``Qrels`` is
+any object with a ``to_dict()`` method and a ``run``/``qrels`` attribute).
 
 Errors are :class:`InputFormatError` (a :class:`~metrics.trecio.TrecFormatError`) naming the row — a DataFrame's
 index label, an iterable's item number (from 0) or a dict's keys — instead of a file and line.
@@ -47,8 +51,8 @@ from .trecio import (DUP_EFFECT, DUP_FIX, Qrels, Run, RunSet, TrecFormatError, c
 
 __all__ = ["InputFormatError", "is_in_memory", "qrels_from_memory", "run_from_memory", "runs_from_memory"]
 
-#: accepted column names, each role: (ir_measures / ir_datasets name, this package's name)
-_TOPIC = ("query_id", "topic")
+#: accepted column names, each role: (ir_measures / ir_datasets name, this package's name[, ranx's name])
+_TOPIC = ("query_id", "topic", "q_id")
 _DOC = ("doc_id", "docno")
 _SYSTEM = ("run", "system")
 _GRADE = ("relevance", "grade")
@@ -80,10 +84,36 @@ class InputFormatError(TrecFormatError):
 
 
 # ------------------------------------------------------------------------------------------------ dispatch
+def _ranx(obj: Any, attr: str) -> bool:
+    """Is ``obj`` a ranx ``Run`` (``attr="run"``) or ``Qrels`` (``attr="qrels"``)? Duck-typed, so ranx is not needed:
+    an object, not a dict or DataFrame, with a ``to_dict()`` method and a ``run`` / ``qrels`` attribute (ranx 0.3)."""
+    return (not isinstance(obj, (str, bytes, os.PathLike, pd.DataFrame, Mapping))
+            and callable(getattr(obj, "to_dict", None)) and hasattr(obj, attr))
+
+
+def _from_ranx(obj: Any) -> Any:
+    """A ranx ``Run``/``Qrels`` as the dict ``{q_id: {doc_id: value}}`` its ``to_dict()`` gives (a plain dict, in
+    ranx's order); a list or tuple of ranx Runs, or a dict of them, as ``{name: {q_id: {doc_id: score}}}`` (named
+    by each Run's ``name``, which must then be set and distinct); anything else unchanged."""
+    if _ranx(obj, "run") or _ranx(obj, "qrels"):
+        return {q: dict(docs) for q, docs in obj.to_dict().items()}
+    if isinstance(obj, (list, tuple)) and obj and all(_ranx(r, "run") for r in obj):
+        names = [getattr(r, "name", None) for r in obj]
+        if not all(isinstance(n, str) and n for n in names) or len(set(names)) != len(names):
+            raise InputFormatError("ranx runs", None, f"several ranx Runs need distinct names (Run(..., name=...)); "
+                                                      f"got {names}; or give a dict {{name: run}}")
+        return {n: _from_ranx(r) for n, r in zip(names, obj)}
+    if isinstance(obj, Mapping) and obj and any(_ranx(v, "run") for v in obj.values()):
+        return {k: _from_ranx(v) for k, v in obj.items()}
+    return obj
+
+
 def is_in_memory(obj: Any) -> bool:
     """Whether ``obj`` is one of the in-memory forms (not a path, a list of paths, a Run/RunSet/Qrels)."""
     if isinstance(obj, (str, bytes, os.PathLike, Run, RunSet, Qrels)):
         return False
+    if _ranx(obj, "run") or _ranx(obj, "qrels"):
+        return True
     if isinstance(obj, (pd.DataFrame, Mapping)):
         return True
     if isinstance(obj, (list, tuple)):
@@ -286,8 +316,14 @@ def qrels_from_memory(obj: Any, *, source: str | None = None) -> Qrels:
     InputFormatError
         A missing column, a bad id or grade, or a (topic, docno) judged twice; the message names the row.
     """
+    if _ranx(obj, "qrels"):
+        source = source or "ranx Qrels"
+        obj = _from_ranx(obj)
     source = source or f"qrels {_kind(obj)}"
-    f = _flat(obj, source, "relevance", _GRADE, "grade (relevance)", runs=False)
+    grade_cols = _GRADE
+    if isinstance(obj, pd.DataFrame) and "q_id" in obj.columns and not any(c in obj.columns for c in _GRADE):
+        grade_cols = ("score",)  # ranx's qrels frame: q_id, doc_id, score (the grade)
+    f = _flat(obj, source, "relevance", grade_cols, "grade (relevance)", runs=False)
     topic = _ids(f.topic, f.where, source, "topic")
     if topic.size == 0:
         raise InputFormatError(source, None, "holds no judgments")
@@ -410,6 +446,13 @@ def runs_from_memory(obj: Any, *, ties: str = "trec_eval", duplicates: str = "er
         names the row.
     """
     check_read_options(ties, duplicates)
+    if _ranx(obj, "run"):
+        source = source or "ranx Run"
+        if names is None and isinstance(getattr(obj, "name", None), str) and obj.name:
+            names = [obj.name]
+    elif isinstance(obj, (list, tuple)) and obj and all(_ranx(r, "run") for r in obj):
+        source = source or "ranx Runs"
+    obj = _from_ranx(obj)
     source = source or f"run {_kind(obj)}"
     runs: list[Run] = []
     if _one_or_many(obj) == "one":

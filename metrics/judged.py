@@ -20,13 +20,14 @@ import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
 from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
+from ._validation import check_progress
 from .coverage import Coverage, check_coverage, coverage
 from .fixes import FixableError, FixableWarning
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
@@ -132,6 +133,45 @@ class JudgedRuns:
             "grades": ", ".join(f"{float(v):g}" for v in self.levels), "judgments": self.qrels_level.size,
             "missing topics": "score 0" if self.missing == "zero" else "excluded",
             "description": str(self.report.get("description") or self.report.get("loaded_from") or "")})
+
+    def summary(self) -> str:
+        """What the tensor holds, as text: systems, topics, depth, grades and the judgments per grade, relevant
+        documents per topic, the missing-topic policy, judgment coverage (:attr:`coverage`) and what
+        :func:`judge` ignored or noticed (topics a run does not return, run topics not in the qrels, topics without a
+        relevant document, rows cut by the depth, duplicates dropped)."""
+        def some(items: Sequence, show: int = 8) -> str:
+            items = list(items)
+            return ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
+
+        per_grade = self.level_counts.sum(axis=0)
+        R = self.n_relevant()
+        lines = [
+            f"JudgedRuns: {self.n_systems} systems x {self.n_topics} topics x depth {self.depth}",
+            "judgments per grade: " + ", ".join(f"{float(v):g}: {int(n)}" for v, n in zip(self.levels, per_grade))
+            + f" ({int(per_grade.sum())} in all)",
+            f"relevant documents per topic (grade >= 1): mean {R.mean():.1f}, min {int(R.min())}, max {int(R.max())}"
+            if R.size else "relevant documents per topic: no topics",
+            "a topic a run does not return: " + ("scores 0 (as trec_eval -c)" if self.missing == "zero"
+                                                 else "excluded (NaN; as trec_eval without -c)"),
+            self.coverage.one_line(),
+        ]
+        missed = {s: t for s, t in zip(self.systems, self.n_retrieved == 0) if t.any()}
+        if missed:
+            lines.append(f"runs that miss some qrels topics: {len(missed)} ({some(missed)})")
+        report = self.report
+        notes = (("run topics not in the qrels (ignored)", report.get("run_topics_not_in_qrels")),
+                 ("topics without a relevant document", report.get("topics_without_relevant")),
+                 ("rows ranked below the depth (not read)", report.get("rows_beyond_depth")),
+                 ("repeated lines dropped", report.get("duplicates_dropped")))
+        for what, value in notes:
+            if value:
+                lines.append(f"{what}: " + (some(f"{k} ({len(v) if isinstance(v, list) else v})"
+                                                  for k, v in value.items()) if isinstance(value, dict)
+                                             else some(value)))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
 
     # ------------------------------------------------------------------------------------------------ qrels
     @cached_property
@@ -554,7 +594,7 @@ def judge(
     duplicates: str = "error",
     workers: int | None = None,
     grades: str = "exact",
-    progress: bool = True,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> JudgedRuns:
     """Build the judged-grade tensor of ``runs`` against ``qrels``.
 
@@ -583,7 +623,9 @@ def judge(
     ties, duplicates : how run files are read (see :func:`read_run`). With ``duplicates="error"`` every run file
         is read before the error, which lists each file that repeats a docno with its count (``err.counts``).
     workers : processes reading run files (default: the number of CPUs; ``1`` reads in this process).
-    progress : show a progress bar on stderr when reading run files takes more than about 2 seconds.
+    progress : ``"auto"`` (default) shows a progress bar on stderr when reading run files takes more than about 2
+        seconds and stderr is a terminal (never into a pipe or a log file); ``True`` shows it anyway, ``False``
+        never; a callable receives a message per run read instead.
 
     Returns
     -------
@@ -643,7 +685,8 @@ def judge(
         results = _build.judge_files(files, qi, depth, ties, duplicates, workers)
     if not names:
         raise ValueError("no runs to judge")
-    bar = _build.Progress(len(names), progress and not isinstance(runs, RunSet))
+    show = check_progress(progress)
+    bar = _build.Progress(len(names), False if isinstance(runs, RunSet) else show)
     tensor, pieces = _build.build(results, len(names), qi, depth, bar)
     found = [r.duplicate for r in pieces if r.duplicate is not None]
     if found:

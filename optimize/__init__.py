@@ -32,18 +32,40 @@ except ImportError:
     ) from None
 _require_siblings("optimize", "metrics", "gtheory")
 
-from .bound import OptimalityBound, optimality_bound
-from .objective import Problem, stability_and_gradient
-from .result import (DataMismatchWarning, FailedTuningWarning, GradeMismatchWarning, OptimizationError,
-                     OptimizationWarning, SolverRun, Tuning)
-from .robust import optimize_minimax
-from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
-from .validation import STANDARD_CONFIGS, cross_validate
-from .families import FAMILIES, optimize_family
-from .regularised import optimize_regularised
-from .nested import recommend
-from .recommendation import Recommendation
-from .parameters import ParameterTuning, tune_parameters
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
+from gtheory._lazy import lazy_package as _lazy_package
+
+if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
+    from .bound import OptimalityBound, optimality_bound
+    from .objective import Problem, stability_and_gradient
+    from .result import (DataMismatchWarning, FailedTuningWarning, GradeMismatchWarning, OptimizationError,
+                         OptimizationWarning, SolverRun, Tuning)
+    from .robust import optimize_minimax
+    from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
+    from .validation import STANDARD_CONFIGS, cross_validate
+    from .families import FAMILIES, optimize_family
+    from .regularised import optimize_regularised
+    from .nested import recommend
+    from .recommendation import Recommendation
+    from .parameters import ParameterTuning, tune_parameters
+
+#: each submodule and the public names it defines (the imports above, for type checkers)
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    'bound': ('OptimalityBound', 'optimality_bound'),
+    'objective': ('Problem', 'stability_and_gradient'),
+    'result': ('DataMismatchWarning', 'FailedTuningWarning', 'GradeMismatchWarning', 'OptimizationError',
+               'OptimizationWarning', 'SolverRun', 'Tuning'),
+    'robust': ('optimize_minimax',),
+    'tune': ('SOLVERS', 'optimize_discount', 'optimize_gain', 'optimize_joint', 'tune_problem'),
+    'validation': ('STANDARD_CONFIGS', 'cross_validate'),
+    'families': ('FAMILIES', 'optimize_family'),
+    'regularised': ('optimize_regularised',),
+    'nested': ('recommend',),
+    'recommendation': ('Recommendation',),
+    'parameters': ('ParameterTuning', 'tune_parameters'),
+}
+__getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 
 __all__ = [
     "optimize_discount",

@@ -277,7 +277,7 @@ def recommend(
     lambdas: tuple[float, ...] = LAMBDAS,
     penalty: str = "ridge",
     min_wins: float = 0.8,
-    progress: bool | Callable[[str], Any] = True,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> Recommendation:
     r"""Which discount (or gain) to adopt, judged on topics that took no part in choosing it.
 
@@ -300,7 +300,9 @@ def recommend(
     lambdas : penalty strengths of the regularised full-vector candidates (0 = unregularised).
     penalty : ``"ridge"`` or ``"smooth"`` (:func:`optimize.optimize_regularised`).
     min_wins : share of outer splits a tuned choice must win against the best standard to be adopted.
-    progress : a progress bar on stderr (after 2 s); a callable instead receives a message per outer split.
+    progress : ``"auto"`` (default): a progress bar on stderr (after 2 s) when stderr is a terminal (not into pipes
+        or log files); ``True`` shows it anyway, ``False`` never; a callable instead receives a message per outer
+        split.
 
     Returns
     -------

@@ -241,7 +241,7 @@ def tune_parameters(
     n_splits: int = 10,
     target: float = 0.95,
     seed: int | None = 0,
-    progress: bool | Callable[[str], Any] = True,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> ParameterTuning:
     r"""Stability-optimal parameters of a parameterised metric (module docstring).
 
@@ -258,8 +258,9 @@ def tune_parameters(
     n_splits : random topic halvings of the out-of-sample check (0 skips it).
     target : Φ target of the topics-needed figures.
     seed : seed of the splits.
-    progress : a progress bar of the grid evaluations on stderr (after 2 s); a callable instead receives a message
-        per grid point.
+    progress : ``"auto"`` (default): a progress bar of the grid evaluations on stderr (after 2 s) when stderr is a
+        terminal (not into pipes or log files); ``True`` shows it anyway, ``False`` never; a callable instead receives a
+        message per grid point.
 
     Returns
     -------

@@ -267,7 +267,7 @@ def test_evaluate_and_gstudy_apply_the_tunings_gain_discount_and_cutoff(subset, 
     assert d["dstudy"][0]["phi"] == pytest.approx(t.phi(), rel=1e-9)  # as 'gtheory tune' reports it
     assert d["dstudy"][0]["phi"] == pytest.approx(gtheory.gstudy(ref).phi(12), rel=1e-9)
     # a tuning JSON as --discount drops the tuned gain: warned, pointing to --tuning
-    assert main(["gstudy", "--judged", subset, "--discount", path, "--quiet"]) == 0
+    assert main(["gstudy", "--judged", subset, "--discount", path, "--measure", "nDCG@5", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert f"--discount {path} is a tuning whose gain" in err and f"Give --tuning {path}" in err
 
@@ -467,7 +467,7 @@ def _one_line_error(capsys, command: str) -> str:
     (["evaluate", "--measure", "nDCG@3", "--gain", "0", "1", "3"],
      ["--gain with numbers gives one gain per integer grade", "non-integer grades [1.5]",
       "give a gain family instead (--gain linear, exponential or binary)"]),
-    (["gstudy", "--gain", "0", "1", "3"], ["--gain with numbers gives one gain per integer grade"]),
+    (["gstudy", "--measure", "nDCG@3", "--gain", "0", "1", "3"], ["--gain with numbers gives one gain per integer grade"]),
     (["tune", "--cutoff", "3", "--starts", "1", "--gain", "0", "1", "3"],
      ["--gain with numbers gives one gain per integer grade", "--gain linear, exponential or binary"]),
 ])
@@ -648,21 +648,22 @@ def test_rows_below_depth_are_noted(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     (tmp_path / "q").write_text("1 0 d1 1\n1 0 d3 1\n2 0 d1 1\n")
     (tmp_path / "r").write_text("".join(f"{t} Q0 d{i} {i} {10 - i} r\n" for t in (1, 2) for i in (1, 2, 3)))
-    argv = ["evaluate", "--runs", str(tmp_path / "r"), "--qrels", str(tmp_path / "q"), "--measure", "AP", "--depth", "2"]
+    argv = ["evaluate", "--runs", str(tmp_path / "r"), "--qrels", str(tmp_path / "q"), "--measure", "AP", "--depth", "2",
+            "--per-topic"]
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "note: --depth 2: 2 rows ranked below 2 not read in run r (2) (as trec_eval -M 2;" in captured.err
     full = pytrec_eval.RelevanceEvaluator({"1": {"d1": 1, "d3": 1}}, {"map"}).evaluate(
         {"1": {"d1": 9.0, "d2": 8.0, "d3": 7.0}})["1"]["map"]
     assert ",1,AP,0.5" in captured.out.replace(" ", "") and full == pytest.approx((1 + 2 / 3) / 2)
-    assert main([*argv[:-2]]) == 0 and "--depth" not in capsys.readouterr().err  # no cut, no note
+    assert main([*argv[:-3]]) == 0 and "--depth" not in capsys.readouterr().err  # no cut, no note
 
 
 def test_duplicates_first_reads_the_run_and_says_so(tiny, capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     qrels = str(tiny / "qrels_int")
     argv = ["evaluate", "--runs", str(tiny / "runs" / "b"), str(tiny / "dup" / "a"), "--qrels", qrels,
-            "--measure", "P@3", "--duplicates", "first"]
+            "--measure", "P@3", "--duplicates", "first", "--per-topic"]
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "dropped 1 repeated line in run a (1)" in captured.err

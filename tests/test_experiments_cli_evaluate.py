@@ -49,3 +49,105 @@ def test_evaluate_measure_errors(tmp_path, capsys, monkeypatch, args, match):
     assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), *args]) == 2
     err = capsys.readouterr().err
     assert match in err and "Traceback" not in err
+
+
+# ---- the per-run table (trec_eval's all rows), --means, --per-topic
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> str:
+    import metrics
+
+    path = tmp_path_factory.mktemp("evaluate") / "small.npz"
+    metrics.load_trec9().subset(systems=[0, 10, 20], topics=list(range(8))).save(path)
+    return str(path)
+
+
+def test_without_out_prints_the_per_run_table(small, capsys):
+    import metrics
+
+    assert main(["evaluate", "--judged", small, "--measure", "AP", "--measure", "NumRelRet"]) == 0
+    out = capsys.readouterr().out
+    j = metrics.JudgedRuns.load(small)
+    ap = metrics.evaluate(j, "AP").mean(axis=1)  # the mean over the 8 topics, computed here from the frame
+    nrr = metrics.evaluate(j, "NumRelRet").sum(axis=1)  # trec_eval's all row sums num_rel_ret
+    for s in j.systems:
+        cells = next(ln for ln in out.splitlines() if ln.startswith(s)).split()
+        assert cells[1:] == ["8", f"{ap[s]:.4f}", f"{nrr[s]:.0f}"]
+
+
+def test_means_and_per_topic_rows(small, tmp_path, capsys):
+    import pandas as pd
+
+    import metrics
+
+    j = metrics.JudgedRuns.load(small)
+    path = tmp_path / "means.csv"
+    assert main(["evaluate", "--judged", small, "--measure", "AP", "--measure", "P@5", "--means", "--out",
+                 str(path)]) == 0
+    means = pd.read_csv(path, index_col="system")
+    assert list(means.columns) == ["num_q", "AP", "P@5"]
+    np.testing.assert_allclose(means["P@5"], metrics.evaluate(j, "P@5").mean(axis=1), rtol=1e-9)  # %.10g written
+    assert main(["evaluate", "--judged", small, "--measure", "AP", "--means", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["system"] for r in records] == list(j.systems) and all(r["num_q"] == 8 for r in records)
+    assert main(["evaluate", "--judged", small, "--measure", "AP", "--per-topic"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "system,topic,measure,score" and len(rows) == 1 + 3 * 8
+    assert main(["evaluate", "--judged", small, "--means", "--format", "wide"]) == 2
+    assert "--format lays out the per-topic rows" in capsys.readouterr().err
+
+
+def test_an_unknown_measure_fails_before_any_file_is_read(tmp_path, capsys):
+    # the runs and qrels do not exist: the measure is refused first (it used to be refused after reading every run)
+    argv = ["--runs", str(tmp_path / "no-runs"), "--qrels", str(tmp_path / "no-qrels"), "--measure", "nDGC@10"]
+    for command in ("evaluate", "gstudy", "robustness"):
+        assert main([command, *argv]) == 2
+        err = capsys.readouterr().err
+        assert f"gtheory {command}: error: unknown measure 'nDGC'" in err and "known measures: AP" in err
+        assert "no-runs" not in err
+
+
+@pytest.mark.filterwarnings("ignore::gtheory.NegativeVarianceWarning")  # sigma^2(topic) < 0 on this small subset
+def test_evaluate_and_gstudy_default_to_the_same_measure(small, capsys):
+    import gtheory
+    import metrics
+
+    from experiments.cli._measures import DEFAULT_MEASURE
+
+    assert DEFAULT_MEASURE == "nDCG@10"
+    j = metrics.JudgedRuns.load(small)
+    assert main(["evaluate", "--judged", small, "--per-topic"]) == 0
+    assert set(line.split(",")[2] for line in capsys.readouterr().out.splitlines()[1:]) == {"nDCG@10"}
+    assert main(["gstudy", "--judged", small, "--json", "--n-topics", "8"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    want = gtheory.gstudy(metrics.ndcg(j, cutoff=10)).phi(8)  # the G-study of nDCG@10, computed here
+    assert d["dstudy"][0]["phi"] == pytest.approx(want, rel=1e-12)
+
+
+def test_progress_option_and_auto_progress(monkeypatch):
+    import argparse
+    import io
+
+    from experiments.cli._data import progress_option
+    from metrics import _build
+    from metrics._validation import check_progress
+
+    ns = argparse.Namespace
+    assert progress_option(ns(quiet=True, progress=True)) is False
+    assert progress_option(ns(quiet=False, progress=True)) is True
+    assert progress_option(ns(quiet=False, progress=False)) == "auto"
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr("sys.stderr", io.StringIO())  # a pipe or a log file: no bar unless asked
+    assert check_progress("auto") is False and _build.Progress(5, check_progress("auto")).bar is None
+    assert _build.Progress(5, check_progress(True)).bar is not None  # asked: shown anyway
+    monkeypatch.setattr("sys.stderr", Terminal())
+    assert check_progress("auto") is True and _build.Progress(5, check_progress("auto")).bar is not None
+    said = []
+    p = _build.Progress(2, said.append)  # a callable gets one message per run
+    p.update(), p.update(), p.close()
+    assert said == ["judging runs: 1/2", "judging runs: 2/2"]
+    with pytest.raises(TypeError, match="'auto'"):
+        check_progress("yes")

@@ -141,9 +141,12 @@ def test_progress_bar_on_stderr_only_when_asked(tmp_path, capsys, monkeypatch):
     for n in "ab":
         (tmp_path / n).write_text(RUN)
     monkeypatch.setattr(_build.Progress.__init__, "__defaults__", ("judging runs", 0.0))  # show at once
-    judge([tmp_path / "a", tmp_path / "b"], tmp_path / "q", workers=1)
+    judge([tmp_path / "a", tmp_path / "b"], tmp_path / "q", workers=1, progress=True)
     assert "judging runs" in capsys.readouterr().err
     judge([tmp_path / "a", tmp_path / "b"], tmp_path / "q", workers=1, progress=False)
+    assert capsys.readouterr().err == ""
+    # the default, "auto": captured stderr is not a terminal (as a pipe or a CI log), so no bar
+    judge([tmp_path / "a", tmp_path / "b"], tmp_path / "q", workers=1)
     assert capsys.readouterr().err == ""
 
 

@@ -109,6 +109,60 @@ def test_pytrec_eval_dicts_give_identical_judged_runs(data):
     assert len(metrics.read_qrels(qd)) == len(metrics.read_qrels(qrels))
 
 
+class RanxRun:
+    """A stand-in for ``ranx.Run`` (ranx 0.3, data_structures/run.py): the scores in ``run`` (a numba typed dict in
+    ranx), a ``name`` and ``to_dict()`` giving ``{q_id: {doc_id: score}}``; no ``__iter__`` (ranx has none)."""
+
+    def __init__(self, run: dict, name: str | None = None) -> None:
+        self.run, self.name = run, name
+
+    def to_dict(self) -> dict:
+        return {q: dict(d) for q, d in self.run.items()}
+
+    def __getitem__(self, q):
+        return dict(self.run[q])
+
+    def __len__(self) -> int:
+        return len(self.run)
+
+
+class RanxQrels:
+    """A stand-in for ``ranx.Qrels``: ``qrels``, ``name`` and ``to_dict()``."""
+
+    def __init__(self, qrels: dict, name: str | None = None) -> None:
+        self.qrels, self.name = qrels, name
+
+    def to_dict(self) -> dict:
+        return {q: dict(d) for q, d in self.qrels.items()}
+
+
+def test_ranx_objects_and_columns_give_identical_judged_runs(data):
+    ref, files, qrels, frames = data["dl19"]
+    with open(qrels) as fh:
+        qd = pytrec_eval.parse_qrel(fh)
+    runs = {}
+    for s, f in zip(ref.systems, files):
+        with lzma.open(f, "rt") as fh:
+            runs[s] = pytrec_eval.parse_run(fh)
+    ranx_runs = [RanxRun(r, name=s) for s, r in runs.items()]
+    assert_identical(metrics.judge(ranx_runs, RanxQrels(qd)), ref)  # a list of named ranx Runs
+    assert_identical(metrics.judge(dict(zip(runs, ranx_runs)), RanxQrels(qd)), ref)  # {name: ranx Run}
+    s0 = ref.systems[0]
+    one = metrics.judge(RanxRun(runs[s0], name=s0), RanxQrels(qd))  # one ranx Run keeps its name
+    assert one.systems == (s0,)
+    np.testing.assert_array_equal(one.grades, metrics.judge(files[:1], qrels).grades)
+    assert metrics.judge(RanxRun(runs[s0]), qd).systems == ("run",)  # no name: the default one
+    with pytest.raises(InputFormatError, match="distinct names"):
+        metrics.judge([RanxRun(runs[s0]), RanxRun(runs[s0])], qd)
+    # ranx's DataFrame columns (Run/Qrels.to_dataframe): q_id, doc_id, score; for qrels the score is the grade
+    long = pd.concat([f.assign(run=s) for s, f in frames.items()], ignore_index=True).rename(columns={"query_id": "q_id"})
+    qdf = pd.DataFrame([(q, d, g) for q, docs in qd.items() for d, g in docs.items()], columns=["q_id", "doc_id", "score"])
+    assert_identical(metrics.judge(long, qdf), ref)
+    # a run frame of ir_measures' naming is not taken for qrels: "score" is a grade only beside ranx's q_id
+    with pytest.raises(InputFormatError, match="no grade"):
+        metrics.read_qrels(frames[s0])
+
+
 def test_ir_measures_named_tuples_give_identical_judged_runs(data):
     ref, files, qrels, frames = data["dl19"]
     qrels_tuples = list(ir_measures.read_trec_qrels(str(qrels)))

@@ -273,3 +273,20 @@ def test_judge_warns_when_the_default_depth_cuts_a_run_and_an_explicit_depth_is_
         {"1": {d: float(-i) for i, d in enumerate(docs)}})["1"]["map"]
     assert metrics.evaluate(deep, ["AP"])["AP"].iloc[0, 0] == pytest.approx(ref, abs=1e-12)
     assert metrics.evaluate(cut, ["AP"])["AP"].iloc[0, 0] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_summary_states_what_the_tensor_holds():
+    # two runs, qrels topics 1 (grades 1, 2, 0) and 2 (grade 0 only); run b misses topic 1 and returns topic 9
+    # (not in the qrels); counted by hand from the dicts below
+    runs = {"a": {"1": {"d1": 3.0, "d2": 2.0}, "2": {"d1": 1.0}}, "b": {"2": {"d1": 1.0}, "9": {"x": 1.0}}}
+    qrels = {"1": {"d1": 1, "d3": 2, "d4": 0}, "2": {"d1": 0}}
+    j = metrics.judge(runs, qrels)
+    text = j.summary()
+    assert text.splitlines()[0] == "JudgedRuns: 2 systems x 2 topics x depth 2"
+    assert "judgments per grade: 0: 2, 1: 1, 2: 1 (4 in all)" in text
+    assert "relevant documents per topic (grade >= 1): mean 1.0, min 0, max 2" in text
+    assert "runs that miss some qrels topics: 1 (b)" in text
+    assert "run topics not in the qrels (ignored): b (1)" in text
+    assert "topics without a relevant document: 2" in text
+    assert j.coverage.one_line() in text and str(j) == text
+    assert "excluded" in metrics.judge(runs, qrels, missing="exclude").summary()

@@ -100,7 +100,7 @@ def test_cli_refuses_a_failed_tuning(failed_json, argv, capsys):
 
 
 def test_cli_allow_failed_uses_it_with_a_warning(failed_json, capsys):
-    assert main(["evaluate", "--tuning", failed_json, "--allow-failed", "--measure", "nDCG@10"]) == 0
+    assert main(["evaluate", "--tuning", failed_json, "--allow-failed", "--measure", "nDCG@10", "--per-topic"]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("system,topic,measure,score") and "warning: applying a failed tuning" in err
     assert main(["gstudy", "--tuning", failed_json, "--allow-failed", "--json"]) == 0

@@ -69,6 +69,10 @@ def _make(name: str, judged: metrics.JudgedRuns):
                                          seconds=0.01, start="log2")
     if name == "Coverage":
         return judged.coverage
+    if name == "Evaluation":
+        return metrics.evaluate(judged.subset(systems=[0, 1, 2]), ["AP", "nDCG@10", "NumRelRet"])
+    if name == "JudgedRuns":
+        return judged
     if name == "Qrels":
         return metrics.Qrels.from_frame(pd.DataFrame({"topic": ["1", "1", "2"], "docno": ["a", "b", "a"],
                                                       "grade": [0, 2, 1]}))
@@ -124,12 +128,12 @@ def _make(name: str, judged: metrics.JudgedRuns):
 TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded", "CoefficientInterval",
          "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound", "Coverage",
          "Qrels", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "Study",
-         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy", "TopicSetSize", "TopicPlan", "TopicCurves", "Comparison", "ComparisonTable"]
+         "SweepGrid", "Recommendation", "ParameterTuning", "RobustnessStudy", "TopicSetSize", "TopicPlan", "TopicCurves", "Comparison", "ComparisonTable", "Evaluation", "JudgedRuns"]
 #: the types with to_json/from_json
 JSON_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "TopicsNeeded",
               "CoefficientInterval", "DesignGStudy", "DesignDStudy", "Tuning", "Tuning (gain, failed)", "SolverRun", "OptimalityBound",
               "Coverage", "DiscriminativePower", "SignificanceConfusion", "ConfigurationCheck", "DemoStudy", "SweepGrid",
-              "Recommendation", "ParameterTuning", "TopicSetSize", "TopicPlan", "TopicCurves", "Comparison", "ComparisonTable"]
+              "Recommendation", "ParameterTuning", "TopicSetSize", "TopicPlan", "TopicCurves", "Comparison", "ComparisonTable", "Evaluation"]
 #: the types whose JSON is written, not read back (a RobustnessStudy's per-seed results are a CSV; a Study's
 #: score matrices and tunings are recomputed by run_study)
 WRITTEN_TYPES = ["RobustnessStudy", "Study"]
@@ -191,7 +195,7 @@ def test_json_is_strict_and_round_trips(results, name):
     back = type(r).from_json(text)
     assert back.to_json() == text  # every field survives (a Tuning read from JSON holds no data)
     if name in ("GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "ConfigurationCheck", "DemoStudy", "TopicsNeeded",
-                "OptimalityBound", "SweepGrid", "TopicSetSize", "TopicPlan", "TopicCurves"):  # the
+                "OptimalityBound", "SweepGrid", "TopicSetSize", "TopicPlan", "TopicCurves", "Evaluation"):  # the
         # others hold arrays (no ==); a G-study's score matrix comes back too, for bootstrap()
         if name == "UnbalancedGStudy":
             assert np.array_equal(back.scores, r.scores, equal_nan=True) and type(back) is type(r)

@@ -8,11 +8,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import metrics  # cheap: its names are imported on first use
 
-import metrics
-
-from ..sweep import _some
 from . import UsageError
 from ._errors import in_option_names
 
@@ -34,6 +31,8 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--duplicates", choices=["error", "first"], default="error", action=_Given,
                    help="a docno listed twice for one topic of a run is an error naming every such file "
                         "(default) or only its first line is kept (first), with a note on stderr")
+    g.add_argument("--progress", action="store_true",
+                   help="show progress bars even when stderr is not a terminal (default: only on a terminal)")
     g.add_argument("--missing", choices=["zero", "exclude", "reml", "henderson"], default="zero", action=_Given,
                    help="a topic a run does not return scores 0 (default, like trec_eval -c) or is excluded (no "
                         "score; every subcommand but evaluate then drops the topic, with a note); gstudy only: "
@@ -66,6 +65,21 @@ def positive_int(option: str) -> Any:
 
 
 UNBALANCED = ("reml", "henderson")
+
+
+def _some(items: list, what: str = "", show: int = 5) -> str:
+    """:func:`experiments.sweep._some` (``a, b, c and 7 more``), imported only when a note needs it."""
+    from ..sweep import _some as some
+
+    return some(items, what, show)
+
+
+def progress_option(args: argparse.Namespace) -> bool | str:
+    """The API's ``progress`` for a subcommand's progress bars: none with --quiet, forced with --progress, else
+    ``"auto"`` (a bar only when stderr is a terminal: never into pipes or log files)."""
+    if getattr(args, "quiet", False):
+        return False
+    return True if getattr(args, "progress", False) else "auto"
 
 
 def _policy(args: argparse.Namespace) -> str:
@@ -102,6 +116,8 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         if getattr(args, "_given_depth", False) and args.depth != judged.depth:
             raise UsageError(f"--depth {args.depth}: {what} is judged to depth {judged.depth} and cannot be cut "
                              "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
+        import numpy as np
+
         if judged.missing != _policy(args):
             from dataclasses import replace
 
@@ -125,7 +141,7 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             warnings.simplefilter("always", metrics.FractionalGradeWarning)
             judged = metrics.judge(runs, args.qrels, depth=args.depth, missing=_policy(args),
                                    grades=getattr(args, "grades", "exact"), duplicates=args.duplicates,
-                                   progress=not quiet)
+                                   progress=progress_option(args))
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
         raise in_option_names(exc, {}) from None
     # the warnings' fixes in the CLI's terms (--grades trec_eval; --judged-only where the subcommand has it)
@@ -158,6 +174,8 @@ def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool 
     """
     if judged.missing != "exclude":
         return judged
+    import numpy as np
+
     returned = np.asarray(judged.retrieved)
     complete = returned.all(axis=0)
     if complete.all():

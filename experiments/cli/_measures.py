@@ -13,20 +13,32 @@ from ._ndcg import _same_measure, ndcg_cutoff, parse_discount, parse_gain
 from ._tunings import load_tuning
 
 
+#: the measure ``gtheory evaluate`` and ``gtheory gstudy`` compute when no --measure is given (with --tuning: nDCG at
+#: the tuning's cut-off): nDCG@10, the usual headline measure of TREC-style runs (and trec_eval's ndcg_cut.10)
+DEFAULT_MEASURE = "nDCG@10"
+
+
+def check_measure_names(measures: list[str]) -> None:
+    """Refuse an unknown or malformed --measure before any data is read (the library's message lists the known
+    measures, or shows the grammar)."""
+    for name in measures:
+        try:
+            metrics.parse_measure(name)
+        except metrics.MeasureError as exc:  # a bad cut-off (nDCG@0)
+            raise UsageError(f"--measure {name}: {exc.problem}.") from None
+        except (ValueError, TypeError) as exc:  # an unknown measure, bad grammar: the message quotes the name
+            raise UsageError(f"--measure {name}: {exc}" if name not in str(exc) else str(exc)) from None
+
+
 def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: str) -> dict[str, Any]:
     """Check the nDCG options against the measures before any data is read.
 
     Returns ``{"tuning": Tuning | None, "gain": ..., "discount": ..., "measures": [...]}``; with a tuning the
     measures are relabelled ``nDCG@k`` (``nDCG`` alone means the tuning's cut-off).
     """
+    check_measure_names(measures)
     seen: set[str] = set()
     for name in measures:
-        try:
-            metrics.parse_measure(name)
-        except metrics.MeasureError as exc:  # a bad cut-off (nDCG@0): refused before the data is read
-            raise UsageError(f"--measure {name}: {exc.problem}.") from None
-        except (ValueError, TypeError):
-            pass  # an unknown measure: metrics.evaluate says so, listing the known ones
         if _same_measure(name) in seen:
             raise UsageError(f"--measure {name} is given twice; give each measure once.")
         seen.add(_same_measure(name))

@@ -6,11 +6,12 @@ import argparse
 import sys
 import warnings
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 import metrics
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from . import UsageError
 from ._common import in_option_names

@@ -28,15 +28,12 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 import gtheory
 import metrics
 
 from . import UsageError
 from ._common import add_data_args, check_least, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
 from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
-from experiments.check import check_tuning, parse_configuration
 
 __all__ = ["register", "run"]
 
@@ -81,7 +78,10 @@ def _progress(quiet: bool) -> Callable[[str], None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     import optimize
+    from experiments.check import check_tuning, parse_configuration
 
     say = _progress(args.quiet)
     # every option is checked before loading and tuning (a minute on TREC-9), not after

@@ -1,8 +1,10 @@
-"""``gtheory evaluate``: per-topic scores of any measure, as CSV.
+"""``gtheory evaluate``: the per-run table of any measures (as trec_eval prints), or their per-topic scores as CSV.
 
 Examples::
 
+    gtheory evaluate --runs runs/ --qrels qrels.txt --measure nDCG@10 --measure AP            # per-run table
     gtheory evaluate --runs runs/ --qrels qrels.txt --measure nDCG@10 --measure AP --out scores.csv
+    gtheory evaluate --measure AP --means --out means.csv                 # the per-run rows as CSV
     gtheory evaluate --measure "nDCG@100" --gain 0 1 3 --discount zipf        # embedded TREC-9
     gtheory tune --what joint --cutoff 20 --out t.json && gtheory evaluate --tuning t.json
 """
@@ -12,10 +14,9 @@ import argparse
 import sys
 from typing import Any
 
-import pandas as pd
-
 from ._common import add_data_args, add_raw_csv_arg, check_output_path, emit_json, load_judged, write_csv_output
-from ._measures import resolve_measures
+from . import UsageError
+from ._measures import DEFAULT_MEASURE, resolve_measures
 from ._ndcg import (  # noqa: F401 - the nDCG options are shared with tune, check, gstudy and recommend
     NDCG_OPTIONS, add_ndcg_args, compute, ndcg_cutoff, parse_discount, parse_gain,
 )
@@ -24,10 +25,12 @@ from ._tunings import add_allow_failed, load_tuning, refuse_failed  # noqa: F401
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "evaluate",
-        help="per-topic scores of a measure (nDCG with any gain/discount, AP, P@k, bpref, infAP, RBP, Q, ...)",
+        help="score runs with any measure (nDCG with any gain/discount, AP, P@k, bpref, infAP, RBP, Q, ...)",
         description=(
-            "Score every system on every topic and write a CSV (long: system,topic,measure,score; or wide: "
-            "systems x topics). Numbers agree with trec_eval where trec_eval has the measure."
+            "Score every system on every topic. Without --out: the per-run table (trec_eval's 'all' rows, the "
+            "mean over topics). With --out (or --per-topic, --json, --format): the per-topic scores as CSV (long: "
+            "system,topic,measure,score; or wide: systems x topics); --means writes the per-run rows instead. "
+            "Numbers agree with trec_eval where trec_eval has the measure."
         ),
         epilog=(
             "Measures use ir_measures names where one exists (nDCG@10, AP, P@10, R@100, RR@10, ERR@20, "
@@ -41,43 +44,61 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     add_data_args(p)
     p.add_argument("--measure", action="append", default=None, metavar="NAME",
-                   help="measure to compute; repeat for several (default nDCG@10)")
+                   help=f"measure to compute; repeat for several (default {DEFAULT_MEASURE})")
     add_ndcg_args(p)
     p.add_argument("--judged-only", action="store_true", help="condensed lists: drop unjudged documents first")
-    p.add_argument("--format", choices=["long", "wide"], default="long", help="CSV layout (default long)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--means", action="store_true",
+                      help="write the per-run rows (trec_eval's 'all' rows: the mean over topics; totals for "
+                           "NumRet/NumRel/NumRelRet) as CSV system,num_q,<measure>... (or JSON with --json)")
+    what.add_argument("--per-topic", action="store_true",
+                      help="write the per-topic rows (the default with --out, --json or --format)")
+    p.add_argument("--format", choices=["long", "wide"], default=None,
+                   help="layout of the per-topic CSV (default long)")
     p.add_argument("--out", metavar="FILE.csv", default=None,
                    help="write here instead of standard output ('-' is standard output; a device or named pipe "
                         "is written through)")
     add_raw_csv_arg(p)
     p.add_argument("--json", action="store_true",
                    help="write JSON records instead of CSV (long: one {system, topic, measure, score} per cell; "
-                        "wide: one per system)")
+                        "wide: one per system; --means: one per system)")
     p.add_argument("--quiet", action="store_true",
                    help="no coverage line and no progress bar on stderr (warnings are still printed)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    import metrics
+
+    if args.means and args.format is not None:
+        raise UsageError("--format lays out the per-topic rows; --means writes one row per run.")
     if args.out:
         check_output_path(args.out, "--out", args=args)
-    default = ["nDCG"] if args.tuning else ["nDCG@10"]  # with --tuning: nDCG at the tuned cut-off
+    default = ["nDCG"] if args.tuning else [DEFAULT_MEASURE]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
-    frames = []
-    for name in nd["measures"]:
-        df = compute(judged, name, nd["gain"], nd["discount"], args.judged_only, nd["tuning"])
-        if args.format == "long":
-            long = df.stack().rename("score").reset_index()
-            long.insert(2, "measure", name)
-            frames.append(long)
-        else:
-            frames.append(df.add_prefix(f"{name}:") if len(nd["measures"]) > 1 else df)
-    out = pd.concat(frames, ignore_index=True) if args.format == "long" else pd.concat(frames, axis=1)
+    ev = metrics.Evaluation({name: compute(judged, name, nd["gain"], nd["discount"], args.judged_only, nd["tuning"])
+                             for name in nd["measures"]})
+    per_topic = args.per_topic or (not args.means and (args.out or args.json or args.format))
+    if not per_topic and not args.means:  # the terminal's view: trec_eval's per-run table
+        print(ev.summary())
+        return 0
+    if args.means:
+        out = ev.means()
+        out.insert(0, "num_q", ev.num_q())
+        wide = True
+    elif (args.format or "long") == "long":
+        out, wide = ev.per_topic(), False
+    else:
+        out = pd.concat([df.add_prefix(f"{name}:") if len(ev) > 1 else df for name, df in ev.items()], axis=1)
+        wide = True
     if args.json:
-        records = (out.reset_index() if args.format == "wide" else out).to_dict(orient="records")
+        records = (out.reset_index() if wide else out).to_dict(orient="records")
         emit_json(records, args.out)  # NaN (--missing exclude) is written as null; atomic with --out
     else:  # a file: atomically; a device, FIFO, `-` or standard output: written through; text cells made safe
-        write_csv_output(out, args.out, args, index=args.format == "wide", float_format="%.10g")
+        write_csv_output(out, args.out, args, index=wide, float_format="%.10g")
     if args.out:
         print(f"wrote {len(out)} rows to {args.out}", file=sys.stderr)
     return 0

@@ -39,7 +39,7 @@ CSV of several measures (--format wide; columns labelled MEASURE:topic, e.g. AP:
 
 Instead of a CSV, the data options compute the score matrix with the metrics package: --runs
 DIR|FILES --qrels FILE (or --judged TENSOR.npz; neither: the embedded TREC-9 Web runs), --measure
-any measure of 'gtheory evaluate' (default nDCG, the full list), --gain and --discount for nDCG, or
+any measure of 'gtheory evaluate' (default nDCG@10, as evaluate), --gain and --discount for nDCG, or
 --tuning TUNING.json for the nDCG of a saved tuning (its gain, discount and cut-off; default measure
 nDCG@ its cut-off). A tuning JSON given as --discount contributes only its discount (a warning says so
 when its gain differs from --gain).
@@ -88,7 +88,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="drop this fraction of lowest-mean systems first (e.g. 0.25)")
     p.add_argument("--measure", default=None, metavar="NAME",
                    help="with a CSV that has a measure column or MEASURE:topic columns: the measure to study (needed when it holds several); "
-                        "with the data options: the measure to compute, e.g. nDCG@100, AP (default nDCG)")
+                        "with the data options: the measure to compute, e.g. nDCG@100, AP (default nDCG@10)")
     add_ndcg_args(p)
     add_data_args(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
@@ -148,9 +148,9 @@ def run(args: argparse.Namespace) -> int:
 
     nd = None
     if args.scores is None:
-        from .evaluate import resolve_measures
+        from ._measures import DEFAULT_MEASURE, resolve_measures
 
-        nd = resolve_measures(args, [args.measure or "nDCG"], command="gstudy")
+        nd = resolve_measures(args, [args.measure or ("nDCG" if args.tuning else DEFAULT_MEASURE)], command="gstudy")
     else:
         for opt in ("gain", "discount", "tuning"):
             if getattr(args, opt) is not None:

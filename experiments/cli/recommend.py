@@ -16,7 +16,7 @@ from typing import Any
 
 from . import UsageError
 from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_text, positive_int)
+                      load_judged, output_text, positive_int, progress_option)
 from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         rec = optimize.recommend(judged, args.cutoff, what=args.what, gain=gain, discount=discount,
                                  objective=args.objective, target=args.target, seed=args.seed,
-                                 n_splits=args.splits, n_inner=args.inner, progress=not (args.quiet or args.json),
+                                 n_splits=args.splits, n_inner=args.inner, progress=False if args.json else progress_option(args),
                                  families=tuple(args.families) if args.families else None,
                                  lambdas=tuple(args.lambdas) if args.lambdas is not None else optimize.nested.LAMBDAS,
                                  penalty=args.penalty, min_wins=args.min_wins)

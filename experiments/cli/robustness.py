@@ -110,6 +110,9 @@ def _validate(args: argparse.Namespace) -> None:
         raise UsageError(f"--threshold is a level of Kendall's tau, in [-1, 1]; got {args.threshold:g}.")
     if args.json and args.quiet:
         raise UsageError("--json and --quiet exclude each other.")
+    from ._measures import check_measure_names
+
+    check_measure_names(args.measure or [])  # before any run is read
     for option, path in (("--out", args.out), ("--plot", args.plot)):
         if path:
             check_output_path(path, option, args=args, quiet=args.quiet)  # before loading and computing
