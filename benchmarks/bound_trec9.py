@@ -90,7 +90,7 @@ def main() -> None:
     print(f"| discount, nDCG@{args.cutoff}, {len(j.topics)} topics | {row['size']} | {how} | "
           f"{t_sdp + t_cert:.0f} s | {tuned.fun:.6f} | {relaxed:.6f} | {bound:.6f} | {bound - tuned.fun:.1e} |")
     RESULTS.mkdir(exist_ok=True)
-    from gtheory._json import json_text
+    from gtheory.kit.jsonio import json_text
 
     json_text(row, str(RESULTS / f"bound_trec9_k{args.cutoff}_t{len(j.topics)}_{args.method}.json"))
 

@@ -17,10 +17,10 @@ Sensitivity sweeps (:mod:`experiments.sweep`)
 Everything that samples takes a ``seed`` (int or :class:`numpy.random.Generator`); the same seed gives
 the same numbers.
 """
-__gtheory_package__ = "experiments"  # marker checked by the sibling packages (gtheory/_siblings.py)
+__gtheory_package__ = "experiments"  # marker checked by the sibling packages (gtheory/kit/siblings.py)
 
-try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/_siblings.py)
-    from gtheory._siblings import require_siblings as _require_siblings
+try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/kit/siblings.py)
+    from gtheory.kit.siblings import require_siblings as _require_siblings
 except ImportError:
     import sys as _sys
 

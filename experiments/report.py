@@ -59,7 +59,7 @@ import pandas as pd
 import gtheory
 import metrics
 from metrics import JudgedRuns
-from metrics._validation import progress_writer
+from gtheory.kit.checks import progress_writer
 from experiments.published import PUBLISHED_TREC9
 
 __all__ = [
@@ -307,9 +307,9 @@ class Study:
     def to_dict(self) -> dict[str, Any]:
         """The numbers of the report (``tables.json``) as plain JSON values plus ``"format"``: the collection, the
         settings, every table (records, unrounded), the verdict, the optimal discounts and gains. Non-finite
-        numbers are None (the one encoder, :mod:`gtheory._json`). Written, not read back: the score matrices and
+        numbers are None (the one encoder, :mod:`gtheory.kit.jsonio`). Written, not read back: the score matrices and
         tunings behind it are recomputed by :func:`run_study`."""
-        from gtheory._json import jsonable
+        from gtheory.kit.jsonio import jsonable
 
         def frame(f: pd.DataFrame) -> Any:
             return f.reset_index().to_dict(orient="records")
@@ -331,12 +331,12 @@ class Study:
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 1) -> str:
         """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; written atomically to ``path`` if
         given) — the ``tables.json`` of :func:`write_report`."""
-        from gtheory._json import json_text
+        from gtheory.kit.jsonio import json_text
 
         return json_text(self.to_dict(), path, indent=indent)
 
     def _repr_html_(self) -> str:
-        from gtheory._display import html_table
+        from gtheory.kit.display import html_table
 
         dt = self.discount_table
         rows = [(_NAMES.get(n, n), r["share_system"], r["phi"], r["erho2"], r["topics_needed"]) for n, r in dt.iterrows()]

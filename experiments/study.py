@@ -17,7 +17,7 @@ import numpy as np
 
 import gtheory
 import metrics
-from gtheory._json import JsonResult
+from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau
@@ -78,7 +78,7 @@ class DemoStudy(JsonResult):
                 f"Φ({self.n_topics}) = {best['phi']:.3f})")
 
     def _repr_html_(self) -> str:
-        from gtheory._display import html_table
+        from gtheory.kit.display import html_table
 
         rows = ((r["configuration"], r["share_system"], r["phi"], r["erho2"], r["topics_needed"],
                  r.get("kendall_tau_vs_log2")) for r in self.rows)
@@ -144,8 +144,8 @@ class DemoStudy(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; non-finite numbers (topics needed that no number of
-        topics reaches) are None (:mod:`gtheory._json`)."""
-        from gtheory._json import jsonable
+        topics reaches) are None (:mod:`gtheory.kit.jsonio`)."""
+        from gtheory.kit.jsonio import jsonable
 
         d = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
         d["format"] = self.JSON_FORMAT
@@ -155,7 +155,7 @@ class DemoStudy(JsonResult):
     def from_json(cls, text_or_path: Any) -> "DemoStudy":
         """A :class:`DemoStudy` from :meth:`to_json` output; a ``null`` topics needed is ``inf``, another
         ``null`` number NaN."""
-        from gtheory._json import load_document, number
+        from gtheory.kit.jsonio import load_document, number
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         rows = tuple({k: (number(v, math.inf) if k == "topics_needed" else

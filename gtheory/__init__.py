@@ -18,7 +18,7 @@ Example
 >>> bool(g.erho2(30) >= g.phi(30))
 True
 """
-__gtheory_package__ = "gtheory"  # marker the sibling packages check (gtheory/_siblings.py)
+__gtheory_package__ = "gtheory"  # marker the sibling packages check (gtheory/kit/siblings.py)
 
 from .components import (
     VarianceComponents,

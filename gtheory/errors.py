@@ -3,28 +3,13 @@ from __future__ import annotations
 
 import warnings
 
+from .kit.errors import ParameterError
+
 __all__ = ["NegativeVarianceWarning", "MissingCellsWarning", "ParameterError", "ROUNDING_TOLERANCE"]
 
 #: a variance-component estimate whose size is at most this share of the data's variance (mean
 #: squared deviation from the grand mean) is rounding noise around 0: it is set to 0 without a warning
 ROUNDING_TOLERANCE = 1e-12
-
-
-class ParameterError(ValueError):
-    """A parameter of a library function has a value it cannot take.
-
-    A :class:`ValueError` (so ``except ValueError`` still catches it) that carries the parameter's name in
-    :attr:`param`: a front end (the ``gtheory`` command line) names the option the user typed for it from one
-    table of parameter → option, without reading the message.
-
-    >>> err = ParameterError("cutoff", "`cutoff` must be a positive integer; got 0")
-    >>> err.param, str(err)
-    ('cutoff', '`cutoff` must be a positive integer; got 0')
-    """
-
-    def __init__(self, param: str, message: str) -> None:
-        super().__init__(message)
-        self.param = param
 
 
 class NegativeVarianceWarning(UserWarning):

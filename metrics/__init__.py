@@ -1,5 +1,5 @@
 """metrics: TREC runs and qrels, the judged-grade tensor, and IR measures on it (nDCG with any gain and discount)."""
-__gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/_siblings.py)
+__gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/kit/siblings.py)
 
 from .datasets import load_trec9
 from .discounts import DISCOUNT_FAMILIES, discount_vector, read_discount

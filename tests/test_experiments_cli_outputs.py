@@ -60,7 +60,7 @@ def test_atomic_path_keeps_the_suffix_and_the_permissions(tmp_path):
 
 
 def test_an_output_that_is_a_symbolic_link_is_written_through(tmp_path):
-    from gtheory._json import write_text
+    from gtheory.kit.jsonio import write_text
 
     (tmp_path / "real").mkdir()
     target = tmp_path / "real" / "scores.csv"
