@@ -50,7 +50,7 @@ def main() -> None:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tuned = optimize.optimize_discount(j, "linear", args.cutoff)
+        tuned = optimize.optimize_discount(j, gain="linear", cutoff=args.cutoff)
     t_tune = time.perf_counter() - t0
     p = Problem(j, args.cutoff, "discount", gain="linear")
     P, Q, active = B.quadratic_forms(p)

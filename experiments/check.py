@@ -175,7 +175,7 @@ def check_tuning(
         say(f"tuning the discount of nDCG@{k} (linear gains) for Φ; give --tuning to check a saved one")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tuning = optimize.optimize_discount(judged, "linear", k, seed=seed)
+            tuning = optimize.optimize_discount(judged, gain="linear", cutoff=k, seed=seed)
         name = "tuned discount"
         if not tuning.success:  # e.g. indistinguishable systems: say so rather than compare with arbitrary vectors
             warnings.warn(f"the tuning failed ({tuning._status()}: {tuning.message}); the 'tuned discount' row is "

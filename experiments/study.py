@@ -260,11 +260,11 @@ def demo_study(
         scores[f"{name} discount"] = nd
         rows.append(_row(f"{name} discount", gtheory.gstudy(nd), target))
     say("2. Tuning the discount vector for stability (max Φ; SLSQP with exact gradients, multi-start) ...")
-    td = optimize.optimize_discount(judged, gain, k)
+    td = optimize.optimize_discount(judged, gain=gain, cutoff=k)
     scores["tuned discount"] = td.ndcg(judged)
     rows.append(_row("tuned discount", td.gstudy, target, td))
     say("3. Tuning the gain vector (log discount) ...")
-    tg = optimize.optimize_gain(judged, "log2", k)
+    tg = optimize.optimize_gain(judged, discount="log2", cutoff=k)
     scores["tuned gain (log2)"] = tg.ndcg(judged)
     rows.append(_row("tuned gain (log2)", tg.gstudy, target, tg))
     ratios = {f"{float(kk):g}": float(v) for kk, v in dict(tg.gain_ratios).items()}

@@ -105,7 +105,7 @@ def test_library_writers_are_atomic(tmp_path, monkeypatch):
     assert metrics.JudgedRuns.load(tmp_path / "t.npz").n_systems == 3
     j.save(tmp_path / "t.npz.xz")
     assert metrics.JudgedRuns.load(tmp_path / "t.npz.xz").n_topics == 10
-    t = optimize.optimize_discount(j, "linear", 20, starts=1)
+    t = optimize.optimize_discount(j, gain="linear", cutoff=20, starts=1)
     path = tmp_path / "t.json"
     path.write_text("old")
 

@@ -132,7 +132,7 @@ def test_an_incomplete_matrix_is_refused_with_the_judging_fix(tiny):
         warnings.simplefilter("ignore")
         judged = metrics.judge([tiny / "r1", tiny / "short"], tiny / "q", missing="exclude", workers=1)
     with pytest.raises(FixableError) as exc:
-        optimize.optimize_discount(judged, "linear", 3, starts=1)
+        optimize.optimize_discount(judged, gain="linear", cutoff=3, starts=1)
     assert (exc.value.param, exc.value.fix) == ("judged", {"missing": "zero"})
     from experiments._measures import _resolve_measure, _scores  # the incompleteness study's check of a measure
 
