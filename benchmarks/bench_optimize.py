@@ -112,8 +112,8 @@ def tune_1000(j, repeat: int) -> list[str]:
     sparse view and every cache are built inside the timing, as for a user's first call)."""
     import dataclasses
 
-    t = measure({"tune": lambda: optimize.optimize_discount(dataclasses.replace(j), [0, 1, 2], 1000)}, repeat=repeat)
-    r = optimize.optimize_discount(dataclasses.replace(j), [0, 1, 2], 1000)
+    t = measure({"tune": lambda: optimize.optimize_discount(dataclasses.replace(j), gain=[0, 1, 2], cutoff=1000)}, repeat=repeat)
+    r = optimize.optimize_discount(dataclasses.replace(j), gain=[0, 1, 2], cutoff=1000)
     ok = t["tune"].cpu_med <= 1 and t["tune"].wall_med <= 1
     return [
         f"nDCG@1000 discount (1000 variables), optimize.optimize_discount defaults ({r.solver}, {r.starts} starts), "

@@ -50,7 +50,7 @@ def main() -> None:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tuned = optimize.optimize_discount(j, "linear", args.cutoff)
+        tuned = optimize.optimize_discount(j, gain="linear", cutoff=args.cutoff)
     t_tune = time.perf_counter() - t0
     p = Problem(j, args.cutoff, "discount", gain="linear")
     P, Q, active = B.quadratic_forms(p)
@@ -90,7 +90,7 @@ def main() -> None:
     print(f"| discount, nDCG@{args.cutoff}, {len(j.topics)} topics | {row['size']} | {how} | "
           f"{t_sdp + t_cert:.0f} s | {tuned.fun:.6f} | {relaxed:.6f} | {bound:.6f} | {bound - tuned.fun:.1e} |")
     RESULTS.mkdir(exist_ok=True)
-    from gtheory._json import json_text
+    from gtheory.kit.jsonio import json_text
 
     json_text(row, str(RESULTS / f"bound_trec9_k{args.cutoff}_t{len(j.topics)}_{args.method}.json"))
 

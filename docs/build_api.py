@@ -98,7 +98,7 @@ convention:
   `Tuning`, `SolverRun`, `OptimalityBound`, `Coverage`, `DiscriminativePower`, `SignificanceConfusion`,
   `ConfigurationCheck`, `DemoStudy`, `SweepGrid`, `Recommendation`, `ParameterTuning`; `RobustnessStudy` and
   `Study` are written, not read back). All of them, and every `--json`
-  output of the command line, go through one encoder (`gtheory._json`): **a number that is not finite (NaN,
+  output of the command line, go through one encoder (`gtheory.kit.jsonio`): **a number that is not finite (NaN,
   inf, -inf) is written as `null`** — never `NaN`/`Infinity`, never the string `"inf"`. A field that is a
   number of topics reads `null` back as `inf` ("no number of topics reaches the target"), other numbers as NaN;
   documents written by earlier versions with the string `"inf"` still load;

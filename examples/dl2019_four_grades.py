@@ -58,8 +58,8 @@ def gain_ratios(judged: metrics.JudgedRuns, cutoffs: list[int], starts: int, see
     for k in cutoffs:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            c = optimize.optimize_gain(judged, "log2", k, starts=starts, seed=seed)
-            u = optimize.optimize_gain(judged, "log2", k, monotone=False, starts=starts, seed=seed)
+            c = optimize.optimize_gain(judged, discount="log2", cutoff=k, starts=starts, seed=seed)
+            u = optimize.optimize_gain(judged, discount="log2", cutoff=k, monotone=False, starts=starts, seed=seed)
         row = {"cutoff": k}
         for name, t in (("constrained", c), ("unconstrained", u)):
             r = t.gain_ratios
@@ -77,7 +77,7 @@ def gain_table(judged: metrics.JudgedRuns, cutoffs: list[int], starts: int, seed
     for k in cutoffs:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t = optimize.optimize_gain(judged, "log2", k, starts=starts, seed=seed)
+            t = optimize.optimize_gain(judged, discount="log2", cutoff=k, starts=starts, seed=seed)
         gains = {"linear (0,1,2,3)": "linear", "exponential (0,1,3,7)": "exponential",
                  "binary, rel ≥ 1": [0, 1, 1, 1], "binary, rel ≥ 2": [0, 0, 1, 1],
                  "optimal (constrained)": t.gain_mapping}

@@ -20,10 +20,10 @@ Sensitivity sweeps (:mod:`experiments.sweep`)
 Everything that samples takes a ``seed`` (int or :class:`numpy.random.Generator`); the same seed gives
 the same numbers.
 """
-__gtheory_package__ = "experiments"  # marker checked by the sibling packages (gtheory/_siblings.py)
+__gtheory_package__ = "experiments"  # marker checked by the sibling packages (gtheory/kit/siblings.py)
 
-try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/_siblings.py)
-    from gtheory._siblings import require_siblings as _require_siblings
+try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/kit/siblings.py)
+    from gtheory.kit.siblings import require_siblings as _require_siblings
 except ImportError:
     import sys as _sys
 
@@ -39,7 +39,7 @@ _require_siblings("experiments", "metrics", "gtheory", "optimize")
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from gtheory._lazy import lazy_package as _lazy_package
+from gtheory.kit.lazy import lazy_package as _lazy_package
 
 if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
     from experiments.agreement import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix

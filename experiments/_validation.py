@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gtheory._ties import TIE_REL, tie_values  # noqa: F401  (TIE_REL re-exported for the randomised tests)
-from gtheory.io import _coerce_matrix
-from metrics._validation import (  # noqa: F401  (re-exported: one check per parameter kind)
+from gtheory.kit.ties import TIE_REL, tie_values  # noqa: F401  (TIE_REL re-exported for the randomised tests)
+from gtheory.advanced import coerce_matrix as _coerce_matrix
+from gtheory.kit.checks import (  # noqa: F401  (re-exported: one check per parameter kind)
     check_choice,
     check_fraction,
     check_int,
@@ -212,7 +212,7 @@ def best_first(means: np.ndarray) -> np.ndarray:
 
     Means that are equal in exact arithmetic often differ in the last bits (P@10 means of 0.302 computed from
     different per-topic values), so a plain ``argsort`` would order them by rounding. They are made exactly equal
-    first (:func:`gtheory._ties.tie_values`: within :data:`TIE_REL` of the largest |mean|, the rule of
+    first (:func:`gtheory.kit.ties.tie_values`: within :data:`TIE_REL` of the largest |mean|, the rule of
     the rank correlations of :mod:`experiments.agreement`), then sorted stably: ties go in input order, as documented by every
     ``top_k`` parameter.
     """

@@ -32,7 +32,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from experiments._validation import align_pair, as_scores, check_choice
-from gtheory._ties import tie_values
+from gtheory.kit.ties import tie_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -53,7 +53,7 @@ def _means_pair(a: ScoresLike, b: ScoresLike, names: tuple[str, str] = ("a", "b"
 
 def _ranked_means_pair(a: ScoresLike, b: ScoresLike, names: tuple[str, str] = ("a", "b")):
     """:func:`_means_pair` for a rank correlation: means equal up to rounding made exactly equal
-    (:func:`gtheory._ties.tie_values`, the package's one tie rule). Mean scores that are equal in exact arithmetic
+    (:func:`gtheory.kit.ties.tie_values`, the package's one tie rule). Mean scores that are equal in exact arithmetic
     often differ in the last bits (the sum of 0.1, 0.2, 0.3 is not that of 0.3, 0.3, 0.0): on TREC-9, 14 of the 25
     pairs of systems whose P@10 means are equal are not equal as computed, and a ranking must see them tied."""
     x, y, systems = _means_pair(a, b, names)
@@ -91,7 +91,7 @@ def kendall_tau(a: ScoresLike, b: ScoresLike) -> float:
 
     i.e. (concordant - discordant) / sqrt(pairs untied in a * pairs untied in b) [4]_. Computed
     exactly in :math:`O(m^2)` time and blocked :math:`O(m)` memory. Means equal up to rounding (within
-    :math:`10^{-9}` of the largest) are ties (:func:`gtheory._ties.tie_values`): equal P@10 means often differ in the
+    :math:`10^{-9}` of the largest) are ties (:func:`gtheory.kit.ties.tie_values`): equal P@10 means often differ in the
     last bits as computed, and a τ that ordered them would be wrong.
 
     Examples

@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 import gtheory
-from gtheory._display import fmt, html_table
-from gtheory._json import JsonResult
+from gtheory.kit.display import fmt, html_table
+from gtheory.kit.jsonio import JsonResult
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -122,7 +122,7 @@ class TopicBudget(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; inf (never reached) as None."""
-        from gtheory._json import jsonable, table
+        from gtheory.kit.jsonio import jsonable, table
 
         d = {f.name: (table(self.table) if f.name == "table" else jsonable(getattr(self, f.name)))
              for f in fields(self)}
@@ -132,7 +132,7 @@ class TopicBudget(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicBudget":
         """A :class:`TopicBudget` from :meth:`to_json` output; a ``null`` topic count or cost is inf."""
-        from gtheory._json import load_document, table_back
+        from gtheory.kit.jsonio import load_document, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         names = {f.name for f in fields(cls)}
@@ -209,7 +209,7 @@ def topic_depth_budget(
     import warnings
 
     import metrics
-    from metrics._validation import progress_writer
+    from gtheory.kit.checks import progress_writer
 
     say = progress_writer(progress)
     depths = sorted({int(d) for d in depths})

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 import gtheory
-from gtheory._json import JsonResult
+from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau, rmse, tau_ap
@@ -175,7 +175,7 @@ def check_tuning(
         say(f"tuning the discount of nDCG@{k} (linear gains) for Φ; give --tuning to check a saved one")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tuning = optimize.optimize_discount(judged, "linear", k, seed=seed)
+            tuning = optimize.optimize_discount(judged, gain="linear", cutoff=k, seed=seed)
         name = "tuned discount"
         if not tuning.success:  # e.g. indistinguishable systems: say so rather than compare with arbitrary vectors
             warnings.warn(f"the tuning failed ({tuning._status()}: {tuning.message}); the 'tuned discount' row is "
@@ -252,8 +252,8 @@ class ConfigurationCheck(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The ``gtheory check --json`` document plus ``"format"``; non-finite numbers (topics needed that no
-        number of topics reaches) are None (:mod:`gtheory._json`)."""
-        from gtheory._json import jsonable
+        number of topics reaches) are None (:mod:`gtheory.kit.jsonio`)."""
+        from gtheory.kit.jsonio import jsonable
 
         d = jsonable({"cutoff": self.cutoff, "n_systems": self.n_systems, "n_topics": self.n_topics,
                       "reference": self.reference, "top_k": self.top_k, "B": self.B, "alpha": self.alpha,
@@ -264,7 +264,7 @@ class ConfigurationCheck(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "ConfigurationCheck":
         """A :class:`ConfigurationCheck` from :meth:`to_json` output (a ``null`` topics needed is ``inf``)."""
-        from gtheory._json import load_document, number
+        from gtheory.kit.jsonio import load_document, number
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         rows = [{k: (number(v, math.inf) if k == "topics_needed" else v if k == "configuration" else number(v))
@@ -273,7 +273,7 @@ class ConfigurationCheck(JsonResult):
         return cls(table=table, **d)
 
     def _repr_html_(self) -> str:
-        from gtheory._display import html_table
+        from gtheory.kit.display import html_table
 
         rows = ((name, r.phi, r.topics_needed, r.kendall_tau, r.tau_ap, r.rmse, r.power) for name, r in self.table.iterrows())
         return html_table(rows, header=["configuration", f"Φ({self.n_topics})", "topics for Φ ≥ 0.95", "τ", "τ_AP",

@@ -37,7 +37,7 @@ The interval of each difference is the paired-t interval :math:`\bar d \pm t_{1-
 at level 1 - ``alpha``, per pair (not simultaneous), whatever the test.
 
 Ties follow the rest of the package: differences equal in exact arithmetic are made equal before ranking or
-counting (:data:`gtheory._ties.TIE_REL`), so discrete measures (P@10) are not decided by rounding.
+counting (:data:`gtheory.kit.ties.TIE_REL`), so discrete measures (P@10) are not decided by rounding.
 
 References
 ----------
@@ -55,8 +55,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from gtheory._display import fmt, kv_table
-from gtheory._json import JsonResult
+from gtheory.kit.display import fmt, kv_table
+from gtheory.kit.jsonio import JsonResult
 
 from experiments._validation import (
     Scores,
@@ -285,7 +285,7 @@ class Comparison(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain JSON values plus ``"format"``; non-finite numbers are None."""
-        from gtheory._json import jsonable, table
+        from gtheory.kit.jsonio import jsonable, table
 
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("table", "means")}
         return jsonable({"format": self.JSON_FORMAT, **d, "means": {"systems": list(map(str, self.means.index)),
@@ -295,7 +295,7 @@ class Comparison(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "Comparison":
         """A :class:`Comparison` from :meth:`to_json` output (text or a file path)."""
-        from gtheory._json import load_document, number, table_back
+        from gtheory.kit.jsonio import load_document, number, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         names = [f.name for f in fields(cls)]
@@ -733,7 +733,7 @@ class ComparisonTable(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The means, the baseline and every measure's comparison (its ``to_dict``) plus ``"format"``."""
-        from gtheory._json import jsonable, table
+        from gtheory.kit.jsonio import jsonable, table
 
         return jsonable({"format": self.JSON_FORMAT, "baseline": self.baseline,
                          "means": table(self.means.rename_axis("run")),
@@ -744,7 +744,7 @@ class ComparisonTable(JsonResult):
         """A :class:`ComparisonTable` from :meth:`to_json` output."""
         import json
 
-        from gtheory._json import load_document, table_back
+        from gtheory.kit.jsonio import load_document, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         means = table_back(d["means"], "means")

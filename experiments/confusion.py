@@ -20,8 +20,8 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
-from gtheory._display import fmt, html_table, kv_table
-from gtheory._json import JsonResult
+from gtheory.kit.display import fmt, html_table, kv_table
+from gtheory.kit.jsonio import JsonResult
 from experiments._validation import (
     align_pair,
     as_scores,
@@ -184,9 +184,9 @@ class SignificanceConfusion(JsonResult):
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.SignificanceConfusion/1"
 
     def to_dict(self) -> dict[str, Any]:
-        """``alpha``, ``test``, the 3 x 3 ``matrix`` and the per-pair ``table`` (:func:`gtheory._json.table`) as plain
+        """``alpha``, ``test``, the 3 x 3 ``matrix`` and the per-pair ``table`` (:func:`gtheory.kit.jsonio.table`) as plain
         JSON values plus ``"format"``; non-finite numbers (a p-value of a constant difference) are None."""
-        from gtheory._json import jsonable, table
+        from gtheory.kit.jsonio import jsonable, table
 
         m = self.matrix
         return jsonable({"format": self.JSON_FORMAT, "alpha": self.alpha, "test": self.test,
@@ -197,7 +197,7 @@ class SignificanceConfusion(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "SignificanceConfusion":
         """A :class:`SignificanceConfusion` from :meth:`to_json` output (text or a file path)."""
-        from gtheory._json import load_document, table_back
+        from gtheory.kit.jsonio import load_document, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         if missing := [k for k in ("alpha", "test", "matrix", "table") if k not in d]:

@@ -46,13 +46,14 @@ import numpy as np
 import pandas as pd
 
 from metrics import JudgedRuns
-from metrics._validation import check_int, progress_writer
-from metrics._validation import check_seeds as _check_seeds
-from metrics.reduce import Rounding, _check_judged, _masks, _sampling_args, _strata, reduce_qrels, reduction_mask
+from gtheory.kit.checks import check_int, progress_writer
+from gtheory.kit.checks import check_seeds as _check_seeds
+from metrics import reduce_qrels, reduction_mask
+from metrics.advanced import Rounding, check_judged as _check_judged, reduction_masks as _masks, sampling_args as _sampling_args, strata as _strata
 from experiments._measures import Measure, _check_measures, _resolve_measure, _scores
 from experiments._validation import best_first
 from experiments.agreement import kendall_tau, rmse, tau_ap
-from gtheory._ties import tie_values
+from gtheory.kit.ties import tie_values
 from experiments.confusion import (
     SignificanceConfusion,
     Test,

@@ -26,8 +26,9 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
-from metrics._validation import check_seeds as _check_seeds
-from metrics.reduce import Rounding, _check_fractions, _check_judged, _masks, _sampling_args, _strata
+from gtheory.kit.checks import check_seeds as _check_seeds
+from metrics.advanced import (Rounding, check_fractions as _check_fractions, check_judged as _check_judged,
+                              reduction_masks as _masks, sampling_args as _sampling_args, strata as _strata)
 from experiments._validation import check_choice, check_probability
 from experiments._stability import stability
 from experiments.agreement import kendall_tau, tau_ap

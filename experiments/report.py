@@ -59,7 +59,7 @@ import pandas as pd
 import gtheory
 import metrics
 from metrics import JudgedRuns
-from metrics._validation import progress_writer
+from gtheory.kit.checks import progress_writer
 from experiments._adopted import BASELINE_LABEL, KEPT_BASELINE, Adopted, adopted_from, adopted_summary
 from experiments.published import PUBLISHED_TREC9
 
@@ -345,9 +345,9 @@ class Study:
     def to_dict(self) -> dict[str, Any]:
         """The numbers of the report (``tables.json``) as plain JSON values plus ``"format"``: the collection, the
         settings, every table (records, unrounded), the verdict, the optimal discounts and gains. Non-finite
-        numbers are None (the one encoder, :mod:`gtheory._json`). Written, not read back: the score matrices and
+        numbers are None (the one encoder, :mod:`gtheory.kit.jsonio`). Written, not read back: the score matrices and
         tunings behind it are recomputed by :func:`run_study`."""
-        from gtheory._json import jsonable
+        from gtheory.kit.jsonio import jsonable
 
         def frame(f: pd.DataFrame) -> Any:
             return f.reset_index().to_dict(orient="records")
@@ -371,12 +371,12 @@ class Study:
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 1) -> str:
         """Strict JSON text of :meth:`to_dict` (non-finite numbers as ``null``; written atomically to ``path`` if
         given) — the ``tables.json`` of :func:`write_report`."""
-        from gtheory._json import json_text
+        from gtheory.kit.jsonio import json_text
 
         return json_text(self.to_dict(), path, indent=indent)
 
     def _repr_html_(self) -> str:
-        from gtheory._display import html_table
+        from gtheory.kit.display import html_table
 
         dt = self.discount_table
         rows = [(self.label(n), r["share_system"], r["phi"], r["erho2"], r["topics_needed"]) for n, r in dt.iterrows()]
@@ -1129,7 +1129,7 @@ def write_figures(study: Study, out_dir: str | Path, *, dpi: int = 110, figure_f
     """Write every figure of :data:`FIGURES` as PNG (or SVG) into ``out_dir``; returns name → path.
 
     ``figures`` — bytes from :func:`render_figures` — avoids drawing them again."""
-    from metrics._atomic import atomic_open
+    from gtheory.kit.output import open_output as atomic_open
 
     figures = render_figures(study, figure_format=figure_format, dpi=dpi) if figures is None else figures
     out = Path(out_dir)
@@ -1627,7 +1627,7 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     >>> path.name                                                                                 # doctest: +SKIP
     'report.html'
     """
-    from metrics._atomic import atomic_directory
+    from gtheory.kit.output import output_directory as atomic_directory
 
     if format not in ("md", "html"):
         raise ValueError(f"`format` must be 'md' or 'html'; got {format!r}.")

@@ -15,7 +15,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import pandas as pd
 
 from gtheory.errors import ParameterError
-from metrics._validation import check_seeds
+from gtheory.kit.checks import check_seeds
 
 __all__ = ["robustness_study", "RobustnessStudy"]
 
@@ -83,7 +83,7 @@ class RobustnessStudy:
         return k[(k.measure == measure) & (k.judged_only == condensed)].iloc[0]
 
     def _repr_html_(self) -> str:
-        from gtheory._display import html_table
+        from gtheory.kit.display import html_table
 
         rows = ((r["measure"], "yes" if r["judged_only"] else "no", r["knee"], r["value_at_knee"])
                 for _, r in self.knees.iterrows())
@@ -121,8 +121,8 @@ class RobustnessStudy:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``gtheory robustness --json`` document plus ``"format"``: per curve the knee and, per fraction,
-        the mean and sd of each value (non-finite numbers are None, :mod:`gtheory._json`)."""
-        from gtheory._json import jsonable
+        the mean and sd of each value (non-finite numbers are None, :mod:`gtheory.kit.jsonio`)."""
+        from gtheory.kit.jsonio import jsonable
 
         curves = []
         for (measure, condensed), block in self.table.groupby(level=[0, 1], sort=False):
@@ -146,7 +146,7 @@ class RobustnessStudy:
     def to_json(self, path: str | None = None, *, indent: int | None = 2) -> str:
         """Strict JSON of :meth:`to_dict` (also written to ``path``, atomically, if given). The per-seed
         :attr:`results` are a table: save them with ``results.to_csv``."""
-        from gtheory._json import json_text
+        from gtheory.kit.jsonio import json_text
 
         return json_text(self.to_dict(), path, indent=indent)
 

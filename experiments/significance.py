@@ -44,9 +44,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from gtheory._display import fmt, kv_table
-from gtheory._json import JsonResult
-from gtheory._ties import tie_values
+from gtheory.kit.display import fmt, kv_table
+from gtheory.kit.jsonio import JsonResult
+from gtheory.kit.ties import tie_values
 
 from experiments._validation import (
     Scores,
@@ -396,9 +396,9 @@ class DiscriminativePower(JsonResult):
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.DiscriminativePower/1"
 
     def to_dict(self) -> dict[str, Any]:
-        """The numbers and the per-pair table (:func:`gtheory._json.table`, with its ``attrs``) as plain JSON values
+        """The numbers and the per-pair table (:func:`gtheory.kit.jsonio.table`, with its ``attrs``) as plain JSON values
         plus ``"format"``; non-finite numbers are None."""
-        from gtheory._json import jsonable, table
+        from gtheory.kit.jsonio import jsonable, table
 
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "table"}
         return jsonable({"format": self.JSON_FORMAT, **d, "table": table(self.table),
@@ -407,7 +407,7 @@ class DiscriminativePower(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "DiscriminativePower":
         """A :class:`DiscriminativePower` from :meth:`to_json` output (text or a file path); null numbers are NaN."""
-        from gtheory._json import load_document, number, table_back
+        from gtheory.kit.jsonio import load_document, number, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         names = [f.name for f in fields(cls)]
@@ -643,7 +643,7 @@ def _exact_differences(d: np.ndarray, tol: float) -> np.ndarray:
     bits (0.3 - 0.1 = 0.19999999999999998, 0.5 - 0.3 = 0.2), so ranking ``|d|`` breaks their ties by rounding and
     the Wilcoxon statistic, its tie correction and the choice of the exact null distribution all change. Here
     ``|d| <= tol`` is 0 and the magnitudes of each row closer than :data:`TIE_REL` of the row's largest are made
-    equal (:func:`gtheory._ties.tie_values`), signs kept.
+    equal (:func:`gtheory.kit.ties.tie_values`), signs kept.
     """
     a = np.abs(d)
     a = tie_values(np.where(a <= tol, 0.0, a))

@@ -17,7 +17,7 @@ import numpy as np
 
 import gtheory
 import metrics
-from gtheory._json import JsonResult
+from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau
@@ -78,7 +78,7 @@ class DemoStudy(JsonResult):
                 f"Φ({self.n_topics}) = {best['phi']:.3f})")
 
     def _repr_html_(self) -> str:
-        from gtheory._display import html_table
+        from gtheory.kit.display import html_table
 
         rows = ((r["configuration"], r["share_system"], r["phi"], r["erho2"], r["topics_needed"],
                  r.get("kendall_tau_vs_log2")) for r in self.rows)
@@ -146,8 +146,8 @@ class DemoStudy(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; non-finite numbers (topics needed that no number of
-        topics reaches) are None (:mod:`gtheory._json`)."""
-        from gtheory._json import jsonable
+        topics reaches) are None (:mod:`gtheory.kit.jsonio`)."""
+        from gtheory.kit.jsonio import jsonable
 
         d = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
         d["format"] = self.JSON_FORMAT
@@ -157,7 +157,7 @@ class DemoStudy(JsonResult):
     def from_json(cls, text_or_path: Any) -> "DemoStudy":
         """A :class:`DemoStudy` from :meth:`to_json` output; a ``null`` topics needed is ``inf``, another
         ``null`` number NaN."""
-        from gtheory._json import load_document, number
+        from gtheory.kit.jsonio import load_document, number
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         rows = tuple({k: (number(v, math.inf) if k == "topics_needed" else
@@ -262,11 +262,11 @@ def demo_study(
         scores[f"{name} discount"] = nd
         rows.append(_row(f"{name} discount", gtheory.gstudy(nd), target))
     say("2. Tuning the discount vector for stability (max Φ; SLSQP with exact gradients, multi-start) ...")
-    td = optimize.optimize_discount(judged, gain, k)
+    td = optimize.optimize_discount(judged, gain=gain, cutoff=k)
     scores["tuned discount"] = td.ndcg(judged)
     rows.append(_row("tuned discount", td.gstudy, target, td))
     say("3. Tuning the gain vector (log discount) ...")
-    tg = optimize.optimize_gain(judged, "log2", k)
+    tg = optimize.optimize_gain(judged, discount="log2", cutoff=k)
     scores["tuned gain (log2)"] = tg.ndcg(judged)
     rows.append(_row("tuned gain (log2)", tg.gstudy, target, tg))
     ratios = {f"{float(kk):g}": float(v) for kk, v in dict(tg.gain_ratios).items()}

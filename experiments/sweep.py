@@ -65,10 +65,10 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
-from metrics._families import parse_family
+from metrics.advanced import parse_family
 from metrics.ndcg import ndcg_values
-from gtheory._display import kv_table
-from gtheory._json import JsonResult
+from gtheory.kit.display import kv_table
+from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
 from experiments._stability import stability as _stability
 from experiments._validation import check_probability, check_progress, check_seeds
@@ -275,7 +275,7 @@ class SweepGrid(JsonResult):
         """The axes as plain JSON values plus ``"format"``: ``cutoffs`` (null for the whole list), ``gains`` and
         ``discounts`` as ``[label, spec]`` pairs, ``fractions``, ``seeds``. A specification that is not a family
         name, a list of numbers or a ``{grade: gain}`` mapping (e.g. a callable) cannot be written: TypeError."""
-        from gtheory._json import jsonable
+        from gtheory.kit.jsonio import jsonable
 
         def pairs(axis: str, items: tuple[tuple[str, Any], ...]) -> list[list[Any]]:
             out = []
@@ -296,7 +296,7 @@ class SweepGrid(JsonResult):
         """The grid of a :meth:`to_json` document (JSON text or a file path), validated by :meth:`of`.
 
         Raises ValueError for a document that is not a SweepGrid or whose axes :meth:`of` refuses."""
-        from gtheory._json import load_document
+        from gtheory.kit.jsonio import load_document
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         axes = ("cutoffs", "gains", "discounts", "fractions", "seeds")

@@ -18,11 +18,11 @@ Example
 >>> bool(g.erho2(30) >= g.phi(30))
 True
 """
-__gtheory_package__ = "gtheory"  # marker the sibling packages check (gtheory/_siblings.py)
+__gtheory_package__ = "gtheory"  # marker the sibling packages check (gtheory/kit/siblings.py)
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from gtheory._lazy import lazy_package as _lazy_package
+from gtheory.kit.lazy import lazy_package as _lazy_package
 
 if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
     from .components import (

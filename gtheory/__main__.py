@@ -10,7 +10,7 @@ import sys
 
 
 def _main() -> int:
-    from ._siblings import ShadowedPackageError, require_siblings
+    from .kit.siblings import ShadowedPackageError, require_siblings
 
     try:  # `python -m` puts the current directory first on sys.path: a project's experiments/ would shadow ours
         require_siblings("python -m gtheory", "metrics", "optimize", "experiments")

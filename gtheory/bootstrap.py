@@ -82,8 +82,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ._json import JsonResult
-from ._ties import tie_values
+from .kit.jsonio import JsonResult
+from .kit.ties import tie_values
 from .components import erho2_from_components, phi_from_components, variance_components
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -333,7 +333,7 @@ class BootstrapResult(JsonResult):
                 f"phi={self.estimate[k]:.4g} [{self.basic_low[k]:.4g}, {self.basic_high[k]:.4g}])")
 
     def _repr_html_(self) -> str:
-        from ._display import html_table
+        from .kit.display import html_table
 
         rows = ((_LABELS[q], self.estimate[k], self.se_adjusted[k], self.basic_low[k], self.basic_high[k])
                 for k, q in enumerate(self.quantities))
@@ -359,7 +359,7 @@ class BootstrapResult(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike[str]) -> BootstrapResult:
         """A :class:`BootstrapResult` from :meth:`to_json` output (a JSON string or a file path)."""
-        from ._json import read_json
+        from .kit.jsonio import read_json
 
         d = read_json(text_or_path, "BootstrapResult")
         if not isinstance(d, dict) or d.get("format", cls.JSON_FORMAT) != cls.JSON_FORMAT:  # no key: written before it

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from ._display import fmt, html_table
-from ._json import JsonResult
+from .kit.display import fmt, html_table
+from .kit.jsonio import JsonResult
 from .errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -117,7 +117,7 @@ class TopicCurves(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; the table as ``{"columns", "rows"}``."""
-        from ._json import jsonable, table
+        from .kit.jsonio import jsonable, table
 
         d = {f.name: (table(self.table) if f.name == "table" else jsonable(getattr(self, f.name)))
              for f in fields(self)}
@@ -127,7 +127,7 @@ class TopicCurves(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicCurves":
         """A :class:`TopicCurves` from :meth:`to_json` output (text or a file path)."""
-        from ._json import load_document, number, table_back
+        from .kit.jsonio import load_document, number, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         names = {f.name for f in fields(cls)}

@@ -81,8 +81,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ._display import fmt, html_table, kv_table
-from ._json import JsonResult
+from .kit.display import fmt, html_table, kv_table
+from .kit.jsonio import JsonResult
 from .errors import is_rounding_noise, precision_lost, warn_negative, warn_precision_loss
 
 __all__ = ["Design", "Effect", "parse_design", "gstudy_design", "DesignGStudy", "DesignDStudy"]
@@ -268,9 +268,9 @@ class DesignDStudy(JsonResult):
     JSON_FORMAT: ClassVar[str] = "gtheory.DesignDStudy/1"
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as plain JSON values (``terms`` a :func:`gtheory._json.table`) plus ``"format"``; non-finite
+        """The fields as plain JSON values (``terms`` a :func:`gtheory.kit.jsonio.table`) plus ``"format"``; non-finite
         numbers are None."""
-        from ._json import jsonable, table
+        from .kit.jsonio import jsonable, table
 
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "terms"}
         return jsonable({"format": self.JSON_FORMAT, **d, "terms": table(self.terms)})
@@ -278,7 +278,7 @@ class DesignDStudy(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "DesignDStudy":
         """A :class:`DesignDStudy` from :meth:`to_json` output (text or a file path); null numbers are NaN."""
-        from ._json import load_document, number, table_back
+        from .kit.jsonio import load_document, number, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         if missing := [f.name for f in fields(cls) if f.name not in d]:
@@ -430,9 +430,9 @@ class DesignGStudy(JsonResult):
     JSON_FORMAT: ClassVar[str] = "gtheory.DesignGStudy/1"
 
     def to_dict(self) -> dict[str, Any]:
-        """``design`` (its text), ``sizes``, the ANOVA table ``components`` (:func:`gtheory._json.table`),
+        """``design`` (its text), ``sizes``, the ANOVA table ``components`` (:func:`gtheory.kit.jsonio.table`),
         ``grand_mean`` and ``ss_total`` as plain JSON values plus ``"format"``; non-finite numbers are None."""
-        from ._json import jsonable, table
+        from .kit.jsonio import jsonable, table
 
         return jsonable({"format": self.JSON_FORMAT, "design": self.design.text, "sizes": dict(self.sizes),
                          "components": table(self.components), "grand_mean": self.grand_mean,
@@ -442,7 +442,7 @@ class DesignGStudy(JsonResult):
     def from_json(cls, text_or_path: Any) -> "DesignGStudy":
         """A :class:`DesignGStudy` from :meth:`to_json` output (text or a file path): the design parsed again
         (:func:`parse_design`), null numbers NaN; :meth:`dstudy` works on it."""
-        from ._json import load_document, number, table_back
+        from .kit.jsonio import load_document, number, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         if missing := [f.name for f in fields(cls) if f.name not in d]:

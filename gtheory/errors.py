@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 import warnings
+
+from .kit.errors import ParameterError
 from typing import Any
 
 import numpy as np
@@ -18,23 +20,6 @@ ROUNDING_TOLERANCE = 1e-12
 #: rounding variance of at most step²/12) exceeds this share of their variance have lost information before any
 #: computation: :class:`PrecisionLossWarning`
 PRECISION_TOLERANCE = 1e-6
-
-
-class ParameterError(ValueError):
-    """A parameter of a library function has a value it cannot take.
-
-    A :class:`ValueError` (so ``except ValueError`` still catches it) that carries the parameter's name in
-    :attr:`param`: a front end (the ``gtheory`` command line) names the option the user typed for it from one
-    table of parameter → option, without reading the message.
-
-    >>> err = ParameterError("cutoff", "`cutoff` must be a positive integer; got 0")
-    >>> err.param, str(err)
-    ('cutoff', '`cutoff` must be a positive integer; got 0')
-    """
-
-    def __init__(self, param: str, message: str) -> None:
-        super().__init__(message)
-        self.param = param
 
 
 class NegativeVarianceWarning(UserWarning):

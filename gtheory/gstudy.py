@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from ._ties import tie_values
+from .kit.ties import tie_values
 from .components import variance_components
-from ._display import fmt, html_table, kv_table
-from ._json import JsonResult
+from .kit.display import fmt, html_table, kv_table
+from .kit.jsonio import JsonResult
 from .errors import ROUNDING_TOLERANCE, is_rounding_noise, precision_lost, warn_negative, warn_precision_loss
 from .intervals import (
     arteaga_ratio_bounds,
@@ -116,7 +116,7 @@ class TopicsNeeded(JsonResult):
     JSON_FORMAT: ClassVar[str] = "gtheory.TopicsNeeded/1"
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as plain JSON values plus ``"format"``; ``inf`` (never reached) is None (:mod:`gtheory._json`)."""
+        """The fields as plain JSON values plus ``"format"``; ``inf`` (never reached) is None (:mod:`gtheory.kit.jsonio`)."""
         return _fields_document(self)
 
     @classmethod
@@ -124,7 +124,7 @@ class TopicsNeeded(JsonResult):
         """A :class:`TopicsNeeded` from :meth:`to_json` output (text or a file path). ``null`` is ``inf`` for ``n``
         (and for ``n_low``/``n_high`` when ``level`` is given); for ``n_exact`` it is ``inf``, or NaN when
         ``reason`` says the coefficient is undefined."""
-        from ._json import number
+        from .kit.jsonio import number
 
         d = _read_fields(cls, text_or_path)
         d["n"] = number(d["n"], math.inf)
@@ -145,9 +145,9 @@ class TopicsNeeded(JsonResult):
 
 
 def _fields_document(result: Any) -> dict[str, Any]:
-    """A frozen result of plain fields as a JSON document: every field (:func:`gtheory._json.jsonable`, non-finite
+    """A frozen result of plain fields as a JSON document: every field (:func:`gtheory.kit.jsonio.jsonable`, non-finite
     numbers as None) plus ``"format"`` (the class's ``JSON_FORMAT``)."""
-    from ._json import jsonable
+    from .kit.jsonio import jsonable
 
     d = jsonable({f.name: getattr(result, f.name) for f in fields(result)})
     d["format"] = result.JSON_FORMAT
@@ -157,7 +157,7 @@ def _fields_document(result: Any) -> dict[str, Any]:
 def _read_fields(cls: Any, text_or_path: Any) -> dict[str, Any]:
     """The fields of a :func:`_fields_document` of ``cls`` (format checked; ValueError naming missing or unknown
     fields)."""
-    from ._json import load_document
+    from .kit.jsonio import load_document
 
     d = load_document(text_or_path, cls.JSON_FORMAT)
     names = {f.name: f for f in fields(cls)}
@@ -549,7 +549,7 @@ class GStudy(_Coefficients, JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; non-finite numbers are None
-        (:mod:`gtheory._json`, the encoder of every result type)."""
+        (:mod:`gtheory.kit.jsonio`, the encoder of every result type)."""
         return _fields_document(self)
 
     @classmethod
@@ -561,7 +561,7 @@ class GStudy(_Coefficients, JsonResult):
         ValueError
             Not a G-study document (wrong ``format``, a missing or unknown field).
         """
-        from ._json import number
+        from .kit.jsonio import number
 
         d = _read_fields(cls, text_or_path)
         names = {f.name: f for f in fields(cls)}
@@ -637,7 +637,7 @@ class GStudy(_Coefficients, JsonResult):
         ``n_topics``, ``dropped_systems``, ``grand_mean``, ``components`` (per source: df, ss, ms, variance,
         variance_raw, percent, clipped), ``dstudy`` (one entry per number of topics), ``topics_needed`` (per
         coefficient, the fields of :class:`TopicsNeeded`) and ``level``. Non-finite numbers stay floats; the
-        encoder (:mod:`gtheory._json`) writes them as ``null``."""
+        encoder (:mod:`gtheory.kit.jsonio`) writes them as ``null``."""
         d = self.dstudy(n_topics, level=level)
         return {
             "n_systems": self.n_systems,

@@ -195,7 +195,7 @@ def read_scores(
             head = fh.read(4096)
     except (OSError, EOFError, lzma.LZMAError) as exc:  # a truncated or corrupt compressed file
         raise _fail(name, None, f"cannot read the file{kind}: {exc}.") from None
-    from ._json import looks_utf16
+    from .kit.jsonio import looks_utf16
 
     if looks_utf16(head):
         raise _fail(name, None, f"UTF-16: convert to UTF-8{kind} (e.g. iconv -f UTF-16 -t UTF-8).")

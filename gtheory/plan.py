@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ._display import fmt, html_table
-from ._json import JsonResult
+from .kit.display import fmt, html_table
+from .kit.jsonio import JsonResult
 from .gt_mappings import GT2TAU_EXPONENTS
 from .topic_set_size import _check_positive, _check_unit, topic_set_size, within_system_variance
 
@@ -114,7 +114,7 @@ class TopicPlan(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; the table as ``{"columns", "rows"}``, inf as None."""
-        from ._json import jsonable, table
+        from .kit.jsonio import jsonable, table
 
         d = {f.name: (table(self.table) if f.name == "table" else jsonable(getattr(self, f.name)))
              for f in fields(self)}
@@ -124,7 +124,7 @@ class TopicPlan(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicPlan":
         """A :class:`TopicPlan` from :meth:`to_json` output; a ``null`` topic count is ``inf`` (never reached)."""
-        from ._json import load_document, table_back
+        from .kit.jsonio import load_document, table_back
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         names = {f.name for f in fields(cls)}

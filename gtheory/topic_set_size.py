@@ -57,8 +57,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._display import fmt, kv_table
-from ._json import JsonResult
+from .kit.display import fmt, kv_table
+from .kit.jsonio import JsonResult
 from .errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -467,7 +467,7 @@ class TopicSetSize(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; ``inf`` (never met) is None."""
-        from ._json import jsonable
+        from .kit.jsonio import jsonable
 
         d = jsonable({f.name: getattr(self, f.name) for f in fields(self)})
         d["format"] = self.JSON_FORMAT
@@ -476,7 +476,7 @@ class TopicSetSize(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicSetSize":
         """A :class:`TopicSetSize` from :meth:`to_json` output (text or a file path); ``null`` ``n`` is ``inf``."""
-        from ._json import load_document, number
+        from .kit.jsonio import load_document, number
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         names = {f.name for f in fields(cls)}

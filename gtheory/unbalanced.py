@@ -50,7 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import linalg, optimize
 from threadpoolctl import threadpool_limits
 
-from ._display import fmt
+from .kit.display import fmt
 from .errors import MissingCellsWarning, precision_lost, warn_negative, warn_precision_loss
 
 __all__ = ["UnbalancedComponents", "henderson_components", "reml_components", "UnbalancedGStudy",

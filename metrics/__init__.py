@@ -1,9 +1,9 @@
 """metrics: TREC runs and qrels, the judged-grade tensor, and IR measures on it (nDCG with any gain and discount)."""
-__gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/_siblings.py)
+__gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/kit/siblings.py)
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from metrics._lazy import lazy_package as _lazy_package
+from gtheory.kit.lazy import lazy_package as _lazy_package
 
 if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
     from .datasets import load_trec9

@@ -1,4 +1,4 @@
-"""Notebook display of metrics' result objects (private): the one implementation is :mod:`gtheory._display`.
+"""Notebook display of metrics' result objects (private): the one implementation is :mod:`gtheory.kit.display`.
 
 ``gtheory`` imports no sibling package (it must work beside a user's own ``metrics.py``), so the display helpers
 every package shares live there; metrics' result types (``Coverage``, ``Qrels``, ``JudgedRuns``, ...) import this
@@ -6,6 +6,6 @@ module only inside their ``_repr_html_``/``summary`` methods, so ``import metric
 """
 from __future__ import annotations
 
-from gtheory._display import fmt, html_table, kv_table
+from gtheory.kit.display import fmt, html_table, kv_table
 
 __all__ = ["fmt", "html_table", "kv_table"]

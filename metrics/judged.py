@@ -27,7 +27,7 @@ import pandas as pd
 
 from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
-from ._validation import check_progress
+from gtheory.kit.checks import check_progress
 from .coverage import Coverage, check_coverage, coverage
 from .fixes import FixableError, FixableWarning
 from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run

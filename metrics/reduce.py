@@ -44,7 +44,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from metrics._validation import check_choice, check_fraction, check_int, check_rng
+from gtheory.kit.checks import check_choice, check_fraction, check_int, check_rng
 from metrics._ranked import check_judged
 from metrics.judged import JudgedRuns
 

@@ -15,10 +15,10 @@ Example
 >>> bool(t.phi() > 0.9), bool(abs(t.gstudy.phi() - t.phi()) < 1e-9)
 (True, True)
 """
-__gtheory_package__ = "optimize"  # marker checked by the sibling packages (gtheory/_siblings.py)
+__gtheory_package__ = "optimize"  # marker checked by the sibling packages (gtheory/kit/siblings.py)
 
-try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/_siblings.py)
-    from gtheory._siblings import require_siblings as _require_siblings
+try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/kit/siblings.py)
+    from gtheory.kit.siblings import require_siblings as _require_siblings
 except ImportError:
     import sys as _sys
 
@@ -34,7 +34,7 @@ _require_siblings("optimize", "metrics", "gtheory")
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from gtheory._lazy import lazy_package as _lazy_package
+from gtheory.kit.lazy import lazy_package as _lazy_package
 
 if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
     from .bound import OptimalityBound, optimality_bound

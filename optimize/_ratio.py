@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 import gtheory
 import metrics
 from metrics import JudgedRuns
-from metrics._sparse import _matvec, relevant_cells
+from metrics.advanced import matvec as _matvec, relevant_cells
 
 from .objective import _compact, _gain_matrix, stability_and_gradient
 

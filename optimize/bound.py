@@ -98,9 +98,9 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from gtheory._display import fmt
-from gtheory._json import JsonResult
-from gtheory.gstudy import _fields_document, _read_fields
+from gtheory.kit.display import fmt
+from gtheory.kit.jsonio import JsonResult
+from gtheory.advanced import fields_document as _fields_document, read_fields as _read_fields
 
 from .objective import Problem
 
@@ -145,7 +145,7 @@ class OptimalityBound(JsonResult):
                 f"{self.status}, {self.size} x {self.size}, top eigenvalue share {fmt(self.rank_one_ratio)})")
 
     def _repr_html_(self) -> str:
-        from gtheory._display import kv_table
+        from gtheory.kit.display import kv_table
 
         return kv_table("OptimalityBound (Shor SDP relaxation)", {
             "Φ(1) ≤": self.bound, "relaxation": self.relaxed, "margin": self.margin, "solver": self.solver,
@@ -163,7 +163,7 @@ class OptimalityBound(JsonResult):
     def from_json(cls, text_or_path: str) -> OptimalityBound:
         """An :class:`OptimalityBound` from :meth:`to_json` output, JSON text or a file path (a None bound/margin is
         +inf; documents written before the ``"format"`` key still load)."""
-        from gtheory._json import read_json
+        from gtheory.kit.jsonio import read_json
 
         d = read_json(text_or_path, cls.JSON_FORMAT)
         if isinstance(d, dict) and "format" not in d:  # written before the key

@@ -51,6 +51,7 @@ from metrics import JudgedRuns
 from ._ratio import RatioModel, coefficient_f
 from .objective import Problem, check_objective
 from .result import SolverRun, Tuning
+from gtheory.kit.signatures import keyword_only
 
 __all__ = ["Family", "FAMILIES", "optimize_family", "fit_family"]
 
@@ -284,11 +285,12 @@ def tuning_from_vector(judged: JudgedRuns, cutoff: int, what: str, x: NDArray, *
                        gain_family=gain_family_of(gain) if what == "discount" else None)
 
 
+@keyword_only("family", "cutoff")
 def optimize_family(
     judged: JudgedRuns,
+    *,
     family: str,
     cutoff: int = 100,
-    *,
     what: str = "discount",
     gain: metrics.gains.GainSpec = "linear",
     discount: metrics.discounts.DiscountSpec = "log2",
@@ -319,7 +321,7 @@ def optimize_family(
     Examples
     --------
     >>> import metrics, optimize
-    >>> t = optimize.optimize_family(metrics.load_trec9(), "rbp", cutoff=20)
+    >>> t = optimize.optimize_family(metrics.load_trec9(), family="rbp", cutoff=20)
     >>> t.solver, bool(0 < t.phi_1 < 1)
     ('family:rbp', True)
     """

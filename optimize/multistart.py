@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import metrics
-from metrics._validation import check_seed as _check_seed
+from gtheory.kit.checks import check_seed as _check_seed
 
 from .objective import Problem
 from .result import SolverRun
@@ -57,7 +57,7 @@ def _random_block(rng: np.random.Generator, size: int, monotone: bool, name: str
 def check_seed(seed: int | np.random.Generator | None) -> int | np.random.Generator | None:
     """``seed`` for :func:`numpy.random.default_rng`: None, a non-negative integer, a SeedSequence or a Generator.
 
-    The one seed check of the project (:func:`metrics._validation.check_seed`).
+    The one seed check of the project (:func:`gtheory.kit.checks.check_seed`).
 
     Raises
     ------

@@ -54,10 +54,10 @@ from scipy import stats
 
 import metrics
 from metrics import JudgedRuns
-from metrics._validation import check_progress, seed_sequence
+from gtheory.kit.checks import check_progress, seed_sequence
 
-from gtheory._display import signed
-from gtheory._ties import TIE_REL
+from gtheory.kit.display import signed
+from gtheory.kit.ties import TIE_REL
 from gtheory.intervals import check_open_unit
 
 from ._ratio import JointModel, RatioModel, coefficients, topics_needed
@@ -229,7 +229,7 @@ def _one_se(cands: list[Candidate], S: NDArray, n_test: int, n_fit: int) -> int:
 
 def _wins(d: np.ndarray) -> int:
     """Outer splits on which a candidate beats the standard: held-out Φ(1) higher by more than rounding
-    (:data:`gtheory._ties.TIE_REL`), so that a candidate equal to the standard (a family fitted at the standard's
+    (:data:`gtheory.kit.ties.TIE_REL`), so that a candidate equal to the standard (a family fitted at the standard's
     parameter) never wins by noise."""
     return int((d > TIE_REL).sum())
 

@@ -73,7 +73,7 @@ from numpy.typing import NDArray
 
 import metrics
 from metrics import FixableError, JudgedRuns
-from metrics._sparse import RelevantCells, relevant_cells
+from metrics.advanced import RelevantCells, relevant_cells
 
 __all__ = ["Objective", "Problem", "stability_and_gradient", "check_objective", "identified_depth"]
 

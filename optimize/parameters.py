@@ -43,13 +43,14 @@ from scipy.optimize import minimize, minimize_scalar
 
 import metrics
 from metrics import JudgedRuns
-from metrics._validation import seed_sequence
+from gtheory.kit.checks import seed_sequence
 
 from gtheory.intervals import check_open_unit
 
-from gtheory._display import signed
-from gtheory._json import JsonResult, read_json
-from gtheory.gstudy import TopicsNeeded, _Coefficients
+from gtheory.kit.display import signed
+from gtheory.kit.jsonio import JsonResult, read_json
+from gtheory import TopicsNeeded
+from gtheory.advanced import Coefficients as _Coefficients
 
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
@@ -142,7 +143,7 @@ class ParameterTuning(_Coefficients, JsonResult):
         return f"ParameterTuning(measure={self.measure!r}, params={self.params!r}, verdict={self.verdict!r})"
 
     def _repr_html_(self) -> str:
-        from gtheory._display import kv_table
+        from gtheory.kit.display import kv_table
 
         return kv_table(f"ParameterTuning of {self.measure}", {
             "tuned": self.measure_at, "Φ(1) in sample": self.phi_1, f"Φ({self.n_topics})": self.phi(),

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gtheory._display import signed
-from gtheory._json import JsonResult, read_json
+from gtheory.kit.display import signed
+from gtheory.kit.jsonio import JsonResult, read_json
 
 from .result import Tuning, _json_safe
 
@@ -126,7 +126,7 @@ class Recommendation(JsonResult):
                 f"verdict={self.verdict!r})")
 
     def _repr_html_(self) -> str:
-        from gtheory._display import html_table
+        from gtheory.kit.display import html_table
 
         t = self.table
         rows = ((n, r["kind"], r["fitted"], r["outer_phi_1"], r["diff_vs_best_standard"], r["diff_lo"], r["diff_hi"],

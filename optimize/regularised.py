@@ -43,6 +43,7 @@ from .families import tuning_from_vector
 from .objective import Problem, check_objective
 from .parametrize import discount_to_increments, gain_to_increments, increments_to_discount, increments_to_gain
 from .result import Tuning
+from gtheory.kit.signatures import keyword_only
 
 __all__ = ["optimize_regularised", "fit_vector", "PENALTIES"]
 
@@ -105,10 +106,11 @@ def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: f
     return x, f, ok and np.isfinite(f), str(res.message), int(res.nit)
 
 
+@keyword_only("cutoff")
 def optimize_regularised(
     judged: JudgedRuns,
-    cutoff: int = 100,
     *,
+    cutoff: int = 100,
     what: str = "discount",
     lam: float = 0.1,
     penalty: str = "ridge",
@@ -138,8 +140,8 @@ def optimize_regularised(
     Examples
     --------
     >>> import metrics, optimize
-    >>> t0 = optimize.optimize_regularised(metrics.load_trec9(), 20, lam=0.0)
-    >>> t1 = optimize.optimize_regularised(metrics.load_trec9(), 20, lam=10.0)
+    >>> t0 = optimize.optimize_regularised(metrics.load_trec9(), cutoff=20, lam=0.0)
+    >>> t1 = optimize.optimize_regularised(metrics.load_trec9(), cutoff=20, lam=10.0)
     >>> bool(t0.phi_1 >= t1.phi_1)
     True
     """

@@ -20,11 +20,11 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import gtheory
-from gtheory.gstudy import (  # phi(n), erho2(n), topics_needed and the JSON of plain fields: GStudy's code
-    _Coefficients, _fields_document, _read_fields, why_never_reached)
+from gtheory.advanced import (  # phi(n), erho2(n), topics_needed and the JSON of plain fields: GStudy's code
+    Coefficients as _Coefficients, fields_document as _fields_document, read_fields as _read_fields, why_never_reached)
 import metrics
-from gtheory._display import fmt, html_table, kv_table
-from gtheory._json import JsonResult, jsonable, number, read_json
+from gtheory.kit.display import fmt, html_table, kv_table
+from gtheory.kit.jsonio import JsonResult, jsonable, number, read_json
 
 __all__ = ["SolverRun", "Tuning", "OptimizationWarning", "OptimizationError", "GradeMismatchWarning",
            "FailedTuningWarning", "DataMismatchWarning"]
@@ -143,7 +143,7 @@ def gstudy_ratios(var_system: float, var_topic: float, var_residual: float) -> t
 _PROBLEM_FLOATS = ("fun", "phi", "erho2")
 
 
-#: the one encoder of the result types (non-finite numbers as None, NumPy as plain values): gtheory._json
+#: the one encoder of the result types (non-finite numbers as None, NumPy as plain values): gtheory.kit.jsonio
 _json_safe = jsonable
 _from_json_number = number
 

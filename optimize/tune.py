@@ -44,6 +44,7 @@ from .objective import Objective, Problem
 from .parametrize import Parametrization
 from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
 from .slsqp import solve_lbfgsb, solve_slsqp
+from gtheory.kit.signatures import keyword_only
 
 __all__ = ["optimize_discount", "optimize_gain", "optimize_joint", "tune_problem", "SOLVERS"]
 
@@ -234,11 +235,12 @@ def gain_family_of(gain: Any) -> str | None:
     return gain if isinstance(gain, str) else None
 
 
+@keyword_only("gain", "cutoff")
 def optimize_discount(
     judged: JudgedRuns,
+    *,
     gain: metrics.gains.GainSpec = "linear",
     cutoff: int = 100,
-    *,
     objective: Objective = "phi",
     monotone: bool = True,
     solver: str = "auto",
@@ -299,11 +301,12 @@ def optimize_discount(
                  gain_family=gain_family_of(gain))
 
 
+@keyword_only("discount", "cutoff")
 def optimize_gain(
     judged: JudgedRuns,
+    *,
     discount: metrics.discounts.DiscountSpec = "log2",
     cutoff: int = 100,
-    *,
     objective: Objective = "phi",
     monotone: bool = True,
     solver: str = "auto",
@@ -360,10 +363,11 @@ def optimize_gain(
     return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
 
 
+@keyword_only("cutoff")
 def optimize_joint(
     judged: JudgedRuns,
-    cutoff: int = 100,
     *,
+    cutoff: int = 100,
     objective: Objective = "phi",
     monotone_gain: bool = True,
     monotone_discount: bool = True,

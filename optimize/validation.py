@@ -175,11 +175,11 @@ def cross_validate(
             warnings.simplefilter("ignore", OptimizationWarning)
             warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
             if what == "discount":
-                t = optimize_discount(train, gain, cutoff, monotone=monotone, **kw)
+                t = optimize_discount(train, gain=gain, cutoff=cutoff, monotone=monotone, **kw)
             elif what == "gain":
-                t = optimize_gain(train, discount, cutoff, monotone=monotone, **kw)
+                t = optimize_gain(train, discount=discount, cutoff=cutoff, monotone=monotone, **kw)
             else:
-                t = optimize_joint(train, cutoff, monotone_gain=monotone, monotone_discount=monotone, **kw)
+                t = optimize_joint(train, cutoff=cutoff, monotone_gain=monotone, monotone_discount=monotone, **kw)
         configs = {"tuned": (t.gain_mapping, t.discount)}
         for name, (g, d) in STANDARD_CONFIGS[what].items():
             configs[name] = (gain if g is None else g, discount if d is None else d)

@@ -70,7 +70,7 @@ def objects(trec9):
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
         dg = gtheory.gstudy_design(df, "p x i x r")
     small = trec9.subset(topics=list(range(10)))
-    tuning = optimize.optimize_discount(small, "linear", 10, starts=1)
+    tuning = optimize.optimize_discount(small, gain="linear", cutoff=10, starts=1)
     dp = experiments.discriminative_power(X, B=50, top_k=8)
     Y = metrics.ndcg(trec9, cutoff=10)
     conf = experiments.significance_confusion(X.iloc[:6], Y.iloc[:6], test="t")
@@ -108,11 +108,11 @@ def test_repr_html_is_a_well_formed_table(objects, name):
 def test_gstudy_display_shows_its_numbers(objects):
     g = objects["GStudy"]
     cells = parse(g._repr_html_()).cells
-    assert gtheory._display.fmt(g.var_system) in cells and gtheory._display.fmt(g.phi(50)) in cells
+    assert gtheory.kit.display.fmt(g.var_system) in cells and gtheory.kit.display.fmt(g.phi(50)) in cells
     assert str(g.topics_needed(0.95, level=None).n) in cells
     assert f"Φ(50) = {g.phi(50):.4g}" in repr(g)
     t = objects["Tuning"]
-    assert f"Φ(10) = {t.phi():.4g}" in repr(t) and gtheory._display.fmt(t.discount[0]) in parse(t._repr_html_()).cells
+    assert f"Φ(10) = {t.phi():.4g}" in repr(t) and gtheory.kit.display.fmt(t.discount[0]) in parse(t._repr_html_()).cells
 
 
 def test_interval_display_lists_every_topic_count(objects):
@@ -120,7 +120,7 @@ def test_interval_display_lists_every_topic_count(objects):
     cells = parse(ci._repr_html_()).cells
     assert cells[0].startswith("Φ")
     for lo in np.asarray(ci.low):
-        assert gtheory._display.fmt(lo) in cells
+        assert gtheory.kit.display.fmt(lo) in cells
 
 
 def test_run_and_runset_repr(tmp_path):
@@ -133,21 +133,23 @@ def test_run_and_runset_repr(tmp_path):
 
 
 def test_fmt_never_writes_negative_zero():
-    fmt = gtheory._display.fmt
+    fmt = gtheory.kit.display.fmt
     assert fmt(-0.0) == "0" and fmt(np.float64(-0.0)) == "0" and fmt(-1e-12) == "-1e-12" and fmt(-0.00012, 2) == "-0.00012"
     assert fmt(float("nan")) == "–" and fmt(float("inf")) == "∞" and fmt(np.int64(3)) == "3" and fmt(True) == "yes"
 
 
-def test_metrics_display_helpers_are_gtheorys_and_import_metrics_does_not_load_gtheory():
-    # one implementation (gtheory._display); metrics loads it only when a result is displayed
+def test_metrics_display_helpers_are_the_kits_and_import_metrics_loads_only_the_kit():
+    # one implementation (gtheory.kit.display); metrics stands on the shared kit only: importing it loads no
+    # G-theory module (gtheory's own __init__ is lazy) and none of pandas' or scipy's weight for the kit
     import subprocess
     import sys
 
     import metrics._display
 
     assert (metrics._display.fmt, metrics._display.html_table, metrics._display.kv_table) == (
-        gtheory._display.fmt, gtheory._display.html_table, gtheory._display.kv_table)
-    code = "import sys, metrics; assert 'gtheory' not in sys.modules, sorted(m for m in sys.modules if 'gtheory' in m)"
+        gtheory.kit.display.fmt, gtheory.kit.display.html_table, gtheory.kit.display.kv_table)
+    code = ("import sys, metrics; bad = sorted(m for m in sys.modules if m.startswith('gtheory.') and "
+            "not m.startswith('gtheory.kit')); assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
@@ -165,6 +167,6 @@ def test_python_dash_m_gtheory_runs_the_cli():
 
 
 def test_html_table_escapes_labels():
-    out = gtheory._display.html_table([("<b>run & co</b>", 1.0)], header=["run", "score"], caption="a < b")
+    out = gtheory.kit.display.html_table([("<b>run & co</b>", 1.0)], header=["run", "score"], caption="a < b")
     assert "<b>" not in out and "&lt;b&gt;run &amp; co&lt;/b&gt;" in out and "a &lt; b" in out
     parse(out)

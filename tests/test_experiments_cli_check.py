@@ -59,7 +59,7 @@ def test_check_against_is_validated_before_tuning(subset, capsys, monkeypatch):
 
 def test_check_saved_tuning_table_and_progress(subset, tmp_path, capsys):
     judged = metrics.JudgedRuns.load(subset)
-    tuning = optimize.optimize_gain(judged, "log2", 10, starts=1)
+    tuning = optimize.optimize_gain(judged, discount="log2", cutoff=10, starts=1)
     tpath = tmp_path / "tuning.json"
     tuning.to_json(str(tpath))
     rc = main(["check", "--judged", subset, "--tuning", str(tpath), "--against", "log2", "exponential+log2",
@@ -108,7 +108,7 @@ def test_check_rejects_a_file_that_is_not_a_tuning(subset, tmp_path, capsys):
 def test_check_tuning_shorter_than_cutoff(subset, tmp_path, capsys):
     judged = metrics.JudgedRuns.load(subset)
     tpath = tmp_path / "t5.json"
-    optimize.optimize_discount(judged, "linear", 5, starts=1).to_json(str(tpath))
+    optimize.optimize_discount(judged, gain="linear", cutoff=5, starts=1).to_json(str(tpath))
     rc = main(["check", "--judged", subset, "--tuning", str(tpath), "--cutoff", "10", "--quiet"])
     err = capsys.readouterr().err
     assert rc == 2 and "discount length 5" in err

@@ -40,7 +40,7 @@ def test_unknown_option_prints_the_subcommands_usage(command, capsys):
 def test_tune_reads_judged_tensor(subset, capsys):
     assert main(["tune", "--judged", subset, "--cutoff", "5", "--starts", "1", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    ref = optimize.optimize_discount(metrics.JudgedRuns.load(subset), "linear", 5, starts=1)
+    ref = optimize.optimize_discount(metrics.JudgedRuns.load(subset), gain="linear", cutoff=5, starts=1)
     np.testing.assert_allclose(d["discount"], ref.discount, atol=1e-12)
 
 
@@ -246,7 +246,7 @@ def test_output_path_refused_before_loading_the_data(argv, tmp_path, monkeypatch
 @pytest.fixture(scope="module")
 def joint(subset, tmp_path_factory):
     """A joint (gain and discount) tuning of nDCG@5 on the subset, saved as JSON."""
-    t = optimize.optimize_joint(metrics.JudgedRuns.load(subset), 5, starts=1)
+    t = optimize.optimize_joint(metrics.JudgedRuns.load(subset), cutoff=5, starts=1)
     path = tmp_path_factory.mktemp("tuning") / "joint.json"
     t.to_json(str(path))
     return t, str(path)
@@ -569,7 +569,7 @@ def test_missing_exclude_advice_of_the_optimiser_becomes_the_option(tiny):
     judged = metrics.judge([str(tiny / "short" / "a"), str(tiny / "runs" / "b")], str(tiny / "qrels_int"),
                            missing="exclude")
     with pytest.raises(metrics.FixableError) as exc:
-        optimize.optimize_discount(judged, "linear", 3, starts=1)
+        optimize.optimize_discount(judged, gain="linear", cutoff=3, starts=1)
     # the API's advice, in Python terms; the fix is data the CLI words with its options
     assert str(exc.value).endswith("; pass missing='zero' to score a topic a run does not return 0")
     assert (exc.value.param, exc.value.fix) == ("judged", {"missing": "zero"})

@@ -129,7 +129,7 @@ def test_progress_option_and_auto_progress(monkeypatch):
 
     from experiments.cli._data import progress_option
     from metrics import _build
-    from metrics._validation import check_progress
+    from gtheory.kit.checks import check_progress
 
     ns = argparse.Namespace
     assert progress_option(ns(quiet=True, progress=True)) is False

@@ -60,7 +60,7 @@ def test_atomic_path_keeps_the_suffix_and_the_permissions(tmp_path):
 
 
 def test_an_output_that_is_a_symbolic_link_is_written_through(tmp_path):
-    from gtheory._json import write_text
+    from gtheory.kit.jsonio import write_text
 
     (tmp_path / "real").mkdir()
     target = tmp_path / "real" / "scores.csv"
@@ -105,7 +105,7 @@ def test_library_writers_are_atomic(tmp_path, monkeypatch):
     assert metrics.JudgedRuns.load(tmp_path / "t.npz").n_systems == 3
     j.save(tmp_path / "t.npz.xz")
     assert metrics.JudgedRuns.load(tmp_path / "t.npz.xz").n_topics == 10
-    t = optimize.optimize_discount(j, "linear", 20, starts=1)
+    t = optimize.optimize_discount(j, gain="linear", cutoff=20, starts=1)
     path = tmp_path / "t.json"
     path.write_text("old")
 

@@ -17,7 +17,7 @@ def test_tune_discount_writes_json_matching_the_api(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "Stability-optimal nDCG@10" in text and "topics needed" in text
     t = optimize.Tuning.from_json(str(out))
-    ref = optimize.optimize_discount(metrics.load_trec9(), "linear", 10, starts=1)
+    ref = optimize.optimize_discount(metrics.load_trec9(), gain="linear", cutoff=10, starts=1)
     np.testing.assert_allclose(t.discount, ref.discount, atol=1e-12)
     assert t.evaluate(metrics.load_trec9()).phi() == pytest.approx(t.phi(), abs=1e-10)
 
@@ -79,7 +79,7 @@ def test_gain_takes_numbers_per_grade_like_evaluate(tmp_path, capsys):
     out = tmp_path / "t.json"
     assert main(["tune", "--cutoff", "10", "--starts", "1", "--gain", "0", "1", "3", "--out", str(out), "--quiet"]) == 0
     t = optimize.Tuning.from_json(str(out))
-    ref = optimize.optimize_discount(metrics.load_trec9(), [0, 1, 3], 10, starts=1)
+    ref = optimize.optimize_discount(metrics.load_trec9(), gain=[0, 1, 3], cutoff=10, starts=1)
     np.testing.assert_allclose(t.discount, ref.discount, atol=1e-12)
     np.testing.assert_allclose(t.gain, [0, 0.25, 0.75], atol=1e-15)
     assert t.gain_family is None

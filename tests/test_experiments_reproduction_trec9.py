@@ -36,7 +36,7 @@ def trec9():
 def table4_means(trec9):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optimize.OptimizationWarning)
-        opt = optimize.optimize_discount(trec9, [0, 1, 2], 100, starts=2)
+        opt = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=100, starts=2)
     scores = {d: metrics.ndcg(trec9, gain=[0, 1, 2], discount=d, cutoff=100) for d in DISCOUNTS}
     scores["optimal"] = opt.ndcg(trec9)
     return {k: v.to_numpy().mean(axis=1) for k, v in scores.items()}
@@ -75,7 +75,7 @@ def figure9_power(trec9):
     # (d) linear + linear
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optimize.OptimizationWarning)
-        joint = optimize.optimize_joint(trec9, 20, starts=2)
+        joint = optimize.optimize_joint(trec9, cutoff=20, starts=2)
     configs = {
         "optimal": joint.ndcg(trec9),
         "linear+log2": metrics.ndcg(trec9, gain="linear", discount="log2", cutoff=20),

@@ -39,7 +39,7 @@ def distinct_systems(frame: pd.DataFrame, k: int) -> pd.DataFrame:
 # reference: the bootstrap test as a user would write it, one pair and one replicate at a time
 
 
-#: |t*| within this relative distance below |t| ties with it (gtheory._ties.TIE_REL, documented)
+#: |t*| within this relative distance below |t| ties with it (gtheory.kit.ties.TIE_REL, documented)
 TIE = 1e-9
 
 

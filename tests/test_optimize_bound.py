@@ -46,7 +46,7 @@ def test_discount_bound_is_valid_and_tight_on_a_small_problem(small):
     k = 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t = optimize.optimize_discount(small, [0, 1, 2], k, starts=2)
+        t = optimize.optimize_discount(small, gain=[0, 1, 2], cutoff=k, starts=2)
     b = t.bound()
     assert b.status == "optimal"
     assert b.bound >= t.fun - 1e-9
@@ -198,7 +198,7 @@ def test_dual_search_certifies_without_an_sdp_solve(forms):
 def test_dual_search_through_the_api(small):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t = optimize.optimize_discount(small, [0, 1, 2], 5, starts=2)
+        t = optimize.optimize_discount(small, gain=[0, 1, 2], cutoff=5, starts=2)
     b = optimality_bound(Problem(small, 5, "discount", gain=[0, 1, 2]), method="dual-search", lower=t.fun, iters=60)
     assert b.solver == "dual search" and t.fun <= b.bound < t.fun + 0.05
     assert type(b).from_json(b.to_json()).bound == b.bound and "dual search" in b.summary()

@@ -25,7 +25,7 @@ def failed():
     same = metrics.load_trec9().subset(systems=[2, 2, 2], repeats=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optimize.OptimizationWarning)
-        t = optimize.optimize_discount(same, "linear", 100, starts=1)
+        t = optimize.optimize_discount(same, gain="linear", cutoff=100, starts=1)
     return t, same
 
 
@@ -76,7 +76,7 @@ def test_applying_a_failed_tuning_warns(failed):
 
 def test_a_successful_tuning_does_not_warn():
     j = metrics.load_trec9().subset(systems=[0, 1, 2, 3], topics=list(range(10)))
-    t = optimize.optimize_discount(j, "linear", 10, starts=1)
+    t = optimize.optimize_discount(j, gain="linear", cutoff=10, starts=1)
     assert t.success
     with warnings.catch_warnings():
         warnings.simplefilter("error", optimize.FailedTuningWarning)

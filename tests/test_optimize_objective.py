@@ -95,7 +95,7 @@ def test_solvers_agree_when_the_optimum_is_next_to_a_tie(trec9):
     import optimize
 
     sub = trec9.subset(topics=[0, 10, 12, 17, 21, 25, 29, 31, 33, 35, 42, 43, 46, 47, 48])
-    t = {s: optimize.optimize_gain(sub, "log2", 3, solver=s) for s in ("slsqp", "lbfgsb", "cvxpy")}
+    t = {s: optimize.optimize_gain(sub, discount="log2", cutoff=3, solver=s) for s in ("slsqp", "lbfgsb", "cvxpy")}
     f = [r.phi_1 for r in t.values()]
     assert max(f) - min(f) < 1e-10, f
     for r in t.values():

@@ -21,7 +21,7 @@ def small():
 
 @pytest.fixture(scope="module")
 def tuning(small):
-    return optimize.optimize_discount(small, "linear", 10, starts=1, seed=0)
+    return optimize.optimize_discount(small, gain="linear", cutoff=10, starts=1, seed=0)
 
 
 def test_json_records_version_measure_cutoff_and_fingerprint(small, tuning):

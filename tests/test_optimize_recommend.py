@@ -84,7 +84,7 @@ def test_ratio_model_gradient_matches_finite_differences(trec9):
 def test_family_fit_matches_a_fine_grid(trec9):
     # the grid + Brent search finds the maximum of a fine hand-written grid over the family's parameter
     j = trec9.judged
-    t = optimize.optimize_family(j, "rbp", 20)
+    t = optimize.optimize_family(j, family="rbp", cutoff=20)
     p_hat = float(t.message.split("p=")[1].rstrip(")"))
     grid = np.linspace(0.01, 0.999, 2000)
     phis = [gtheory.gstudy(metrics.ndcg(j, discount=f"rbp(p={p})", cutoff=20)).phi(1) for p in grid[::20]]
@@ -112,7 +112,7 @@ def test_family_derivatives_are_exact(dl19, what):
 
 def test_topflat_family_tries_every_m(trec9):
     j = trec9.judged
-    t = optimize.optimize_family(j, "topflat", 10)
+    t = optimize.optimize_family(j, family="topflat", cutoff=10)
     best = 0.0
     for m in range(1, 11):
         for h in np.linspace(0, 1, 11):
@@ -122,7 +122,7 @@ def test_topflat_family_tries_every_m(trec9):
 
 
 def test_gain_families(dl19):
-    t = optimize.optimize_family(dl19.judged, "power", 10, what="gain")
+    t = optimize.optimize_family(dl19.judged, family="power", cutoff=10, what="gain")
     assert t.solver == "family:power" and t.what == "gain"
     g = t.gain[t.levels > 0]
     gamma = float(t.message.split("gamma=")[1].rstrip(")"))
@@ -131,26 +131,26 @@ def test_gain_families(dl19):
 
 def test_regularised_lambda_zero_is_todays_tuner(trec9):
     j = trec9.judged
-    r0 = optimize.optimize_regularised(j, 20, lam=0.0)
-    full = optimize.optimize_discount(j, "linear", 20)
+    r0 = optimize.optimize_regularised(j, cutoff=20, lam=0.0)
+    full = optimize.optimize_discount(j, gain="linear", cutoff=20)
     assert r0.phi_1 == pytest.approx(full.phi_1, abs=2e-4)
     # a strong penalty stays near the reference and is less stable in sample
-    r1 = optimize.optimize_regularised(j, 20, lam=100.0)
+    r1 = optimize.optimize_regularised(j, cutoff=20, lam=100.0)
     ref = metrics.discount_vector("log2", 20)
     assert np.abs(r1.discount - ref / ref.sum()).max() < np.abs(r0.discount - ref / ref.sum()).max()
     assert r1.phi_1 <= r0.phi_1 + 1e-9
-    sm = optimize.optimize_regularised(j, 20, lam=1.0, penalty="smooth")
+    sm = optimize.optimize_regularised(j, cutoff=20, lam=1.0, penalty="smooth")
     assert np.all(np.diff(sm.discount) <= 1e-12)
 
 
 def test_regularised_and_family_refuse_bad_arguments(trec9):
     j = trec9.judged
     with pytest.raises(ValueError, match="`lam` must be a non-negative number"):
-        optimize.optimize_regularised(j, 10, lam=-1)
+        optimize.optimize_regularised(j, cutoff=10, lam=-1)
     with pytest.raises(ValueError, match="`penalty` must be one of"):
-        optimize.optimize_regularised(j, 10, penalty="lasso")
+        optimize.optimize_regularised(j, cutoff=10, penalty="lasso")
     with pytest.raises(ValueError, match="`family` must be one of"):
-        optimize.optimize_family(j, "zipf", 10)
+        optimize.optimize_family(j, family="zipf", cutoff=10)
 
 
 # ---------------------------------------------------------------- recommend

@@ -31,7 +31,7 @@ def _needed(j, gain, discount, target):
 
 @pytest.fixture(scope="module")
 def opt_discount(trec9):
-    return optimize.optimize_discount(trec9, [0, 1, 2], 100, starts=2)
+    return optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=100, starts=2)
 
 
 def test_table1_topics_needed_matches_phi_0_90(trec9, opt_discount):
@@ -53,9 +53,9 @@ def test_table2_gain_ratios(trec9, k):
     def close(ours, pub):
         return round(ours, 1) == pub or abs(ours - pub) <= 0.06
 
-    u = optimize.optimize_gain(trec9, "log2", k, monotone=False, starts=2)
-    c = optimize.optimize_gain(trec9, "log2", k, starts=2)
-    jt = optimize.optimize_joint(trec9, k, starts=2)
+    u = optimize.optimize_gain(trec9, discount="log2", cutoff=k, monotone=False, starts=2)
+    c = optimize.optimize_gain(trec9, discount="log2", cutoff=k, starts=2)
+    jt = optimize.optimize_joint(trec9, cutoff=k, starts=2)
     assert close(u.gain_ratios[2.0], unc) and close(c.gain_ratios[2.0], con)
     assert close(jt.gain_ratios[2.0], joint), jt.gain_ratios
     assert c.n_agree == 2 and jt.success
@@ -67,7 +67,7 @@ def test_table3_gain_efficiency(trec9):
         if g == "optimal":
             continue
         assert abs(_needed(trec9, g, "log2", 0.90) - v) <= 3
-    t = optimize.optimize_gain(trec9, "log2", 100, starts=2)
+    t = optimize.optimize_gain(trec9, discount="log2", cutoff=100, starts=2)
     # the paper's optimal (30) needs more topics than its linear (29) — impossible in sample;
     # ours never needs more than the standard gains
     assert t.topics_needed(0.90).n <= _needed(trec9, "linear", "log2", 0.90)
@@ -84,5 +84,5 @@ def test_figure2_optimal_discount_flatter_than_log(opt_discount):
 
 
 def test_figure3_unconstrained_not_monotone(trec9):
-    u = optimize.optimize_discount(trec9, [0, 1, 2], 20, monotone=False, starts=2)
+    u = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=20, monotone=False, starts=2)
     assert np.sum(np.diff(u.discount) > 1e-6) >= 3

@@ -26,7 +26,7 @@ def j():
 
 @pytest.fixture(scope="module")
 def t10(j):
-    return optimize.optimize_discount(j, [0, 1, 2], 10, starts=1)
+    return optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=10, starts=1)
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def neg(j):
     sub = j.subset(**_NEG_FINAL)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
-        return sub, optimize.optimize_gain(sub, "log2", 10, starts=2)
+        return sub, optimize.optimize_gain(sub, discount="log2", cutoff=10, starts=2)
 
 
 # ----------------------------------------------------------------- Φ by the G-study convention
@@ -63,8 +63,8 @@ def test_phi_equals_gstudy_for_every_front_end(j, t10):
     sub = j.subset(systems=list(range(0, 104, 4)), topics=list(range(20)))
     tunings = [
         t10,
-        optimize.optimize_gain(sub, "log2", 10, starts=1),
-        optimize.optimize_joint(sub, 10, starts=1, objective="erho2"),
+        optimize.optimize_gain(sub, discount="log2", cutoff=10, starts=1),
+        optimize.optimize_joint(sub, cutoff=10, starts=1, objective="erho2"),
         optimize.optimize_minimax([j], what="discount", cutoffs=[10, 20], gain=[0, 1, 2], starts=1),
     ]
     for t in tunings:
@@ -148,13 +148,13 @@ def test_missing_grade_raises_with_plain_numbers(j, t10):
     assert "has no gain for grade(s) 3 of these judgments (grades 0, 1, 3)" in msg
     assert "tuned discount of nDCG@10" in msg and "gains for grades 0, 1, 2" in msg
     assert "np.float64" not in msg and "3.0" not in msg
-    g = optimize.optimize_gain(j, "log2", 10, starts=1)
+    g = optimize.optimize_gain(j, discount="log2", cutoff=10, starts=1)
     with pytest.raises(ValueError, match=r"tuned gain of nDCG@10 .* no gain for grade\(s\) 3 "):
         g.evaluate(j013)
 
 
 def test_named_gain_family_carries_over_to_other_grades(j):
-    t = optimize.optimize_discount(j, "linear", 10, starts=1)
+    t = optimize.optimize_discount(j, gain="linear", cutoff=10, starts=1)
     assert t.gain_family == "linear"
     j013 = _regraded(j, [0, 1, 3])
     got = t.ndcg(j013).to_numpy()
@@ -168,8 +168,8 @@ def test_named_gain_family_carries_over_to_other_grades(j):
     assert back.gain_family == "linear"
     np.testing.assert_allclose(back.ndcg(j013).to_numpy(), ref, atol=1e-15)
     # a per-grade gain is not a family: nothing to carry over
-    assert optimize.optimize_discount(j, [0, 1, 2], 5, starts=1).gain_family is None
-    assert optimize.optimize_gain(j, "log2", 5, starts=1).gain_family is None
+    assert optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=5, starts=1).gain_family is None
+    assert optimize.optimize_gain(j, discount="log2", cutoff=5, starts=1).gain_family is None
 
 
 def test_gain_for_absent_grade_warns(j, t10):
@@ -310,7 +310,7 @@ def test_from_json_validates_every_field(t10, name, value, message):
 def test_from_json_accepts_what_the_package_writes(j, t10, tmp_path):
     from pathlib import Path
 
-    for t in (t10, optimize.optimize_gain(j, "log2", 5, objective="erho2", monotone=False, starts=1),
+    for t in (t10, optimize.optimize_gain(j, discount="log2", cutoff=5, objective="erho2", monotone=False, starts=1),
               optimize.optimize_minimax([j, j.subset(topics=list(range(25)))], what="joint", cutoffs=[5, 10],
                                         labels=["all", "half"], starts=1)):
         back = optimize.Tuning.from_json(t.to_json())
@@ -327,7 +327,7 @@ def test_phi_and_erho2_check_n_topics_like_gstudy(bad):
     import metrics
     import optimize
 
-    t = optimize.optimize_discount(metrics.load_trec9(), [0, 1, 2], 5, starts=1)
+    t = optimize.optimize_discount(metrics.load_trec9(), gain=[0, 1, 2], cutoff=5, starts=1)
     for fn in (t.phi, t.erho2, t.gstudy.phi):
         with pytest.raises(ValueError, match="`n_topics` must be positive and finite"):
             fn(bad)
@@ -339,11 +339,11 @@ def test_agree_tol_accepts_numpy_numbers_and_refuses_non_finite():
     import optimize
 
     j = metrics.load_trec9()
-    t = optimize.optimize_discount(j, [0, 1, 2], 5, starts=1, agree_tol=np.float32(1e-6))
+    t = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=5, starts=1, agree_tol=np.float32(1e-6))
     assert t.agree_tol == pytest.approx(1e-6)
     for bad in (True, float("inf"), float("nan"), -1.0, "1e-6"):
         with pytest.raises(ValueError, match="`agree_tol` must be a non-negative number"):
-            optimize.optimize_discount(j, [0, 1, 2], 5, starts=1, agree_tol=bad)
+            optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=5, starts=1, agree_tol=bad)
 
 
 # ------------------------------------------------------- frozen, with GStudy's coefficient API

@@ -28,7 +28,7 @@ def test_identical_systems_are_reported_as_failure(j, solver):
     same = j.subset(systems=[5, 5, 5], repeats=True)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        t = optimize.optimize_discount(same, [0, 1, 2], 10, solver=solver, starts=2)
+        t = optimize.optimize_discount(same, gain=[0, 1, 2], cutoff=10, solver=solver, starts=2)
     # one warning, the reason; no rounding-level NegativeVarianceWarning on top
     assert [w.category for w in rec] == [optimize.OptimizationWarning]
     assert "indistinguishable under every configuration" in str(rec[0].message)
@@ -37,13 +37,13 @@ def test_identical_systems_are_reported_as_failure(j, solver):
     assert "same grades at every rank ≤ 10" in t.message
     assert abs(t.phi_1) < 1e-20 and "CANNOT TUNE: the systems are indistinguishable" in t.summary()
     with pytest.raises(optimize.OptimizationError, match="cannot tune nDCG@10: the systems are indistinguishable"):
-        optimize.optimize_discount(same, [0, 1, 2], 10, solver=solver, starts=1, strict=True)
+        optimize.optimize_discount(same, gain=[0, 1, 2], cutoff=10, solver=solver, starts=1, strict=True)
 
 
 def test_identical_systems_fail_for_gains_joint_and_minimax(j):
     same = j.subset(systems=[7, 7], topics=list(range(10)), repeats=True)
-    for call in (lambda: optimize.optimize_gain(same, "log2", 10, starts=1, strict=True),
-                 lambda: optimize.optimize_joint(same, 10, starts=1, strict=True),
+    for call in (lambda: optimize.optimize_gain(same, discount="log2", cutoff=10, starts=1, strict=True),
+                 lambda: optimize.optimize_joint(same, cutoff=10, starts=1, strict=True),
                  lambda: optimize.optimize_minimax([same], cutoffs=[5, 10], starts=1, strict=True)):
         with pytest.raises(optimize.OptimizationError, match="indistinguishable under every configuration"):
             call()
@@ -57,28 +57,28 @@ def test_flat_but_not_identical_systems_fail_too(j):
     from dataclasses import replace
     sub = replace(sub, grades=grades)
     with pytest.warns(optimize.OptimizationWarning, match="indistinguishable"):
-        t = optimize.optimize_discount(sub, [0, 1, 2], 10, starts=1)
+        t = optimize.optimize_discount(sub, gain=[0, 1, 2], cutoff=10, starts=1)
     assert not t.success
 
 
 def test_genuine_data_is_not_flagged(j):
     with warnings.catch_warnings():
         warnings.simplefilter("error", optimize.OptimizationWarning)
-        t = optimize.optimize_discount(j.subset(systems=[0, 1, 2], topics=list(range(10))), [0, 1, 2], 10, starts=1)
+        t = optimize.optimize_discount(j.subset(systems=[0, 1, 2], topics=list(range(10))), gain=[0, 1, 2], cutoff=10, starts=1)
     assert t.success and t.phi_1 > 0
 
 
 # ------------------------------------------------- L-BFGS-B line-search stop at the optimum
 def test_lbfgsb_abnormal_stop_at_the_optimum_is_converged(j):
     # reference: SLSQP on the paper's formulation reaches the same Φ(1)
-    ref = optimize.optimize_discount(j, [0, 1, 2], 100, solver="slsqp", starts=1)
+    ref = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=100, solver="slsqp", starts=1)
     p = Problem(j, 100, "discount", gain=[0, 1, 2])
     x0 = metrics.discount_vector("log2", 100)
     raw = solve_lbfgsb(p, x0 / x0.sum())
     assert not raw.success and raw.message.startswith("ABNORMAL")  # what scipy says here
     with warnings.catch_warnings():
         warnings.simplefilter("error", optimize.OptimizationWarning)
-        t = optimize.optimize_discount(j, [0, 1, 2], 100, solver="lbfgsb", starts=1)
+        t = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=100, solver="lbfgsb", starts=1)
     assert t.success
     assert t.message.startswith("converged: projected gradient") and "after line-search stop" in t.message
     assert t.phi_1 == pytest.approx(ref.phi_1, abs=1e-10)
@@ -161,7 +161,7 @@ def test_negative_estimate_is_not_flagged_as_flat(j):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
         warnings.simplefilter("error", optimize.OptimizationWarning)
-        t = optimize.optimize_gain(sub, "log2", 10, starts=2)
+        t = optimize.optimize_gain(sub, discount="log2", cutoff=10, starts=2)
     assert t.success and t.phi() == 0.0 and t.fun < 0
 
 
@@ -199,9 +199,9 @@ def test_minimax_gain_uses_one_fixed_discount_for_every_cutoff(j):
 
 # ------------------------------------------------- seeds
 _FRONT_ENDS = {
-    "discount": lambda j, **kw: optimize.optimize_discount(j, [0, 1, 2], 10, **kw),
-    "gain": lambda j, **kw: optimize.optimize_gain(j, "log2", 10, **kw),
-    "joint": lambda j, **kw: optimize.optimize_joint(j, 10, **kw),
+    "discount": lambda j, **kw: optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=10, **kw),
+    "gain": lambda j, **kw: optimize.optimize_gain(j, discount="log2", cutoff=10, **kw),
+    "joint": lambda j, **kw: optimize.optimize_joint(j, cutoff=10, **kw),
     "minimax": lambda j, **kw: optimize.optimize_minimax([j], cutoffs=[5, 10], **kw),
 }
 
@@ -315,8 +315,8 @@ def test_minimax_maximises_the_worst_phi1_and_reports_phi_at_each_own_topic_coun
 
 def test_a_generator_is_accepted_as_seed_and_is_reproducible(j):
     # experiments accepted a numpy.random.Generator as `seed`; optimize now does too (random starts 5 and 6)
-    a = optimize.optimize_discount(j, [0, 1, 2], 10, starts=6, seed=np.random.default_rng(7))
-    b = optimize.optimize_discount(j, [0, 1, 2], 10, starts=6, seed=np.random.default_rng(7))
+    a = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=10, starts=6, seed=np.random.default_rng(7))
+    b = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=10, starts=6, seed=np.random.default_rng(7))
     assert np.array_equal(a.discount, b.discount) and a.phi() == b.phi()
     from optimize.multistart import starting_points
 

@@ -20,7 +20,7 @@ def trec9():
 
 @pytest.fixture(scope="module")
 def discount100(trec9):
-    return {s: optimize.optimize_discount(trec9, [0, 1, 2], 100, solver=s, starts=2)
+    return {s: optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=100, solver=s, starts=2)
             for s in ("slsqp", "lbfgsb", "cvxpy")}
 
 
@@ -83,7 +83,7 @@ def test_analytic_gradient_path_uses_no_finite_differences(trec9):
 
 
 def test_json_round_trip_and_evaluation(trec9, tmp_path):
-    t = optimize.optimize_gain(trec9, "log2", 10, starts=2)
+    t = optimize.optimize_gain(trec9, discount="log2", cutoff=10, starts=2)
     path = tmp_path / "t.json"
     t.to_json(str(path))
     u = optimize.Tuning.from_json(str(path))
@@ -105,15 +105,15 @@ def test_failure_is_reported_and_strict_raises(trec9, monkeypatch):
     real = tune.solve_slsqp
     monkeypatch.setattr(tune, "solve_slsqp", lambda p, x0: real(p, x0, maxiter=1))
     with pytest.warns(optimize.OptimizationWarning, match="did not converge"):
-        t = optimize.optimize_discount(trec9, [0, 1, 2], 30, solver="slsqp", starts=1)
+        t = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=30, solver="slsqp", starts=1)
     assert not t.success and "Iteration limit" in t.message
     with pytest.raises(optimize.OptimizationError):
-        optimize.optimize_discount(trec9, [0, 1, 2], 30, solver="slsqp", starts=1, strict=True)
+        optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=30, solver="slsqp", starts=1, strict=True)
 
 
 def test_unconstrained_discount_not_monotone_and_at_least_as_stable(trec9):
-    c = optimize.optimize_discount(trec9, [0, 1, 2], 20, starts=2)
-    u = optimize.optimize_discount(trec9, [0, 1, 2], 20, monotone=False, starts=2)
+    c = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=20, starts=2)
+    u = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=20, monotone=False, starts=2)
     assert u.phi_1 >= c.phi_1 - 1e-12
     assert np.sum(np.diff(u.discount) > 1e-6) >= 3  # Fig. 3: fluctuates with rank
     assert u.gstudy.phi() == pytest.approx(u.phi(), abs=1e-10)
@@ -122,13 +122,13 @@ def test_unconstrained_discount_not_monotone_and_at_least_as_stable(trec9):
 def test_minimax_over_collections(trec9):
     a, b = trec9.subset(topics=np.arange(25)), trec9.subset(topics=np.arange(25, 50))
     t = optimize.optimize_minimax([a, b], what="joint", cutoffs=10, labels=["A", "B"], starts=2)
-    fa = optimize.optimize_joint(a, 10, starts=2).phi_1
-    fb = optimize.optimize_joint(b, 10, starts=2).phi_1
+    fa = optimize.optimize_joint(a, cutoff=10, starts=2).phi_1
+    fb = optimize.optimize_joint(b, cutoff=10, starts=2).phi_1
     worst = min(p["fun"] for p in t.per_problem)
     assert t.success
     assert worst <= min(fa, fb) + 1e-9           # cannot beat either collection's own optimum
     # and it beats (or equals) the worst case of each collection's own optimum used on both
-    for own in (optimize.optimize_joint(a, 10, starts=1), optimize.optimize_joint(b, 10, starts=1)):
+    for own in (optimize.optimize_joint(a, cutoff=10, starts=1), optimize.optimize_joint(b, cutoff=10, starts=1)):
         w = min(gtheory.gstudy(own.ndcg(c)).phi(1) for c in (a, b))
         assert worst >= w - 1e-9
     # the reported worst case is recomputed by the public path
@@ -277,8 +277,8 @@ def test_intermediate_gstudies_do_not_warn(trec9):
         gtheory.gstudy(X)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any warning fails the test
-        t = optimize.optimize_discount(sub, [0, 1, 2], 20, starts=4)
-        g = optimize.optimize_gain(sub, "log2", 20, starts=4)
+        t = optimize.optimize_discount(sub, gain=[0, 1, 2], cutoff=20, starts=4)
+        g = optimize.optimize_gain(sub, discount="log2", cutoff=20, starts=4)
         cv = optimize.cross_validate(sub, what="discount", cutoff=20, gain=[0, 1, 2], n_splits=3, starts=2)
         t.gstudy, g.gstudy
     assert t.negative_components == [] and g.negative_components == []
@@ -299,7 +299,7 @@ def test_intermediate_gstudies_do_not_warn(trec9):
 def test_final_configuration_warns_once_and_records(trec9):
     sub = trec9.subset(**_NEG_FINAL)
     with pytest.warns(gtheory.NegativeVarianceWarning, match="tuned nDCG@10") as rec:
-        t = optimize.optimize_gain(sub, "log2", 10, starts=2)
+        t = optimize.optimize_gain(sub, discount="log2", cutoff=10, starts=2)
     assert len([w for w in rec if issubclass(w.category, gtheory.NegativeVarianceWarning)]) == 1
     vc = gtheory.variance_components(t.ndcg(sub).to_numpy())  # independent: public nDCG, raw components
     expect = [n for n in ("system", "topic", "residual") if getattr(vc, n) < 0]
@@ -315,7 +315,7 @@ def test_cross_validate_row_matches_an_independent_computation(trec9):
     for split in range(2):
         perm = rng.permutation(trec9.n_topics)  # the documented split rule: first half tunes
         train, test = np.sort(perm[:25]), np.sort(perm[25:])
-        t = optimize.optimize_discount(trec9.subset(topics=train), [0, 1, 2], 100, starts=2, seed=5)
+        t = optimize.optimize_discount(trec9.subset(topics=train), gain=[0, 1, 2], cutoff=100, starts=2, seed=5)
         held = trec9.subset(topics=test)
         for config, disc in (("tuned", t.discount), ("log2", "log2"), ("zipf", "zipf")):
             X = metrics.ndcg(held, gain=[0, 1, 2], discount=disc, cutoff=100).to_numpy()

@@ -283,7 +283,7 @@ def test_check_tuning_compares_the_tuning_with_the_standard_configurations(resul
 
 
 def test_the_one_encoder():
-    from gtheory._json import dumps, number
+    from gtheory.kit.jsonio import dumps, number
 
     obj = {2.0: np.float32(np.inf), np.int64(3): np.array([[1.0, np.nan]]), "t": (np.bool_(True), None),
            "f": pd.DataFrame({"a": [1.5, -np.inf]}, index=pd.Index(["x", "y"], name="k"))}
@@ -299,7 +299,7 @@ def test_the_one_writer_is_atomic_with_the_usual_permissions(tmp_path):
     import os
     import stat
 
-    from gtheory._json import json_text
+    from gtheory.kit.jsonio import json_text
 
     mask = os.umask(0o022)
     os.umask(mask)

@@ -13,7 +13,7 @@ import pytest
 import gtheory
 import metrics
 import optimize
-from gtheory._siblings import MARKER, ShadowedPackageError, require_siblings
+from gtheory.kit.siblings import MARKER, ShadowedPackageError, require_siblings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,7 +30,7 @@ def test_a_metrics_py_of_the_project_is_named(tmp_path, importer):
     r = run_in(tmp_path, f"import {importer}")
     assert r.returncode == 1
     last = r.stderr.strip().splitlines()[-1]
-    assert last.startswith("gtheory._siblings.ShadowedPackageError: "), r.stderr
+    assert last.startswith("gtheory.kit.siblings.ShadowedPackageError: "), r.stderr
     assert f"`{importer}` needs the `metrics` package of gtheory" in last
     assert f"finds the file {tmp_path / 'metrics.py'} first on sys.path" in last
     assert "Rename that file (e.g. to my_metrics) or run from another directory" in last

@@ -56,14 +56,14 @@ def emit_json(obj: Any, path: str | Path | None = None) -> None:
     a NumPy array, at any depth of nested dicts, lists and tuples — is written as ``null``, never as the
     ``NaN`` / ``Infinity`` that :func:`json.dumps` writes by default.
 
-    It is the one encoder of every result's ``to_json`` (:func:`gtheory._json.dumps`). Non-ASCII text (Φ, Eρ²,
+    It is the one encoder of every result's ``to_json`` (:func:`gtheory.kit.jsonio.dumps`). Non-ASCII text (Φ, Eρ²,
     σ², ≤, labels and file names) is written as is, readable, unless standard output cannot encode it (e.g. a cp1252 pipe); then it is written as ``\\uXXXX`` escapes, the same
     JSON value. NumPy scalars and arrays become numbers and lists; any other object its ``str``.
     With ``path``, the same text is written to that output (UTF-8, non-ASCII as is) instead of standard output:
     a file (atomically), a device, FIFO or ``/dev/stdout`` (written through), or ``-`` (standard output,
     while the command's own messages go to stderr).
     """
-    from gtheory._json import dumps
+    from gtheory.kit.jsonio import dumps
 
     text = dumps(obj)
     if path is not None and str(path) != "-":

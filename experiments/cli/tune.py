@@ -113,8 +113,8 @@ _OPTIONS = {**NDCG_OPTIONS, "cutoff": "--cutoff", "objective": "--objective", "s
 
 def _tune(optimize: Any, args: argparse.Namespace, judged: Any, gain: Any, common: dict[str, Any]) -> Any:
     if args.what == "discount":
-        return optimize.optimize_discount(judged, gain, args.cutoff, monotone=not args.unconstrained, **common)
+        return optimize.optimize_discount(judged, gain=gain, cutoff=args.cutoff, monotone=not args.unconstrained, **common)
     if args.what == "gain":
-        return optimize.optimize_gain(judged, args.discount, args.cutoff, monotone=not args.unconstrained, **common)
-    return optimize.optimize_joint(judged, args.cutoff, monotone_gain=not args.unconstrained,
+        return optimize.optimize_gain(judged, discount=args.discount, cutoff=args.cutoff, monotone=not args.unconstrained, **common)
+    return optimize.optimize_joint(judged, cutoff=args.cutoff, monotone_gain=not args.unconstrained,
                                    monotone_discount=not args.unconstrained, **common)

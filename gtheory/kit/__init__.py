@@ -1,11 +1,28 @@
-"""The public shared kit: small helpers that every package of the project uses (docs/architecture.md).
+"""The shared kit: the bottom layer every package of gtheory stands on (docs/architecture.md).
 
-It imports nothing from ``metrics``, ``optimize`` or ``experiments`` and nothing heavy at import time (no pandas,
-no SciPy), so :mod:`metrics` can import it lazily inside functions without loading the G-study code.
+It imports nothing from ``metrics``, ``optimize`` or ``experiments`` (nor from the rest of ``gtheory``) and nothing
+heavier than NumPy at import time, so ``import metrics`` stays light. One concept per module:
 
+* :mod:`gtheory.kit.errors` — the one error protocol: :class:`~gtheory.kit.errors.FixableError` (a problem and its
+  fix as data), :class:`~gtheory.kit.errors.ParameterError` (a parameter out of its rule), ``FixableWarning``;
+* :mod:`gtheory.kit.checks` — the argument checks, one per kind of parameter (``seed``, ``seeds``, ``progress``,
+  integers, probabilities, fractions, choices);
+* :mod:`gtheory.kit.signatures` — one signature style (data first, the rest keyword-only) and the deprecation
+  shims of old spellings;
+* :mod:`gtheory.kit.jsonio` — the result protocol's JSON: :class:`~gtheory.kit.jsonio.JsonResult`, the one strict
+  encoder, the readers of a result document and its tables;
 * :mod:`gtheory.kit.output` — the one writer of every output file (CSV, JSON, figures, reports, ``.npz``):
   atomic for regular files, written through for devices, FIFOs and standard output; CSV text cells neutralised
-  against formula injection.
+  against formula injection;
+* :mod:`gtheory.kit.display` — the notebook display helpers (HTML tables) and number formatting;
+* :mod:`gtheory.kit.ties` — equality up to rounding (:data:`~gtheory.kit.ties.TIE_REL`), used by every rank
+  statistic and randomised test;
+* :mod:`gtheory.kit.lazy` — the lazy public names of every package (PEP 562), so importing one stays cheap;
+* :mod:`gtheory.kit.siblings` — the check that the sibling packages are this project's (not a user's module of the
+  same name).
+
+The writer's names are importable from here (``from gtheory.kit import write_text``; standard library only);
+import the other modules by name (``from gtheory.kit.checks import check_seed``).
 """
 from __future__ import annotations
 

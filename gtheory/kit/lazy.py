@@ -1,8 +1,7 @@
-"""Lazy public names for a package's ``__init__`` (PEP 562): ``import metrics`` stays cheap and each public name's
-module is imported the first time the name is used (``metrics.ndcg``, ``from metrics import ndcg``).
+"""Lazy public names for a package's ``__init__`` (PEP 562): ``import gtheory`` stays cheap and each public name's
+module is imported the first time the name is used (``gtheory.gstudy``, ``from gtheory import gstudy``).
 
-A copy of ``gtheory/_lazy.py``: ``import metrics`` must not load ``gtheory`` (and ``gtheory`` imports nothing from
-its siblings), so neither can import the other's copy. ``optimize`` and ``experiments`` use ``gtheory``'s.
+One implementation for the four packages (the shared kit: ``import metrics`` loads only ``gtheory.kit``).
 """
 from __future__ import annotations
 
@@ -37,7 +36,7 @@ def lazy_package(package: str, exports: dict[str, tuple[str, ...]]
 
     ``exports`` maps each submodule (relative name, e.g. ``"gstudy"``) to the public names it defines. A name is
     imported from its submodule on first access and then cached in the package's namespace; any submodule is
-    reachable as an attribute too (``metrics.<submodule>``), as after an eager import.
+    reachable as an attribute too (``gtheory.<submodule>``), as after an eager import.
     """
     module = sys.modules[package]
     where = {name: sub for sub, names in exports.items() for name in names}

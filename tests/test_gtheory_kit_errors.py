@@ -1,4 +1,4 @@
-"""Fixes as data (metrics.fixes): the errors and warnings that know what the caller can do carry the parameter and
+"""Fixes as data (gtheory.kit.errors, also metrics.fixes): the errors and warnings that know what the caller can do carry the parameter and
 the value, and their message ends with that advice in Python terms; a front end reads the attributes, not the text."""
 from __future__ import annotations
 
@@ -16,10 +16,27 @@ from metrics.fixes import python_fix
 
 
 def test_doctests():
+    import gtheory.kit.errors
+
+    result = doctest.testmod(gtheory.kit.errors)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def test_one_error_protocol_parameter_error_is_a_fixable_error_with_rule_and_value():
+    import gtheory
     import metrics.fixes
 
-    result = doctest.testmod(metrics.fixes)
-    assert result.attempted >= 3 and result.failed == 0
+    assert metrics.fixes.FixableError is FixableError and gtheory.ParameterError.__mro__[1] is FixableError
+    err = gtheory.ParameterError("cutoff", "`cutoff` must be a positive integer; got 0", rule="an integer >= 1",
+                                 value=0, fix={"cutoff": 10})
+    assert isinstance(err, ValueError) and isinstance(err, FixableError)
+    assert (err.param, err.rule, err.value, err.fix) == ("cutoff", "an integer >= 1", 0, {"cutoff": 10})
+    assert str(err) == "`cutoff` must be a positive integer; got 0; pass cutoff=10"
+    back = pickle.loads(pickle.dumps(err))  # crosses process boundaries with everything it carries
+    assert (type(back), back.param, back.rule, back.value, str(back)) == (type(err), "cutoff", "an integer >= 1", 0,
+                                                                          str(err))
+    plain = FixableError("`x` is bad", param="x")
+    assert plain.rule is None and plain.value is None
 
 
 def test_message_is_the_statement_then_the_advice():
@@ -115,7 +132,7 @@ def test_an_incomplete_matrix_is_refused_with_the_judging_fix(tiny):
         warnings.simplefilter("ignore")
         judged = metrics.judge([tiny / "r1", tiny / "short"], tiny / "q", missing="exclude", workers=1)
     with pytest.raises(FixableError) as exc:
-        optimize.optimize_discount(judged, "linear", 3, starts=1)
+        optimize.optimize_discount(judged, gain="linear", cutoff=3, starts=1)
     assert (exc.value.param, exc.value.fix) == ("judged", {"missing": "zero"})
     from experiments._measures import _resolve_measure, _scores  # the incompleteness study's check of a measure
 

@@ -1,0 +1,51 @@
+"""The layering rules of docs/architecture.md, checked on the source: packages import only public names of one
+another, the shared kit stands at the bottom and stays light."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TOPS = ("gtheory", "metrics", "optimize", "experiments")
+
+
+def _imports(path: Path):
+    """(line, module, names) of every absolute import in ``path``, function-level and TYPE_CHECKING ones included."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.lineno, node.module, [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                yield node.lineno, a.name, []
+
+
+def _library_modules():
+    for top in TOPS:
+        yield from sorted((ROOT / top).rglob("*.py"))
+
+
+def test_no_module_imports_a_private_module_or_name_of_another_package():
+    bad = []
+    for path in _library_modules():
+        own = path.relative_to(ROOT).parts[0]
+        for line, module, names in _imports(path):
+            parts = module.split(".")
+            if parts[0] not in TOPS or parts[0] == own:
+                continue
+            if any(p.startswith("_") for p in parts[1:]) or any(n.startswith("_") for n in names):
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {module} {names}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_kit_imports_nothing_of_the_project_and_nothing_heavy():
+    kit = ROOT / "gtheory" / "kit"
+    for path in sorted(kit.glob("*.py")):
+        for line, module, _ in _imports(path):
+            top = module.split(".")[0]
+            assert top not in TOPS or module.startswith("gtheory.kit"), f"{path.name}:{line} imports {module}"
+    names = ", ".join(f"gtheory.kit.{p.stem}" for p in sorted(kit.glob("*.py")) if p.stem != "__init__")
+    code = (f"import sys, {names}; heavy = [m for m in ('pandas', 'scipy', 'matplotlib', 'cvxpy', 'statsmodels') "
+            "if m in sys.modules]; assert not heavy, heavy")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
