@@ -1,5 +1,38 @@
 """The :class:`Recommendation` of :func:`optimize.recommend`: a verdict, the configuration to adopt,
-and the nested cross-validation tables behind it."""
+and the nested cross-validation tables behind it.
+
+Fields for presenting the decision (added with the baseline rule; every earlier field keeps its meaning):
+
+* ``baseline`` (str): the configuration the user would use without the tool, as a measure spec that
+  :func:`metrics.evaluate` and ``gtheory evaluate --measure`` accept; default trec_eval's nDCG,
+  ``"nDCG(discount=log2,gain=linear)@k"``.
+* ``adopt`` (bool): True = switch to the adopted configuration; False = keep the baseline itself.
+* ``decided`` (bool): False when the evidence cannot decide (too few outer splits, e.g. ``report --quick``):
+  then ``adopt`` is False and the verdict says so.
+* ``measure`` (str | None): the configuration to use as a measure spec (equal to ``baseline`` when keeping);
+  None when the adopted configuration has no named form (a tuned vector, a ``topflat``/``power``/``log_offset``
+  discount) — then use ``gain_vector``/``discount_vector`` (or ``gtheory evaluate --tuning REC.json``).
+* ``gain_vector`` (tuple of float, one per grade of ``levels``), ``discount_vector`` (tuple of float, one per
+  rank 1..cutoff), ``levels``: the configuration to use, exactly:
+  ``metrics.ndcg(j, gain=dict(zip(levels, gain_vector)), discount=list(discount_vector), cutoff=cutoff)``.
+  When keeping they are the baseline's own vectors, and :meth:`Recommendation.ndcg` is bit-identical to
+  ``metrics.ndcg`` of the baseline.
+* ``alternative`` (str), ``alternative_label`` (str): the candidate the decision is about (the adopted one, or,
+  when keeping, the alternative the selection preferred) — name and fitted form.
+* ``diff``, ``diff_lo``, ``diff_hi`` (float): held-out Φ(1) of the switching procedure minus the baseline's,
+  mean over all outer splits of all seeds, with its 95 % corrected resampled interval (Nadeau & Bengio 2003) —
+  THE interval of the verdict.
+* ``phi_n_baseline``, ``phi_n_adopted`` (float): held-out Φ at the collection's own topic count
+  ``n_topics`` of the baseline and of the alternative; ``phi_n_diff``, ``phi_n_lo``, ``phi_n_hi``: the
+  difference on the Φ(n_topics) scale, its interval the Φ(1) interval mapped through Φ(n) = nρ/(1+nρ).
+* ``topics_saved`` (float): topics needed for Φ ≥ ``target`` by the baseline minus by the alternative
+  (held-out, from the mean Φ(1)s; negative: it needs more).
+* ``splits_won`` (int), ``n_outer`` (int): outer splits (all seeds) on which the alternative's held-out Φ(1)
+  beats the baseline's, out of ``n_outer`` = ``n_seeds`` × ``n_splits``.
+* ``n_seeds`` (int), ``seed_decisions`` (tuple of str: per seed, the candidate name it would switch to or
+  ``"keep"``), ``agreement`` (int: seeds that reached the returned decision).
+* ``phi_meaning`` (str): one clause saying what Φ means, for a verdict's reader.
+"""
 from __future__ import annotations
 
 import json
