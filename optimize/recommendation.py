@@ -107,6 +107,32 @@ class Recommendation(JsonResult):
     outer: pd.DataFrame = field(repr=False)
     tuning: Tuning = field(repr=False)
     seconds: float = 0.0
+    # ---- the baseline rule (module docstring); defaults read documents of the earlier format
+    baseline: str = ""
+    decided: bool = True
+    measure: str | None = None
+    levels: tuple = ()
+    gain_vector: tuple = ()
+    discount_vector: tuple = ()
+    alternative: str = ""
+    alternative_label: str = ""
+    diff: float = math.nan
+    diff_lo: float = math.nan
+    diff_hi: float = math.nan
+    phi_n_baseline: float = math.nan
+    phi_n_adopted: float = math.nan
+    phi_n_diff: float = math.nan
+    phi_n_lo: float = math.nan
+    phi_n_hi: float = math.nan
+    topics_saved: float = math.nan
+    splits_won: int = 0
+    n_outer: int = 0
+    n_seeds: int = 1
+    seed_decisions: tuple = ()
+    agreement: int = 0
+    phi_meaning: str = ""
+    base_gain: Any = None
+    base_discount: Any = None
 
     # ------------------------------------------------------------------ views
     @property
@@ -120,8 +146,21 @@ class Recommendation(JsonResult):
         return self.tuning.discount
 
     def ndcg(self, judged, *, cutoff: int | None = None) -> pd.DataFrame:
-        """nDCG of the recommended configuration on any judged runs (:meth:`optimize.Tuning.ndcg`)."""
+        """nDCG of the recommended configuration on any judged runs: when keeping, :func:`metrics.ndcg` of the
+        baseline itself (bit for bit); when switching, :meth:`optimize.Tuning.ndcg` of the adopted one."""
+        if not self.adopt and self.base_gain is not None and self.base_discount is not None:
+            import metrics
+
+            gain = self.base_gain
+            if isinstance(gain, dict):
+                gain = {float(k): v for k, v in gain.items()}
+            return metrics.ndcg(judged, gain=gain, discount=self.base_discount,
+                                cutoff=self.cutoff if cutoff is None else cutoff)
         return self.tuning.ndcg(judged, cutoff=cutoff)
+
+    @property
+    def _n_outer(self) -> int:
+        return self.n_outer or self.n_splits
 
     # ------------------------------------------------------------ presentation
     def summary(self) -> str:
@@ -131,12 +170,11 @@ class Recommendation(JsonResult):
         lines = [
             f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  "
             f"{self.n_systems} systems x {self.n_topics} topics, "
-            f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings (seed {self.seed})",
+            f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings, "
+            f"{self.n_seeds} seed(s) from {self.seed}",
             f"  verdict: {self.verdict}",
-            f"  recommended: {self.label} ({self.kind}); inner selection on all topics chose {self.selected!r}; "
-            f"best standard {self.best_standard!r}",
-            f"  selection procedure vs {self.best_standard}, held-out Φ(1): {signed(self.procedure_diff, 4)} "
-            f"[{signed(self.procedure_lo, 4)}, {signed(self.procedure_hi, 4)}]",
+            f"  use: {self.measure or self.label}   (baseline: {self.baseline or self.best_standard})",
+            f"  seeds' decisions: {', '.join(self.seed_decisions) or '-'}",
             "",
             f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Φ(1) out':>9} "
             f"{'Δ vs ' + self.best_standard:>10} {'95% interval':>18} {'wins':>5} {'topics':>7}",
@@ -146,7 +184,7 @@ class Recommendation(JsonResult):
             lines.append(
                 f"  {name:<{w}} {str(r['fitted'])[:fw]:<{fw}} {r['phi_1_in_sample']:>8.4f} {r['outer_phi_1']:>9.4f} "
                 f"{signed(r['diff_vs_best_standard'], 4):>10} [{signed(r['diff_lo'], 4)}, {signed(r['diff_hi'], 4)}] "
-                f"{int(r['wins']):>2}/{self.n_splits:<2} {need:>7}")
+                f"{int(r['wins']):>2}/{self._n_outer:<2} {need:>7}")
         lines.append(f"  (Φ(1) out: mean over outer held-out halves; topics: median topics for Φ ≥ {self.target:g} "
                      "on a held-out half; interval: corrected resampled t, Nadeau & Bengio 2003)")
         return "\n".join(lines)
@@ -163,7 +201,7 @@ class Recommendation(JsonResult):
 
         t = self.table
         rows = ((n, r["kind"], r["fitted"], r["outer_phi_1"], r["diff_vs_best_standard"], r["diff_lo"], r["diff_hi"],
-                 f"{int(r['wins'])}/{self.n_splits}", r["topics_needed"]) for n, r in t.iterrows())
+                 f"{int(r['wins'])}/{self._n_outer}", r["topics_needed"]) for n, r in t.iterrows())
         return html_table(rows, header=["candidate", "kind", "fitted on all topics", "Φ(1) held out",
                                          f"Δ vs {self.best_standard}", "95% lo", "95% hi", "wins", "topics"],
                           caption=f"Recommendation, nDCG@{self.cutoff} {self.what}: {self.verdict}")
@@ -197,9 +235,13 @@ class Recommendation(JsonResult):
         scalars = {k: getattr(self, k) for k in (
             "what", "cutoff", "objective", "target", "seed", "n_splits", "n_inner", "min_wins", "n_systems",
             "n_topics", "choice", "label", "kind", "adopt", "selected", "best_standard", "verdict", "procedure_diff",
-            "procedure_lo", "procedure_hi", "seconds")}
-        d = {"format": FORMAT, **scalars,
-             "levels": self.tuning.levels, "gain": self.tuning.gain, "discount": self.tuning.discount,
+            "procedure_lo", "procedure_hi", "seconds", *_NEW_SCALARS)}
+        scalars["seed_decisions"] = list(self.seed_decisions)
+        d = {"format": FORMAT, **scalars, "levels": self.tuning.levels,
+             # the configuration to use, exactly: the baseline's own vectors when keeping
+             "gain": list(self.gain_vector) if self.gain_vector else self.tuning.gain,
+             "discount": list(self.discount_vector) if self.discount_vector else self.tuning.discount,
+             "gain_vector": list(self.gain_vector), "discount_vector": list(self.discount_vector),
              "table": self.table.reset_index().to_dict(orient="records"),
              "comparisons": self.comparisons.to_dict(orient="records"),
              "outer": self.outer.to_dict(orient="records"),
@@ -225,7 +267,12 @@ class Recommendation(JsonResult):
         kw = {k: d[k] for k in ("what", "cutoff", "objective", "target", "seed", "n_splits", "n_inner", "min_wins",
                                 "n_systems", "n_topics", "choice", "label", "kind", "adopt", "selected",
                                 "best_standard", "verdict")}
-        return cls(**kw, procedure_diff=nan(d["procedure_diff"]), procedure_lo=nan(d["procedure_lo"]),
+        new = {k: (nan(d[k]) if k in _NEW_FLOATS else d[k]) for k in _NEW_SCALARS if k in d}
+        for k in ("gain_vector", "discount_vector", "seed_decisions"):
+            if k in d:
+                new[k] = tuple(d[k])
+        new["levels"] = tuple(float(v) for v in d.get("levels") or ())
+        return cls(**kw, **new, procedure_diff=nan(d["procedure_diff"]), procedure_lo=nan(d["procedure_lo"]),
                    procedure_hi=nan(d["procedure_hi"]), table=table.astype({c: float for c in _FLOATS if c in table}),
                    comparisons=pd.DataFrame(d["comparisons"]).astype({c: float for c in ("diff", "lo", "hi")}),
                    outer=pd.DataFrame(d["outer"]).astype({c: float for c in ("phi_1", "ratio", "topics_needed")}),
@@ -255,3 +302,10 @@ def _invalid_fields(d: dict[str, Any]) -> str:
 
 _FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs_best_standard", "diff_lo",
            "diff_hi", "topics_needed", "topics_saved", "topics_saved_lo", "topics_saved_hi")
+
+#: fields of the baseline rule written as JSON scalars
+_NEW_FLOATS = ("diff", "diff_lo", "diff_hi", "phi_n_baseline", "phi_n_adopted", "phi_n_diff", "phi_n_lo", "phi_n_hi",
+               "topics_saved")
+_NEW_SCALARS = ("baseline", "decided", "measure", "alternative", "alternative_label", *_NEW_FLOATS, "splits_won",
+                "n_outer", "n_seeds", "agreement", "phi_meaning", "base_gain", "base_discount")
+_FLOATS = _FLOATS + ("diff_vs_baseline", "baseline_lo", "baseline_hi")
