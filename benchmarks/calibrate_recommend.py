@@ -62,7 +62,8 @@ def rule_kwargs(**over):
     return kw
 
 
-def cell(judged: metrics.JudgedRuns, cutoff: int, what: str, halvings: int, n_seeds: int, **rule) -> dict:
+def cell(judged: metrics.JudgedRuns, cutoff: int, what: str, halvings: int, n_seeds: int,
+         stability_seeds: int = 5, **rule) -> dict:
     model = RatioModel(judged, cutoff, what, gain="linear", discount="log2")
     cands = nested._candidates(model, what, "phi", "linear", "log2", nested.LAMBDAS, tuple(nested.FAMILIES[what]),
                                "ridge")
@@ -78,19 +79,22 @@ def cell(judged: metrics.JudgedRuns, cutoff: int, what: str, halvings: int, n_se
             gains.append(g)
             adv.append(float(g[dec.index]) if dec.adopt else 0.0)
             decisions.append(cands[dec.index].name if dec.adopt else "keep")
-        whole = nested.decide(model, cands, np.arange(T), nested.seed_list(0, n_seeds), **kw)
+        whole = (nested.decide(model, cands, np.arange(T), nested.seed_list(0, stability_seeds), **kw)
+                 if stability_seeds else None)
     gains = np.array(gains)
     mean_g = gains.mean(axis=0)
     best = int(np.argmax(mean_g))
     real = max(0.0, float(mean_g[best]))
     a = float(np.mean(adv))
-    counts = {d: whole.seed_decisions.count(d) for d in set(whole.seed_decisions)}
+    wd = whole.seed_decisions if whole is not None else []
+    counts = {d: wd.count(d) for d in set(wd)} or {"-": 0}
     return {"advice": a, "advice_per_halving": adv, "decisions": decisions,
             "switches": sum(d != "keep" for d in decisions), "false": sum(x < 0 for x in adv),
             "real": real, "real_candidate": cands[best].name if real > 0 else "-",
             "captured": (a / real) if real >= 0.02 else None,
-            "whole_decisions": whole.seed_decisions, "agree": max(counts.values()),
-            "whole_adopt": whole.adopt, "whole_choice": cands[whole.index].name}
+            "whole_decisions": wd, "agree": max(counts.values()),
+            "whole_adopt": bool(whole is not None and whole.adopt),
+            "whole_choice": cands[whole.index].name if whole is not None else "-", "seeds": n_seeds}
 
 
 def main(argv=None) -> int:
@@ -99,7 +103,9 @@ def main(argv=None) -> int:
     p.add_argument("--cutoffs", nargs="+", type=int, default=[10, 20, 100])
     p.add_argument("--what", nargs="+", default=["discount", "gain"])
     p.add_argument("--halvings", type=int, default=10)
-    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--seeds", type=int, default=5, help="seeds of the rule on each half (recommend's n_seeds)")
+    p.add_argument("--stability-seeds", type=int, default=5,
+                   help="seeds of the rule on the whole collection, whose agreement is reported (0: skip)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "calibrate_recommend.json"))
     args = p.parse_args(argv)
     out = Path(args.out)
@@ -109,17 +115,17 @@ def main(argv=None) -> int:
         for k in args.cutoffs:
             for what in args.what:
                 t0 = time.perf_counter()
-                r = cell(judged, k, what, args.halvings, args.seeds)
+                r = cell(judged, k, what, args.halvings, args.seeds, args.stability_seeds)
                 r["seconds"] = time.perf_counter() - t0
                 r["shape"] = [judged.n_systems, judged.n_topics]
-                results[f"{name} {what}@{k}"] = r
+                results[f"{name} {what}@{k} seeds={args.seeds}"] = r
                 tmp = out.with_suffix(".tmp")
                 tmp.write_text(json.dumps(results, indent=1))
                 os.replace(tmp, out)  # atomic: a reader never sees half a file
                 cap = "-" if r["captured"] is None else f"{r['captured']:.2f}"
                 print(f"{name:9} {what:8} @{k:<4} advice {r['advice']:+.4f}  switches {r['switches']}/{args.halvings} "
                       f"false {r['false']}  real {r['real']:+.4f} ({r['real_candidate']})  captured {cap}  "
-                      f"agree {r['agree']}/{args.seeds} whole {r['whole_choice'] if r['whole_adopt'] else 'keep'}  "
+                      f"agree {r['agree']}/{args.stability_seeds} whole {r['whole_choice'] if r['whole_adopt'] else 'keep'}  "
                       f"{r['seconds']:.0f} s", flush=True)
     return 0
 
