@@ -1,33 +1,51 @@
-r"""Should I tune? Nested cross-validation over topics, and a verdict users can trust out of sample.
+r"""Keep your nDCG or switch? Nested cross-validation over topics against the user's baseline, reseeded.
 
-:func:`recommend` compares, on topics that took no part in choosing or fitting them,
+:func:`recommend` starts from a **baseline** — the nDCG the user would use without the tool, by default
+trec_eval's (linear gains, log2 discount) — and treats every other configuration as a *switch* that must earn
+its place on topics that took no part in choosing or fitting it:
 
-* the **standard configurations** (:data:`optimize.STANDARD_CONFIGS`: log2, zipf, linear discounts;
+* the other **standard configurations** (:data:`optimize.STANDARD_CONFIGS`: log2, zipf, linear discounts;
   linear, exponential gains),
 * the **tuned families** (:mod:`optimize.families`: one or two parameters),
-* the **regularised full vectors** (:mod:`optimize.regularised`, λ on a grid; λ = 0 is today's tuner),
+* the **regularised full vectors** (:mod:`optimize.regularised`, λ on a grid; λ = 0 is today's tuner).
 
-and recommends one.
+Procedure, per seed (Varma & Simon 2006; Cawley & Talbot 2010). Outer loop: ``n_splits`` random halvings
+of the topics (:func:`gtheory.kit.topic_splits`) into a fitting part :math:`A_b` and a held-out part
+:math:`B_b`. Every tuned candidate is fitted on :math:`A_b` and every candidate scored by Φ(1) on :math:`B_b`
+(:math:`\phi_{cb}`). Inner loop (the *selection*): ``n_inner`` random halvings of :math:`A_b` only; the
+candidate with the best mean inner held-out Φ(1) is found and the simplest candidate within one standard
+error of it is chosen (the one-standard-error rule, Hastie, Tibshirani & Friedman 2009, §7.10; the baseline
+is the simplest, then the other standards, 1-parameter families, 2-parameter, regularised vectors by
+decreasing λ). :math:`d_b = \phi_{\mathrm{sel}(b), b} - \phi_{0b}` is the honest out-of-sample gain of the
+*whole switching procedure* over the baseline (0 on a split where it keeps). The final choice :math:`c^*`
+is the same selection run on all topics.
 
-Procedure (Varma & Simon 2006; Cawley & Talbot 2010). Outer loop: ``n_splits`` random halvings of
-the topics into a fitting part :math:`A_b` and a held-out part :math:`B_b`. Every tuned candidate is
-fitted on :math:`A_b` and every candidate scored by Φ(1) on :math:`B_b` (:math:`\phi_{cb}`). Inner
-loop (the *selection*): ``n_inner`` random halvings of :math:`A_b` only; the candidate with the best
-mean inner held-out Φ(1) is found, and the simplest candidate within one standard error of it is
-chosen (the one-standard-error rule, Hastie, Tibshirani & Friedman 2009, §7.10; simplicity: the
-reference standard, other standards, 1-parameter families, 2-parameter, regularised vectors by
-decreasing λ). :math:`\phi_{\mathrm{sel}(b), b}` is the honest out-of-sample Φ(1) of the *whole
-procedure*. The final choice is the same selection run on all topics, refitted on all topics.
+The rule. A seed switches to :math:`c^* \ne` baseline only if
 
-Verdict. Let :math:`s^*` be the standard configuration with the best mean outer Φ(1). A tuned choice
-:math:`c^*` is adopted only when its paired held-out difference :math:`\phi_{c^*b} - \phi_{s^*b}`
-is positive on at least ``min_wins`` (default 80 %) of the outer splits and on average, and the
-whole selection procedure does not lose to :math:`s^*` on average out of sample; otherwise
-:math:`s^*` is kept. Intervals for the mean paired difference over the overlapping random splits use
-the corrected resampled t statistic of Nadeau & Bengio (2003): variance
-:math:`(1/J + n_{test}/n_{fit})\,s^2` over :math:`J` splits, t quantile with :math:`J-1` degrees of freedom.
-Topics needed (Φ ≥ ``target``) are computed from each held-out G-study; "saves N topics" is the
-mean paired difference of the best standard's and the choice's.
+1. the procedure's mean held-out gain has a positive lower bound: :math:`\bar d - t_{J-1,\,(1+\ell)/2}\,
+   \sqrt{(1/J + n_{test}/n_{fit})\,s_d^2} > 0`, the corrected resampled t interval of Nadeau & Bengio (2003)
+   for :math:`J` overlapping random splits at level :math:`\ell` (``level``, 0.95);
+2. :math:`c^*` itself beats the baseline on at least ``min_wins`` (80 %) of the outer splits, and
+3. on average by more than ``min_effect`` (default 0).
+
+The procedure is run with ``n_seeds`` (5) independent seeds; :func:`recommend` switches only when at least
+``min_agreement`` (75 %: 4 of 5) of them make the same switch, and otherwise keeps the baseline — its
+configuration and nDCG exactly. With fewer than :data:`MIN_SPLITS` outer splits it does not decide.
+
+Why this rule. (1) is a statement about the procedure that will actually be applied — choose among all
+alternatives on these topics, then switch — not about the best-looking candidate, whose outer score is
+selected after the fact and so is optimistic; the correction term :math:`n_{test}/n_{fit}` keeps the interval
+honest although the random halvings overlap (the naive t interval is far too narrow). (2) guards against a
+mean carried by one or two splits. The seed majority makes the decision a property of the data, not of one
+random partition. Each guard errs toward keeping: a wrong keep costs the user what they had, a wrong switch
+costs stability and comparability with published numbers. The false-switch rate and the share of real gains
+captured are measured by simulation on three collections in docs/should-i-tune.md
+(``benchmarks/calibrate_recommend.py``).
+
+The reported gain is the procedure's pooled over all seeds' outer splits: mean held-out Φ(1) difference with
+its corrected interval, shown on the Φ(n) scale at the collection's own topic count through
+:math:`\Phi(n) = n\rho/(1+n\rho)`, :math:`\rho = \Phi(1)/(1-\Phi(1))` (monotone, so the interval maps
+endpoint by endpoint), and as topics saved for Φ ≥ ``target``.
 
 References
 ----------
