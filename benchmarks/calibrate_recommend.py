@@ -63,10 +63,12 @@ def rule_kwargs(**over):
 
 
 def cell(judged: metrics.JudgedRuns, cutoff: int, what: str, halvings: int, n_seeds: int,
-         stability_seeds: int = 5, **rule) -> dict:
+         stability_seeds: int = 5, families: tuple | None = None, lambdas: tuple | None = None, **rule) -> dict:
+    """One cell of the table (module docstring); ``families``/``lambdas`` restrict the candidates (tests)."""
     model = RatioModel(judged, cutoff, what, gain="linear", discount="log2")
-    cands = nested._candidates(model, what, "phi", "linear", "log2", nested.LAMBDAS, tuple(nested.FAMILIES[what]),
-                               "ridge")
+    cands = nested._candidates(model, what, "phi", "linear", "log2",
+                               nested.LAMBDAS if lambdas is None else tuple(lambdas),
+                               tuple(nested.FAMILIES[what]) if families is None else tuple(families), "ridge")
     kw = rule_kwargs(**rule)
     T = judged.n_topics
     adv, gains, decisions = [], [], []

@@ -612,7 +612,7 @@ def run_study(
     for what in ("discount", "gain") if judged.n_topics >= 8 else ():  # nested CV: 2 topics per inner part
         rec = optimize.recommend(judged, k, what=what, n_splits=max(s.n_splits, 2), target=s.target, seed=s.seed,
                                  progress=False)
-        verdicts.append(f"{what.capitalize()}: {rec.verdict}.")
+        verdicts.append(f"{what.capitalize()}: {rec.verdict.rstrip('.')}.")
     verdict = " ".join(verdicts)
 
     if published is None:
