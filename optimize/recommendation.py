@@ -193,8 +193,10 @@ class Recommendation(JsonResult):
         return self.summary()
 
     def __repr__(self) -> str:
-        return (f"Recommendation(what={self.what!r}, cutoff={self.cutoff}, choice={self.label!r}, adopt={self.adopt}, "
-                f"verdict={self.verdict!r})")
+        use = self.measure or self.label
+        return (f"Recommendation(what={self.what!r}, cutoff={self.cutoff}, adopt={self.adopt}, use={use!r}, "
+                f"baseline={self.baseline!r}, diff={self.diff:+.4f} [{self.diff_lo:+.4f}, {self.diff_hi:+.4f}], "
+                f"seeds agree {self.agreement}/{self.n_seeds})")
 
     def _repr_html_(self) -> str:
         from gtheory._display import html_table
