@@ -64,9 +64,10 @@ class Recommendation(JsonResult):
         ``"keep log2: tuning does not generalise here (+0.001 [-0.004, +0.006] …)"``.
     adopt : whether a tuned configuration is recommended.
     choice, label, kind : the recommended candidate's name, its fitted form (e.g. ``"rbp(p=0.93)"``)
-        and kind (``"standard"``, ``"family"``, ``"regularised"``).
+        and kind (``"standard"`` — the baseline or another standard —, ``"family"``, ``"regularised"``); the table's
+        ``kind`` column marks the baseline's row ``"baseline"`` (always the first row).
     selected : the candidate the inner cross-validation chose on all topics (before the outer check).
-    best_standard : the standard configuration with the best mean outer held-out Φ(1).
+    best_standard : the standard configuration (the baseline included) with the best mean outer held-out Φ(1).
     tuning : the recommended configuration as a :class:`optimize.Tuning` on all topics (its ``gain``,
         ``discount``, coefficients; usable by :meth:`optimize.Tuning.ndcg` and ``gtheory evaluate --tuning``).
     table : per candidate: ``kind``, ``n_params``, ``fitted`` (on all topics), ``phi_1_in_sample``,
@@ -78,8 +79,11 @@ class Recommendation(JsonResult):
     comparisons : per candidate × standard: ``diff``, ``lo``, ``hi``, ``wins`` of held-out Φ(1).
     outer : per outer split × candidate: ``phi_1``, ``ratio``, ``topics_needed`` on the held-out half,
         ``fitted`` (on the fitting half), ``selected`` (the inner selection's choice on that split).
-    procedure_diff, procedure_lo, procedure_hi : mean held-out Φ(1) of the whole selection procedure
-        minus the best standard's, with interval (the nested estimate).
+    procedure_diff, procedure_lo, procedure_hi : mean held-out Φ(1) of the whole switching procedure
+        minus the baseline's over all seeds' outer splits, with interval (the nested estimate; = ``diff`` …).
+    The table also holds ``diff_vs_baseline``/``baseline_lo``/``baseline_hi``/``wins_vs_baseline`` and
+    ``times_chosen`` (seeds whose final selection it was); ``outer`` a ``seed_index`` column, ``split`` running
+    over all seeds' splits.
     """
 
     what: str
@@ -218,7 +222,8 @@ class Recommendation(JsonResult):
         y = np.arange(len(t))
         lo = (t["diff_vs_best_standard"] - t["diff_lo"]).fillna(0).to_numpy()
         hi = (t["diff_hi"] - t["diff_vs_best_standard"]).fillna(0).to_numpy()
-        colours = ["C2" if n == self.choice else ("C7" if k == "standard" else "C0") for n, k in zip(t.index, t["kind"])]
+        colours = ["C2" if n == self.choice else ("C7" if k in ("standard", "baseline") else "C0")
+                   for n, k in zip(t.index, t["kind"])]
         ax.errorbar(t["diff_vs_best_standard"], y, xerr=[lo, hi], fmt="none", ecolor="0.5", capsize=3)
         ax.scatter(t["diff_vs_best_standard"], y, c=colours, zorder=3)
         ax.axvline(0.0, color="0.3", lw=0.8)
