@@ -1,33 +1,51 @@
-r"""Should I tune? Nested cross-validation over topics, and a verdict users can trust out of sample.
+r"""Keep your nDCG or switch? Nested cross-validation over topics against the user's baseline, reseeded.
 
-:func:`recommend` compares, on topics that took no part in choosing or fitting them,
+:func:`recommend` starts from a **baseline** — the nDCG the user would use without the tool, by default
+trec_eval's (linear gains, log2 discount) — and treats every other configuration as a *switch* that must earn
+its place on topics that took no part in choosing or fitting it:
 
-* the **standard configurations** (:data:`optimize.STANDARD_CONFIGS`: log2, zipf, linear discounts;
+* the other **standard configurations** (:data:`optimize.STANDARD_CONFIGS`: log2, zipf, linear discounts;
   linear, exponential gains),
 * the **tuned families** (:mod:`optimize.families`: one or two parameters),
-* the **regularised full vectors** (:mod:`optimize.regularised`, λ on a grid; λ = 0 is today's tuner),
+* the **regularised full vectors** (:mod:`optimize.regularised`, λ on a grid; λ = 0 is today's tuner).
 
-and recommends one.
+Procedure, per seed (Varma & Simon 2006; Cawley & Talbot 2010). Outer loop: ``n_splits`` random halvings
+of the topics (:func:`gtheory.kit.topic_splits`) into a fitting part :math:`A_b` and a held-out part
+:math:`B_b`. Every tuned candidate is fitted on :math:`A_b` and every candidate scored by Φ(1) on :math:`B_b`
+(:math:`\phi_{cb}`). Inner loop (the *selection*): ``n_inner`` random halvings of :math:`A_b` only; the
+candidate with the best mean inner held-out Φ(1) is found and the simplest candidate within one standard
+error of it is chosen (the one-standard-error rule, Hastie, Tibshirani & Friedman 2009, §7.10; the baseline
+is the simplest, then the other standards, 1-parameter families, 2-parameter, regularised vectors by
+decreasing λ). :math:`d_b = \phi_{\mathrm{sel}(b), b} - \phi_{0b}` is the honest out-of-sample gain of the
+*whole switching procedure* over the baseline (0 on a split where it keeps). The final choice :math:`c^*`
+is the same selection run on all topics.
 
-Procedure (Varma & Simon 2006; Cawley & Talbot 2010). Outer loop: ``n_splits`` random halvings of
-the topics into a fitting part :math:`A_b` and a held-out part :math:`B_b`. Every tuned candidate is
-fitted on :math:`A_b` and every candidate scored by Φ(1) on :math:`B_b` (:math:`\phi_{cb}`). Inner
-loop (the *selection*): ``n_inner`` random halvings of :math:`A_b` only; the candidate with the best
-mean inner held-out Φ(1) is found, and the simplest candidate within one standard error of it is
-chosen (the one-standard-error rule, Hastie, Tibshirani & Friedman 2009, §7.10; simplicity: the
-reference standard, other standards, 1-parameter families, 2-parameter, regularised vectors by
-decreasing λ). :math:`\phi_{\mathrm{sel}(b), b}` is the honest out-of-sample Φ(1) of the *whole
-procedure*. The final choice is the same selection run on all topics, refitted on all topics.
+The rule. A seed switches to :math:`c^* \ne` baseline only if
 
-Verdict. Let :math:`s^*` be the standard configuration with the best mean outer Φ(1). A tuned choice
-:math:`c^*` is adopted only when its paired held-out difference :math:`\phi_{c^*b} - \phi_{s^*b}`
-is positive on at least ``min_wins`` (default 80 %) of the outer splits and on average, and the
-whole selection procedure does not lose to :math:`s^*` on average out of sample; otherwise
-:math:`s^*` is kept. Intervals for the mean paired difference over the overlapping random splits use
-the corrected resampled t statistic of Nadeau & Bengio (2003): variance
-:math:`(1/J + n_{test}/n_{fit})\,s^2` over :math:`J` splits, t quantile with :math:`J-1` degrees of freedom.
-Topics needed (Φ ≥ ``target``) are computed from each held-out G-study; "saves N topics" is the
-mean paired difference of the best standard's and the choice's.
+1. the procedure's mean held-out gain has a positive lower bound: :math:`\bar d - t_{J-1,\,(1+\ell)/2}\,
+   \sqrt{(1/J + n_{test}/n_{fit})\,s_d^2} > 0`, the corrected resampled t interval of Nadeau & Bengio (2003)
+   for :math:`J` overlapping random splits at level :math:`\ell` (``level``, 0.95);
+2. :math:`c^*` itself beats the baseline on at least ``min_wins`` (80 %) of the outer splits, and
+3. on average by more than ``min_effect`` (default 0).
+
+The procedure is run with ``n_seeds`` (5) independent seeds; :func:`recommend` switches only when at least
+``min_agreement`` (75 %: 4 of 5) of them make the same switch, and otherwise keeps the baseline — its
+configuration and nDCG exactly. With fewer than :data:`MIN_SPLITS` outer splits it does not decide.
+
+Why this rule. (1) is a statement about the procedure that will actually be applied — choose among all
+alternatives on these topics, then switch — not about the best-looking candidate, whose outer score is
+selected after the fact and so is optimistic; the correction term :math:`n_{test}/n_{fit}` keeps the interval
+honest although the random halvings overlap (the naive t interval is far too narrow). (2) guards against a
+mean carried by one or two splits. The seed majority makes the decision a property of the data, not of one
+random partition. Each guard errs toward keeping: a wrong keep costs the user what they had, a wrong switch
+costs stability and comparability with published numbers. The false-switch rate and the share of real gains
+captured are measured by simulation on three collections in docs/should-i-tune.md
+(``benchmarks/calibrate_recommend.py``).
+
+The reported gain is the procedure's pooled over all seeds' outer splits: mean held-out Φ(1) difference with
+its corrected interval, shown on the Φ(n) scale at the collection's own topic count through
+:math:`\Phi(n) = n\rho/(1+n\rho)`, :math:`\rho = \Phi(1)/(1-\Phi(1))` (monotone, so the interval maps
+endpoint by endpoint), and as topics saved for Φ ≥ ``target``.
 
 References
 ----------
@@ -59,6 +77,7 @@ from gtheory.kit.checks import check_progress, seed_sequence
 from gtheory.kit.display import signed
 from gtheory.kit.ties import TIE_REL
 from gtheory.intervals import check_open_unit
+from gtheory.kit.splits import topic_splits
 
 from ._ratio import JointModel, RatioModel, coefficients, topics_needed
 from .families import FAMILIES, fit_family, tuning_from_vector
@@ -69,13 +88,20 @@ from ._threads import single_threaded_blas
 from .regularised import fit_vector, reference_vector
 from .validation import STANDARD_CONFIGS
 
-__all__ = ["recommend", "LAMBDAS", "corrected_interval"]
+__all__ = ["recommend", "LAMBDAS", "MIN_SPLITS", "corrected_interval"]
 
 #: coordinate-ascent rounds (discount, then gain) of a joint candidate
 JOINT_ROUNDS = 2
 
 #: seconds before the progress bar appears (work shorter than this shows none)
 _PROGRESS_DELAY = 2.0
+
+#: fewer outer splits per seed than this cannot decide: the baseline is kept and the verdict says so
+MIN_SPLITS = 5
+
+#: L-BFGS-B tolerance (ftol; gtol 100x it) of the regularised fits inside the cross-validation: held-out
+#: differences are read to 1e-4, so fitting to 1e-11 (the stand-alone tuner's) only costs iterations
+FIT_TOL = 1e-7
 
 #: default penalty strengths of the regularised candidates (0 is the unregularised full vector)
 LAMBDAS = (1.0, 0.1, 0.0)
@@ -92,6 +118,12 @@ class Candidate:
     n_params: int
     #: messages of the fits whose optimiser did not converge (regularised vectors: L-BFGS-B's iteration limit)
     failures: list[str] = field(default_factory=list)
+    #: (gain, discount) specs of a fixed configuration (the baseline, the standards); None for tuned ones
+    spec: tuple | None = None
+    #: the fitted family parameters by topic set (``b"all"``: the whole pool), for the adopted measure's spec
+    thetas: dict = field(default_factory=dict)
+    #: the family of a family candidate (:data:`optimize.families.FAMILIES`)
+    family: Any = None
 
 
 def corrected_interval(diffs: NDArray, n_test: int, n_fit: int, level: float = 0.95) -> tuple[float, float, float]:
@@ -107,18 +139,52 @@ def corrected_interval(diffs: NDArray, n_test: int, n_fit: int, level: float = 0
     return m, m - q * se, m + q * se
 
 
-def _joint_candidates(model: JointModel, objective: str, lambdas, families, penalty: str,
-                      rounds: int = JOINT_ROUNDS) -> list[Candidate]:
-    """Standards, (discount family × gain power) and regularised (discount, gain) pairs, each pair fitted
-    by coordinate ascent: ``rounds`` alternations of the discount (gain fixed) and the gain (discount fixed)."""
-    out: list[Candidate] = []
-    k = model.k
-    for name, (g, d) in STANDARD_CONFIGS["joint"].items():
-        dv = metrics.discount_vector(d, k, cutoff=k)
-        gv = metrics.gain_vector(g, model.levels)[model.positive]
-        x = np.r_[dv / dv.sum(), gv / gv.sum()]
-        out.append(Candidate(name, "standard", 0.0 if name == "linear+log2" else 0.1,
-                             lambda idx, x=x, name=name: (x, name), 0))
+def _named(spec: Any) -> str | None:
+    """A gain or discount given by name (``"log2"``, ``"rbp(p=0.8)"``) as that name; None for vectors etc."""
+    return spec if isinstance(spec, str) else None
+
+
+def _std_vectors(model, what: str, g: Any, d: Any) -> NDArray:
+    """The normalised tuned-part vector of a (gain, discount) configuration."""
+    if what == "joint":
+        dv = np.asarray(metrics.discount_vector(d, model.k, cutoff=model.k), dtype=np.float64)
+        gv = np.asarray(metrics.gain_vector(g, model.levels), dtype=np.float64)[model.positive]
+        return np.r_[dv / dv.sum(), gv / gv.sum()]
+    v = (metrics.discount_vector(d, model.n, cutoff=model.n) if what == "discount"
+         else metrics.gain_vector(g, model.levels)[model.positive])
+    v = np.asarray(v, dtype=np.float64)
+    return v / v.sum()
+
+
+def _standard_candidates(model, what: str, base_gain: Any, base_discount: Any) -> list[Candidate]:
+    """The baseline first (complexity 0, named by its spec), then the other standard configurations."""
+    base_name = _config_name(what, base_gain, base_discount)
+    xb = _std_vectors(model, what, base_gain, base_discount)
+    out = [Candidate(base_name, "baseline", 0.0, lambda idx, x=xb, n=base_name: (x, n), 0)]
+    for name, (g, d) in STANDARD_CONFIGS[what].items():
+        g = base_gain if g is None else g
+        d = base_discount if d is None else d
+        x = _std_vectors(model, what, g, d)
+        if name == base_name or np.allclose(x, xb, rtol=0, atol=1e-15):
+            continue
+        out.append(Candidate(name, "standard", 0.1, lambda idx, x=x, name=name: (x, name), 0,
+                             spec=(g, d)))
+    out[0].spec = (base_gain, base_discount)
+    return out
+
+
+def _config_name(what: str, g: Any, d: Any) -> str:
+    """The candidate name of a baseline: the tuned part's spec (``"log2"``, ``"linear"``, ``"linear+log2"``)."""
+    gn = _named(g) or "given gains"
+    dn = _named(d) or "given discount"
+    return {"discount": dn, "gain": gn, "joint": f"{gn}+{dn}"}[what]
+
+
+def _joint_candidates(model: JointModel, objective: str, lambdas, families, penalty: str, base_gain: Any,
+                      base_discount: Any, rounds: int = JOINT_ROUNDS) -> list[Candidate]:
+    """Baseline and standards, (discount family × gain power) and regularised (discount, gain) pairs, each pair
+    fitted by coordinate ascent: ``rounds`` alternations of the discount (gain fixed) and the gain (discount fixed)."""
+    out = _standard_candidates(model, "joint", base_gain, base_discount)
     gfam = FAMILIES["gain"]["power"]
     g0 = metrics.gain_vector("linear", model.levels)[model.positive]
     g0 = g0 / g0.sum()
@@ -135,7 +201,7 @@ def _joint_candidates(model: JointModel, objective: str, lambdas, families, pena
         two = fname == "topflat"
         out.append(Candidate(f"{fname}({dfam.param})+power(gamma)", "family", 3.0 if two else 2.0, fit,
                              3 if two else 2))
-    dref = metrics.discount_vector("log2", k)
+    dref = metrics.discount_vector("log2", model.k)
     dref = dref / dref.sum()
     warm: dict[bytes, tuple] = {}
     for lam in sorted(lambdas, reverse=True):
@@ -146,10 +212,12 @@ def _joint_candidates(model: JointModel, objective: str, lambdas, families, pena
             key = b"all" if idx is None else np.asarray(idx).tobytes()
             d, g = warm.get(key, (dref, g0))
             for _ in range(rounds):
-                d, _, ok, msg, _ = fit_vector(model.discount_view(g, idx), None, objective, lam, dref, penalty, x0=d)
+                d, _, ok, msg, _ = fit_vector(model.discount_view(g, idx), None, objective, lam, dref, penalty, x0=d,
+                                              tol=FIT_TOL)
                 if not ok:
                     failures.append(f"discount: {msg}")
-                g, _, ok, msg, _ = fit_vector(model.gain_view(d, idx), None, objective, lam, g0, penalty, x0=g)
+                g, _, ok, msg, _ = fit_vector(model.gain_view(d, idx), None, objective, lam, g0, penalty, x0=g,
+                                              tol=FIT_TOL)
                 if not ok:
                     failures.append(f"gain: {msg}")
             warm.clear()
@@ -160,27 +228,25 @@ def _joint_candidates(model: JointModel, objective: str, lambdas, families, pena
     return out
 
 
-def _candidates(model: RatioModel, what: str, objective: str, gain, discount, lambdas, families,
-                penalty: str) -> list[Candidate]:
+def _candidates(model, what: str, objective: str, gain, discount, lambdas, families, penalty: str) -> list[Candidate]:
+    """The candidates, the baseline (``gain``, ``discount``) first."""
     if what == "joint":
-        return _joint_candidates(model, objective, lambdas, families, penalty)
-    out: list[Candidate] = []
-    ref_name = "log2" if what == "discount" else "linear"
-    for name, (g, d) in STANDARD_CONFIGS[what].items():
-        v = (metrics.discount_vector(d, model.n, cutoff=model.n) if what == "discount"
-             else metrics.gain_vector(g, model.levels)[model.positive])
-        v = np.asarray(v, dtype=np.float64) / np.sum(v)
-        out.append(Candidate(name, "standard", 0.0 if name == ref_name else 0.1,
-                             lambda idx, v=v, name=name: (v, name), 0))
+        return _joint_candidates(model, objective, lambdas, families, penalty, gain, discount)
+    out = _standard_candidates(model, what, gain, discount)
     for fname in families:
         fam = FAMILIES[what][fname]
 
-        def fit(idx, fam=fam):
+        cand = Candidate(f"{fname}({fam.param})", "family", 2.0 if fname == "topflat" else 1.0, None,
+                         2 if fname == "topflat" else 1)
+
+        def fit(idx, fam=fam, cand=cand):
             theta, x, _ = fit_family(model, fam, idx, objective)
+            cand.thetas[b"all" if idx is None or len(idx) == model.n_topics else np.asarray(idx).tobytes()] = theta
             return x, fam.label(theta)
 
-        two = fname == "topflat"
-        out.append(Candidate(f"{fname}({fam.param})", "family", 2.0 if two else 1.0, fit, 2 if two else 1))
+        cand.fit = fit
+        cand.family = fam
+        out.append(cand)
     ref = reference_vector(model, "log2" if what == "discount" else "linear")
     warm: dict[bytes, NDArray] = {}  # decreasing λ on the same topics: each fit starts from the previous one
     for lam in sorted(lambdas, reverse=True):
@@ -189,7 +255,7 @@ def _candidates(model: RatioModel, what: str, objective: str, gain, discount, la
 
         def fit(idx, lam=lam, failures=failures):
             key = b"all" if idx is None else np.asarray(idx).tobytes()
-            x, f, ok, msg, nit = fit_vector(model, idx, objective, lam, ref, penalty, x0=warm.get(key))
+            x, f, ok, msg, nit = fit_vector(model, idx, objective, lam, ref, penalty, x0=warm.get(key), tol=FIT_TOL)
             if not ok:
                 failures.append(msg)
             warm.clear()
@@ -200,17 +266,17 @@ def _candidates(model: RatioModel, what: str, objective: str, gain, discount, la
     return out
 
 
-def _select(model: RatioModel, cands: list[Candidate], pool: NDArray, rng: np.random.Generator, n_inner: int,
+def _select(model, cands: list[Candidate], pool: NDArray, rng: np.random.Generator, n_inner: int,
             objective: str) -> tuple[int, NDArray]:
     """Index of the candidate the inner cross-validation on ``pool`` chooses (one-SE rule), and the
-    inner held-out Φ(1) matrix (candidates × inner splits)."""
-    n_fit = len(pool) // 2 + len(pool) % 2
+    inner held-out Φ(1) matrix (candidates × inner splits). The inner splits are
+    :func:`gtheory.kit.topic_splits` of ``pool``, drawn from ``rng``."""
+    splits = topic_splits(len(pool), n_splits=n_inner, seed=rng)
     S = np.empty((len(cands), n_inner))
-    for i in range(n_inner):
-        perm = rng.permutation(pool)
-        fit_idx, test_idx = np.sort(perm[:n_fit]), np.sort(perm[n_fit:])
-        xs = np.stack([c.fit(fit_idx)[0] for c in cands])
-        S[:, i] = coefficients(model.scores(xs, test_idx), objective)["phi_1"]
+    for i, (a, b) in enumerate(splits):
+        xs = np.stack([c.fit(pool[a])[0] for c in cands])
+        S[:, i] = coefficients(model.scores(xs, pool[b]), objective)["phi_1"]
+    n_fit = len(splits[0][0])
     return _one_se(cands, S, len(pool) - n_fit, n_fit), S
 
 
@@ -228,21 +294,170 @@ def _one_se(cands: list[Candidate], S: NDArray, n_test: int, n_fit: int) -> int:
 
 
 def _wins(d: np.ndarray) -> int:
-    """Outer splits on which a candidate beats the standard: held-out Φ(1) higher by more than rounding
-    (:data:`gtheory.kit.ties.TIE_REL`), so that a candidate equal to the standard (a family fitted at the standard's
+    """Outer splits on which a candidate beats the reference: held-out Φ(1) higher by more than rounding
+    (:data:`gtheory.kit.ties.TIE_REL`), so that a candidate equal to it (a family fitted at the reference's
     parameter) never wins by noise."""
-    return int((d > TIE_REL).sum())
+    return int((np.asarray(d) > TIE_REL).sum())
 
 
-def _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty):
+def seed_list(seed: int | np.random.Generator | None, n_seeds: int) -> list:
+    """The seeds of the reseeded procedure: ``seed`` itself first (so its outer splits are those of
+    :func:`optimize.cross_validate` with the same seed), then ``n_seeds - 1`` children of
+    ``numpy.random.SeedSequence(seed)`` (of the generator's, for a Generator)."""
+    if isinstance(seed, np.random.Generator):
+        return [seed, *seed.spawn(n_seeds - 1)]
+    ss = np.random.SeedSequence(seed)
+    return [seed if seed is not None else ss, *ss.spawn(n_seeds - 1)]
+
+
+@dataclass
+class _SeedRun:
+    """One seed's nested cross-validation: held-out Φ(1) (splits × candidates), ratios, fitted labels, the inner
+    selection per split, the final selection on all of ``pool`` and its inner Φ(1)."""
+
+    phi: NDArray
+    ratio: NDArray
+    labels: list[list[str]]
+    selected: NDArray
+    final: int
+    inner: NDArray
+    n_fit: int
+    n_test: int
+
+
+def _run_seed(model, cands: list[Candidate], pool: NDArray, seed, n_splits: int, n_inner: int,
+              objective: str, step: Callable[[], None]) -> _SeedRun:
+    rng = np.random.default_rng(seed)
+    splits = topic_splits(len(pool), n_splits=n_splits, seed=rng)
+    C = len(cands)
+    phi, ratio, sel, labels = np.empty((n_splits, C)), np.empty((n_splits, C)), np.empty(n_splits, int), []
+    for b, (a, h) in enumerate(splits):
+        A, B = pool[a], pool[h]
+        sel[b], _ = _select(model, cands, A, rng, n_inner, objective)
+        fits = [c.fit(A) for c in cands]
+        co = coefficients(model.scores(np.stack([x for x, _ in fits]), B), objective)
+        phi[b], ratio[b] = co["phi_1"], co["r"]
+        labels.append([lab for _, lab in fits])
+        step()
+    final, inner = _select(model, cands, pool, rng, n_inner, objective)
+    step()
+    n_fit = len(splits[0][0])
+    return _SeedRun(phi, ratio, labels, sel, final, inner, n_fit, len(pool) - n_fit)
+
+
+#: what the forked workers of :func:`_run_seeds` read (set just before the fork, cleared after)
+_SHARED: tuple | None = None
+
+
+def _seed_worker(i: int) -> tuple[_SeedRun, list[list[str]]]:
+    model, cands, pool, seeds, n_splits, n_inner, objective = _SHARED
+    for c in cands:
+        c.failures.clear()
+    run = _run_seed(model, cands, pool, seeds[i], n_splits, n_inner, objective, lambda: None)
+    return run, [list(c.failures) for c in cands]
+
+
+def _run_seeds(model, cands, pool, seeds, n_splits, n_inner, objective, step, n_jobs: int) -> list[_SeedRun]:
+    """The seeds' runs, in ``n_jobs`` forked processes when more than one (the precomputed matrices are shared
+    by the fork, not copied; each seed's result does not depend on where it runs)."""
+    import multiprocessing as mp
+
+    n_jobs = min(int(n_jobs), len(seeds))
+    if n_jobs <= 1 or "fork" not in mp.get_all_start_methods():
+        return [_run_seed(model, cands, pool, s, n_splits, n_inner, objective, step) for s in seeds]
+    global _SHARED
+    _SHARED = (model, cands, pool, seeds, n_splits, n_inner, objective)
+    try:
+        with mp.get_context("fork").Pool(n_jobs) as workers:
+            out = []
+            for run, failures in workers.imap(_seed_worker, range(len(seeds))):
+                out.append(run)
+                for c, f in zip(cands, failures):
+                    c.failures.extend(f)
+                for _ in range(n_splits + 1):
+                    step()
+    finally:
+        _SHARED = None
+    return out
+
+
+@dataclass
+class Decision:
+    """The rule's outcome on one pool of topics (what :func:`recommend` reports, and what the calibration in
+    ``benchmarks/calibrate_recommend.py`` scores on the other topics)."""
+
+    adopt: bool
+    decided: bool
+    index: int  # the candidate to use (0: the baseline)
+    alternative: int  # the candidate the evidence is about
+    seed_decisions: list[str]
+    agreement: int
+    diff: float
+    lo: float
+    hi: float
+    wins: int
+    n_outer: int
+    p0: float  # pooled held-out Φ(1) of the baseline
+    runs: list[_SeedRun]
+
+
+def _seed_decision(run: _SeedRun, cands: list[Candidate], min_wins: float, min_effect: float,
+                   level: float) -> str:
+    """One seed's decision: the name of the candidate to switch to, or ``"keep"`` (module docstring's rule)."""
+    c = run.final
+    if c == 0:
+        return "keep"
+    J = run.phi.shape[0]
+    proc = run.phi[np.arange(J), run.selected] - run.phi[:, 0]
+    _, lo, _ = corrected_interval(proc, run.n_test, run.n_fit, level)
+    e = run.phi[:, c] - run.phi[:, 0]
+    ok = (math.isfinite(lo) and lo > 0 and _wins(e) >= math.ceil(min_wins * J - 1e-9)
+          and float(e.mean()) > max(min_effect, TIE_REL))
+    return cands[c].name if ok else "keep"
+
+
+def decide(model, cands: list[Candidate], pool: NDArray, seeds: list, *, n_splits: int, n_inner: int,
+           objective: str, min_wins: float, min_effect: float, min_agreement: float, level: float,
+           step: Callable[[], None] = lambda: None, n_jobs: int = 1) -> Decision:
+    """Run the reseeded nested cross-validation on the topics ``pool`` of ``model`` and apply the switching rule."""
+    runs = _run_seeds(model, cands, pool, seeds, n_splits, n_inner, objective, step, n_jobs)
+    decisions = [_seed_decision(r, cands, min_wins, min_effect, level) for r in runs]
+    names = [c.name for c in cands]
+    counts = {d: decisions.count(d) for d in dict.fromkeys(decisions)}
+    top = max(counts, key=lambda d: (counts[d], d == "keep"))  # a tie goes to keep
+    decided = n_splits >= MIN_SPLITS
+    need = math.ceil(min_agreement * len(seeds) - 1e-9)
+    adopt = decided and top != "keep" and counts[top] >= need
+    index = names.index(top) if adopt else 0
+    agreement = counts[top] if adopt else counts.get("keep", 0)
+    # the evidence: the adopted candidate; when keeping, what the seeds' final selections preferred
+    if adopt:
+        alt = index
+    else:
+        finals = [r.final for r in runs if r.final != 0]
+        phi = np.concatenate([r.phi for r in runs])
+        alt = (max(set(finals), key=lambda c: (finals.count(c), -c)) if finals
+               else (1 + int(np.argmax(phi[:, 1:].mean(axis=0))) if len(cands) > 1 else 0))
+    proc = np.concatenate([r.phi[np.arange(len(r.selected)), r.selected] - r.phi[:, 0] for r in runs])
+    m, lo, hi = corrected_interval(proc, runs[0].n_test, runs[0].n_fit, level)
+    e = np.concatenate([r.phi[:, alt] - r.phi[:, 0] for r in runs])
+    p0 = float(np.concatenate([r.phi[:, 0] for r in runs]).mean())
+    return Decision(adopt=bool(adopt), decided=decided, index=index, alternative=alt, seed_decisions=decisions,
+                    agreement=int(agreement), diff=m, lo=lo, hi=hi, wins=_wins(e), n_outer=len(proc), p0=p0,
+                    runs=runs)
+
+
+def _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty,
+           n_seeds, min_agreement, min_effect, level):
     if not isinstance(judged, JudgedRuns):
         raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
     if what not in ("discount", "gain", "joint"):
         raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
     check_open_unit("target", target)
+    check_open_unit("level", level)
     check_seed(seed)
     check_objective(objective)
-    for name, v, least in (("n_splits", n_splits, 2), ("n_inner", n_inner, 2)):
+    for name, v, least in (("n_splits", n_splits, 2), ("n_inner", n_inner, 2), ("n_seeds", n_seeds, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least:
             raise ValueError(f"`{name}` must be an integer ≥ {least}; got {v!r}.")
     if judged.n_topics < 8:
@@ -255,51 +470,123 @@ def _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lam
     unknown = [f for f in families if f not in known]
     if unknown:
         raise ValueError(f"`families` for the {what} must be among {', '.join(known)}; got {unknown!r}.")
-    if not (isinstance(min_wins, (int, float)) and 0 < min_wins <= 1):
-        raise ValueError(f"`min_wins` must be a share in (0, 1]; got {min_wins!r}.")
+    for name, v in (("min_wins", min_wins), ("min_agreement", min_agreement)):
+        if isinstance(v, bool) or not (isinstance(v, (int, float)) and 0 < v <= 1):
+            raise ValueError(f"`{name}` must be a share in (0, 1]; got {v!r}.")
+    if isinstance(min_effect, bool) or not (isinstance(min_effect, (int, float)) and math.isfinite(min_effect)
+                                            and min_effect >= 0):
+        raise ValueError(f"`min_effect` must be a non-negative number; got {min_effect!r}.")
     if penalty not in ("ridge", "smooth"):
         raise ValueError(f"`penalty` must be 'ridge' or 'smooth'; got {penalty!r}.")
 
 
+def parse_baseline(baseline: str | None, what: str, cutoff: int, gain: Any, discount: Any) -> tuple[Any, Any]:
+    """``(gain, discount)`` of the baseline: ``gain`` and ``discount`` when ``baseline`` is None, else those of the
+    nDCG measure spec ``baseline`` (e.g. ``"nDCG@10"`` = linear gains and log2 discount, trec_eval's;
+    ``"nDCG(discount=rbp,p=0.8)@10"``; :func:`metrics.parse_measure`), whose cut-off, if given, must be ``cutoff``."""
+    if baseline is None:
+        return gain, discount
+    if not isinstance(baseline, str):
+        raise TypeError(f"`baseline` must be an nDCG measure such as 'nDCG@10' or 'nDCG(discount=zipf)@10'; "
+                        f"got {type(baseline).__name__}.")
+    m = metrics.parse_measure(baseline)
+    if m.name != "nDCG" or m.param("judged_only"):
+        raise ValueError(f"`baseline` must be an nDCG measure such as 'nDCG@10' or 'nDCG(discount=zipf)@10'; "
+                         f"got {baseline!r}.")
+    if m.cutoff is not None and m.cutoff != cutoff:
+        raise ValueError(f"`baseline` {baseline!r} has cut-off {m.cutoff}, but `cutoff` is {cutoff}; give the same.")
+    g = m.param("gain") or "linear"
+    d = m.param("discount") or "log2"
+    p, b = m.param("p"), m.param("b")
+    if p is not None and d != "rbp" or b is not None and d != "jarvelin":
+        raise ValueError(f"`baseline` {baseline!r}: p goes with discount=rbp, b with discount=jarvelin.")
+    if d == "rbp" and p is not None:
+        d = f"rbp(p={p!r})"
+    elif d == "jarvelin" and b is not None:
+        d = f"jarvelin(b={b!r})"
+    return g, d
+
+
+def measure_spec(gain: Any, discount: Any, cutoff: int, levels: NDArray) -> str | None:
+    """The nDCG measure spec of a (gain, discount) configuration (:func:`metrics.parse_measure`'s canonical form),
+    or None when either has no name the measure grammar knows (vectors; ``topflat``, ``power`` … discounts)."""
+    g = gain
+    if not isinstance(g, str):
+        try:
+            gv = metrics.gain_vector(g, levels)
+        except (TypeError, ValueError):
+            return None
+        if np.array_equal(gv, metrics.gain_vector("linear", levels)):
+            g = "linear"
+        else:
+            return None
+    if not isinstance(discount, str):
+        return None
+    import re
+
+    mt = re.fullmatch(r"\s*(rbp|jarvelin)\s*\(\s*(p|b)\s*=\s*([^)]+)\)\s*", discount)
+    params = f"discount={discount},gain={g}" if mt is None else f"discount={mt[1]},gain={g},{mt[2]}={mt[3]}"
+    try:
+        return str(metrics.parse_measure(f"nDCG({params})@{int(cutoff)}"))
+    except ValueError:
+        return None
 def recommend(
     judged: JudgedRuns,
     cutoff: int = 100,
     *,
     what: str = "discount",
+    baseline: str | None = None,
     target: float = 0.95,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     gain: metrics.gains.GainSpec = "linear",
     discount: metrics.discounts.DiscountSpec = "log2",
     objective: str = "phi",
     n_splits: int = 10,
     n_inner: int = 4,
+    n_seeds: int = 5,
     families: tuple[str, ...] | None = None,
     lambdas: tuple[float, ...] = LAMBDAS,
     penalty: str = "ridge",
     min_wins: float = 0.8,
+    min_agreement: float = 0.75,
+    min_effect: float = 0.0,
+    level: float = 0.95,
+    n_jobs: int | None = None,
     progress: bool | str | Callable[[str], Any] = "auto",
 ) -> Recommendation:
-    r"""Which discount (or gain) to adopt, judged on topics that took no part in choosing it.
+    r"""Keep your nDCG, or switch? Every alternative must beat the baseline on topics that took no part in choosing it.
 
     Parameters
     ----------
     judged : metrics.JudgedRuns
     cutoff : nDCG cut-off k.
-    what : ``"discount"`` (gain ``gain`` fixed), ``"gain"`` (discount ``discount`` fixed) or ``"joint"``
-        (both tuned: each discount family paired with the gain power family, regularised vector pairs,
-        fitted by :data:`JOINT_ROUNDS` rounds of coordinate ascent; standards ``linear+log2``, … of
-        :data:`optimize.STANDARD_CONFIGS`).
+    what : ``"discount"`` (the gain fixed), ``"gain"`` (the discount fixed) or ``"joint"`` (both: each discount
+        family paired with the gain power family, regularised vector pairs, fitted by :data:`JOINT_ROUNDS` rounds
+        of coordinate ascent).
+    baseline : the nDCG the user would use without this tool, as a measure spec (``"nDCG@10"``,
+        ``"nDCG(discount=zipf)@10"``, ``"nDCG(discount=rbp,p=0.8)@10"``; :func:`metrics.parse_measure`); it sets
+        ``gain`` and ``discount``. Default: ``gain`` and ``discount`` (linear gains, log2 discount: trec_eval's
+        nDCG). "Keep" always means this configuration.
     target : Φ target of the topics-needed figures (default 0.95).
-    seed : seed of every random split (outer and inner); same seed, same recommendation.
+    seed : seed of every split; the first of the ``n_seeds`` seeds (:func:`seed_list`), so its outer splits are
+        :func:`gtheory.kit.topic_splits` ``(T, n_splits=n_splits, seed=seed)`` — those of
+        :func:`optimize.cross_validate` with the same seed.
+    gain, discount : the fixed part, and the baseline (unless ``baseline`` is given).
     objective : what the tuned candidates maximise, ``"phi"`` or ``"erho2"``; candidates are always
         compared by held-out Φ(1).
-    n_splits : outer random halvings (default 10).
+    n_splits : outer random halvings per seed (default 10; fewer than :data:`MIN_SPLITS` cannot decide).
     n_inner : inner random halvings of each fitting half, for the selection (default 4).
+    n_seeds : independent reseedings of the whole procedure (default 5).
     families : the tuned families (default all of :data:`optimize.families.FAMILIES` ``[what]``; the
         discount families for ``"joint"``).
     lambdas : penalty strengths of the regularised full-vector candidates (0 = unregularised).
     penalty : ``"ridge"`` or ``"smooth"`` (:func:`optimize.optimize_regularised`).
-    min_wins : share of outer splits a tuned choice must win against the best standard to be adopted.
+    min_wins : share of a seed's outer splits the chosen alternative must win against the baseline (default 0.8).
+    min_agreement : share of the seeds that must reach the same switch (default 0.75: 4 of 5).
+    min_effect : the chosen alternative's mean held-out Φ(1) gain over the baseline must exceed this (default 0).
+    level : confidence level of the interval whose lower bound must be positive (default 0.95).
+    n_jobs : processes running the seeds (default: as many as CPUs, at most ``n_seeds``; 1 runs them here).
+        The result does not depend on it.
     progress : ``"auto"`` (default): a progress bar on stderr (after 2 s) when stderr is a terminal (not into pipes
         or log files); ``True`` shows it anyway, ``False`` never; a callable instead receives a message per outer
         split.
@@ -307,61 +594,254 @@ def recommend(
     Returns
     -------
     Recommendation
-        ``verdict``, the configuration (``gain``, ``discount``, ``tuning``) and the tables behind it.
+        ``verdict``, ``adopt``, the configuration to use (``measure``, ``gain_vector``, ``discount_vector``,
+        ``tuning``), the evidence (``diff`` [``diff_lo``, ``diff_hi``], ``splits_won``, ``agreement``) and the
+        tables behind it.
 
     Notes
     -----
-    The procedure is the nested cross-validation of the module docstring: outer splits assess,
-    inner splits select (Varma & Simon 2006; Cawley & Talbot 2010). The candidates' objective is
-    Φ(1) of Kanoulas & Aslam (2009, §2.3).
+    The rule, per seed (module docstring): the inner cross-validation on all topics chooses an alternative; the
+    seed switches to it only if (1) the nested procedure's held-out Φ(1) gain over the baseline has a corrected
+    resampled lower bound (Nadeau & Bengio 2003) above 0, (2) the alternative beats the baseline on at least
+    ``min_wins`` of the outer splits and (3) by more than ``min_effect`` on average. The recommendation switches
+    only when at least ``min_agreement`` of the seeds make the same switch; otherwise it keeps the baseline, and
+    then its nDCG is the baseline's, bit for bit. The candidates' objective is Φ(1) of Kanoulas & Aslam (2009, §2.3).
 
     Examples
     --------
     >>> import metrics, optimize
-    >>> rec = optimize.recommend(metrics.load_trec9(), 10, n_splits=3, n_inner=2, progress=False)
-    >>> rec.verdict.split(":")[0] in ("keep log2", "keep zipf", "keep linear") or rec.adopt
-    True
+    >>> rec = optimize.recommend(metrics.load_trec9(), 10, n_splits=3, n_inner=2, n_seeds=1, progress=False)
+    >>> rec.decided, rec.adopt, rec.measure   # 3 splits cannot decide: the baseline is kept
+    (False, False, 'nDCG(discount=log2,gain=linear)@10')
     """
     if families is None:
         families = tuple(FAMILIES["discount"]) if what == "joint" else tuple(FAMILIES.get(what, ()))
     families = tuple(families)
-    _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty)
+    _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty,
+           n_seeds, min_agreement, min_effect, level)
+    gain, discount = parse_baseline(baseline, what, cutoff, gain, discount)
     Problem(judged, cutoff, what, gain=gain, discount=discount, objective=objective)  # checks the configuration
     t0 = time.perf_counter()
     model = JointModel(judged, cutoff) if what == "joint" else RatioModel(judged, cutoff, what, gain=gain,
                                                                           discount=discount)
     cands = _candidates(model, what, objective, gain, discount, lambdas, families, penalty)
     T = judged.n_topics
-    n_fit = T // 2 + T % 2
-    seqs = seed_sequence(seed).spawn(2 * n_splits + 1)
-    rows, chosen_b = [], []
-    bar = _progress(progress, n_splits + 1)
+    seeds = seed_list(seed, n_seeds)
+    bar = _progress(progress, n_seeds * (n_splits + 1) + 1)
+    pool = np.arange(T)
     with single_threaded_blas():  # many small BLAS calls: threads only cost hand-offs (optimize._threads)
         try:
-            for b in range(n_splits):
-                perm = np.random.default_rng(seqs[b]).permutation(T)
-                A, B = np.sort(perm[:n_fit]), np.sort(perm[n_fit:])
-                sel, _ = _select(model, cands, A, np.random.default_rng(seqs[n_splits + b]), n_inner, objective)
-                chosen_b.append(sel)
-                fits = [c.fit(A) for c in cands]
-                co = coefficients(model.scores(np.stack([x for x, _ in fits]), B), objective)
-                for i, c in enumerate(cands):
-                    r = float(co["r"][i])
-                    rows.append({"split": b, "candidate": c.name, "fitted": fits[i][1],
-                                 "phi_1": float(co["phi_1"][i]), "ratio": r,
-                                 "topics_needed": topics_needed(r, target), "selected": i == sel})
-                bar.update(1)
-            final, inner = _select(model, cands, np.arange(T), np.random.default_rng(seqs[-1]), n_inner, objective)
-            fitted = [c.fit(None) for c in cands]
+            dec = decide(model, cands, pool, seeds, n_splits=n_splits, n_inner=n_inner, objective=objective,
+                         min_wins=min_wins, min_effect=min_effect, min_agreement=min_agreement, level=level,
+                         step=lambda: bar.update(1), n_jobs=_jobs(n_jobs, n_seeds))
+            fitted = [c.fit(pool) for c in cands]
             bar.update(1)
         finally:
             bar.close()
-    outer = pd.DataFrame(rows)
     co_all = coefficients(model.scores(np.stack([x for x, _ in fitted])), objective)
-    return _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_all, what=what, cutoff=cutoff,
-                     target=target, seed=seed if seed is None or isinstance(seed, (int, np.integer)) else None,
-                     gain=gain, discount=discount, objective=objective, n_splits=n_splits,
-                     n_inner=n_inner, min_wins=min_wins, n_test=T - n_fit, n_fit=n_fit, t0=t0)
+    return _assemble(judged, model, cands, dec, fitted, co_all, what=what, cutoff=cutoff, target=target,
+                     seed=seed if seed is None or isinstance(seed, (int, np.integer)) else None, gain=gain,
+                     discount=discount, objective=objective, n_splits=n_splits, n_inner=n_inner, min_wins=min_wins,
+                     level=level, t0=t0)
+
+
+def _jobs(n_jobs: int | None, n_seeds: int) -> int:
+    if n_jobs is None:
+        import os
+
+        return max(1, min(n_seeds, os.cpu_count() or 1))
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ValueError(f"`n_jobs` must be a positive integer or None; got {n_jobs!r}.")
+    return int(n_jobs)
+
+
+#: Φ in one clause, for a verdict's reader
+PHI_MEANING = ("Φ(n) is the share of the variance of n-topic mean scores that comes from real differences between "
+               "systems (1 = the ranking would not change with other topics)")
+
+
+def _phi_n(p1: float, n: int) -> float:
+    """Φ(n) from Φ(1) (Brennan 2001: Φ(n) = nρ/(1+nρ), ρ = Φ(1)/(1−Φ(1)))."""
+    if not math.isfinite(p1):
+        return math.nan
+    p1 = min(max(p1, 0.0), 1.0)
+    if p1 >= 1.0:
+        return 1.0
+    r = p1 / (1.0 - p1)
+    return n * r / (1.0 + n * r)
+
+
+def _need(p1: float, target: float) -> float:
+    if not math.isfinite(p1) or p1 <= 0:
+        return math.inf
+    return topics_needed(p1 / (1.0 - p1) if p1 < 1 else math.inf, target)
+
+
+def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cutoff, target, seed, gain, discount,
+              objective, n_splits, n_inner, min_wins, level, t0) -> Recommendation:
+    runs = dec.runs
+    n_test, n_fit = runs[0].n_test, runs[0].n_fit
+    names = [c.name for c in cands]
+    J = n_splits
+    rows = []
+    for s, r in enumerate(runs):
+        for b in range(J):
+            for i, c in enumerate(cands):
+                rr = float(r.ratio[b, i])
+                rows.append({"split": s * J + b, "seed_index": s, "candidate": c.name, "fitted": r.labels[b][i],
+                             "phi_1": float(r.phi[b, i]), "ratio": rr, "topics_needed": topics_needed(rr, target),
+                             "selected": bool(i == r.selected[b])})
+    outer = pd.DataFrame(rows)
+    phi = outer.pivot(index="split", columns="candidate", values="phi_1")[names]
+    need = outer.pivot(index="split", columns="candidate", values="topics_needed")[names]
+    standards = [c.name for c in cands if c.kind in ("baseline", "standard")]
+    best_std = max(standards, key=lambda s: (phi[s].mean(), -standards.index(s)))
+    base = names[0]
+    comparisons = []
+    for c in names:
+        for s in standards:
+            d = (phi[c] - phi[s]).to_numpy()
+            m, lo, hi = corrected_interval(d, n_test, n_fit, level)
+            comparisons.append({"candidate": c, "standard": s, "diff": m, "lo": lo, "hi": hi, "wins": _wins(d),
+                                "n_splits": len(d)})
+    comparisons = pd.DataFrame(comparisons)
+    selected_all = np.concatenate([r.selected for r in runs])
+    table_rows = []
+    for i, c in enumerate(cands):
+        d = (phi[c.name] - phi[best_std]).to_numpy()
+        m, lo, hi = corrected_interval(d, n_test, n_fit, level)
+        db = (phi[c.name] - phi[base]).to_numpy()
+        mb, lob, hib = corrected_interval(db, n_test, n_fit, level)
+        saved = (need[base] - need[c.name]).to_numpy()
+        sm, slo, shi = corrected_interval(saved, n_test, n_fit, level) if np.all(np.isfinite(saved)) else (math.nan,) * 3
+        table_rows.append({
+            "candidate": c.name, "kind": c.kind, "n_params": c.n_params, "fitted": fitted[i][1],
+            "phi_1_in_sample": float(co_all["phi_1"][i]), "inner_phi_1": float(runs[0].inner[i].mean()),
+            "outer_phi_1": float(phi[c.name].mean()), "outer_sd": float(phi[c.name].std(ddof=1)),
+            "diff_vs_best_standard": m, "diff_lo": lo, "diff_hi": hi, "wins": _wins(d),
+            "diff_vs_baseline": mb, "baseline_lo": lob, "baseline_hi": hib, "wins_vs_baseline": _wins(db),
+            "topics_needed": float(np.median(need[c.name])), "topics_saved": sm, "topics_saved_lo": slo,
+            "topics_saved_hi": shi, "times_selected": int((selected_all == i).sum()),
+            "times_chosen": int(sum(r.final == i for r in runs)), "fit_failures": len(c.failures),
+        })
+    table = pd.DataFrame(table_rows).set_index("candidate")
+    failed = [c for c in cands if c.failures]
+    if failed:  # optimiser failures are reported, not hidden: the scores are those of the points reached
+        import warnings
+
+        from .result import OptimizationWarning
+
+        warnings.warn("; ".join(f"{c.name}: {len(c.failures)} fit(s) did not converge ({c.failures[0]})" for c in failed)
+                      + " — their held-out scores are those of the points the optimiser stopped at (the table's "
+                      "fit_failures column counts them).", OptimizationWarning, stacklevel=3)
+    T = judged.n_topics
+    alt = cands[dec.alternative]
+    p0, m, lo, hi = dec.p0, dec.diff, dec.lo, dec.hi
+    phi_b, phi_a = _phi_n(p0, T), _phi_n(p0 + m, T)
+    phi_lo = _phi_n(p0 + lo, T) - phi_b if math.isfinite(lo) else math.nan
+    phi_hi = _phi_n(p0 + hi, T) - phi_b if math.isfinite(hi) else math.nan
+    saved = _need(p0, target) - _need(p0 + m, target)
+    base_spec = measure_spec(gain, discount, cutoff, model.levels) or f"nDCG@{cutoff} with the given gain and discount"
+    chosen = cands[dec.index]
+    x = fitted[dec.index][0]
+    label = fitted[dec.index][1]
+    levels = tuple(float(v) for v in judged.levels)
+    if dec.adopt:
+        g_use, d_use = _use_spec(chosen, label, what, gain, discount)
+        measure = measure_spec(g_use, d_use, cutoff, model.levels) if g_use is not None else None
+        gv, dv = _vectors_of(model, what, x, gain, discount, cutoff)
+    else:
+        measure = measure_spec(gain, discount, cutoff, model.levels)
+        gv = tuple(float(v) for v in metrics.gain_vector(gain, model.levels))
+        dv = tuple(float(v) for v in metrics.discount_vector(discount, int(cutoff), cutoff=int(cutoff)))
+    verdict = _verdict(dec, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
+                       target, n_splits, min_wins, level)
+    kind = "standard" if chosen.kind in ("baseline", "standard") else chosen.kind
+    tuning = tuning_from_vector(judged, cutoff, what, x, gain=gain, discount=discount, objective=objective,
+                                solver=("standard" if kind == "standard" else f"recommend:{kind}"),
+                                message=f"recommended: {label}", seconds=time.perf_counter() - t0)
+    return Recommendation(
+        what=what, cutoff=int(cutoff), objective=objective, target=float(target), seed=seed, n_splits=n_splits,
+        n_inner=n_inner, min_wins=float(min_wins), n_systems=judged.n_systems, n_topics=T,
+        choice=chosen.name, label=label, kind=kind, adopt=bool(dec.adopt), selected=cands[runs[0].final].name,
+        best_standard=best_std, verdict=verdict, procedure_diff=m, procedure_lo=lo, procedure_hi=hi, table=table,
+        comparisons=comparisons, outer=outer, tuning=tuning, seconds=time.perf_counter() - t0,
+        baseline=base_spec, decided=bool(dec.decided), measure=measure, levels=levels, gain_vector=gv,
+        discount_vector=dv, alternative=alt.name, alternative_label=fitted[dec.alternative][1], diff=m, diff_lo=lo,
+        diff_hi=hi, phi_n_baseline=phi_b, phi_n_adopted=phi_a, phi_n_diff=phi_a - phi_b, phi_n_lo=phi_lo,
+        phi_n_hi=phi_hi, topics_saved=saved, splits_won=dec.wins, n_outer=dec.n_outer, n_seeds=len(runs),
+        seed_decisions=tuple(dec.seed_decisions), agreement=dec.agreement, phi_meaning=PHI_MEANING,
+        base_gain=_jsonable_spec(gain), base_discount=_jsonable_spec(discount),
+    )
+
+
+def _jsonable_spec(spec: Any) -> Any:
+    """A gain or discount spec as JSON: a name, a list of numbers or a {grade: gain} mapping with text keys."""
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, dict):
+        return {str(float(k)): float(v) for k, v in spec.items()}
+    try:
+        return [float(v) for v in spec]
+    except TypeError:
+        return None
+
+
+def _use_spec(c: Candidate, label: str, what: str, gain: Any, discount: Any) -> tuple[Any, Any]:
+    """(gain, discount) names of an adopted candidate when it has named forms; (None, None) otherwise."""
+    if c.spec is not None:
+        return c.spec
+    fam = getattr(c, "family", None)
+    theta = c.thetas.get(b"all") if fam is not None else None
+    if what == "discount" and fam is not None and fam.name in ("rbp", "jarvelin") and theta:
+        (k, v), = theta.items()
+        return gain, f"{fam.name}({k}={v!r})"
+    return None, None
+
+
+def _vectors_of(model, what: str, x: NDArray, gain: Any, discount: Any, cutoff: int):
+    """The full gain (per grade) and discount (per rank) vectors of a candidate's tuned-part vector ``x``."""
+    k = int(cutoff)
+    if what == "joint":
+        d, g = model.split(x)
+        gv = np.zeros(model.levels.size)
+        gv[model.positive] = g
+        return tuple(float(v) for v in gv), tuple(float(v) for v in d)
+    if what == "discount":
+        return tuple(float(v) for v in metrics.gain_vector(gain, model.levels)), tuple(float(v) for v in x)
+    gv = np.zeros(model.levels.size)
+    gv[model.positive] = x
+    return tuple(float(v) for v in gv), tuple(float(v) for v in metrics.discount_vector(discount, k, cutoff=k))
+
+
+def _verdict(dec: Decision, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
+             target, n_splits, min_wins, level) -> str:
+    """One paragraph: what to use, against what, the gain as Φ(T) and topics saved, one interval, what Φ means."""
+    alt_label = fitted[dec.alternative][1]
+    ev = (f"Φ({T}) on held-out topics {phi_b:.3f} → {phi_a:.3f} ({signed(phi_a - phi_b, 3)}, "
+          f"{level:.0%} interval [{signed(phi_lo, 3)}, {signed(phi_hi, 3)}]"
+          + (f"; {_fmt_topics(saved)} for Φ ≥ {target:g}" if math.isfinite(saved) else "") + ")")
+    seeds = f"{dec.agreement}/{len(dec.runs)} seeds agree"
+    won = f"better on {dec.wins}/{dec.n_outer} held-out halves"
+    if not dec.decided:
+        return (f"keep {base_spec}: too few splits to decide ({n_splits} outer splits; at least {MIN_SPLITS} are "
+                f"needed) — the baseline is kept. {PHI_MEANING}.")
+    if dec.adopt:
+        use = measure or f"the tuned configuration {label} (gtheory evaluate --tuning REC.json)"
+        return (f"switch to {use} instead of {base_spec}: {ev}; {won}; {seeds}. {PHI_MEANING}.")
+    if dec.alternative == 0:
+        why = "no alternative came close"
+    else:
+        why = f"the best alternative, {alt_label}, is not reliably better"
+    return (f"keep {base_spec}: {why} — switching as these data suggest gives {ev}; {won}; {seeds}. "
+            f"{PHI_MEANING}.")
+
+
+def _fmt_topics(saved: float) -> str:
+    n = int(round(saved))
+    if n == 0:
+        return "no topics saved"
+    return f"{n} topic{'s' if abs(n) != 1 else ''} saved" if n > 0 else f"{-n} more topic{'s' if n != -1 else ''} needed"
 
 
 def _progress(on: bool | Callable[[str], Any], total: int, desc: str = "recommend: outer splits"):
@@ -388,90 +868,3 @@ def _progress(on: bool | Callable[[str], Any], total: int, desc: str = "recommen
     return tqdm(total=total, desc=desc, file=sys.stderr, delay=_PROGRESS_DELAY, leave=False)
 
 
-def _assemble(judged, model, cands, outer, chosen_b, final, inner, fitted, co_all, *, what, cutoff, target, seed,
-              gain, discount, objective, n_splits, n_inner, min_wins, n_test, n_fit, t0) -> Recommendation:
-    phi = outer.pivot(index="split", columns="candidate", values="phi_1")
-    need = outer.pivot(index="split", columns="candidate", values="topics_needed")
-    names = [c.name for c in cands]
-    standards = [c.name for c in cands if c.kind == "standard"]
-    best_std = max(standards, key=lambda s: (phi[s].mean(), -standards.index(s)))
-    cmp_rows = []
-    for c in names:
-        for s in standards:
-            d = (phi[c] - phi[s]).to_numpy()
-            m, lo, hi = corrected_interval(d, n_test, n_fit)
-            cmp_rows.append({"candidate": c, "standard": s, "diff": m, "lo": lo, "hi": hi,
-                             "wins": _wins(d), "n_splits": n_splits})
-    comparisons = pd.DataFrame(cmp_rows)
-    table_rows = []
-    for i, c in enumerate(cands):
-        d = (phi[c.name] - phi[best_std]).to_numpy()
-        m, lo, hi = corrected_interval(d, n_test, n_fit)
-        saved = (need[best_std] - need[c.name]).to_numpy()
-        sm, slo, shi = corrected_interval(saved, n_test, n_fit) if np.all(np.isfinite(saved)) else (math.nan,) * 3
-        table_rows.append({
-            "candidate": c.name, "kind": c.kind, "n_params": c.n_params, "fitted": fitted[i][1],
-            "phi_1_in_sample": float(co_all["phi_1"][i]), "inner_phi_1": float(inner[i].mean()),
-            "outer_phi_1": float(phi[c.name].mean()), "outer_sd": float(phi[c.name].std(ddof=1)),
-            "diff_vs_best_standard": m, "diff_lo": lo, "diff_hi": hi, "wins": _wins(d),
-            "topics_needed": float(np.median(need[c.name])), "topics_saved": sm, "topics_saved_lo": slo,
-            "topics_saved_hi": shi, "times_selected": int(sum(1 for s in chosen_b if s == i)),
-            "fit_failures": len(c.failures),
-        })
-    table = pd.DataFrame(table_rows).set_index("candidate")
-    failed = [c for c in cands if c.failures]
-    if failed:  # optimiser failures are reported, not hidden: the scores are those of the points reached
-        import warnings
-
-        from .result import OptimizationWarning
-
-        warnings.warn("; ".join(f"{c.name}: {len(c.failures)} fit(s) did not converge ({c.failures[0]})" for c in failed)
-                      + " — their held-out scores are those of the points the optimiser stopped at (the table's "
-                      "fit_failures column counts them).", OptimizationWarning, stacklevel=3)
-    proc = np.array([phi[names[s]].iloc[b] for b, s in enumerate(chosen_b)])
-    pm, plo, phi_hi = corrected_interval(proc - phi[best_std].to_numpy(), n_test, n_fit)
-    choice = cands[final]
-    row = table.loc[choice.name]
-    need_wins = math.ceil(min_wins * n_splits - 1e-9)
-    wins_ok = bool(row["wins"] >= need_wins and row["diff_vs_best_standard"] > TIE_REL)
-    adopt = choice.kind != "standard" and wins_ok and pm >= 0
-    noun = {"gain": "gains", "discount": "discount", "joint": "gains and discount"}[what]
-    if adopt:
-        rec_name, x = choice.name, fitted[final][0]
-        saved = _fmt_saved(row)
-        verdict = (f"adopt tuned {noun} {fitted[final][1]}: {saved} out of sample "
-                   f"(held-out Φ(1) {signed(row['diff_vs_best_standard'], 3)} [{signed(row['diff_lo'], 3)}, {signed(row['diff_hi'], 3)}] "
-                   f"vs {best_std}, better on {int(row['wins'])}/{n_splits} splits)")
-    else:
-        rec_name = best_std
-        x = fitted[names.index(best_std)][0]
-        if choice.kind == "standard":  # report the best tuned candidate's evidence
-            tuned = table[table["kind"] != "standard"]
-            row = tuned.loc[tuned["outer_phi_1"].idxmax()] if len(tuned) else row
-            reason = "no tuned candidate beats the standard ones by more than its noise on the inner splits"
-        elif not wins_ok:
-            reason = f"adoption needs {need_wins}/{n_splits} splits won"
-        else:
-            reason = f"the selection procedure itself loses {abs(pm):.4f} held-out Φ(1) against {best_std}"
-        verdict = (f"keep {best_std}: tuning does not generalise here ({signed(row['diff_vs_best_standard'], 3)} "
-                   f"[{signed(row['diff_lo'], 3)}, {signed(row['diff_hi'], 3)}] held-out Φ(1) for {row.name}, better on "
-                   f"{int(row['wins'])}/{n_splits} splits; {reason})")
-    kind = "standard" if rec_name in standards else choice.kind
-    label = fitted[names.index(rec_name)][1]
-    tuning = tuning_from_vector(judged, cutoff, what, x, gain=gain, discount=discount, objective=objective,
-                                solver=("standard" if kind == "standard" else f"recommend:{kind}"),
-                                message=f"recommended: {label}", seconds=time.perf_counter() - t0)
-    return Recommendation(
-        what=what, cutoff=int(cutoff), objective=objective, target=float(target), seed=seed, n_splits=n_splits,
-        n_inner=n_inner, min_wins=float(min_wins), n_systems=judged.n_systems, n_topics=judged.n_topics,
-        choice=rec_name, label=label, kind=kind, adopt=bool(adopt), selected=choice.name, best_standard=best_std,
-        verdict=verdict, procedure_diff=pm, procedure_lo=plo, procedure_hi=phi_hi, table=table,
-        comparisons=comparisons, outer=outer, tuning=tuning, seconds=time.perf_counter() - t0,
-    )
-
-
-def _fmt_saved(row: pd.Series) -> str:
-    m, lo, hi = row["topics_saved"], row["topics_saved_lo"], row["topics_saved_hi"]
-    if not math.isfinite(m):
-        return "topics saved not estimable (a held-out half gives Φ no target reach)"
-    return f"saves {m:.0f} [{lo:.0f}, {hi:.0f}] topics"

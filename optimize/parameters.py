@@ -51,6 +51,7 @@ from gtheory.kit.display import signed
 from gtheory.kit.jsonio import JsonResult, read_json
 from gtheory import TopicsNeeded
 from gtheory.advanced import Coefficients as _Coefficients
+from gtheory.kit.splits import topic_splits
 
 from ._ratio import coefficients, topics_needed
 from .multistart import check_seed
@@ -412,25 +413,23 @@ def _check_out_of_sample(judged, grid_keys, f_of, matrix, default, n_splits, see
         return pd.DataFrame(columns=cols), "not checked out of sample (n_splits=0)", False, math.nan, math.nan, \
             math.nan, 0
     T = judged.n_topics
-    n_fit = T // 2 + T % 2
     rows = []
     Xd = matrix(default)
-    seqs = seed_sequence(seed).spawn(2 * n_splits)
+    rng = np.random.default_rng(seed)  # the splits of gtheory.kit.topic_splits: outer first, then each inner set
+    outer_splits = topic_splits(T, n_splits=n_splits, seed=rng)
+    n_fit = len(outer_splits[0][0])
 
     def pair(fit_idx, test_idx) -> tuple[tuple, np.ndarray]:
         k = max(grid_keys, key=lambda key: f_of(key, fit_idx))
         co = coefficients(np.stack([matrix(k)[:, test_idx], Xd[:, test_idx]]))
         return k, co
 
-    for b in range(n_splits):
-        perm = np.random.default_rng(seqs[b]).permutation(T)
-        A, B = np.sort(perm[:n_fit]), np.sort(perm[n_fit:])
-        rng = np.random.default_rng(seqs[n_splits + b])
+    for b, (A, B) in enumerate(outer_splits):
         inner = np.empty((2, n_inner))
-        m_fit = len(A) // 2 + len(A) % 2
-        for i in range(n_inner):
-            p = rng.permutation(A)
-            inner[:, i] = pair(np.sort(p[:m_fit]), np.sort(p[m_fit:]))[1]["phi_1"]
+        inner_splits = topic_splits(len(A), n_splits=n_inner, seed=rng)
+        m_fit = len(inner_splits[0][0])
+        for i, (a, c) in enumerate(inner_splits):
+            inner[:, i] = pair(A[a], A[c])[1]["phi_1"]
         d = inner[0] - inner[1]
         se = math.sqrt((1 / n_inner + (len(A) - m_fit) / m_fit) * float(d.var(ddof=1)))
         selected = "tuned" if d.mean() > se else "default"  # one-SE rule: the default unless clearly beaten

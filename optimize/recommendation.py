@@ -1,5 +1,38 @@
 """The :class:`Recommendation` of :func:`optimize.recommend`: a verdict, the configuration to adopt,
-and the nested cross-validation tables behind it."""
+and the nested cross-validation tables behind it.
+
+Fields for presenting the decision (added with the baseline rule; every earlier field keeps its meaning):
+
+* ``baseline`` (str): the configuration the user would use without the tool, as a measure spec that
+  :func:`metrics.evaluate` and ``gtheory evaluate --measure`` accept; default trec_eval's nDCG,
+  ``"nDCG(discount=log2,gain=linear)@k"``.
+* ``adopt`` (bool): True = switch to the adopted configuration; False = keep the baseline itself.
+* ``decided`` (bool): False when the evidence cannot decide (too few outer splits, e.g. ``report --quick``):
+  then ``adopt`` is False and the verdict says so.
+* ``measure`` (str | None): the configuration to use as a measure spec (equal to ``baseline`` when keeping);
+  None when the adopted configuration has no named form (a tuned vector, a ``topflat``/``power``/``log_offset``
+  discount) — then use ``gain_vector``/``discount_vector`` (or ``gtheory evaluate --tuning REC.json``).
+* ``gain_vector`` (tuple of float, one per grade of ``levels``), ``discount_vector`` (tuple of float, one per
+  rank 1..cutoff), ``levels``: the configuration to use, exactly:
+  ``metrics.ndcg(j, gain=dict(zip(levels, gain_vector)), discount=list(discount_vector), cutoff=cutoff)``.
+  When keeping they are the baseline's own vectors, and :meth:`Recommendation.ndcg` is bit-identical to
+  ``metrics.ndcg`` of the baseline.
+* ``alternative`` (str), ``alternative_label`` (str): the candidate the decision is about (the adopted one, or,
+  when keeping, the alternative the selection preferred) — name and fitted form.
+* ``diff``, ``diff_lo``, ``diff_hi`` (float): held-out Φ(1) of the switching procedure minus the baseline's,
+  mean over all outer splits of all seeds, with its 95 % corrected resampled interval (Nadeau & Bengio 2003) —
+  THE interval of the verdict.
+* ``phi_n_baseline``, ``phi_n_adopted`` (float): held-out Φ at the collection's own topic count
+  ``n_topics`` of the baseline and of the alternative; ``phi_n_diff``, ``phi_n_lo``, ``phi_n_hi``: the
+  difference on the Φ(n_topics) scale, its interval the Φ(1) interval mapped through Φ(n) = nρ/(1+nρ).
+* ``topics_saved`` (float): topics needed for Φ ≥ ``target`` by the baseline minus by the alternative
+  (held-out, from the mean Φ(1)s; negative: it needs more).
+* ``splits_won`` (int), ``n_outer`` (int): outer splits (all seeds) on which the alternative's held-out Φ(1)
+  beats the baseline's, out of ``n_outer`` = ``n_seeds`` × ``n_splits``.
+* ``n_seeds`` (int), ``seed_decisions`` (tuple of str: per seed, the candidate name it would switch to or
+  ``"keep"``), ``agreement`` (int: seeds that reached the returned decision).
+* ``phi_meaning`` (str): one clause saying what Φ means, for a verdict's reader.
+"""
 from __future__ import annotations
 
 import json
@@ -31,9 +64,10 @@ class Recommendation(JsonResult):
         ``"keep log2: tuning does not generalise here (+0.001 [-0.004, +0.006] …)"``.
     adopt : whether a tuned configuration is recommended.
     choice, label, kind : the recommended candidate's name, its fitted form (e.g. ``"rbp(p=0.93)"``)
-        and kind (``"standard"``, ``"family"``, ``"regularised"``).
+        and kind (``"standard"`` — the baseline or another standard —, ``"family"``, ``"regularised"``); the table's
+        ``kind`` column marks the baseline's row ``"baseline"`` (always the first row).
     selected : the candidate the inner cross-validation chose on all topics (before the outer check).
-    best_standard : the standard configuration with the best mean outer held-out Φ(1).
+    best_standard : the standard configuration (the baseline included) with the best mean outer held-out Φ(1).
     tuning : the recommended configuration as a :class:`optimize.Tuning` on all topics (its ``gain``,
         ``discount``, coefficients; usable by :meth:`optimize.Tuning.ndcg` and ``gtheory evaluate --tuning``).
     table : per candidate: ``kind``, ``n_params``, ``fitted`` (on all topics), ``phi_1_in_sample``,
@@ -45,8 +79,11 @@ class Recommendation(JsonResult):
     comparisons : per candidate × standard: ``diff``, ``lo``, ``hi``, ``wins`` of held-out Φ(1).
     outer : per outer split × candidate: ``phi_1``, ``ratio``, ``topics_needed`` on the held-out half,
         ``fitted`` (on the fitting half), ``selected`` (the inner selection's choice on that split).
-    procedure_diff, procedure_lo, procedure_hi : mean held-out Φ(1) of the whole selection procedure
-        minus the best standard's, with interval (the nested estimate).
+    procedure_diff, procedure_lo, procedure_hi : mean held-out Φ(1) of the whole switching procedure
+        minus the baseline's over all seeds' outer splits, with interval (the nested estimate; = ``diff`` …).
+    The table also holds ``diff_vs_baseline``/``baseline_lo``/``baseline_hi``/``wins_vs_baseline`` and
+    ``times_chosen`` (seeds whose final selection it was); ``outer`` a ``seed_index`` column, ``split`` running
+    over all seeds' splits.
     """
 
     what: str
@@ -74,6 +111,32 @@ class Recommendation(JsonResult):
     outer: pd.DataFrame = field(repr=False)
     tuning: Tuning = field(repr=False)
     seconds: float = 0.0
+    # ---- the baseline rule (module docstring); defaults read documents of the earlier format
+    baseline: str = ""
+    decided: bool = True
+    measure: str | None = None
+    levels: tuple = ()
+    gain_vector: tuple = ()
+    discount_vector: tuple = ()
+    alternative: str = ""
+    alternative_label: str = ""
+    diff: float = math.nan
+    diff_lo: float = math.nan
+    diff_hi: float = math.nan
+    phi_n_baseline: float = math.nan
+    phi_n_adopted: float = math.nan
+    phi_n_diff: float = math.nan
+    phi_n_lo: float = math.nan
+    phi_n_hi: float = math.nan
+    topics_saved: float = math.nan
+    splits_won: int = 0
+    n_outer: int = 0
+    n_seeds: int = 1
+    seed_decisions: tuple = ()
+    agreement: int = 0
+    phi_meaning: str = ""
+    base_gain: Any = None
+    base_discount: Any = None
 
     # ------------------------------------------------------------------ views
     @property
@@ -87,8 +150,21 @@ class Recommendation(JsonResult):
         return self.tuning.discount
 
     def ndcg(self, judged, *, cutoff: int | None = None) -> pd.DataFrame:
-        """nDCG of the recommended configuration on any judged runs (:meth:`optimize.Tuning.ndcg`)."""
+        """nDCG of the recommended configuration on any judged runs: when keeping, :func:`metrics.ndcg` of the
+        baseline itself (bit for bit); when switching, :meth:`optimize.Tuning.ndcg` of the adopted one."""
+        if not self.adopt and self.base_gain is not None and self.base_discount is not None:
+            import metrics
+
+            gain = self.base_gain
+            if isinstance(gain, dict):
+                gain = {float(k): v for k, v in gain.items()}
+            return metrics.ndcg(judged, gain=gain, discount=self.base_discount,
+                                cutoff=self.cutoff if cutoff is None else cutoff)
         return self.tuning.ndcg(judged, cutoff=cutoff)
+
+    @property
+    def _n_outer(self) -> int:
+        return self.n_outer or self.n_splits
 
     # ------------------------------------------------------------ presentation
     def summary(self) -> str:
@@ -98,12 +174,11 @@ class Recommendation(JsonResult):
         lines = [
             f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  "
             f"{self.n_systems} systems x {self.n_topics} topics, "
-            f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings (seed {self.seed})",
+            f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings, "
+            f"{self.n_seeds} seed(s) from {self.seed}",
             f"  verdict: {self.verdict}",
-            f"  recommended: {self.label} ({self.kind}); inner selection on all topics chose {self.selected!r}; "
-            f"best standard {self.best_standard!r}",
-            f"  selection procedure vs {self.best_standard}, held-out Φ(1): {signed(self.procedure_diff, 4)} "
-            f"[{signed(self.procedure_lo, 4)}, {signed(self.procedure_hi, 4)}]",
+            f"  use: {self.measure or self.label}   (baseline: {self.baseline or self.best_standard})",
+            f"  seeds' decisions: {', '.join(self.seed_decisions) or '-'}",
             "",
             f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Φ(1) out':>9} "
             f"{'Δ vs ' + self.best_standard:>10} {'95% interval':>18} {'wins':>5} {'topics':>7}",
@@ -113,7 +188,7 @@ class Recommendation(JsonResult):
             lines.append(
                 f"  {name:<{w}} {str(r['fitted'])[:fw]:<{fw}} {r['phi_1_in_sample']:>8.4f} {r['outer_phi_1']:>9.4f} "
                 f"{signed(r['diff_vs_best_standard'], 4):>10} [{signed(r['diff_lo'], 4)}, {signed(r['diff_hi'], 4)}] "
-                f"{int(r['wins']):>2}/{self.n_splits:<2} {need:>7}")
+                f"{int(r['wins']):>2}/{self._n_outer:<2} {need:>7}")
         lines.append(f"  (Φ(1) out: mean over outer held-out halves; topics: median topics for Φ ≥ {self.target:g} "
                      "on a held-out half; interval: corrected resampled t, Nadeau & Bengio 2003)")
         return "\n".join(lines)
@@ -122,15 +197,17 @@ class Recommendation(JsonResult):
         return self.summary()
 
     def __repr__(self) -> str:
-        return (f"Recommendation(what={self.what!r}, cutoff={self.cutoff}, choice={self.label!r}, adopt={self.adopt}, "
-                f"verdict={self.verdict!r})")
+        use = self.measure or self.label
+        return (f"Recommendation(what={self.what!r}, cutoff={self.cutoff}, adopt={self.adopt}, use={use!r}, "
+                f"baseline={self.baseline!r}, diff={self.diff:+.4f} [{self.diff_lo:+.4f}, {self.diff_hi:+.4f}], "
+                f"seeds agree {self.agreement}/{self.n_seeds})")
 
     def _repr_html_(self) -> str:
         from gtheory.kit.display import html_table
 
         t = self.table
         rows = ((n, r["kind"], r["fitted"], r["outer_phi_1"], r["diff_vs_best_standard"], r["diff_lo"], r["diff_hi"],
-                 f"{int(r['wins'])}/{self.n_splits}", r["topics_needed"]) for n, r in t.iterrows())
+                 f"{int(r['wins'])}/{self._n_outer}", r["topics_needed"]) for n, r in t.iterrows())
         return html_table(rows, header=["candidate", "kind", "fitted on all topics", "Φ(1) held out",
                                          f"Δ vs {self.best_standard}", "95% lo", "95% hi", "wins", "topics"],
                           caption=f"Recommendation, nDCG@{self.cutoff} {self.what}: {self.verdict}")
@@ -145,7 +222,8 @@ class Recommendation(JsonResult):
         y = np.arange(len(t))
         lo = (t["diff_vs_best_standard"] - t["diff_lo"]).fillna(0).to_numpy()
         hi = (t["diff_hi"] - t["diff_vs_best_standard"]).fillna(0).to_numpy()
-        colours = ["C2" if n == self.choice else ("C7" if k == "standard" else "C0") for n, k in zip(t.index, t["kind"])]
+        colours = ["C2" if n == self.choice else ("C7" if k in ("standard", "baseline") else "C0")
+                   for n, k in zip(t.index, t["kind"])]
         ax.errorbar(t["diff_vs_best_standard"], y, xerr=[lo, hi], fmt="none", ecolor="0.5", capsize=3)
         ax.scatter(t["diff_vs_best_standard"], y, c=colours, zorder=3)
         ax.axvline(0.0, color="0.3", lw=0.8)
@@ -164,9 +242,13 @@ class Recommendation(JsonResult):
         scalars = {k: getattr(self, k) for k in (
             "what", "cutoff", "objective", "target", "seed", "n_splits", "n_inner", "min_wins", "n_systems",
             "n_topics", "choice", "label", "kind", "adopt", "selected", "best_standard", "verdict", "procedure_diff",
-            "procedure_lo", "procedure_hi", "seconds")}
-        d = {"format": FORMAT, **scalars,
-             "levels": self.tuning.levels, "gain": self.tuning.gain, "discount": self.tuning.discount,
+            "procedure_lo", "procedure_hi", "seconds", *_NEW_SCALARS)}
+        scalars["seed_decisions"] = list(self.seed_decisions)
+        d = {"format": FORMAT, **scalars, "levels": self.tuning.levels,
+             # the configuration to use, exactly: the baseline's own vectors when keeping
+             "gain": list(self.gain_vector) if self.gain_vector else self.tuning.gain,
+             "discount": list(self.discount_vector) if self.discount_vector else self.tuning.discount,
+             "gain_vector": list(self.gain_vector), "discount_vector": list(self.discount_vector),
              "table": self.table.reset_index().to_dict(orient="records"),
              "comparisons": self.comparisons.to_dict(orient="records"),
              "outer": self.outer.to_dict(orient="records"),
@@ -192,7 +274,12 @@ class Recommendation(JsonResult):
         kw = {k: d[k] for k in ("what", "cutoff", "objective", "target", "seed", "n_splits", "n_inner", "min_wins",
                                 "n_systems", "n_topics", "choice", "label", "kind", "adopt", "selected",
                                 "best_standard", "verdict")}
-        return cls(**kw, procedure_diff=nan(d["procedure_diff"]), procedure_lo=nan(d["procedure_lo"]),
+        new = {k: (nan(d[k]) if k in _NEW_FLOATS else d[k]) for k in _NEW_SCALARS if k in d}
+        for k in ("gain_vector", "discount_vector", "seed_decisions"):
+            if k in d:
+                new[k] = tuple(d[k])
+        new["levels"] = tuple(float(v) for v in d.get("levels") or ())
+        return cls(**kw, **new, procedure_diff=nan(d["procedure_diff"]), procedure_lo=nan(d["procedure_lo"]),
                    procedure_hi=nan(d["procedure_hi"]), table=table.astype({c: float for c in _FLOATS if c in table}),
                    comparisons=pd.DataFrame(d["comparisons"]).astype({c: float for c in ("diff", "lo", "hi")}),
                    outer=pd.DataFrame(d["outer"]).astype({c: float for c in ("phi_1", "ratio", "topics_needed")}),
@@ -222,3 +309,10 @@ def _invalid_fields(d: dict[str, Any]) -> str:
 
 _FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs_best_standard", "diff_lo",
            "diff_hi", "topics_needed", "topics_saved", "topics_saved_lo", "topics_saved_hi")
+
+#: fields of the baseline rule written as JSON scalars
+_NEW_FLOATS = ("diff", "diff_lo", "diff_hi", "phi_n_baseline", "phi_n_adopted", "phi_n_diff", "phi_n_lo", "phi_n_hi",
+               "topics_saved")
+_NEW_SCALARS = ("baseline", "decided", "measure", "alternative", "alternative_label", *_NEW_FLOATS, "splits_won",
+                "n_outer", "n_seeds", "agreement", "phi_meaning", "base_gain", "base_discount")
+_FLOATS = _FLOATS + ("diff_vs_baseline", "baseline_lo", "baseline_hi")

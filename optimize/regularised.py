@@ -59,9 +59,10 @@ def _penalty_op(n: int, penalty: str) -> sp.csr_matrix:
 
 def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: float, ref: NDArray,
                penalty: str = "ridge", x0: NDArray | None = None,
-               maxiter: int = 500) -> tuple[NDArray, float, bool, str, int]:
+               maxiter: int = 500, tol: float = 1e-11) -> tuple[NDArray, float, bool, str, int]:
     """``(x, f, success, message, nit)``: the penalised optimum of the module docstring on ``topics``
-    (``x`` normalised to sum 1, ``f`` the raw objective without the penalty)."""
+    (``x`` normalised to sum 1, ``f`` the raw objective without the penalty); ``tol`` is L-BFGS-B's ``ftol``
+    (``gtol`` is 100 times it)."""
     to_x, to_z = ((increments_to_discount, discount_to_increments) if model.what == "discount"
                   else (increments_to_gain, gain_to_increments))
     ref = np.asarray(ref, dtype=np.float64)
@@ -97,7 +98,7 @@ def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: f
     start = yref if x0 is None else np.asarray(x0, dtype=np.float64) / np.sum(x0)
     z0 = np.maximum(to_z(start), 0.0)
     res = minimize(fun, z0, jac=True, method="L-BFGS-B", bounds=[(0.0, None)] * model.n,
-                   options={"maxiter": maxiter, "ftol": 1e-11, "gtol": 1e-9})
+                   options={"maxiter": maxiter, "ftol": tol, "gtol": 100 * tol})
     x = np.maximum(to_x(np.maximum(res.x, 0.0)), 0.0)
     x = x / x.sum()
     f = float(model.value_and_grad(x, topics, objective)[0])

@@ -26,6 +26,7 @@ import metrics
 from metrics import JudgedRuns
 
 from gtheory.intervals import check_open_unit
+from gtheory.kit.splits import topic_splits
 
 from .objective import Objective, check_objective
 from .result import OptimizationWarning
@@ -137,7 +138,9 @@ def cross_validate(
 
     Notes
     -----
-    Split :math:`b` draws a random permutation of the :math:`T` topics; the first
+    The splits are :func:`gtheory.kit.topic_splits` (the rule :func:`optimize.recommend` and
+    :func:`optimize.tune_parameters` share: the same seed gives the same splits). Split :math:`b` draws a random
+    permutation of the :math:`T` topics; the first
     :math:`T_1 = \mathrm{round}(\text{train\_fraction}\cdot T)` form the tuning part :math:`A_b`,
     the rest the held-out part :math:`B_b`. The tuned configuration is the stability-optimal one of
     Kanoulas & Aslam (2009, §2.3) on :math:`A_b` alone,
@@ -163,12 +166,10 @@ def cross_validate(
     """
     n_train = _check_args(judged, what, n_splits, train_fraction, target, seed, starts, solver, objective)
     T = judged.n_topics
-    rng = np.random.default_rng(seed)
     rows = []
-    for split in range(n_splits):
-        perm = rng.permutation(T)
-        train = judged.subset(topics=np.sort(perm[:n_train]))
-        parts = {"train": train, "test": judged.subset(topics=np.sort(perm[n_train:]))}
+    for split, (tr, te) in enumerate(topic_splits(T, n_splits=n_splits, train_size=n_train, seed=seed)):
+        train = judged.subset(topics=tr)
+        parts = {"train": train, "test": judged.subset(topics=te)}
         kw = dict(objective=objective, starts=starts, seed=seed, solver=solver)
         with warnings.catch_warnings():
             # failure is recorded in the `success` column, negative estimates in `clipped_*`

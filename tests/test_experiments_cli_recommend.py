@@ -10,7 +10,7 @@ import metrics
 import optimize
 from experiments.cli import main
 
-FAST = ["--splits", "2", "--inner", "2", "--cutoff", "10"]
+FAST = ["--splits", "2", "--inner", "2", "--cutoff", "10", "--seeds", "1"]
 
 
 def run_cli(args, capsys):
@@ -33,7 +33,7 @@ def test_recommend_matches_the_library_and_writes_a_tuning(small_judged, tmp_pat
     out_json = tmp_path / "rec.json"
     code, out, err = run_cli(["recommend", "--judged", str(path), *FAST, "--out", str(out_json)], capsys)
     assert code == 0
-    rec = optimize.recommend(j, 10, n_splits=2, n_inner=2, progress=False)
+    rec = optimize.recommend(j, 10, n_splits=2, n_inner=2, n_seeds=1, progress=False)
     assert rec.verdict in out and "written to" in err
     assert optimize.Recommendation.from_json(out_json).verdict == rec.verdict
     assert not list(tmp_path.glob(".tmp-*"))  # the atomic write left no temporary file
@@ -44,7 +44,7 @@ def test_recommend_matches_the_library_and_writes_a_tuning(small_judged, tmp_pat
 def test_recommend_quiet_and_json(small_judged, capsys):
     _, path = small_judged
     code, out, err = run_cli(["recommend", "--judged", str(path), *FAST, "--quiet"], capsys)
-    assert code == 0 and out.count("\n") == 1 and out.startswith(("keep ", "adopt tuned")) and err == ""
+    assert code == 0 and out.count("\n") == 1 and out.startswith(("keep ", "switch to ")) and err == ""
     code, out, _ = run_cli(["recommend", "--judged", str(path), *FAST, "--what", "gain", "--json"], capsys)
     d = json.loads(out)
     assert d["format"] == "gtheory.optimize.Recommendation/1" and d["what"] == "gain"
@@ -89,8 +89,8 @@ def test_recommend_joint_from_the_cli(small_judged, tmp_path, capsys):
     out_json = tmp_path / "joint.json"
     code, out, _ = run_cli(["recommend", "--judged", str(path), *FAST, "--what", "joint", "--quiet",
                             "--out", str(out_json)], capsys)
-    assert code == 0 and out.startswith(("keep linear+log2", "keep exponential+log2", "keep linear+linear",
-                                         "adopt tuned gains and discount"))
+    # two splits cannot decide: the baseline, trec_eval's nDCG, is kept
+    assert code == 0 and out.startswith("keep nDCG(discount=log2,gain=linear)@10: too few splits to decide")
     t = optimize.Tuning.from_json(out_json)
     assert t.what == "joint" and t.discount.size == 10
 
@@ -106,6 +106,21 @@ def test_families_lambdas_penalty_and_min_wins_reach_the_library(capsys):
     d = _json.loads(capsys.readouterr().out)
     assert [r["candidate"] for r in d["table"]] == ["log2", "zipf", "linear", "rbp(p)", "power(alpha)", "smooth(λ=0.5)"]
     assert d["min_wins"] == 0.6
+
+
+def test_baseline_and_seeds_reach_the_library(small_judged, capsys):
+    j, path = small_judged
+    code, out, _ = run_cli(["recommend", "--judged", str(path), *FAST[:-2], "--seeds", "2", "--baseline",
+                            "nDCG(discount=zipf)@10", "--json"], capsys)
+    d = json.loads(out)
+    assert code == 0 and d["baseline"] == "nDCG(discount=zipf,gain=linear)@10" and d["n_seeds"] == 2
+    assert d["table"][0]["candidate"] == "zipf" and d["measure"] == d["baseline"]  # 2 splits: kept
+    nd = metrics.ndcg(j, gain=dict(zip(d["levels"], d["gain_vector"])), discount=d["discount_vector"], cutoff=10)
+    np.testing.assert_array_equal(nd.to_numpy(), metrics.ndcg(j, discount="zipf", cutoff=10).to_numpy())
+    for args, message in ((["--baseline", "AP"], "--baseline must be an nDCG measure"),
+                          (["--seeds", "0"], "--seeds must be a positive integer; got 0")):
+        code, _, err = run_cli(["recommend", "--judged", str(path), *FAST[:-2], *args], capsys)
+        assert code == 2 and message in err
     for option, value, message in [("--families", "nope", "--families for the discount must be among jarvelin"),
                                    ("--lambdas", "-1", "--lambdas must be non-negative numbers; got [-1.0]"),
                                    ("--min-wins", "1.5", "--min-wins must be a share in (0, 1]; got 1.5")]:

@@ -1,9 +1,7 @@
 """optimize.recommend: nested cross-validation over topics and the "should I tune?" verdict.
 
-The done-when table of the issue is computed here (not hard-coded): on the TREC-9, DL 2019 and Robust 2004
-subsets of tests/conftest.py, at cut-offs 10, 20 and 100, for the discount and the gains, the recommended
-configuration's mean outer held-out Φ(1) is never below the best standard configuration's by more than 0.001,
-and "adopt tuned" appears only where the held-out gain is positive on at least 8 of the 10 outer splits.
+The rule is checked from the tables it reports (keep = the baseline bit for bit; a switch needs held-out evidence
+and a majority of seeds); its calibration on half-collections is tests/test_optimize_recommend_calibration.py.
 """
 from __future__ import annotations
 
@@ -25,26 +23,26 @@ def collections(trec9, dl19, robust04):
     return {"trec9": trec9.judged, "dl19": dl19.judged, "robust04": robust04.judged}
 
 
-@pytest.mark.parametrize("name", ["trec9", "dl19", "robust04"])
-def test_done_when_table(collections, name):
+@pytest.mark.parametrize("name, cutoff, what", [("trec9", 20, "discount"), ("dl19", 10, "gain"),
+                                                ("robust04", 10, "discount")])
+def test_keep_means_the_baseline_and_switch_means_held_out_evidence(collections, name, cutoff, what):
+    # the rule, checked from the tables it reports: a switch needs a positive lower bound of the procedure's
+    # held-out gain, min_wins of every deciding seed's splits and a majority of seeds; keeping returns the baseline
     judged = collections[name]
-    for cutoff in (10, 20, 100):
-        for what in ("discount", "gain"):
-            rec = optimize.recommend(judged, cutoff, what=what, seed=0, progress=False)
-            outer = rec.outer
-            phi = outer.pivot(index="split", columns="candidate", values="phi_1")
-            standards = list(optimize.STANDARD_CONFIGS[what])
-            best = max(phi[s].mean() for s in standards)
-            assert phi[rec.choice].mean() >= best - 0.001, (name, cutoff, what, rec.verdict)
-            best_std = max(standards, key=lambda s: phi[s].mean())
-            assert rec.best_standard == best_std
-            if rec.adopt:
-                assert rec.verdict.startswith(f"adopt tuned {'gains' if what == 'gain' else 'discount'}")
-                assert int((phi[rec.choice] > phi[best_std]).sum()) >= 8, (name, cutoff, what, rec.verdict)
-                assert phi[rec.choice].mean() > phi[best_std].mean()
-            else:
-                assert rec.verdict.startswith(f"keep {best_std}: tuning does not generalise here")
-                assert rec.choice == best_std
+    rec = optimize.recommend(judged, cutoff, what=what, seed=0, n_seeds=3, progress=False)
+    phi = rec.outer.pivot(index="split", columns="candidate", values="phi_1")
+    base = rec.table.index[0]
+    assert rec.table.loc[base, "kind"] == "baseline"
+    assert rec.baseline == f"nDCG(discount=log2,gain=linear)@{cutoff}"
+    assert rec.n_outer == 3 * rec.n_splits == len(phi)
+    counts = {d: rec.seed_decisions.count(d) for d in rec.seed_decisions}
+    if rec.adopt:
+        assert rec.diff_lo > 0 and counts[rec.choice] >= 3  # 0.75 of 3 seeds, rounded up
+        assert rec.splits_won == int((phi[rec.choice] - phi[base] > 0).sum())
+    else:
+        assert rec.choice == base and rec.measure == rec.baseline
+        np.testing.assert_array_equal(rec.ndcg(judged).to_numpy(),
+                                      metrics.ndcg(judged, cutoff=cutoff).to_numpy())
 
 
 # ---------------------------------------------------------------- the engine and the families
@@ -156,25 +154,74 @@ def test_regularised_and_family_refuse_bad_arguments(trec9):
 # ---------------------------------------------------------------- recommend
 @pytest.fixture(scope="module")
 def small_rec(trec9):
-    return optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, seed=3, progress=False)
+    return optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, n_seeds=2, seed=3, progress=False)
 
 
 def test_same_seed_same_recommendation(trec9, small_rec):
-    again = optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, seed=3, progress=False)
+    # in one process or in two (the seeds forked): the same result
+    again = optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, n_seeds=2, seed=3, n_jobs=1, progress=False)
     assert again.to_dict() | {"seconds": 0, "tuning": None} == small_rec.to_dict() | {"seconds": 0, "tuning": None}
-    other = optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, seed=4, progress=False)
+    other = optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, n_seeds=2, seed=4, progress=False)
     assert not np.array_equal(other.outer["phi_1"].to_numpy(), small_rec.outer["phi_1"].to_numpy())
 
 
 def test_outer_scores_are_held_out_gstudies(trec9, small_rec):
-    # recompute one outer split by hand: the standard configuration scored on the held-out half
+    # recompute one outer split by hand: the first seed's splits are the old cross_validate rule (a permutation
+    # per split from default_rng(seed), the first round(T/2) topics fit), the standard scored on the held-out part
     j = trec9.judged
-    row = small_rec.outer[(small_rec.outer["split"] == 0) & (small_rec.outer["candidate"] == "zipf")].iloc[0]
-    seqs = np.random.SeedSequence(3).spawn(2 * 4 + 1)
-    perm = np.random.default_rng(seqs[0]).permutation(j.n_topics)
-    held = np.sort(perm[j.n_topics // 2 + j.n_topics % 2:])
+    row = small_rec.outer[(small_rec.outer["split"] == 1) & (small_rec.outer["candidate"] == "zipf")].iloc[0]
+    rng = np.random.default_rng(3)
+    rng.permutation(j.n_topics)
+    perm = rng.permutation(j.n_topics)
+    held = np.sort(perm[round(j.n_topics / 2):])
     X = metrics.ndcg(j.subset(topics=held), discount="zipf", cutoff=10)
     assert row["phi_1"] == pytest.approx(gtheory.gstudy(X).phi(1), abs=1e-12)
+
+
+def test_too_few_splits_cannot_decide(small_rec):
+    assert small_rec.n_splits < optimize.nested.MIN_SPLITS
+    assert not small_rec.decided and not small_rec.adopt
+    assert "too few splits to decide" in small_rec.verdict and small_rec.measure == small_rec.baseline
+
+
+def test_keep_is_the_baseline_bit_for_bit(trec9, small_rec, tmp_path):
+    # keeping returns the baseline itself: its nDCG equals metrics.ndcg / metrics.evaluate of the baseline exactly,
+    # through the Recommendation, its measure spec and the vectors of its JSON
+    j = trec9.judged
+    ref = metrics.ndcg(j, cutoff=10).to_numpy()
+    np.testing.assert_array_equal(small_rec.ndcg(j).to_numpy(), ref)
+    np.testing.assert_array_equal(metrics.evaluate(j, small_rec.measure).to_numpy(), ref)
+    path = tmp_path / "rec.json"
+    small_rec.to_json(path)
+    back = optimize.Recommendation.from_json(path)
+    np.testing.assert_array_equal(back.ndcg(j).to_numpy(), ref)
+    d = json.loads(path.read_text())
+    nd = metrics.ndcg(j, gain=dict(zip(d["levels"], d["gain_vector"])), discount=d["discount_vector"], cutoff=10)
+    np.testing.assert_array_equal(nd.to_numpy(), ref)
+
+
+def test_a_given_baseline_is_what_keep_returns(dl19):
+    j = dl19.judged
+    rec = optimize.recommend(j, 10, baseline="nDCG(discount=zipf)@10", n_splits=2, n_inner=2, n_seeds=1,
+                             families=("rbp",), lambdas=(), progress=False)
+    assert rec.baseline == "nDCG(discount=zipf,gain=linear)@10" and rec.table.index[0] == "zipf"
+    assert "log2" in rec.table.index  # trec_eval's discount is now an alternative like the others
+    np.testing.assert_array_equal(rec.ndcg(j).to_numpy(), metrics.ndcg(j, discount="zipf", cutoff=10).to_numpy())
+    for bad, match in (("AP", "must be an nDCG measure"), ("nDCG@20", "has cut-off 20"),
+                       ("nDCG(p=0.5)@10", "p goes with discount=rbp")):
+        with pytest.raises(ValueError, match=match):
+            optimize.recommend(j, 10, baseline=bad, progress=False)
+
+
+def test_a_switch_names_a_measure_when_the_family_has_one(dl19):
+    # DL 2019 at nDCG@100: the data favour a steeper discount than log2 (docs/should-i-tune.md); whatever the
+    # decision, the measure spec evaluates the returned configuration (named families: to rounding of the parameter)
+    j = dl19.judged
+    rec = optimize.recommend(j, 100, families=("rbp",), lambdas=(), n_seeds=2, progress=False)
+    if rec.measure is not None:
+        np.testing.assert_allclose(metrics.evaluate(j, rec.measure).to_numpy(), rec.ndcg(j).to_numpy(), atol=1e-12)
+    nd = metrics.ndcg(j, gain=dict(zip(rec.levels, rec.gain_vector)), discount=list(rec.discount_vector), cutoff=100)
+    np.testing.assert_allclose(nd.to_numpy(), rec.ndcg(j).to_numpy(), atol=1e-12)
 
 
 def test_recommendation_protocol(small_rec, tmp_path, trec9):
@@ -225,6 +272,10 @@ def test_corrected_interval_by_hand():
     (dict(lambdas=(-1.0,)), "`lambdas` must be non-negative"),
     (dict(families=("zipf",)), "`families` for the discount must be among"),
     (dict(min_wins=0), "`min_wins` must be a share"),
+    (dict(min_agreement=1.5), "`min_agreement` must be a share"),
+    (dict(n_seeds=0), "`n_seeds` must be an integer ≥ 1"),
+    (dict(min_effect=-0.1), "`min_effect` must be a non-negative number"),
+    (dict(level=1.0), "level"),
 ])
 def test_recommend_refuses_bad_arguments(trec9, kw, match):
     with pytest.raises(ValueError, match=match):
@@ -235,10 +286,11 @@ def test_progress_goes_to_stderr(trec9, capsys, monkeypatch):
     import optimize.nested as nested
 
     monkeypatch.setattr(nested, "_PROGRESS_DELAY", 0.0)
-    optimize.recommend(trec9.judged, 10, n_splits=2, n_inner=2, families=("rbp",), lambdas=(), progress=True)
+    optimize.recommend(trec9.judged, 10, n_splits=2, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(), progress=True)
     out, err = capsys.readouterr()
     assert out == "" and "recommend" in err
-    optimize.recommend(trec9.judged, 10, n_splits=2, n_inner=2, families=("rbp",), lambdas=(), progress=False)
+    optimize.recommend(trec9.judged, 10, n_splits=2, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(),
+                       progress=False)
     assert capsys.readouterr().err == ""
 
 
@@ -258,14 +310,13 @@ def test_joint_model_reproduces_metrics_ndcg(dl19):
 
 def test_recommend_joint(trec9):
     j = trec9.judged
-    rec = optimize.recommend(j, 10, what="joint", n_splits=3, n_inner=2, families=("power",), lambdas=(0.1,),
-                             progress=False)
+    rec = optimize.recommend(j, 10, what="joint", n_splits=3, n_inner=2, n_seeds=1, families=("power",),
+                             lambdas=(0.1,), progress=False)
     assert set(rec.table.index) == {"linear+log2", "exponential+log2", "linear+linear", "power(alpha)+power(gamma)",
                                     "ridge(λ=0.1)"}
     assert rec.tuning.what == "joint" and rec.discount.size == 10
-    phi = rec.outer.pivot(index="split", columns="candidate", values="phi_1")
-    assert phi[rec.choice].mean() >= max(phi[s].mean() for s in optimize.STANDARD_CONFIGS["joint"]) - 1e-12 \
-        or rec.adopt
+    # 3 splits cannot decide: the baseline (linear gains, log2 discount) is kept
+    assert not rec.decided and rec.choice == "linear+log2" and rec.table.loc["linear+log2", "kind"] == "baseline"
     # the recommended configuration's coefficients are those of metrics.ndcg + gtheory.gstudy
     assert rec.tuning.phi_1 == pytest.approx(gtheory.gstudy(rec.ndcg(j)).phi(1), abs=1e-12)
 
@@ -300,7 +351,7 @@ def test_regularised_fits_that_do_not_converge_are_reported(monkeypatch):
     j = metrics.load_trec9().subset(systems=range(0, 104, 4), topics=range(20))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rec = optimize.recommend(j, 10, n_splits=2, n_inner=2, lambdas=(1.0, 0.0), progress=False)
+        rec = optimize.recommend(j, 10, n_splits=2, n_inner=2, n_seeds=1, lambdas=(1.0, 0.0), progress=False)
     table = rec.table["fit_failures"]
     assert table["ridge(λ=1)"] > 0 and table.drop("ridge(λ=1)").eq(0).all()
     messages = [str(w.message) for w in caught if issubclass(w.category, optimize.OptimizationWarning)]

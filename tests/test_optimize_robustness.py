@@ -332,8 +332,8 @@ def test_a_generator_seeds_recommend_and_the_bootstrap(j):
     import gtheory
 
     sub = j.subset(systems=range(0, 104, 4))
-    a, b = (optimize.recommend(sub, 10, n_splits=4, n_inner=2, seed=np.random.default_rng(3), progress=False)
-            for _ in range(2))
+    a, b = (optimize.recommend(sub, 10, n_splits=4, n_inner=2, n_seeds=2, seed=np.random.default_rng(3),
+                               progress=False) for _ in range(2))
     assert a.outer.equals(b.outer) and a.choice == b.choice and a.seed is None
     g = gtheory.gstudy(metrics.ndcg(sub, cutoff=10))
     x, y = (g.bootstrap(B=50, seed=np.random.default_rng(1)) for _ in range(2))
@@ -343,7 +343,8 @@ def test_a_generator_seeds_recommend_and_the_bootstrap(j):
 def test_recommend_progress_may_be_a_callable(j):
     # one `progress` type across the project: True/False or a callable receiving each message
     got: list[str] = []
-    optimize.recommend(j.subset(systems=range(0, 104, 4)), 10, n_splits=3, n_inner=2, seed=0, progress=got.append)
-    assert got == [f"recommend: outer splits: {i}/4" for i in range(1, 5)]
+    optimize.recommend(j.subset(systems=range(0, 104, 4)), 10, n_splits=3, n_inner=2, n_seeds=1, seed=0,
+                       progress=got.append)
+    assert got == [f"recommend: outer splits: {i}/5" for i in range(1, 6)]  # 3 outer + the final selection + refit
     with pytest.raises(TypeError, match="`progress` must be True"):
         optimize.recommend(j, 10, progress="yes")

@@ -84,7 +84,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return experiments.ConfigurationCheck(table=table, reference="a", cutoff=10, n_systems=8, n_topics=12,
                                               top_k=8, B=30, alpha=0.05, seed=0, gain={"0": 0.0, "1": 1.0})
     if name == "Recommendation":
-        return _quiet(optimize.recommend, judged, 10, n_splits=2, n_inner=2, progress=False)
+        return _quiet(optimize.recommend, judged, 10, n_splits=2, n_inner=2, n_seeds=2, progress=False)
     if name == "ParameterTuning":
         return _quiet(optimize.tune_parameters, judged, "RBP(p={p})", {"p": (0.5, 0.95)}, grid=4, n_splits=2,
                       progress=False)

@@ -22,11 +22,14 @@ from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
 __all__ = ["register", "run"]
 
 _EPILOG = """\
-Nested cross-validation over topics (Varma & Simon 2006; Cawley & Talbot 2010): each of --splits random
-halvings fits the tuned candidates (one- and two-parameter families, regularised vectors) on one half and
-scores every candidate, standard ones too, by Φ(1) on the other half; inside each fitting half, --inner
-halvings choose a candidate. A tuned configuration is adopted only if it beats the best standard one on
-at least --min-wins (80 %) of the held-out halves. --out writes a JSON that 'gtheory evaluate --tuning' reads.
+Keep your nDCG (--baseline, default trec_eval's: linear gains, log2 discount) or switch? Nested cross-validation
+over topics (Varma & Simon 2006; Cawley & Talbot 2010): each of --splits random halvings fits the alternatives
+(other standard configurations, one- and two-parameter families, regularised vectors) on one half and scores
+every one by Φ(1) on the other half; inside each fitting half, --inner halvings choose one. A seed switches only
+if the procedure's held-out gain over the baseline has a positive 95 % lower bound (Nadeau & Bengio's corrected
+interval) and its choice wins at least --min-wins (80 %) of the held-out halves; the whole procedure is rerun with
+--seeds seeds and switches only when --min-agreement (75 %) of them make the same switch. "keep" is the baseline,
+bit for bit. --out writes a JSON that 'gtheory evaluate --tuning' reads.
 Without --runs/--qrels (or --judged) the embedded TREC-9 Web runs (104 systems x 50 topics) are used.
 """
 
@@ -46,11 +49,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--gain", nargs="+", default=["linear"], metavar="GAIN",
                    help="fixed gain for --what discount (family or numbers per grade; default linear)")
     p.add_argument("--discount", default="log2", help="fixed discount for --what gain (default log2)")
+    p.add_argument("--baseline", default=None, metavar="MEASURE",
+                   help="the nDCG you would use without this tool, e.g. nDCG@10 or 'nDCG(discount=zipf)@10' "
+                        "(default: --gain and --discount, i.e. trec_eval's nDCG)")
     p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="what the tuned candidates maximise")
     p.add_argument("--target", type=float, default=0.95, help="Φ target of the topics needed (default 0.95)")
     p.add_argument("--splits", type=int, default=10, help="outer topic halvings (default 10)")
     p.add_argument("--inner", type=int, default=4, help="inner topic halvings choosing a candidate (default 4)")
     p.add_argument("--seed", type=int, default=0, help="seed of every split (a non-negative integer)")
+    p.add_argument("--seeds", type=int, default=5, help="reseedings of the whole procedure (default 5)")
+    p.add_argument("--min-agreement", type=float, default=0.75,
+                   help="share of the seeds that must make the same switch (default 0.75)")
     p.add_argument("--families", nargs="+", metavar="FAMILY", default=None,
                    help="the tuned families (default all of --what's: discount jarvelin, rbp, power, log_offset, ...)")
     p.add_argument("--lambdas", nargs="+", type=float, metavar="L", default=None,
@@ -58,7 +67,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--penalty", choices=["ridge", "smooth"], default="ridge",
                    help="penalty of the regularised vectors (default ridge)")
     p.add_argument("--min-wins", type=float, default=0.8,
-                   help="share of held-out halves a tuned choice must win to be adopted (default 0.8)")
+                   help="share of held-out halves an alternative must win against the baseline (default 0.8)")
     p.add_argument("--out", metavar="REC.json", default=None, help="write the recommendation as JSON ('-': standard output)")
     p.add_argument("--json", action="store_true", help="print the recommendation as JSON instead of a summary")
     p.add_argument("--quiet", action="store_true", help="print only the verdict; no progress bar")
@@ -68,7 +77,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 #: the Python API's parameter names in messages → the options of this command
 _OPTIONS = {**NDCG_OPTIONS, "cutoff": "--cutoff", "objective": "--objective", "target": "--target",
             "n_splits": "--splits", "n_inner": "--inner", "seed": "--seed", "judged": "the data",
-            "families": "--families", "lambdas": "--lambdas", "penalty": "--penalty", "min_wins": "--min-wins"}
+            "families": "--families", "lambdas": "--lambdas", "penalty": "--penalty", "min_wins": "--min-wins",
+            "baseline": "--baseline", "n_seeds": "--seeds", "min_agreement": "--min-agreement"}
 
 
 def _inputs(args: argparse.Namespace) -> list[Path]:
@@ -84,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--json and --quiet exclude each other.")
     if not 0 < args.target < 1:
         raise UsageError(f"--target must be a number strictly between 0 and 1; got {args.target}.")
-    for option, value, least in (("--splits", args.splits, 2), ("--inner", args.inner, 2), ("--seed", args.seed, 0)):
+    for option, value, least in (("--splits", args.splits, 2), ("--inner", args.inner, 2), ("--seed", args.seed, 0),
+                                 ("--seeds", args.seeds, 1)):
         check_least(option, value, least)
     gain = parse_gain(args.gain)
     discount = parse_discount(args.discount)
@@ -103,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
                                  n_splits=args.splits, n_inner=args.inner, progress=False if args.json else progress_option(args),
                                  families=tuple(args.families) if args.families else None,
                                  lambdas=tuple(args.lambdas) if args.lambdas is not None else optimize.nested.LAMBDAS,
-                                 penalty=args.penalty, min_wins=args.min_wins)
+                                 penalty=args.penalty, min_wins=args.min_wins, baseline=args.baseline,
+                                 n_seeds=args.seeds, min_agreement=args.min_agreement)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     if args.out:
