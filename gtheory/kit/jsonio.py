@@ -79,7 +79,7 @@ def write_text(path: Any, text: str) -> None:
     """Write ``text`` to ``path`` with the package's one writer (:func:`gtheory.kit.output.write_text`): atomic for
     a regular file (a temporary file beside it, renamed), written through for a device, FIFO or ``/dev/stdout``;
     a symbolic link is written through."""
-    from .kit.output import write_text as _write
+    from .output import write_text as _write
 
     _write(path, text)
 
