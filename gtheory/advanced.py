@@ -6,8 +6,8 @@ coefficient API (``phi(n)``, ``erho2(n)``, ``topics_needed``) that :class:`optim
 """
 from __future__ import annotations
 
-from .gstudy import _Coefficients as Coefficients, _fields_document as fields_document, _read_fields as read_fields
-from .gstudy import why_never_reached
+from .coefficients import _Coefficients as Coefficients, _fields_document as fields_document, _read_fields as read_fields
+from .coefficients import why_never_reached
 from .io import _canonical_orientation as canonical_orientation, _coerce_matrix as coerce_matrix
 from .io import _frame_to_matrix as frame_to_matrix
 

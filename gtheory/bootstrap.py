@@ -89,7 +89,9 @@ from .components import erho2_from_components, phi_from_components, variance_com
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from .gstudy import GStudy
+
+#: a :class:`gtheory.GStudy` (not imported here: this module sits below it, so that gtheory has no import cycle)
+GStudy = Any
 
 __all__ = ["bootstrap", "dstudy_subset", "BootstrapResult", "bias_adjust", "QUANTITIES"]
 
@@ -487,7 +489,7 @@ def _replicate_components(x: NDArray[np.float64], rows: NDArray[np.intp], cols: 
     n_b = rows.shape[0]
     out = np.empty((n_b, 3))
     if method == "reml":
-        from .unbalanced import reml_components
+        from .reml import reml_components
 
         for b in range(n_b):  # one optimisation per replicate; warm-started
             c, _ = reml_components(x[np.ix_(rows[b], cols[b])], start=start)
@@ -503,7 +505,7 @@ def _replicate_components(x: NDArray[np.float64], rows: NDArray[np.intp], cols: 
     for lo in range(0, n_b, chunk):
         xb = x[rows[lo:lo + chunk, :, None], cols[lo:lo + chunk, None, :]]
         if method == "henderson":
-            from .unbalanced import henderson_components
+            from .reml import henderson_components
 
             vc = henderson_components(xb)
         else:

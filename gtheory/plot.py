@@ -1,14 +1,16 @@
 """Plot of Φ and Eρ² against the number of topics (Kanoulas & Aslam, CIKM 2009, Fig. 4 style)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from .gstudy import GStudy
+
+#: a :class:`gtheory.GStudy` (not imported here: this module sits below it, so that gtheory has no import cycle)
+GStudy = Any
 
 __all__ = ["plot_dstudy"]
 

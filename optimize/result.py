@@ -357,7 +357,7 @@ class Tuning(_Coefficients, JsonResult):
         return self.var_residual
 
     # phi(n_topics=None), erho2(n_topics=None) and topics_needed(target, coefficient, *, level) come from
-    # gtheory.gstudy._Coefficients, the code of GStudy.phi, GStudy.erho2 and GStudy.topics_needed: the same
+    # gtheory.coefficients._Coefficients, the code of GStudy.phi, GStudy.erho2 and GStudy.topics_needed: the same
     # checks, the same numbers (those of ``gstudy``, the G-study of the tuned nDCG on the tuning data). The
     # interval of topics_needed treats the configuration as fixed; it was chosen on these data, so it is optimistic.
 
