@@ -45,6 +45,8 @@ def write(out: Path) -> None:
         for i in sorted(keep[t] | set(np.flatnonzero(grade > 0).tolist())):
             rows.append(f"{j.topics[t]} 0 d{j.topics[t]}-{i} {int(grade[i])}\n")
     (out / "qrels.txt").write_text("".join(rows))
+    print(f"wrote {len(SYSTEMS)} runs ({TOPICS} topics, top {DEPTH}) to {out / 'runs'} and {len(rows)} judgments "
+          f"to {out / 'qrels.txt'}")
 
 
 if __name__ == "__main__":
