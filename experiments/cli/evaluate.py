@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     for name in nd["measures"]:
         df = compute(judged, name, nd["gain"], nd["discount"], args.judged_only, nd["tuning"])
         if args.format == "long":
-            long = df.stack().rename("score").reset_index()
+            # every cell, NaN (--missing exclude) included: DataFrame.stack drops NaN before pandas 3
+            long = pd.DataFrame({df.index.name: df.index.repeat(df.shape[1]),
+                                 df.columns.name: list(df.columns) * len(df), "score": df.to_numpy().ravel()})
             long.insert(2, "measure", name)
             frames.append(long)
         else:
