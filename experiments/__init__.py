@@ -30,11 +30,16 @@ except ImportError:
     _found = _sys.modules.get("gtheory")
     if _found is None or getattr(_found, "__gtheory_package__", None) == "gtheory":
         raise
-    raise ImportError(  # `gtheory` itself is shadowed, so its guard cannot be imported: the same message, here
-        f"`experiments` needs the `gtheory` package of gtheory, but `import gtheory` finds "
-        f"{getattr(_found, '__file__', None) or list(getattr(_found, '__path__', []))} first on sys.path: a "
-        "module of your project shadows it. Rename it (e.g. to my_gtheory) or run from another directory."
-    ) from None
+    # `gtheory` itself is shadowed (a module of the project, or a clone of this repository imported from its parent
+    # folder as an empty namespace package): its guard is loaded from its file, beside this package, to say which
+    import importlib.util as _util
+    from pathlib import Path as _Path
+
+    _file = _Path(__file__).resolve().parents[1] / "gtheory" / "kit" / "siblings.py"
+    _spec = _util.spec_from_file_location("_gtheory_guard", _file)
+    _guard = _util.module_from_spec(_spec)
+    _spec.loader.exec_module(_guard)
+    raise _guard.ShadowedPackageError(_guard.shadow_message("experiments", "gtheory", _found), name="gtheory") from None
 _require_siblings("experiments", "metrics", "gtheory", "optimize")
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING

@@ -76,9 +76,12 @@ def _plot(study, value, *, ax, hline=None, hline_label=None, log_x=False, title=
         _, ax = plt.subplots(figsize=(5.5, 4))
     for label, agg in curves:
         x = agg.index.to_numpy(dtype=float)
-        (line,) = ax.plot(x, agg["mean"], marker="o", markersize=3.5, linewidth=1.5, label=label)
-        if band and (agg["max"] > agg["min"]).any():
-            ax.fill_between(x, agg["min"], agg["max"], color=line.get_color(), alpha=0.15, linewidth=0)
+        # float arrays: a column with missing values (None) aggregates to object dtype, which older matplotlib
+        # (3.7, the declared minimum) cannot mask in fill_between
+        mean, lo, hi = (agg[k].to_numpy(dtype=float) for k in ("mean", "min", "max"))
+        (line,) = ax.plot(x, mean, marker="o", markersize=3.5, linewidth=1.5, label=label)
+        if band and (hi > lo).any():
+            ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
     if hline is not None:
         ax.axhline(hline, color="0.5", linestyle="--", linewidth=1, label=hline_label)
     if log_x:

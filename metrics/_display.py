@@ -6,6 +6,23 @@ module only inside their ``_repr_html_``/``summary`` methods, so ``import metric
 """
 from __future__ import annotations
 
-from gtheory.kit.display import fmt, html_table, kv_table
+try:
+    from gtheory.kit.display import fmt, html_table, kv_table
+except ImportError:
+    import sys
+
+    _found = sys.modules.get("gtheory")
+    if _found is None or getattr(_found, "__gtheory_package__", None) == "gtheory":
+        raise
+    # `gtheory` is shadowed (a module of the project, or a clone of this repository imported from its parent folder
+    # as an empty namespace package): its guard is loaded from its file, beside this package, to say which
+    import importlib.util
+    from pathlib import Path
+
+    _spec = importlib.util.spec_from_file_location(
+        "_gtheory_guard", Path(__file__).resolve().parents[1] / "gtheory" / "kit" / "siblings.py")
+    _guard = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_guard)
+    raise _guard.ShadowedPackageError(_guard.shadow_message("metrics", "gtheory", _found), name="gtheory") from None
 
 __all__ = ["fmt", "html_table", "kv_table"]

@@ -75,7 +75,8 @@ def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: f
     c = float(yref @ yref)
 
     def pull(g_x: NDArray) -> NDArray:  # gradient in x -> gradient in the increments z (transposed map)
-        return np.cumsum(g_x) if model.what == "discount" else np.cumsum(g_x[::-1])[::-1]
+        # contiguous: SciPy < 1.11's L-BFGS-B refuses a reversed view ("failed in converting ... of setulb")
+        return np.cumsum(g_x) if model.what == "discount" else np.ascontiguousarray(np.cumsum(g_x[::-1])[::-1])
 
     def fun(z: NDArray) -> tuple[float, NDArray]:
         x = to_x(z)

@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import lzma
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -23,6 +24,28 @@ from pathlib import Path
 import pytest
 
 import metrics
+
+try:  # no .hypothesis/ example database in the working directory: every file a test writes is under pytest's tmp
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("gtheory-tests", database=None)
+    _hypothesis_settings.load_profile("gtheory-tests")
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temporary_files_under_pytest_tmp(tmp_path_factory):
+    """Whatever asks the system for a temporary file or folder (``tempfile`` here, ``TMPDIR`` in subprocesses: a
+    browser's profile, a doctest's ``mkdtemp``) gets one under pytest's temporary directory, not the system's /tmp."""
+    where = tmp_path_factory.mktemp("tmp")
+    patch = pytest.MonkeyPatch()
+    for var in ("TMPDIR", "TEMP", "TMP"):
+        patch.setenv(var, str(where))
+    patch.setattr(tempfile, "tempdir", str(where))
+    yield where
+    patch.undo()
+
 
 #: the shared real-data directory (read its README.md)
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"

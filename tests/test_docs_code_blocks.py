@@ -1,34 +1,54 @@
-"""The Python code blocks of the docs pages run as written, and output a page shows is what the code prints.
+"""The Python code blocks of README.md and the docs pages run as written, and output a page shows is what the code
+prints.
 
-A page's ```python blocks run in order in one namespace (a later block may use an earlier block's names), in a
-temporary directory (they may write files). Where a ```text block right after a ```python block shows its output,
-the printed output must match it: the text exactly, each decimal number to one unit in its last printed digit
-(the docs show rounded numbers; the last digit may move with the BLAS).
+Every page's ```python blocks run in order in one namespace (a later block may use an earlier block's names), from
+a copy of the repository root (its entries linked, ``../shared`` beside it) in a temporary directory, so the paths
+the pages use (``examples/runs/``, ``../shared/data/...``) resolve and the files they write land under ``tmp_path``.
+Fragments that are not meant to run use another fence (```text). Where a ```text block right after a ```python
+block shows its output, the printed output must match it: the text exactly, each decimal number to one unit in its
+last printed digit (the docs show rounded numbers; the last digit may move with the BLAS). The ``gtheory`` commands
+of the shell blocks listed in ``SHELL_RUN`` run too.
 """
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
+import shlex
+import subprocess
+import sys
+import textwrap
 import warnings
 from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SHARED = ROOT.parent / "shared"
 
-#: pages whose every python block runs
-RUN_PAGES = ["optimize.md", "should-i-tune.md", "topics.md"]
+#: pages whose blocks take minutes (many bootstrap or tuning runs): marked slow, run in the full suite
+SLOW_PAGES = {"docs/incompleteness.md", "docs/reproduction-trec9.md"}
+#: README.md and every docs page with a python block (paths relative to the repository root)
+RUN_PAGES = [pytest.param(p, marks=pytest.mark.slow) if p in SLOW_PAGES else p
+             for p in ["README.md"] + sorted(f"docs/{f.name}" for f in DOCS.glob("*.md"))
+             if re.search(r"^ *```python\n", (ROOT / p).read_text(encoding="utf-8"), re.M)]
 #: (page, index of the python block) whose output the page shows in the text block right after it
-OUTPUT_CHECKED = [("user-guide.md", 0), ("user-guide.md", 1), ("topics.md", 0)]
+OUTPUT_CHECKED = [("docs/user-guide.md", 0), ("docs/user-guide.md", 1), ("docs/topics.md", 0)]
+#: (page, index of the shell block) whose `gtheory` commands run, in order, from the same copy of the root
+#: (README's tunes and runs the nested cross-validation of `recommend` on the embedded data: slow)
+SHELL_RUN = [pytest.param("README.md", 2, marks=pytest.mark.slow)]
 
-_BLOCK = re.compile(r"```(python|text)\n(.*?)```", re.S)
+_BLOCK = re.compile(r"^( *)```(python|text|bash)\n(.*?)^\1```", re.S | re.M)
 _DECIMAL = re.compile(r"-?\d+\.\d+")
 
 
 def blocks(page: str) -> list[tuple[str, str]]:
-    """``(language, code)`` of every python and text block of ``docs/<page>``, in order."""
-    return _BLOCK.findall((DOCS / page).read_text(encoding="utf-8"))
+    """``(language, code)`` of every python, text and bash block of ``page`` (relative to the root), in order;
+    a block indented under a list item is dedented."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    return [(lang, textwrap.dedent(m)) for _, lang, m in _BLOCK.findall(text)]
 
 
 def python_blocks(page: str) -> list[str]:
@@ -43,13 +63,27 @@ def shown_output(page: str, index: int) -> str:
     return seq[at + 1][1]
 
 
-def run(code: str, name: str) -> str:
-    """Run ``code`` as a script named ``name``; what it printed."""
+def run(code: str, name: str, namespace: dict | None = None) -> str:
+    """Run ``code`` as a script named ``name`` (in ``namespace``, a fresh one by default); what it printed."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the docs show results, not warnings
-        exec(compile(code, name, "exec"), {"__name__": "__docs__"})
+        exec(compile(code, name, "exec"), {"__name__": "__docs__"} if namespace is None else namespace)
     return out.getvalue()
+
+
+@pytest.fixture
+def root_copy(tmp_path, monkeypatch) -> Path:
+    """A directory standing for the repository root: its entries linked, ``../shared`` beside it; the cwd."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    for entry in ROOT.iterdir():
+        if not entry.name.startswith("."):  # .git, virtualenvs
+            (root / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    if SHARED.is_dir():
+        (tmp_path / "shared").symlink_to(SHARED, target_is_directory=True)
+    monkeypatch.chdir(root)
+    return root
 
 
 def same_output(shown: str, printed: str) -> bool:
@@ -68,19 +102,50 @@ def same_output(shown: str, printed: str) -> bool:
 
 
 @pytest.mark.parametrize("page", RUN_PAGES)
-def test_python_blocks_run_as_written(page, tmp_path, monkeypatch):
-    code = python_blocks(page)
-    assert code, f"docs/{page} has no python block"
-    monkeypatch.chdir(tmp_path)
-    run("\n".join(code), f"docs/{page}")  # before: NameError for j9, j10, j12, other_judged in docs/optimize.md
+def test_python_blocks_run_as_written(page, root_copy):
+    text = (ROOT / page).read_text(encoding="utf-8")
+    if "../shared" in text and not SHARED.is_dir():
+        pytest.skip(f"{page} reads the shared data, not found at {SHARED}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    namespace = {"__name__": "__docs__"}
+    try:
+        for i, code in enumerate(python_blocks(page)):
+            run(code, f"{page}, python block {i}", namespace)
+    finally:
+        plt.close("all")
 
 
 @pytest.mark.parametrize("page, index", OUTPUT_CHECKED)
-def test_shown_output_is_what_the_block_prints(page, index, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    printed = run(python_blocks(page)[index], f"docs/{page}")
+def test_shown_output_is_what_the_block_prints(page, index, root_copy):
+    printed = run(python_blocks(page)[index], page)
     shown = shown_output(page, index)
-    assert same_output(shown, printed), f"docs/{page} shows:\n{shown}\nthe block prints:\n{printed}"
+    assert same_output(shown, printed), f"{page} shows:\n{shown}\nthe block prints:\n{printed}"
+
+
+def commands(script: str) -> list[list[str]]:
+    """The commands of a shell block: one a line (``\\`` continues it), comments dropped."""
+    joined = script.replace("\\\n", " ")
+    return [shlex.split(line, comments=True) for line in joined.splitlines() if shlex.split(line, comments=True)]
+
+
+@pytest.mark.parametrize("page, index", SHELL_RUN)
+def test_shell_blocks_run_as_written(page, index, root_copy):
+    script = [code for lang, code in blocks(page) if lang == "bash"][index]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    for cmd in commands(script):
+        assert cmd[0] == "gtheory", cmd
+        r = subprocess.run([sys.executable, "-m", "gtheory", *cmd[1:]], cwd=root_copy, env=env, capture_output=True,
+                           text=True, timeout=900, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, f"{page}: `{shlex.join(cmd)}` failed:\n{r.stderr}"
+
+
+def test_commands_of_a_shell_block():
+    assert commands("gtheory a --x 1  # note\ngtheory b \\\n  --y 'two words'\n\n") == [
+        ["gtheory", "a", "--x", "1"], ["gtheory", "b", "--y", "two words"]]
 
 
 def test_output_comparison_rule():

@@ -99,10 +99,10 @@ def _chromium() -> str:
     return path
 
 
-def _run_chromium(args: list[str]) -> subprocess.CompletedProcess:
-    with tempfile.TemporaryDirectory() as profile:  # a fresh profile per launch
-        return subprocess.run([_chromium(), *_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=15000",
-                               *args], capture_output=True, text=True, timeout=120)
+def _run_chromium(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+    profile = Path(tempfile.mkdtemp(prefix="chromium-profile-", dir=tmp_path))  # a fresh profile per launch
+    return subprocess.run([_chromium(), *_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=15000",
+                           *args], capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.parametrize("fmt", ["png", "svg"])
@@ -110,7 +110,7 @@ def test_report_renders_in_headless_chromium(reports, fmt, tmp_path):
     page = tmp_path / "check.html"
     page.write_text(reports[fmt].read_text(encoding="utf-8").replace("</body>", _BROKEN + _CHECK + "</body>"),
                     encoding="utf-8")
-    r = _run_chromium(["--dump-dom", page.as_uri()])
+    r = _run_chromium(["--dump-dom", page.as_uri()], tmp_path)
     m = re.search(r'<pre id="image-check">(.*?)</pre>', r.stdout, re.S)
     assert m, f"the page's check did not run; chromium said: {r.stderr[-2000:]}"
     images = json.loads(m.group(1))
@@ -124,7 +124,7 @@ def test_report_screenshot_in_headless_chromium(reports, tmp_path):
     """A screenshot of the (default, PNG) report is kept in the test's tmp dir, and it is not a blank page."""
     shot = tmp_path / "report.png"
     r = _run_chromium(["--window-size=1280,2400", "--hide-scrollbars", f"--screenshot={shot}",
-                       reports["png"].as_uri()])
+                       reports["png"].as_uri()], tmp_path)
     assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", r.stderr[-2000:]
     from matplotlib.image import imread
 

@@ -143,7 +143,7 @@ def small() -> metrics.JudgedRuns:
 def _writers(small):
     """Every writer of a result: (name, write(path), what to check in the bytes written)."""
     g = gtheory.gstudy(np.random.default_rng(0).normal(size=(5, 8)))
-    t = optimize.optimize_discount(small, "linear", 10, starts=1)
+    t = optimize.optimize_discount(small, gain="linear", cutoff=10, starts=1)
     return [
         ("GStudy.to_json", g.to_json, lambda b: gtheory.GStudy.from_json(b.decode()).n_topics == 8),
         ("Tuning.to_json", t.to_json, lambda b: optimize.Tuning.from_json(b.decode()).cutoff == 10),

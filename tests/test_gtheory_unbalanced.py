@@ -11,6 +11,7 @@ External references:
 """
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import subprocess
@@ -23,7 +24,13 @@ import pytest
 
 import gtheory
 from gtheory import MissingCellsWarning, gstudy, variance_components
-from gtheory.unbalanced import UnbalancedGStudy, henderson_components, henderson_t_terms, reml_components
+from gtheory.unbalanced import (
+    UnbalancedGStudy,
+    _Reml,
+    henderson_components,
+    henderson_t_terms,
+    reml_components,
+)
 
 from conftest import SHARED
 
@@ -113,15 +120,54 @@ def test_complete_matrix_ignores_missing_option():
 
 
 # ------------------------------------------------------------------ lme4
+def _reml_stopping_region(model: _Reml, theta: np.ndarray, ftol: float) -> np.ndarray:
+    """Half-widths in θ of the region where the REML optimiser may stop: {θ : dev(θ) − dev(θ*) ≤ ftol}.
+
+    Nelder–Mead stops when its simplex spans at most ``ftol`` in the criterion (and ``xatol`` in θ); where the
+    criterion is flat that leaves θ free within ½ δᵀHδ ≤ ftol, i.e. |δ_i| ≤ √(2 ftol (H⁻¹)_ii), H the criterion's
+    Hessian at the optimum (central differences here)."""
+    h = 1e-4 * np.abs(theta)
+    H = np.empty((2, 2))
+    for a in range(2):
+        for b in range(2):
+            ea, eb = np.eye(2)[a] * h[a], np.eye(2)[b] * h[b]
+            H[a, b] = (model.deviance(theta + ea + eb) - model.deviance(theta + ea - eb)
+                       - model.deviance(theta - ea + eb) + model.deviance(theta - ea - eb)) / (4 * h[a] * h[b])
+    return np.sqrt(2 * ftol * np.diag(np.linalg.inv(H)))
+
+
 @pytest.mark.parametrize("fit", LME4_FITS, ids=[f["file"] for f in LME4_FITS])
 def test_reml_matches_lme4_fixture(fit):
     x = _fixture_matrix(fit["input"])
     with pytest.warns(MissingCellsWarning):
         g = gstudy(x, missing="reml")
-    for ours, key in ((g.var_system, "var_system"), (g.var_topic, "var_topic"), (g.var_residual, "var_residual")):
-        assert ours == pytest.approx(fit[key], rel=1e-6), key
-    assert g.grand_mean == pytest.approx(fit["mu"], rel=1e-6)
-    assert g.reml_deviance == pytest.approx(fit["remlcrit"], rel=1e-9, abs=1e-8)
+    model = _Reml(x)
+    ref = np.array([fit["var_system"], fit["var_topic"], fit["var_residual"], fit["mu"]])
+    theta_ref = np.sqrt(ref[:2] / ref[2])  # lme4's θ = σ_s/σ_e, σ_t/σ_e
+    # 1. the criterion and the estimates as functions of θ are lme4's: evaluated at lme4's θ they give lme4's
+    #    numbers to rounding (no optimiser involved)
+    dev, s2e, mu = model.parts(theta_ref)
+    np.testing.assert_allclose([*(theta_ref**2 * s2e), s2e, mu, dev], [*ref, fit["remlcrit"]], rtol=1e-9)
+    # 2. our optimiser reaches lme4's optimum within its own stopping rule: the criterion to within ftol
+    #    (reml_components' fatol relative to the criterion's size), θ within the region that ftol leaves free
+    #    (both optimisers stop somewhere in it: twice its half-width), and so the components within the change
+    #    that region makes in them (first-order propagation, central differences)
+    fatol = inspect.signature(reml_components).parameters["fatol"].default
+    ftol = fatol * max(1.0, abs(fit["remlcrit"]))
+    assert abs(g.reml_deviance - fit["remlcrit"]) <= ftol
+    dtheta = 2 * _reml_stopping_region(model, theta_ref, ftol)
+
+    def estimates(theta):
+        _, e, m = model.parts(theta)
+        return np.array([theta[0] ** 2 * e, theta[1] ** 2 * e, e, m])
+
+    step = 1e-6 * theta_ref
+    jac = np.column_stack([(estimates(theta_ref + d) - estimates(theta_ref - d)) / (2 * d[i])
+                           for i, d in enumerate(np.diag(step))])
+    tol = np.abs(jac) @ dtheta
+    ours = np.array([g.var_system, g.var_topic, g.var_residual, g.grand_mean])
+    assert np.all(np.abs(ours - ref) <= tol), (ours - ref, tol)
+    assert np.all(tol <= 1e-4 * np.abs(ref))  # the region is small: the comparison still means something
 
 
 def _have_lme4() -> bool:

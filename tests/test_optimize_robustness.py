@@ -13,8 +13,7 @@ import metrics
 import optimize
 from optimize.objective import Problem
 from optimize.parametrize import Parametrization
-from optimize.slsqp import solve_lbfgsb
-from optimize.tune import verify_first_order
+from optimize.tune import FIRST_ORDER_TOL, verify_first_order
 
 
 @pytest.fixture(scope="module")
@@ -69,24 +68,43 @@ def test_genuine_data_is_not_flagged(j):
 
 
 # ------------------------------------------------- L-BFGS-B line-search stop at the optimum
-def test_lbfgsb_abnormal_stop_at_the_optimum_is_converged(j):
-    # reference: SLSQP on the paper's formulation reaches the same Φ(1)
+def _projected_gradient(p: Problem, x: np.ndarray) -> tuple[float, float]:
+    """(‖projected gradient of −f‖∞ in the increments, |f|) at ``x``: L-BFGS-B's own pgtol measure."""
+    par = Parametrization(p)
+    z = par.to_z(x)
+    f, g = par.value_and_grad(z)
+    return float(np.max(np.abs(np.maximum(z + g, 0) - z))), abs(float(f))
+
+
+def test_lbfgsb_reaches_the_optimum_whatever_its_message(j):
+    """L-BFGS-B on nDCG@100's discount stops at the optimum — with ``CONVERGENCE`` or with ``ABNORMAL`` (line search
+    failed on rounding), depending on the SciPy release and the machine's floating point: the property asserted is
+    the optimum, not the message."""
     ref = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=100, solver="slsqp", starts=1)
-    p = Problem(j, 100, "discount", gain=[0, 1, 2])
-    x0 = metrics.discount_vector("log2", 100)
-    raw = solve_lbfgsb(p, x0 / x0.sum())
-    assert not raw.success and raw.message.startswith("ABNORMAL")  # what scipy says here
     with warnings.catch_warnings():
         warnings.simplefilter("error", optimize.OptimizationWarning)
         t = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=100, solver="lbfgsb", starts=1)
     assert t.success
-    assert t.message.startswith("converged: projected gradient") and "after line-search stop" in t.message
-    assert t.phi_1 == pytest.approx(ref.phi_1, abs=1e-10)
-    # the check itself: projected gradient of -f in the increments, relative to |f|
-    par = Parametrization(p)
-    z = par.to_z(t.discount)
-    f, g = par.value_and_grad(z)
-    assert np.max(np.abs(np.maximum(z + g, 0) - z)) <= 1e-6 * abs(f)
+    # the same optimum as SLSQP on the paper's formulation, by the package's own rule for "the same optimum"
+    # (multi-start agreement, agree_tol = 1e-6 in Φ(1))
+    assert t.phi_1 == pytest.approx(ref.phi_1, abs=1e-6)
+    # first-order (KKT) conditions of the bound-constrained problem to the tolerance verify_first_order accepts
+    pg, f = _projected_gradient(Problem(j, 100, "discount", gain=[0, 1, 2]), t.discount)
+    assert pg <= FIRST_ORDER_TOL * f
+
+
+def test_abnormal_stop_at_a_first_order_point_is_reported_converged(j):
+    """verify_first_order on a run that says ``ABNORMAL`` at the optimum (built here, so the test does not depend on
+    what L-BFGS-B reports on this machine): accepted, with the projected gradient in the message."""
+    p = Problem(j, 100, "discount", gain=[0, 1, 2])
+    x = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=100, solver="slsqp", starts=1).discount
+    pg, f = _projected_gradient(p, x)
+    assert pg <= FIRST_ORDER_TOL * f  # SLSQP's optimum is a first-order point (else the premise fails)
+    run = optimize.SolverRun(x=x, fun=p.value(x), success=False, message="ABNORMAL: ", nit=1, nfev=1, njev=1,
+                             solver="lbfgsb", seconds=0.0)
+    out = verify_first_order(p, run)
+    assert out.success and out.x is run.x and out.fun == run.fun
+    assert out.message.startswith("converged: projected gradient") and "after line-search stop" in out.message
 
 
 def test_lbfgsb_abnormal_stop_away_from_the_optimum_stays_failed(j):

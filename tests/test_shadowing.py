@@ -64,7 +64,7 @@ def test_a_gtheory_py_of_the_project_is_named(tmp_path):
     r = run_in(tmp_path, "import optimize")
     assert r.returncode == 1
     assert f"`optimize` needs the `gtheory` package of gtheory, but `import gtheory` finds " \
-           f"{tmp_path / 'gtheory.py'} first on sys.path" in r.stderr
+           f"the file {tmp_path / 'gtheory.py'} first on sys.path" in r.stderr
 
 
 def test_no_false_alarm_and_the_user_module_still_importable(tmp_path):

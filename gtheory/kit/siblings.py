@@ -41,6 +41,16 @@ def shadow_message(importer: str, name: str, module: object) -> str:
     """The error text: which package needed ``name``, the file or folder that took its place, and the fix."""
     where = _location(module)
     what = "folder" if os.path.isdir(where) else "file"
+    if getattr(module, "__file__", None) is None and os.path.isfile(os.path.join(where, name, "__init__.py")):
+        # a folder without __init__.py that holds the package: a clone of this repository named like the package,
+        # found from its parent directory as an empty namespace package
+        return (
+            f"`{importer}` needs the `{name}` package of gtheory, but `import {name}` finds the folder {where}: a clone "
+            f"of the gtheory repository, imported as an empty namespace package because the current directory (its "
+            f"parent) comes first on sys.path. Install the clone with `pip install -e {where}` (reinstall if it is "
+            f"installed: the editable install puts the clone's root on sys.path, where the package is found) or run "
+            f"from another directory."
+        )
     return (
         f"`{importer}` needs the `{name}` package of gtheory, but `import {name}` finds the {what} {where} first on "
         f"sys.path: a module of your project shadows it. Rename that {what} (e.g. to my_{name}) or run from "
