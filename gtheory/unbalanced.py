@@ -17,7 +17,7 @@ from .errors import MissingCellsWarning, precision_lost, warn_negative, warn_pre
 from .balanced import GStudy, _drop_lowest_systems, all_equal_message, balanced_gstudy
 from .coefficients import TopicsNeeded
 from .reml import (  # noqa: F401  (the estimators, importable from here as before)
-    _centre,
+    _Reml, _centre,
     MISSING_METHODS, MissingMethod, UnbalancedComponents, harmonic_topics, henderson_components, henderson_t_terms,
     reml_components,
 )
