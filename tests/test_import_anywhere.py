@@ -119,7 +119,7 @@ def test_metrics_display_names_what_shadows_gtheory(tmp_path, monkeypatch, shado
         fake.__file__ = str(tmp_path / "gtheory.py")
         expected = f"finds the file {tmp_path / 'gtheory.py'} first on sys.path"
     monkeypatch.setitem(sys.modules, "gtheory", fake)
-    for name in ("gtheory.kit.display", "metrics._display"):
+    for name in [m for m in sys.modules if m.startswith("gtheory.")] + ["metrics._display"]:
         monkeypatch.delitem(sys.modules, name, raising=False)
     # only the standard finders: an older editable install's import hook would find gtheory.kit.display regardless
     monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path

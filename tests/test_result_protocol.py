@@ -173,7 +173,9 @@ def test_json_is_strict_and_round_trips(results, name):
     compared = 0
     for key, value in doc.items():
         attr = getattr(type(r), key, None)
-        if key == "format" or isinstance(attr, property) or callable(attr) or not hasattr(r, key):
+        if key == "format" or (callable(attr) and not isinstance(attr, property)) or not hasattr(r, key):
+            continue
+        if isinstance(attr, property) and isinstance(value, dict):  # a derived view, written as a richer document
             continue
         own = getattr(r, key)
         if isinstance(own, (bool, np.bool_)):
