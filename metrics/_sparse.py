@@ -159,9 +159,9 @@ class RelevantCells:
             except (TypeError, ValueError):
                 vec = None
             if vec is not None and vec.ndim == 1 and vec.size > self._max_grade:
-                g = np.zeros(self.levels.size)
-                g[self._graded] = vec[self._grade_index]
-                if np.isfinite(g).all():
+                if np.isfinite(vec).all():  # gain_vector refuses any non-finite entry, used by a grade or not
+                    g = np.zeros(self.levels.size)
+                    g[self._graded] = vec[self._grade_index]
                     return g
         return gain_vector(gain, self.levels)
 

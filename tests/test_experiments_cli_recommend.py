@@ -124,5 +124,5 @@ def test_baseline_and_seeds_reach_the_library(small_judged, capsys):
     for option, value, message in [("--families", "nope", "--families for the discount must be among jarvelin"),
                                    ("--lambdas", "-1", "--lambdas must be non-negative numbers; got [-1.0]"),
                                    ("--min-wins", "1.5", "--min-wins must be a share in (0, 1]; got 1.5")]:
-        assert cli(["recommend", "--cutoff", "10", option, value, "--quiet"]) == 2
+        assert main(["recommend", "--cutoff", "10", option, value, "--quiet"]) == 2
         assert message in capsys.readouterr().err

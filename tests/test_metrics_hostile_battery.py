@@ -71,7 +71,7 @@ def test_corrupted_files_exit_0_with_finite_scores_or_2_with_one_line(tmp_path, 
     (tmp_path / "runs" / "sys.txt").write_bytes(bad if target == "run" else run)
     (tmp_path / "runs" / "other.txt").write_bytes(run.replace(b" sys\n", b" other\n"))
     (tmp_path / "q.txt").write_bytes(bad if target == "qrels" else qrels)
-    code, err = _run_cli(capsys, ["evaluate", "--runs", str(tmp_path / "runs"), "--qrels", str(tmp_path / "q.txt"),
+    code, err = _run_cli(capsys, ["evaluate", "--per-topic", "--runs", str(tmp_path / "runs"), "--qrels", str(tmp_path / "q.txt"),
                                   "--measure", "nDCG@5", "--measure", "AP", "--quiet"])
     if kind in _ALWAYS_REFUSED:  # corruption the documentation promises to refuse, naming the file
         assert code == 2 and ("sys.txt" in err if target == "run" else "q.txt" in err), err
@@ -104,7 +104,7 @@ def test_hostile_family_and_measure_strings(tmp_path, capsys, option, value):
     (tmp_path / "runs" / "a.txt").write_bytes(RUN)
     (tmp_path / "runs" / "b.txt").write_bytes(RUN.replace(b"d9", b"d2x"))
     (tmp_path / "q.txt").write_bytes(QRELS)
-    argv = ["evaluate", "--runs", str(tmp_path / "runs"), "--qrels", str(tmp_path / "q.txt"), option, value,
+    argv = ["evaluate", "--per-topic", "--runs", str(tmp_path / "runs"), "--qrels", str(tmp_path / "q.txt"), option, value,
             "--quiet"]
     if option != "--measure":
         argv += ["--measure", "nDCG@5"]
@@ -144,6 +144,6 @@ def test_hostile_json_files(tmp_path, capsys, label, option):
     (tmp_path / "runs").mkdir()
     (tmp_path / "runs" / "a.txt").write_bytes(RUN)
     (tmp_path / "q.txt").write_bytes(QRELS)
-    code, err = _run_cli(capsys, ["evaluate", "--runs", str(tmp_path / "runs"), "--qrels", str(tmp_path / "q.txt"),
+    code, err = _run_cli(capsys, ["evaluate", "--per-topic", "--runs", str(tmp_path / "runs"), "--qrels", str(tmp_path / "q.txt"),
                                   option, str(f), "--quiet"])
     assert code == 2

@@ -73,6 +73,7 @@ def test_old_documents_without_provenance_still_load_and_do_not_warn(small, tuni
         optimize.Tuning.from_json(json.dumps(d))
 
 
+@pytest.mark.filterwarnings("always::optimize.DataMismatchWarning")  # the point of this test (silenced elsewhere)
 def test_cli_evaluate_with_a_tuning_of_other_data_says_so(small, tuning, tmp_path, capsys):
     from experiments.cli import main
 
