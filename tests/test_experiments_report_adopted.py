@@ -241,7 +241,7 @@ def test_chromium_finds_the_adopted_configuration(study, tmp_path):
     path = write_report(study, tmp_path / "r", format="html", dpi=40)
     page = tmp_path / "check.html"
     page.write_text(path.read_text(encoding="utf-8").replace("</body>", _CHECK + "</body>"), encoding="utf-8")
-    r = _run_chromium(["--dump-dom", page.as_uri()])
+    r = _run_chromium(["--dump-dom", page.as_uri()], tmp_path)
     m = re.search(r'<pre id="report-check">(.*?)</pre>', r.stdout, re.S)
     assert m, f"the page's check did not run; chromium said: {r.stderr[-2000:]}"
     import html
