@@ -57,7 +57,8 @@ if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that t
         tukey_hsd_randomised,
         wilcoxon_test,
     )
-    from experiments.compare import Comparison, ComparisonTable, compare, compare_measures
+    from experiments.compare import Comparison, compare
+    from experiments.compare_table import ComparisonTable, compare_measures
     from experiments.swap import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
     from experiments.incomplete import (
         DEFAULT_FRACTIONS,
@@ -87,7 +88,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     'agreement': ('kendall_tau', 'plot_mean_scatter', 'rmse', 'tau_ap', 'tau_matrix'),
     'significance': ('DiscriminativePower', 'bootstrap_asl', 'discriminative_power', 'paired_ttest',
                      'plot_asl_curves', 'tukey_hsd_randomised', 'wilcoxon_test'),
-    'compare': ('Comparison', 'ComparisonTable', 'compare', 'compare_measures'),
+    'compare': ('Comparison', 'compare'),
+    'compare_table': ('ComparisonTable', 'compare_measures'),
     'swap': ('DEFAULT_SWAP_BINS', 'min_difference_for_swap_rate', 'swap_rates'),
     'incomplete': ('DEFAULT_FRACTIONS', 'SignificanceConfusion', 'incompleteness_study', 'knee', 'reduce_qrels',
                    'reduction_mask', 'significance_confusion', 'summarize_study',

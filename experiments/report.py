@@ -1509,7 +1509,7 @@ def _blocks(study: Study) -> list[tuple[str, Any]]:
 def _comparison_blocks(study: Study, top: int = 5) -> list[tuple[str, Any]]:
     """The best runs compared as a paper would (:func:`experiments.compare_measures`): paired t-tests between the
     ``top`` runs by the baseline nDCG, Holm-corrected, under the baseline and each adopted configuration."""
-    from experiments.compare import compare_measures
+    from experiments.compare_table import compare_measures
 
     k = study.settings.cutoff
     keys = [key for key in ("log2", "adopted", "adopted gain") if key in study.scores]

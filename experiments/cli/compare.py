@@ -109,7 +109,7 @@ def _scores(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from experiments.compare import compare_measures
+    from experiments.compare_table import compare_measures
 
     data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
     if args.scores is not None and data_given:

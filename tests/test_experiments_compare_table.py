@@ -1,0 +1,89 @@
+"""experiments.compare_table: the runs x measures table (markers against the significant pairs, LaTeX, Markdown, HTML,
+CSV, JSON)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+from experiments.compare import Comparison
+from experiments.compare_table import ComparisonTable, compare_measures
+from test_experiments_compare import _matrix
+
+
+def _table():
+    X = _matrix()
+    return compare_measures({"AP": X, "P@10": X * 0.9 + 0.01}, baseline="run1", correction="holm")
+
+
+def test_comparison_and_table_round_trip_json():
+    t = _table()
+    back = ComparisonTable.from_json(t.to_json())
+    pd.testing.assert_frame_equal(back.means, t.means, check_names=False)
+    for k in t.comparisons:
+        pd.testing.assert_frame_equal(back.comparisons[k].table, t.comparisons[k].table)
+    json.loads(t.to_json())  # strict JSON
+    c = t.comparisons["AP"]
+    assert Comparison.from_json(c.to_json()).summary() == c.summary()
+
+
+def test_markers_follow_the_significant_pairs():
+    t = _table()
+    mk = t.markers()
+    ap = t.comparisons["AP"].table.set_index("a")
+    for run in t.means.index:
+        if run == "run1":
+            assert mk.loc[run, "AP"] == ""
+            continue
+        row = ap.loc[run]
+        expect = ("▲" if row["diff"] > 0 else "▼") if row["significant"] else ""
+        assert mk.loc[run, "AP"] == expect
+    allp = compare_measures({"AP": _matrix()}, correction="holm")
+    letters = allp.letters()
+    for r in allp.comparisons["AP"].table.itertuples():
+        win, lose = (r.a, r.b) if r.diff > 0 else (r.b, r.a)
+        assert (letters[lose] in allp.markers().loc[win, "AP"]) == bool(r.significant)
+
+
+def test_latex_is_a_booktabs_table_and_escapes_names():
+    X = _matrix(m=3)
+    X.index = pd.Index(["a_b", "50%", "x&y"], name="system")
+    tex = compare_measures({"nDCG@10": X}, baseline="a_b").to_latex(label="tab:cmp")
+    assert tex.count(r"\toprule") == tex.count(r"\midrule") == tex.count(r"\bottomrule") == 1
+    assert r"a\_b" in tex and r"50\%" in tex and r"x\&y" in tex and r"\label{tab:cmp}" in tex
+    rows = [ln for ln in tex.splitlines() if ln.endswith(r"\\")]
+    import re
+
+    assert all(len(re.findall(r"(?<!\\)&", ln)) == 1 for ln in rows)  # column separators: unescaped &
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed (the structure is checked above)")
+def test_latex_compiles(tmp_path):
+    doc = "\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n" + _table().to_latex() + "\\end{document}\n"
+    (tmp_path / "t.tex").write_text(doc, encoding="utf-8")
+    r = subprocess.run(["pdflatex", "-interaction=nonstopmode", "t.tex"], cwd=tmp_path, capture_output=True)
+    assert r.returncode == 0, r.stdout[-2000:]
+
+
+def test_csv_neutralises_formula_cells_but_not_numbers(tmp_path):
+    X = _matrix(m=3)
+    X.index = pd.Index(["=HYPERLINK(\"x\")", "@SUM(1)", "-neg"], name="system")
+    t = compare_measures({"AP": X - 1.0})
+    text = t.to_csv(tmp_path / "t.csv")
+    back = pd.read_csv(tmp_path / "t.csv")
+    assert list(back["run"]) == ["'=HYPERLINK(\"x\")", "'@SUM(1)", "'-neg"]
+    assert (back["AP"] < 0).all()  # negative numbers are numbers, not neutralised text
+    assert text == (tmp_path / "t.csv").read_text()
+
+
+def test_markdown_and_html_show_every_run():
+    t = _table()
+    md, html = t.to_markdown(), t._repr_html_()
+    for run in t.means.index:
+        assert run in md and run in html
+    assert md.count("**") >= 2 * t.means.shape[1]
+
+
