@@ -17,7 +17,7 @@ measure at that depth is as incomplete as the original qrels leave it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
 import numpy as np
@@ -122,23 +122,17 @@ class TopicBudget(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; inf (never reached) as None."""
-        from gtheory.kit.jsonio import jsonable, table
+        from gtheory.kit.jsonio import fields_document
 
-        d = {f.name: (table(self.table) if f.name == "table" else jsonable(getattr(self, f.name)))
-             for f in fields(self)}
-        d["format"] = self.JSON_FORMAT
-        return d
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicBudget":
         """A :class:`TopicBudget` from :meth:`to_json` output; a ``null`` topic count or cost is inf."""
-        from gtheory.kit.jsonio import load_document, table_back
+        from gtheory.kit.jsonio import read_fields_document
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        names = {f.name for f in fields(cls)}
-        if set(d) != names:
-            raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
-        t = table_back(d["table"], "table", tuple(_COLUMNS[1:]))
+        d = read_fields_document(cls, text_or_path, {"table": tuple(_COLUMNS[1:])})
+        t = d["table"]
         t["depth"] = t["depth"].astype(int)
         for c in _COLUMNS[6:]:
             t[c] = t[c].fillna(math.inf)
@@ -146,10 +140,9 @@ class TopicBudget(JsonResult):
         return cls(**d)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicBudget):
-            return NotImplemented
-        return all((getattr(self, f.name).equals(getattr(other, f.name)) if f.name == "table"
-                    else getattr(self, f.name) == getattr(other, f.name)) for f in fields(self))
+        from gtheory.kit.jsonio import fields_equal
+
+        return fields_equal(self, other)
 
     __hash__ = None  # type: ignore[assignment]
 

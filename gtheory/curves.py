@@ -21,7 +21,7 @@ extrapolation, as Voorhees & Buckley extrapolated their error rates).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
 import numpy as np
@@ -117,33 +117,26 @@ class TopicCurves(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; the table as ``{"columns", "rows"}``."""
-        from .kit.jsonio import jsonable, table
+        from .kit.jsonio import fields_document
 
-        d = {f.name: (table(self.table) if f.name == "table" else jsonable(getattr(self, f.name)))
-             for f in fields(self)}
-        d["format"] = self.JSON_FORMAT
-        return d
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicCurves":
         """A :class:`TopicCurves` from :meth:`to_json` output (text or a file path)."""
-        from .kit.jsonio import load_document, number, table_back
+        from .kit.jsonio import number, read_fields_document
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        names = {f.name for f in fields(cls)}
-        if set(d) != names:
-            raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
-        t = table_back(d["table"], "table", tuple(_COLUMNS[1:]))
+        d = read_fields_document(cls, text_or_path, {"table": tuple(_COLUMNS[1:])})
+        t = d["table"]
         t["n"] = t["n"].astype(int)
         d["table"] = t
         d["fit_c"], d["fit_b"] = float(number(d["fit_c"])), float(number(d["fit_b"]))
         return cls(**d)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicCurves):
-            return NotImplemented
-        return all((getattr(self, f.name).equals(getattr(other, f.name)) if f.name == "table"
-                    else getattr(self, f.name) == getattr(other, f.name)) for f in fields(self))
+        from .kit.jsonio import fields_equal
+
+        return fields_equal(self, other)
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -22,7 +22,7 @@ Why they differ, and when each applies, is in the docs page "How many topics?" (
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -114,33 +114,26 @@ class TopicPlan(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; the table as ``{"columns", "rows"}``, inf as None."""
-        from .kit.jsonio import jsonable, table
+        from .kit.jsonio import fields_document
 
-        d = {f.name: (table(self.table) if f.name == "table" else jsonable(getattr(self, f.name)))
-             for f in fields(self)}
-        d["format"] = self.JSON_FORMAT
-        return d
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicPlan":
         """A :class:`TopicPlan` from :meth:`to_json` output; a ``null`` topic count is ``inf`` (never reached)."""
-        from .kit.jsonio import load_document, table_back
+        from .kit.jsonio import read_fields_document
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        names = {f.name for f in fields(cls)}
-        if set(d) != names:
-            raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
-        t = table_back(d["table"], "table", _FLOATS)
+        d = read_fields_document(cls, text_or_path, {"table": _FLOATS})
+        t = d["table"]
         for c in ("topics", "low", "high"):
             t[c] = t[c].fillna(math.inf)
         d["table"] = t
         return cls(**d)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TopicPlan):
-            return NotImplemented
-        return all((getattr(self, f.name).equals(getattr(other, f.name)) if f.name == "table"
-                    else getattr(self, f.name) == getattr(other, f.name)) for f in fields(self))
+        from .kit.jsonio import fields_equal
+
+        return fields_equal(self, other)
 
     __hash__ = None  # type: ignore[assignment]
 

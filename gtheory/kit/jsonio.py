@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["JsonResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "loads", "load_document", "table", "table_back"]
+__all__ = ["fields_document", "fields_equal", "read_fields_document", "JsonResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "loads", "load_document", "table", "table_back"]
 
 
 def jsonable(o: Any) -> Any:
@@ -185,3 +185,44 @@ def table_back(value: Any, name: str, floats: tuple[str, ...] = ()) -> Any:
         if c in frame:
             frame[c] = frame[c].astype(float)
     return frame.set_index(index) if index is not None else frame
+
+
+def fields_document(result: Any) -> dict[str, Any]:
+    """The ``to_dict`` of a frozen dataclass result derived from its fields: every field as plain JSON values (a
+    DataFrame field as a :func:`table`), plus ``"format"`` (the class's ``JSON_FORMAT``); non-finite numbers as None.
+    :func:`read_fields_document` reads it back."""
+    from dataclasses import fields
+
+    out = {}
+    for f in fields(result):
+        v = getattr(result, f.name)
+        out[f.name] = table(v) if hasattr(v, "columns") and hasattr(v, "reset_index") else jsonable(v)
+    out["format"] = result.JSON_FORMAT
+    return out
+
+
+def read_fields_document(cls: Any, text_or_path: Any, tables: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    """The fields of a :func:`fields_document` (JSON text or a path) for ``cls(**fields)``: the document's
+    ``"format"`` must be ``cls.JSON_FORMAT`` and its fields exactly the dataclass's (ValueError naming the ones that
+    differ); each field named in ``tables`` is read back as a DataFrame whose listed columns are floats (None → NaN).
+    The caller converts what JSON cannot say (inf written as null, integer columns)."""
+    from dataclasses import fields
+
+    d = load_document(text_or_path, cls.JSON_FORMAT)
+    names = {f.name for f in fields(cls)}
+    if set(d) != names:
+        raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
+    for name, floats in tables.items():
+        d[name] = table_back(d[name], name, floats)
+    return d
+
+
+def fields_equal(a: Any, b: Any) -> bool:
+    """``a == b`` for two dataclass results of the same type, field by field (a DataFrame field by
+    ``DataFrame.equals``); ``NotImplemented`` for another type."""
+    from dataclasses import fields
+
+    if type(a) is not type(b):
+        return NotImplemented
+    return all((va.equals(vb) if hasattr(va, "equals") and hasattr(va, "columns") else va == vb)
+               for va, vb in ((getattr(a, f.name), getattr(b, f.name)) for f in fields(a)))
