@@ -55,7 +55,7 @@ def main() -> None:
     for name, judged in collections(args.data, args.quick).items():
         for what in ("discount", "gain"):
             for k in cutoffs:
-                rec = optimize.recommend(judged, k, what=what, n_splits=splits, seed=0, progress=False)
+                rec = optimize.recommend(judged, cutoff=k, what=what, n_splits=splits, seed=0, progress=False)
                 short = f"**switch to {rec.measure or rec.label}**" if rec.adopt else "keep"
                 print(f"| {name} | {what} | {k} | {rec.alternative_label} | {rec.diff:+.4f} [{rec.diff_lo:+.4f}, "
                       f"{rec.diff_hi:+.4f}] | {rec.phi_n_baseline:.3f} → {rec.phi_n_adopted:.3f} | "

@@ -639,7 +639,7 @@ def run_study(
     say("should I tune? nested cross-validation (optimize.recommend), discount and gain")
     verdicts, adopted = [], []
     for what in ("discount", "gain") if judged.n_topics >= 8 else ():  # nested CV: 2 topics per inner part
-        rec = optimize.recommend(judged, k, what=what, n_splits=max(s.n_splits, 2), target=s.target, seed=s.seed,
+        rec = optimize.recommend(judged, cutoff=k, what=what, n_splits=max(s.n_splits, 2), target=s.target, seed=s.seed,
                                  progress=False)
         adopted.append(adopted_from(rec))
         verdicts.append(f"{what.capitalize()}: {adopted[-1].verdict.rstrip('.')}.")
@@ -651,7 +651,7 @@ def run_study(
     discount_tunings = {}
     # asl_cutoff too: Figs. 3 and 6 compare the constrained optimum there with the unconstrained and joint ones
     for kk in sorted(set(s.discount_cutoffs) | {k, s.asl_cutoff}):
-        discount_tunings[kk] = _quiet(optimize.optimize_discount, judged, "linear", kk, starts=s.starts, seed=s.seed)
+        discount_tunings[kk] = _quiet(optimize.optimize_discount, judged, gain="linear", cutoff=kk, starts=s.starts, seed=s.seed)
     scores: dict[str, pd.DataFrame] = {}
     for name in STANDARD_DISCOUNTS:
         scores[name] = metrics.ndcg(judged, gain="linear", discount=name, cutoff=k)
@@ -663,7 +663,7 @@ def run_study(
     discount_table.index.name = "discount"
 
     say(f"unconstrained discount at k = {s.asl_cutoff}")
-    unconstrained = _quiet(optimize.optimize_discount, judged, "linear", s.asl_cutoff, monotone=False,
+    unconstrained = _quiet(optimize.optimize_discount, judged, gain="linear", cutoff=s.asl_cutoff, monotone=False,
                            starts=s.starts, seed=s.seed)
 
     # Table 2: gains
@@ -672,14 +672,14 @@ def run_study(
     joint_tunings: dict[int, Any] = {}
     for kk in sorted(set(s.gain_cutoffs) | {k}):
         gain_tunings[kk] = {
-            "constrained": _quiet(optimize.optimize_gain, judged, "log2", kk, starts=s.starts, seed=s.seed),
-            "unconstrained": _quiet(optimize.optimize_gain, judged, "log2", kk, monotone=False,
+            "constrained": _quiet(optimize.optimize_gain, judged, discount="log2", cutoff=kk, starts=s.starts, seed=s.seed),
+            "unconstrained": _quiet(optimize.optimize_gain, judged, discount="log2", cutoff=kk, monotone=False,
                                     starts=s.starts, seed=s.seed),
         }
     joint_ks = sorted(set(s.gain_cutoffs if s.joint_cutoffs is None else s.joint_cutoffs) | {s.asl_cutoff})
     say(f"tuning gain and discount jointly at k = {', '.join(map(str, joint_ks))}")
     for kk in joint_ks:
-        joint_tunings[kk] = _quiet(optimize.optimize_joint, judged, kk, starts=s.starts, seed=s.seed)
+        joint_tunings[kk] = _quiet(optimize.optimize_joint, judged, cutoff=kk, starts=s.starts, seed=s.seed)
     rows = []
     for kk, tt in gain_tunings.items():
         for grade in pos[1:] if pos.size > 1 else pos:

@@ -21,6 +21,7 @@ from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau
+from gtheory.kit.signatures import keyword_only
 
 __all__ = ["demo_study", "check_demo_parameters", "DemoStudy"]
 
@@ -201,12 +202,13 @@ def check_demo_parameters(cutoff: int, target: float, n_splits: int, *, depth: i
         raise ParameterError("cutoff", f"`cutoff` {cutoff} exceeds the run depth {depth}.")
 
 
+@keyword_only("cutoff", "target", "n_splits")
 def demo_study(
     judged: metrics.JudgedRuns,
+    *,
     cutoff: int = 100,
     target: float = 0.95,
     n_splits: int = 10,
-    *,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
 ) -> DemoStudy:
@@ -251,7 +253,7 @@ def demo_study(
     verdict = None
     if judged.n_topics >= 8:  # nested cross-validation needs 2 topics per inner part
         say("0. Should I tune? (optimize.recommend: nested cross-validation over topics) ...")
-        verdict = optimize.recommend(judged, k, what="discount", gain=gain, target=target, seed=seed,
+        verdict = optimize.recommend(judged, cutoff=k, what="discount", gain=gain, target=target, seed=seed,
                                      n_splits=max(n_splits, 2), progress=False)
     say(f"data: {desc}")
     rows: list[dict[str, Any]] = []

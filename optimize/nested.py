@@ -87,6 +87,7 @@ from .recommendation import Recommendation
 from ._threads import single_threaded_blas
 from .regularised import fit_vector, reference_vector
 from .validation import STANDARD_CONFIGS
+from gtheory.kit.signatures import keyword_only
 
 __all__ = ["recommend", "LAMBDAS", "MIN_SPLITS", "corrected_interval"]
 
@@ -530,10 +531,11 @@ def measure_spec(gain: Any, discount: Any, cutoff: int, levels: NDArray) -> str 
         return str(metrics.parse_measure(f"nDCG({params})@{int(cutoff)}"))
     except ValueError:
         return None
+@keyword_only("cutoff")
 def recommend(
     judged: JudgedRuns,
-    cutoff: int = 100,
     *,
+    cutoff: int = 100,
     what: str = "discount",
     baseline: str | None = None,
     target: float = 0.95,
@@ -610,7 +612,7 @@ def recommend(
     Examples
     --------
     >>> import metrics, optimize
-    >>> rec = optimize.recommend(metrics.load_trec9(), 10, n_splits=3, n_inner=2, n_seeds=1, progress=False)
+    >>> rec = optimize.recommend(metrics.load_trec9(), cutoff=10, n_splits=3, n_inner=2, n_seeds=1, progress=False)
     >>> rec.decided, rec.adopt, rec.measure   # 3 splits cannot decide: the baseline is kept
     (False, False, 'nDCG(discount=log2,gain=linear)@10')
     """

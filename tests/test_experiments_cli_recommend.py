@@ -33,7 +33,7 @@ def test_recommend_matches_the_library_and_writes_a_tuning(small_judged, tmp_pat
     out_json = tmp_path / "rec.json"
     code, out, err = run_cli(["recommend", "--judged", str(path), *FAST, "--out", str(out_json)], capsys)
     assert code == 0
-    rec = optimize.recommend(j, 10, n_splits=2, n_inner=2, n_seeds=1, progress=False)
+    rec = optimize.recommend(j, cutoff=10, n_splits=2, n_inner=2, n_seeds=1, progress=False)
     assert rec.verdict in out and "written to" in err
     assert optimize.Recommendation.from_json(out_json).verdict == rec.verdict
     assert not list(tmp_path.glob(".tmp-*"))  # the atomic write left no temporary file
@@ -80,7 +80,7 @@ def test_demo_opens_with_the_verdict(small_judged, capsys):
     j, path = small_judged
     code, out, _ = run_cli(["demo", "--judged", str(path), "--quiet", "--splits", "2", "--cutoff", "10"], capsys)
     assert code == 0
-    rec = optimize.recommend(j, 10, gain=[0.0, 1.0, 2.0], n_splits=2, progress=False)
+    rec = optimize.recommend(j, cutoff=10, gain=[0.0, 1.0, 2.0], n_splits=2, progress=False)
     assert out.splitlines()[0] == f"Should I tune the nDCG@10 discount?  {rec.verdict}"
 
 

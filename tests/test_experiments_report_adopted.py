@@ -34,7 +34,7 @@ def study(report_quick_study):
 def test_adopted_from_a_recommendation_reproduces_its_ndcg(trec9):
     import optimize
 
-    rec = optimize.recommend(trec9, 10, what="discount", n_splits=2, seed=0, progress=False)
+    rec = optimize.recommend(trec9, cutoff=10, what="discount", n_splits=2, seed=0, progress=False)
     a = adopted_from(rec)
     assert (a.what, a.cutoff, a.switch) == ("discount", 10, rec.adopt)
     # independent path: the recommendation's own Tuning.ndcg

@@ -75,7 +75,7 @@ def test_cross_validate_recommend_and_tune_parameters_use_the_same_splits(monkey
     for mod in (optimize.validation, optimize.nested, optimize.parameters):
         monkeypatch.setattr(mod, "topic_splits", spy(mod.__name__, mod.topic_splits))
     optimize.cross_validate(j, cutoff=10, n_splits=3, starts=1, seed=5)
-    optimize.recommend(j, 10, n_splits=3, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(), seed=5, progress=False)
+    optimize.recommend(j, cutoff=10, n_splits=3, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(), seed=5, progress=False)
     optimize.tune_parameters(j, "RBP(p={p})@10", {"p": (0.5, 0.95)}, n_splits=3, seed=5)
     a, b, c = (seen[m] for m in ("optimize.validation", "optimize.nested", "optimize.parameters"))
     assert len(a) == len(b) == len(c) == 3

@@ -29,7 +29,7 @@ def test_keep_means_the_baseline_and_switch_means_held_out_evidence(collections,
     # the rule, checked from the tables it reports: a switch needs a positive lower bound of the procedure's
     # held-out gain, min_wins of every deciding seed's splits and a majority of seeds; keeping returns the baseline
     judged = collections[name]
-    rec = optimize.recommend(judged, cutoff, what=what, seed=0, n_seeds=3, progress=False)
+    rec = optimize.recommend(judged, cutoff=cutoff, what=what, seed=0, n_seeds=3, progress=False)
     phi = rec.outer.pivot(index="split", columns="candidate", values="phi_1")
     base = rec.table.index[0]
     assert rec.table.loc[base, "kind"] == "baseline"
@@ -154,14 +154,14 @@ def test_regularised_and_family_refuse_bad_arguments(trec9):
 # ---------------------------------------------------------------- recommend
 @pytest.fixture(scope="module")
 def small_rec(trec9):
-    return optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, n_seeds=2, seed=3, progress=False)
+    return optimize.recommend(trec9.judged, cutoff=10, n_splits=4, n_inner=2, n_seeds=2, seed=3, progress=False)
 
 
 def test_same_seed_same_recommendation(trec9, small_rec):
     # in one process or in two (the seeds forked): the same result
-    again = optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, n_seeds=2, seed=3, n_jobs=1, progress=False)
+    again = optimize.recommend(trec9.judged, cutoff=10, n_splits=4, n_inner=2, n_seeds=2, seed=3, n_jobs=1, progress=False)
     assert again.to_dict() | {"seconds": 0, "tuning": None} == small_rec.to_dict() | {"seconds": 0, "tuning": None}
-    other = optimize.recommend(trec9.judged, 10, n_splits=4, n_inner=2, n_seeds=2, seed=4, progress=False)
+    other = optimize.recommend(trec9.judged, cutoff=10, n_splits=4, n_inner=2, n_seeds=2, seed=4, progress=False)
     assert not np.array_equal(other.outer["phi_1"].to_numpy(), small_rec.outer["phi_1"].to_numpy())
 
 
@@ -202,7 +202,7 @@ def test_keep_is_the_baseline_bit_for_bit(trec9, small_rec, tmp_path):
 
 def test_a_given_baseline_is_what_keep_returns(dl19):
     j = dl19.judged
-    rec = optimize.recommend(j, 10, baseline="nDCG(discount=zipf)@10", n_splits=2, n_inner=2, n_seeds=1,
+    rec = optimize.recommend(j, cutoff=10, baseline="nDCG(discount=zipf)@10", n_splits=2, n_inner=2, n_seeds=1,
                              families=("rbp",), lambdas=(), progress=False)
     assert rec.baseline == "nDCG(discount=zipf,gain=linear)@10" and rec.table.index[0] == "zipf"
     assert "log2" in rec.table.index  # trec_eval's discount is now an alternative like the others
@@ -210,14 +210,14 @@ def test_a_given_baseline_is_what_keep_returns(dl19):
     for bad, match in (("AP", "must be an nDCG measure"), ("nDCG@20", "has cut-off 20"),
                        ("nDCG(p=0.5)@10", "p goes with discount=rbp")):
         with pytest.raises(ValueError, match=match):
-            optimize.recommend(j, 10, baseline=bad, progress=False)
+            optimize.recommend(j, cutoff=10, baseline=bad, progress=False)
 
 
 def test_a_switch_names_a_measure_when_the_family_has_one(dl19):
     # DL 2019 at nDCG@100: the data favour a steeper discount than log2 (docs/should-i-tune.md); whatever the
     # decision, the measure spec evaluates the returned configuration (named families: to rounding of the parameter)
     j = dl19.judged
-    rec = optimize.recommend(j, 100, families=("rbp",), lambdas=(), n_seeds=2, progress=False)
+    rec = optimize.recommend(j, cutoff=100, families=("rbp",), lambdas=(), n_seeds=2, progress=False)
     if rec.measure is not None:
         np.testing.assert_allclose(metrics.evaluate(j, rec.measure).to_numpy(), rec.ndcg(j).to_numpy(), atol=1e-12)
     nd = metrics.ndcg(j, gain=dict(zip(rec.levels, rec.gain_vector)), discount=list(rec.discount_vector), cutoff=100)
@@ -279,17 +279,17 @@ def test_corrected_interval_by_hand():
 ])
 def test_recommend_refuses_bad_arguments(trec9, kw, match):
     with pytest.raises(ValueError, match=match):
-        optimize.recommend(trec9.judged, 10, progress=False, **kw)
+        optimize.recommend(trec9.judged, cutoff=10, progress=False, **kw)
 
 
 def test_progress_goes_to_stderr(trec9, capsys, monkeypatch):
     import optimize.nested as nested
 
     monkeypatch.setattr(nested, "_PROGRESS_DELAY", 0.0)
-    optimize.recommend(trec9.judged, 10, n_splits=2, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(), progress=True)
+    optimize.recommend(trec9.judged, cutoff=10, n_splits=2, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(), progress=True)
     out, err = capsys.readouterr()
     assert out == "" and "recommend" in err
-    optimize.recommend(trec9.judged, 10, n_splits=2, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(),
+    optimize.recommend(trec9.judged, cutoff=10, n_splits=2, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(),
                        progress=False)
     assert capsys.readouterr().err == ""
 
@@ -310,7 +310,7 @@ def test_joint_model_reproduces_metrics_ndcg(dl19):
 
 def test_recommend_joint(trec9):
     j = trec9.judged
-    rec = optimize.recommend(j, 10, what="joint", n_splits=3, n_inner=2, n_seeds=1, families=("power",),
+    rec = optimize.recommend(j, cutoff=10, what="joint", n_splits=3, n_inner=2, n_seeds=1, families=("power",),
                              lambdas=(0.1,), progress=False)
     assert set(rec.table.index) == {"linear+log2", "exponential+log2", "linear+linear", "power(alpha)+power(gamma)",
                                     "ridge(λ=0.1)"}
@@ -351,7 +351,7 @@ def test_regularised_fits_that_do_not_converge_are_reported(monkeypatch):
     j = metrics.load_trec9().subset(systems=range(0, 104, 4), topics=range(20))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rec = optimize.recommend(j, 10, n_splits=2, n_inner=2, n_seeds=1, lambdas=(1.0, 0.0), progress=False)
+        rec = optimize.recommend(j, cutoff=10, n_splits=2, n_inner=2, n_seeds=1, lambdas=(1.0, 0.0), progress=False)
     table = rec.table["fit_failures"]
     assert table["ridge(λ=1)"] > 0 and table.drop("ridge(λ=1)").eq(0).all()
     messages = [str(w.message) for w in caught if issubclass(w.category, optimize.OptimizationWarning)]

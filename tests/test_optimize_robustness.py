@@ -350,7 +350,7 @@ def test_a_generator_seeds_recommend_and_the_bootstrap(j):
     import gtheory
 
     sub = j.subset(systems=range(0, 104, 4))
-    a, b = (optimize.recommend(sub, 10, n_splits=4, n_inner=2, n_seeds=2, seed=np.random.default_rng(3),
+    a, b = (optimize.recommend(sub, cutoff=10, n_splits=4, n_inner=2, n_seeds=2, seed=np.random.default_rng(3),
                                progress=False) for _ in range(2))
     assert a.outer.equals(b.outer) and a.choice == b.choice and a.seed is None
     g = gtheory.gstudy(metrics.ndcg(sub, cutoff=10))
@@ -361,8 +361,8 @@ def test_a_generator_seeds_recommend_and_the_bootstrap(j):
 def test_recommend_progress_may_be_a_callable(j):
     # one `progress` type across the project: True/False or a callable receiving each message
     got: list[str] = []
-    optimize.recommend(j.subset(systems=range(0, 104, 4)), 10, n_splits=3, n_inner=2, n_seeds=1, seed=0,
+    optimize.recommend(j.subset(systems=range(0, 104, 4)), cutoff=10, n_splits=3, n_inner=2, n_seeds=1, seed=0,
                        progress=got.append)
     assert got == [f"recommend: outer splits: {i}/5" for i in range(1, 6)]  # 3 outer + the final selection + refit
     with pytest.raises(TypeError, match="`progress` must be True"):
-        optimize.recommend(j, 10, progress="yes")
+        optimize.recommend(j, cutoff=10, progress="yes")

@@ -62,7 +62,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
     if name == "DesignDStudy":
         return _quiet(gtheory.gstudy_design, np.asarray(_scores()), "s x t").dstudy("s", {"t": 20})
     if name == "Tuning":
-        return _quiet(optimize.optimize_discount, judged, "linear", 10, starts=1, seed=0)
+        return _quiet(optimize.optimize_discount, judged, gain="linear", cutoff=10, starts=1, seed=0)
     if name == "SolverRun":
         return optimize.result.SolverRun(x=np.array([0.6, 0.4]), fun=0.31, success=True, message="Optimization "
                                          "terminated successfully", nit=3, nfev=4, njev=3, solver="slsqp",
@@ -84,21 +84,21 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return experiments.ConfigurationCheck(table=table, reference="a", cutoff=10, n_systems=8, n_topics=12,
                                               top_k=8, B=30, alpha=0.05, seed=0, gain={"0": 0.0, "1": 1.0})
     if name == "Recommendation":
-        return _quiet(optimize.recommend, judged, 10, n_splits=2, n_inner=2, n_seeds=2, progress=False)
+        return _quiet(optimize.recommend, judged, cutoff=10, n_splits=2, n_inner=2, n_seeds=2, progress=False)
     if name == "ParameterTuning":
         return _quiet(optimize.tune_parameters, judged, "RBP(p={p})", {"p": (0.5, 0.95)}, grid=4, n_splits=2,
                       progress=False)
     if name == "RobustnessStudy":
         return _quiet(experiments.robustness_study, judged, ["nDCG@10"], fractions=[1.0, 0.5], seeds=2)
     if name == "DemoStudy":
-        return _quiet(demo_study, judged, 10, 0.95, 2)
+        return _quiet(demo_study, judged, cutoff=10, target=0.95, n_splits=2)
     if name == "Tuning (gain, failed)":  # systems that cannot be told apart: a failed tuning, Eρ² undefined (NaN)
         import dataclasses
 
         one = judged.subset(systems=[0], topics=list(range(6)))
         same = dataclasses.replace(one, grades=np.repeat(one.grades, 3, axis=0), doc_ids=np.repeat(one.doc_ids, 3, axis=0),
                                    n_retrieved=np.repeat(one.n_retrieved, 3, axis=0), systems=("a", "b", "c"))
-        return _quiet(optimize.optimize_gain, same, "log2", 5, starts=1)
+        return _quiet(optimize.optimize_gain, same, discount="log2", cutoff=5, starts=1)
     if name == "SweepGrid":
         return experiments.SweepGrid.of(cutoffs=[10, None], gains={"linear": "linear", "steep": {0: 0.0, 1: 1.0, 2: 4.0}},
                                         discounts=["log2", "zipf"], fractions=[1.0, 0.5], seeds=[0, 3])

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     # the CLI's format, once per message, after the work -- not as Python warnings with a source line
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        study = demo_study(judged, args.cutoff, args.target, args.splits, progress=lambda m: _say(args, m))
+        study = demo_study(judged, cutoff=args.cutoff, target=args.target, n_splits=args.splits, progress=lambda m: _say(args, m))
     _warn(caught)
     if args.json:
         emit_json(study.to_dict())

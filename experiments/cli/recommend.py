@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if args.cutoff > judged.depth:
         raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}.")
     try:
-        rec = optimize.recommend(judged, args.cutoff, what=args.what, gain=gain, discount=discount,
+        rec = optimize.recommend(judged, cutoff=args.cutoff, what=args.what, gain=gain, discount=discount,
                                  objective=args.objective, target=args.target, seed=args.seed,
                                  n_splits=args.splits, n_inner=args.inner, progress=False if args.json else progress_option(args),
                                  families=tuple(args.families) if args.families else None,
