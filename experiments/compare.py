@@ -115,16 +115,13 @@ def _exact_d(D: np.ndarray, scale: float) -> np.ndarray:
 def _t_test(D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from scipy import stats
 
+    from experiments.significance import _studentise
+
     n = D.shape[1]
     mean = D.mean(axis=1)
-    sd = D.std(axis=1, ddof=1)
-    scale = np.abs(D).max(axis=1)
-    tol = 1e-10 * scale
-    mean0 = np.abs(mean) <= tol
-    sd0 = sd <= tol
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(mean0, 0.0, np.where(sd0, np.sign(mean) * np.inf, mean / (sd / math.sqrt(n))))
-    p = np.where(mean0, 1.0, 2.0 * stats.t.sf(np.abs(t), n - 1))
+    # the paired bootstrap's studentisation: 0/0 -> 0, c/0 -> +-inf, means and spreads at rounding level are 0
+    t = _studentise(mean, D.var(axis=1, ddof=1), n, np.abs(D).max(axis=1))
+    p = np.where(t == 0, 1.0, 2.0 * stats.t.sf(np.abs(t), n - 1))
     return t, np.minimum(p, 1.0)
 
 

@@ -218,14 +218,9 @@ class Evaluation(Mapping):
     @classmethod
     def from_json(cls, text_or_path: str | Path) -> "Evaluation":
         """An :class:`Evaluation` from :meth:`to_json` output (JSON text or a file path)."""
-        s = str(text_or_path).strip()
-        if not s.startswith("{"):
-            with open(text_or_path, encoding="utf-8") as fh:
-                s = fh.read()
-        try:
-            d = json.loads(s)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not a gtheory metrics.Evaluation JSON document: {exc}") from None
+        from gtheory.kit.jsonio import read_json  # text or a file; bad or too deeply nested JSON: ValueError
+
+        d = read_json(text_or_path, "gtheory metrics.Evaluation")
         if not isinstance(d, dict) or d.get("format") != _FORMAT:
             raise ValueError(f"not a gtheory metrics.Evaluation JSON document (no 'format': {_FORMAT!r}).")
         try:

@@ -133,3 +133,11 @@ def test_summary_repr_and_html_show_the_per_run_rows():
     assert "3 systems × 50 topics" in repr(ev) and "AP, nDCG@10" in repr(ev)
     html = ev._repr_html_()
     assert html.count("<tr") == 4 and all(s in html for s in ev.systems)
+
+
+def test_from_json_refuses_deeply_nested_json_with_a_value_error():
+    # the kit's one JSON reader: a document nested past the recursion limit is refused, never a RecursionError
+    from metrics import Evaluation
+
+    with pytest.raises(ValueError, match="not a gtheory metrics.Evaluation JSON document: nested too deeply"):
+        Evaluation.from_json("[" * 100_000 + "]" * 100_000)
