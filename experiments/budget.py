@@ -28,6 +28,8 @@ from gtheory.kit.display import fmt, html_table
 from gtheory.kit.jsonio import JsonResult
 
 if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Executor
+
     from matplotlib.axes import Axes
 
     from metrics import JudgedRuns
@@ -35,7 +37,10 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["TopicBudget", "topic_depth_budget", "pool_mask"]
 
 _COLUMNS = ["depth", "judged_per_topic", "coverage", "var_system", "var_topic", "var_residual", "phi_topics", "erho2_topics",
-            "paired_t_topics", "phi_cost", "erho2_cost", "paired_t_cost"]
+            "paired_t_topics", "phi_cost", "erho2_cost", "paired_t_cost", "phi_topics_low", "phi_topics_high",
+            "phi_cheapest_share"]
+_TOPIC_COLUMNS = ("phi_topics", "erho2_topics", "paired_t_topics", "phi_cost", "erho2_cost", "paired_t_cost",
+                  "phi_topics_low", "phi_topics_high")  # inf (never reached) is written as null
 _REQUIREMENTS = ("phi", "erho2", "paired_t")
 
 
@@ -60,11 +65,20 @@ class TopicBudget(JsonResult):
         (share of the retrieved documents at ranks ≤ d the original qrels judged), the variance
         components ``var_system``, ``var_topic`` and ``var_residual`` (= V_E), the topics needed for Φ and Eρ² ≥
         ``target`` and for the paired t-test to detect ``min_diff`` with ``power``, and each one's cost (topics ×
-        judged documents per topic; ``inf`` when never reached).
+        judged documents per topic; ``inf`` when never reached). With ``bootstrap`` resamples: ``phi_topics_low``,
+        ``phi_topics_high`` (the interval at ``level`` of the topics needed for Φ, :meth:`gtheory.GStudy.bootstrap` with
+        systems and topics resampled) and ``phi_cheapest_share`` (the share of the resamples — the same resampled
+        systems and topics at every depth — in which this depth is the cheapest for Φ); NaN without.
     measure : str
     target, min_diff, power, alpha : float
     n_systems, n_topics : int
         The pilot's shape.
+    bootstrap : int
+        Resamples of the intervals (0: none).
+    seed : int or None
+        The seed of the resamples (None without them).
+    level : float
+        Confidence level of the intervals.
     """
 
     table: pd.DataFrame
@@ -75,6 +89,9 @@ class TopicBudget(JsonResult):
     alpha: float
     n_systems: int
     n_topics: int
+    bootstrap: int = 0
+    seed: int | None = None
+    level: float = 0.95
 
     JSON_FORMAT: ClassVar[str] = "experiments.TopicBudget/1"
 
@@ -104,6 +121,12 @@ class TopicBudget(JsonResult):
             c = self.cheapest(req)
             lines.append(f"  cheapest for {name}: depth {fmt(c['depth'])}, {fmt(c['topics'])} topics, "
                          f"{fmt(c['cost'])} judgments")
+        if self.bootstrap:
+            lines.append(f"  Φ topics at {self.level:.0%} ({self.bootstrap} resamples of systems and topics, seed "
+                         f"{self.seed}); share of resamples in which the depth is the cheapest for Φ:")
+            for r in self.table.itertuples(index=False):
+                lines.append(f"    depth {r.depth:>5}: {fmt(r.phi_topics)} [{fmt(r.phi_topics_low)}, "
+                             f"{fmt(r.phi_topics_high)}] topics; cheapest in {r.phi_cheapest_share:.0%}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -134,8 +157,9 @@ class TopicBudget(JsonResult):
         d = read_fields_document(cls, text_or_path, {"table": tuple(_COLUMNS[1:])})
         t = d["table"]
         t["depth"] = t["depth"].astype(int)
-        for c in _COLUMNS[6:]:
-            t[c] = t[c].fillna(math.inf)
+        for c in _TOPIC_COLUMNS:
+            if d["bootstrap"] or not c.startswith("phi_topics_"):  # NaN (no bootstrap) stays NaN
+                t[c] = t[c].fillna(math.inf)
         d["table"] = t
         return cls(**d)
 
@@ -166,6 +190,44 @@ class TopicBudget(JsonResult):
         return ax
 
 
+def _depth_row(judged: "JudgedRuns", d: int, measure: str, min_diff: float, target: float, power: float,
+               alpha: float, bootstrap: int, seed: int | None, level: float) -> tuple[dict[str, float], Any]:
+    """One depth (a task of :func:`topic_depth_budget`, a pure function of its arguments): the table's row and the
+    bootstrap replicates of the topics needed for Φ (None without ``bootstrap``)."""
+    import warnings
+
+    import metrics
+
+    keep = pool_mask(judged, d)
+    at_d = judged.restrict_judgments(keep)
+    scores = metrics.evaluate(at_d, measure)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        g = gtheory.gstudy(scores)
+    per_topic = float(keep.sum() / judged.n_topics)
+    top = judged.grades[:, :, :d]
+    retrieved = top != metrics.ABSENT
+    coverage = float(np.mean(top[retrieved] >= 0)) if retrieved.any() else math.nan
+    try:
+        t_n = gtheory.topic_set_size(scores, method="paired-t", min_diff=min_diff, power=power, alpha=alpha).n
+    except gtheory.ParameterError:  # no within-system variance at this depth (e.g. every score 0)
+        t_n = math.inf
+    phi_n = g.topics_needed(target, "phi", level=None).n
+    erho2_n = g.topics_needed(target, "erho2", level=None).n
+    low = high = math.nan
+    replicates = None
+    if bootstrap:
+        b = g.bootstrap(bootstrap, over="both", seed=seed, level=level, target=target)
+        low, high = b.interval("topics_needed")
+        replicates = b.replicates_adjusted[:, b.quantities.index("topics_needed")]
+    row = dict(depth=d, judged_per_topic=per_topic, coverage=coverage, var_system=g.var_system, var_topic=g.var_topic,
+               var_residual=g.var_residual, phi_topics=float(phi_n), erho2_topics=float(erho2_n),
+               paired_t_topics=float(t_n), phi_cost=phi_n * per_topic, erho2_cost=erho2_n * per_topic,
+               paired_t_cost=t_n * per_topic, phi_topics_low=float(low), phi_topics_high=float(high),
+               phi_cheapest_share=math.nan)
+    return row, replicates
+
+
 def topic_depth_budget(
     judged: "JudgedRuns",
     measure: str = "nDCG@10",
@@ -175,7 +237,11 @@ def topic_depth_budget(
     target: float = 0.95,
     power: float = 0.8,
     alpha: float = 0.05,
+    bootstrap: int = 0,
+    seed: int | None = 0,
+    level: float = 0.95,
     progress: bool | Callable[[str], Any] = False,
+    executor: "Executor | None" = None,
 ) -> TopicBudget:
     r"""Topics needed and judging cost at each pool depth (Sakai, IRJ 2016, §6: topic set size vs pool depth).
 
@@ -191,50 +257,57 @@ def topic_depth_budget(
         The paired t-test requirement (:func:`gtheory.topic_set_size`, residual variance).
     target : float
         The Φ and Eρ² to reach.
+    bootstrap : int
+        Resamples of systems and topics (Brennan's boot-p,i, :meth:`gtheory.GStudy.bootstrap`, ``over="both"``) for
+        the interval of the topics needed for Φ at each depth and the share of resamples in which each depth is the
+        cheapest (default 0: none; 1000 is usual). The same resampled systems and topics are used at every depth.
+    seed : int or None
+        Seed of the resamples (``numpy.random.default_rng``); the same seed gives the same result. None draws one
+        (fresh entropy), recorded in the result.
+    level : float
+        Confidence level of the intervals (default 0.95).
     progress : bool or callable
         A line per depth (``True``: on stderr; a callable receives each message).
+    executor : concurrent.futures.Executor, optional
+        Run the depths on this executor (one task per depth: the pool, the measure, the G-study and its resamples;
+        not shut down afterwards), e.g. a ``ProcessPoolExecutor`` or a Dask cluster's ``client.get_executor()``,
+        as :func:`experiments.sweep` takes it. The result is the same with and without one.
 
     Returns
     -------
     TopicBudget
         ``table``, ``cheapest(requirement)``, ``summary()``, ``plot()``, ``to_json()``.
     """
-    import warnings
-
-    import metrics
-    from gtheory.kit.checks import progress_writer
+    from gtheory.kit.checks import check_int, check_probability, check_rng, check_seed, progress_writer
+    from gtheory.kit.executors import check_executor, run_tasks
 
     say = progress_writer(progress)
+    executor = check_executor(executor)
     depths = sorted({int(d) for d in depths})
     if not depths or depths[0] < 1 or depths[-1] > judged.depth:
         raise gtheory.ParameterError("depths", f"`depths` must be integers in [1, {judged.depth}] (the runs' depth); "
                                                f"got {list(depths)!r}.")
-    rows = []
-    for d in depths:
-        keep = pool_mask(judged, d)
-        at_d = judged.restrict_judgments(keep)
-        scores = metrics.evaluate(at_d, measure)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
-            g = gtheory.gstudy(scores)
-        per_topic = float(keep.sum() / judged.n_topics)
-        top = judged.grades[:, :, :d]
-        retrieved = top != metrics.ABSENT
-        coverage = float(np.mean(top[retrieved] >= 0)) if retrieved.any() else math.nan
-        try:
-            t_n = gtheory.topic_set_size(scores, method="paired-t", min_diff=min_diff, power=power, alpha=alpha).n
-        except gtheory.ParameterError:  # no within-system variance at this depth (e.g. every score 0)
-            t_n = math.inf
-        phi_n = g.topics_needed(target, "phi", level=None).n
-        erho2_n = g.topics_needed(target, "erho2", level=None).n
-        rows.append(dict(depth=d, judged_per_topic=per_topic, coverage=coverage, var_system=g.var_system, var_topic=g.var_topic,
-                         var_residual=g.var_residual, phi_topics=float(phi_n), erho2_topics=float(erho2_n),
-                         paired_t_topics=float(t_n), phi_cost=phi_n * per_topic, erho2_cost=erho2_n * per_topic,
-                         paired_t_cost=t_n * per_topic))
-        if say:
-            say(f"depth {d}: {per_topic:.1f} judged per topic, Φ needs {phi_n} topics")
+    if bootstrap != 0:
+        bootstrap = check_int(bootstrap, "bootstrap", minimum=10)
+    level = check_probability(level, "level")
+    seed = check_seed(seed)
+    if not bootstrap:
+        seed = None
+    elif not isinstance(seed, int):  # one integer for every depth (paired resamples): one draw of a Generator/None
+        seed = int(check_rng(seed).integers(2**31))
+    tasks = [(judged, d, str(measure), min_diff, target, power, alpha, int(bootstrap), seed, level) for d in depths]
+    results = run_tasks(executor, _depth_row, tasks,
+                        on_done=(lambda i: say(f"depth {depths[i]}: done")) if say else None)
+    rows = [r for r, _ in results]
+    if bootstrap:  # paired resamples: which depth is the cheapest for Φ in each
+        cost = np.stack([rep * r["judged_per_topic"] for r, rep in results])  # depths × resamples
+        big = np.where(np.isfinite(cost), cost, np.inf)
+        best = np.argmin(big, axis=0)
+        reached = np.isfinite(big).any(axis=0)
+        for k, r in enumerate(rows):
+            r["phi_cheapest_share"] = float(np.mean(reached & (best == k)))
     table = pd.DataFrame(rows, columns=_COLUMNS)
     for c in _COLUMNS[1:]:
         table[c] = table[c].astype(float)
     return TopicBudget(table, str(measure), float(target), float(min_diff), float(power), float(alpha),
-                       judged.n_systems, judged.n_topics)
+                       judged.n_systems, judged.n_topics, int(bootstrap), seed, float(level))

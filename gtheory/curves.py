@@ -33,6 +33,8 @@ from .kit.jsonio import JsonResult
 from .errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Executor
+
     from matplotlib.axes import Axes
 
     from .io import ScoreInput
@@ -188,6 +190,25 @@ def _paired_significant(d: NDArray[np.float64], alpha: float) -> tuple[NDArray[n
     return np.nan_to_num(p, nan=1.0) < alpha, mean
 
 
+def _size_repeats(diffs: NDArray[np.float64], a_idx: NDArray[np.intp], b_idx: NDArray[np.intp],
+                  alpha: float) -> NDArray[np.float64]:
+    """One size's repeats (a task of :func:`topic_curves`): rows (τ, swap, significant, minor, major), one column per
+    pair of disjoint topic sets ``a_idx[r]``, ``b_idx[r]``; a pure function of its arguments."""
+    repeats = a_idx.shape[0]
+    out = np.empty((5, repeats))
+    for r in range(repeats):  # per repeat: all system pairs at once
+        da, db = diffs[:, a_idx[r]], diffs[:, b_idx[r]]
+        sa_sig, ma = _paired_significant(da, alpha)
+        sb_sig, mb = _paired_significant(db, alpha)
+        sa, sb = np.sign(ma), np.sign(mb)
+        out[0, r] = _tau_b(sa[:, None], sb[:, None])[0]
+        out[1, r] = np.mean(sa * sb < 0)
+        out[2, r] = (sa_sig.mean() + sb_sig.mean()) / 2.0
+        out[3, r] = np.mean(sa_sig != sb_sig)
+        out[4, r] = np.mean(sa_sig & sb_sig & (sa * sb < 0))
+    return out
+
+
 def topic_curves(
     scores: "ScoreInput",
     *,
@@ -195,6 +216,7 @@ def topic_curves(
     repeats: int = 50,
     alpha: float = 0.05,
     seed: int | None = 0,
+    executor: "Executor | None" = None,
 ) -> TopicCurves:
     r"""τ, swap rate, significant pairs and conflicts between disjoint random topic sets, as their size grows.
 
@@ -210,6 +232,10 @@ def topic_curves(
         Level of the two-sided paired t-tests (default 0.05).
     seed : int or None
         Seed of the draws (``numpy.random.default_rng``); the same seed gives the same result.
+    executor : concurrent.futures.Executor, optional
+        Run the sizes' repeats on this executor (one task per size; not shut down afterwards), e.g. a
+        ``ProcessPoolExecutor`` or a Dask cluster's ``client.get_executor()``, as :func:`experiments.sweep` takes it.
+        Every topic set is drawn here before the tasks are built, so the result is the same with and without one.
 
     Returns
     -------
@@ -228,6 +254,7 @@ def topic_curves(
     from .gstudy import gstudy
     from .gt_mappings import gt2major, gt2minor, gt2power, gt2tau
     from .io import as_score_matrix
+    from .kit.executors import check_executor, run_tasks
     from .topic_set_size import _check_unit
 
     x, _, _ = as_score_matrix(scores)
@@ -243,25 +270,18 @@ def topic_curves(
     if not sizes or sizes[0] < 2 or sizes[-1] > N // 2:
         raise ParameterError("sizes", f"`sizes` must be integers in [2, {N // 2}] (half the {N} topics: two disjoint "
                                       f"sets); got {list(sizes)!r}.")
+    executor = check_executor(executor)
     rng = np.random.default_rng(seed)
     i, j = np.triu_indices(m, 1)
     diffs = x[i] - x[j]  # per-topic differences of every system pair, P × N
     g = gstudy(x)
-    rows = []
-    for n in sizes:
+    tasks = []
+    for n in sizes:  # every draw here, in size order: the result does not depend on the executor
         order = np.argsort(rng.random((repeats, N)), axis=1)  # one random permutation of the topics per repeat
-        a_idx, b_idx = order[:, :n], order[:, n:2 * n]
-        taus, swaps, sig, minor, major = (np.empty(repeats) for _ in range(5))
-        for r in range(repeats):  # per repeat: all system pairs at once
-            da, db = diffs[:, a_idx[r]], diffs[:, b_idx[r]]
-            sa_sig, ma = _paired_significant(da, alpha)
-            sb_sig, mb = _paired_significant(db, alpha)
-            sa, sb = np.sign(ma), np.sign(mb)
-            taus[r] = _tau_b(sa[:, None], sb[:, None])[0]
-            swaps[r] = np.mean(sa * sb < 0)
-            sig[r] = (sa_sig.mean() + sb_sig.mean()) / 2.0
-            minor[r] = np.mean(sa_sig != sb_sig)
-            major[r] = np.mean(sa_sig & sb_sig & (sa * sb < 0))
+        tasks.append((diffs, order[:, :n], order[:, n:2 * n], alpha))
+    results = run_tasks(executor, _size_repeats, tasks)
+    rows = []
+    for n, (taus, swaps, sig, minor, major) in zip(sizes, results):
         e = float(g.erho2(n))
         ok = 0 < e < 1
         rows.append(dict(n=n, tau=float(np.nanmean(taus)), tau_sd=float(np.nanstd(taus, ddof=1)),

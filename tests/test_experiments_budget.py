@@ -63,3 +63,40 @@ def test_protocol_and_errors(judged, tmp_path):
     with pytest.raises(gtheory.ParameterError):
         b.cheapest("anova")
     assert experiments.topic_depth_budget is topic_depth_budget
+
+
+def test_bootstrap_interval_and_cheapest_share(judged):
+    b = topic_depth_budget(judged, "nDCG@10", depths=[5, 20, 50], target=0.8, bootstrap=200, seed=3)
+    t = b.table
+    assert b.bootstrap == 200 and b.seed == 3
+    assert np.all(t["phi_topics_low"] <= t["phi_topics_high"])
+    # each resample is the same systems and topics at every depth, so exactly one depth is cheapest in each one that
+    # reaches the target somewhere: the shares are shares of one partition of the resamples
+    assert np.all((t["phi_cheapest_share"] >= 0) & (t["phi_cheapest_share"] <= 1))
+    assert t["phi_cheapest_share"].sum() == pytest.approx(1.0, abs=1e-12)
+    # the interval is the Φ interval of each depth's own G-study bootstrap with the same seed
+    for row in t.itertuples(index=False):
+        scores = metrics.evaluate(judged.restrict_judgments(pool_mask(judged, row.depth)), "nDCG@10")
+        lo, hi = gtheory.gstudy(scores).bootstrap(200, over="both", seed=3, target=0.8).interval("topics_needed")
+        assert (row.phi_topics_low, row.phi_topics_high) == (lo, hi)
+    assert topic_depth_budget(judged, "nDCG@10", depths=[5, 20, 50], target=0.8, bootstrap=200, seed=3) == b
+    no = topic_depth_budget(judged, "nDCG@10", depths=[5, 20], target=0.8)
+    assert no.seed is None and no.table["phi_topics_low"].isna().all() and no.table["phi_cheapest_share"].isna().all()
+    assert TopicBudget.from_json(b.to_json()) == b and TopicBudget.from_json(no.to_json()) == no
+    assert "cheapest in" in b.summary() and "cheapest in" not in no.summary()
+    with pytest.raises(ValueError, match="bootstrap"):
+        topic_depth_budget(judged, depths=[5], bootstrap=3)
+
+
+@pytest.mark.parametrize("kind", ["thread", "process"])
+def test_an_executor_gives_the_same_result(judged, kind):
+    # one task per depth, each a pure function of the tensor, the depth and the seed: identical results (== is exact)
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+    kw = dict(depths=[5, 20], target=0.8, bootstrap=50, seed=7)
+    alone = topic_depth_budget(judged, "nDCG@10", **kw)
+    with (ThreadPoolExecutor(2) if kind == "thread" else ProcessPoolExecutor(2)) as pool:
+        assert topic_depth_budget(judged, "nDCG@10", executor=pool, **kw) == alone
+    assert topic_depth_budget(judged, "nDCG@10", **{**kw, "seed": 8}) != alone  # the comparison can fail
+    with pytest.raises(TypeError, match="executor"):
+        topic_depth_budget(judged, depths=[5], executor="pool")

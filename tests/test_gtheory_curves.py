@@ -93,3 +93,23 @@ def test_bad_arguments(X, kw, param):
     with pytest.raises(gtheory.ParameterError) as e:
         topic_curves(X, **kw)
     assert e.value.param == param
+
+
+@pytest.mark.parametrize("kind", ["thread", "process"])
+def test_an_executor_gives_the_same_result(X, kind):
+    # every topic set is drawn before the tasks are built, and each task is a pure function of its draws: the result
+    # must be identical (== compares the table exactly), whichever executor and however many workers run the sizes
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+    alone = topic_curves(X, sizes=[3, 6, 12], repeats=8, seed=4)
+    pool = ThreadPoolExecutor(max_workers=2) if kind == "thread" else ProcessPoolExecutor(max_workers=2)
+    with pool:
+        shared = topic_curves(X, sizes=[3, 6, 12], repeats=8, seed=4, executor=pool)
+        assert pool.submit(abs, -1).result() == 1  # used as it is, not shut down
+    assert shared == alone
+    assert topic_curves(X, sizes=[3, 6, 12], repeats=8, seed=5) != alone  # the seed matters: the check can fail
+
+
+def test_executor_must_be_an_executor(X):
+    with pytest.raises(TypeError, match="executor"):
+        topic_curves(X, repeats=4, executor=4)
