@@ -110,13 +110,15 @@ class TopicBudget(JsonResult):
 
     def summary(self) -> str:
         """The table as text and the cheapest depth for each requirement."""
-        cols = ["depth", "judged_per_topic", "coverage", "var_residual", "phi_topics", "phi_cost", "erho2_topics", "erho2_cost",
-                "paired_t_topics", "paired_t_cost"]
+        cols = ["depth", "judged_per_topic", "coverage", "var_system", "var_topic", "var_residual", "phi_topics",
+                "phi_cost", "erho2_topics", "erho2_cost", "paired_t_topics", "paired_t_cost"]
+        width = [max(len(c), 9) + 1 for c in cols]
         lines = [f"Topics × pool depth for {self.measure} ({self.n_systems} systems × {self.n_topics} topics): "
-                 f"Φ, Eρ² ≥ {self.target:g}; paired t power {self.power:g} for Δ ≥ {self.min_diff:g}",
-                 "  " + "".join(f"{c:>17}" for c in cols)]
+                 f"Φ, Eρ² ≥ {self.target:g}; paired t power {self.power:g} for Δ ≥ {self.min_diff:g} at α = "
+                 f"{self.alpha:g}; var_residual = V_E; cost = topics × judged_per_topic",
+                 "  " + "".join(f"{c:>{w}}" for c, w in zip(cols, width))]
         for r in self.table.itertuples(index=False):
-            lines.append("  " + "".join(f"{fmt(getattr(r, c)):>17}" for c in cols))
+            lines.append("  " + "".join(f"{fmt(getattr(r, c)):>{w}}" for c, w in zip(cols, width)))
         for req, name in (("phi", "Φ"), ("erho2", "Eρ²"), ("paired_t", "paired t")):
             c = self.cheapest(req)
             lines.append(f"  cheapest for {name}: depth {fmt(c['depth'])}, {fmt(c['topics'])} topics, "
@@ -296,8 +298,13 @@ def topic_depth_budget(
     elif not isinstance(seed, int):  # one integer for every depth (paired resamples): one draw of a Generator/None
         seed = int(check_rng(seed).integers(2**31))
     tasks = [(judged, d, str(measure), min_diff, target, power, alpha, int(bootstrap), seed, level) for d in depths]
-    results = run_tasks(executor, _depth_row, tasks,
-                        on_done=(lambda i: say(f"depth {depths[i]}: done")) if say else None)
+    done = [0]
+
+    def report(i: int) -> None:
+        done[0] += 1
+        say(f"topic_depth_budget: depth {depths[i]} done ({done[0]} of {len(depths)})")
+
+    results = run_tasks(executor, _depth_row, tasks, on_done=report if say else None)
     rows = [r for r, _ in results]
     if bootstrap:  # paired resamples: which depth is the cheapest for Φ in each
         cost = np.stack([rep * r["judged_per_topic"] for r, rep in results])  # depths × resamples

@@ -28,7 +28,7 @@ from typing import Sequence
 __all__ = ["main", "build_parser", "UsageError", "SUBCOMMANDS"]
 
 #: subcommand modules, in the order ``--help`` lists them
-SUBCOMMANDS: tuple[str, ...] = ("demo", "evaluate", "gstudy", "plan", "tune", "recommend", "check", "robustness", "report", "sweep", "compare")
+SUBCOMMANDS: tuple[str, ...] = ("demo", "evaluate", "gstudy", "plan", "budget", "tune", "recommend", "check", "robustness", "report", "sweep", "compare")
 
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the work ran but did not succeed (e.g. an optimiser that did not converge under --strict)

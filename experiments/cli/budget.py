@@ -1,0 +1,181 @@
+"""``gtheory budget``: how many topics at which pool depth, and what do their judgments cost?
+
+Examples::
+
+    gtheory budget --measure nDCG@10 --depths 10 20 50 100 --target 0.8          # the embedded TREC-9 runs
+    gtheory budget --runs runs/ --qrels qrels.txt --measure AP --depths 10 50 100 --out budget.csv
+    gtheory budget --measure nDCG@10 --bootstrap 1000 --seed 1 --workers 2 --out budget.json --plot budget.png
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import UsageError
+from ._common import (add_data_args, add_raw_csv_arg, check_least, check_output_path, check_shape, drop_missed_topics,
+                      emit_json, in_option_names, load_judged, positive_int, save_figure, write_csv_output)
+
+__all__ = ["register", "run"]
+
+_EPILOG = """\
+For each pool depth d the pilot is re-evaluated under the depth-d pool: the judgments of the documents
+some run retrieved at rank <= d are kept, every other judgment is forgotten (an unjudged document counts
+as non-relevant, as in the original evaluation). Each row then reports
+
+  judged/topic   judged documents per topic in the depth-d pool (the judging cost of one topic)
+  coverage       share of the retrieved documents at ranks <= d that the original qrels judged; below 1 the
+                 cost is a lower bound (a deeper pool than the original one cannot be priced)
+  var_*          the G-study's variance components: system, topic, and residual = V_E
+  *_topics       topics needed for Phi >= --target, Erho2 >= --target, and for a paired t-test to detect
+                 --min-diff with --power at --alpha (Sakai's topic set size design, sigma^2 = V_E)
+  *_cost         topics x judged documents per topic
+
+and the cheapest (topics, depth) for each requirement: the depth of least cost (Sakai, Information
+Retrieval Journal 2016, section 6). With --bootstrap B, systems and topics are resampled B times (the
+same resamples at every depth) for the interval of the topics needed for Phi and the share of resamples
+in which each depth is the cheapest. The docs page "How many topics?" (docs/topics.md) explains the rows.
+"""
+
+#: the Python API's parameter names in messages → the options of this command
+_OPTIONS = {"measure": "--measure", "depths": "--depths", "min_diff": "--min-diff", "target": "--target",
+            "power": "--power", "alpha": "--alpha", "bootstrap": "--bootstrap", "seed": "--seed", "level": "--level"}
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "budget",
+        help="topics x pool depth: topics needed and judging cost at each depth, the cheapest per requirement",
+        description=("How many topics at which pool depth? Re-evaluate the pilot under shallower pools and report, "
+                     "per depth, the variance components, the topics needed for Phi, Erho2 and a paired t-test, "
+                     "the judging cost, and the cheapest (topics, depth) for each requirement."),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_data_args(p)
+    p.add_argument("--measure", default="nDCG@10", metavar="NAME",
+                   help='the measure (ir_measures syntax: "nDCG@10", AP, P@10, ...; default nDCG@10)')
+    p.add_argument("--depths", nargs="+", type=positive_int("--depths"), default=[5, 10, 20, 30, 50, 100],
+                   metavar="D", help="pool depths, each at most the runs' depth (default 5 10 20 30 50 100)")
+    p.add_argument("--target", type=float, default=0.95, help="target Phi and Erho2, in (0, 1) (default 0.95)")
+    p.add_argument("--min-diff", type=float, default=0.05, metavar="D",
+                   help="the difference the paired t-test must detect (default 0.05)")
+    p.add_argument("--power", type=float, default=0.8, help="power of the paired t-test, in (0, 1) (default 0.8)")
+    p.add_argument("--alpha", type=float, default=0.05, help="level of the paired t-test, in (0, 1) (default 0.05)")
+    p.add_argument("--bootstrap", type=int, default=0, metavar="B",
+                   help="resamples of systems and topics for the interval of the topics for Phi and the share of "
+                        "resamples in which each depth is the cheapest (default 0: none; 1000 is usual; at least 10)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the --bootstrap resamples (default 0)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level of the --bootstrap intervals "
+                                                             "(default 0.95)")
+    p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="N",
+                   help="evaluate the depths in N processes (default 1: in this process); the numbers do not "
+                        "depend on it")
+    p.add_argument("--out", metavar="FILE", default=None,
+                   help="also write the result: FILE.json (the whole result, readable by "
+                        "experiments.TopicBudget.from_json) or FILE.csv (the table); '-' is standard output, "
+                        "with --out-format")
+    p.add_argument("--out-format", choices=["json", "csv"], default=None,
+                   help="the format of --out when its name does not end in .json or .csv (e.g. '-', /dev/stdout)")
+    add_raw_csv_arg(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the result as JSON (the document of --out FILE.json) instead of a table")
+    p.add_argument("--plot", metavar="OUT.png", default=None, help="also save a chart of the cost against the depth")
+    return p
+
+
+def _out_format(args: argparse.Namespace) -> str | None:
+    if args.out is None:
+        if args.out_format is not None:
+            raise UsageError("--out-format applies to --out; give --out FILE.")
+        return None
+    suffix = Path(args.out).suffix.lower()
+    by_name = {".json": "json", ".csv": "csv"}.get(suffix)
+    if args.out_format is not None:
+        if by_name is not None and by_name != args.out_format:
+            raise UsageError(f"--out {args.out} ends in {suffix} but --out-format is {args.out_format}; "
+                             "give one format.")
+        return args.out_format
+    if by_name is None:
+        raise UsageError(f"--out {args.out}: the name must end in .json (the whole result) or .csv (the table), "
+                         "or give --out-format json|csv.")
+    return by_name
+
+
+def _validate(args: argparse.Namespace) -> str | None:
+    for option, value in (("--target", args.target), ("--power", args.power), ("--alpha", args.alpha),
+                          ("--level", args.level)):
+        if not 0.0 < value < 1.0:  # also NaN
+            raise UsageError(f"{option} must lie strictly between 0 and 1; got {value:g}.")
+    if not (args.min_diff > 0 and math.isfinite(args.min_diff)):
+        raise UsageError(f"--min-diff must be a positive number; got {args.min_diff:g}.")
+    if args.bootstrap != 0:
+        check_least("--bootstrap", args.bootstrap, 10, " (0 for none)")
+    elif args.seed is not None:
+        raise UsageError("--seed is the seed of the --bootstrap resamples; without --bootstrap B nothing is random. "
+                         "Give --bootstrap 1000 (or drop --seed).")
+    check_least("--seed", args.seed, 0)
+    if args.json and args.out == "-":
+        raise UsageError("--json and --out - both write standard output; give --out a file name.")
+    from ._measures import check_measure_names
+
+    check_measure_names([args.measure])  # before any run is read
+    fmt = _out_format(args)
+    for option, path in (("--out", args.out), ("--plot", args.plot)):
+        if path:
+            check_output_path(path, option, args=args, binary=option == "--plot")
+    return fmt
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = _validate(args)
+    from experiments.budget import topic_depth_budget
+
+    judged = drop_missed_topics(load_judged(args), "budget")
+    check_shape(judged)
+    if max(args.depths) > judged.depth:
+        raise UsageError(f"--depths must be at most the runs' depth ({judged.depth}); got {max(args.depths)}. "
+                         f"Read deeper runs with --depth, or drop the deeper pool depths.")
+    where = (f"runs in {' '.join(args.runs)} (qrels {args.qrels})" if args.runs
+             else f"judgments {args.judged}" if args.judged else "the embedded TREC-9 Web runs")
+    pool = None
+    if args.workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=min(args.workers, len(set(args.depths))))
+    try:
+        result = topic_depth_budget(judged, args.measure, depths=args.depths, min_diff=args.min_diff,
+                                    target=args.target, power=args.power, alpha=args.alpha,
+                                    bootstrap=args.bootstrap, seed=0 if args.seed is None else args.seed,
+                                    level=args.level, progress=bool(args.progress), executor=pool)
+    except (ValueError, TypeError) as exc:
+        raise in_option_names(exc, _OPTIONS) from None
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    source = f"{args.measure} over {where}"
+    if fmt == "json":
+        emit_json(result.to_dict(), args.out)
+    elif fmt == "csv":
+        write_csv_output(result.table, args.out, args, index=False)
+    if args.out and args.out != "-":
+        print(f"budget written to {args.out}", file=sys.stderr)
+    if args.json:
+        emit_json(result.to_dict())
+    elif args.out != "-":
+        print(f"{source}\n")
+        print(result.summary())
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        ax = result.plot()
+        ax.figure.tight_layout()
+        save_figure(ax.figure, args.plot)
+        plt.close(ax.figure)
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0
