@@ -34,6 +34,8 @@ from .gt_mappings import GT2TAU_EXPONENTS
 from .topic_set_size import _check_positive, _check_unit, topic_set_size, within_system_variance
 
 if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Executor
+
     from matplotlib.axes import Axes
 
     from .io import ScoreInput
@@ -198,6 +200,7 @@ def plan(
     curves: bool = False,
     repeats: int = 50,
     seed: int | None = 0,
+    executor: "Executor | None" = None,
 ) -> TopicPlan:
     r"""How many topics? G-theory, Urbano et al.'s τ fit and Sakai's topic set size design on one pilot matrix.
 
@@ -224,6 +227,8 @@ def plan(
         ``tau``, by the power-law extrapolation of :func:`gtheory.topic_curves` (``repeats`` pairs per size,
         ``seed``; seconds rather than milliseconds, hence off by default). Its interval is the spread of that
         answer over the sizes fitted (the extrapolation from the smaller and from the larger half of the sizes).
+    executor : concurrent.futures.Executor, optional
+        Runs the curves' sizes (:func:`gtheory.topic_curves`); the result does not depend on it.
 
     Returns
     -------
@@ -285,7 +290,7 @@ def plan(
     if curves:
         from .curves import topic_curves
 
-        c = topic_curves(x, repeats=repeats, seed=seed, alpha=alpha)
+        c = topic_curves(x, repeats=repeats, seed=seed, alpha=alpha, executor=executor)
         half = len(c.table) // 2
         spread = [_refit(c.table.iloc[:max(half, 2)], tau), _refit(c.table.iloc[half:], tau)]
         rows.append(dict(method="data-tau", question=f"data: τ between disjoint topic sets ≥ {tau:g} (extrapolated)",
