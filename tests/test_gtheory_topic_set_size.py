@@ -8,10 +8,26 @@
   ``nct``/``ncf``.
 * A simulation of the design: paired t-tests on simulated two-way score matrices reject at the computed power.
 
-Not checked here: Nagata mode against the published numbers of Sakai's papers, book or Excel tools digit for digit
-(their tables could not be obtained while this was written). Nagata mode is checked against the exact computation
-(its approximations within 0.01 in power, its sizes within 2 topics) and against the one tabulated value known
-exactly (λ(1; .05, .20) = 7.849 of the noncentral χ² table).
+Not checked here: Nagata mode against the published numbers of Sakai's papers, book or Excel tools digit for digit.
+Nagata mode is checked against the exact computation (its approximations within 0.01 in power, its sizes within 2
+topics) and against the one tabulated value known exactly (λ(1; .05, .20) = 7.849 of the noncentral χ² table).
+
+Where published numbers were looked for (November 2026), without finding one table of sizes with the inputs that
+produced it (α, β, minD or CI width, σ², m) in a form that can be cited:
+
+* T. Sakai, "Topic set size design", Information Retrieval 19(3), 2016 (https://doi.org/10.1007/s10791-015-9273-z):
+  the publicly indexed text of the article page holds the abstract and the introduction, not the tables of §5-6;
+  its Waseda University repository record holds the abstract only.
+* T. Sakai, Laboratory Experiments in Information Retrieval, Springer 2018 (https://doi.org/10.1007/978-981-13-1199-4),
+  ch. 6 (topic set size design with the author's Excel tools): only catalogue and overview pages are public.
+* T. Sakai, "Topic set size design for paired and unpaired data", ICTIR 2018: the abstract only; Sakai's SIGIR 2018
+  tutorial slides: a summary page without the numbers.
+* Public source code and documentation for the names of Sakai's Excel tools (samplesizeTTEST, samplesizeANOVA,
+  samplesizeCI) and for ports of them to R or Python: only unrelated sample size calculators, none citing Sakai's
+  or Nagata's tables; public code and pages for Nagata's (2003) λ table of the noncentral χ²: none.
+
+A test of Nagata mode against published sizes belongs here once such a table is at hand (each number with the table
+and page it comes from).
 """
 from __future__ import annotations
 
