@@ -13,6 +13,11 @@ The cost counts only documents the original qrels judged: a pool deeper than the
 documents never judged, which the pilot cannot price. The column ``coverage`` (the share of the retrieved documents
 at ranks ≤ d that the original qrels judged) shows where that happens: below 1, the cost is a lower bound and the
 measure at that depth is as incomplete as the original qrels leave it.
+
+``bootstrap=B`` resamples systems and topics (Brennan's boot-p,i, :meth:`gtheory.GStudy.bootstrap`) with one seed,
+so that every depth sees the same resampled systems and topics: each depth's interval of the topics needed for Φ,
+and the share of resamples in which each depth is the cheapest for Φ. ``executor=`` runs one task per depth
+(:mod:`gtheory.kit.executors`); the result does not depend on it.
 """
 from __future__ import annotations
 

@@ -17,6 +17,8 @@ heavier than NumPy at import time, so ``import metrics`` stays light. One concep
 * :mod:`gtheory.kit.display` — the notebook display helpers (HTML tables) and number formatting;
 * :mod:`gtheory.kit.ties` — equality up to rounding (:data:`~gtheory.kit.ties.TIE_REL`), used by every rank
   statistic and randomised test;
+* :mod:`gtheory.kit.executors` — the one ``executor=`` convention of the resampling loops (in this process or on
+  any :class:`concurrent.futures.Executor`, results in task order);
 * :mod:`gtheory.kit.lazy` — the lazy public names of every package (PEP 562), so importing one stays cheap;
 * :mod:`gtheory.kit.siblings` — the check that the sibling packages are this project's (not a user's module of the
   same name).
