@@ -140,6 +140,9 @@ def run(args: argparse.Namespace) -> int:
                          f"Read deeper runs with --depth, or drop the deeper pool depths.")
     where = (f"runs in {' '.join(args.runs)} (qrels {args.qrels})" if args.runs
              else f"judgments {args.judged}" if args.judged else "the embedded TREC-9 Web runs")
+    from gtheory.kit.checks import stderr_is_terminal
+
+    progress = bool(args.progress) or stderr_is_terminal()  # a line per depth; into pipes and logs only if asked
     pool = None
     if args.workers > 1:
         from concurrent.futures import ProcessPoolExecutor
@@ -149,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         result = topic_depth_budget(judged, args.measure, depths=args.depths, min_diff=args.min_diff,
                                     target=args.target, power=args.power, alpha=args.alpha,
                                     bootstrap=args.bootstrap, seed=0 if args.seed is None else args.seed,
-                                    level=args.level, progress=bool(args.progress), executor=pool)
+                                    level=args.level, progress=progress, executor=pool)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     finally:
