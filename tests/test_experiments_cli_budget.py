@@ -31,9 +31,10 @@ def test_runs_and_qrels_end_to_end(tmp_path, capsys, trec9_slice):
     runs, qrels = trec9_slice
     out = tmp_path / "budget.json"
     argv = ["budget", "--runs", *runs, "--qrels", qrels, "--depth", "100", "--measure", "nDCG@10",
-            "--depths", "10", "20", "50", "100", "--target", "0.8", "--out", str(out)]
+            "--depths", "10", "20", "50", "100", "--target", "0.8", "--out", str(out), "--progress"]
     assert main(argv) == 0
     cap = capsys.readouterr()
+    assert "depth 100 done (4 of 4)" in cap.err  # --progress: a line per depth on stderr
     judged = metrics.judge(runs, qrels, depth=100, progress=False)
     api = topic_depth_budget(judged, "nDCG@10", depths=[10, 20, 50, 100], target=0.8)
     assert TopicBudget.from_json(out) == api  # the whole result, exactly
