@@ -163,6 +163,8 @@ def topics_section(
         ``"nDCG@100"``.
     judged : metrics.JudgedRuns, optional
         The study's judged runs: adds the budget table (topics × pool depth). Without it the section has no budget.
+        ``scores`` must then be ``metrics.evaluate(judged, measure)`` (checked: a ParameterError naming ``measure``
+        otherwise, since the budget would price another measure).
     min_diff, target, tau, alpha, power, level : float
         The requirements of :func:`gtheory.plan` (the paired t-test's difference, the Φ/Eρ² target, the expected τ,
         the tests' level and power, the intervals' confidence level).
@@ -203,6 +205,13 @@ def topics_section(
             raise gtheory.ParameterError("judged", f"`judged` holds {judged.n_systems} systems × {judged.n_topics} "
                                                    f"topics but `scores` {n_sys} × {n}: give the judged runs the "
                                                    "scores were computed from.")
+        import metrics
+
+        full = metrics.evaluate(judged, measure).to_numpy(float)
+        if not np.allclose(full, x, rtol=0, atol=1e-9, equal_nan=True):  # the budget would price another measure
+            raise gtheory.ParameterError("measure", f"`scores` are not {measure!r} of `judged` (largest difference "
+                                                    f"{np.nanmax(np.abs(full - x)):.3g}): give the measure the "
+                                                    "scores hold, by a name metrics.evaluate knows.")
         if depths is None:
             depths = [d for d in _DEFAULT_DEPTHS if d <= judged.depth] or [judged.depth]
         budget = topic_depth_budget(judged, measure, depths=depths, min_diff=min_diff, target=target, power=power,

@@ -137,3 +137,7 @@ def test_judged_must_be_the_scores_runs(judged):
     scores = metrics.evaluate(judged, "nDCG@20").iloc[:5]
     with pytest.raises(gtheory.ParameterError, match="judged"):
         topics_section(scores, measure="nDCG@20", judged=judged, curves=False)
+    full = metrics.evaluate(judged, "nDCG@20")
+    with pytest.raises(gtheory.ParameterError, match="not 'P@10' of `judged`") as e:
+        topics_section(full, measure="P@10", judged=judged, curves=False)  # the budget would price another measure
+    assert e.value.param == "measure"

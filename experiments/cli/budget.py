@@ -72,7 +72,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                                                              "(default 0.95)")
     p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="N",
                    help="evaluate the depths in N processes (default 1: in this process); the numbers do not "
-                        "depend on it")
+                        "depend on it. Each process receives the judged runs, so it pays off only with idle cores")
     p.add_argument("--out", metavar="FILE", default=None,
                    help="also write the result: FILE.json (the whole result, readable by "
                         "experiments.TopicBudget.from_json) or FILE.csv (the table); '-' is standard output, "
