@@ -146,7 +146,7 @@ class TopicBudget(JsonResult):
 
     def _repr_html_(self) -> str:
         cols = ["depth", "judged_per_topic", "var_residual", "phi_topics", "phi_cost", "paired_t_topics",
-                "paired_t_cost"]
+                "paired_t_cost"] + (["phi_topics_low", "phi_topics_high", "phi_cheapest_share"] if self.bootstrap else [])
         return html_table(self.table[cols].itertuples(index=False), header=cols,
                           caption=f"TopicBudget ({self.measure})")
 
