@@ -71,8 +71,8 @@ class TopicBudget(JsonResult):
         components ``var_system``, ``var_topic`` and ``var_residual`` (= V_E), the topics needed for Φ and Eρ² ≥
         ``target`` and for the paired t-test to detect ``min_diff`` with ``power``, and each one's cost (topics ×
         judged documents per topic; ``inf`` when never reached). With ``bootstrap`` resamples: ``phi_topics_low``,
-        ``phi_topics_high`` (the interval at ``level`` of the topics needed for Φ, :meth:`gtheory.GStudy.bootstrap` with
-        systems and topics resampled) and ``phi_cheapest_share`` (the share of the resamples — the same resampled
+        ``phi_topics_high`` (the interval at ``level`` of the topics needed for Φ,
+        :meth:`gtheory.GStudy.bootstrap` with systems and topics resampled) and ``phi_cheapest_share`` (the share of the resamples — the same resampled
         systems and topics at every depth — in which this depth is the cheapest for Φ); NaN without.
     measure : str
     target, min_diff, power, alpha : float
@@ -146,7 +146,9 @@ class TopicBudget(JsonResult):
 
     def _repr_html_(self) -> str:
         cols = ["depth", "judged_per_topic", "var_residual", "phi_topics", "phi_cost", "paired_t_topics",
-                "paired_t_cost"] + (["phi_topics_low", "phi_topics_high", "phi_cheapest_share"] if self.bootstrap else [])
+                "paired_t_cost"]
+        if self.bootstrap:
+            cols += ["phi_topics_low", "phi_topics_high", "phi_cheapest_share"]
         return html_table(self.table[cols].itertuples(index=False), header=cols,
                           caption=f"TopicBudget ({self.measure})")
 
