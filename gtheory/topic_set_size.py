@@ -164,7 +164,7 @@ def _noncentral_cdfs() -> tuple[Any, Any]:
 
     From SciPy 1.15 ``scipy.special.ncfdtr`` / ``nctdtr`` are Boost's (scipy PRs 21505, 21728): the ufuncs, without
     the per-call overhead of the distribution objects (the search for n evaluates them many times). Before 1.15
-    they are CDFLIB's series, up to 9e-5 (ncfdtr) and 1e-3 (nctdtr) off Boost over df 2–600, ncp 0–36, x -5–8
+    they are CDFLIB's series, up to 9e-5 (ncfdtr) and 1e-3 (nctdtr) off Boost over df 2–600, ncp 0–36 (F), 0–12 (t)
     (powers against R's ``power.anova.test`` off by 3e-6, enough to move n by one near the target), while
     ``scipy.stats.ncf`` / ``nct`` already call Boost, so those are used there. Upper tails are ``1 - cdf``:
     ``stats.ncf.sf`` returns ``-cdf`` at nc = 0 (Boost; scipy issue 26188), and powers are >= alpha, so the
