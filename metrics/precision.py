@@ -51,8 +51,8 @@ def precision(judged: JudgedRuns, *, cutoff: int = 10, relevance_level: float = 
     >>> from metrics._toy import single_topic
     >>> from metrics import precision
     >>> j = single_topic([[1, 0, None, 1]], qrels=[1, 1, 1, 0])
-    >>> precision(j, cutoff=2).iloc[0, 0], precision(j, cutoff=5).iloc[0, 0]
-    (np.float64(0.5), np.float64(0.4))
+    >>> float(precision(j, cutoff=2).iloc[0, 0]), float(precision(j, cutoff=5).iloc[0, 0])
+    (0.5, 0.4)
     >>> float(precision(j, cutoff=2, judged_only=True).iloc[0, 0])   # condensed list: 1, 0, 1
     0.5
     """

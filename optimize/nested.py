@@ -306,9 +306,19 @@ def seed_list(seed: int | np.random.Generator | None, n_seeds: int) -> list:
     :func:`optimize.cross_validate` with the same seed), then ``n_seeds - 1`` children of
     ``numpy.random.SeedSequence(seed)`` (of the generator's, for a Generator)."""
     if isinstance(seed, np.random.Generator):
-        return [seed, *seed.spawn(n_seeds - 1)]
+        return [seed, *_spawn(seed, n_seeds - 1)]
     ss = np.random.SeedSequence(seed)
     return [seed if seed is not None else ss, *ss.spawn(n_seeds - 1)]
+
+
+def _spawn(gen: np.random.Generator, n: int) -> list[np.random.Generator]:
+    """``gen.spawn(n)``: ``n`` independent child generators of ``gen``'s seed sequence. ``Generator.spawn`` is NumPy
+    1.25's; before, the same children are built from the bit generator's seed sequence (what ``spawn`` does), so a
+    Generator gives the same streams on every supported NumPy."""
+    if hasattr(gen, "spawn"):
+        return list(gen.spawn(n))
+    bg = gen.bit_generator  # pragma: no cover - NumPy < 1.25 (the minimum-versions pass of .ci/run)
+    return [np.random.Generator(type(bg)(s)) for s in bg._seed_seq.spawn(n)]  # pragma: no cover
 
 
 @dataclass

@@ -14,6 +14,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -237,8 +238,9 @@ _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=3
 def test_property_round_trip_and_targets_stay_what_they_were(tmp_path, text, data, existing):
     """Arbitrary text (UTF-8) and bytes reach a regular file, a FIFO and a device exactly; the FIFO stays a FIFO,
     the device a device, a regular file a regular file; nothing is left beside them."""
-    d = Path(tmp_path) / f"case{abs(hash((text, data, existing)))}"
-    d.mkdir()
+    # a fresh folder per example: hypothesis may run an example more than once (6.0 ran 55 distinct of 60 here),
+    # so a folder named after the example would already exist
+    d = Path(tempfile.mkdtemp(prefix="case", dir=tmp_path))
     f = d / "out.txt"
     if existing:
         f.write_text("previous content")

@@ -358,6 +358,16 @@ def test_a_generator_seeds_recommend_and_the_bootstrap(j):
     assert x.to_dict() == y.to_dict() and x.seed is None
 
 
+def test_the_children_of_a_generator_seed_are_its_seed_sequence_children():
+    # reference: Generator.spawn (NumPy >= 1.25) spawns the seed sequence of the generator's bit generator; built here
+    # from numpy.random.SeedSequence(3), which default_rng(3) wraps, so NumPy 1.24's path is checked against it too
+    from optimize.nested import seed_list
+
+    kids = seed_list(np.random.default_rng(3), 3)
+    want = [np.random.default_rng(s) for s in np.random.SeedSequence(3).spawn(2)]
+    assert len(kids) == 3 and all(np.array_equal(k.random(5), w.random(5)) for k, w in zip(kids[1:], want))
+
+
 def test_recommend_progress_may_be_a_callable(j):
     # one `progress` type across the project: True/False or a callable receiving each message
     got: list[str] = []
