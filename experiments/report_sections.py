@@ -418,7 +418,6 @@ def _how_to_read(study: Study) -> str:
     ])
 
 
-
 #: The report's sections in reading order: each turns the :class:`Study` into its blocks (none: left out).
 #: The one place where sections are assembled — a new section is a function added here (module docstring).
 SECTIONS: tuple[Callable[[Study], list[Block]], ...] = (
