@@ -49,16 +49,11 @@ References
 """
 from __future__ import annotations
 
-import itertools
 import math
-import os
-import sys
 import time
-import warnings
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
-from numbers import Integral, Real
-from typing import Any, Callable, Iterable, Mapping, Sequence, Union
+from concurrent.futures import Executor
+from numbers import Real
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -66,17 +61,15 @@ import pandas as pd
 import metrics
 from metrics import JudgedRuns
 from metrics.advanced import parse_family
-from metrics.ndcg import ndcg_values
-from gtheory.kit.display import kv_table
-from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
-from experiments._stability import stability as _stability
-from experiments._validation import check_probability, check_progress, check_seeds
-from experiments.agreement import kendall_tau
-from experiments.incomplete import _check_judged, reduction_mask
+from experiments._validation import check_probability, check_progress
+from experiments.incomplete import _check_judged
+from experiments.sweep_grid import Cutoff, SweepGrid, _check_cutoffs, parse_cutoff
+from experiments.sweep_tasks import _check_workers, _execute, _Progress, _truncate, _whole_list_discount, dask_executor
 
 __all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS", "degenerate_points", "depth_notes", "dask_executor", "format_sweep",
            "parse_cutoff", "check_settings"]
+
 
 #: result columns of :func:`sweep`, in order (``phi_tuned`` and ``tuned_discount`` are added with ``tune=True``)
 SWEEP_COLUMNS: tuple[str, ...] = (
@@ -86,338 +79,7 @@ SWEEP_COLUMNS: tuple[str, ...] = (
     "phi", "erho2", "topics_needed", "tau", "mean",
 )
 
-Cutoff = Union[int, None]
 
-
-# ============================================================================================== the grid
-def _check_cutoffs(cutoffs: Any) -> tuple[Cutoff, ...]:
-    if cutoffs is None or isinstance(cutoffs, (Integral, str)):
-        cutoffs = [cutoffs]
-    out: list[Cutoff] = []
-    for k in cutoffs:
-        if k is None:
-            out.append(None)
-            continue
-        if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-            raise ValueError(f"`cutoffs` must hold positive integers (or None for the whole list); got {k!r}.")
-        out.append(int(k))
-    return _distinct(out, "cutoffs")
-
-
-def _distinct(values: list, name: str) -> tuple:
-    if not values:
-        raise ValueError(f"`{name}` must not be empty.")
-    dup = sorted({repr(v) for v in values if values.count(v) > 1})
-    if dup:
-        raise ValueError(f"`{name}` must be distinct; {', '.join(dup)} repeated.")
-    return tuple(values)
-
-
-def _check_specs(specs: Any, name: str, known: Mapping[str, tuple[str, ...]], what: str) -> tuple[tuple[str, Any], ...]:
-    """``(label, spec)`` pairs: family names label themselves; a mapping gives ``{label: spec}``."""
-    if isinstance(specs, str):
-        specs = [specs]
-    items = list(specs.items()) if isinstance(specs, Mapping) else [(s, s) for s in specs]
-    grammar = ", ".join(f"{n}({', '.join(p + '=…' for p in ps)})" if ps else n for n, ps in known.items())
-    out = []
-    for label, spec in items:
-        if not isinstance(label, str):
-            raise TypeError(
-                f"`{name}` must hold {what} names such as {grammar} (or be a mapping {{label: {what}}}); "
-                f"got {type(label).__name__} {label!r}."
-            )
-        if isinstance(spec, str):
-            try:
-                parse_family(spec, dict(known), what)
-            except ValueError as exc:
-                raise ValueError(f"`{name}`: {exc}") from None
-        out.append((label, spec))
-    labels = [lab for lab, _ in out]
-    _distinct(labels, name)
-    return tuple(out)
-
-
-def _check_seed_list(seeds: Any) -> tuple[int, ...]:
-    if isinstance(seeds, Integral) and not isinstance(seeds, bool) and seeds >= 1:
-        warnings.warn(
-            f"`seeds={int(seeds)}` means the {int(seeds)} seeds 0..{int(seeds) - 1}, as everywhere in the project "
-            f"(it meant the single seed {int(seeds)} before); pass seeds=[{int(seeds)}] for that seed.",
-            UserWarning,
-            stacklevel=4,
-        )
-    elif isinstance(seeds, Integral) and not isinstance(seeds, bool):
-        raise ValueError(
-            f"`seeds` must be a number of seeds >= 1 (n means 0 .. n-1) or a sequence of seeds; got {seeds!r} "
-            f"(for the single seed {seeds!r} pass [{seeds!r}])."
-        )
-    return check_seeds(seeds)
-
-
-def _check_fraction_list(fractions: Any) -> tuple[float, ...]:
-    if isinstance(fractions, Real) and not isinstance(fractions, bool):
-        fractions = [fractions]
-    if isinstance(fractions, (str, bytes)) or not isinstance(fractions, Iterable):
-        raise TypeError(f"`fractions` must be a sequence of numbers in (0, 1]; got {fractions!r}.")
-    out = []
-    for f in fractions:
-        if isinstance(f, bool) or not isinstance(f, Real) or not (0.0 < float(f) <= 1.0):
-            raise ValueError(f"`fractions` must hold numbers in (0, 1] (the share of judgments kept); got {f!r}.")
-        out.append(float(f))
-    return _distinct(out, "fractions")
-
-
-def _grades_back(spec: Any) -> Any:
-    """A specification read from JSON: a ``{grade: gain}`` mapping gets its numeric keys back (JSON keys are
-    strings)."""
-    if isinstance(spec, dict):
-        try:
-            return {(int(k) if k.lstrip("-").isdigit() else float(k)): v for k, v in spec.items()}
-        except ValueError:
-            return spec
-    return spec
-
-
-@dataclass(frozen=True)
-class SweepGrid(JsonResult):
-    """The configurations of a sensitivity sweep: the product of five axes.
-
-    Attributes
-    ----------
-    cutoffs : tuple of int or None
-        nDCG cut-offs k (``None``: the whole ranked list, trec_eval ``ndcg``).
-    gains : tuple of (label, spec)
-        Gain families (:data:`metrics.GAIN_FAMILIES`, e.g. ``"exponential(base=3)"``) or, from a mapping,
-        any gain specification of :func:`metrics.ndcg` under a label.
-    discounts : tuple of (label, spec)
-        Discount families (:data:`metrics.DISCOUNT_FAMILIES`) or labelled discount vectors.
-    fractions : tuple of float
-        Shares of the judgments kept (:func:`experiments.reduce_qrels`); 1.0 is the full qrels.
-    seeds : tuple of int
-        Seeds of the qrels reduction (at fraction 1 every seed gives the full qrels).
-
-    Build it with :meth:`SweepGrid.of`, which validates and normalises the axes. The grid order — the row
-    order of :func:`sweep` — is fraction, seed, cut-off, gain, discount (the last varies fastest).
-
-    Examples
-    --------
-    >>> from experiments import SweepGrid
-    >>> g = SweepGrid.of(cutoffs=[10, 100], gains=["linear", "exponential"], discounts=["log2", "zipf"],
-    ...                  fractions=[1.0, 0.5], seeds=[0, 1])
-    >>> len(g), len(g.tasks())
-    (32, 4)
-    >>> g.points().columns.tolist()
-    ['cutoff', 'gain', 'discount', 'fraction', 'seed']
-    """
-
-    cutoffs: tuple[Cutoff, ...]
-    gains: tuple[tuple[str, Any], ...]
-    discounts: tuple[tuple[str, Any], ...]
-    fractions: tuple[float, ...]
-    seeds: tuple[int, ...]
-
-    @classmethod
-    def of(
-        cls,
-        cutoffs: int | None | Sequence[int | None] = (10, 20, 100),
-        gains: str | Sequence[str] | Mapping[str, Any] = ("linear", "exponential"),
-        discounts: str | Sequence[str] | Mapping[str, Any] = ("log2", "zipf", "linear"),
-        fractions: float | Sequence[float] = (1.0,),
-        seeds: int | Sequence[int] = (0,),
-    ) -> "SweepGrid":
-        """Validate the axes and build the grid (see the class docstring; scalars are one-point axes).
-
-        Raises
-        ------
-        ValueError
-            An empty or repeated axis value, a cut-off that is not a positive integer or None, an unknown
-            gain or discount family (the message lists the known ones), a fraction outside (0, 1], a
-            negative seed.
-        TypeError
-            An axis of the wrong type.
-        """
-        return cls(
-            cutoffs=_check_cutoffs(cutoffs),
-            gains=_check_specs(gains, "gains", metrics.GAIN_FAMILIES, "gain family"),
-            discounts=_check_specs(discounts, "discounts", metrics.DISCOUNT_FAMILIES, "discount family"),
-            fractions=_check_fraction_list(fractions),
-            seeds=_check_seed_list(seeds),
-        )
-
-    def __len__(self) -> int:
-        return len(self.fractions) * len(self.seeds) * len(self.cutoffs) * len(self.gains) * len(self.discounts)
-
-    def _axes(self) -> dict[str, str]:
-        return {"cut-offs": ", ".join("all" if k is None else str(k) for k in self.cutoffs),
-                "gains": ", ".join(g for g, _ in self.gains), "discounts": ", ".join(d for d, _ in self.discounts),
-                "fractions": ", ".join(f"{f:g}" for f in self.fractions),
-                "seeds": ", ".join(str(s) for s in self.seeds)}
-
-    def __repr__(self) -> str:
-        return f"SweepGrid({len(self)} points; " + "; ".join(f"{k} {v}" for k, v in self._axes().items()) + ")"
-
-    def summary(self) -> str:
-        """The grid as text: its size and one line per axis (labelled specifications show their value)."""
-        configs = len(self.cutoffs) * len(self.gains) * len(self.discounts)
-        lines = [f"SweepGrid: {len(self)} points ({len(self.tasks())} task(s) of {configs} configuration(s))"]
-        for name, value in self._axes().items():
-            lines.append(f"  {name:<10} {value}")
-        for axis, pairs in (("gain", self.gains), ("discount", self.discounts)):
-            lines += [f"  {axis} {label!r} = {spec!r}" for label, spec in pairs if not isinstance(spec, str) or spec != label]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    #: the ``"format"`` of :meth:`to_dict`
-    JSON_FORMAT = "gtheory.experiments.SweepGrid/1"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The axes as plain JSON values plus ``"format"``: ``cutoffs`` (null for the whole list), ``gains`` and
-        ``discounts`` as ``[label, spec]`` pairs, ``fractions``, ``seeds``. A specification that is not a family
-        name, a list of numbers or a ``{grade: gain}`` mapping (e.g. a callable) cannot be written: TypeError."""
-        from gtheory.kit.jsonio import jsonable
-
-        def pairs(axis: str, items: tuple[tuple[str, Any], ...]) -> list[list[Any]]:
-            out = []
-            for label, spec in items:
-                value = jsonable(spec)
-                if not isinstance(spec, (str, list, tuple, Mapping, np.ndarray)):
-                    raise TypeError(f"`{axis}` {label!r}: a {type(spec).__name__} specification cannot be written as JSON "
-                                    "(give a family name, a list of numbers or a {grade: gain} mapping).")
-                out.append([label, value])
-            return out
-
-        return {"format": self.JSON_FORMAT, "cutoffs": list(self.cutoffs), "gains": pairs("gains", self.gains),
-                "discounts": pairs("discounts", self.discounts), "fractions": list(self.fractions),
-                "seeds": list(self.seeds)}
-
-    @classmethod
-    def from_json(cls, text_or_path: Any) -> "SweepGrid":
-        """The grid of a :meth:`to_json` document (JSON text or a file path), validated by :meth:`of`.
-
-        Raises ValueError for a document that is not a SweepGrid or whose axes :meth:`of` refuses."""
-        from gtheory.kit.jsonio import load_document
-
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        axes = ("cutoffs", "gains", "discounts", "fractions", "seeds")
-        missing = [k for k in axes if k not in d]
-        if missing:
-            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
-
-        def labelled(axis: str) -> dict[str, Any]:
-            items = d[axis]
-            if not isinstance(items, list) or not all(isinstance(p, list) and len(p) == 2 for p in items):
-                raise ValueError(f"invalid {cls.JSON_FORMAT} document: {axis!r} must be a list of [label, spec] pairs.")
-            return {label: _grades_back(spec) for label, spec in items}
-
-        return cls.of(cutoffs=d["cutoffs"], gains=labelled("gains"), discounts=labelled("discounts"),
-                      fractions=d["fractions"], seeds=list(d["seeds"]))
-
-    def _repr_html_(self) -> str:
-        return kv_table(f"SweepGrid: {len(self)} points", self._axes())
-
-    def tasks(self) -> list[tuple[float, int]]:
-        """The ``(fraction, seed)`` pairs: one parallel task each, in grid order."""
-        return list(itertools.product(self.fractions, self.seeds))
-
-    def configurations(self) -> list[tuple[Cutoff, tuple[str, Any], tuple[str, Any]]]:
-        """The ``(cutoff, (gain label, spec), (discount label, spec))`` triples evaluated by every task."""
-        return list(itertools.product(self.cutoffs, self.gains, self.discounts))
-
-    def points(self) -> pd.DataFrame:
-        """One row per grid point (columns cutoff, gain, discount, fraction, seed), in grid order."""
-        rows = [
-            dict(cutoff=k, gain=g[0], discount=d[0], fraction=f, seed=s)
-            for f, s in self.tasks()
-            for k, g, d in self.configurations()
-        ]
-        return pd.DataFrame(rows, columns=["cutoff", "gain", "discount", "fraction", "seed"]).astype({"cutoff": object})
-
-
-# ============================================================================================= the worker
-def _truncate(judged: JudgedRuns, depth: int) -> JudgedRuns:
-    """The tensor cut to its first ``depth`` ranks (nDCG@k for k ≤ depth is unchanged: the ideal ranking comes
-    from the qrels counts, not from the runs)."""
-    if depth >= judged.depth:
-        return judged
-    return replace(
-        judged,
-        grades=np.ascontiguousarray(judged.grades[..., :depth]),
-        doc_ids=np.ascontiguousarray(judged.doc_ids[..., :depth]),
-        n_retrieved=np.minimum(judged.n_retrieved, depth).astype(judged.n_retrieved.dtype),
-        report=dict(judged.report),
-    )
-
-
-def _run_task(
-    judged: JudgedRuns,
-    fraction: float,
-    seed: int,
-    configurations: list,
-    options: dict[str, Any],
-    on_point: Any = None,
-) -> list[dict[str, Any]]:
-    """Evaluate every configuration on the ``(fraction, seed)`` reduction of ``judged`` (one task);
-    ``on_point()`` is called after each grid point when the task runs in this process."""
-    sampling = options["sampling"]
-    if fraction < 1.0:
-        mask = reduction_mask(judged, fraction, seed, **sampling)
-        reduced = judged.restrict_judgments(mask)
-        kept = float(mask.mean()) if mask.size else 1.0
-    else:
-        reduced, kept = judged, 1.0
-    ref_means = options["reference_means"]
-    n_topics, target, judged_only = options["n_topics"], options["target"], options["judged_only"]
-    tuned: dict[tuple[Cutoff, str], Any] = {}
-    rows: list[dict[str, Any] | None] = [None] * len(configurations)
-    # evaluated grouped by (cut-off, discount), gains innermost: the per-grade discounted counts of one
-    # discount and cut-off serve every gain (metrics._sparse); the rows go back in grid order
-    order = sorted(range(len(configurations)), key=lambda i: (configurations[i][0] is None, configurations[i][0] or 0,
-                                                                repr(configurations[i][2][0]), i))
-    for i in order:
-        cutoff, (g_label, g_spec), (d_label, d_spec) = configurations[i]
-        if cutoff is None:
-            d_spec = _whole_list_discount(d_spec, judged.depth)
-        s = ndcg_values(reduced, gain=g_spec, discount=d_spec, cutoff=cutoff, judged_only=judged_only)
-        means = s.mean(axis=1)
-        row = dict(
-            cutoff=cutoff, gain=g_label, discount=d_label, fraction=fraction, seed=seed,
-            n_systems=int(s.shape[0]), n_topics=int(s.shape[1]), judged_kept=kept,
-            **_stability(s, n_topics, target),
-            tau=float(kendall_tau(ref_means, means)) if np.isfinite(means).all() else math.nan,
-            mean=float(means.mean()),
-        )
-        if options["tune"]:
-            key = (cutoff, g_label)
-            if key not in tuned:
-                import optimize
-                from optimize.objective import identified_depth
-
-                # sparse reduced qrels: condensed lists may end before the cut-off, where nDCG'@cutoff
-                # equals nDCG'@depth for every discount; the tuned vector is then that long
-                depth = min(cutoff, identified_depth(reduced, judged_only=judged_only))
-                t = optimize.optimize_discount(
-                    reduced, gain=g_spec, cutoff=depth, judged_only=judged_only, **options["tune_options"]
-                )
-                tuned[key] = (float(t.phi(n_topics)), t.discount.tolist())
-            row["phi_tuned"], row["tuned_discount"] = tuned[key]
-        rows[i] = row
-        if on_point is not None:
-            on_point()
-    return rows  # type: ignore[return-value]
-
-
-def _whole_list_discount(spec: Any, depth: int) -> Any:
-    """The discount of a whole-list (cut-off None) grid point: the linear discount (k + 1 - r)/k, whose k is
-    the cut-off, takes k = the run depth there (``"linear(k=depth)"``); other specifications are unchanged."""
-    if isinstance(spec, str):
-        name, params = parse_family(spec, dict(metrics.DISCOUNT_FAMILIES), "discount family")
-        if name == "linear" and "k" not in params:
-            return f"linear(k={int(depth)})"
-    return spec
-
-
-# ============================================================================================ the driver
 def _check_reference(reference: Any, grid: SweepGrid) -> dict[str, Any]:
     default_k = None if None in grid.cutoffs else max(k for k in grid.cutoffs if k is not None)
     ref = dict(cutoff=default_k, gain="linear", discount="log2")
@@ -461,89 +123,6 @@ def check_settings(cutoffs: Any = (10, 20, 100), gains: Any = ("linear", "expone
         raise ParameterError("tune=True", "`tune=True` needs integer `cutoffs` (a tuned discount has one weight per "
                                           "rank); got the whole list ('none', None).")
     return grid, ref, target
-
-
-def _check_workers(max_workers: Any) -> int | None:
-    if max_workers is None:
-        return None
-    if isinstance(max_workers, bool) or not isinstance(max_workers, Integral) or max_workers < 1:
-        raise ValueError(f"`max_workers` must be a positive integer or None (all cores); got {max_workers!r}.")
-    return int(max_workers)
-
-
-class _Progress:
-    """A one-line progress report on stderr: tasks and grid points done.
-
-    Tasks run in this process report every grid point; tasks on a pool or a cluster report their points when
-    they complete (a callback cannot cross processes).
-    """
-
-    def __init__(self, enabled: bool | Callable[[str], None], n_tasks: int, n_points: int, per_task: int) -> None:
-        self.enabled, self.n_tasks, self.n_points, self.per_task = enabled, n_tasks, n_points, per_task
-        self.done, self.points, self.t0 = 0, 0, time.perf_counter()
-        self._show()
-
-    def _show(self, end: str = "") -> None:
-        if not self.enabled:
-            return
-        if callable(self.enabled):  # a callable gets each message as text
-            self.enabled(f"sweep: {self.points}/{self.n_points} points, {self.done}/{self.n_tasks} tasks, "
-                          f"{time.perf_counter() - self.t0:.1f} s")
-            return
-        tty = sys.stderr.isatty()  # a live line on a terminal, one line per update in a log
-        head, tail = ("\r", end) if tty else ("", "\n")
-        sys.stderr.write(
-            f"{head}sweep: {self.points}/{self.n_points} points, {self.done}/{self.n_tasks} tasks, "
-            f"{time.perf_counter() - self.t0:.1f} s{tail}"
-        )
-        sys.stderr.flush()
-
-    def point(self) -> None:
-        """One grid point done by a task running in this process."""
-        self.points += 1
-        if self.points % self.per_task:  # a task's last point is shown with the task
-            self._show()
-
-    def step(self, *, counted: bool = False) -> None:
-        """One task done; ``counted``: its points were already reported one by one."""
-        self.done += 1
-        if not counted:
-            self.points += self.per_task
-        self._show("\n" if self.done == self.n_tasks else "")
-
-
-def _execute(
-    executor: Executor | None,
-    max_workers: int | None,
-    payload: JudgedRuns,
-    tasks: list[tuple[float, int]],
-    configurations: list,
-    options: dict[str, Any],
-    progress: _Progress,
-) -> list[list[dict[str, Any]]]:
-    results: list[list[dict[str, Any]] | None] = [None] * len(tasks)
-    n_local = min(max_workers or os.cpu_count() or 1, len(tasks))
-    if executor is None and n_local <= 1:
-        for i, (f, s) in enumerate(tasks):
-            results[i] = _run_task(payload, f, s, configurations, options, on_point=progress.point)
-            progress.step(counted=True)
-        return results  # type: ignore[return-value]
-    own = executor is None
-    pool: Executor = ProcessPoolExecutor(max_workers=n_local) if own else executor  # type: ignore[assignment]
-    try:
-        futures = {pool.submit(_run_task, payload, f, s, configurations, options): i for i, (f, s) in enumerate(tasks)}
-        try:
-            for fut in as_completed(futures):
-                results[futures[fut]] = fut.result()
-                progress.step()
-        except BaseException:
-            for fut in futures:
-                fut.cancel()
-            raise
-    finally:
-        if own:
-            pool.shutdown(wait=True, cancel_futures=True)
-    return results  # type: ignore[return-value]
 
 
 def sweep(
@@ -774,23 +353,6 @@ def degenerate_points(df: pd.DataFrame, judged: JudgedRuns) -> list[str]:
             for why, pts in reasons.items()]
 
 
-def parse_cutoff(text: str) -> Cutoff:
-    """A cut-off written as text: a positive integer, or ``none`` / ``all`` / ``full`` (any case) for the whole
-    list (``None``); anything else is :class:`gtheory.ParameterError` (``param="cutoffs"``).
-
-    >>> parse_cutoff("20"), parse_cutoff("none")
-    (20, None)
-    """
-    if text.strip().lower() in ("none", "all", "full"):
-        return None
-    try:
-        k = int(text)
-    except ValueError:
-        raise ParameterError("cutoffs", f"`cutoffs` takes positive integers or 'none'; got {text!r}.") from None
-    if k < 1:
-        raise ParameterError("cutoffs", f"`cutoffs` takes positive integers or 'none'; got {k}.")
-    return k
-
 
 def depth_notes(cutoffs: Iterable[Cutoff], depth: int, *, tune: bool = False, param: str = "cutoffs",
                 what: str = "depth") -> list[str]:
@@ -813,23 +375,6 @@ def depth_notes(cutoffs: Iterable[Cutoff], depth: int, *, tune: bool = False, pa
                      f"have (the ideal ranking has up to {k} documents).")
     return notes
 
-
-def dask_executor(address: str, timeout: float = 10) -> tuple[Any, Executor]:
-    """A Dask ``distributed.Client`` connected to the scheduler at ``address`` (e.g. ``tcp://host:8786``) and its
-    :class:`concurrent.futures.Executor`, for ``sweep(..., executor=...)``; close the client when done.
-
-    Raises :class:`ImportError` (with the ``pip install`` line) when ``dask.distributed`` is not installed, and
-    :class:`gtheory.ParameterError` (``param="address"``) when no scheduler answers within ``timeout`` seconds.
-    """
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise ImportError('Dask\'s distributed scheduler is not installed: pip install "dask[distributed]"') from None
-    try:
-        client = Client(address, timeout=timeout)
-    except OSError as exc:
-        raise ParameterError("address", f"cannot reach the Dask scheduler at {address}: {exc}") from None
-    return client, client.get_executor()
 
 
 def format_sweep(df: pd.DataFrame) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from .coefficients import _Coefficients as Coefficients, _fields_document as fields_document, _read_fields as read_fields
 from .coefficients import why_never_reached
-from .io import _canonical_orientation as canonical_orientation, _coerce_matrix as coerce_matrix
-from .io import _frame_to_matrix as frame_to_matrix
+from .score_layout import _canonical_orientation as canonical_orientation
+from .score_matrix import _coerce_matrix as coerce_matrix, _frame_to_matrix as frame_to_matrix
 
 __all__ = ["Coefficients", "fields_document", "read_fields", "why_never_reached", "frame_to_matrix", "coerce_matrix",
            "canonical_orientation"]

@@ -23,7 +23,9 @@ import numpy as np
 import pandas as pd
 
 from ._columns import MAX_WIDTH, hash_rows
-from .trecio import Qrels, Run, _Duplicate, _parse_fields, _read_bytes, _topic_codes, natural_topic_order
+from .trec_lines import _read_bytes, _topic_codes, natural_topic_order
+from .trec_qrels import Qrels
+from .trec_runs import Run, _Duplicate, _parse_fields
 
 ABSENT, UNJUDGED = -2, -1
 _TOPIC_K = np.uint64(0xC2B2AE3D27D4EB4F)

@@ -46,8 +46,9 @@ import numpy as np
 import pandas as pd
 
 from .fixes import FixableError
-from .trecio import (DUP_EFFECT, DUP_FIX, Qrels, Run, RunSet, TrecFormatError, check_read_options,
-                     natural_topic_order)
+from .trec_lines import TrecFormatError, natural_topic_order
+from .trec_qrels import Qrels
+from .trec_runs import DUP_EFFECT, DUP_FIX, Run, RunSet, check_read_options
 
 __all__ = ["InputFormatError", "is_in_memory", "qrels_from_memory", "run_from_memory", "runs_from_memory"]
 

@@ -30,7 +30,9 @@ from ._grades import apply_grade_policy, pooled_unjudged
 from gtheory.kit.checks import check_progress
 from .coverage import Coverage, check_coverage, coverage
 from .fixes import FixableError, FixableWarning
-from .trecio import PathLike, Qrels, Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_qrels, read_run
+from .trec_lines import PathLike
+from .trec_qrels import Qrels, read_qrels
+from .trec_runs import Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_run
 
 __all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT"]
 

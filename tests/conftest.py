@@ -187,3 +187,15 @@ def report_quick_study():
     from experiments.report import run_study
 
     return run_study(metrics.load_trec9(), quick=True)
+
+
+@pytest.fixture(scope="session")
+def report_small_study():
+    """A fast report study on 20 topics of TREC-9 (a few seconds; not recognised as the published collection),
+    computed once per test session for the report's tests."""
+    from experiments.report import ReportSettings, run_study
+
+    judged = metrics.load_trec9().subset(topics=list(range(20)))
+    s = ReportSettings.quick(cutoff=20, discount_cutoffs=(10, 20), gain_cutoffs=(10, 20), B=50, n_splits=2,
+                             starts=1)
+    return run_study(judged, settings=s)

@@ -1,4 +1,4 @@
-"""The HTML report is self-contained and renders in a real browser; the report's figure fixes.
+"""The HTML report is self-contained and renders in a real browser; the report command's options and formats.
 
 The browser test runs headless Chromium (Debian package ``chromium``; .ci/run installs it when missing). It is
 skipped only outside CI when Chromium is absent; in CI (``CI`` set) a missing browser fails the test.
@@ -16,19 +16,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import metrics
 from experiments.cli import main
-from experiments.report import (FIGURES, ReportSettings, _FIGURE_FUNCS, _LABEL_TOP, _PHI_STYLE, _fmt, _phi_names,
-                                _signed, figure_file, render, run_study, write_report)
+from experiments.report import FIGURES, figure_file, render, write_report
 
 
 @pytest.fixture(scope="module")
-def study():
-    """A fast study on 20 topics of TREC-9 (a few seconds)."""
-    judged = metrics.load_trec9().subset(topics=list(range(20)))
-    s = ReportSettings.quick(cutoff=20, discount_cutoffs=(10, 20), gain_cutoffs=(10, 20), B=50, n_splits=2,
-                             starts=1)
-    return run_study(judged, settings=s)
+def study(report_small_study):
+    """A fast study on 20 topics of TREC-9 (shared with the other report tests)."""
+    return report_small_study
 
 
 @pytest.fixture(scope="module")
@@ -61,15 +56,6 @@ def test_html_report_markdown_is_rendered_not_leaked(reports):
     assert "<strong>In short.</strong>" in text and "<em>optimal</em>" in text
     assert text.count("<table>") >= 6 and "<th" in text and 'style="text-align: right;"' in text
     assert "<h2>How to read this report</h2>" in text and "<li><strong>Stability</strong>" in text
-
-
-def test_markdown_escapes_a_collection_name(study):
-    from dataclasses import replace
-
-    odd = replace(study, name="runs_of *my* <lab> [v2]", description="")
-    md = render(odd, "md")
-    assert md.splitlines()[0].startswith(r"# nDCG gain and discount tuned for stability — runs\_of \*my\* "
-                                         r"&lt;lab&gt; \[v2\]")
 
 
 def test_svg_figures_are_svg(reports):
@@ -133,56 +119,7 @@ def test_report_screenshot_in_headless_chromium(reports, tmp_path):
     assert np.unique(pixels.reshape(-1, pixels.shape[2])[::97], axis=0).shape[0] > 20  # not a blank page
 
 
-# ------------------------------------------------------------------------------------------- figure fixes
-def test_phi_vs_topics_has_confidence_bands_and_distinct_curves(study):
-    import matplotlib.pyplot as plt
-    from matplotlib.collections import PolyCollection
-
-    fig = _FIGURE_FUNCS["phi_vs_topics.png"](study)
-    full, zoom = fig.axes[:2]
-    bands = [c for c in full.collections if isinstance(c, PolyCollection)]
-    names = _phi_names(study)  # the three standard discounts, the in-sample optimum and the adopted one
-    assert len(bands) == len(names) == 5 and names[-1] == "adopted"
-    # the band of the optimal discount is GStudy.interval's 95 % interval of Φ(n)
-    g = study.gstudies["optimal"]
-    verts = bands[0].get_paths()[0].vertices
-    n = np.arange(1, 11)
-    ci = g.interval("phi", n, 0.95)
-    hi_side = {float(x): y for x, y in verts[len(verts) // 2:]}
-    lo_side = {float(x): y for x, y in verts[1:len(verts) // 2]}
-    assert all(abs(lo_side[float(k)] - l) < 1e-12 for k, l in zip(n, ci.low))
-    assert all(abs(hi_side[float(k)] - h) < 1e-12 for k, h in zip(n, ci.high))
-    styles = {(ln.get_linestyle(), ln.get_marker()) for ln in zoom.get_lines() if ln.get_label() in
-              [h.get_label() for h in zoom.get_legend().legend_handles]}
-    assert len(styles) == 5 == len(set(_PHI_STYLE.values()))
-    # one topics-needed interval bar per discount under the target line
-    t = g.topics_needed(study.settings.target, "phi", level=0.95)
-    assert t.n_low <= t.n <= t.n_high
-    assert len(zoom.containers) == 5
-    plt.close(fig)
-
-
-def test_scatter_names_the_best_systems(study):
-    import matplotlib.pyplot as plt
-
-    fig = _FIGURE_FUNCS["scatter_discount.png"](study)
-    best = study.scores["optimal"].mean(axis=1).sort_values(ascending=False).index[:_LABEL_TOP]
-    for ax in fig.axes:
-        assert [t.get_text() for t in ax.texts] == list(best)
-    plt.close(fig)
-
-
-def test_no_negative_zero_in_annotations(study):
-    import matplotlib.pyplot as plt
-
-    assert _signed(-0.0004) == "0.000" and _signed(0.0004) == "0.000" and _signed(-0.0123) == "-0.012"
-    assert _signed(0.0123) == "+0.012" and _fmt(-0.0004) == "0.000" and _fmt(-0.25) == "-0.250"
-    for name, fn in _FIGURE_FUNCS.items():
-        fig = fn(study)
-        texts = [t.get_text() for ax in fig.axes for t in ax.texts]
-        assert not any(re.search(r"[-−+]0\.0+(?!\d*[1-9])\b", t) for t in texts), (name, texts)
-        plt.close(fig)
-    assert not re.search(r"-0\.0+\b(?!\d*[1-9])", render(study, "md"))
+# ------------------------------------------------------------------------------------------- command line, formats
 
 
 def test_report_cli_asl_cutoff_follows_cutoff(monkeypatch, tmp_path):
@@ -237,9 +174,3 @@ def test_markdown_report_links_the_chosen_figure_format(study, reports):
         render(study, "html", figure_format="pdf")
 
 
-def test_study_displays_concisely(study):
-    r = repr(study)
-    assert r.startswith("Study(") and "\n" not in r and len(r) < 250
-    html = study._repr_html_()
-    # header + one row per discount (three standard ones, the in-sample optimum, the adopted one)
-    assert html.startswith("<table") and html.count("<tr>") == 1 + 5 and "adopted: " in html

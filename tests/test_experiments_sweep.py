@@ -1,4 +1,5 @@
-"""Tests of experiments.sweep (sensitivity sweeps); the ``gtheory sweep`` command is tested in
+"""Tests of experiments.sweep (sensitivity sweeps); the grid is tested in tests/test_experiments_sweep_grid.py, the
+executors and progress in tests/test_experiments_sweep_tasks.py, the ``gtheory sweep`` command in
 tests/test_experiments_cli_sweep.py.
 
 The reference path for every number is the direct one: ``experiments.reduce_qrels`` → ``metrics.ndcg`` →
@@ -7,7 +8,6 @@ The reference path for every number is the direct one: ``experiments.reduce_qrel
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -34,25 +34,6 @@ def small(trec9) -> metrics.JudgedRuns:
 @pytest.fixture(scope="module")
 def serial(small) -> pd.DataFrame:
     return ex.sweep(small, **GRID, max_workers=1)
-
-
-# ------------------------------------------------------------------------------------------------ grid
-def test_grid_expansion_and_order():
-    g = ex.SweepGrid.of(**GRID)
-    assert len(g) == 2 * 2 * 2 * 2 * 2
-    assert g.tasks() == [(1.0, 0), (1.0, 3), (0.4, 0), (0.4, 3)]
-    pts = g.points()
-    assert list(pts.columns) == ["cutoff", "gain", "discount", "fraction", "seed"]
-    assert len(pts) == len(g) and not pts.duplicated().any()
-    # the last axis varies fastest, then gain, cutoff, seed, fraction
-    assert pts.iloc[:3].values.tolist() == [[10, "linear", "log2", 1.0, 0], [10, "linear", "zipf", 1.0, 0],
-                                            [10, "exponential", "log2", 1.0, 0]]
-
-
-def test_scalar_axes_and_labelled_specs():
-    g = ex.SweepGrid.of(cutoffs=None, gains={"0-1-4": [0, 1, 4]}, discounts="rbp(p=0.8)", fractions=0.5, seeds=[7])
-    assert (g.cutoffs, g.fractions, g.seeds) == ((None,), (0.5,), (7,))
-    assert g.points().values.tolist() == [[None, "0-1-4", "rbp(p=0.8)", 0.5, 7]]
 
 
 def test_tidy_output_columns(serial, small):
@@ -125,52 +106,6 @@ def test_tune_adds_tuned_phi(small):
     assert len(df.tuned_discount.iloc[0]) == 10
 
 
-# ------------------------------------------------------------------------------------------ executors
-def _assert_same(a: pd.DataFrame, b: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(a, b, check_exact=True)
-
-
-def test_process_pool_and_any_executor_give_identical_results(serial, small):
-    _assert_same(serial, ex.sweep(small, **GRID, max_workers=2))
-    with ThreadPoolExecutor(3) as pool:
-        _assert_same(serial, ex.sweep(small, **GRID, executor=pool))
-    with ProcessPoolExecutor(2) as pool:
-        _assert_same(serial, ex.sweep(small, **GRID, executor=pool))
-        # the executor is the caller's: still usable afterwards
-        assert pool.submit(abs, -1).result() == 1
-
-
-def test_dask_local_cluster_gives_identical_results(serial, small):
-    distributed = pytest.importorskip("dask.distributed")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                      dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-            df = ex.sweep(small, **GRID, executor=client.get_executor())
-    _assert_same(serial, df)
-
-
-def test_progress_on_stderr(small, capsys):
-    ex.sweep(small, cutoffs=[10], gains="linear", discounts="log2", fractions=[1.0, 0.5], max_workers=1,
-             progress=True)
-    err = capsys.readouterr().err
-    assert "sweep: 2/2 points, 2/2 tasks" in err
-
-
-def test_progress_counts_grid_points_within_a_task(small, capsys):
-    # one (fraction, seed) task of 6 grid points (the CLI's default has a single task): progress must move
-    # point by point, not jump from 0 to done
-    ex.sweep(small, cutoffs=[10, 20, 50], gains="linear", discounts=["log2", "zipf"], max_workers=1, progress=True)
-    lines = capsys.readouterr().err.splitlines()
-    assert [ln.split(",")[0] for ln in lines] == [f"sweep: {k}/6 points" for k in range(7)]
-    assert lines[-1].startswith("sweep: 6/6 points, 1/1 tasks")
-    # on a pool the points of a task are reported when it completes
-    ex.sweep(small, cutoffs=[10], gains="linear", discounts=["log2", "zipf"], fractions=[1.0, 0.5], max_workers=2,
-             progress=True)
-    err = capsys.readouterr().err
-    assert "sweep: 2/4 points, 1/2 tasks" in err and "sweep: 4/4 points, 2/2 tasks" in err
-
-
 # ---------------------------------------------------------------------------------------------- errors
 @pytest.mark.parametrize(
     "kwargs, exc, match",
@@ -226,22 +161,3 @@ def test_one_stability_helper_shared_with_the_incompleteness_study():
         assert st["phi"] == g.phi(12) and st["erho2"] == g.erho2(12) and st["phi_1"] == g.phi(1)
         assert st["var_system"] == g.var_system and st["topics_needed"] == g.topics_needed(0.95, level=None).n
     assert all(np.isnan(v) for v in _stability.stability(np.zeros((4, 5)), 5.0, 0.95).values())
-
-
-def test_seeds_int_is_a_count_everywhere(small):
-    # one meaning of `seeds` (as in incompleteness_study): an int n is the n seeds 0 .. n-1, a list gives them;
-    # an int used to be the single seed in sweep, so an int now warns about the change
-    with pytest.warns(UserWarning, match=r"`seeds=2` means the 2 seeds 0..1"):
-        grid = ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], 2)
-    assert grid.seeds == (0, 1) and ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], [2]).seeds == (2,)
-    with pytest.raises(ValueError, match=r"for the single seed 0 pass \[0\]"):
-        ex.SweepGrid.of(10, "linear", "log2", [1.0], 0)
-
-
-def test_progress_may_be_a_callable(small):
-    # one `progress` type across the project: True/False or a callable receiving each message
-    got: list[str] = []
-    ex.sweep(small, 10, "linear", "log2", [1.0], [0], max_workers=1, progress=got.append)
-    assert got and got[-1].startswith("sweep: 1/1 points, 1/1 tasks")
-    with pytest.raises(TypeError, match="`progress` must be True"):
-        ex.sweep(small, 10, "linear", "log2", [1.0], [0], max_workers=1, progress="yes")

@@ -12,8 +12,8 @@ import pytest
 import gtheory
 
 MODULES = ["gtheory", "gtheory.components", "gtheory.gstudy", "gtheory.intervals", "gtheory.designs",
-           "gtheory.io", "gtheory.plot", "gtheory.errors", "gtheory.topic_set_size", "gtheory.gt_mappings", "gtheory.plan",
-           "gtheory.curves"]
+           "gtheory.io", "gtheory.score_layout", "gtheory.score_csv", "gtheory.score_matrix", "gtheory.plot",
+           "gtheory.errors", "gtheory.topic_set_size", "gtheory.gt_mappings", "gtheory.plan", "gtheory.curves"]
 
 
 @pytest.mark.parametrize("name", MODULES)

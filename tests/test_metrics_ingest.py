@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import metrics
 from metrics import TrecFormatError, judge, read_qrels, read_run, read_runs
-from metrics.trecio import _parse_text
+from metrics.trec_runs import _parse_text
 
 BOM = "\ufeff"
 QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 d 1\n2 0 e 0\n"

@@ -1,4 +1,5 @@
-"""gtheory.gstudy / as_score_matrix on DataFrames: axis names, long tables, ambiguous layouts, overflow.
+"""Tests of gtheory/score_matrix.py: gtheory.gstudy / as_score_matrix on DataFrames: axis names, long tables,
+ambiguous layouts, overflow.
 
 Regression tests of issue 12 item 3: a transposed matrix whose index is named ``topic`` was analysed as
 systems x topics, a long table with numeric ids as a 5200 x 3 matrix, and scores x 1e160 gave NaN

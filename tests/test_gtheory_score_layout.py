@@ -1,4 +1,4 @@
-"""The one rule of every score-matrix input (issue 21 "the API silently transposes a common layout"; issue 20 items
+"""Tests of gtheory/score_layout.py. The one rule of every score-matrix input (issue 21 "the API silently transposes a common layout"; issue 20 items
 3 and 7): named axes are honoured, an unnamed labelled table is refused unless its orientation is given or its
 labels tell, a score CSV's id column is recognised by position and content, a MultiIndex is refused with the fix.
 """
@@ -184,3 +184,63 @@ def test_integer_scores_everywhere_are_still_scores(tmp_path):
     p.write_text("sys1,sys2,sys3\n3,5,1\n7,2,2\n4,4,0\n")
     X = gtheory.read_scores(p)
     assert X.shape == (3, 3) and list(X.index) == ["sys1", "sys2", "sys3"]
+
+
+# ---- the rule's parts, one by one (gtheory/score_layout.py)
+
+def test_role_names():
+    from gtheory.score_layout import _axis_role
+
+    for name in ("system", "Systems", "run_id", "RunID", "sysid", "Person", " run "):
+        assert _axis_role(name) == "system", name
+    for name in ("topic", "Topic ID", "query_id", "qid", "items", "topic_no"):
+        assert _axis_role(name) == "topic", name
+    for name in ("score", "id", "x", "", "systemic", None, 3):
+        assert _axis_role(name) is None, name
+
+
+def test_orientation_spellings_are_one_layout():
+    from gtheory.score_layout import _canonical_orientation
+
+    for spelling, layout in (("systems x topics", "systems-by-topics"), ("System × Topic", "systems-by-topics"),
+                             ("Topics by Systems", "topics-by-systems"), ("LONG", "long"), ("auto", "auto")):
+        assert _canonical_orientation(spelling) == layout
+    for bad in ("rows", None, 1):
+        with pytest.raises(gtheory.ParameterError) as err:
+            _canonical_orientation(bad)
+        assert err.value.param == "orientation"
+
+
+def test_a_first_column_of_labels_or_of_scores():
+    from gtheory.score_layout import _first_column_doubt, _first_column_is_labels
+
+    ids = np.array([401.0, 402.0, 403.0])
+    assert _first_column_is_labels("anything", None)  # cells that are not numbers are labels
+    assert _first_column_is_labels("", ids) and _first_column_is_labels("Unnamed: 0", ids)
+    assert _first_column_is_labels("Topic ID", ids) and _first_column_is_labels("docid", ids)
+    assert not _first_column_is_labels("sys1", np.array([0.3, 0.1]))
+    # distinct whole numbers under a header that names nothing, beside fractional scores: asked, never guessed
+    assert "distinct whole numbers" in _first_column_doubt("T", ids, lambda: False)
+    assert _first_column_doubt("T", ids, lambda: True) is None  # integer scores everywhere: scores
+    assert "not distinct ids" in _first_column_doubt("id", np.array([1.0, 1.0, 2.0]), lambda: False)
+    assert _first_column_doubt("topic", ids, lambda: False) is None
+
+
+def test_what_the_rows_of_a_wide_table_are():
+    from gtheory.score_layout import _Ambiguous, _rows_are
+
+    m = _matrix(3, 4)
+    assert _rows_are(m.rename_axis(index="topic"), "auto", "m") == "topic"  # 1. axis names
+    assert _rows_are(m.rename_axis(columns="run"), "auto", "m") == "topic"
+    assert _rows_are(m, "topics-by-systems", "m") == "topic"  # 2. orientation
+    with pytest.raises(ValueError, match="contradicts the axis names"):
+        _rows_are(m.rename_axis(index="system"), "topics-by-systems", "m")
+    runs = m.set_axis(["run_a", "run_b", "run_c"], axis=0)
+    assert _rows_are(runs, "auto", "m") == "system" and _rows_are(runs.T, "auto", "m") == "topic"  # 3. labels
+    assert _rows_are(pd.DataFrame(m.to_numpy()), "auto", "m") == "system"  # 4. no labels: as an array
+    with pytest.raises(_Ambiguous, match="has unnamed axes") as err:  # 5. otherwise never guessed
+        _rows_are(m, "auto", "m")
+    assert err.value.param == "orientation"
+    with pytest.raises(ValueError, match="names both its index and its columns 'topic'"):
+        _rows_are(m.rename_axis(index="topic", columns="query"), "auto", "m")
+

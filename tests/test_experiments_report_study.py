@@ -1,0 +1,200 @@
+"""Tests of experiments/report_study.py: the study behind the report (ReportSettings, run_study, Study), the
+collection's name in the title, the configurations of the discriminative-power comparison and the counts as
+printed."""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import metrics
+from experiments._adopted import KEPT_BASELINE, Adopted
+from experiments.report_study import (IN_SAMPLE, PUBLISHED_TREC9, ReportSettings, _label, default_title, fmt_count,
+                                      power_variants, run_study)
+
+
+@pytest.fixture(scope="module")
+def trec9():
+    return metrics.load_trec9()
+
+
+@pytest.fixture(scope="module")
+def study(report_quick_study):
+    """The quick study of the embedded TREC-9 data at nDCG@100 (shared with the other report tests)."""
+    return report_quick_study
+
+
+@pytest.fixture(scope="module")
+def small_study(report_small_study):
+    """The study of 20 topics of TREC-9 at nDCG@20 (shared with the other report tests)."""
+    return report_small_study
+
+
+# ------------------------------------------------------------------------------------------- settings
+def test_settings_validation():
+    judged = metrics.load_trec9()
+    with pytest.raises(ValueError, match="`B` must be a positive integer"):
+        replace(ReportSettings.quick(), B=0).validate(judged)
+    with pytest.raises(ValueError, match="must not exceed the run depth"):
+        ReportSettings.quick(cutoff=2000).validate(judged)
+
+
+def test_settings_fit_the_run_depth():
+    s = ReportSettings.default(cutoff=50).fit_depth(60)  # discount 10, 20, 50; gain 3, 10, 20, 50, 100, 200
+    assert (s.discount_cutoffs, s.gain_cutoffs, s.joint_cutoffs, s.asl_cutoff) == ((10, 20, 50), (3, 10, 20, 50),
+                                                                                   None, 20)
+    s = replace(ReportSettings.quick(cutoff=5), asl_cutoff=30, joint_cutoffs=(10,)).fit_depth(5)
+    assert (s.discount_cutoffs, s.gain_cutoffs, s.joint_cutoffs, s.asl_cutoff) == ((5,), (5,), (5,), 5)
+
+
+def test_run_study_refuses_what_is_not_judged_runs():
+    with pytest.raises(TypeError, match="`judged` must be a metrics.JudgedRuns; got ndarray"):
+        run_study(np.zeros((3, 6, 10)))
+    tiny = metrics.load_trec9().subset(topics=list(range(5)))  # the study needs 6 topics
+    with pytest.raises(ValueError, match="at least 3 systems and 6 topics; got 104 x 5"):
+        run_study(tiny, settings=ReportSettings.quick(cutoff=10))
+
+
+# ------------------------------------------------------------------------------------------- the study
+def test_the_adopted_configuration_is_a_row_of_every_comparison(study, trec9):
+    a = study.adopted_for("discount")
+    assert a is not None and study.adopted_for("gain") is not None
+    # Table 1 (D-study) row: the G-study of the adopted nDCG, computed independently here
+    import gtheory
+
+    g = gtheory.gstudy(a.ndcg(trec9))
+    assert study.discount_table.loc["adopted", "phi"] == pytest.approx(g.phi(50), abs=1e-12)
+    assert study.discount_table.loc["adopted", "topics_needed"] == g.topics_needed(0.95, "phi", level=None).n
+    assert "adopted" in study.gain_table.index
+    assert "adopted" in study.tau_discount.index and study.tau_discount.loc["adopted", "adopted"] == 1
+    labels = [a.row_label if not a.is_baseline else KEPT_BASELINE for a in study.adopted]
+    assert all(any(lab in row for row in study.power.index) for lab in labels)
+    assert "adopted" in study.swap.index and "log2" in study.swap.index
+    doc = json.loads(study.to_json())
+    assert [d["row_label"] for d in doc["adopted"]] == [a.row_label for a in study.adopted]
+    assert len(doc["adopted"][0]["discount"]) == study.settings.cutoff
+
+
+def test_tables_are_the_gstudies_of_the_scores(small_study):
+    # Table 1 and Table 3 rows are the G-studies of the score matrices the study keeps, recomputed here
+    import gtheory
+
+    for table, suffix in ((small_study.discount_table, ""), (small_study.gain_table, " gain")):
+        for name in table.index:
+            g = gtheory.gstudy(small_study.scores[name + suffix])
+            assert table.loc[name, "phi"] == pytest.approx(g.phi(small_study.n_topics), abs=1e-12)
+            assert table.loc[name, "erho2"] == pytest.approx(g.erho2(small_study.n_topics), abs=1e-12)
+    # in sample, the tuned discount is at least as stable as every standard one (it maximises Φ over a set holding
+    # them; 1e-6: the optimiser's tolerance)
+    dt = small_study.discount_table
+    assert dt.loc["optimal", "phi"] >= dt.loc[["zipf", "linear", "log2"], "phi"].max() - 1e-6
+
+
+def test_study_displays_concisely(small_study):
+    r = repr(small_study)
+    assert r.startswith("Study(") and "\n" not in r and len(r) < 250
+    html = small_study._repr_html_()
+    # header + one row per discount (three standard ones, the in-sample optimum, the adopted one)
+    assert html.startswith("<table") and html.count("<tr>") == 1 + 5 and "adopted: " in html
+
+
+def test_study_json_is_strict_and_complete(small_study):
+    doc = json.loads(small_study.to_json())
+    assert doc["format"] == "gtheory.experiments.Study/1" and doc["n_topics"] == 20
+    assert [r["discount"] for r in doc["discount_table"]] == list(small_study.discount_table.index)
+    assert "NaN" not in small_study.to_json() and "Infinity" not in small_study.to_json()
+
+
+# ------------------------------------------------------------------------------------------- published numbers
+def test_published_numbers_have_one_home():
+    # the paper's TREC-9 numbers are written once, in experiments.published; the report shows those numbers
+    import experiments.published
+
+    assert PUBLISHED_TREC9 is experiments.published.PUBLISHED_TREC9
+    assert PUBLISHED_TREC9["table1_phi"] == 0.90  # Table 1 matches Φ = 0.90 (the paper's text), not its caption
+
+
+def test_published_numbers_are_the_papers():
+    # an independent check of the transcription: the TREC 9 rows of Tables 1-4 read from the paper's text
+    import re
+
+    from conftest import SHARED
+
+    paper = SHARED.parent / "papers" / "kanoulas-aslam-2009-gain-discount-ndcg.txt"
+    if not paper.is_file():
+        pytest.skip(f"paper text not found: {paper}")
+    text = paper.read_text(encoding="utf-8")
+
+    def row(after: str, label: str) -> list[float]:
+        block = text[text.index(after):]
+        line = next(ln for ln in block.splitlines() if ln.startswith(label))
+        return [float(v) for v in re.findall(r"\d+(?:\.\d+)?", re.sub(r"</?b>", "", line[len(label):]))]
+
+    P = PUBLISHED_TREC9
+    assert row("**Table 1:", "TREC 9") == [P["table1_topics_needed"][k] for k in ("zipf", "linear", "log2", "optimal")]
+    assert row("**Table 3:", "TREC 9") == [P["table3_topics_needed"][k] for k in ("exponential", "linear", "optimal")]
+    for k in (3, 10, 20, 100, 200):
+        got = row("TREC9\toptimal ratio", f"nDCG@{k}\t")[:3]
+        assert got == [P["table2_gain_ratio"][k][c] for c in ("unconstrained", "constrained", "joint")]
+    names = {"<i>Zipfian</i>": "zipf", "<i>linear</i>": "linear", "<i>log</i>": "log2", "Optimal": "optimal"}
+    order = ["zipf", "linear", "log2", "optimal"]
+    t4 = text[text.index("TREC 9\t<i>Zipfian</i>"):]
+    for label, name in names.items():
+        line = next(ln for ln in t4.splitlines() if label in ln)
+        values = [float(v) for v in re.findall(r"\d\.\d{4}", line)]
+        for other, v in zip(order, values):
+            if other != name:
+                key = (name, other) if (name, other) in P["table4_kendall_tau"] else (other, name)
+                assert P["table4_kendall_tau"][key] == v
+    assert f"is {P['n_runs']}," in text  # "The number of participating systems ... is 105, 97 and 78"
+
+
+# ------------------------------------------------------------------------------------------- power variants
+def _rbp(k: int, p: float = 0.8) -> Adopted:
+    return Adopted(what="discount", cutoff=k, label=f"rbp(p={p:g})", switch=True, is_baseline=False,
+                   levels=np.array([0.0, 1.0, 2.0]), gain=np.array([0.0, 1.0, 2.0]),
+                   discount=p ** np.arange(k, dtype=float), verdict="adopt tuned discount rbp")
+
+
+def test_power_variants_name_the_adopted_and_the_baseline_once(trec9):
+    judged = trec9.subset(topics=list(range(12)))
+    joint = metrics.ndcg(judged, cutoff=20)
+    kept = replace(_rbp(100), what="gain", label="linear", switch=False, is_baseline=True)
+    v = power_variants(judged, [_rbp(100), kept], 20, joint)
+    assert set(v) == {f"optimal gain + optimal discount ({IN_SAMPLE})", "baseline: linear gain + log discount",
+                      "exponential gain + log discount", "linear gain + linear discount",
+                      "adopted: rbp(p=0.8), nDCG@100", f"{KEPT_BASELINE}, nDCG@100"}
+    k, x = v["adopted: rbp(p=0.8), nDCG@100"]
+    assert k == 100 and np.allclose(x, metrics.ndcg(judged, discount="rbp(p=0.8)", cutoff=100), atol=1e-12)
+    k, x = v[f"{KEPT_BASELINE}, nDCG@100"]  # the baseline at the adopted one's cut-off, named as kept
+    assert k == 100 and np.allclose(x, metrics.ndcg(judged, gain="linear", discount="log2", cutoff=100), atol=1e-12)
+    # at the Fig. 9 cut-off a kept baseline is the baseline row itself
+    v = power_variants(judged, [replace(kept, cutoff=20, discount=kept.discount[:20])], 20, joint)
+    assert KEPT_BASELINE in v and "baseline: linear gain + log discount" not in v and len(v) == 4
+
+
+# ------------------------------------------------------------------------------------------- counts, title
+def test_counts_are_integers_and_fractions_only_when_fractional():
+    assert [fmt_count(v) for v in (26.0, 26, np.int64(3), 26.5, 26.25, 0.0, np.nan, np.inf)] == \
+        ["26", "26", "3", "26.5", "26.25", "0", "–", "∞"]
+
+
+def test_default_title_from_the_runs_folder(tmp_path):
+    coll = tmp_path / "trec-dl-2019-passage" / "runs_judged_full_xz"
+    coll.mkdir(parents=True)
+    files = [coll / "a.run", coll / "b.run"]
+    for f in files:
+        f.write_text("")
+    assert default_title([coll]) == "trec-dl-2019-passage"  # a generic folder name: its parent's
+    assert default_title(files) == "trec-dl-2019-passage"
+    own = tmp_path / "robust04"
+    own.mkdir()
+    assert default_title([own]) == "robust04" and default_title([]) == ""
+
+
+def test_a_collection_without_a_name_is_not_called_runs():
+    j = metrics.load_trec9().subset(topics=list(range(6)))
+    j.report.clear()  # what metrics.judge of run files gives: no description, no file it was loaded from
+    assert _label(j) == "unnamed collection"
