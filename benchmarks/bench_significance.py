@@ -80,9 +80,9 @@ def floor_products(n: int, P: int, B: int, repeat: int):
 def workload(name: str, scores: np.ndarray, B: int, args, lines: list[str], loop: bool) -> None:
     m, n = scores.shape
     P = m * (m - 1) // 2
-    table = bootstrap_asl(scores, B=B, seed=0)
+    table = bootstrap_asl(scores, n_resamples=B, seed=0)
     floor, blocking = floor_products(n, P, B, args.repeat)
-    fns = {"ours": lambda: bootstrap_asl(scores, B=B, seed=0)}
+    fns = {"ours": lambda: bootstrap_asl(scores, n_resamples=B, seed=0)}
     if loop:
         fns["loop"] = lambda: per_pair_loop(scores, B, 0)
     t = measure(fns, repeat=args.repeat)
@@ -129,13 +129,13 @@ def main(argv: list[str] | None = None) -> None:
             workload("Robust 2004 AP (first 100 systems, 50 topics)", robust, args.B, args, lines, loop=False)
         s = trec9
         others = measure({
-            "dp": lambda: discriminative_power(s, alpha=0.05, B=args.B, seed=0),
-            "tukey": lambda: tukey_hsd_randomised(s, B=args.B, seed=0),
+            "dp": lambda: discriminative_power(s, alpha=0.05, n_resamples=args.B, seed=0),
+            "tukey": lambda: tukey_hsd_randomised(s, n_resamples=args.B, seed=0),
             "t": lambda: paired_ttest(s),
             "w": lambda: wilcoxon_test(s),
-            "swap": lambda: swap_rates(s, B=args.B, seed=0),
+            "swap": lambda: swap_rates(s, n_resamples=args.B, seed=0),
         }, repeat=args.repeat)
-    dp = discriminative_power(s, alpha=0.05, B=args.B, seed=0)
+    dp = discriminative_power(s, alpha=0.05, n_resamples=args.B, seed=0)
     lines += [
         f"Other tests on TREC-9 nDCG@100 ({s.shape[0]} systems), B = {args.B}:",
         f"  discriminative_power (ASL + Sakai's estimated difference) {others['dp'].text()}  "

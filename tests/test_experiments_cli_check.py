@@ -22,7 +22,7 @@ def subset(tmp_path_factory) -> str:
 
 
 def test_check_json_happy_path(subset, capsys):
-    rc = main(["check", "--judged", subset, "--cutoff", "10", "--B", "50", "--top-k", "8", "--json", "--quiet"])
+    rc = main(["check", "--judged", subset, "--cutoff", "10", "--n-resamples", "50", "--top-k", "8", "--json", "--quiet"])
     out = capsys.readouterr()
     assert rc == 0
     doc = json.loads(out.out)
@@ -63,7 +63,7 @@ def test_check_saved_tuning_table_and_progress(subset, tmp_path, capsys):
     tpath = tmp_path / "tuning.json"
     tuning.to_json(str(tpath))
     rc = main(["check", "--judged", subset, "--tuning", str(tpath), "--against", "log2", "exponential+log2",
-               "--B", "30", "--top-k", "6"])
+               "--n-resamples", "30", "--top-k", "6"])
     out = capsys.readouterr()
     assert rc == 0
     assert "tuned gain" in out.out and "exponential+log2" in out.out and "nDCG@10" in out.out
@@ -73,7 +73,7 @@ def test_check_saved_tuning_table_and_progress(subset, tmp_path, capsys):
 def test_check_configurations_same_ranking():
     rng = np.random.default_rng(0)
     base = pd.DataFrame(rng.random((8, 20)) * 0.5 + np.linspace(0.4, 0, 8)[:, None])
-    t = check_configurations({"a": base, "b": base ** 2}, "a", B=50, top_k=5)
+    t = check_configurations({"a": base, "b": base ** 2}, "a", n_resamples=50, top_k=5)
     assert float(t.loc["b", "kendall_tau"]) == 1.0
     assert list(t.index) == ["a", "b"]
 
@@ -84,7 +84,7 @@ def test_check_configurations_same_ranking():
         (["--tuning", "/nonexistent/tuning.json"], "no such tuning file"),
         (["--against", "foo+bar"], "--against 'foo+bar'"),
         (["--against", "a+b+c"], "GAIN+DISCOUNT"),
-        (["--B", "0"], "--B must be a positive integer"),
+        (["--n-resamples", "0"], "--n-resamples must be a positive integer"),
         (["--cutoff", "5000"], "exceeds the run depth"),
     ],
 )

@@ -70,7 +70,7 @@ def bootstrap_loop(scores: np.ndarray, B: int, seed: int, alpha: float | None = 
 
 def test_bootstrap_asl_matches_per_pair_loop_on_real_data():
     scores = distinct_systems(load_matrix("web2011_ndcg20"), 7)
-    table = bootstrap_asl(scores, B=300, seed=42)
+    table = bootstrap_asl(scores, n_resamples=300, seed=42)
     t_ref, asl_ref, _ = bootstrap_loop(scores.to_numpy(), B=300, seed=42)
     np.testing.assert_allclose(table["t"], t_ref, rtol=1e-10)
     np.testing.assert_array_equal(table["asl"], asl_ref)
@@ -81,12 +81,12 @@ def test_bootstrap_asl_matches_per_pair_loop_on_real_data():
     np.testing.assert_allclose(
         table["mean_diff"], means.loc[table["system_a"]].to_numpy() - means.loc[table["system_b"]].to_numpy()
     )
-    assert table.attrs["B"] == 300 and table.attrs["n_topics"] == scores.shape[1]
+    assert table.attrs["n_resamples"] == 300 and table.attrs["n_topics"] == scores.shape[1]
 
 
 def test_observed_t_is_the_paired_t_statistic():
     scores = distinct_systems(load_matrix("web2012_ap"), 6).to_numpy()
-    table = bootstrap_asl(scores, B=10, seed=0)
+    table = bootstrap_asl(scores, n_resamples=10, seed=0)
     I, J = np.triu_indices(6, 1)
     # reference: scipy.stats.ttest_rel(x, y).statistic, pair by pair
     expected = [stats.ttest_rel(scores[i], scores[j]).statistic for i, j in zip(I, J)]
@@ -95,18 +95,18 @@ def test_observed_t_is_the_paired_t_statistic():
 
 def test_same_seed_same_numbers_and_generator_seeds():
     scores = np.random.default_rng(3).random((6, 30))
-    a = bootstrap_asl(scores, B=200, seed=7)
-    b = bootstrap_asl(scores, B=200, seed=7)
+    a = bootstrap_asl(scores, n_resamples=200, seed=7)
+    b = bootstrap_asl(scores, n_resamples=200, seed=7)
     pd.testing.assert_frame_equal(a, b)
-    c = bootstrap_asl(scores, B=200, seed=np.random.default_rng(7))
+    c = bootstrap_asl(scores, n_resamples=200, seed=np.random.default_rng(7))
     pd.testing.assert_frame_equal(a, c)
-    d = bootstrap_asl(scores, B=200, seed=8)
+    d = bootstrap_asl(scores, n_resamples=200, seed=8)
     assert not np.array_equal(a["asl"], d["asl"])
 
 
 def test_bootstrap_agrees_with_t_test_on_clear_cut_pairs():
     scores = load_matrix("web2010_ndcg20").drop_duplicates()
-    table = bootstrap_asl(scores, B=1000, seed=0)
+    table = bootstrap_asl(scores, n_resamples=1000, seed=0)
     X = scores.to_numpy()
     I, J = np.triu_indices(len(X), 1)
     p = np.array([stats.ttest_rel(X[i], X[j]).pvalue for i, j in zip(I, J)])
@@ -121,7 +121,7 @@ def test_bootstrap_agrees_with_t_test_on_clear_cut_pairs():
 
 def test_top_k_keeps_the_best_systems_in_best_first_order():
     scores = load_matrix("web2013_ap").drop_duplicates()
-    table = bootstrap_asl(scores, B=100, seed=1, top_k=8)
+    table = bootstrap_asl(scores, n_resamples=100, seed=1, top_k=8)
     best = scores.loc[scores.mean(axis=1).sort_values(ascending=False, kind="stable").index[:8]]
     _, asl_ref, _ = bootstrap_loop(best.to_numpy(), B=100, seed=1)
     np.testing.assert_array_equal(table["asl"], asl_ref)
@@ -144,15 +144,15 @@ def test_top_k_ties_at_the_cut_go_in_input_order_not_by_rounding(name, k):
     assert set(want) != set(by_float)  # the case has teeth: rounding picks another system
     table = paired_ttest(scores, top_k=k)
     assert list(dict.fromkeys([*table.system_a, *table.system_b])) == want
-    dp = discriminative_power(scores, B=200, seed=0, top_k=k)
-    assert dp.n_significant == discriminative_power(scores.loc[want], B=200, seed=0).n_significant
+    dp = discriminative_power(scores, n_resamples=200, seed=0, top_k=k)
+    assert dp.n_significant == discriminative_power(scores.loc[want], n_resamples=200, seed=0).n_significant
 
 
 def test_degenerate_pairs():
     rng = np.random.default_rng(0)
     x = rng.random(20)
     scores = np.vstack([x, x, x + 0.1, rng.random(20)])
-    table = bootstrap_asl(scores, B=200, seed=0).set_index(["system_a", "system_b"])
+    table = bootstrap_asl(scores, n_resamples=200, seed=0).set_index(["system_a", "system_b"])
     assert table.loc[(0, 1), "t"] == 0.0 and table.loc[(0, 1), "asl"] == 1.0  # identical systems
     assert np.isinf(table.loc[(0, 2), "t"]) and table.loc[(0, 2), "asl"] == 0.0  # constant shift
 
@@ -163,7 +163,7 @@ def test_degenerate_pairs():
 
 def test_discriminative_power_matches_loop_and_sakais_estimated_difference():
     scores = distinct_systems(load_matrix("web2014_ndcg20"), 8)
-    result = discriminative_power(scores, alpha=0.05, B=400, seed=5)
+    result = discriminative_power(scores, alpha=0.05, n_resamples=400, seed=5)
     t_ref, asl_ref, crit_ref = bootstrap_loop(scores.to_numpy(), B=400, seed=5, alpha=0.05)
     assert isinstance(result, DiscriminativePower)
     np.testing.assert_array_equal(result.table["asl"], asl_ref)
@@ -173,7 +173,7 @@ def test_discriminative_power_matches_loop_and_sakais_estimated_difference():
     np.testing.assert_allclose(result.table["critical_diff"], crit_ref, rtol=1e-9)
     assert result.estimated_difference == pytest.approx(crit_ref.max(), rel=1e-9)
     # same seed -> same ASLs as bootstrap_asl
-    np.testing.assert_array_equal(result.table["asl"], bootstrap_asl(scores, B=400, seed=5)["asl"])
+    np.testing.assert_array_equal(result.table["asl"], bootstrap_asl(scores, n_resamples=400, seed=5)["asl"])
     text = str(result)
     assert f"{result.n_significant}/28" in text and "estimated difference required" in text
 
@@ -269,13 +269,13 @@ def tukey_loop(scores: np.ndarray, B: int, seed: int) -> np.ndarray:
 
 def test_randomised_tukey_hsd_agrees_with_loop_simulation():
     scores = distinct_systems(load_matrix("web2012_ndcg20"), 8)
-    table = tukey_hsd_randomised(scores, B=3000, seed=0)
+    table = tukey_hsd_randomised(scores, n_resamples=3000, seed=0)
     reference = tukey_loop(scores.to_numpy(), B=3000, seed=123)  # independent draws
     # both are empirical CDFs of the range at the same points: max gap ~ KS distance (99.9%: 0.05)
     assert np.max(np.abs(table["p_value"].to_numpy() - reference)) < 0.05
     # the family-wise test is more conservative than the per-pair t-test
     assert np.all(table["p_value"].to_numpy() >= paired_ttest(scores)["p_value"].to_numpy() - 0.05)
-    pd.testing.assert_frame_equal(table, tukey_hsd_randomised(scores, B=3000, seed=0))
+    pd.testing.assert_frame_equal(table, tukey_hsd_randomised(scores, n_resamples=3000, seed=0))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -286,8 +286,8 @@ def test_plot_asl_curves_draws_sorted_asls_per_metric():
     ndcg = load_matrix("web2010_ndcg20")
     ap = load_matrix("web2010_ap")
     curves = {
-        "nDCG@20": bootstrap_asl(ndcg, B=200, seed=0, top_k=10),
-        "AP": discriminative_power(ap, B=200, seed=0, top_k=10),
+        "nDCG@20": bootstrap_asl(ndcg, n_resamples=200, seed=0, top_k=10),
+        "AP": discriminative_power(ap, n_resamples=200, seed=0, top_k=10),
         "t-test": paired_ttest(ap, top_k=10),
     }
     fig, ax = plt.subplots()
@@ -313,8 +313,8 @@ def test_score_matrix_validation():
     bad[2, 4] = np.nan
     with pytest.raises(ValueError, match=r"`scores` contains 1 NaN .*first at system 2, topic 4"):
         bootstrap_asl(bad)
-    with pytest.raises(ValueError, match=r"`B` must be an integer >= 1; got 0"):
-        bootstrap_asl(good, B=0)
+    with pytest.raises(ValueError, match=r"`n_resamples` must be an integer >= 1; got 0"):
+        bootstrap_asl(good, n_resamples=0)
     with pytest.raises(TypeError, match=r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got 'x'"):
         bootstrap_asl(good, seed="x")
     with pytest.raises(ValueError, match=r"at least 2 topics"):
@@ -387,11 +387,11 @@ def test_bootstrap_asl_bit_for_bit_on_trec9_and_degenerate_pairs(trec9_ndcg20):
     # TREC-9 nDCG@20: 14 real systems (incl. duplicate runs if any) x 50 topics, 91 pairs
     real = trec9_ndcg20[:14]
     for scores, B, seed in [(real, 300, 3), (degenerate, 200, 0), (trec9_ndcg20[:, :7], 50, 1)]:
-        table = bootstrap_asl(scores, B=B, seed=seed)
+        table = bootstrap_asl(scores, n_resamples=B, seed=seed)
         t_ref, asl_ref = bootstrap_exact_reference(scores, B, seed)
         assert np.array_equal(table["t"].to_numpy(), t_ref)  # exact, not approximately
         assert np.array_equal(table["asl"].to_numpy(), asl_ref)
-    table = bootstrap_asl(degenerate, B=200, seed=0).set_index(["system_a", "system_b"])
+    table = bootstrap_asl(degenerate, n_resamples=200, seed=0).set_index(["system_a", "system_b"])
     assert table.loc[(0, 1), "t"] == 0.0 and table.loc[(0, 1), "asl"] == 1.0  # identical
     assert table.loc[(0, 2), "t"] == -math.inf and table.loc[(0, 2), "asl"] == 0.0  # constant shift
     assert table.loc[(5, 6), "t"] == 0.0 and table.loc[(5, 6), "asl"] == 1.0  # constant, identical
@@ -438,10 +438,10 @@ def test_bootstrap_asl_counts_exact_ties_on_discrete_scores(n, top, seed):
     rng = np.random.default_rng(seed)
     grades = rng.integers(0, top + 1, size=(6, n))
     asl_ref, ties = exact_asl_integer_scores(grades, B=300, seed=seed)
-    table = bootstrap_asl(grades / top, B=300, seed=seed)
+    table = bootstrap_asl(grades / top, n_resamples=300, seed=seed)
     assert ties > 0  # the data has exact ties, so the check has teeth
     np.testing.assert_array_equal(table["asl"].to_numpy(), asl_ref)
-    power = discriminative_power(grades / top, B=300, seed=seed)
+    power = discriminative_power(grades / top, n_resamples=300, seed=seed)
     np.testing.assert_array_equal(power.table["asl"].to_numpy(), asl_ref)
 
 
@@ -472,5 +472,5 @@ def test_tukey_hsd_randomised_counts_exact_ties_on_discrete_scores(top, seed):
     grades = np.random.default_rng(seed).integers(0, top + 1, size=(5, 12))
     p_ref, ties = exact_tukey_p_integer_scores(grades, B=500, seed=seed)
     assert ties > 0
-    p = tukey_hsd_randomised(grades / top, B=500, seed=seed)["p_value"].to_numpy()
+    p = tukey_hsd_randomised(grades / top, n_resamples=500, seed=seed)["p_value"].to_numpy()
     np.testing.assert_array_equal(p, p_ref)

@@ -106,7 +106,7 @@ def test_point_estimates_agree_with_gstudy():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"B": 5}, r"`B` must be an integer >= 10; got 5"),
+    ({"n_resamples": 5}, r"`n_resamples` must be an integer >= 10; got 5"),
     ({"over": "items"}, r"`over` must be 'auto', 'systems', 'topics' or 'both'; got 'items'"),
     ({"level": 1.5}, r"`level` must be in \(0, 1\); got 1.5"),
     ({"seed": -1}, r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1"),

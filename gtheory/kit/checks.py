@@ -96,6 +96,21 @@ def seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
+def fixed_seed(seed: Any, name: str = "seed") -> int:
+    """One integer seed for ``seed`` (:func:`check_seed`), for procedures that reuse *the same* seed several times
+    (the same draws for every configuration or both score matrices) and record it: an int is itself, a
+    :class:`numpy.random.Generator` gives one draw of it (the same Generator state gives the same seed), ``None``
+    fresh entropy (:class:`numpy.random.SeedSequence`)."""
+    seed = check_seed(seed, name)
+    if isinstance(seed, int):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.generate_state(1, np.uint64)[0] >> 1)
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
+
+
 def check_seeds(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
     """The seeds of independent repetitions: an int ``n >= 1`` means ``0 .. n-1``; a sequence lists them.
 
