@@ -175,7 +175,7 @@ def topic_depth_budget(
     target: float = 0.95,
     power: float = 0.8,
     alpha: float = 0.05,
-    progress: bool | Callable[[str], Any] = False,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> TopicBudget:
     r"""Topics needed and judging cost at each pool depth (Sakai, IRJ 2016, §6: topic set size vs pool depth).
 
@@ -191,8 +191,8 @@ def topic_depth_budget(
         The paired t-test requirement (:func:`gtheory.topic_set_size`, residual variance).
     target : float
         The Φ and Eρ² to reach.
-    progress : bool or callable
-        A line per depth (``True``: on stderr; a callable receives each message).
+    progress : bool, "auto" or callable
+        A line per depth (the shared ``progress`` parameter, docs/architecture.md).
 
     Returns
     -------

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
 
 from experiments._validation import as_scores
@@ -223,7 +224,7 @@ def compare_measures(
     correction: str | None = None,
     baseline: Any = None,
     alpha: float = 0.05,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     n_resamples: int = 10000,
     effect_size: str = "sakai",
     systems: Sequence[Any] | None = None,
@@ -236,7 +237,8 @@ def compare_measures(
     scores : mapping of measure name -> systems x topics matrix
         E.g. the result of :func:`metrics.evaluate` (one DataFrame per measure, the same runs).
     test, correction, baseline, alpha, seed, n_resamples, effect_size
-        As in :func:`compare`; every measure is tested the same way, with the same seed.
+        As in :func:`compare`; every measure is tested the same way, with the same seed (a Generator gives one
+        seed, drawn from it).
     systems, top_k
         The runs to show; ``top_k`` picks the best by the *first* measure (and keeps the baseline), and the same
         runs are used for every measure.
@@ -257,6 +259,7 @@ def compare_measures(
             raise ValueError(f"`baseline` {baseline!r} is not one of the runs.")
         runs.append(baseline)
     comps = {}
+    seed = fixed_seed(seed)  # the same seed for every measure
     for name in names:
         s = as_scores(scores[name], f"scores[{name!r}]", require_matrix=True, min_topics=2)
         if missing := [r for r in runs if r not in s.systems]:

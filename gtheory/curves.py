@@ -194,7 +194,7 @@ def topic_curves(
     sizes: Sequence[int] | None = None,
     repeats: int = 50,
     alpha: float = 0.05,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
 ) -> TopicCurves:
     r"""τ, swap rate, significant pairs and conflicts between disjoint random topic sets, as their size grows.
 
@@ -208,8 +208,9 @@ def topic_curves(
         Pairs of disjoint topic sets drawn per size (default 50).
     alpha : float
         Level of the two-sided paired t-tests (default 0.05).
-    seed : int or None
-        Seed of the draws (``numpy.random.default_rng``); the same seed gives the same result.
+    seed : int, Generator or None
+        Seed of the draws (``numpy.random.default_rng``); the same seed gives the same result. The result records
+        an int seed (None for a Generator or None).
 
     Returns
     -------
@@ -276,4 +277,4 @@ def topic_curves(
         fit_c, fit_b = float(np.exp(log_c)), float(-b)
     else:
         fit_c = fit_b = math.nan
-    return TopicCurves(table, m, N, int(repeats), alpha, seed if seed is None else int(seed), fit_c, fit_b)
+    return TopicCurves(table, m, N, int(repeats), alpha, int(seed) if isinstance(seed, (int, np.integer)) else None, fit_c, fit_b)

@@ -331,6 +331,26 @@ def test_confusion_errors():
         significance_confusion(full, red, alpha=1.0)
 
 
+def test_confusion_old_keyword_B_warns_and_gives_the_same_decisions():
+    full, red = _hand_built()
+    new = significance_confusion(full, red, test="bootstrap", n_resamples=200, seed=1)
+    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
+        old = significance_confusion(full, red, test="bootstrap", B=200, seed=1)
+    pd.testing.assert_frame_equal(old.table, new.table)
+    # a Generator is one seed drawn from it, the same for both matrices: identical matrices, identical decisions
+    same = significance_confusion(full, full, test="bootstrap", n_resamples=200, seed=np.random.default_rng(4))
+    assert same.accuracy == 1.0
+
+
+def test_study_old_keyword_B_warns_and_gives_the_same_rows(small):
+    kw = dict(fractions=(1.0, 0.5), seeds=1, test="bootstrap", test_seed=3)
+    new = incompleteness_study(small, ["AP"], n_resamples=50, **kw)
+    with pytest.warns(FutureWarning, match=r"incompleteness_study\(\): `B` is now called `n_resamples`"):
+        old = incompleteness_study(small, ["AP"], B=50, **kw)
+    pd.testing.assert_frame_equal(old, new)
+    assert new.attrs["n_resamples"] == 50
+
+
 # ------------------------------------------------------------------------------------------- study
 @pytest.fixture(scope="module")
 def study_small(small):

@@ -10,8 +10,9 @@ The vocabulary they fix:
   :class:`numpy.random.Generator` (:func:`check_rng`).
 * ``seeds`` — several independent repetitions: an int ``n`` means the ``n`` seeds ``0 .. n-1``; a sequence
   gives the seeds themselves (``[5]`` is the single seed 5) (:func:`check_seeds`).
-* ``progress`` — ``False``/``None`` (silent), ``True`` (a line on stderr) or a callable receiving progress
-  reports (:func:`check_progress`).
+* ``progress`` — ``bool | str | Callable[[str], Any] = "auto"`` in every public signature: ``False``/``None``
+  (silent), ``True`` (a line on stderr), ``"auto"`` (on stderr only when it is a terminal) or a callable receiving
+  progress reports (:func:`check_progress`, :func:`progress_writer`).
 """
 from __future__ import annotations
 
