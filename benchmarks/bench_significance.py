@@ -1,6 +1,6 @@
 """Significance benchmark: Sakai's bootstrap ASL over all system pairs against its floor and the per-pair loop.
 
-    python benchmarks/bench_significance.py [--quick] [--repeat 5] [--B 1000]
+    python benchmarks/bench_significance.py [--quick] [--repeat 5] [--n-resamples 1000]
 
 Workloads: TREC-9 nDCG@100 (metrics.load_trec9(): 104 systems = 5,356 pairs x 50 topics) and the first 100 systems x
 50 topics of the TREC 2004 Robust AP matrix (4,950 pairs). B = 1000 replicates, seed 0.
@@ -110,7 +110,7 @@ def workload(name: str, scores: np.ndarray, B: int, args, lines: list[str], loop
 
 def main(argv: list[str] | None = None) -> None:
     ap = parser(__doc__)
-    ap.add_argument("--B", type=int, default=1000)
+    ap.add_argument("--n-resamples", dest="B", type=int, default=1000, metavar="B")
     args = ap.parse_args(argv)
     if args.quick:
         args.repeat = min(args.repeat, 3)
