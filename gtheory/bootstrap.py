@@ -83,7 +83,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .kit.jsonio import JsonResult
-from .kit.signatures import renamed
+from .kit.signatures import keyword_only, renamed
 from .kit.ties import tie_values
 from .components import erho2_from_components, phi_from_components, variance_components
 
@@ -516,8 +516,9 @@ def _replicate_components(x: NDArray[np.float64], rows: NDArray[np.intp], cols: 
 
 
 @renamed("B", "n_resamples")
+@keyword_only("n_resamples")
 def bootstrap(
-    study: GStudy, n_resamples: int = 1000, *, over: Over = "both", seed: int | np.random.Generator | None = None,
+    study: GStudy, *, n_resamples: int = 1000, over: Over = "both", seed: int | np.random.Generator | None = None,
     level: float = 0.95,
     n_topics: float | None = None, target: float = 0.95,
 ) -> BootstrapResult:
@@ -528,8 +529,8 @@ def bootstrap(
     study : GStudy
         A result of :func:`gtheory.gstudy` (it keeps its score matrix).
     n_resamples : int
-        Number of resamples :math:`B` (>= 10; 1000 is usual for 95 % percentile intervals). Formerly ``B`` (still
-        accepted by keyword, with a FutureWarning, for one release).
+        Number of resamples :math:`B` (>= 10; 1000 is usual for 95 % percentile intervals). Keyword-only; formerly ``B``
+        (``B=`` and a positional number still work, with a FutureWarning, for one release).
     over : {"both", "auto", "systems", "topics"}
         Brennan's boot-p,i (``"both"``, the default: it holds its level on real IR scores, see
         *On real IR scores* below), boot-p or boot-i; ``"auto"`` draws ``n_resamples`` boot-p and as many
@@ -689,8 +690,9 @@ def _assemble(raw: NDArray[np.float64], adj: NDArray[np.float64], est3: tuple[fl
 
 
 @renamed("B", "n_resamples")
+@keyword_only("n_resamples")
 def dstudy_subset(
-    study: GStudy, n_resamples: int = 1000, *, top: int | None = None, drop_lowest: float | None = None,
+    study: GStudy, *, n_resamples: int = 1000, top: int | None = None, drop_lowest: float | None = None,
     over: Over = "topics", seed: int | np.random.Generator | None = None, level: float = 0.95, n_topics: float | None = None,
     target: float = 0.95,
 ) -> BootstrapResult:
@@ -727,7 +729,7 @@ def dstudy_subset(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(0, .3, (40, 1)) + rng.normal(0, .5, (1, 50)) + rng.normal(0, .5, (40, 50))
     >>> g = gtheory.gstudy(X)
-    >>> sub = dstudy_subset(g, 200, drop_lowest=0.25, seed=1)
+    >>> sub = dstudy_subset(g, n_resamples=200, drop_lowest=0.25, seed=1)
     >>> sub.n_systems
     30
     >>> bool(sub.estimate[0] < g.var_system)   # the better 75 % of systems differ less

@@ -52,7 +52,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
         x[0, 1] = x[3, 5] = np.nan
         return _quiet(gtheory.gstudy, x, missing="henderson")
     if name == "BootstrapResult":
-        return _quiet(gtheory.gstudy, _scores()).bootstrap(50, seed=0)
+        return _quiet(gtheory.gstudy, _scores()).bootstrap(n_resamples=50, seed=0)
     if name == "TopicsNeeded":
         return _quiet(gtheory.gstudy, _scores()).topics_needed(0.95)
     if name == "CoefficientInterval":
