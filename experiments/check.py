@@ -191,7 +191,8 @@ def check_tuning(
             warnings.simplefilter("ignore", optimize.FailedTuningWarning)  # said just above
             configs[name] = tuning.ndcg(judged)
     configs.update(standard)
-    table = check_configurations(configs, name, top_k=top_k, n_resamples=n_resamples, alpha=alpha, seed=seed, progress=say)
+    table = check_configurations(configs, name, top_k=top_k, n_resamples=n_resamples, alpha=alpha, seed=seed,
+                                 progress=say)
     return ConfigurationCheck(
         table=table, reference=name, cutoff=k, n_systems=judged.n_systems, n_topics=judged.n_topics,
         top_k=min(top_k, judged.n_systems), n_resamples=n_resamples, alpha=alpha, seed=seed,

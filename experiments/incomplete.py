@@ -131,8 +131,9 @@ def incompleteness_study(
         condensed lists (Sakai [5]_, AP′, nDCG′). Default both.
     test : {"bootstrap", "t", "wilcoxon"} or None
         Significance test on all system pairs for discriminative power and the confusion matrix
-        (``None`` skips both; much faster). The bootstrap uses ``n_resamples`` replicates (formerly ``B``) and ``test_seed`` for every
-        matrix, so identical matrices give identical decisions.
+        (``None`` skips both; much faster). The bootstrap uses ``n_resamples`` replicates (formerly ``B``) and
+        ``test_seed`` for every matrix, so identical matrices give identical decisions (a Generator gives one seed,
+        drawn from it).
     alpha : float
         Significance level.
     top_k : int, optional

@@ -229,7 +229,8 @@ def robustness_study(
     _check_relevance_level(relevance_level, judged)
     names = dict(measures) if isinstance(measures, Mapping) else {m: m for m in measures}
     df = incompleteness_study(judged, names, fractions=fractions, seeds=seeds,
-                              judged_only=(False, True) if judged_only else (False,), test=test, alpha=alpha, n_resamples=n_resamples,
+                              judged_only=(False, True) if judged_only else (False,), test=test, alpha=alpha,
+                              n_resamples=n_resamples,
                               top_k=top_k, relevance_level=relevance_level, rounding=rounding, progress=progress)
     values = ("judged_kept", "tau", "tau_ap", "mean_reduced", "drift") + (("power", "accuracy") if test else ())
     return RobustnessStudy(results=df, table=summarize_study(df, list(values)), knees=knee(df, threshold),

@@ -693,8 +693,8 @@ def _assemble(raw: NDArray[np.float64], adj: NDArray[np.float64], est3: tuple[fl
 @keyword_only("n_resamples")
 def dstudy_subset(
     study: GStudy, *, n_resamples: int = 1000, top: int | None = None, drop_lowest: float | None = None,
-    over: Over = "topics", seed: int | np.random.Generator | None = None, level: float = 0.95, n_topics: float | None = None,
-    target: float = 0.95,
+    over: Over = "topics", seed: int | np.random.Generator | None = None, level: float = 0.95,
+    n_topics: float | None = None, target: float = 0.95,
 ) -> BootstrapResult:
     r"""D-study for the systems a future collection will compare: the best ``top`` systems, or all
     but the lowest ``drop_lowest`` fraction (TREC practice: 0.25), with bootstrap intervals.

@@ -277,4 +277,5 @@ def topic_curves(
         fit_c, fit_b = float(np.exp(log_c)), float(-b)
     else:
         fit_c = fit_b = math.nan
-    return TopicCurves(table, m, N, int(repeats), alpha, int(seed) if isinstance(seed, (int, np.integer)) else None, fit_c, fit_b)
+    recorded = int(seed) if isinstance(seed, (int, np.integer)) else None  # a Generator cannot be recorded
+    return TopicCurves(table, m, N, int(repeats), alpha, recorded, fit_c, fit_b)

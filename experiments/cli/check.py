@@ -116,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", optimize.GradeMismatchWarning)
         warnings.simplefilter("always", optimize.FailedTuningWarning)
         try:
-            result = check_tuning(judged, tuning, args.against, cutoff=args.cutoff, top_k=args.top_k, n_resamples=args.n_resamples,
-                                  alpha=args.alpha, seed=args.seed, progress=say)
+            result = check_tuning(judged, tuning, args.against, cutoff=args.cutoff, top_k=args.top_k,
+                                  n_resamples=args.n_resamples, alpha=args.alpha, seed=args.seed, progress=say)
         except gtheory.ParameterError as exc:
             raise in_option_names(exc, {**_OPTIONS, "tuning": f"--tuning {args.tuning}"}) from None
     for w in caught:
