@@ -1,6 +1,6 @@
 """Significance benchmark: Sakai's bootstrap ASL over all system pairs against its floor and the per-pair loop.
 
-    python benchmarks/bench_significance.py [--quick] [--repeat 5] [--B 1000]
+    python benchmarks/bench_significance.py [--quick] [--repeat 5] [--n-resamples 1000]
 
 Workloads: TREC-9 nDCG@100 (metrics.load_trec9(): 104 systems = 5,356 pairs x 50 topics) and the first 100 systems x
 50 topics of the TREC 2004 Robust AP matrix (4,950 pairs). B = 1000 replicates, seed 0.
@@ -80,9 +80,9 @@ def floor_products(n: int, P: int, B: int, repeat: int):
 def workload(name: str, scores: np.ndarray, B: int, args, lines: list[str], loop: bool) -> None:
     m, n = scores.shape
     P = m * (m - 1) // 2
-    table = bootstrap_asl(scores, B=B, seed=0)
+    table = bootstrap_asl(scores, n_resamples=B, seed=0)
     floor, blocking = floor_products(n, P, B, args.repeat)
-    fns = {"ours": lambda: bootstrap_asl(scores, B=B, seed=0)}
+    fns = {"ours": lambda: bootstrap_asl(scores, n_resamples=B, seed=0)}
     if loop:
         fns["loop"] = lambda: per_pair_loop(scores, B, 0)
     t = measure(fns, repeat=args.repeat)
@@ -110,7 +110,7 @@ def workload(name: str, scores: np.ndarray, B: int, args, lines: list[str], loop
 
 def main(argv: list[str] | None = None) -> None:
     ap = parser(__doc__)
-    ap.add_argument("--B", type=int, default=1000)
+    ap.add_argument("--n-resamples", dest="B", type=int, default=1000, metavar="B")
     args = ap.parse_args(argv)
     if args.quick:
         args.repeat = min(args.repeat, 3)
@@ -129,13 +129,13 @@ def main(argv: list[str] | None = None) -> None:
             workload("Robust 2004 AP (first 100 systems, 50 topics)", robust, args.B, args, lines, loop=False)
         s = trec9
         others = measure({
-            "dp": lambda: discriminative_power(s, alpha=0.05, B=args.B, seed=0),
-            "tukey": lambda: tukey_hsd_randomised(s, B=args.B, seed=0),
+            "dp": lambda: discriminative_power(s, alpha=0.05, n_resamples=args.B, seed=0),
+            "tukey": lambda: tukey_hsd_randomised(s, n_resamples=args.B, seed=0),
             "t": lambda: paired_ttest(s),
             "w": lambda: wilcoxon_test(s),
-            "swap": lambda: swap_rates(s, B=args.B, seed=0),
+            "swap": lambda: swap_rates(s, n_resamples=args.B, seed=0),
         }, repeat=args.repeat)
-    dp = discriminative_power(s, alpha=0.05, B=args.B, seed=0)
+    dp = discriminative_power(s, alpha=0.05, n_resamples=args.B, seed=0)
     lines += [
         f"Other tests on TREC-9 nDCG@100 ({s.shape[0]} systems), B = {args.B}:",
         f"  discriminative_power (ASL + Sakai's estimated difference) {others['dp'].text()}  "

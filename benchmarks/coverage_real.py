@@ -2,7 +2,7 @@
 
 Population resampling: a large real systems x topics score matrix is the *population*; many samples of
 ``n_s`` systems x ``n_t`` topics are drawn from it, each sample is bootstrapped
-(``gstudy(x).bootstrap(B, over=..., seed=m, n_topics=50)``; ``--over auto`` by default here, ``--over both`` is the
+(``gstudy(x).bootstrap(n_resamples=B, over=..., seed=m, n_topics=50)``; ``--over auto`` by default here, ``--over both`` is the
 package's default since these measurements; expanded basic interval) and
 the share of samples whose 95 % interval contains the population's own quantity is counted, for
 σ²(s), σ²(t), σ²(st,e), Φ(50), Eρ²(50) and the topics needed for Φ ≥ .95 — for the default (basic),
@@ -125,7 +125,7 @@ def coverage(x: NDArray[np.float64], n_s: int, n_t: int, n_samples: int, B: int,
         for m in range(n_samples):
             rows = rng.choice(N_s, n_s, replace=replace)
             cols = rng.choice(N_t, n_t, replace=replace)
-            b = gtheory.gstudy(x[np.ix_(rows, cols)]).bootstrap(B, over=over, seed=m, n_topics=n_topics,
+            b = gtheory.gstudy(x[np.ix_(rows, cols)]).bootstrap(n_resamples=B, over=over, seed=m, n_topics=n_topics,
                                                                target=target)
             for k, (lo, hi) in zip(KINDS, ((b.basic_low, b.basic_high), (b.percentile_low, b.percentile_high),
                                            (b.bc_low, b.bc_high))):

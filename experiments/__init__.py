@@ -6,7 +6,8 @@ with systems as the index and topics as the columns) from any metric in any conf
 
 Ranking agreement (:mod:`experiments.agreement`)
     :func:`kendall_tau`, :func:`tau_ap`, :func:`rmse`, :func:`tau_matrix`, :func:`plot_mean_scatter`.
-Significance and discriminative power (:mod:`experiments.significance`)
+Significance and discriminative power (:mod:`experiments.significance`: :mod:`experiments.discriminative`,
+:mod:`experiments.pairwise_tests`)
     :func:`bootstrap_asl`, :func:`discriminative_power`, :func:`paired_ttest`, :func:`wilcoxon_test`,
     :func:`tukey_hsd_randomised`, :func:`plot_asl_curves`.
 Comparing systems as papers do (:mod:`experiments.compare`)

@@ -237,3 +237,22 @@ def keep_top_k(scores: Scores, top_k: int | None) -> Scores:
 def pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
     """Row and column indices of all ``m (m - 1) / 2`` pairs ``i < j``, in row-major order."""
     return np.triu_indices(m, k=1)
+
+
+def score_matrix(scores: Any, top_k: int | None = None, name: str = "scores") -> Scores:
+    """The systems x topics matrix of every pairwise test (at least 2 systems and 2 topics; :func:`as_scores`),
+    cut to its ``top_k`` best systems (:func:`keep_top_k`)."""
+    return keep_top_k(as_scores(scores, name, require_matrix=True, min_systems=2, min_topics=2), top_k)
+
+
+def check_resamples(n_resamples: Any, name: str = "n_resamples") -> int:
+    """The number of resamples, permutations or drawn subsets of a randomised procedure: an integer >= 1."""
+    return check_int(n_resamples, name, minimum=1)
+
+
+def pair_frame(s: Scores, I: np.ndarray, J: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
+    """One row per system pair ``(I[k], J[k])``: ``system_a``, ``system_b``, ``mean_diff`` (mean a - mean b), then
+    ``columns``."""
+    means = s.means
+    return pd.DataFrame({"system_a": s.systems[I].to_numpy(), "system_b": s.systems[J].to_numpy(),
+                         "mean_diff": means[I] - means[J], **columns})

@@ -247,9 +247,9 @@ def topic_depth_budget(
     power: float = 0.8,
     alpha: float = 0.05,
     bootstrap: int = 0,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     level: float = 0.95,
-    progress: bool | Callable[[str], Any] = False,
+    progress: bool | str | Callable[[str], Any] = "auto",
     executor: "Executor | None" = None,
 ) -> TopicBudget:
     r"""Topics needed and judging cost at each pool depth (Sakai, IRJ 2016, §6: topic set size vs pool depth).
@@ -275,8 +275,8 @@ def topic_depth_budget(
         (fresh entropy), recorded in the result.
     level : float
         Confidence level of the intervals (default 0.95).
-    progress : bool or callable
-        A line per depth (``True``: on stderr; a callable receives each message).
+    progress : bool, "auto" or callable
+        A line per depth (the shared ``progress`` parameter, docs/architecture.md).
     executor : concurrent.futures.Executor, optional
         Run the depths on this executor (one task per depth: the pool, the measure, the G-study and its resamples;
         not shut down afterwards), e.g. a ``ProcessPoolExecutor`` or a Dask cluster's ``client.get_executor()``,

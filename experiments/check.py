@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 import gtheory
+from gtheory.kit.checks import fixed_seed, progress_writer
 from gtheory.kit.jsonio import JsonResult
+from gtheory.kit.signatures import renamed
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau, rmse, tau_ap
@@ -25,16 +27,17 @@ from experiments.swap import min_difference_for_swap_rate, swap_rates
 __all__ = ["check_configurations", "check_tuning", "parse_configuration", "ConfigurationCheck", "DEFAULT_AGAINST"]
 
 
+@renamed("B", "n_resamples")
 def check_configurations(
     configurations: dict[str, pd.DataFrame],
     reference: str,
     *,
     top_k: int = 30,
-    B: int = 1000,
+    n_resamples: int = 1000,
     alpha: float = 0.05,
-    seed: int = 0,
+    seed: int | np.random.Generator | None = 0,
     target: float = 0.95,
-    progress: Callable[[str], None] | None = None,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> pd.DataFrame:
     r"""One row per configuration: stability, agreement with ``reference``, discriminative power, swap method.
 
@@ -43,11 +46,12 @@ def check_configurations(
     configurations : name → systems × topics score matrix (same systems and topics).
     reference : the configuration the others are compared with (τ, τ_AP, RMSE).
     top_k : best systems (by mean) kept for the bootstrap.
-    B : bootstrap replicates, and topic-subset pairs of the swap method.
+    n_resamples : bootstrap replicates, and topic-subset pairs of the swap method (formerly ``B``).
     alpha : significance level.
-    seed : seed of both resampling schemes.
+    seed : seed of both resampling schemes, the same for every configuration (a Generator gives one seed, drawn
+        from it: :func:`gtheory.kit.checks.fixed_seed`).
     target : Φ target of the topics needed.
-    progress : called with a message before each configuration.
+    progress : a message before each configuration (the shared ``progress`` parameter, docs/architecture.md).
 
     Returns
     -------
@@ -70,22 +74,23 @@ def check_configurations(
     >>> rng = np.random.default_rng(0)
     >>> base = rng.random((8, 20)) * 0.5 + np.linspace(0.4, 0, 8)[:, None]
     >>> from experiments import check_configurations
-    >>> t = check_configurations({"a": pd.DataFrame(base), "b": pd.DataFrame(base ** 2)}, "a", B=100)
+    >>> t = check_configurations({"a": pd.DataFrame(base), "b": pd.DataFrame(base ** 2)}, "a", n_resamples=100)
     >>> float(t.loc["b", "kendall_tau"])
     1.0
     """
-    say = progress or (lambda m: None)
+    say = progress_writer(progress) or (lambda m: None)
+    seed = fixed_seed(seed)
     rows = []
     ref = configurations[reference]
     n = ref.shape[1]
     for i, (name, X) in enumerate(configurations.items(), 1):
-        say(f"[{i}/{len(configurations)}] {name}: G-study, τ, bootstrap (B={B}), swap method")
+        say(f"[{i}/{len(configurations)}] {name}: G-study, τ, bootstrap (B={n_resamples}), swap method")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
             row = gtheory.gstudy(X).as_row(target=target)
-        dp = discriminative_power(X, alpha, B=B, seed=seed, top_k=min(top_k, X.shape[0]))
+        dp = discriminative_power(X, alpha, n_resamples=n_resamples, seed=seed, top_k=min(top_k, X.shape[0]))
         size = max(1, n // 2)
-        sw = swap_rates(X, topic_set_sizes=[size], B=B, seed=seed)
+        sw = swap_rates(X, topic_set_sizes=[size], n_resamples=n_resamples, seed=seed)
         md = min_difference_for_swap_rate(sw, 0.05).iloc[0]
         rows.append({
             "configuration": name,
@@ -119,6 +124,7 @@ def parse_configuration(spec: str) -> tuple[str, str]:
     return "linear", spec.strip()
 
 
+@renamed("B", "n_resamples")
 def check_tuning(
     judged: Any,
     tuning: Any = None,
@@ -126,10 +132,10 @@ def check_tuning(
     *,
     cutoff: int | None = None,
     top_k: int = 30,
-    B: int = 1000,
+    n_resamples: int = 1000,
     alpha: float = 0.05,
-    seed: int = 0,
-    progress: Callable[[str], None] | None = None,
+    seed: int | np.random.Generator | None = 0,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> "ConfigurationCheck":
     """Does a tuned nDCG rank the systems as the standard configurations do, and is it as discriminative?
 
@@ -150,7 +156,8 @@ def check_tuning(
     import metrics
     import optimize
 
-    say = progress or (lambda m: None)
+    say = progress_writer(progress) or (lambda m: None)
+    seed = fixed_seed(seed)  # the tuning and every configuration's resampling: recorded in the result
     configs_against = [(spec, *parse_configuration(spec)) for spec in against]
     k = cutoff or (tuning.cutoff if tuning is not None else 100)
     if k > judged.depth:
@@ -184,10 +191,11 @@ def check_tuning(
             warnings.simplefilter("ignore", optimize.FailedTuningWarning)  # said just above
             configs[name] = tuning.ndcg(judged)
     configs.update(standard)
-    table = check_configurations(configs, name, top_k=top_k, B=B, alpha=alpha, seed=seed, progress=say)
+    table = check_configurations(configs, name, top_k=top_k, n_resamples=n_resamples, alpha=alpha, seed=seed,
+                                 progress=say)
     return ConfigurationCheck(
         table=table, reference=name, cutoff=k, n_systems=judged.n_systems, n_topics=judged.n_topics,
-        top_k=min(top_k, judged.n_systems), B=B, alpha=alpha, seed=seed,
+        top_k=min(top_k, judged.n_systems), n_resamples=n_resamples, alpha=alpha, seed=seed,
         gain={f"{grade:g}": float(v) for grade, v in tuning.gain_mapping.items()})
 
 
@@ -205,7 +213,7 @@ class ConfigurationCheck(JsonResult):
         :func:`check_configurations`' result, one row per configuration.
     reference : str
         The configuration the others are compared with.
-    cutoff, n_systems, n_topics, top_k, B, seed : int
+    cutoff, n_systems, n_topics, top_k, n_resamples, seed : int
         nDCG cut-off, data size, systems kept for the bootstrap (at most ``n_systems``), replicates, seed.
     alpha : float
         Significance level.
@@ -219,12 +227,19 @@ class ConfigurationCheck(JsonResult):
     n_systems: int
     n_topics: int
     top_k: int
-    B: int
+    n_resamples: int
     alpha: float
     seed: int
     gain: Mapping[str, float] = field(default_factory=dict)
 
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.ConfigurationCheck/1"
+
+    @property
+    def B(self) -> int:
+        """Deprecated: :attr:`n_resamples` (the old name, for one release)."""
+        warnings.warn(FutureWarning("ConfigurationCheck.B is now called n_resamples; the old name will stop "
+                                    "working in the next release"), stacklevel=2)
+        return self.n_resamples
 
     def __repr__(self) -> str:
         return (f"ConfigurationCheck(nDCG@{self.cutoff}, {self.n_systems} systems × {self.n_topics} topics; "
@@ -256,7 +271,7 @@ class ConfigurationCheck(JsonResult):
         from gtheory.kit.jsonio import jsonable
 
         d = jsonable({"cutoff": self.cutoff, "n_systems": self.n_systems, "n_topics": self.n_topics,
-                      "reference": self.reference, "top_k": self.top_k, "B": self.B, "alpha": self.alpha,
+                      "reference": self.reference, "top_k": self.top_k, "n_resamples": self.n_resamples, "alpha": self.alpha,
                       "seed": self.seed, "gain": dict(self.gain), "configurations": self.records()})
         d["format"] = self.JSON_FORMAT
         return d
@@ -267,6 +282,8 @@ class ConfigurationCheck(JsonResult):
         from gtheory.kit.jsonio import load_document, number
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
+        if "n_resamples" not in d and "B" in d:  # written before B was renamed n_resamples
+            d["n_resamples"] = d.pop("B")
         rows = [{k: (number(v, math.inf) if k == "topics_needed" else v if k == "configuration" else number(v))
                  for k, v in r.items()} for r in d.pop("configurations")]
         table = pd.DataFrame(rows).set_index("configuration")
@@ -285,7 +302,7 @@ class ConfigurationCheck(JsonResult):
         """The table ``gtheory check`` prints, with a legend."""
         t = self.table
         lines = [f"nDCG@{self.cutoff}: {self.n_systems} systems x {self.n_topics} topics; agreement with "
-                 f"'{self.reference}'; bootstrap on the top {self.top_k} systems (B={self.B}, α={self.alpha:g}); "
+                 f"'{self.reference}'; bootstrap on the top {self.top_k} systems (B={self.n_resamples}, α={self.alpha:g}); "
                  f"swap method at {int(t['swap_topics'].iloc[0])} topics"]
         head = (f"{'configuration':<22} {'Φ':>6} {'topics':>6} {'τ':>6} {'τ_AP':>6} {'RMSE':>7} "
                 f"{'power':>6} {'Δ sig':>6} {'Δ swap':>7} {'reach':>6}")

@@ -59,15 +59,15 @@ from gtheory.kit.display import fmt, kv_table
 from gtheory.kit.jsonio import JsonResult
 
 from experiments._validation import (
+    TIE_REL,
     Scores,
-    as_scores,
     check_choice,
-    check_int,
     check_probability,
+    check_resamples,
     check_rng,
     keep_top_k,
     pair_indices,
-    TIE_REL,
+    score_matrix,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,7 +107,7 @@ def residual_variance(values: np.ndarray) -> float:
 
 
 def _exact_d(D: np.ndarray, scale: float) -> np.ndarray:
-    from experiments.significance import _exact_differences
+    from experiments.pairwise_tests import _exact_differences
 
     return _exact_differences(D, TIE_REL * scale)
 
@@ -115,7 +115,7 @@ def _exact_d(D: np.ndarray, scale: float) -> np.ndarray:
 def _t_test(D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from scipy import stats
 
-    from experiments.significance import _studentise
+    from experiments.discriminative import _studentise
 
     n = D.shape[1]
     mean = D.mean(axis=1)
@@ -391,7 +391,7 @@ def _check_inputs(test, correction, alpha, effect_size, n_resamples):
                              f"itself; use correction=None with test='tukey-hsd' (got {correction!r}).")
     alpha = check_probability(alpha, "alpha")
     check_choice(effect_size, "effect_size", ("sakai", "dz"))
-    n_resamples = check_int(n_resamples, "n_resamples", minimum=1)
+    n_resamples = check_resamples(n_resamples)
     return correction, float(alpha), n_resamples
 
 
@@ -473,7 +473,7 @@ def compare(
     [['new', 'bm25', True], ['ql', 'bm25', False]]
     """
     correction, alpha, n_resamples = _check_inputs(test, correction, alpha, effect_size, n_resamples)
-    s = as_scores(scores, "scores", require_matrix=True, min_systems=2, min_topics=2)
+    s = score_matrix(scores)
     if baseline is not None and baseline not in s.systems:
         raise ValueError(f"`baseline` {baseline!r} is not one of the systems of `scores` "
                          f"({', '.join(map(repr, list(s.systems[:5])))}{', ...' if len(s.systems) > 5 else ''}).")
@@ -502,7 +502,7 @@ def compare(
         stat, p = _sign_test(D)
         used = 0
     elif test == "wilcoxon":
-        from experiments.significance import _wilcoxon_rows
+        from experiments.pairwise_tests import _wilcoxon_rows
 
         stat, p = _wilcoxon_rows(D, "wilcox", "auto")
         used = 0
@@ -511,13 +511,13 @@ def compare(
         if exact:
             used = 2 ** n
     elif test == "bootstrap":
-        from experiments.significance import _bootstrap_differences
+        from experiments.discriminative import _bootstrap_differences
 
         stat, p, _ = _bootstrap_differences(D, n_resamples, rng)
     else:  # tukey-hsd over the compared systems
-        from experiments.significance import tukey_hsd_randomised
+        from experiments.pairwise_tests import tukey_hsd_randomised
 
-        tk = tukey_hsd_randomised(pd.DataFrame(X, index=range(m)), B=n_resamples, seed=rng)
+        tk = tukey_hsd_randomised(pd.DataFrame(X, index=range(m)), n_resamples=n_resamples, seed=rng)
         lookup = {(int(a), int(bb)): pv for a, bb, pv in zip(tk["system_a"], tk["system_b"], tk["p_value"])}
         p = np.array([lookup[(min(i, j), max(i, j))] for i, j in zip(I, J)])
         stat = X[I].mean(axis=1) - X[J].mean(axis=1)

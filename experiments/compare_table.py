@@ -5,11 +5,12 @@ HTML, CSV, JSON). Tests, corrections, effect sizes and their sources: :mod:`expe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
 
 from experiments._validation import as_scores
@@ -106,39 +107,38 @@ class ComparisonTable(JsonResult):
         return (f"ComparisonTable({len(self.means)} runs x {self.means.shape[1]} measures, "
                 f"{'baseline ' + str(self.baseline) if self.baseline is not None else 'all pairs'})")
 
+    def _rows(self, escape: Callable[[Any], str], bold: Callable[[str], str],
+              mark: Callable[[str], str]) -> list[tuple[str, list[str]]]:
+        """The one layout of every format: (run label, cells) per row, the run's letter first in all-pairs tables,
+        each mean to 4 decimals, the column's best through ``bold``, a non-empty marker through ``mark``, run names
+        through the format's ``escape``."""
+        mk, best, letters = self.markers(), self._best(), self.letters()
+        rows = []
+        for r in self.means.index:
+            name = f"({letters[r]}) {escape(r)}" if self.baseline is None else escape(r)
+            cells = []
+            for m in self.means.columns:
+                v = f"{self.means.loc[r, m]:.4f}"
+                v = bold(v) if best.loc[r, m] else v
+                cells.append(v + (mark(mk.loc[r, m]) if mk.loc[r, m] else ""))
+            rows.append((name, cells))
+        return rows
+
     def to_markdown(self) -> str:
         """GitHub-flavoured Markdown: means with markers, best bold."""
-        mk, best, letters = self.markers(), self._best(), self.letters()
         cols = list(self.means.columns)
         rows = ["| run | " + " | ".join(map(_md, cols)) + " |", "|---|" + "---:|" * len(cols)]
-        for r in self.means.index:
-            name = f"({letters[r]}) {_md(r)}" if self.baseline is None else _md(r)
-            cells = []
-            for m in cols:
-                v = f"{self.means.loc[r, m]:.4f}"
-                v = f"**{v}**" if best.loc[r, m] else v
-                cells.append(v + (f"<sup>{mk.loc[r, m]}</sup>" if mk.loc[r, m] else ""))
+        for name, cells in self._rows(_md, lambda v: f"**{v}**", lambda s: f"<sup>{s}</sup>"):
             rows.append(f"| {name} | " + " | ".join(cells) + " |")
         return "\n".join(rows) + "\n\n" + self._caption() + "\n"
 
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
         """A LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``): means, markers as superscripts
         (``$^{\\blacktriangle}$`` needs amssymb, so ``$\\uparrow$``/``$\\downarrow$`` are used), best bold."""
-        mk, best, letters = self.markers(), self._best(), self.letters()
         cols = list(self.means.columns)
         lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{l" + "r" * len(cols) + "}", r"\toprule",
                  "Run & " + " & ".join(_tex(c) for c in cols) + r" \\", r"\midrule"]
-        for r in self.means.index:
-            name = f"({letters[r]}) {_tex(r)}" if self.baseline is None else _tex(r)
-            cells = []
-            for m in cols:
-                v = f"{self.means.loc[r, m]:.4f}"
-                v = f"\\textbf{{{v}}}" if best.loc[r, m] else v
-                s = mk.loc[r, m]
-                if s:
-                    s = s.replace("▲", r"\uparrow").replace("▼", r"\downarrow")
-                    v += f"$^{{{s}}}$"
-                cells.append(v)
+        for name, cells in self._rows(_tex, lambda v: f"\\textbf{{{v}}}", _tex_marker):
             lines.append(f"{name} & " + " & ".join(cells) + r" \\")
         cap = caption if caption is not None else self._caption()
         cap = _tex(cap).replace("▲/▼", r"$\uparrow$/$\downarrow$")
@@ -151,18 +151,12 @@ class ComparisonTable(JsonResult):
     def _repr_html_(self) -> str:
         import html
 
-        mk, best, letters = self.markers(), self._best(), self.letters()
         cols = list(self.means.columns)
         out = ["<table><thead><tr><th>run</th>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
                + "</tr></thead><tbody>"]
-        for r in self.means.index:
-            name = f"({letters[r]}) {html.escape(str(r))}" if self.baseline is None else html.escape(str(r))
-            cells = []
-            for m in cols:
-                v = f"{self.means.loc[r, m]:.4f}"
-                v = f"<b>{v}</b>" if best.loc[r, m] else v
-                cells.append(f"<td>{v}" + (f"<sup>{mk.loc[r, m]}</sup>" if mk.loc[r, m] else "") + "</td>")
-            out.append(f"<tr><td>{name}</td>" + "".join(cells) + "</tr>")
+        for name, cells in self._rows(lambda r: html.escape(str(r)), lambda v: f"<b>{v}</b>",
+                                      lambda s: f"<sup>{s}</sup>"):
+            out.append(f"<tr><td>{name}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         out.append(f"</tbody></table><p>{html.escape(self._caption())}</p>")
         return "".join(out)
 
@@ -207,6 +201,11 @@ class ComparisonTable(JsonResult):
         return self._first().plot(ax)
 
 
+def _tex_marker(s: str) -> str:
+    """A cell's marker as a LaTeX superscript (arrows: ▲/▼ need amssymb)."""
+    return "$^{" + s.replace("▲", r"\uparrow").replace("▼", r"\downarrow") + "}$"
+
+
 def _letter(i: int) -> str:
     s = ""
     i += 1
@@ -223,7 +222,7 @@ def compare_measures(
     correction: str | None = None,
     baseline: Any = None,
     alpha: float = 0.05,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     n_resamples: int = 10000,
     effect_size: str = "sakai",
     systems: Sequence[Any] | None = None,
@@ -236,7 +235,8 @@ def compare_measures(
     scores : mapping of measure name -> systems x topics matrix
         E.g. the result of :func:`metrics.evaluate` (one DataFrame per measure, the same runs).
     test, correction, baseline, alpha, seed, n_resamples, effect_size
-        As in :func:`compare`; every measure is tested the same way, with the same seed.
+        As in :func:`compare`; every measure is tested the same way, with the same seed (a Generator gives one
+        seed, drawn from it).
     systems, top_k
         The runs to show; ``top_k`` picks the best by the *first* measure (and keeps the baseline), and the same
         runs are used for every measure.
@@ -257,6 +257,7 @@ def compare_measures(
             raise ValueError(f"`baseline` {baseline!r} is not one of the runs.")
         runs.append(baseline)
     comps = {}
+    seed = fixed_seed(seed)  # the same seed for every measure
     for name in names:
         s = as_scores(scores[name], f"scores[{name!r}]", require_matrix=True, min_topics=2)
         if missing := [r for r in runs if r not in s.systems]:

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from numbers import Integral
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
 
 from gtheory.kit.display import fmt, html_table, kv_table
+from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
+from gtheory.kit.signatures import renamed
 from experiments._validation import (
     align_pair,
     as_scores,
@@ -29,6 +30,7 @@ from experiments._validation import (
     check_choice,
     check_int,
     check_probability,
+    check_resamples,
     pair_indices,
 )
 from experiments.significance import bootstrap_asl, paired_ttest, wilcoxon_test
@@ -43,7 +45,7 @@ _DECISION_LABELS = ("a>b", "n.s.", "a<b")  # significant with a better / not sig
 def _decisions(values: np.ndarray, test: str, alpha: float, B: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Per pair i < j (triu order): p-value (or ASL) and the decision +1 (i better), 0 (n.s.), -1 (j better)."""
     if test == "bootstrap":
-        table = bootstrap_asl(values, B=B, seed=seed)
+        table = bootstrap_asl(values, n_resamples=B, seed=seed)
         p = table["asl"].to_numpy()
     elif test == "t":
         table = paired_ttest(values)
@@ -220,22 +222,23 @@ class SignificanceConfusion(JsonResult):
                                       "significant in opposite directions": self.sig_opposite})
 
 
-def _check_test(test: Any, B: Any, alpha: Any) -> tuple[str, int, float]:
+def _check_test(test: Any, n_resamples: Any, alpha: Any) -> tuple[str, int, float]:
     return (
         check_choice(test, "test", ("bootstrap", "t", "wilcoxon")),
-        check_int(B, "B", minimum=1),
+        check_resamples(n_resamples),
         check_probability(alpha, "alpha"),
     )
 
 
+@renamed("B", "n_resamples")
 def significance_confusion(
     full_scores: Any,
     reduced_scores: Any,
     *,
     alpha: float = 0.05,
     test: Test = "bootstrap",
-    B: int = 1000,
-    seed: int = 0,
+    n_resamples: int = 1000,
+    seed: int | np.random.Generator | None = 0,
     top_k: int | None = None,
 ) -> SignificanceConfusion:
     r"""Bompada et al.'s confusion matrix: do the full and the reduced qrels reach the same verdicts? [2]_
@@ -250,9 +253,11 @@ def significance_confusion(
     test : {"bootstrap", "t", "wilcoxon"}
         Sakai's paired bootstrap (:func:`experiments.bootstrap_asl`, ASL < alpha), the paired t-test or the
         Wilcoxon signed-rank test (Bompada et al.'s) on every system pair.
-    B, seed : int
-        Bootstrap replicates and seed (``test="bootstrap"`` only). The *same* seed is used for both
-        matrices, so identical matrices give identical decisions.
+    n_resamples : int
+        Bootstrap replicates (``test="bootstrap"`` only; formerly ``B``).
+    seed : int, Generator or None
+        Seed of the bootstrap (``test="bootstrap"`` only). The *same* seed is used for both matrices, so
+        identical matrices give identical decisions (a Generator gives one seed, drawn from it).
     top_k : int, optional
         Test only the ``top_k`` systems by mean score *with the full qrels* (the same systems for both).
 
@@ -276,9 +281,8 @@ def significance_confusion(
     >>> cm.accuracy
     1.0
     """
-    test, B, alpha = _check_test(test, B, alpha)
-    if isinstance(seed, bool) or not isinstance(seed, Integral):
-        raise TypeError(f"`seed` must be an integer (the same seed serves both matrices); got {seed!r}.")
+    test, B, alpha = _check_test(test, n_resamples, alpha)
+    seed = fixed_seed(seed)  # the same seed serves both matrices
     a = as_scores(full_scores, "full_scores", require_matrix=True, min_topics=2)
     b = as_scores(reduced_scores, "reduced_scores", require_matrix=True, min_topics=2)
     a, b = align_pair(a, b, ("full_scores", "reduced_scores"))

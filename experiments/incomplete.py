@@ -39,14 +39,14 @@ References
 from __future__ import annotations
 
 import math
-from numbers import Integral
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from metrics import JudgedRuns
-from gtheory.kit.checks import check_int, progress_writer
+from gtheory.kit.checks import check_int, fixed_seed, progress_writer
+from gtheory.kit.signatures import renamed
 from gtheory.kit.checks import check_seeds as _check_seeds
 from metrics import reduce_qrels, reduction_mask
 from metrics.advanced import Rounding, check_judged as _check_judged, reduction_masks as _masks, sampling_args as _sampling_args, strata as _strata
@@ -85,6 +85,7 @@ __all__ = [
 
 
 # ================================================================================================== study
+@renamed("B", "n_resamples")
 def incompleteness_study(
     judged: JudgedRuns,
     measures: Mapping[str, Measure] | Sequence[Measure] | Measure,
@@ -94,14 +95,14 @@ def incompleteness_study(
     judged_only: bool | Sequence[bool] = (False, True),
     test: Test | None = "bootstrap",
     alpha: float = 0.05,
-    B: int = 1000,
-    test_seed: int = 0,
+    n_resamples: int = 1000,
+    test_seed: int | np.random.Generator | None = 0,
     top_k: int | None = None,
     relevance_level: float = 1,
     min_relevant: int = 1,
     min_nonrelevant: int = 10,
     rounding: Rounding = "ceil",
-    progress: bool | Callable[[str], None] | None = None,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> pd.DataFrame:
     r"""Robustness of measures to incomplete judgments (Buckley & Voorhees [1]_, Bompada et al. [2]_, Sakai & Kando [3]_).
 
@@ -130,8 +131,9 @@ def incompleteness_study(
         condensed lists (Sakai [5]_, AP′, nDCG′). Default both.
     test : {"bootstrap", "t", "wilcoxon"} or None
         Significance test on all system pairs for discriminative power and the confusion matrix
-        (``None`` skips both; much faster). The bootstrap uses ``B`` replicates and ``test_seed`` for every
-        matrix, so identical matrices give identical decisions.
+        (``None`` skips both; much faster). The bootstrap uses ``n_resamples`` replicates (formerly ``B``) and
+        ``test_seed`` for every matrix, so identical matrices give identical decisions (a Generator gives one seed,
+        drawn from it).
     alpha : float
         Significance level.
     top_k : int, optional
@@ -139,10 +141,10 @@ def incompleteness_study(
         rank correlations always use every system.
     relevance_level, min_relevant, min_nonrelevant, rounding
         The sampling, as in :func:`reduction_mask`.
-    progress : bool or callable, optional
+    progress : bool, "auto" or callable
         A one-line message (``"[3/70] AP: f=0.5, seed 2"``) after each (measure, fraction, seed) is done, both
-        list types included: ``True`` prints it on stderr, a callable is called with it; ``False``/``None``:
-        silent.
+        list types included (the shared ``progress`` parameter, docs/architecture.md: ``"auto"`` on stderr when
+        it is a terminal).
 
     Returns
     -------
@@ -200,9 +202,8 @@ def incompleteness_study(
         raise ValueError(f"`judged_only` must be a bool or distinct bools, e.g. (False, True); got {judged_only!r}.")
     conds = tuple(bool(c) for c in conds)
     if test is not None:
-        test, B, alpha = _check_test(test, B, alpha)
-        if isinstance(test_seed, bool) or not isinstance(test_seed, Integral):
-            raise TypeError(f"`test_seed` must be an integer; got {test_seed!r}.")
+        test, B, alpha = _check_test(test, n_resamples, alpha)
+        test_seed = fixed_seed(test_seed, "test_seed")  # the same seed for every row's test
     relevance_level, min_relevant, min_nonrelevant, rounding = _sampling_args(
         relevance_level, min_relevant, min_nonrelevant, rounding
     )
@@ -291,7 +292,7 @@ def incompleteness_study(
         seeds=list(seeds),
         test=test,
         alpha=alpha,
-        B=B if test == "bootstrap" else None,
+        n_resamples=B if test == "bootstrap" else None,
         top_k=top_k,
         relevance_level=relevance_level,
         min_relevant=min_relevant,

@@ -474,7 +474,7 @@ def _swap_table(scores: Mapping[str, pd.DataFrame], *, B: int, seed: int, rate: 
     rows = []
     for key, X in scores.items():
         c = X.shape[1] // 2
-        t = experiments.swap_rates(X, topic_set_sizes=[c], B=B, seed=seed)
+        t = experiments.swap_rates(X, topic_set_sizes=[c], n_resamples=B, seed=seed)
         m = experiments.min_difference_for_swap_rate(t, rate).iloc[0]
         rows.append({"configuration": key, "topic_set_size": c,
                      "swap_rate": float(t["n_swaps"].sum() / max(int(t["n_comparisons"].sum()), 1)),
@@ -659,7 +659,7 @@ def run_study(
     top_k = min(s.top_k, judged.n_systems)
     asl, prow = {}, []
     for name, (kk, X) in variants.items():
-        dp = experiments.discriminative_power(X, s.alpha, B=s.B, seed=s.seed, top_k=top_k)
+        dp = experiments.discriminative_power(X, s.alpha, n_resamples=s.B, seed=s.seed, top_k=top_k)
         asl[name] = dp.table
         prow.append({"configuration": name, "cutoff": kk, "power": dp.power, "n_significant": dp.n_significant,
                      "n_pairs": dp.n_pairs, "estimated_difference": dp.estimated_difference,

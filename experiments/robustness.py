@@ -16,6 +16,7 @@ import pandas as pd
 
 from gtheory.errors import ParameterError
 from gtheory.kit.checks import check_seeds
+from gtheory.kit.signatures import renamed
 
 __all__ = ["robustness_study", "RobustnessStudy"]
 
@@ -191,6 +192,7 @@ def _check_relevance_level(level: float, judged: Any) -> None:
                              f"{level:g}.")
 
 
+@renamed("B", "n_resamples")
 def robustness_study(
     judged: Any,
     measures: Sequence[str] | Mapping[str, Any],
@@ -200,12 +202,12 @@ def robustness_study(
     judged_only: bool = False,
     test: str | None = None,
     alpha: float = 0.05,
-    B: int = 1000,
+    n_resamples: int = 1000,
     top_k: int | None = None,
     relevance_level: float = 1.0,
     rounding: str = "floor",
     threshold: float = 0.9,
-    progress: bool | Callable[[str], None] | None = None,
+    progress: bool | str | Callable[[str], Any] = "auto",
     condensed: bool | None = None,
 ) -> RobustnessStudy:
     """The incompleteness study of ``measures`` on ``judged``, summarised over seeds with each curve's knee.
@@ -227,7 +229,8 @@ def robustness_study(
     _check_relevance_level(relevance_level, judged)
     names = dict(measures) if isinstance(measures, Mapping) else {m: m for m in measures}
     df = incompleteness_study(judged, names, fractions=fractions, seeds=seeds,
-                              judged_only=(False, True) if judged_only else (False,), test=test, alpha=alpha, B=B,
+                              judged_only=(False, True) if judged_only else (False,), test=test, alpha=alpha,
+                              n_resamples=n_resamples,
                               top_k=top_k, relevance_level=relevance_level, rounding=rounding, progress=progress)
     values = ("judged_kept", "tau", "tau_ap", "mean_reduced", "drift") + (("power", "accuracy") if test else ())
     return RobustnessStudy(results=df, table=summarize_study(df, list(values)), knees=knee(df, threshold),

@@ -17,6 +17,7 @@ import numpy as np
 
 import gtheory
 import metrics
+from gtheory.kit.checks import fixed_seed, progress_writer
 from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
 
@@ -209,8 +210,8 @@ def demo_study(
     cutoff: int = 100,
     target: float = 0.95,
     n_splits: int = 10,
-    seed: int = 0,
-    progress: Callable[[str], None] | None = None,
+    seed: int | np.random.Generator | None = 0,
+    progress: bool | str | Callable[[str], Any] = "auto",
 ) -> DemoStudy:
     r"""The tuning study of Kanoulas & Aslam (CIKM 2009) in a few seconds: what ``gtheory demo`` prints.
 
@@ -231,10 +232,10 @@ def demo_study(
         Φ target of the topics needed, in (0, 1).
     n_splits : int
         Topic splits of the out-of-sample check.
-    seed : int
-        Seed of the topic splits.
-    progress : callable, optional
-        Called with a short message before each step.
+    seed : int, Generator or None
+        Seed of the topic splits (a Generator gives one seed, drawn from it, used for every step).
+    progress : bool, "auto" or callable
+        A short message before each step (the shared ``progress`` parameter, docs/architecture.md).
 
     Raises
     ------
@@ -245,7 +246,8 @@ def demo_study(
 
     check_demo_parameters(cutoff, target, n_splits, depth=judged.depth)
     t0 = time.perf_counter()
-    say = progress or (lambda m: None)
+    say = progress_writer(progress) or (lambda m: None)
+    seed = fixed_seed(seed)
     desc = judged.report.get("description", repr(judged))
     k = int(cutoff)
     top = int(judged.levels.max())

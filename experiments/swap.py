@@ -39,15 +39,17 @@ from typing import Any, Iterable, Literal
 import numpy as np
 import pandas as pd
 
+from gtheory.kit.signatures import renamed
+
 from experiments._validation import (
-    as_scores,
+    TIE_REL,
     check_choice,
     check_int,
     check_probability,
+    check_resamples,
     check_rng,
-    keep_top_k,
     pair_indices,
-    TIE_REL,
+    score_matrix,
 )
 
 __all__ = ["swap_rates", "min_difference_for_swap_rate", "DEFAULT_SWAP_BINS"]
@@ -139,12 +141,13 @@ def _subset_means(values: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     return (weights.reshape(B, n) / c) @ values.T
 
 
+@renamed("B", "n_resamples")
 def swap_rates(
     scores: ScoresLike,
     *,
     topic_set_sizes: int | Iterable[int] | None = None,
     bins: float | Iterable[float] | None = None,
-    B: int = 1000,
+    n_resamples: int = 1000,
     seed: int | np.random.Generator | None = 0,
     sampling: Literal["without_replacement", "bootstrap"] = "without_replacement",
     top_k: int | None = None,
@@ -163,8 +166,9 @@ def swap_rates(
         or a bin width. Bins are closed on the left, ``[lower, upper)``; the last bin also takes
         every larger difference. Default :data:`DEFAULT_SWAP_BINS`: width 0.01 up to 0.2, then
         :math:`[0.2, \infty)` as in [1]_ [3]_.
-    B : int
-        Pairs of topic subsets drawn per size (1000 in [1]_ [2]_ [3]_).
+    n_resamples : int
+        Pairs of topic subsets drawn per size, :math:`B` (1000 in [1]_ [2]_ [3]_). Formerly ``B`` (still accepted,
+        with a FutureWarning, for one release).
     seed : int, Generator or None
         Randomness; the same seed gives the same numbers.
     sampling : {'without_replacement', 'bootstrap'}
@@ -180,7 +184,7 @@ def swap_rates(
         ``swap_rate`` (NaN for an empty bin), and ``max_mean``: the highest mean score of any system
         over any of the :math:`2B` topic subsets of that size (the same for every bin of a size; Sakai's
         column (ii) [2]_, the denominator of the relative difference in
-        :func:`min_difference_for_swap_rate`). ``attrs`` records ``B``, ``sampling``, ``n_topics`` and
+        :func:`min_difference_for_swap_rate`). ``attrs`` records ``n_resamples``, ``sampling``, ``n_topics`` and
         ``n_pairs``.
 
     Notes
@@ -214,15 +218,14 @@ def swap_rates(
     >>> import numpy as np
     >>> from experiments import swap_rates
     >>> scores = np.random.default_rng(0).random((8, 50))
-    >>> table = swap_rates(scores, topic_set_sizes=[10, 25], B=200, seed=0)
+    >>> table = swap_rates(scores, topic_set_sizes=[10, 25], n_resamples=200, seed=0)
     >>> list(table.columns)
     ['topic_set_size', 'bin', 'bin_lower', 'bin_upper', 'n_comparisons', 'n_swaps', 'swap_rate', 'max_mean']
     >>> int(table.groupby("topic_set_size").n_comparisons.sum().iloc[0])   # 200 trials x 28 pairs
     5600
     """
-    s = as_scores(scores, "scores", require_matrix=True, min_systems=2, min_topics=2)
-    s = keep_top_k(s, top_k)
-    B = check_int(B, "B", minimum=1)
+    s = score_matrix(scores, top_k)
+    B = check_resamples(n_resamples)
     check_choice(sampling, "sampling", ("without_replacement", "bootstrap"))
     rng = check_rng(seed)
     values = s.values
@@ -262,7 +265,7 @@ def swap_rates(
                  int(comparisons[b]), int(swaps[b]), float(rate[b]), max_mean)
             )
     table = pd.DataFrame(rows, columns=_COLUMNS)
-    table.attrs.update(B=B, sampling=sampling, n_topics=n, n_pairs=P)
+    table.attrs.update(n_resamples=B, sampling=sampling, n_topics=n, n_pairs=P)
     return table
 
 

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from .kit.ties import tie_values
 from .kit.display import fmt, html_table, kv_table
 from .kit.jsonio import JsonResult
+from .kit.signatures import keyword_only, renamed
 from .components import variance_components
 from .coefficients import (Coefficient, CoefficientInterval, TopicsNeeded, _Coefficients, _check_coefficient,
                            _check_n, _fields_document, _fmt_n, _read_fields, _scalar_or_array,
@@ -275,8 +276,11 @@ class GStudy(_Coefficients, JsonResult):
 
         return cls(**{k: value(str(names[k].type), v) for k, v in d.items()})
 
-    def bootstrap(self, B: int = 1000, *, over: str = "both", seed: int | None = None, level: float = 0.95,
-                  n_topics: float | None = None, target: float = 0.95):  # -> gtheory.bootstrap.BootstrapResult
+    @renamed("B", "n_resamples")
+    @keyword_only("n_resamples")
+    def bootstrap(self, *, n_resamples: int = 1000, over: str = "both",
+                  seed: int | np.random.Generator | None = None, level: float = 0.95, n_topics: float | None = None,
+                  target: float = 0.95):  # -> gtheory.bootstrap.BootstrapResult
         """Bootstrap intervals of the components, Φ(n), Eρ²(n) and topics needed: by default
         Brennan's boot-p,i (``over="both"``: systems and topics resampled; measured coverage .94–.998
         on real IR score matrices, conservative on normal data), or boot-p (``"systems"``), boot-i
@@ -286,7 +290,8 @@ class GStudy(_Coefficients, JsonResult):
         :func:`gtheory.bootstrap.bootstrap`."""
         from .bootstrap import bootstrap
 
-        return bootstrap(self, B, over=over, seed=seed, level=level, n_topics=n_topics, target=target)
+        return bootstrap(self, n_resamples=n_resamples, over=over, seed=seed, level=level, n_topics=n_topics,
+                         target=target)
 
     # -------------------------------------------------------- presentation
     def summary(

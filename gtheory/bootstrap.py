@@ -83,6 +83,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .kit.jsonio import JsonResult
+from .kit.signatures import keyword_only, renamed
 from .kit.ties import tie_values
 from .components import erho2_from_components, phi_from_components, variance_components
 
@@ -422,7 +423,7 @@ def _json_number(v: Any) -> Any:
 
 def _check(n_resamples: Any, over: Any, level: Any, seed: Any) -> None:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 10:
-        raise ValueError(f"`B` must be an integer >= 10; got {n_resamples!r}.")
+        raise ValueError(f"`n_resamples` must be an integer >= 10; got {n_resamples!r}.")
     if over not in _PROCEDURE:
         raise ValueError(f"`over` must be 'auto', 'systems', 'topics' or 'both'; got {over!r}.")
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
@@ -514,8 +515,11 @@ def _replicate_components(x: NDArray[np.float64], rows: NDArray[np.intp], cols: 
     return out
 
 
+@renamed("B", "n_resamples")
+@keyword_only("n_resamples")
 def bootstrap(
-    study: GStudy, B: int = 1000, *, over: Over = "both", seed: int | None = None, level: float = 0.95,
+    study: GStudy, *, n_resamples: int = 1000, over: Over = "both", seed: int | np.random.Generator | None = None,
+    level: float = 0.95,
     n_topics: float | None = None, target: float = 0.95,
 ) -> BootstrapResult:
     r"""Bootstrap a G-study: resample systems, topics or both and re-estimate everything.
@@ -524,15 +528,16 @@ def bootstrap(
     ----------
     study : GStudy
         A result of :func:`gtheory.gstudy` (it keeps its score matrix).
-    B : int
-        Number of resamples (>= 10; 1000 is usual for 95 % percentile intervals).
+    n_resamples : int
+        Number of resamples :math:`B` (>= 10; 1000 is usual for 95 % percentile intervals). Keyword-only; formerly ``B``
+        (``B=`` and a positional number still work, with a FutureWarning, for one release).
     over : {"both", "auto", "systems", "topics"}
         Brennan's boot-p,i (``"both"``, the default: it holds its level on real IR scores, see
-        *On real IR scores* below), boot-p or boot-i; ``"auto"`` draws ``B`` boot-p and ``B``
+        *On real IR scores* below), boot-p or boot-i; ``"auto"`` draws ``n_resamples`` boot-p and as many
         independent boot-i resamples and takes σ²(s), σ²(st) and Eρ² from boot-p, σ²(t) from
         boot-i, and Φ and the topics needed from σ²(s), σ²(st) of boot-p with σ²(t) of boot-i
         (calibrated on normal data, too short on real IR scores).
-    seed : int, optional
+    seed : int, Generator or None
         Seed of ``numpy.random.default_rng``; the same seed gives the same result.
     level : float
         Two-sided confidence level (percentiles :math:`(1\pm\text{level})/2`).
@@ -610,6 +615,7 @@ def bootstrap(
     (2000) Resampling and exchangeable arrays, *Bernoulli* 6(2); A. B. Owen (2007) The pigeonhole
     bootstrap, *Ann. Appl. Stat.* 1(2); Brennan (2001) ch. 6; Tong & Brennan (2007).
     """
+    B = n_resamples
     _check(B, over, level, seed)
     x = getattr(study, "scores", None)
     if x is None:
@@ -683,10 +689,12 @@ def _assemble(raw: NDArray[np.float64], adj: NDArray[np.float64], est3: tuple[fl
     )
 
 
+@renamed("B", "n_resamples")
+@keyword_only("n_resamples")
 def dstudy_subset(
-    study: GStudy, B: int = 1000, *, top: int | None = None, drop_lowest: float | None = None,
-    over: Over = "topics", seed: int | None = None, level: float = 0.95, n_topics: float | None = None,
-    target: float = 0.95,
+    study: GStudy, *, n_resamples: int = 1000, top: int | None = None, drop_lowest: float | None = None,
+    over: Over = "topics", seed: int | np.random.Generator | None = None, level: float = 0.95,
+    n_topics: float | None = None, target: float = 0.95,
 ) -> BootstrapResult:
     r"""D-study for the systems a future collection will compare: the best ``top`` systems, or all
     but the lowest ``drop_lowest`` fraction (TREC practice: 0.25), with bootstrap intervals.
@@ -706,7 +714,7 @@ def dstudy_subset(
     drop_lowest : float, optional
         Drop this fraction of systems with the lowest mean (as :func:`gtheory.gstudy`'s
         ``drop_lowest``: below the quantile); the replicates keep the same number of systems.
-    over, seed, level, n_topics, target
+    n_resamples, over, seed, level, n_topics, target
         As :func:`bootstrap`; the default ``over="topics"`` resamples the topics of a future
         collection and keeps the candidate systems.
 
@@ -721,12 +729,13 @@ def dstudy_subset(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(0, .3, (40, 1)) + rng.normal(0, .5, (1, 50)) + rng.normal(0, .5, (40, 50))
     >>> g = gtheory.gstudy(X)
-    >>> sub = dstudy_subset(g, 200, drop_lowest=0.25, seed=1)
+    >>> sub = dstudy_subset(g, n_resamples=200, drop_lowest=0.25, seed=1)
     >>> sub.n_systems
     30
     >>> bool(sub.estimate[0] < g.var_system)   # the better 75 % of systems differ less
     True
     """
+    B = n_resamples
     _check(B, over, level, seed)
     if over == "auto":
         raise ValueError("`over` must be 'topics', 'systems' or 'both' for dstudy_subset (the systems are "

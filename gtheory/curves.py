@@ -215,7 +215,7 @@ def topic_curves(
     sizes: Sequence[int] | None = None,
     repeats: int = 50,
     alpha: float = 0.05,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     executor: "Executor | None" = None,
 ) -> TopicCurves:
     r"""τ, swap rate, significant pairs and conflicts between disjoint random topic sets, as their size grows.
@@ -230,8 +230,9 @@ def topic_curves(
         Pairs of disjoint topic sets drawn per size (default 50).
     alpha : float
         Level of the two-sided paired t-tests (default 0.05).
-    seed : int or None
-        Seed of the draws (``numpy.random.default_rng``); the same seed gives the same result.
+    seed : int, Generator or None
+        Seed of the draws (``numpy.random.default_rng``); the same seed gives the same result. The result records
+        an int seed (None for a Generator or None).
     executor : concurrent.futures.Executor, optional
         Run the sizes' repeats on this executor (one task per size; not shut down afterwards), e.g. a
         ``ProcessPoolExecutor`` or a Dask cluster's ``client.get_executor()``, as :func:`experiments.sweep` takes it.
@@ -296,4 +297,5 @@ def topic_curves(
         fit_c, fit_b = float(np.exp(log_c)), float(-b)
     else:
         fit_c = fit_b = math.nan
-    return TopicCurves(table, m, N, int(repeats), alpha, seed if seed is None else int(seed), fit_c, fit_b)
+    recorded = int(seed) if isinstance(seed, (int, np.integer)) else None  # a Generator cannot be recorded
+    return TopicCurves(table, m, N, int(repeats), alpha, recorded, fit_c, fit_b)

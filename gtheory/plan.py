@@ -199,7 +199,7 @@ def plan(
     approximation: str = "exact",
     curves: bool = False,
     repeats: int = 50,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     executor: "Executor | None" = None,
 ) -> TopicPlan:
     r"""How many topics? G-theory, Urbano et al.'s τ fit and Sakai's topic set size design on one pilot matrix.

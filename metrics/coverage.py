@@ -30,7 +30,6 @@ References
 """
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from dataclasses import dataclass
@@ -219,12 +218,9 @@ class Coverage:
         :func:`gtheory.kit.output.write_text`: atomically for a regular file — a temporary file beside it renamed at
         the end —, written through for a device or a named pipe). The counts are integers, so there is no non-finite
         number to encode."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
-        if path is not None:
-            from gtheory.kit.output import write_text  # imported here: `import metrics` does not load gtheory
+        from gtheory.kit.jsonio import json_text  # imported here: `import metrics` does not load it
 
-            write_text(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: str) -> "Coverage":

@@ -1,5 +1,6 @@
 """One entry point for every measure: ``evaluate(judged, "AP")``, names in ir_measures syntax (see
-:mod:`metrics.measures`) mapped to the functions of :mod:`metrics`.
+:mod:`metrics.measures`) mapped to the functions of :mod:`metrics` by the one table of measures,
+:data:`metrics.MEASURE_SPECS` (:mod:`metrics.registry`: a measure's parameters, function, arguments and spellings).
 
 | name (evaluate)                         | function                                   |
 |-----------------------------------------|--------------------------------------------|
@@ -33,114 +34,16 @@ canonical name to its systems × topics frame (the frame a one-measure call retu
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Iterable
 
 import pandas as pd
 
-from .ap import average_precision
-from .bpref import bpref, bpref_10, bpref_n, bpref_r, rank_eff
-from .cg import andcg, dcg, ncg
-from .counts import judged_at_k, num_rel, num_rel_ret, num_ret
-from .err import GDEVAL_MAX_GRADE, err
 from .evaluation import Evaluation
 from .fixes import FixableError
-from .infap import inferred_ap
 from .judged import JudgedRuns
 from .measures import MEASURE_SPECS, Measure, _is_ir_measures, parse_measure
-from .ndcg import ndcg
-from .precision import precision, r_precision
-from .qmeasure import q_measure, r_measure
-from .rbp import rbp, rbp_residual
-from .recall import recall, success
-from .rr import reciprocal_rank
 
 __all__ = ["evaluate", "measure_names"]
-
-
-def _rel(m: Measure) -> dict:
-    return {"relevance_level": m.param("rel")} if m.param("rel") is not None else {}
-
-
-def _gain_discount(m: Measure) -> dict:
-    if m.param("gain") is not None and m.param("dcg") is not None:
-        raise ValueError(f"{m}: give either `dcg` (ir_measures) or `gain`, not both")
-    out = {}
-    if m.param("gain") is not None:
-        out["gain"] = m.param("gain")
-    if m.param("dcg") == "exp-log2":
-        out["gain"] = "exponential"
-    discount = m.param("discount")
-    p, b = m.param("p"), m.param("b")
-    if p is not None and discount != "rbp":
-        raise ValueError(f"{m}: `p` is the persistence of discount=rbp; give discount=rbp with it")
-    if b is not None and discount != "jarvelin":
-        raise ValueError(f"{m}: `b` is the log base of discount=jarvelin; give discount=jarvelin with it")
-    if discount == "rbp" and p is not None:
-        discount = f"rbp(p={p!r})"
-    elif discount == "jarvelin" and b is not None:
-        discount = f"jarvelin(b={b!r})"
-    if discount is not None:
-        out["discount"] = discount
-    return out
-
-
-def _cut(m: Measure) -> dict:
-    return {"cutoff": m.cutoff} if m.cutoff is not None else {}
-
-
-def _ndcg(j: JudgedRuns, m: Measure, jo: bool) -> pd.DataFrame:
-    return ndcg(j, cutoff=m.cutoff, judged_only=jo, **_gain_discount(m))
-
-
-def _rbp(j: JudgedRuns, m: Measure, jo: bool) -> pd.DataFrame:
-    kw = {"p": m.param("p", 0.8), **_cut(m)}
-    if m.param("rel") is not None:
-        if m.param("gain") is not None:
-            raise ValueError(f"{m}: give either `rel` (binary RBP) or `gain`, not both")
-        kw["gain"] = f"binary(level={float(m.param('rel'))})"
-    elif m.param("gain") is not None:
-        kw["gain"] = m.param("gain")
-    return rbp(j, judged_only=jo, **kw)
-
-
-def _q(fn: Callable) -> Callable:
-    def run(j: JudgedRuns, m: Measure, jo: bool) -> pd.DataFrame:
-        kw = {"beta": m.param("beta", 1.0), **_rel(m)}
-        if m.param("gain") is not None:
-            kw["gain"] = m.param("gain")
-        return fn(j, judged_only=jo, **kw)
-
-    return run
-
-
-_DISPATCH: dict[str, Callable[[JudgedRuns, Measure, bool], pd.DataFrame]] = {
-    "AP": lambda j, m, jo: average_precision(j, judged_only=jo, **_cut(m), **_rel(m)),
-    "P": lambda j, m, jo: precision(j, cutoff=m.cutoff, judged_only=jo, **_rel(m)),
-    "Rprec": lambda j, m, jo: r_precision(j, judged_only=jo, **_rel(m)),
-    "Bpref": lambda j, m, jo: bpref(j, judged_only=jo, **_rel(m)),
-    "bpref10": lambda j, m, jo: bpref_10(j, judged_only=jo, **_rel(m)),
-    "bpref_R": lambda j, m, jo: bpref_r(j, judged_only=jo, **_rel(m)),
-    "bpref_N": lambda j, m, jo: bpref_n(j, judged_only=jo, **_rel(m)),
-    "RankEff": lambda j, m, jo: rank_eff(j, judged_only=jo, **_rel(m)),
-    "infAP": lambda j, m, jo: inferred_ap(j, judged_only=jo, **_rel(m)),
-    "RR": lambda j, m, jo: reciprocal_rank(j, judged_only=jo, **_cut(m), **_rel(m)),
-    "nDCG": _ndcg,
-    "DCG": lambda j, m, jo: dcg(j, judged_only=jo, **_cut(m), **_gain_discount(m)),
-    "nCG": lambda j, m, jo: ncg(j, judged_only=jo, **_cut(m), **_gain_discount(m)),
-    "AnDCG": lambda j, m, jo: andcg(j, cutoff=m.cutoff, judged_only=jo, **_gain_discount(m)),
-    "RBP": _rbp,
-    "RBP_residual": lambda j, m, jo: rbp_residual(j, p=m.param("p", 0.8), judged_only=jo, **_cut(m)),
-    "Q": _q(q_measure),
-    "Rmeasure": _q(r_measure),
-    "R": lambda j, m, jo: recall(j, cutoff=m.cutoff, judged_only=jo, **_rel(m)),
-    "Success": lambda j, m, jo: success(j, cutoff=m.cutoff, judged_only=jo, **_rel(m)),
-    "ERR": lambda j, m, jo: err(j, max_grade=m.param("max_grade", GDEVAL_MAX_GRADE), judged_only=jo, **_cut(m)),
-    "Judged": lambda j, m, jo: judged_at_k(j, **_cut(m)),  # a property of the original list: no condensed form
-    "NumRel": lambda j, m, jo: num_rel(j, **_rel(m)),
-    "NumRet": lambda j, m, jo: (num_rel_ret(j, judged_only=jo, **_rel(m)) if m.param("rel") is not None
-                                else num_ret(j, judged_only=jo)),
-}
-assert set(_DISPATCH) == set(MEASURE_SPECS), "every measure name needs a function"
 
 
 def measure_names() -> list[str]:
@@ -225,7 +128,10 @@ def _evaluate_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> p
     if judged_only is not None and in_name is not None and judged_only != in_name:
         raise FixableError(f"`judged_only={judged_only}` contradicts the measure {str(m)!r}", param="judged_only")
     jo = bool(judged_only if judged_only is not None else (in_name or False))
-    out = _DISPATCH[m.name](judged, m, jo)
+    import metrics  # the package: its measure functions, by the names the registry gives (metrics.registry)
+
+    name, kwargs = m.spec.call(m, jo)
+    out = getattr(metrics, name)(judged, **kwargs)
     out.attrs["measure"] = str(m)
     out.attrs["judged_only"] = jo and "judged_only" in m.spec.params
     return out

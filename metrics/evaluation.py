@@ -8,7 +8,6 @@ CSV and JSON export.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -207,13 +206,11 @@ class Evaluation(Mapping):
         }
 
     def to_json(self, path: str | Path | None = None, *, indent: int | None = 2) -> str:
-        """Strict JSON text of :meth:`to_dict` (NaN as ``null``); also written atomically to ``path`` if given."""
-        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False)
-        if path is not None:
-            from ._atomic import atomic_write_text
+        """Strict JSON text of :meth:`to_dict` (NaN as ``null``); also written to ``path`` if given (the result
+        protocol's one encoder and writer, :func:`gtheory.kit.jsonio.json_text`: atomically for a regular file)."""
+        from gtheory.kit.jsonio import json_text  # imported here: `import metrics` does not load it
 
-            atomic_write_text(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     @classmethod
     def from_json(cls, text_or_path: str | Path) -> "Evaluation":

@@ -16,15 +16,16 @@ ir_measures' ``MRR`` for ``RR``, ``Recall`` for ``R``, and ir_measures measure o
 The canonical string, as in ir_measures, is the name, the parameters sorted by key, and the cut-off:
 ``str(parse_measure("RBP(rel=2, p=.8)")) == "RBP(p=0.8,rel=2)"``.
 
-The vocabulary — each measure's parameters and whether it takes a cut-off — is :data:`MEASURE_SPECS`; the functions
-behind the names are in :mod:`metrics.evaluate`.
+The vocabulary — each measure's parameters, whether it takes a cut-off, its other spellings and the function behind
+it — is :data:`MEASURE_SPECS`, the one table of :mod:`metrics.registry`; the parser derives its aliases from it.
 """
 from __future__ import annotations
 
 import math
 import re
 from dataclasses import dataclass
-from typing import Union
+
+from .registry import MEASURE_SPECS, MeasureSpec, Value
 
 __all__ = ["Measure", "MeasureSpec", "MEASURE_SPECS", "MeasureError", "parse_measure", "from_ir_measures", "GRAMMAR"]
 
@@ -45,120 +46,23 @@ class MeasureError(ValueError):
         super().__init__(message)
         self.measure, self.problem = measure, problem
 
-Value = Union[int, float, bool, str]
-
 GRAMMAR = (
     "measure := name [\"'\"] [\"(\" [key=value {\",\" key=value}] \")\"] [\"@\" cutoff], "
     "e.g. AP, P@10, nDCG@20, RBP(p=0.8), Q(beta=1), AP'"
 )
 
 
-@dataclass(frozen=True)
-class MeasureSpec:
-    """What a measure name accepts.
-
-    Attributes
-    ----------
-    name : canonical name.
-    params : parameter name → kind (``"number"``, ``"bool"`` or a tuple of allowed words).
-    cutoff : ``"required"``, ``"optional"`` or ``"none"``.
-    description : one line for listings.
-    trec_eval : the trec_eval measure it reproduces (``""`` if none).
-    """
-
-    name: str
-    params: dict
-    cutoff: str
-    description: str
-    trec_eval: str = ""
-
-
-_REL = {"rel": "number", "judged_only": "bool"}
-_GAINS = ("linear", "exponential", "binary")
-_DISCOUNTS = ("log2", "zipf", "none", "jarvelin", "linear", "rbp")
-
-#: every measure name :func:`metrics.evaluate` knows, with its parameters
-MEASURE_SPECS: dict[str, MeasureSpec] = {
-    s.name: s
-    for s in [
-        MeasureSpec("AP", _REL, "optional", "average precision (AP@k: trec_eval map_cut)", "map / map_cut.k"),
-        MeasureSpec("P", _REL, "required", "precision at k", "P.k"),
-        MeasureSpec("Rprec", _REL, "none", "R-precision", "Rprec"),
-        MeasureSpec("Bpref", _REL, "none", "bpref as trec_eval (min(R, N) denominators)", "bpref"),
-        MeasureSpec("bpref10", _REL, "none", "bpref-10 (Buckley & Voorhees; Ahlgren & Grönqvist eq. 4)"),
-        MeasureSpec("bpref_R", _REL, "none", "bpref with R denominators (Buckley & Voorhees eq. 1)"),
-        MeasureSpec("bpref_N", _REL, "none", "bpref_N: all judged non-relevant, scaled by N (Sakai 2007)"),
-        MeasureSpec("RankEff", _REL, "none", "RankEff (Ahlgren & Grönqvist eq. 5)"),
-        MeasureSpec("infAP", _REL, "none", "inferred AP as trec_eval", "infAP"),
-        MeasureSpec("RR", _REL, "optional", "reciprocal rank of the first relevant document (RR@k: within the top k)",
-                    "recip_rank"),
-        MeasureSpec(
-            "nDCG",
-            {"dcg": ("log2", "exp-log2"), "gain": _GAINS, "discount": _DISCOUNTS, "p": "number", "b": "number",
-             "judged_only": "bool"},
-            "optional",
-            "normalised DCG (metrics.ndcg)",
-            "ndcg / ndcg_cut.k",
-        ),
-        MeasureSpec("DCG", {"gain": _GAINS, "discount": _DISCOUNTS, "p": "number", "b": "number", "judged_only": "bool"},
-                    "optional", "DCG, unnormalised"),
-        MeasureSpec("nCG", {"gain": _GAINS, "judged_only": "bool"}, "optional", "normalised cumulated gain"),
-        MeasureSpec(
-            "AnDCG", {"gain": _GAINS, "discount": _DISCOUNTS, "p": "number", "b": "number", "judged_only": "bool"},
-            "required", "nDCG averaged over ranks 1..k (Sakai 2007)"
-        ),
-        MeasureSpec(
-            "RBP", {"p": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "optional", "rank-biased precision, graded"
-        ),
-        MeasureSpec("RBP_residual", {"p": "number", "judged_only": "bool"}, "optional", "RBP residual (unjudged + tail)"),
-        MeasureSpec("Q", {"beta": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "none", "Q-measure (Sakai)"),
-        MeasureSpec("Rmeasure", {"beta": "number", "rel": "number", "gain": _GAINS, "judged_only": "bool"}, "none", "R-measure (Sakai)"),
-        MeasureSpec("R", _REL, "required", "recall at k: relevant documents in the top k / R", "recall.k"),
-        MeasureSpec("Success", _REL, "required", "1 if a relevant document is in the top k, else 0", "success.k"),
-        MeasureSpec("ERR", {"max_grade": "number", "judged_only": "bool"}, "optional",
-                    "expected reciprocal rank (Chapelle et al. 2009; gdeval.pl, max_grade=4)"),
-        MeasureSpec("Judged", {}, "optional", "share of the top k that has a judgment (as ir_measures)"),
-        MeasureSpec("NumRel", {"rel": "number"}, "none", "relevant documents of the topic (R)", "num_rel"),
-        MeasureSpec("NumRet", _REL, "none",
-                    "documents retrieved; with rel (NumRet(rel=1) = NumRelRet), relevant documents retrieved",
-                    "num_ret / num_rel_ret"),
-    ]
+#: alias → (canonical name, parameters the alias sets), derived from the registry's records
+_ALIASES: dict[str, tuple[str, dict[str, Value]]] = {
+    (a if isinstance(a, str) else a[0]): (spec.name, {} if isinstance(a, str) else dict(a[1]))
+    for spec in MEASURE_SPECS.values() for a in spec.aliases
 }
-
-_ALIASES: dict[str, str] = {
-    "map": "AP",
-    "MAP": "AP",
-    "AveP": "AP",
-    "bpref": "Bpref",
-    "R-prec": "Rprec",
-    "ndcg": "nDCG",
-    "NDCG": "nDCG",
-    "bpref-10": "bpref10",
-    "bpref_10": "bpref10",
-    "rankeff": "RankEff",
-    "Q-measure": "Q",
-    "Qmeasure": "Q",
-    "R-measure": "Rmeasure",
-    "RBP_resid": "RBP_residual",
-    "rbp_resid": "RBP_residual",
-    "infap": "infAP",
-    "recip_rank": "RR",
-    "MRR": "RR",
-    "Recall": "R",
-    "recall": "R",
-    "success": "Success",
-    "err": "ERR",
-    "num_rel": "NumRel",
-    "num_ret": "NumRet",
-    "NumRelRet": "NumRet",
-    "num_rel_ret": "NumRet",
-}
-#: names that are NumRet with a relevance level (ir_measures: NumRelRet = NumRet(rel=1))
-_REL_RET = {"NumRelRet", "num_rel_ret"}
 # trec_eval names with the cut-off in the name: P_10, ndcg_cut_20, map_cut_100, recall_100, success_10 (trec_eval's
-# output keys) or, as given to trec_eval -m, P.10, ndcg_cut.20, recall.100
-_CUT_ALIASES = {"P": "P", "ndcg_cut": "nDCG", "map_cut": "AP", "recall": "R", "success": "Success"}
-_CUT_NAME = re.compile(r"^(P|ndcg_cut|map_cut|recall|success)_(\d+)$")
+# output keys) or, as given to trec_eval -m, P.10, ndcg_cut.20, recall.100 (the registry's ``trec_cut``)
+_CUT_ALIASES = {spec.trec_cut: spec.name for spec in MEASURE_SPECS.values() if spec.trec_cut}
+#: trec_eval cut names that mean nothing without their cut-off (``ndcg_cut``, ``map_cut``)
+_CUT_ONLY = tuple(c for c in _CUT_ALIASES if c not in MEASURE_SPECS and c not in _ALIASES)
+_CUT_NAME = re.compile(rf"^({'|'.join(map(re.escape, _CUT_ALIASES))})_(\d+)$")
 _TREC_DOT = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*)\.(?P<cuts>\d+(?:\s*,\s*\d+)*)\s*$")
 
 _MEASURE = re.compile(
@@ -330,10 +234,9 @@ def parse_measure(text: str | Measure | object) -> Measure:
     cm = _CUT_NAME.match(name)
     if cm and cutoff_text is None:
         name, cutoff_text = _CUT_ALIASES[cm.group(1)], cm.group(2)
-    elif name in ("ndcg_cut", "map_cut"):
+    elif name in _CUT_ONLY:
         raise ValueError(f"trec_eval's {name} needs a cut-off here, e.g. {name}.10 (= {_CUT_ALIASES[name]}@10); got {text_in!r}")
-    rel_ret = name in _REL_RET
-    name = _ALIASES.get(name, name)
+    name, implied = _ALIASES.get(name, (name, {}))
     if name not in MEASURE_SPECS:
         raise ValueError(f"unknown measure {m.group('name')!r} in {text_in!r}; known measures: {known_names()}")
     text = text_in
@@ -352,8 +255,8 @@ def parse_measure(text: str | Measure | object) -> Measure:
             if key in params:
                 raise ValueError(f"parameter `{key}` given twice in {text!r}")
             params[key] = _value(pm.group("value"), key, spec.params[key], text)
-    if rel_ret:
-        params.setdefault("rel", 1)
+    for key, value in implied.items():  # NumRelRet = NumRet(rel=1)
+        params.setdefault(key, value)
     if m.group("prime"):
         if "judged_only" not in spec.params:
             raise ValueError(f"measure {name} has no condensed-list form (a prime, judged_only); got {text!r}")

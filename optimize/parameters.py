@@ -242,7 +242,7 @@ def tune_parameters(
     grid: int | None = None,
     n_splits: int = 10,
     target: float = 0.95,
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     progress: bool | str | Callable[[str], Any] = "auto",
 ) -> ParameterTuning:
     r"""Stability-optimal parameters of a parameterised metric (module docstring).

@@ -71,7 +71,7 @@ def objects(trec9):
         dg = gtheory.gstudy_design(df, "p x i x r")
     small = trec9.subset(topics=list(range(10)))
     tuning = optimize.optimize_discount(small, gain="linear", cutoff=10, starts=1)
-    dp = experiments.discriminative_power(X, B=50, top_k=8)
+    dp = experiments.discriminative_power(X, n_resamples=50, top_k=8)
     Y = metrics.ndcg(trec9, cutoff=10)
     conf = experiments.significance_confusion(X.iloc[:6], Y.iloc[:6], test="t")
     qrels = metrics.Qrels.from_frame(pd.DataFrame({"topic": ["1", "1", "2"], "docno": ["a", "b", "a"],

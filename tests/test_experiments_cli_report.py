@@ -11,7 +11,7 @@ from experiments.cli import main
     "argv, message",
     [
         (["report", "--cutoff", "0"], "--cutoff must be a positive integer"),
-        (["report", "--B", "-3", "--quick"], "--B must be a positive integer"),
+        (["report", "--n-resamples", "-3", "--quick"], "--n-resamples must be a positive integer"),
         (["report", "--judged", "/nonexistent/tensor.npz"], "tensor.npz"),
         (["report", "--cutoff", "5000", "--quick"], "exceeds the run depth"),
     ],

@@ -114,7 +114,7 @@ def test_monte_carlo_randomization_within_binomial_error_of_exact():
 def test_bootstrap_equals_bootstrap_asl_same_seed():
     X = _matrix()
     c = compare(X, test="bootstrap", n_resamples=500, seed=11)
-    ref = bootstrap_asl(X, B=500, seed=11)
+    ref = bootstrap_asl(X, n_resamples=500, seed=11)
     assert list(zip(c.table["a"], c.table["b"])) == list(zip(ref["system_a"], ref["system_b"]))
     np.testing.assert_array_equal(c.table["p"].to_numpy(), ref["asl"].to_numpy())
 
@@ -122,7 +122,7 @@ def test_bootstrap_equals_bootstrap_asl_same_seed():
 def test_tukey_hsd_matches_the_existing_implementation():
     X = _matrix()
     c = compare(X, test="tukey-hsd", n_resamples=400, seed=5)
-    ref = tukey_hsd_randomised(X, B=400, seed=5)
+    ref = tukey_hsd_randomised(X, n_resamples=400, seed=5)
     np.testing.assert_array_equal(c.table["p"].to_numpy(), ref["p_value"].to_numpy())
     np.testing.assert_array_equal(c.table["p_adjusted"].to_numpy(), ref["p_value"].to_numpy())
     with pytest.raises(ValueError, match="family-wise"):

@@ -285,7 +285,7 @@ def _hand_built():
 @pytest.mark.parametrize("test", ["t", "bootstrap", "wilcoxon"])
 def test_confusion_matrix_hand_built(test):
     full, red = _hand_built()
-    cm = significance_confusion(full, red, test=test, B=500, seed=1)
+    cm = significance_confusion(full, red, test=test, n_resamples=500, seed=1)
     assert isinstance(cm, SignificanceConfusion)
     assert cm.matrix.to_numpy().tolist() == [[3, 2, 1], [1, 1, 1], [0, 0, 1]]
     assert cm.bompada.to_numpy().tolist() == [[1, 2], [2, 5]]
@@ -302,7 +302,7 @@ def test_confusion_matrix_hand_built(test):
 
 def test_confusion_identical_matrices_and_top_k():
     full, _ = _hand_built()
-    cm = significance_confusion(full, full, test="bootstrap", B=200, seed=3)
+    cm = significance_confusion(full, full, test="bootstrap", n_resamples=200, seed=3)
     c = cm.matrix.to_numpy()
     assert (c == np.diag(np.diag(c))).all() and cm.accuracy == 1.0
     # top_k by the *full* means: A, then B, C, E tied at .5 (stable order), so A, B, C
@@ -331,11 +331,31 @@ def test_confusion_errors():
         significance_confusion(full, red, alpha=1.0)
 
 
+def test_confusion_old_keyword_B_warns_and_gives_the_same_decisions():
+    full, red = _hand_built()
+    new = significance_confusion(full, red, test="bootstrap", n_resamples=200, seed=1)
+    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
+        old = significance_confusion(full, red, test="bootstrap", B=200, seed=1)
+    pd.testing.assert_frame_equal(old.table, new.table)
+    # a Generator is one seed drawn from it, the same for both matrices: identical matrices, identical decisions
+    same = significance_confusion(full, full, test="bootstrap", n_resamples=200, seed=np.random.default_rng(4))
+    assert same.accuracy == 1.0
+
+
+def test_study_old_keyword_B_warns_and_gives_the_same_rows(small):
+    kw = dict(fractions=(1.0, 0.5), seeds=1, test="bootstrap", test_seed=3)
+    new = incompleteness_study(small, ["AP"], n_resamples=50, **kw)
+    with pytest.warns(FutureWarning, match=r"incompleteness_study\(\): `B` is now called `n_resamples`"):
+        old = incompleteness_study(small, ["AP"], B=50, **kw)
+    pd.testing.assert_frame_equal(old, new)
+    assert new.attrs["n_resamples"] == 50
+
+
 # ------------------------------------------------------------------------------------------- study
 @pytest.fixture(scope="module")
 def study_small(small):
     measures = {"nDCG@100": "nDCG@100", "AP": "AP", "P@10 (callable)": lambda j: metrics.evaluate(j, "P@10")}
-    return incompleteness_study(small, measures, fractions=(1.0, 0.5, 0.1), seeds=2, test="bootstrap", B=300)
+    return incompleteness_study(small, measures, fractions=(1.0, 0.5, 0.1), seeds=2, test="bootstrap", n_resamples=300)
 
 
 def test_study_shape_and_reference_rows(study_small, small):
@@ -353,7 +373,7 @@ def test_study_shape_and_reference_rows(study_small, small):
     # f = 1 power equals an independent all-pairs bootstrap on the full-qrels scores (same B, seed)
     for (m, cond), expected in {("AP", False): "AP", ("AP", True): "AP'"}.items():
         scores = metrics.evaluate(small, expected)
-        asl = bootstrap_asl(scores, B=300, seed=0)["asl"].to_numpy()
+        asl = bootstrap_asl(scores, n_resamples=300, seed=0)["asl"].to_numpy()
         got = one[(one.measure == m) & (one.judged_only == cond)].power
         assert (got == np.mean(asl < 0.05)).all()
 

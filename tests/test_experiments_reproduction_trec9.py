@@ -82,7 +82,7 @@ def figure9_power(trec9):
         "exponential+log2": metrics.ndcg(trec9, gain="exponential", discount="log2", cutoff=20),
         "linear+linear": metrics.ndcg(trec9, gain="linear", discount="linear", cutoff=20),
     }
-    return {k: experiments.discriminative_power(v, 0.05, B=1000, seed=0, top_k=30) for k, v in configs.items()}
+    return {k: experiments.discriminative_power(v, 0.05, n_resamples=1000, seed=0, top_k=30) for k, v in configs.items()}
 
 
 def test_figure9_stability_optimal_ndcg_is_not_more_discriminative(figure9_power):

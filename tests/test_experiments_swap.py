@@ -65,7 +65,7 @@ def swap_loop(scores: np.ndarray, sizes, edges, B: int, seed: int, sampling: str
 def test_swap_rates_match_direct_simulation(sampling):
     scores = jittered("web2010_ap", 6)
     edges = [0, 0.005, 0.01, 0.02, 0.04, 0.08, np.inf]
-    table = swap_rates(scores, topic_set_sizes=[5, 12, 24], bins=edges, B=120, seed=11, sampling=sampling)
+    table = swap_rates(scores, topic_set_sizes=[5, 12, 24], bins=edges, n_resamples=120, seed=11, sampling=sampling)
     reference = swap_loop(scores.to_numpy(), [5, 12, 24], edges, B=120, seed=11, sampling=sampling)
     pd.testing.assert_frame_equal(
         table[["topic_set_size", "bin_lower", "n_comparisons", "n_swaps", "max_mean"]], reference,
@@ -78,7 +78,7 @@ def test_swap_rates_match_direct_simulation(sampling):
     np.testing.assert_allclose(md["relative_difference"], md["min_difference"] / highest.loc[md.index], rtol=1e-12)
     expected_rate = reference["n_swaps"] / reference["n_comparisons"].where(reference["n_comparisons"] > 0)
     np.testing.assert_allclose(table["swap_rate"], expected_rate)
-    assert table.attrs == {"B": 120, "sampling": sampling, "n_topics": 48, "n_pairs": 15}
+    assert table.attrs == {"n_resamples": 120, "sampling": sampling, "n_topics": 48, "n_pairs": 15}
 
 
 def test_swap_rates_converge_to_the_enumerated_swap_probability():
@@ -103,7 +103,7 @@ def test_swap_rates_converge_to_the_enumerated_swap_probability():
                 swaps[k] += d1 * d2 < 0
     expected = swaps / comparisons
     B = 4000
-    table = swap_rates(scores, topic_set_sizes=[c], bins=edges, B=B, seed=2)
+    table = swap_rates(scores, topic_set_sizes=[c], bins=edges, n_resamples=B, seed=2)
     for k, row in enumerate(table.itertuples()):
         r = expected[k]
         # the 3 pairs of a trial share its subsets: at least n_comparisons / 3 independent draws; 5 standard errors
@@ -114,7 +114,7 @@ def test_swap_rates_converge_to_the_enumerated_swap_probability():
 
 def test_default_bins_sizes_and_bookkeeping():
     scores = load_matrix("web2013_ndcg20")  # 34 systems x 50 topics
-    table = swap_rates(scores, B=50, seed=0)
+    table = swap_rates(scores, n_resamples=50, seed=0)
     assert sorted(table["topic_set_size"].unique()) == [5, 10, 15, 20, 25]
     per_size = table.groupby("topic_set_size")
     assert (per_size["n_comparisons"].sum() == 50 * 34 * 33 // 2).all()
@@ -128,7 +128,7 @@ def test_default_bins_sizes_and_bookkeeping():
 def test_swap_rate_falls_with_difference_and_topic_set_size():
     # Voorhees & Buckley's two findings, on real data: larger differences and larger topic sets swap less
     scores = load_matrix("robust2004_ap").drop_duplicates()
-    table = swap_rates(scores, topic_set_sizes=[10, 50, 120], bins=[0, 0.02, 0.05, np.inf], B=100, seed=3)
+    table = swap_rates(scores, topic_set_sizes=[10, 50, 120], bins=[0, 0.02, 0.05, np.inf], n_resamples=100, seed=3)
     rates = table.pivot(index="topic_set_size", columns="bin_lower", values="swap_rate")
     assert (rates.diff(axis=1).iloc[:, 1:] < 0).all().all()  # across bins
     assert (rates.diff(axis=0).iloc[1:] < 0).all().all()  # across sizes
@@ -177,7 +177,7 @@ def test_min_difference_on_hand_built_table():
 
 
 def test_min_difference_on_real_data_shrinks_with_topic_set_size():
-    table = swap_rates(load_matrix("web2011_ap").drop_duplicates(), B=200, seed=0)
+    table = swap_rates(load_matrix("web2011_ap").drop_duplicates(), n_resamples=200, seed=0)
     result = min_difference_for_swap_rate(table)
     finite = result["min_difference"].dropna()
     assert len(finite) >= 3
@@ -203,7 +203,7 @@ def test_swap_validation():
     with pytest.raises(ValueError, match=r"lacks columns \['n_swaps'\]"):
         min_difference_for_swap_rate(pd.DataFrame(columns=["topic_set_size", "bin_lower", "n_comparisons"]))
     # a bin width works too
-    widths = swap_rates(scores, topic_set_sizes=5, bins=0.1, B=10)
+    widths = swap_rates(scores, topic_set_sizes=5, bins=0.1, n_resamples=10)
     assert widths["bin_lower"].tolist()[:2] == [0.0, 0.1]
 
 
@@ -236,7 +236,7 @@ def test_tied_means_of_discrete_scores_are_not_swaps(sampling, top, seed):
                     ties += d1 == 0 or d2 == 0
         expected[c] = swaps
     assert ties > 0
-    table = swap_rates(grades / top, topic_set_sizes=sizes, B=B, seed=seed, sampling=sampling)
+    table = swap_rates(grades / top, topic_set_sizes=sizes, n_resamples=B, seed=seed, sampling=sampling)
     assert table.groupby("topic_set_size").n_swaps.sum().to_dict() == expected
 
 
@@ -268,5 +268,14 @@ def test_differences_on_a_bin_edge_in_exact_arithmetic_are_binned_at_it(sampling
                 want[min(hundredths // (c * top), n_bins - 1)] += 1
                 on_edge += hundredths % (c * top) == 0 and hundredths > 0
     assert on_edge > 0
-    table = swap_rates(grades / top, topic_set_sizes=[c], B=B, seed=seed, sampling=sampling)
+    table = swap_rates(grades / top, topic_set_sizes=[c], n_resamples=B, seed=seed, sampling=sampling)
     assert table.n_comparisons.tolist() == want.tolist()
+
+
+def test_old_keyword_B_warns_and_gives_the_same_table():
+    scores = np.random.default_rng(5).random((5, 30))
+    new = swap_rates(scores, topic_set_sizes=[5, 10], n_resamples=60, seed=1)
+    with pytest.warns(FutureWarning, match="swap_rates\\(\\): `B` is now called `n_resamples`"):
+        old = swap_rates(scores, topic_set_sizes=[5, 10], B=60, seed=1)
+    pd.testing.assert_frame_equal(old, new)
+    assert new.attrs["n_resamples"] == 60

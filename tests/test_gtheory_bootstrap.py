@@ -59,10 +59,10 @@ def test_bias_adjustment_is_exact_in_expectation(over):
 
 def test_same_seed_same_result_and_json_round_trip(tmp_path):
     g = gstudy(_matrix(12, 10))
-    a = g.bootstrap(200, over="both", seed=5)
-    b = g.bootstrap(200, over="both", seed=5)
+    a = g.bootstrap(n_resamples=200, over="both", seed=5)
+    b = g.bootstrap(n_resamples=200, over="both", seed=5)
     assert a == b and np.array_equal(a.replicates, b.replicates)
-    assert g.bootstrap(200, over="both", seed=6) != a
+    assert g.bootstrap(n_resamples=200, over="both", seed=6) != a
     text = a.to_json(tmp_path / "boot.json")
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
     assert BootstrapResult.from_json(tmp_path / "boot.json") == a
@@ -88,7 +88,7 @@ def test_infinite_topics_needed_written_as_null():
     x = np.random.default_rng(0).normal(size=(6, 30))
     with pytest.warns(gtheory.NegativeVarianceWarning):
         g = gstudy(x)
-    b = g.bootstrap(100, over="systems", seed=1)
+    b = g.bootstrap(n_resamples=100, over="systems", seed=1)
     k = b.quantities.index("topics_needed")
     assert b.estimate[k] == math.inf
     d = json.loads(b.to_json())
@@ -98,7 +98,7 @@ def test_infinite_topics_needed_written_as_null():
 
 def test_point_estimates_agree_with_gstudy():
     g = gstudy(_matrix(12, 10))
-    b = g.bootstrap(50, seed=0)
+    b = g.bootstrap(n_resamples=50, seed=0)
     est = dict(zip(b.quantities, b.estimate))
     assert est["phi"] == pytest.approx(g.phi())
     assert est["erho2"] == pytest.approx(g.erho2())
@@ -106,7 +106,7 @@ def test_point_estimates_agree_with_gstudy():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"B": 5}, r"`B` must be an integer >= 10; got 5"),
+    ({"n_resamples": 5}, r"`n_resamples` must be an integer >= 10; got 5"),
     ({"over": "items"}, r"`over` must be 'auto', 'systems', 'topics' or 'both'; got 'items'"),
     ({"level": 1.5}, r"`level` must be in \(0, 1\); got 1.5"),
     ({"seed": -1}, r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1"),
@@ -176,7 +176,7 @@ def test_basic_interval_by_hand():
 def test_auto_takes_each_quantity_from_its_procedure():
     x = _matrix(12, 10, seed=4)
     g = gstudy(x)
-    b = g.bootstrap(300, over="auto", seed=9)
+    b = g.bootstrap(n_resamples=300, over="auto", seed=9)
     assert b.over == "auto" and b.sources == ("systems", "topics", "systems", "systems+topics", "systems",
                                               "systems+topics")
     rng = np.random.default_rng(9)
@@ -190,7 +190,7 @@ def test_auto_takes_each_quantity_from_its_procedure():
     h = np.column_stack([p[:, 0], i[:, 1], p[:, 2]])
     np.testing.assert_allclose(adj[:, 3], gtheory.phi_from_components(*h.T, 10), rtol=1e-12)
     # boot-p of the same seed draws the same systems: same σ²(s) replicates
-    sp = g.bootstrap(300, over="systems", seed=9)
+    sp = g.bootstrap(n_resamples=300, over="systems", seed=9)
     np.testing.assert_array_equal(sp.replicates_adjusted[:, 0], adj[:, 0])
     lo, hi = _basic_intervals(h, (g.var_system_raw, g.var_topic_raw, g.var_residual_raw), (12, 10, 12, 10, 12),
                               0.95, 10.0, 0.95, 12, 10)
@@ -205,10 +205,10 @@ def test_auto_with_missing_cells_uses_the_study_estimator():
     x[np.random.default_rng(6).random(x.shape) < 0.15] = np.nan
     with pytest.warns(gtheory.MissingCellsWarning):
         g = gstudy(x, missing="henderson")
-    b = g.bootstrap(100, over="auto", seed=2)
+    b = g.bootstrap(n_resamples=100, over="auto", seed=2)
     assert b.over == "auto" and b.method == "henderson"
     # σ²(s) replicates: Henderson's estimates of the boot-p resamples (same seed, same systems)
-    p = g.bootstrap(100, over="systems", seed=2)
+    p = g.bootstrap(n_resamples=100, over="systems", seed=2)
     np.testing.assert_array_equal(b.replicates_adjusted[:, 0], p.replicates_adjusted[:, 0])
     for q in ("var_system", "phi", "erho2"):
         lo, hi = b.interval(q)
@@ -230,7 +230,7 @@ def _coverage(ns: int, nt: int, var_s: float, n_mat: int, n_boot: int, seed: int
         for m in range(n_mat):
             x = (rng.normal(0, var_s**.5, (ns, 1)) + rng.normal(0, vt**.5, (1, nt))
                  + rng.normal(0, ve**.5, (ns, nt)))
-            b = gstudy(x).bootstrap(n_boot, over=over, seed=m)
+            b = gstudy(x).bootstrap(n_resamples=n_boot, over=over, seed=m)
             lo, hi = np.array(b.basic_low), np.array(b.basic_high)
             hits += (lo <= true) & (true <= hi)
     return hits / n_mat
@@ -256,7 +256,7 @@ def test_coverage_of_auto_intervals_on_normal_matrices(ns, nt, var_s):
 def test_default_is_boot_p_i_which_is_never_short_on_normal_matrices():
     # the default resamples both facets; on normal matrices it errs on the safe side (fast version: 60 matrices)
     g = gstudy(_matrix(12, 10, seed=4))
-    assert g.bootstrap(50, seed=1).over == "both"
+    assert g.bootstrap(n_resamples=50, seed=1).over == "both"
     cov = _coverage(30, 30, 0.1, 60, 200, seed=12, over="both")
     assert np.all(cov >= 0.9), cov
 
@@ -266,26 +266,26 @@ def test_dstudy_subset_estimates_and_reselection():
     rng = np.random.default_rng(4)
     x = rng.normal(0, 0.3, (40, 1)) + rng.normal(0, 0.5, (1, 30)) + rng.normal(0, 0.5, (40, 30))
     g = gstudy(x)
-    sub = gtheory.dstudy_subset(g, 300, drop_lowest=0.25, seed=2)
+    sub = gtheory.dstudy_subset(g, n_resamples=300, drop_lowest=0.25, seed=2)
     ref = gstudy(x, drop_lowest=0.25)
     assert sub.n_systems == ref.n_systems == 30
     assert sub.estimate[:3] == pytest.approx((ref.var_system, ref.var_topic, ref.var_residual))
     assert "lowest 25%" in sub.summary() and "re-selected" in sub.summary()
-    top = gtheory.dstudy_subset(g, 300, top=10, seed=2)
+    top = gtheory.dstudy_subset(g, n_resamples=300, top=10, seed=2)
     best = np.sort(np.argsort(-x.mean(axis=1))[:10])
     assert top.estimate[0] == pytest.approx(max(float(variance_components(x[best]).system), 0.0))
-    assert top == gtheory.dstudy_subset(g, 300, top=10, seed=2)
+    assert top == gtheory.dstudy_subset(g, n_resamples=300, top=10, seed=2)
     # re-selection per replicate: replicate 0 equals the top 10 of its own resampled topics
     cols = np.random.default_rng(2).integers(0, 30, size=(300, 30))[0]
     xb = x[:, cols]
     v = variance_components(xb[np.argsort(-xb.mean(axis=1), kind="stable")[:10]])
     assert top.replicates[0, 0] == pytest.approx(max(float(v.system), 0.0))
     with pytest.raises(ValueError, match="exactly one of `top`"):
-        gtheory.dstudy_subset(g, 100)
+        gtheory.dstudy_subset(g, n_resamples=100)
     with pytest.raises(ValueError, match=r"`top` must be an integer in \[2, 40\]; got 1"):
-        gtheory.dstudy_subset(g, 100, top=1)
+        gtheory.dstudy_subset(g, n_resamples=100, top=1)
     with pytest.raises(ValueError, match=r"`over` must be 'topics', 'systems' or 'both' for dstudy_subset"):
-        gtheory.dstudy_subset(g, 100, top=5, over="auto")
+        gtheory.dstudy_subset(g, n_resamples=100, top=5, over="auto")
 
 
 def test_dstudy_subset_selects_ties_of_exact_arithmetic_by_input_order():
@@ -301,12 +301,29 @@ def test_dstudy_subset_selects_ties_of_exact_arithmetic_by_input_order():
     g = gstudy(scores)
     best = np.sort(np.argsort(-hits.sum(axis=1), kind="stable")[:8])
     assert not np.array_equal(best, np.sort(np.argsort(-x.mean(axis=1), kind="stable")[:8]))  # rounding differs
-    top = gtheory.dstudy_subset(g, 50, top=8, seed=0)
+    top = gtheory.dstudy_subset(g, n_resamples=50, top=8, seed=0)
     assert top.estimate[0] == pytest.approx(max(float(variance_components(x[best]).system), 0.0), rel=1e-12)
     # replicate 0 re-selects on its resampled topics, by the integer counts
     cols = np.random.default_rng(0).integers(0, x.shape[1], size=(50, x.shape[1]))[0]
     pick = np.argsort(-hits[:, cols].sum(axis=1), kind="stable")[:8]
     assert top.replicates[0, 0] == pytest.approx(max(float(variance_components(x[pick][:, cols]).system), 0.0),
                                                  rel=1e-12)
-    drop = gtheory.dstudy_subset(gstudy(load_matrix("web2013_p20")), 50, drop_lowest=0.2, seed=0)
+    drop = gtheory.dstudy_subset(gstudy(load_matrix("web2013_p20")), n_resamples=50, drop_lowest=0.2, seed=0)
     assert drop.n_systems == gstudy(load_matrix("web2013_p20"), drop_lowest=0.2).n_systems == 28
+
+
+def test_old_keyword_B_warns_and_gives_the_same_result():
+    g = gstudy(_matrix(12, 10, seed=4))
+    new = g.bootstrap(n_resamples=50, seed=3)
+    with pytest.warns(FutureWarning, match=r"bootstrap\(\): pass n_resamples=\.\.\. by keyword"):
+        assert new == g.bootstrap(50, seed=3)  # positional, as before: keyword-only now
+    with pytest.warns(FutureWarning, match="by keyword"):
+        assert gtheory.dstudy_subset(g, 40, top=6, seed=1) == gtheory.dstudy_subset(g, n_resamples=40, top=6, seed=1)
+    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
+        assert g.bootstrap(B=50, seed=3) == new
+    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
+        assert gtheory.bootstrap.bootstrap(g, B=50, seed=3) == new
+    sub = gtheory.dstudy_subset(g, n_resamples=40, top=6, seed=1)
+    with pytest.warns(FutureWarning, match="dstudy_subset\\(\\): `B` is now called `n_resamples`"):
+        assert gtheory.dstudy_subset(g, B=40, top=6, seed=1) == sub
+    assert new.n_resamples == 50 and sub.n_resamples == 40

@@ -120,8 +120,8 @@ def test_missing_cell_estimators_and_designs_are_translation_invariant():
 
 def test_bootstrap_is_translation_invariant():
     x = _dyadic(4, shape=(10, 8))
-    b0 = gtheory.gstudy(x).bootstrap(B=50, seed=1, over="both")
-    b1 = gtheory.gstudy(x + 1e12).bootstrap(B=50, seed=1, over="both")
+    b0 = gtheory.gstudy(x).bootstrap(n_resamples=50, seed=1, over="both")
+    b1 = gtheory.gstudy(x + 1e12).bootstrap(n_resamples=50, seed=1, over="both")
     # the same resamples (same seed) of data that differ by an exact constant: the same replicate components
     # (columns 0-2), up to the float64 bound of each replicate's sums of squares
     np.testing.assert_allclose(b1.replicates[:, :3], b0.replicates[:, :3], rtol=0, atol=4 * _tolerance(x))

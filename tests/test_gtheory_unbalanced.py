@@ -214,7 +214,7 @@ def test_missing_at_random_recovers_complete_components(name, frac, seed):
     for method, n_boot in methods:
         with pytest.warns(MissingCellsWarning, match=f"{100 * np.isnan(x).mean():.1f}%"):
             g = gstudy(x, missing=method)
-        b = g.bootstrap(n_boot, over="both", seed=seed)
+        b = g.bootstrap(n_resamples=n_boot, over="both", seed=seed)
         for q in ("var_system", "var_topic", "var_residual"):
             lo, hi = b.interval(q, "bias_corrected")
             assert lo <= getattr(ref, q) <= hi, (method, q, lo, getattr(ref, q), hi)

@@ -354,7 +354,7 @@ def test_a_generator_seeds_recommend_and_the_bootstrap(j):
                                progress=False) for _ in range(2))
     assert a.outer.equals(b.outer) and a.choice == b.choice and a.seed is None
     g = gtheory.gstudy(metrics.ndcg(sub, cutoff=10))
-    x, y = (g.bootstrap(B=50, seed=np.random.default_rng(1)) for _ in range(2))
+    x, y = (g.bootstrap(n_resamples=50, seed=np.random.default_rng(1)) for _ in range(2))
     assert x.to_dict() == y.to_dict() and x.seed is None
 
 

@@ -52,7 +52,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
         x[0, 1] = x[3, 5] = np.nan
         return _quiet(gtheory.gstudy, x, missing="henderson")
     if name == "BootstrapResult":
-        return _quiet(gtheory.gstudy, _scores()).bootstrap(50, seed=0)
+        return _quiet(gtheory.gstudy, _scores()).bootstrap(n_resamples=50, seed=0)
     if name == "TopicsNeeded":
         return _quiet(gtheory.gstudy, _scores()).topics_needed(0.95)
     if name == "CoefficientInterval":
@@ -77,12 +77,12 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return metrics.Qrels.from_frame(pd.DataFrame({"topic": ["1", "1", "2"], "docno": ["a", "b", "a"],
                                                       "grade": [0, 2, 1]}))
     if name == "DiscriminativePower":
-        return experiments.discriminative_power(_scores(), B=50, seed=0)
+        return experiments.discriminative_power(_scores(), n_resamples=50, seed=0)
     if name == "ConfigurationCheck":
         configs = {"a": _scores(), "b": _scores() ** 2, "flat": _flat(8)}
-        table = _quiet(experiments.check_configurations, configs, "a", B=30, seed=0)
+        table = _quiet(experiments.check_configurations, configs, "a", n_resamples=30, seed=0)
         return experiments.ConfigurationCheck(table=table, reference="a", cutoff=10, n_systems=8, n_topics=12,
-                                              top_k=8, B=30, alpha=0.05, seed=0, gain={"0": 0.0, "1": 1.0})
+                                              top_k=8, n_resamples=30, alpha=0.05, seed=0, gain={"0": 0.0, "1": 1.0})
     if name == "Recommendation":
         return _quiet(optimize.recommend, judged, cutoff=10, n_splits=2, n_inner=2, n_seeds=2, progress=False)
     if name == "ParameterTuning":
@@ -111,7 +111,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return optimize.OptimalityBound(bound=0.4125, relaxed=0.4124, margin=math.inf, status="optimal", solver="SCS",
                                         seconds=1.5, size=11, rank_one_ratio=0.99998)
     if name == "SignificanceConfusion":
-        return _quiet(experiments.significance_confusion, _scores(), _scores(1), B=30, seed=0)
+        return _quiet(experiments.significance_confusion, _scores(), _scores(1), n_resamples=30, seed=0)
     if name == "TopicSetSize":
         return gtheory.topic_set_size(_scores(), method="paired-t", min_diff=0.05)
     if name == "TopicPlan":
@@ -271,7 +271,7 @@ def test_robustness_study_plot_and_rows(results):
 
 def test_check_tuning_compares_the_tuning_with_the_standard_configurations(results, judged):
     t = results["Tuning"]
-    c = experiments.check_tuning(judged, t, ["log2", "exponential+log2"], B=30, top_k=6)
+    c = experiments.check_tuning(judged, t, ["log2", "exponential+log2"], n_resamples=30, top_k=6)
     assert list(c.table.index) == ["tuned discount", "log2", "exponential+log2"] and c.reference == "tuned discount"
     assert c.table.loc["tuned discount", "kendall_tau"] == 1.0 and c.cutoff == t.cutoff == 10 and c.top_k == 6
     # the log2 row is the G-study of metrics.ndcg with linear gains and the log2 discount

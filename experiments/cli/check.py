@@ -17,7 +17,7 @@ GAIN+DISCOUNT pairs (exponential+log2, linear+linear, binary+log2).
 
 examples:
   gtheory tune --cutoff 100 --out tuning.json && gtheory check --tuning tuning.json
-  gtheory check --cutoff 20 --against log2 exponential+log2 --B 200 --json
+  gtheory check --cutoff 20 --against log2 exponential+log2 --n-resamples 200 --json
 """
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ import gtheory
 import metrics
 
 from . import UsageError
-from ._common import add_data_args, check_least, check_shape, drop_missed_topics, emit_json, in_option_names, load_judged
+from ._common import (add_data_args, add_resamples_arg, check_least, check_shape, drop_missed_topics, emit_json,
+                      in_option_names, load_judged)
 from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
 
 __all__ = ["register", "run"]
@@ -54,7 +55,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--against", nargs="+", metavar="CONFIG", default=["zipf", "linear", "log2"],
                    help="standard configurations: DISCOUNT (linear gains) or GAIN+DISCOUNT (default zipf linear log2)")
     p.add_argument("--top-k", type=int, default=30, help="best systems kept for the bootstrap (default 30, as Sakai)")
-    p.add_argument("--B", type=int, default=1000, help="bootstrap replicates and swap-method trials (default 1000)")
+    add_resamples_arg(p, 1000, "bootstrap replicates and swap-method trials (default 1000)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the topic subsets (default 0)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -63,7 +64,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 #: the Python API's parameter names in messages → the options of this command
-_OPTIONS = {"top_k": "--top-k", "B": "--B", "alpha": "--alpha", "seed": "--seed", "cutoff": "--cutoff",
+_OPTIONS = {"top_k": "--top-k", "n_resamples": "--n-resamples", "alpha": "--alpha", "seed": "--seed", "cutoff": "--cutoff",
             "topic_set_sizes": "the number of topics", "against": "--against"}
 
 
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     say = _progress(args.quiet)
     # every option is checked before loading and tuning (a minute on TREC-9), not after
     check_least("--top-k", args.top_k, 2, " (the bootstrap compares pairs of systems)")
-    for option, value, least in (("--B", args.B, 1), ("--seed", args.seed, 0), ("--cutoff", args.cutoff, 1)):
+    for option, value, least in (("--n-resamples", args.n_resamples, 1), ("--seed", args.seed, 0), ("--cutoff", args.cutoff, 1)):
         check_least(option, value, least)
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be in (0, 1); got {args.alpha}")
@@ -115,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", optimize.GradeMismatchWarning)
         warnings.simplefilter("always", optimize.FailedTuningWarning)
         try:
-            result = check_tuning(judged, tuning, args.against, cutoff=args.cutoff, top_k=args.top_k, B=args.B,
-                                  alpha=args.alpha, seed=args.seed, progress=say)
+            result = check_tuning(judged, tuning, args.against, cutoff=args.cutoff, top_k=args.top_k,
+                                  n_resamples=args.n_resamples, alpha=args.alpha, seed=args.seed, progress=say)
         except gtheory.ParameterError as exc:
             raise in_option_names(exc, {**_OPTIONS, "tuning": f"--tuning {args.tuning}"}) from None
     for w in caught:

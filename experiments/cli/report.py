@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, mark_written)
+from ._common import (add_data_args, add_resamples_arg, check_least, check_output_path, check_shape, drop_missed_topics,
+                      emit_json, in_option_names, load_judged, mark_written)
 from . import UsageError
 
 
@@ -59,7 +59,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "--cutoff when given, else 20 as in the paper)")
     p.add_argument("--quick", action="store_true",
                    help="fewer cut-offs, B = 200, 3 topic splits: under a minute (tests, CI)")
-    p.add_argument("--B", type=int, default=None, help="bootstrap replicates (default 1000; 200 with --quick)")
+    add_resamples_arg(p, None, "bootstrap replicates and swap-method trials (default 1000; 200 with --quick)")
     p.add_argument("--splits", type=int, default=None,
                    help="topic splits of the out-of-sample check (default 10; 3 with --quick)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, splits and random starts (default 0)")
@@ -73,7 +73,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 #: the Python API's (ReportSettings') parameter names in messages → the options of this command
-_OPTIONS = {"cutoff": "--cutoff", "B": "--B", "n_splits": "--splits", "seed": "--seed", "format": "--format", "title": "--title",
+_OPTIONS = {"cutoff": "--cutoff", "B": "--n-resamples", "n_splits": "--splits", "seed": "--seed", "format": "--format", "title": "--title",
             "out_dir": "--out", "judged": "the data"}
 
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     cutoff = 100 if args.cutoff is None else args.cutoff
     asl_cutoff = args.asl_cutoff if args.asl_cutoff is not None else (20 if args.cutoff is None else args.cutoff)
     # before loading and minutes of study, not after
-    for option, value, least in (("--cutoff", cutoff, 1), ("--asl-cutoff", asl_cutoff, 1), ("--B", args.B, 1),
+    for option, value, least in (("--cutoff", cutoff, 1), ("--asl-cutoff", asl_cutoff, 1), ("--n-resamples", args.n_resamples, 1),
                                  ("--splits", args.splits, 1), ("--seed", args.seed, 0)):
         check_least(option, value, least)
     if args.title is not None and not args.title.strip():
@@ -102,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
         f"{', '.join(f'{g:g}' for g in judged.levels)}")
     factory = ReportSettings.quick if args.quick else ReportSettings.default
     overrides: dict[str, Any] = {"seed": args.seed}
-    if args.B is not None:
-        overrides["B"] = args.B
+    if args.n_resamples is not None:
+        overrides["B"] = args.n_resamples
     if args.splits is not None:
         overrides["n_splits"] = args.splits
     if cutoff > judged.depth:

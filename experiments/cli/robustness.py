@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, add_raw_csv_arg, save_figure, seeds_option, write_csv_output, SEEDS_HELP)
+from ._common import (add_data_args, add_resamples_arg, check_least, check_output_path, check_shape, drop_missed_topics,
+                      emit_json, in_option_names, load_judged, add_raw_csv_arg, save_figure, seeds_option, write_csv_output, SEEDS_HELP)
 
 __all__ = ["register", "run"]
 
@@ -71,7 +71,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--test", choices=["bootstrap", "t", "wilcoxon", "none"], default="bootstrap",
                    help="significance test for discriminative power and accuracy (default bootstrap; "
                         "'none' skips both and is much faster)")
-    p.add_argument("--B", type=int, default=1000, help="bootstrap replicates (default 1000)")
+    add_resamples_arg(p, 1000, "bootstrap replicates (default 1000)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--top-k", type=int, default=None, metavar="K",
                    help="test significance only among the K best systems with the full qrels")
@@ -102,7 +102,7 @@ def _validate(args: argparse.Namespace) -> None:
     if args.condensed_alias:
         print("gtheory robustness: warning: --condensed is now --judged-only (the API's name).", file=sys.stderr)
         args.judged_only = True
-    check_least("--B", args.B)
+    check_least("--n-resamples", args.n_resamples)
     if not (0.0 < args.alpha < 1.0):
         raise UsageError(f"--alpha must be in (0, 1); got {args.alpha:g}.")
     check_least("--top-k", args.top_k, 2)
@@ -133,9 +133,9 @@ def run(args: argparse.Namespace) -> int:
     test = None if args.test == "none" else args.test
     try:
         study = robustness_study(judged, measures, fractions=args.fractions, seeds=args.seeds,
-                                 judged_only=args.judged_only, test=test, alpha=args.alpha, B=args.B, top_k=args.top_k,
+                                 judged_only=args.judged_only, test=test, alpha=args.alpha, n_resamples=args.n_resamples, top_k=args.top_k,
                                  relevance_level=args.relevance_level, rounding=args.rounding,
-                                 threshold=args.threshold, progress=None if args.quiet else say)
+                                 threshold=args.threshold, progress=False if args.quiet else say)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     df = study.results
@@ -175,6 +175,6 @@ def _undefined_message(names: list[str]) -> str:
 
 
 #: the Python API's parameter names in messages → the options of this command
-_OPTIONS = {"fractions": "--fractions", "seeds": "--seeds", "top_k": "--top-k", "B": "--B", "alpha": "--alpha",
+_OPTIONS = {"fractions": "--fractions", "seeds": "--seeds", "top_k": "--top-k", "n_resamples": "--n-resamples", "alpha": "--alpha",
             "relevance_level": "--relevance-level", "rounding": "--rounding", "measures": "--measure",
             "threshold": "--threshold"}

@@ -10,8 +10,9 @@ The vocabulary they fix:
   :class:`numpy.random.Generator` (:func:`check_rng`).
 * ``seeds`` — several independent repetitions: an int ``n`` means the ``n`` seeds ``0 .. n-1``; a sequence
   gives the seeds themselves (``[5]`` is the single seed 5) (:func:`check_seeds`).
-* ``progress`` — ``False``/``None`` (silent), ``True`` (a line on stderr) or a callable receiving progress
-  reports (:func:`check_progress`).
+* ``progress`` — ``bool | str | Callable[[str], Any] = "auto"`` in every public signature: ``False``/``None``
+  (silent), ``True`` (a line on stderr), ``"auto"`` (on stderr only when it is a terminal) or a callable receiving
+  progress reports (:func:`check_progress`, :func:`progress_writer`).
 """
 from __future__ import annotations
 
@@ -94,6 +95,21 @@ def seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
     if isinstance(seed, np.random.Generator):
         return np.random.SeedSequence(int(seed.integers(2**63)))
     return np.random.SeedSequence(seed)
+
+
+def fixed_seed(seed: Any, name: str = "seed") -> int:
+    """One integer seed for ``seed`` (:func:`check_seed`), for procedures that reuse *the same* seed several times
+    (the same draws for every configuration or both score matrices) and record it: an int is itself, a
+    :class:`numpy.random.Generator` gives one draw of it (the same Generator state gives the same seed), ``None``
+    fresh entropy (:class:`numpy.random.SeedSequence`)."""
+    seed = check_seed(seed, name)
+    if isinstance(seed, int):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.generate_state(1, np.uint64)[0] >> 1)
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
 
 
 def check_seeds(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
