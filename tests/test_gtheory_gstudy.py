@@ -382,19 +382,6 @@ def test_dstudy_table_and_summary(synthetic4_pxi):
     assert "0.6258" in s or "0.625758" in s
 
 
-def test_plot_returns_labelled_axes(synthetic1):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ax = gstudy(synthetic1).plot(target=0.9)
-    assert ax.get_xlabel() == "number of topics" and ax.get_ylabel() == "coefficient"
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert any("Φ" in t for t in labels) and any("Eρ²" in t for t in labels)
-    plt.close("all")
-
-
 def test_result_is_frozen(synthetic1):
     g = gstudy(synthetic1)
     with pytest.raises(AttributeError):
