@@ -103,4 +103,3 @@ def test_fmt_reads_back_within_its_digits(v, digits):
     else:
         unit = 10.0 ** (math.floor(math.log10(abs(v))) - digits + 1)
         assert abs(back - v) <= 0.5 * unit * (1 + 1e-12)
-    assert gtheory.kit.display.fmt is fmt
