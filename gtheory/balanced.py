@@ -5,9 +5,9 @@ estimates (Brennan 2001, ch. 3). :func:`gtheory.gstudy` is the entry point; matr
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,11 +18,10 @@ from .kit.display import fmt, html_table, kv_table
 from .kit.jsonio import JsonResult
 from .kit.signatures import keyword_only, renamed
 from .components import variance_components
-from .coefficients import (Coefficient, CoefficientInterval, TopicsNeeded, _Coefficients, _check_coefficient,
-                           _check_n, _fields_document, _fmt_n, _read_fields, _scalar_or_array,
-                           topics_needed_for_ratio, why_never_reached, _COEF_NAMES, _METHODS, MAX_TOPICS)
+from .coefficients import (Coefficient, CoefficientInterval, _Coefficients, _check_coefficient, _check_n,
+                           _fields_document, _read_fields, _scalar_or_array, _METHODS)
 from .errors import ROUNDING_TOLERANCE, is_rounding_noise, precision_lost, warn_negative, warn_precision_loss
-from .intervals import arteaga_ratio_bounds, check_open_unit, feldt_ratio_bounds, project, topics_for_ratio
+from .intervals import project
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

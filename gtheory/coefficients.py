@@ -7,12 +7,10 @@ needed for a ratio (Brennan 2001, ch. 4; Kanoulas & Aslam, CIKM 2009, §2). :cla
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, dataclass, field, fields
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, ClassVar, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from .kit.display import fmt, html_table, kv_table

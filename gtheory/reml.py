@@ -40,18 +40,12 @@ References
 from __future__ import annotations
 
 import math
-import warnings
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import linalg, optimize
 from threadpoolctl import threadpool_limits
-
-from .kit.display import fmt
-from .errors import MissingCellsWarning, precision_lost, warn_negative, warn_precision_loss
 
 __all__ = ["UnbalancedComponents", "henderson_components", "reml_components", "MissingMethod"]
 

@@ -49,3 +49,26 @@ def test_the_kit_imports_nothing_of_the_project_and_nothing_heavy():
     code = (f"import sys, {names}; heavy = [m for m in ('pandas', 'scipy', 'matplotlib', 'cvxpy', 'statsmodels') "
             "if m in sys.modules]; assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+import pytest  # noqa: E402  (appended with the test below, to keep this file's other lines as they are)
+
+
+_SIBLING = pytest.mark.xfail(strict=False, reason="optimize/experiments test files land in a sibling branch")
+
+
+@pytest.mark.parametrize("top", ["gtheory", "metrics", pytest.param("optimize", marks=_SIBLING),
+                                 pytest.param("experiments", marks=_SIBLING)])
+def test_every_library_module_has_a_test_file_named_for_it(top):
+    """tests/ mirrors the modules (one test module per module): ``pkg/sub/_mod.py`` is tested in
+    ``tests/test_pkg_sub_mod.py`` (leading underscores of each part stripped; ``__init__`` and ``__main__`` excepted)."""
+    assert top in TOPS
+    missing = []
+    for path in sorted((ROOT / top).rglob("*.py")):
+        if path.stem in ("__init__", "__main__"):
+            continue
+        parts = [p.lstrip("_") for p in path.relative_to(ROOT).with_suffix("").parts]
+        expected = ROOT / "tests" / f"test_{'_'.join(parts)}.py"
+        if not expected.is_file():
+            missing.append(f"{path.relative_to(ROOT)} -> tests/{expected.name}")
+    assert not missing, f"{len(missing)} modules without their test file:\n" + "\n".join(missing)

@@ -132,27 +132,6 @@ def test_run_and_runset_repr(tmp_path):
     parse(runs[0]._repr_html_())
 
 
-def test_fmt_never_writes_negative_zero():
-    fmt = gtheory.kit.display.fmt
-    assert fmt(-0.0) == "0" and fmt(np.float64(-0.0)) == "0" and fmt(-1e-12) == "-1e-12" and fmt(-0.00012, 2) == "-0.00012"
-    assert fmt(float("nan")) == "–" and fmt(float("inf")) == "∞" and fmt(np.int64(3)) == "3" and fmt(True) == "yes"
-
-
-def test_metrics_display_helpers_are_the_kits_and_import_metrics_loads_only_the_kit():
-    # one implementation (gtheory.kit.display); metrics stands on the shared kit only: importing it loads no
-    # G-theory module (gtheory's own __init__ is lazy) and none of pandas' or scipy's weight for the kit
-    import subprocess
-    import sys
-
-    import metrics._display
-
-    assert (metrics._display.fmt, metrics._display.html_table, metrics._display.kv_table) == (
-        gtheory.kit.display.fmt, gtheory.kit.display.html_table, gtheory.kit.display.kv_table)
-    code = ("import sys, metrics; bad = sorted(m for m in sys.modules if m.startswith('gtheory.') and "
-            "not m.startswith('gtheory.kit')); assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
-
-
 def test_py_typed_in_every_package_and_in_package_data():
     tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
@@ -164,9 +143,3 @@ def test_py_typed_in_every_package_and_in_package_data():
 def test_python_dash_m_gtheory_runs_the_cli():
     r = subprocess.run([sys.executable, "-m", "gtheory", "gstudy", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and "usage: gtheory gstudy" in r.stdout
-
-
-def test_html_table_escapes_labels():
-    out = gtheory.kit.display.html_table([("<b>run & co</b>", 1.0)], header=["run", "score"], caption="a < b")
-    assert "<b>" not in out and "&lt;b&gt;run &amp; co&lt;/b&gt;" in out and "a &lt; b" in out
-    parse(out)

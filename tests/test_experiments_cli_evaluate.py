@@ -123,31 +123,12 @@ def test_evaluate_and_gstudy_default_to_the_same_measure(small, capsys):
     assert d["dstudy"][0]["phi"] == pytest.approx(want, rel=1e-12)
 
 
-def test_progress_option_and_auto_progress(monkeypatch):
+def test_progress_option():
     import argparse
-    import io
 
     from experiments.cli._data import progress_option
-    from metrics import _build
-    from gtheory.kit.checks import check_progress
 
     ns = argparse.Namespace
     assert progress_option(ns(quiet=True, progress=True)) is False
     assert progress_option(ns(quiet=False, progress=True)) is True
     assert progress_option(ns(quiet=False, progress=False)) == "auto"
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    monkeypatch.setattr("sys.stderr", io.StringIO())  # a pipe or a log file: no bar unless asked
-    assert check_progress("auto") is False and _build.Progress(5, check_progress("auto")).bar is None
-    assert _build.Progress(5, check_progress(True)).bar is not None  # asked: shown anyway
-    monkeypatch.setattr("sys.stderr", Terminal())
-    assert check_progress("auto") is True and _build.Progress(5, check_progress("auto")).bar is not None
-    said = []
-    p = _build.Progress(2, said.append)  # a callable gets one message per run
-    p.update(), p.update(), p.close()
-    assert said == ["judging runs: 1/2", "judging runs: 2/2"]
-    with pytest.raises(TypeError, match="'auto'"):
-        check_progress("yes")

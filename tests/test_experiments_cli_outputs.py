@@ -1,5 +1,5 @@
 """Safe outputs of the command line (issue 12 items 6, 7, 9 and 10): an output that is an input is refused before
-any work, every output is atomic (metrics/_atomic.py), Ctrl-C says what was written and exits 130, nDCG@k beyond
+any work, every output of the library is atomic (the writer itself: test_metrics_atomic.py), Ctrl-C says what was written and exits 130, nDCG@k beyond
 the run depth is scored as trec_eval does, and `robustness` on identical runs does not print τ = nan with exit 0.
 """
 from __future__ import annotations
@@ -21,7 +21,6 @@ import metrics
 import optimize
 from conftest import SHARED
 from experiments.cli import main
-from metrics._atomic import atomic_directory, atomic_open, atomic_path, atomic_write_text
 
 TREC9 = SHARED / "trec9-web-wt10g"
 needs_data = pytest.mark.skipif(not TREC9.is_dir(), reason="shared data not found")
@@ -30,73 +29,6 @@ needs_data = pytest.mark.skipif(not TREC9.is_dir(), reason="shared data not foun
 # ------------------------------------------------------------------------------------- the atomic writer
 def _left_over(d: Path) -> list[str]:
     return sorted(p.name for p in d.iterdir() if p.name.startswith("."))
-
-
-@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
-def test_atomic_open_leaves_the_old_file_when_interrupted(tmp_path, error):
-    target = tmp_path / "scores.csv"
-    target.write_text("old\n")
-    with pytest.raises(error):
-        with atomic_open(target, "w") as fh:
-            fh.write("new, half written")
-            raise error()
-    assert target.read_text() == "old\n" and _left_over(tmp_path) == []
-    with atomic_open(target, "w") as fh:
-        fh.write("new\n")
-    assert target.read_text() == "new\n" and _left_over(tmp_path) == []
-
-
-def test_atomic_path_keeps_the_suffix_and_the_permissions(tmp_path):
-    target = tmp_path / "plot.png"
-    with atomic_path(target) as tmp:
-        assert tmp.parent == tmp_path and tmp.suffix == ".png" and tmp != target
-        tmp.write_bytes(b"png")
-    umask = os.umask(0)
-    os.umask(umask)
-    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
-    target.chmod(0o640)
-    atomic_write_text(target, "again")
-    assert target.stat().st_mode & 0o777 == 0o640  # a replaced file keeps its mode
-
-
-def test_an_output_that_is_a_symbolic_link_is_written_through(tmp_path):
-    from gtheory.kit.jsonio import write_text
-
-    (tmp_path / "real").mkdir()
-    target = tmp_path / "real" / "scores.csv"
-    target.write_text("old\n")
-    link = tmp_path / "scores.csv"
-    link.symlink_to(target)
-    for write, text in [(lambda: atomic_write_text(link, "new\n"), "new\n"), (lambda: write_text(link, "json"), "json")]:
-        write()
-        assert link.is_symlink() and os.readlink(link) == str(target)  # the link is kept ...
-        assert target.read_text() == text  # ... and the file it names has the new content
-        assert _left_over(tmp_path) == [] and _left_over(tmp_path / "real") == []
-    dangling = tmp_path / "later.csv"
-    dangling.symlink_to(tmp_path / "real" / "later.csv")
-    atomic_write_text(dangling, "first\n")
-    assert dangling.is_symlink() and (tmp_path / "real" / "later.csv").read_text() == "first\n"
-    report = tmp_path / "real" / "report"
-    report.mkdir()
-    (report / "old.png").write_text("old")
-    (tmp_path / "report").symlink_to(report)
-    with atomic_directory(tmp_path / "report") as tmp:
-        (tmp / "new.png").write_text("new")
-    assert (tmp_path / "report").is_symlink() and sorted(os.listdir(report)) == ["new.png"]
-
-
-def test_atomic_directory_replaces_the_whole_directory_or_nothing(tmp_path):
-    out = tmp_path / "report"
-    out.mkdir()
-    (out / "old.png").write_text("old")
-    with pytest.raises(KeyboardInterrupt):
-        with atomic_directory(out) as tmp:
-            (tmp / "new.png").write_text("new")
-            raise KeyboardInterrupt
-    assert sorted(os.listdir(out)) == ["old.png"] and _left_over(tmp_path) == []
-    with atomic_directory(out) as tmp:
-        (tmp / "new.png").write_text("new")
-    assert sorted(os.listdir(out)) == ["new.png"] and _left_over(tmp_path) == []  # no mix of old and new
 
 
 def test_library_writers_are_atomic(tmp_path, monkeypatch):

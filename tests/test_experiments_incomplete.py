@@ -1,16 +1,13 @@
 """Tests of experiments/incomplete.py and experiments/incomplete_plots.py (incomplete judgments).
 
 Independent references used here:
-* the reduced qrels are written to a temporary qrels file and a few TREC-9 runs are re-judged from scratch
-  with ``metrics.judge`` (no reuse of the tensor's document ids), then every measure is compared;
 * Kendall's tau against ``scipy.stats.kendalltau`` (tau-b);
 * Φ against ``gtheory.gstudy(...).phi``;
 * the confusion matrix against a hand-built case whose decisions are worked out in the comments;
-* the sampling formula min(count, max(minimum, ceil(f * count))) written out per topic in plain Python.
+* the sampling itself (metrics/reduce.py) is tested in test_metrics_reduce.py.
 """
 from __future__ import annotations
 
-import glob
 import math
 
 import matplotlib
@@ -25,7 +22,7 @@ import scipy.stats
 import gtheory
 import metrics
 from metrics import ABSENT, UNJUDGED, JudgedRuns
-from conftest import load_matrix, shared
+from conftest import load_matrix
 from experiments import (
     SignificanceConfusion,
     bootstrap_asl,
@@ -42,8 +39,6 @@ from experiments import (
     tuned_stability_under_incompleteness,
     tau_ap,
 )
-
-FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
 
 
 @pytest.fixture(scope="module")
@@ -89,171 +84,6 @@ def synthetic() -> JudgedRuns:
         systems=("a", "b"), topics=tuple(str(t) for t in range(T)),
         n_retrieved=np.full((S, T), K, dtype=np.int32),
     )
-
-
-def expected_kept(count: int, f: float, minimum: int) -> int:
-    """Buckley & Voorhees / Bompada: min(count, max(minimum, ceil(f * count))), in plain Python."""
-    need = math.ceil(round(f * count, 9))
-    return min(count, max(minimum, need))
-
-
-def per_topic_counts(j: JudgedRuns, mask: np.ndarray) -> tuple[list[int], list[int]]:
-    rel, non = [], []
-    for t in range(j.n_topics):
-        lo, hi = j.qrels_offsets[t], j.qrels_offsets[t + 1]
-        g = j.levels[j.qrels_level[lo:hi]]
-        m = mask[lo:hi]
-        rel.append(int((m & (g >= 1)).sum()))
-        non.append(int((m & (g < 1)).sum()))
-    return rel, non
-
-
-# ------------------------------------------------------------------------------------------ sampling
-@pytest.mark.parametrize("f", FRACTIONS)
-def test_minimums_and_counts_synthetic(f):
-    j = synthetic()
-    mask = reduction_mask(j, f, seed=3)
-    rel, non = per_topic_counts(j, mask)
-    R, N = per_topic_counts(j, np.ones_like(mask))
-    assert R == [0, 1, 3, 40, 7] and N == [5, 3, 30, 200, 12]  # -2 counts as non-relevant
-    assert rel == [expected_kept(r, f, 1) for r in R]
-    assert non == [expected_kept(n, f, 10) for n in N]
-
-
-@pytest.mark.parametrize("f", [0.5, 0.1, 0.05])
-def test_minimums_and_counts_trec9(trec9, f):
-    r = reduce_qrels(trec9, f, seed=11)
-    R, N = trec9.n_relevant(), trec9.n_nonrelevant()
-    assert r.n_relevant().tolist() == [expected_kept(int(x), f, 1) for x in R]
-    assert r.n_nonrelevant().tolist() == [expected_kept(int(x), f, 10) for x in N]
-    assert (r.n_relevant() >= np.minimum(R, 1)).all() and (r.n_nonrelevant() >= np.minimum(N, 10)).all()
-
-
-def test_rounding_options_and_minimums_keywords():
-    j = synthetic()
-    R, N = [0, 1, 3, 40, 7], [5, 3, 30, 200, 12]
-    rel, non = per_topic_counts(j, reduction_mask(j, 0.3, seed=0, rounding="floor", min_relevant=2, min_nonrelevant=0))
-    assert rel == [min(r, max(2, math.floor(0.3 * r + 1e-9))) for r in R]
-    assert non == [math.floor(0.3 * n + 1e-9) for n in N]
-    rel, _ = per_topic_counts(j, reduction_mask(j, 0.3, seed=0, rounding="round", min_relevant=0))
-    assert rel == [0, 0, 1, 12, 2]  # 0.3 * (0, 1, 3, 40, 7) = 0, .3, .9, 12, 2.1 rounded half up
-
-
-def test_relevance_level_moves_grade_1_to_nonrelevant():
-    j = synthetic()
-    mask = reduction_mask(j, 0.05, seed=0, relevance_level=2)
-    # topic 3: 10 grade-2 docs are "relevant" (keep max(1, ceil(.5)) = 1), 230 others (keep max(10, ceil(11.5)) = 12)
-    lo, hi = j.qrels_offsets[3], j.qrels_offsets[4]
-    g = j.levels[j.qrels_level[lo:hi]]
-    m = mask[lo:hi]
-    assert (m & (g >= 2)).sum() == 1 and (m & (g < 2)).sum() == 12
-
-
-def test_nested_across_fractions(trec9):
-    masks = reduction_mask(trec9, list(FRACTIONS), seed=5)
-    for big, little in zip(masks[:-1], masks[1:]):
-        assert (little <= big).all() and little.sum() < big.sum()
-    # same through the tensors: judged positions at f = 0.1 are judged (same grade) at f = 0.3
-    r1, r3 = reduce_qrels(trec9, 0.1, seed=5), reduce_qrels(trec9, 0.3, seed=5)
-    j1, j3 = r1.grades >= 0, r3.grades >= 0
-    assert (j1 <= j3).all()
-    assert np.array_equal(r1.levels[r1.grades[j1]], r3.levels[r3.grades[j1]])
-    assert np.array_equal(r3.levels[r3.grades[j3]], trec9.levels[trec9.grades[j3]])
-
-
-def test_proportions_close_to_f(trec9):
-    R, N = trec9.n_relevant(), trec9.n_nonrelevant()
-    for f in (0.7, 0.5, 0.3, 0.1):
-        mask = reduction_mask(trec9, f, seed=2)
-        rel, non = per_topic_counts(trec9, mask)
-        big = R >= 50
-        assert np.all(np.abs(np.array(rel)[big] / R[big] - f) <= 1 / R[big] + 1e-12)
-        assert np.all(np.abs(np.array(non) / N - f) <= np.maximum(1 / N, 10 / N) + 1e-12)
-        assert abs(mask.mean() - f) < 0.01
-
-
-def test_inclusion_is_uniform_within_a_stratum():
-    # topic 3 has 200 non-relevant documents; at f = 0.3 each should be kept with probability 60/200
-    j = synthetic()
-    lo = j.qrels_offsets[3]
-    non = lo + 40 + np.arange(200)
-    hits = np.zeros(200)
-    n_seeds = 400
-    for s in range(n_seeds):
-        hits += reduction_mask(j, 0.3, seed=s)[non]
-    p = 60 / 200
-    z = (hits / n_seeds - p) / math.sqrt(p * (1 - p) / n_seeds)
-    assert np.abs(z).max() < 4.5  # no document favoured (Bonferroni over 200 docs)
-    chi2 = float((z ** 2).sum())
-    assert scipy.stats.chi2.sf(chi2, df=200) > 1e-4
-
-
-def test_seeds_reproducible_and_distinct(trec9):
-    a = reduction_mask(trec9, 0.3, seed=7)
-    assert np.array_equal(a, reduction_mask(trec9, 0.3, seed=7))
-    assert np.array_equal(a, reduction_mask(trec9, 0.3, seed=np.random.default_rng(7)))
-    b = reduction_mask(trec9, 0.3, seed=8)
-    assert not np.array_equal(a, b) and a.sum() == b.sum()
-    r1, r2 = reduce_qrels(trec9, 0.3, seed=7), reduce_qrels(trec9, 0.3, seed=7)
-    assert np.array_equal(r1.grades, r2.grades) and np.array_equal(r1.doc_ids, r2.doc_ids)
-
-
-def test_fraction_one_is_identity(trec9):
-    r = reduce_qrels(trec9, 1.0, seed=3)
-    assert np.array_equal(r.grades, trec9.grades)
-    assert np.array_equal(r.doc_ids, trec9.doc_ids)
-    assert np.array_equal(r.qrels_level, trec9.qrels_level)
-    assert r.report["reduction"]["fraction"] == 1.0
-
-
-@pytest.mark.parametrize(
-    "kwargs, exc, match",
-    [
-        (dict(fraction=0.0), ValueError, r"`fraction` must lie in \(0, 1\]"),
-        (dict(fraction=1.5), ValueError, r"`fraction` must lie in \(0, 1\] \(the share of judgments kept\); got 1.5"),
-        (dict(fraction="half"), TypeError, "`fraction` must be a number"),
-        (dict(fraction=0.5, rounding="up"), ValueError, "`rounding` must be one of"),
-        (dict(fraction=0.5, min_relevant=-1), ValueError, "`min_relevant` must be an integer >= 0"),
-        (dict(fraction=0.5, seed="x"), TypeError, "`seed` must be a non-negative integer, None or a numpy.random.Generator"),
-    ],
-)
-def test_reduce_qrels_errors(trec9, kwargs, exc, match):
-    with pytest.raises(exc, match=match):
-        reduce_qrels(trec9, **kwargs)
-
-
-def test_reduce_qrels_rejects_non_tensor():
-    with pytest.raises(TypeError, match="`judged` must be a metrics.JudgedRuns"):
-        reduce_qrels(np.zeros((3, 3)), 0.5)
-
-
-# --------------------------------------------------------------- tensor path vs re-judging from scratch
-def test_reduced_tensor_equals_rejudged_reduced_qrels_file(tmp_path):
-    trec9_dir = shared("trec9-web-wt10g")
-    QRELS = trec9_dir / "qrels.trec9.web.451-500.txt"
-    runs = sorted(glob.glob(f"{trec9_dir}/runs_full_xz/*.xz"))[::26][:4]
-    full = metrics.judge(runs, QRELS, workers=1)
-    mask = reduction_mask(full, 0.2, seed=4)
-
-    # qrels lines in the tensor's judged-document order: topics in natural order, file order within a topic
-    q = metrics.read_qrels(QRELS)
-    topic_pos = pd.Index(list(full.topics)).get_indexer(q.topic)
-    order = np.argsort(topic_pos, kind="stable")
-    assert np.array_equal(q.grade[order], full.levels[full.qrels_level])  # the mapping lines up
-    kept = order[mask]
-    lines = [f"{t} 0 {d} {int(g)}" for t, d, g in zip(q.topic[kept], q.docno[kept], q.grade[kept])]
-    path = tmp_path / "qrels.reduced.txt"
-    path.write_text("\n".join(lines) + "\n")
-
-    rejudged = metrics.judge(runs, path, workers=1)
-    reduced = reduce_qrels(full, 0.2, seed=4)
-    assert rejudged.systems == reduced.systems and rejudged.topics == reduced.topics
-    assert np.array_equal(rejudged.n_relevant(), reduced.n_relevant())
-    for m in ("AP", "P@10", "nDCG@100", "nDCG", "Bpref", "infAP", "RBP(p=0.8)"):
-        for cond in (False, True):
-            a = metrics.evaluate(reduced, m, judged_only=cond)
-            b = metrics.evaluate(rejudged, m, judged_only=cond)
-            np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=0, atol=1e-12, err_msg=f"{m} {cond}")
 
 
 # -------------------------------------------------------------------------------- confusion matrix

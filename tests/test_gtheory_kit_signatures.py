@@ -1,96 +1,65 @@
-"""One signature style (gtheory.kit.signatures, docs/architecture.md "The shared vocabulary"): the shared parameters
-``progress``, ``seed`` and ``n_resamples`` have one type and one meaning in every public function, and an old
-spelling keeps working for one release."""
+"""Tests of gtheory/kit/signatures.py: keyword-only parameters and renamed parameters keep old calls working for
+one release, each with a FutureWarning that names the new spelling.
+
+Reference: Python's own call semantics (what the undecorated function accepts), via ``inspect.signature``.
+"""
 from __future__ import annotations
 
 import inspect
 import warnings
 
-import numpy as np
 import pytest
 
-import experiments
-import gtheory
-import metrics
-import optimize
-from gtheory.kit.checks import fixed_seed
-from gtheory.kit.signatures import renamed
-
-PROGRESS = "bool | str | Callable[[str], Any]"
-SEED = "int | np.random.Generator | None"
-#: silent by default for now (their modules are being split; docs/architecture.md says so)
-PROGRESS_NOT_YET = {"experiments.sweep", "experiments.run_study"}
+from gtheory.kit.signatures import keyword_only, renamed
 
 
-def _public_functions():
-    seen = set()
-    for package in (gtheory, metrics, optimize, experiments):
-        for name in package.__all__:
-            obj = getattr(package, name)
-            fns = [(f"{package.__name__}.{name}", obj)] if inspect.isfunction(obj) else []
-            if inspect.isclass(obj) and obj.__module__.split(".")[0] == package.__name__:
-                fns += [(f"{package.__name__}.{name}.{m}", f) for m, f in vars(obj).items()
-                        if inspect.isfunction(f) and not m.startswith("_")]
-            for label, fn in fns:
-                if id(fn) not in seen:
-                    seen.add(id(fn))
-                    yield label, fn
+@keyword_only("cutoff", "level")
+def f(data, *, cutoff=10, level=0.9):
+    """A function of the new style: data first, the rest keyword-only."""
+    return data, cutoff, level
 
 
-FUNCTIONS = list(_public_functions())
-
-
-def _with(param: str):
-    return [(label, inspect.signature(fn).parameters[param]) for label, fn in FUNCTIONS
-            if param in inspect.signature(fn).parameters]
-
-
-def test_the_public_api_is_what_the_checks_below_look_at():
-    labels = {label for label, _ in FUNCTIONS}
-    assert {"experiments.bootstrap_asl", "gtheory.GStudy.bootstrap", "metrics.judge", "optimize.recommend"} <= labels
-
-
-def test_every_progress_parameter_has_one_type_and_the_auto_default():
-    found = _with("progress")
-    assert len(found) >= 9
-    bad = [f"{label}: {p.annotation} = {p.default!r}" for label, p in found
-           if label not in PROGRESS_NOT_YET and (p.annotation != PROGRESS or p.default != "auto")]
-    assert not bad, "\n".join(bad)
-
-
-def test_every_seed_parameter_takes_an_int_a_generator_or_none():
-    found = _with("seed")
-    assert len(found) >= 15
-    bad = [f"{label}: {p.annotation}" for label, p in found if p.annotation != SEED]
-    assert not bad, "\n".join(bad)
-
-
-def test_no_public_function_takes_B_any_more():
-    assert not [label for label, fn in FUNCTIONS if "B" in inspect.signature(fn).parameters]
-    assert len(_with("n_resamples")) >= 12
-
-
-def test_fixed_seed_is_one_int_for_every_kind_of_seed():
-    assert fixed_seed(7) == 7 and fixed_seed(np.int64(7)) == 7
-    a, b = fixed_seed(np.random.default_rng(3)), fixed_seed(np.random.default_rng(3))
-    assert a == b and isinstance(a, int) and 0 <= a < 2**63  # the same Generator state, the same seed
-    assert isinstance(fixed_seed(None), int) and isinstance(fixed_seed(np.random.SeedSequence(1)), int)
-    with pytest.raises(ValueError, match="`seed` must be a non-negative integer"):
-        fixed_seed(-1)
-    with pytest.raises(TypeError, match="`test_seed` must be"):
-        fixed_seed("0", "test_seed")
-
-
-def test_renamed_passes_the_new_name_through_and_warns_once_for_the_old():
-    @renamed("B", "n_resamples")
-    def f(x, *, n_resamples=10):
-        return x * n_resamples
-
+def test_keyword_calls_are_silent_and_the_signature_is_kept():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert f(2, n_resamples=3) == 6
-    with pytest.warns(FutureWarning, match=r"f\(\): `B` is now called `n_resamples`") as rec:
-        assert f(2, B=3) == 6
-    assert len(rec) == 1
-    with pytest.raises(TypeError, match="got both"):
-        f(2, B=3, n_resamples=3)
+        assert f([1], cutoff=5) == ([1], 5, 0.9)
+    assert str(inspect.signature(f)) == "(data, *, cutoff=10, level=0.9)" and f.__doc__.startswith("A function")
+    assert f.__name__ == "f"
+
+
+def test_positional_calls_still_work_with_a_warning_naming_the_keywords():
+    with pytest.warns(FutureWarning, match=r"f\(\): pass cutoff=... by keyword; positional use is deprecated"):
+        assert f([1], 5) == ([1], 5, 0.9)
+    with pytest.warns(FutureWarning, match=r"pass cutoff=..., level=... by keyword; positional uses are"):
+        assert f([1], 5, 0.5) == ([1], 5, 0.5)
+
+
+def test_too_many_or_repeated_arguments_are_type_errors():
+    with pytest.raises(TypeError, match=r"f\(\) takes 1 positional argument\(s\) but 4 were given; pass cutoff, "
+                                        r"level by keyword"):
+        f([1], 5, 0.5, 7)
+    with pytest.raises(TypeError, match=r"f\(\) got multiple values for argument 'cutoff'"):
+        f([1], 5, cutoff=6)
+
+
+@renamed("B", "n_resamples")
+def g(x, *, n_resamples=1000):
+    return x, n_resamples
+
+
+def test_renamed_parameter():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert g(0, n_resamples=5) == (0, 5)
+    with pytest.warns(FutureWarning, match=r"g\(\): `B` is now called `n_resamples`; the old name will stop working"):
+        assert g(0, B=50) == (0, 50)
+    with pytest.raises(TypeError, match=r"g\(\) got both 'B' and its new name 'n_resamples'; pass 'n_resamples' only"):
+        g(0, B=1, n_resamples=2)
+
+
+def test_the_warning_points_at_the_caller():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        f([1], 5)
+        g(0, B=1)
+    assert [x.filename for x in w] == [__file__, __file__]

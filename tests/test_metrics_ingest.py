@@ -1,5 +1,5 @@
 """Reading runs and qrels into the judged tensor: byte-order marks, repeated docnos over several files, run names,
-the byte-level reader against the string reader, the progress bar, and a property-based fuzz test of both readers
+the byte-level reader against the string reader, and a property-based fuzz test of both readers
 against an independent reference parser written here."""
 from __future__ import annotations
 
@@ -132,22 +132,6 @@ def test_byte_reader_equals_string_reader(tmp_path, label, text, ties):
     assert run.score.tolist() == ref.score[o].tolist()
     assert [np.signbit(x) for x in run.score] == [np.signbit(x) for x in ref.score[o]]
     assert run.line.tolist() == ref.line[o].tolist() and run.rank.tolist() == ref.rank.tolist()
-
-
-def test_progress_bar_on_stderr_only_when_asked(tmp_path, capsys, monkeypatch):
-    from metrics import _build
-
-    (tmp_path / "q").write_text(QRELS)
-    for n in "ab":
-        (tmp_path / n).write_text(RUN)
-    monkeypatch.setattr(_build.Progress.__init__, "__defaults__", ("judging runs", 0.0))  # show at once
-    judge([tmp_path / "a", tmp_path / "b"], tmp_path / "q", workers=1, progress=True)
-    assert "judging runs" in capsys.readouterr().err
-    judge([tmp_path / "a", tmp_path / "b"], tmp_path / "q", workers=1, progress=False)
-    assert capsys.readouterr().err == ""
-    # the default, "auto": captured stderr is not a terminal (as a pipe or a CI log), so no bar
-    judge([tmp_path / "a", tmp_path / "b"], tmp_path / "q", workers=1)
-    assert capsys.readouterr().err == ""
 
 
 # ------------------------------------------------------------------------------------------ fuzz test

@@ -128,15 +128,6 @@ def test_discount_families_hand_computed(toy, family, expected):
     assert np.allclose(metrics.discount_vector(family, 3, cutoff=3), d)
 
 
-def test_gain_families():
-    lv = np.array([-1.0, 0.0, 1.0, 2.0, 3.0])
-    assert metrics.gain_vector("linear", lv).tolist() == [0, 0, 1, 2, 3]
-    assert metrics.gain_vector("exponential", lv).tolist() == [0, 0, 1, 3, 7]
-    assert metrics.gain_vector("binary", lv).tolist() == [0, 0, 1, 1, 1]
-    assert metrics.gain_vector("binary(level=2)", lv).tolist() == [0, 0, 0, 1, 1]
-    assert metrics.gain_vector([0, 1, 5, 9], lv).tolist() == [0, 0, 1, 5, 9]
-
-
 # ------------------------------------------------------------------------------------------------- properties
 @pytest.fixture(scope="module")
 def trec9():

@@ -284,36 +284,6 @@ def test_check_tuning_compares_the_tuning_with_the_standard_configurations(resul
         experiments.check_tuning(judged, t, ["a+b+c"])
 
 
-def test_the_one_encoder():
-    from gtheory.kit.jsonio import dumps, number
-
-    obj = {2.0: np.float32(np.inf), np.int64(3): np.array([[1.0, np.nan]]), "t": (np.bool_(True), None),
-           "f": pd.DataFrame({"a": [1.5, -np.inf]}, index=pd.Index(["x", "y"], name="k"))}
-    assert _strict(dumps(obj)) == {"2.0": None, "3": [[1.0, None]], "t": [True, None],
-                                   "f": [{"k": "x", "a": 1.5}, {"k": "y", "a": None}]}
-    assert number(None) != number(None) and number(None, math.inf) == math.inf and number("inf") == math.inf
-    assert number(0.5) == 0.5
-
-
-def test_the_one_writer_is_atomic_with_the_usual_permissions(tmp_path):
-    """``json_text`` (every result's ``to_json``) writes through a renamed temporary file: a new file gets the
-    permissions of a new file (not mkstemp's owner-only ones), a replaced file keeps its own; no temporary is left."""
-    import os
-    import stat
-
-    from gtheory.kit.jsonio import json_text
-
-    mask = os.umask(0o022)
-    os.umask(mask)
-    new = tmp_path / "new.json"
-    assert json_text({"a": math.nan}, new, indent=None) == '{"a": null}' == new.read_text(encoding="utf-8")
-    assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~mask
-    new.chmod(0o640)
-    json_text({"a": 1}, new)
-    assert stat.S_IMODE(new.stat().st_mode) == 0o640 and _strict(new.read_text(encoding="utf-8")) == {"a": 1}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json"]
-
-
 #: the types with a picture (the others have none: a number, a table of numbers)
 PLOT_TYPES = ["GStudy", "GStudy (σ²(s) = 0)", "UnbalancedGStudy", "BootstrapResult", "Coverage", "DemoStudy",
               "Recommendation", "ParameterTuning", "RobustnessStudy", "Tuning", "Tuning (gain, failed)", "Study",

@@ -10,11 +10,6 @@ from pathlib import Path
 
 import pytest
 
-import gtheory
-import metrics
-import optimize
-from gtheory.kit.siblings import MARKER, ShadowedPackageError, require_siblings
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -73,17 +68,3 @@ def test_no_false_alarm_and_the_user_module_still_importable(tmp_path):
     r = run_in(tmp_path, "import gtheory, metrics; print(metrics.VALUE, gtheory.gstudy([[1, 2], [3, 5]]).n_systems)")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["7", "2"]
-
-
-def test_markers_and_in_process_check(monkeypatch):
-    import experiments
-
-    for pkg in (metrics, gtheory, optimize, experiments):
-        assert getattr(pkg, MARKER) == pkg.__name__
-    require_siblings("test", "metrics", "gtheory", "optimize", "experiments")  # ours: no error
-    fake = type(sys)("metrics")
-    fake.__file__ = "/somewhere/metrics.py"
-    monkeypatch.setitem(sys.modules, "metrics", fake)
-    with pytest.raises(ShadowedPackageError, match=r"finds the file /somewhere/metrics.py first on sys.path") as e:
-        require_siblings("optimize", "metrics")
-    assert isinstance(e.value, ImportError) and e.value.name == "metrics"

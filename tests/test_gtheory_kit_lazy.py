@@ -1,0 +1,86 @@
+"""Tests of gtheory/kit/lazy.py: a package's public names resolved on first use (PEP 562).
+
+Reference: the import system itself — ``sys.modules`` says what was imported — on a throw-away package written
+under tmp_path, and on the four packages of the distribution in a fresh interpreter.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def toy_package(tmp_path, monkeypatch):
+    """A package ``lazytoy`` with a function ``area`` in the submodule ``area.py`` (a name that is also a module)."""
+    pkg = tmp_path / "lazytoy"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(textwrap.dedent("""
+        from gtheory.kit.lazy import lazy_package
+        __getattr__, __dir__ = lazy_package(__name__, {"area": ("area", "UNIT"), "other": ("helper",)})
+    """))
+    (pkg / "area.py").write_text("UNIT = 'm2'\ndef area(w, h):\n    return w * h\n")
+    (pkg / "other.py").write_text("def helper():\n    return 42\n")
+    (pkg / "extra.py").write_text("VALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [m for m in sys.modules if m == "lazytoy" or m.startswith("lazytoy.")]:
+        monkeypatch.delitem(sys.modules, name)
+    yield
+    for name in [m for m in sys.modules if m == "lazytoy" or m.startswith("lazytoy.")]:
+        del sys.modules[name]
+
+
+def test_names_are_imported_on_first_use_and_cached(toy_package):
+    import lazytoy
+
+    assert "lazytoy.area" not in sys.modules and "lazytoy.other" not in sys.modules
+    assert lazytoy.helper() == 42
+    assert "lazytoy.other" in sys.modules and "lazytoy.area" not in sys.modules  # only what was used
+    assert "helper" in vars(lazytoy)  # cached in the namespace: __getattr__ is not called again
+    assert {"UNIT", "area", "helper"} <= set(dir(lazytoy))  # dir lists the lazy names before their first use
+    assert "UNIT" not in vars(lazytoy)
+
+
+def test_a_public_name_that_is_also_a_submodule_keeps_meaning_the_object(toy_package):
+    import lazytoy
+
+    assert lazytoy.area(2, 3) == 6  # the function, although importing area.py binds the module to the package
+    import lazytoy.area  # noqa: F401  (an explicit submodule import must not rebind the name either)
+
+    assert callable(lazytoy.area) and lazytoy.area(2, 3) == 6 and lazytoy.UNIT == "m2"
+    from lazytoy import area
+
+    assert area(1, 1) == 1
+
+
+def test_submodules_are_reachable_and_unknown_names_raise_attribute_error(toy_package):
+    import lazytoy
+
+    assert lazytoy.extra.VALUE == 7  # any submodule, as after an eager import
+    with pytest.raises(AttributeError, match=r"module 'lazytoy' has no attribute 'nothing'"):
+        lazytoy.nothing
+    with pytest.raises(AttributeError):
+        lazytoy.__wrapped__  # dunder names are never looked up as submodules
+
+
+def test_a_broken_submodule_reports_its_own_import_error(toy_package, tmp_path):
+    (tmp_path / "lazytoy" / "broken.py").write_text("import no_such_module_anywhere\n")
+    import lazytoy
+
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_anywhere"):
+        lazytoy.broken
+
+
+def test_import_of_the_packages_loads_none_of_their_modules():
+    # in a fresh interpreter: `import gtheory, metrics` imports the lazy machinery and no public module
+    code = ("import sys, gtheory, metrics; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('gtheory', 'metrics')))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    loaded = set(eval(r.stdout))
+    assert {"gtheory", "metrics", "gtheory.kit.lazy"} <= loaded
+    assert not loaded & {"gtheory.gstudy", "gtheory.balanced", "metrics.ndcg", "metrics.judged"}
