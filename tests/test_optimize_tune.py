@@ -22,6 +22,11 @@ def trec9():
 
 
 @pytest.fixture(scope="module")
+def j(trec9):
+    return trec9
+
+
+@pytest.fixture(scope="module")
 def discount100(trec9):
     return {s: optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=100, solver=s, starts=2)
             for s in ("slsqp", "lbfgsb", "cvxpy")}
