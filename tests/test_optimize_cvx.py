@@ -20,8 +20,6 @@ def test_gain_and_joint_solvers_agree(trec9):
         p = Problem(trec9, 20, what)
         x0 = p.normalise(np.ones(p.n))
         a, b = solve_slsqp(p, x0), solve_lbfgsb(p, x0)
-        from optimize.cvx import solve_cvx
-
         c = solve_cvx(p, x0)
         assert a.success and b.success and c.success
         assert abs(a.fun - b.fun) < 1e-9 and abs(a.fun - c.fun) < 1e-9
