@@ -152,35 +152,6 @@ def test_a_switch_names_a_measure_when_the_family_has_one(dl19):
     np.testing.assert_allclose(nd.to_numpy(), rec.ndcg(j).to_numpy(), atol=1e-12)
 
 
-def test_recommendation_protocol(small_rec, tmp_path, trec9):
-    r = small_rec
-    assert "Recommendation(" in repr(r) and r.verdict in r.summary()
-    assert "<table" in r._repr_html_() and r._repr_html_().count("<tr>") == len(r.table) + 1
-    text = r.to_json()
-    json.loads(text)  # strict JSON
-    assert "NaN" not in text and "Infinity" not in text
-    back = optimize.Recommendation.from_json(text)
-    assert back.verdict == r.verdict and back.choice == r.choice
-    assert back.table.equals(r.table.astype(back.table.dtypes.to_dict()))
-    np.testing.assert_array_equal(back.discount, r.discount)
-    path = tmp_path / "rec.json"
-    r.to_json(path)
-    t = optimize.Tuning.from_json(path)  # what `gtheory evaluate --tuning` reads
-    np.testing.assert_allclose(t.ndcg(trec9.judged).to_numpy(), r.ndcg(trec9.judged).to_numpy())
-    d = json.loads(path.read_text())
-    nd = metrics.ndcg(trec9.judged, gain=dict(zip(d["levels"], d["gain"])), discount=d["discount"], cutoff=d["cutoff"])
-    np.testing.assert_allclose(nd.to_numpy(), r.ndcg(trec9.judged).to_numpy())
-    for key, value, match in (("what", "both", "'what' must be"), ("adopt", "yes", "'adopt' must be"),
-                              ("table", {}, "'table' must be a list"), ("format", "x", "missing 'format'")):
-        with pytest.raises(ValueError, match=match):
-            optimize.Recommendation.from_json(json.dumps({**json.loads(text), key: value}))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    ax = r.plot()
-    assert len(ax.get_yticklabels()) == len(r.table)
-
-
 def test_corrected_interval_by_hand():
     d = np.array([0.01, 0.02, -0.005, 0.015])
     m, lo, hi = corrected_interval(d, n_test=25, n_fit=25)
