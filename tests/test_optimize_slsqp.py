@@ -1,13 +1,18 @@
 """Tests of optimize/slsqp.py: the SLSQP formulations, L-BFGS-B and the projection onto the feasible set."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import gtheory
 import metrics
 from optimize.objective import Problem
-from optimize.slsqp import solve_slsqp
+from optimize.slsqp import make_feasible, solve_lbfgsb, solve_slsqp
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +111,93 @@ def test_formulation_argument_error(trec9):
     p = Problem(trec9, 10, "discount", gain=[0, 1, 2])
     with pytest.raises(ValueError, match="`formulation` must be one of"):
         solve_slsqp(p, np.full(10, 0.1), formulation="fig1")
+
+
+# ------------------------------------------------------------- a tiny collection with an independent nDCG
+def tiny(seed: int = 0, S: int = 5, T: int = 6, D: int = 8):
+    """``(judged, G, ideal)``: S systems ranking D documents on T topics against random 0-2 grades (every topic
+    has a grade-2 document), with ``G[s, t, r]`` the grade at rank r + 1 and ``ideal[t]`` the grades sorted
+    down, worked out here from the scores (distinct, so no tie rule matters) without the package."""
+    rng = np.random.default_rng(seed)
+    grades = rng.integers(0, 3, (T, D))
+    grades[:, 0] = 2
+    scores = rng.random((S, T, D)) + np.linspace(0.0, 1.5, S)[:, None, None] * grades[None] / 2  # better systems
+    qrels = {f"t{t}": {f"d{i}": int(grades[t, i]) for i in range(D)} for t in range(T)}
+    runs = {f"s{s}": {f"t{t}": {f"d{i}": float(scores[s, t, i]) for i in range(D)} for t in range(T)}
+            for s in range(S)}
+    judged = metrics.judge(runs, qrels, progress=False)
+    assert judged.systems == tuple(runs) and judged.topics == tuple(qrels)
+    order = np.argsort(-scores, axis=-1)
+    G = np.take_along_axis(np.broadcast_to(grades, (S, T, D)), order, axis=-1).astype(float)
+    ideal = -np.sort(-grades, axis=-1).astype(float)
+    return judged, G, ideal
+
+
+def ndcg_by_hand(G, ideal, gain, discount):
+    """nDCG_st = sum_r gain[G_str] d_r / sum_r gain[ideal_tr] d_r for a gain per grade and a discount per rank."""
+    k = len(discount)
+    gain = np.asarray(gain, dtype=float)
+    return (gain[G[..., :k].astype(int)] @ discount) / (gain[ideal[:, :k].astype(int)] @ discount)
+
+
+def phi1_by_hand(X):
+    """Φ(1) = σ²_s / (σ²_s + σ²_t + σ²_e) from the two-way ANOVA mean squares (Brennan 2001), raw (unclipped)."""
+    S, T = X.shape
+    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
+    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
+    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
+    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    vs, vt, ve = (MSs - MSe) / T, (MSt - MSe) / S, MSe
+    return vs / (vs + vt + ve)
+
+
+def test_make_feasible_by_hand():
+    j, _, _ = tiny(1)
+    p = Problem(j, 4, "joint")  # discount d1..d4, then the gains of grades 1 and 2
+    x = np.array([0.2, 0.5, -0.1, 0.3, 3.0, 1.0])
+    # clip at 0 -> [0.2, 0.5, 0, 0.3 | 3, 1]; running min -> [0.2, 0.2, 0, 0]; running max -> [3, 3]; sum 1 each
+    np.testing.assert_allclose(make_feasible(p, x), [0.5, 0.5, 0.0, 0.0, 0.5, 0.5], atol=1e-15)
+    # an all-zero block becomes uniform
+    np.testing.assert_allclose(make_feasible(p, np.r_[np.zeros(4), 1.0, 2.0]), [0.25] * 4 + [1 / 3, 2 / 3],
+                               atol=1e-15)
+    free = Problem(j, 4, "discount", monotone_discount=False)
+    np.testing.assert_allclose(make_feasible(free, [0.1, 0.3, -1.0, 0.6]), [0.1, 0.3, 0.0, 0.6], atol=1e-15)
+
+
+@settings(max_examples=50, deadline=None)
+@given(arrays(np.float64, 6, elements=st.floats(-5, 5, allow_nan=False)))
+def test_make_feasible_is_feasible_and_keeps_feasible_points(x):
+    p = _joint4()
+    y = make_feasible(p, x)
+    assert p.violation(y) <= 1e-12
+    np.testing.assert_allclose(make_feasible(p, y), y, atol=1e-15)  # a feasible point is left alone
+
+
+@functools.lru_cache(maxsize=1)
+def _joint4():
+    return Problem(tiny(1)[0], 4, "joint")
+
+
+@pytest.mark.parametrize("solve", [solve_slsqp, solve_lbfgsb])
+def test_gain_optimum_against_a_brute_force_grid(solve):
+    # with grades 0, 1, 2 the feasible gains are (g1, g2) = (a, 1 - a), 0 <= a <= 1/2: Φ(1) of nDCG@5 with the
+    # log2 discount, by hand, on a grid of 20001 values of a; the solvers must reach the grid's best, and their
+    # answer must lie within a grid step of its argmax (the objective is smooth with one interior peak here)
+    j, G, ideal = tiny(1)
+    p = Problem(j, 5, "gain", discount="log2")
+    d = 1 / np.log2(np.arange(2, 7))
+    a = np.linspace(0, 0.5, 20001)
+    f = np.array([phi1_by_hand(ndcg_by_hand(G, ideal, [0, v, 1 - v], d)) for v in a])
+    r = solve(p, p.normalise(np.ones(2)))
+    assert r.success, r.message
+    assert r.fun >= f.max() - 1e-12  # both stop on Δf < 1e-12 or the projected gradient
+    assert 0 < a[f.argmax()] < 0.5  # the premise: an interior peak
+    assert abs(r.x[0] - a[f.argmax()]) <= 2 * (a[1] - a[0]) + 1e-6
+    assert r.fun == pytest.approx(phi1_by_hand(ndcg_by_hand(G, ideal, [0, *r.x], d)), abs=1e-12)
+
+
+def test_lbfgsb_result_is_labelled_and_feasible(trec9):
+    p = Problem(trec9, 10, "discount", gain=[0, 1, 2])
+    r = solve_lbfgsb(p, np.linspace(2, 1, 10))
+    assert r.solver == "lbfgsb" and r.success and p.violation(r.x) <= 1e-9
+    assert r.njev > 0 and r.nfev >= r.njev
