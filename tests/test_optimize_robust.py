@@ -10,7 +10,7 @@ import pytest
 import gtheory
 import metrics
 import optimize
-from optimize.objective import Problem
+from optimize.robust import minimax_problems
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +175,86 @@ def test_minimax_maximises_the_worst_phi1_and_reports_phi_at_each_own_topic_coun
     assert f"small@10: {by['small@10']['fun']:.4f} [Φ(10) = {by['small@10']['phi']:.4f}]" in text
     # the docstring says so
     assert "**not** the worst :math:`\\Phi_i(n_i)`" in optimize.optimize_minimax.__doc__
+
+
+# ------------------------------------------------------------- a tiny collection with an independent nDCG
+def tiny(seed: int = 0, S: int = 5, T: int = 6, D: int = 8):
+    """``(judged, G, ideal)``: S systems ranking D documents on T topics against random 0-2 grades (every topic
+    has a grade-2 document), with ``G[s, t, r]`` the grade at rank r + 1 and ``ideal[t]`` the grades sorted
+    down, worked out here from the scores (distinct, so no tie rule matters) without the package."""
+    rng = np.random.default_rng(seed)
+    grades = rng.integers(0, 3, (T, D))
+    grades[:, 0] = 2
+    scores = rng.random((S, T, D)) + np.linspace(0.0, 1.5, S)[:, None, None] * grades[None] / 2  # better systems
+    qrels = {f"t{t}": {f"d{i}": int(grades[t, i]) for i in range(D)} for t in range(T)}
+    runs = {f"s{s}": {f"t{t}": {f"d{i}": float(scores[s, t, i]) for i in range(D)} for t in range(T)}
+            for s in range(S)}
+    judged = metrics.judge(runs, qrels, progress=False)
+    assert judged.systems == tuple(runs) and judged.topics == tuple(qrels)
+    order = np.argsort(-scores, axis=-1)
+    G = np.take_along_axis(np.broadcast_to(grades, (S, T, D)), order, axis=-1).astype(float)
+    ideal = -np.sort(-grades, axis=-1).astype(float)
+    return judged, G, ideal
+
+
+def ndcg_by_hand(G, ideal, gain, discount):
+    """nDCG_st = sum_r gain[G_str] d_r / sum_r gain[ideal_tr] d_r for a gain per grade and a discount per rank."""
+    k = len(discount)
+    gain = np.asarray(gain, dtype=float)
+    return (gain[G[..., :k].astype(int)] @ discount) / (gain[ideal[:, :k].astype(int)] @ discount)
+
+
+def phi1_by_hand(X):
+    """Φ(1) = σ²_s / (σ²_s + σ²_t + σ²_e) from the two-way ANOVA mean squares (Brennan 2001), raw (unclipped)."""
+    S, T = X.shape
+    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
+    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
+    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
+    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    vs, vt, ve = (MSs - MSe) / T, (MSt - MSe) / S, MSe
+    return vs / (vs + vt + ve)
+
+
+def test_minimax_gain_over_two_tiny_collections_is_the_brute_force_maximin():
+    # max over gains (a, 1 - a), a in [0, 1/2], of min(Φ_A(1), Φ_B(1)) of nDCG@5 with log2, by hand on a grid
+    (ja, Ga, Ia), (jb, Gb, Ib) = tiny(1), tiny(3)
+    d = 1 / np.log2(np.arange(2, 7))
+    a = np.linspace(0, 0.5, 5001)
+    fa = np.array([phi1_by_hand(ndcg_by_hand(Ga, Ia, [0, v, 1 - v], d)) for v in a])
+    fb = np.array([phi1_by_hand(ndcg_by_hand(Gb, Ib, [0, v, 1 - v], d)) for v in a])
+    worst = np.minimum(fa, fb)
+    u = optimize.optimize_minimax([ja, jb], what="gain", cutoffs=5, labels=["A", "B"], starts=2)
+    assert u.success
+    by = {p["label"]: p["fun"] for p in u.per_problem}
+    assert set(by) == {"A@5", "B@5"}
+    # the epigraph SLSQP stops on Δf < 1e-12: at least the grid's best worst case
+    assert min(by.values()) >= worst.max() - 1e-9
+    g = u.gain[u.levels > 0]
+    assert by["A@5"] == pytest.approx(phi1_by_hand(ndcg_by_hand(Ga, Ia, [0, *g], d)), abs=1e-12)
+    assert by["B@5"] == pytest.approx(phi1_by_hand(ndcg_by_hand(Gb, Ib, [0, *g], d)), abs=1e-12)
+    assert abs(g[0] - a[worst.argmax()]) <= 1e-3  # the maximin point, up to a few grid steps
+
+
+def test_minimax_problems_labels_and_layout():
+    ja, jb = tiny(1)[0], tiny(3)[0]
+    problems, names, layout = minimax_problems([ja, jb], "discount", [3, 5], labels=["A", "B"])
+    assert names == ["A@3", "A@5", "B@3", "B@5"]
+    assert [p.cutoff for p in problems] == [3, 5, 3, 5] and layout.cutoff == 5 and layout.n == 5
+    _, names, _ = minimax_problems(ja, "gain", 4)
+    assert names == ["collection-1@4"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (([], "discount", [5]), "`collections` must hold at least one JudgedRuns."),
+    ((None, "discount", []), "`cutoffs` must hold at least one cut-off."),
+    ((None, "discount", [5, 0]), "`cutoffs` must hold positive integers; got 0."),
+    ((None, "discount", [True]), "`cutoffs` must hold positive integers; got True."),
+    ((None, "both", [5]), "`what` must be 'discount', 'gain' or 'joint'; got 'both'."),
+])
+def test_minimax_problems_refusals(args, message):
+    j = tiny(1)[0]
+    collections, what, cutoffs = args
+    with pytest.raises(ValueError, match=re.escape(message)):
+        minimax_problems([j] if collections is None else collections, what, cutoffs)
+    with pytest.raises(ValueError, match=re.escape("`labels` has 1 entries for 2 collections.")):
+        minimax_problems([j, j], "discount", [5], labels=["x"])
