@@ -11,6 +11,8 @@ matplotlib.use("Agg")
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gtheory
 import metrics
@@ -111,3 +113,39 @@ def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff():
                                               judged_only=True, tune_options={"starts": 1})
     assert set(df.discount) >= {"log2"} and len(df.discount.unique()) == 2
     assert (df.phi > 0).all()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=7), st.floats(0.05, 0.95))
+def test_knee_is_the_definition_brute_forced(values, threshold):
+    # Bompada et al.'s knee (module docstring, Notes): the smallest f with value >= threshold at f and at every
+    # larger f of the grid; NaN when the largest f already fails
+    fractions = [1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05][:len(values)]
+    df = pd.DataFrame({"measure": "m", "judged_only": False, "fraction": fractions, "seed": 0, "tau": values})
+    got = knee(df, threshold).iloc[0]
+    ok = [f for f in fractions if all(v >= threshold for g, v in zip(fractions, values) if g >= f)]
+    if ok:
+        assert got.knee == min(ok) and got.value_at_knee == values[fractions.index(min(ok))]
+    else:
+        assert math.isnan(got.knee) and math.isnan(got.value_at_knee)
+
+
+def test_knee_aggregates_seeds_before_comparing():
+    df = pd.DataFrame({"measure": "m", "judged_only": False, "fraction": [1, 1, .5, .5, .5], "seed": [0, 1, 0, 1, 2],
+                       "tau": [1.0, 1.0, 0.95, 0.95, 0.83]})
+    assert knee(df).loc[0, "knee"] == 0.5  # mean 0.91
+    assert knee(df, aggregate="median").loc[0, "knee"] == 0.5  # median 0.95
+    assert knee(df, aggregate="min").loc[0, "knee"] == 1.0  # min 0.83
+    assert knee(df).attrs == {"threshold": 0.9, "value": "tau", "aggregate": "mean"}
+
+
+def test_knee_refusals():
+    with pytest.raises(TypeError, match=r"`study` must be a DataFrame from incompleteness_study\(\)"):
+        knee([1, 2, 3])
+    with pytest.raises(ValueError, match="`study` has none of the group columns"):
+        knee(pd.DataFrame({"fraction": [1.0], "tau": [1.0]}))
+    df = pd.DataFrame({"measure": "m", "fraction": [1.0], "tau": [1.0]})
+    with pytest.raises(TypeError, match="`threshold` must be a number; got '0.9'"):
+        knee(df, "0.9")
+    with pytest.raises(ValueError, match="`aggregate`"):
+        knee(df, aggregate="max")
