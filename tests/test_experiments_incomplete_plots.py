@@ -5,7 +5,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 import metrics
@@ -47,4 +49,46 @@ def test_plots(study_small, small):
     assert ax.get_legend_handles_labels()[1] == ["log2", "zipf", "linear", "target 0.95"]
     with pytest.raises(ValueError, match="no 'power' column"):
         plot_discriminative_power(study_small.drop(columns="power"))
+    plt.close("all")
+
+
+def _hand_study():
+    # two curves, three fractions, two seeds; means, minima and maxima over the seeds are worked out below
+    return pd.DataFrame({
+        "measure": "AP", "judged_only": [False] * 6 + [True] * 6,
+        "fraction": [1.0, 1.0, 0.5, 0.5, 0.1, 0.1] * 2, "seed": [0, 1] * 6,
+        "tau": [1.0, 1.0, 0.9, 0.8, 0.6, 0.4, 1.0, 1.0, 0.95, 0.93, 0.9, 0.7],
+    })
+
+
+def test_each_curve_is_the_mean_over_seeds_with_a_min_max_band():
+    from matplotlib.collections import PolyCollection
+
+    ax = plot_tau_vs_fraction(_hand_study(), threshold=0.85)
+    plain, condensed = ax.lines[0], ax.lines[1]
+    np.testing.assert_allclose(plain.get_xdata(), [0.1, 0.5, 1.0])
+    np.testing.assert_allclose(plain.get_ydata(), [0.5, 0.85, 1.0], atol=1e-15)
+    np.testing.assert_allclose(condensed.get_ydata(), [0.8, 0.94, 1.0], atol=1e-15)
+    assert ax.get_legend_handles_labels()[1] == ["AP", "AP′ (condensed)", "τ = 0.85"]
+    assert ax.lines[2].get_ydata()[0] == 0.85  # the threshold line
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 2
+    # the band spans min..max over the seeds: at f = 0.1 of the plain curve, 0.4..0.6
+    ys = bands[0].get_paths()[0].vertices[:, 1]
+    assert ys.min() == pytest.approx(0.4) and ys.max() == pytest.approx(1.0)
+    plt.close("all")
+
+
+def test_plots_refuse_what_is_not_a_study():
+    with pytest.raises(TypeError, match=r"`study` must be the DataFrame of incompleteness_study\(\)"):
+        plot_tau_vs_fraction([1, 2])
+    with pytest.raises(ValueError, match=r"`value` 'nope' is not a column of the study"):
+        plot_tau_vs_fraction(_hand_study(), value="nope")
+
+
+def test_tuned_curves_are_labelled_by_discount_and_qrels():
+    df = pd.DataFrame({"discount": ["log2", "log2", "tuned", "tuned"], "tuned_on": ["", "", "full", "full"],
+                       "fraction": [1.0, 0.5] * 2, "seed": 0, "phi": [0.9, 0.8, 0.95, 0.85]})
+    ax = plot_phi_vs_fraction(df, target=0.9)
+    assert ax.get_legend_handles_labels()[1] == ["log2", "tuned (full qrels)", "target 0.9"]
     plt.close("all")
