@@ -4,8 +4,6 @@ outputs (LaTeX, Markdown, CSV, JSON) and the command line."""
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -226,29 +224,7 @@ def test_plot_draws_one_interval_per_pair():
 # ------------------------------------------------------------------------------------------ command line
 
 
-def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "gtheory", "compare", *args], capture_output=True, text=True,
-                          cwd=cwd)
 
 
-def test_cli_compare_on_a_score_csv_matches_the_api(tmp_path):
-    X = _matrix(m=4)
-    path = tmp_path / "s.csv"
-    X.rename_axis("system").to_csv(path)
-    r = _cli(str(path), "--test", "t", "--correction", "holm", "--format", "csv", "--pairs")
-    assert r.returncode == 0, r.stderr
-    from io import StringIO
-
-    got = pd.read_csv(StringIO(r.stdout))
-    ref = compare(X, test="t", correction="holm").table
-    np.testing.assert_allclose(got["p_adjusted"], ref["p_adjusted"], rtol=1e-9)
 
 
-def test_cli_compare_embedded_latex_and_errors(tmp_path):
-    r = _cli("--measure", "AP", "--top", "3", "--format", "latex", "--out", str(tmp_path / "t.tex"), "--quiet")
-    assert r.returncode == 0, r.stderr
-    assert r"\toprule" in (tmp_path / "t.tex").read_text()
-    bad = _cli("--measure", "AP", "--test", "tukey-hsd", "--correction", "holm")
-    assert bad.returncode == 2 and "tukey-hsd" in bad.stderr and "Traceback" not in bad.stderr
-    bad = _cli("--measure", "AP", "--baseline", "no-such-run")
-    assert bad.returncode == 2 and "no-such-run" in bad.stderr and "Traceback" not in bad.stderr

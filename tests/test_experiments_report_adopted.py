@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import metrics
-from experiments._adopted import KEPT_BASELINE, Adopted, adopted_from
+from experiments._adopted import KEPT_BASELINE, Adopted
 from experiments.cli import main
 from experiments.report import IN_SAMPLE, asl_legend, run_study, write_report
 
@@ -29,44 +29,6 @@ def study(report_quick_study):
 
 
 # ------------------------------------------------------------------------------------------- the adapter
-def test_adopted_from_a_recommendation_reproduces_its_ndcg(trec9):
-    import optimize
-
-    rec = optimize.recommend(trec9, cutoff=10, what="discount", n_splits=2, seed=0, progress=False)
-    a = adopted_from(rec)
-    assert (a.what, a.cutoff, a.switch) == ("discount", 10, rec.adopt)
-    # independent path: the recommendation's own Tuning.ndcg
-    assert np.abs(a.ndcg(trec9).to_numpy() - rec.ndcg(trec9).to_numpy()).max() < 1e-12
-    # the baseline is recognised from the vectors, not from a name
-    base = replace(a, gain=np.array([0.0, 2.0, 4.0]), discount=2.5 / np.log2(np.arange(2, 12)))
-    assert adopted_from(_FakeRec(base)).is_baseline
-    assert not adopted_from(_FakeRec(replace(base, discount=1.0 / np.arange(1, 11)))).is_baseline
-
-
-def test_adopted_from_reads_the_baseline_rule_fields():
-    """The engine with a baseline rule names its vectors ``gain_vector``/``discount_vector`` and its configuration
-    ``alternative_label`` / ``measure``; the adapter reads those when present."""
-    k = 10
-    rec = type("R", (), dict(what="discount", cutoff=k, adopt=True, verdict="adopt rbp", label="rbp",
-                             alternative_label="rbp(p=0.8)", measure="nDCG(discount=rbp(p=0.8),gain=linear)@10",
-                             levels=(0.0, 1.0, 2.0),
-                             gain_vector=(0.0, 1.0, 2.0), discount_vector=tuple(0.8 ** np.arange(k))))()
-    a = adopted_from(rec)
-    assert a.row_label == "adopted: rbp(p=0.8)" and not a.is_baseline
-    said = type("R", (), dict(vars(type(rec)), phi_meaning="Φ(n) is a share.", verdict="adopt rbp. Φ(n) is a share."))()
-    assert adopted_from(said).verdict == "adopt rbp."  # the report says what Φ means once, not per verdict
-    keep = type("R", (), dict(vars(type(rec)), adopt=False, measure="nDCG(discount=log2,gain=linear)@10",
-                              discount_vector=tuple(1 / np.log2(np.arange(2, k + 2)))))()
-    assert adopted_from(keep).row_label == KEPT_BASELINE
-
-
-class _FakeRec:
-    """The fields of a Recommendation the adapter reads, from an Adopted."""
-
-    def __init__(self, a: Adopted):
-        self.what, self.cutoff, self.adopt, self.label, self.choice = a.what, a.cutoff, a.switch, a.label, a.label
-        self.verdict, self.gain, self.discount = a.verdict, a.gain, a.discount
-        self.tuning = type("T", (), {"levels": a.levels})()
 
 
 # ------------------------------------------------------------------------------------------- title

@@ -8,7 +8,6 @@ import pytest
 import gtheory
 import metrics
 from optimize.objective import Problem, stability_and_gradient
-from optimize.parametrize import Parametrization
 
 
 @pytest.fixture(scope="module")
@@ -109,17 +108,6 @@ def test_stability_gradient_against_gtheory():
         assert rho == pytest.approx(float(gtheory.stability_ratio(X, obj)), rel=1e-12)
         fd = _fd_grad(lambda v: stability_and_gradient(v.reshape(7, 6), obj, grad=False)[0], X.ravel(), h=1e-4)
         np.testing.assert_allclose(W.ravel(), fd, rtol=1e-6, atol=1e-10)
-
-
-def test_parametrization_chain_rule(trec9):
-    p = Problem(trec9, 12, "joint")
-    par = Parametrization(p)
-    x = p.normalise(np.r_[np.sort(np.random.default_rng(4).random(12))[::-1], 0.3, 0.7])
-    z = par.to_z(x)
-    assert np.all(z >= 0)
-    np.testing.assert_allclose(par.to_x(z), x, atol=1e-15)
-    f, gz = par.value_and_grad(z)
-    np.testing.assert_allclose(gz, _fd_grad(lambda v: p.value(par.to_x(v)), z), rtol=1e-6, atol=1e-9)
 
 
 def test_problem_refusals(trec9):

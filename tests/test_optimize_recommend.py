@@ -79,78 +79,6 @@ def test_ratio_model_gradient_matches_finite_differences(trec9):
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-8)
 
 
-def test_family_fit_matches_a_fine_grid(trec9):
-    # the grid + Brent search finds the maximum of a fine hand-written grid over the family's parameter
-    j = trec9.judged
-    t = optimize.optimize_family(j, family="rbp", cutoff=20)
-    p_hat = float(t.message.split("p=")[1].rstrip(")"))
-    grid = np.linspace(0.01, 0.999, 2000)
-    phis = [gtheory.gstudy(metrics.ndcg(j, discount=f"rbp(p={p})", cutoff=20)).phi(1) for p in grid[::20]]
-    best = grid[::20][int(np.argmax(phis))]
-    assert abs(p_hat - best) <= 0.01 + 1e-9
-    assert t.phi_1 >= max(phis) - 1e-9
-    assert t.phi_1 == pytest.approx(t.gstudy.phi(1), abs=1e-12)
-
-
-@pytest.mark.parametrize("what", ["discount", "gain"])
-def test_family_derivatives_are_exact(dl19, what):
-    from optimize.families import FAMILIES, family_value_and_derivative
-
-    m = RatioModel(dl19.judged, 20, what)
-    for name, fam in FAMILIES[what].items():
-        if name == "topflat":
-            continue
-        lo, hi = sorted(fam.from_param(np.array(fam.bounds)))
-        for u in (lo + 0.3 * (hi - lo), lo + 0.71 * (hi - lo)):
-            f, d = family_value_and_derivative(m, fam, u)
-            h = 1e-6 * (hi - lo)
-            fd = (family_value_and_derivative(m, fam, u + h)[0] - family_value_and_derivative(m, fam, u - h)[0]) / (2 * h)
-            assert d == pytest.approx(fd, rel=1e-5, abs=1e-9), (name, u)
-
-
-def test_topflat_family_tries_every_m(trec9):
-    j = trec9.judged
-    t = optimize.optimize_family(j, family="topflat", cutoff=10)
-    best = 0.0
-    for m in range(1, 11):
-        for h in np.linspace(0, 1, 11):
-            d = np.where(np.arange(1, 11) <= m, 1.0, h)
-            best = max(best, gtheory.gstudy(metrics.ndcg(j, discount=d, cutoff=10)).phi(1))
-    assert t.phi_1 >= best - 1e-9
-
-
-def test_gain_families(dl19):
-    t = optimize.optimize_family(dl19.judged, family="power", cutoff=10, what="gain")
-    assert t.solver == "family:power" and t.what == "gain"
-    g = t.gain[t.levels > 0]
-    gamma = float(t.message.split("gamma=")[1].rstrip(")"))
-    np.testing.assert_allclose(g / g[0], (t.levels[t.levels > 0] ** gamma), rtol=1e-3)
-
-
-def test_regularised_lambda_zero_is_todays_tuner(trec9):
-    j = trec9.judged
-    r0 = optimize.optimize_regularised(j, cutoff=20, lam=0.0)
-    full = optimize.optimize_discount(j, gain="linear", cutoff=20)
-    assert r0.phi_1 == pytest.approx(full.phi_1, abs=2e-4)
-    # a strong penalty stays near the reference and is less stable in sample
-    r1 = optimize.optimize_regularised(j, cutoff=20, lam=100.0)
-    ref = metrics.discount_vector("log2", 20)
-    assert np.abs(r1.discount - ref / ref.sum()).max() < np.abs(r0.discount - ref / ref.sum()).max()
-    assert r1.phi_1 <= r0.phi_1 + 1e-9
-    sm = optimize.optimize_regularised(j, cutoff=20, lam=1.0, penalty="smooth")
-    assert np.all(np.diff(sm.discount) <= 1e-12)
-
-
-def test_regularised_and_family_refuse_bad_arguments(trec9):
-    j = trec9.judged
-    with pytest.raises(ValueError, match="`lam` must be a non-negative number"):
-        optimize.optimize_regularised(j, cutoff=10, lam=-1)
-    with pytest.raises(ValueError, match="`penalty` must be one of"):
-        optimize.optimize_regularised(j, cutoff=10, penalty="lasso")
-    with pytest.raises(ValueError, match="`family` must be one of"):
-        optimize.optimize_family(j, family="zipf", cutoff=10)
-
-
 # ---------------------------------------------------------------- recommend
 @pytest.fixture(scope="module")
 def small_rec(trec9):
@@ -222,35 +150,6 @@ def test_a_switch_names_a_measure_when_the_family_has_one(dl19):
         np.testing.assert_allclose(metrics.evaluate(j, rec.measure).to_numpy(), rec.ndcg(j).to_numpy(), atol=1e-12)
     nd = metrics.ndcg(j, gain=dict(zip(rec.levels, rec.gain_vector)), discount=list(rec.discount_vector), cutoff=100)
     np.testing.assert_allclose(nd.to_numpy(), rec.ndcg(j).to_numpy(), atol=1e-12)
-
-
-def test_recommendation_protocol(small_rec, tmp_path, trec9):
-    r = small_rec
-    assert "Recommendation(" in repr(r) and r.verdict in r.summary()
-    assert "<table" in r._repr_html_() and r._repr_html_().count("<tr>") == len(r.table) + 1
-    text = r.to_json()
-    json.loads(text)  # strict JSON
-    assert "NaN" not in text and "Infinity" not in text
-    back = optimize.Recommendation.from_json(text)
-    assert back.verdict == r.verdict and back.choice == r.choice
-    assert back.table.equals(r.table.astype(back.table.dtypes.to_dict()))
-    np.testing.assert_array_equal(back.discount, r.discount)
-    path = tmp_path / "rec.json"
-    r.to_json(path)
-    t = optimize.Tuning.from_json(path)  # what `gtheory evaluate --tuning` reads
-    np.testing.assert_allclose(t.ndcg(trec9.judged).to_numpy(), r.ndcg(trec9.judged).to_numpy())
-    d = json.loads(path.read_text())
-    nd = metrics.ndcg(trec9.judged, gain=dict(zip(d["levels"], d["gain"])), discount=d["discount"], cutoff=d["cutoff"])
-    np.testing.assert_allclose(nd.to_numpy(), r.ndcg(trec9.judged).to_numpy())
-    for key, value, match in (("what", "both", "'what' must be"), ("adopt", "yes", "'adopt' must be"),
-                              ("table", {}, "'table' must be a list"), ("format", "x", "missing 'format'")):
-        with pytest.raises(ValueError, match=match):
-            optimize.Recommendation.from_json(json.dumps({**json.loads(text), key: value}))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    ax = r.plot()
-    assert len(ax.get_yticklabels()) == len(r.table)
 
 
 def test_corrected_interval_by_hand():

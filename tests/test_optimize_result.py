@@ -15,7 +15,7 @@ import metrics
 import optimize
 
 # 4 x 3 of TREC-9 where even the stability-optimal gains leave σ²(system) < 0 (as _NEG_FINAL in
-# tests/test_optimize_solvers.py)
+# tests/test_optimize_tune.py)
 _NEG_FINAL = dict(systems=[47, 52, 77, 98], topics=[12, 15, 45])
 
 

@@ -1,0 +1,106 @@
+"""Tests of experiments/cli/compare.py: ``gtheory compare`` on score files and the embedded runs, its outputs and
+its refusals; p-values checked against scipy and statsmodels."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from io import StringIO
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from experiments.cli import main
+from experiments.compare import compare
+
+
+def _matrix(m=5, n=30, seed=0, shift=(0.3, 0.0, 0.05, 0.1, 0.0)):
+    rng = np.random.default_rng(seed)
+    X = rng.random((m, n)) * 0.6 + np.asarray(shift[:m])[:, None]
+    return pd.DataFrame(X, index=[f"run{i}" for i in range(m)], columns=[f"q{j}" for j in range(n)]).rename_axis(
+        index="system", columns="topic")
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "gtheory", "compare", *args], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def test_cli_compare_on_a_score_csv_matches_the_api(tmp_path):
+    X = _matrix(m=4)
+    path = tmp_path / "s.csv"
+    X.rename_axis("system").to_csv(path)
+    r = _cli(str(path), "--test", "t", "--correction", "holm", "--format", "csv", "--pairs")
+    assert r.returncode == 0, r.stderr
+    from io import StringIO
+
+    got = pd.read_csv(StringIO(r.stdout))
+    ref = compare(X, test="t", correction="holm").table
+    np.testing.assert_allclose(got["p_adjusted"], ref["p_adjusted"], rtol=1e-9)
+
+
+def test_cli_compare_embedded_latex_and_errors(tmp_path):
+    r = _cli("--measure", "AP", "--top", "3", "--format", "latex", "--out", str(tmp_path / "t.tex"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert r"\toprule" in (tmp_path / "t.tex").read_text()
+    bad = _cli("--measure", "AP", "--test", "tukey-hsd", "--correction", "holm")
+    assert bad.returncode == 2 and "tukey-hsd" in bad.stderr and "Traceback" not in bad.stderr
+    bad = _cli("--measure", "AP", "--baseline", "no-such-run")
+    assert bad.returncode == 2 and "no-such-run" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.fixture()
+def scores_csv(tmp_path):
+    X = _matrix(m=4)
+    path = tmp_path / "s.csv"
+    X.to_csv(path)
+    return X, path
+
+
+def test_pairs_csv_against_scipy_and_statsmodels(scores_csv, capsys):
+    X, path = scores_csv
+    assert main(["compare", str(path), "--test", "t", "--correction", "holm", "--format", "csv", "--pairs"]) == 0
+    got = pd.read_csv(StringIO(capsys.readouterr().out))
+    assert len(got) == 6 and set(got.measure) == {"score"}
+    p = []
+    for r in got.itertuples(index=False):  # every pair: the paired t-test of scipy on the two rows
+        ref = stats.ttest_rel(X.loc[r.a], X.loc[r.b]).pvalue
+        assert r.p == pytest.approx(ref, rel=1e-9)
+        p.append(ref)
+    np.testing.assert_allclose(got.p_adjusted, multipletests(p, method="holm")[1], rtol=1e-9)
+
+
+def test_baseline_compares_every_run_with_it(scores_csv, capsys):
+    X, path = scores_csv
+    assert main(["compare", str(path), "--baseline", "run1", "--test", "wilcoxon", "--format", "csv", "--pairs"]) == 0
+    got = pd.read_csv(StringIO(capsys.readouterr().out))
+    assert len(got) == 3 and (got[["a", "b"]] == "run1").any(axis=1).all()
+    for r in got.itertuples(index=False):
+        assert r.p == pytest.approx(stats.wilcoxon(X.loc[r.a], X.loc[r.b]).pvalue, rel=1e-9)
+
+
+def test_json_and_markdown_outputs(scores_csv, capsys, tmp_path):
+    _, path = scores_csv
+    out = tmp_path / "c.json"
+    assert main(["compare", str(path), "--format", "json", "--out", str(out), "--quiet"]) == 0
+    d = json.loads(out.read_text())  # strict JSON
+    assert d and capsys.readouterr().err == ""
+    assert main(["compare", str(path), "--format", "md"]) == 0
+    assert capsys.readouterr().out.lstrip().startswith("|")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--runs", "r", "--qrels", "q"], "give either SCORES.csv or the data options"),
+    (["--alpha", "1.5"], "--alpha must be in (0, 1); got 1.5."),
+    (["--test", "tukey-hsd", "--correction", "bh"], "--test tukey-hsd controls the family-wise error itself"),
+    (["--gain", "exponential"], "--gain applies to nDCG computed from runs"),
+    (["--top", "1"], "--top"),
+])
+def test_refusals_exit_2_with_the_option(scores_csv, argv, message, capsys):
+    _, path = scores_csv
+    assert main(["compare", str(path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -1,0 +1,147 @@
+"""Tests of optimize/cvx.py: the convex-concave (DCCP-style) solver and its model terms."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import metrics
+from optimize.objective import Problem
+from optimize.cvx import model_terms, solve_cvx
+from optimize.slsqp import solve_lbfgsb, solve_slsqp
+
+
+@pytest.fixture(scope="module")
+def trec9():
+    return metrics.load_trec9()
+
+
+def test_gain_and_joint_solvers_agree(trec9):
+    for what in ("gain", "joint"):
+        p = Problem(trec9, 20, what)
+        x0 = p.normalise(np.ones(p.n))
+        a, b = solve_slsqp(p, x0), solve_lbfgsb(p, x0)
+        c = solve_cvx(p, x0)
+        assert a.success and b.success and c.success
+        assert abs(a.fun - b.fun) < 1e-9 and abs(a.fun - c.fun) < 1e-9
+        assert p.violation(a.x) <= 1e-9 and p.violation(c.x) <= 1e-9
+
+
+# ------------------------------------------------------------- a tiny collection with an independent nDCG
+def tiny(seed: int = 0, S: int = 5, T: int = 6, D: int = 8):
+    """``(judged, G, ideal)``: S systems ranking D documents on T topics against random 0-2 grades (every topic
+    has a grade-2 document), with ``G[s, t, r]`` the grade at rank r + 1 and ``ideal[t]`` the grades sorted
+    down, worked out here from the scores (distinct, so no tie rule matters) without the package."""
+    rng = np.random.default_rng(seed)
+    grades = rng.integers(0, 3, (T, D))
+    grades[:, 0] = 2
+    scores = rng.random((S, T, D)) + np.linspace(0.0, 1.5, S)[:, None, None] * grades[None] / 2  # better systems
+    qrels = {f"t{t}": {f"d{i}": int(grades[t, i]) for i in range(D)} for t in range(T)}
+    runs = {f"s{s}": {f"t{t}": {f"d{i}": float(scores[s, t, i]) for i in range(D)} for t in range(T)}
+            for s in range(S)}
+    judged = metrics.judge(runs, qrels, progress=False)
+    assert judged.systems == tuple(runs) and judged.topics == tuple(qrels)
+    order = np.argsort(-scores, axis=-1)
+    G = np.take_along_axis(np.broadcast_to(grades, (S, T, D)), order, axis=-1).astype(float)
+    ideal = -np.sort(-grades, axis=-1).astype(float)
+    return judged, G, ideal
+
+
+def ndcg_by_hand(G, ideal, gain, discount):
+    """nDCG_st = sum_r gain[G_str] d_r / sum_r gain[ideal_tr] d_r for a gain per grade and a discount per rank."""
+    k = len(discount)
+    gain = np.asarray(gain, dtype=float)
+    return (gain[G[..., :k].astype(int)] @ discount) / (gain[ideal[:, :k].astype(int)] @ discount)
+
+
+def phi1_by_hand(X):
+    """Φ(1) = σ²_s / (σ²_s + σ²_t + σ²_e) from the two-way ANOVA mean squares (Brennan 2001), raw (unclipped)."""
+    S, T = X.shape
+    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
+    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
+    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
+    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    vs, vt, ve = (MSs - MSe) / T, (MSt - MSe) / S, MSe
+    return vs / (vs + vt + ve)
+
+
+def erho2_by_hand(X):
+    """Eρ²(1) = σ²_s / (σ²_s + σ²_e) from the same mean squares."""
+    S, T = X.shape
+    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
+    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
+    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    return ((MSs - MSe) / T) / ((MSs - MSe) / T + MSe)
+
+
+def central_gradient(f, x, h=1e-6):
+    # central differences: truncation O(h²·f''') ~ 1e-12 and rounding O(eps·|f|/h) ~ 1e-10 for these f ~ 1
+    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)])
+
+
+@pytest.fixture(scope="module")
+def tiny1():
+    return tiny(1)
+
+
+@pytest.mark.parametrize("objective", ["phi", "erho2"])
+def test_model_terms_by_hand(tiny1, objective):
+    # f, lam: the coefficient at x and its ratio ρ = f / (1 - f); Q: the curvature of the convex part, symmetric
+    # positive semi-definite; b: the gradient of the QP's objective at δ = 0, the negated gradient of N - λD,
+    # i.e. -D ∇ρ = -D (1 + λ)² ∇f with D = MS_t/n_s + (1 - 1/n_s) MS_st (Φ) or MS_st (Eρ²), module docstring
+    j, G, ideal = tiny1
+    p = Problem(j, 3, "discount", gain=[0, 1, 2], objective=objective)
+    x = p.normalise(np.array([3.0, 2.0, 1.0]))
+    coef = phi1_by_hand if objective == "phi" else erho2_by_hand
+    f_hand = lambda d: coef(ndcg_by_hand(G, ideal, [0, 1, 2], d))  # noqa: E731
+    f, lam, Q, b = model_terms(p, x)
+    assert f == pytest.approx(f_hand(x), abs=1e-14)  # the same sums in another order: rounding only
+    assert lam == pytest.approx(f / (1 - f), rel=1e-12)
+    np.testing.assert_array_equal(Q, Q.T)
+    assert np.linalg.eigvalsh(Q).min() >= -1e-12 * np.abs(Q).max()
+    X = ndcg_by_hand(G, ideal, [0, 1, 2], x)
+    S, T = X.shape
+    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
+    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
+    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    D = MSt / S + (1 - 1 / S) * MSe if objective == "phi" else MSe
+    # tolerance: the finite-difference gradient's error (~1e-10, central_gradient) relative to |∇f| ~ 0.1
+    np.testing.assert_allclose(b, -D * (1 + lam) ** 2 * central_gradient(f_hand, x), rtol=1e-6, atol=1e-10)
+
+
+def test_solve_cvx_reaches_the_brute_force_optimum_and_kkt(tiny1):
+    # nDCG@3 with linear gains: the feasible discounts d1 >= d2 >= d3 >= 0, sum 1, are the convex hull of
+    # (1,0,0), (1/2,1/2,0), (1/3,1/3,1/3); a grid of step 1/400 over the hull's barycentric weights, with
+    # nDCG and Φ(1) computed by hand, gives a lower bound of the maximum that the solver must reach
+    j, G, ideal = tiny1
+    p = Problem(j, 3, "discount", gain=[0, 1, 2])
+    r = solve_cvx(p, p.normalise(np.ones(3)))
+    assert r.success and r.solver == "cvxpy"
+    f_hand = lambda d: phi1_by_hand(ndcg_by_hand(G, ideal, [0, 1, 2], d))  # noqa: E731
+    h = 1 / 400
+    u1, u2 = (a.ravel() for a in np.meshgrid(np.arange(0, 1 + h / 2, h), np.arange(0, 1 + h / 2, h)))
+    keep = u1 + u2 <= 1 + 1e-12
+    w = np.c_[u1[keep], u2[keep], 1 - u1[keep] - u2[keep]]
+    V = np.array([[1, 0, 0], [1 / 2, 1 / 2, 0], [1 / 3, 1 / 3, 1 / 3]])
+    grid = np.array([f_hand(d) for d in w @ V])
+    assert r.fun >= grid.max() - 1e-12  # the solver stops on Δf < 1e-13
+    assert r.fun == pytest.approx(f_hand(r.x), abs=1e-12)
+    # a grid point is within h of the optimum, so Φ there is within ~‖∇f‖·h + c·h² of it: the solver's value
+    # may exceed the grid's best only by that much (‖∇f‖ ≤ 1 here)
+    assert r.fun <= grid.max() + 2 * h
+    # feasible, and on this data the optimum is interior (strictly decreasing, positive): KKT then says the
+    # gradient is normal to the one equality, i.e. all its components are equal. The solver stops within
+    # Δf ~ 1e-13, i.e. a distance ~ sqrt(2·1e-13/c) and a gradient residual ~ sqrt(2·1e-13·c) ~ 1e-6 for a
+    # curvature c ≲ 10; 1e-5 leaves a factor 10 (plus the finite-difference error, ~1e-10)
+    assert abs(r.x.sum() - 1) < 1e-12 and np.all(np.diff(r.x) < -1e-3) and r.x[-1] > 1e-3
+    g = central_gradient(f_hand, r.x)
+    assert np.abs(g - g.mean()).max() < 1e-5
+
+
+def test_solve_cvx_projects_an_infeasible_start(tiny1):
+    # an increasing, unnormalised start is projected first; the answer is the same optimum
+    j, _, _ = tiny1
+    p = Problem(j, 3, "discount", gain=[0, 1, 2])
+    a = solve_cvx(p, np.array([0.1, 0.5, 2.0]))
+    b = solve_cvx(p, p.normalise(np.ones(3)))
+    assert a.success and p.violation(a.x) <= 1e-9
+    assert a.fun == pytest.approx(b.fun, abs=1e-9)  # both within ~1e-13 of the optimum in Φ; 1e-9 as elsewhere

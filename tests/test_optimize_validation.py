@@ -1,0 +1,164 @@
+"""Tests of optimize/validation.py: topic-split cross-validation of a tuning."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import gtheory
+import metrics
+import optimize
+
+
+@pytest.fixture(scope="module")
+def trec9():
+    return metrics.load_trec9()
+
+
+@pytest.fixture(scope="module")
+def j(trec9):
+    return trec9
+
+
+def test_cross_validate_is_tidy_and_honest(trec9):
+    cv = optimize.cross_validate(trec9, what="discount", cutoff=20, n_splits=2, starts=1, seed=3)
+    assert set(cv.columns) >= {"split", "config", "part", "phi", "erho2", "topics_needed_phi", "n_topics"}
+    assert len(cv) == 2 * 4 * 2 and cv["success"].all()
+    tr = cv[cv.part == "train"].pivot(index="split", columns="config", values="phi_1")
+    # in sample the tuned discount beats every standard one (it maximises over a superset)
+    assert (tr["tuned"] >= tr[["log2", "zipf", "linear"]].max(axis=1) - 1e-12).all()
+    assert (cv[cv.part == "test"]["n_topics"] == 25).all()
+    with pytest.raises(ValueError, match="`n_splits` must be"):
+        optimize.cross_validate(trec9, n_splits=0)
+
+
+def test_cross_validate_row_matches_an_independent_computation(trec9):
+    # reference for one split: tune with optimize_discount on judged.subset(topics=train), score the
+    # held-out topics with metrics.ndcg and gtheory.gstudy — the public path, outside cross_validate
+    cv = optimize.cross_validate(trec9, what="discount", cutoff=100, gain=[0, 1, 2], n_splits=2, seed=5, starts=2)
+    rng = np.random.default_rng(5)
+    for split in range(2):
+        perm = rng.permutation(trec9.n_topics)  # the documented split rule: first half tunes
+        train, test = np.sort(perm[:25]), np.sort(perm[25:])
+        t = optimize.optimize_discount(trec9.subset(topics=train), gain=[0, 1, 2], cutoff=100, starts=2, seed=5)
+        held = trec9.subset(topics=test)
+        for config, disc in (("tuned", t.discount), ("log2", "log2"), ("zipf", "zipf")):
+            X = metrics.ndcg(held, gain=[0, 1, 2], discount=disc, cutoff=100).to_numpy()
+            g = gtheory.gstudy(X)
+            row = cv[(cv.split == split) & (cv.config == config) & (cv.part == "test")].iloc[0]
+            assert row.n_topics == 25
+            assert row.phi == pytest.approx(g.phi(25), abs=1e-10), (split, config)
+            assert row.erho2 == pytest.approx(g.erho2(25), abs=1e-10)
+            assert row.topics_needed_phi == g.topics_needed(0.95, level=None).n
+        tuned_train = cv[(cv.split == split) & (cv.config == "tuned") & (cv.part == "train")].iloc[0]
+        assert tuned_train.phi == pytest.approx(t.phi(), abs=1e-9)
+
+
+@pytest.mark.parametrize("kwargs, error, msg", [
+    # before: "cannot convert float NaN to integer"
+    (dict(train_fraction=float("nan")), ValueError,
+     "`train_fraction` must be a number strictly between 0 and 1; got nan."),
+    (dict(train_fraction="0.5"), ValueError, "`train_fraction` must be a number strictly between 0 and 1; got '0.5'."),
+    (dict(train_fraction=1.5), ValueError, "`train_fraction` must be a number strictly between 0 and 1; got 1.5."),
+    (dict(train_fraction=0.02), ValueError,
+     "`train_fraction` must leave at least 2 topics on each side; got 0.02 of 50"),
+    # before: raised from inside gtheory after the first split had been tuned
+    (dict(target=1.5), ValueError, "`target` must be a number strictly between 0 and 1; got 1.5."),
+    (dict(target=None), ValueError, "`target` must be a number strictly between 0 and 1; got None."),
+    (dict(seed=-1), ValueError, "`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1."),
+    (dict(seed="a"), TypeError, "`seed` must be a non-negative integer, None or a numpy.random.Generator; got 'a'."),
+    (dict(starts=0), ValueError, "`starts` must be a positive integer; got 0."),
+    (dict(solver="SLSQP"), ValueError, "`solver` must be one of"),
+    (dict(objective="Phi"), ValueError, "`objective` must be 'phi' or 'erho2'; got 'Phi'."),
+    (dict(n_splits=0), ValueError, "`n_splits` must be a positive integer; got 0."),
+    (dict(what="both"), ValueError, "`what` must be 'discount', 'gain' or 'joint'; got 'both'."),
+])
+def test_cross_validate_checks_arguments_before_tuning(j, monkeypatch, kwargs, error, msg):
+    def no_work(*args, **kw):
+        raise AssertionError("a split was tuned before the arguments were checked")
+
+    for name in ("optimize_discount", "optimize_gain", "optimize_joint"):
+        monkeypatch.setattr(optimize.validation, name, no_work)
+    with pytest.raises(error, match=re.escape(msg)):
+        optimize.cross_validate(j, **{"cutoff": 10, "n_splits": 1, **kwargs})
+
+
+def test_cross_validate_refuses_what_is_not_judged_runs():
+    # before: AttributeError: 'NoneType' object has no attribute 'n_topics'
+    for judged, name in ((None, "NoneType"), (np.zeros((3, 3, 3)), "ndarray")):
+        with pytest.raises(TypeError, match=rf"`judged` must be a metrics.JudgedRuns; got {name}\."):
+            optimize.cross_validate(judged, cutoff=10)
+
+
+# ------------------------------------------------------------- a tiny collection with an independent nDCG
+def tiny(seed: int = 0, S: int = 5, T: int = 6, D: int = 8):
+    """``(judged, G, ideal)``: S systems ranking D documents on T topics against random 0-2 grades (every topic
+    has a grade-2 document), with ``G[s, t, r]`` the grade at rank r + 1 and ``ideal[t]`` the grades sorted
+    down, worked out here from the scores (distinct, so no tie rule matters) without the package."""
+    rng = np.random.default_rng(seed)
+    grades = rng.integers(0, 3, (T, D))
+    grades[:, 0] = 2
+    scores = rng.random((S, T, D)) + np.linspace(0.0, 1.5, S)[:, None, None] * grades[None] / 2  # better systems
+    qrels = {f"t{t}": {f"d{i}": int(grades[t, i]) for i in range(D)} for t in range(T)}
+    runs = {f"s{s}": {f"t{t}": {f"d{i}": float(scores[s, t, i]) for i in range(D)} for t in range(T)}
+            for s in range(S)}
+    judged = metrics.judge(runs, qrels, progress=False)
+    assert judged.systems == tuple(runs) and judged.topics == tuple(qrels)
+    order = np.argsort(-scores, axis=-1)
+    G = np.take_along_axis(np.broadcast_to(grades, (S, T, D)), order, axis=-1).astype(float)
+    ideal = -np.sort(-grades, axis=-1).astype(float)
+    return judged, G, ideal
+
+
+def ndcg_by_hand(G, ideal, gain, discount):
+    """nDCG_st = sum_r gain[G_str] d_r / sum_r gain[ideal_tr] d_r for a gain per grade and a discount per rank."""
+    k = len(discount)
+    gain = np.asarray(gain, dtype=float)
+    return (gain[G[..., :k].astype(int)] @ discount) / (gain[ideal[:, :k].astype(int)] @ discount)
+
+
+def phi1_by_hand(X):
+    """Φ(1) = σ²_s / (σ²_s + σ²_t + σ²_e) from the two-way ANOVA mean squares (Brennan 2001), raw (unclipped)."""
+    S, T = X.shape
+    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
+    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
+    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
+    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    vs, vt, ve = (MSs - MSe) / T, (MSt - MSe) / S, MSe
+    return vs / (vs + vt + ve)
+
+
+def _phi_n(X, n):
+    """Φ(n) with negative components set to 0 (the G-study convention cross_validate documents)."""
+    S, T = X.shape
+    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
+    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
+    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
+    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    vs, vt, ve = (max(v, 0.0) for v in ((MSs - MSe) / T, (MSt - MSe) / S, MSe))
+    return vs / (vs + (vt + ve) / n)
+
+
+def test_gain_cross_validation_on_a_tiny_collection_by_hand():
+    from gtheory.kit.splits import topic_splits
+
+    j, G, ideal = tiny(2, S=6, T=7)
+    cv = optimize.cross_validate(j, what="gain", cutoff=4, discount="zipf", n_splits=2, seed=4, starts=1)
+    # round(0.5 * 7) = 4 tuning topics (round half to even), 3 held out; configs: tuned + the gain standards
+    assert set(cv.config) == {"tuned", "linear", "exponential"} and len(cv) == 2 * 3 * 2
+    assert set(cv[cv.part == "train"].n_topics) == {4} and set(cv[cv.part == "test"].n_topics) == {3}
+    d = 1 / np.arange(1, 5)
+    gains = {"linear": [0, 1, 2], "exponential": [0, 1, 3]}
+    for split, (tr, te) in enumerate(topic_splits(7, n_splits=2, train_size=4, seed=4)):
+        for config, g in gains.items():
+            for part, topics in (("train", tr), ("test", te)):
+                X = ndcg_by_hand(G[:, topics], ideal[topics], g, d)
+                row = cv[(cv.split == split) & (cv.config == config) & (cv.part == part)].iloc[0]
+                assert row.phi == pytest.approx(_phi_n(X, len(topics)), abs=1e-12), (split, config, part)
+                assert row.phi_1 == pytest.approx(_phi_n(X, 1), abs=1e-12)
+        # in sample the tuned gains are at least as stable as the standard ones; the premise: no component is
+        # clipped on these splits, so the reported Φ(1) is the raw objective the tuner maximises
+        tr_rows = cv[(cv.split == split) & (cv.part == "train")].set_index("config")
+        assert not tr_rows[["clipped_system", "clipped_topic"]].to_numpy().any()
+        assert tr_rows.loc["tuned", "phi_1"] >= tr_rows.loc[["linear", "exponential"], "phi_1"].max() - 1e-9
