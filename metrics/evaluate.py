@@ -46,7 +46,7 @@ from .evaluation import Evaluation
 from .fixes import FixableError
 from .infap import inferred_ap
 from .judged import JudgedRuns
-from .measures import MEASURE_SPECS, Measure, _is_ir_measures, parse_measure
+from .measures import MEASURE_SPECS, Measure, MeasureError, _is_ir_measures, parse_measure
 from .ndcg import ndcg
 from .precision import precision, r_precision
 from .qmeasure import q_measure, r_measure
@@ -57,13 +57,20 @@ from .rr import reciprocal_rank
 __all__ = ["evaluate", "measure_names"]
 
 
+#: the problems of parameters that exclude or need each other in a name (MeasureError: the CLI names the measure)
+_DCG_GAIN = "give either `dcg` (ir_measures) or `gain`, not both"
+_P_RBP = "`p` is the persistence of discount=rbp; give discount=rbp with it"
+_B_JARVELIN = "`b` is the log base of discount=jarvelin; give discount=jarvelin with it"
+_REL_GAIN = "give either `rel` (binary RBP) or `gain`, not both"
+
+
 def _rel(m: Measure) -> dict:
     return {"relevance_level": m.param("rel")} if m.param("rel") is not None else {}
 
 
 def _gain_discount(m: Measure) -> dict:
     if m.param("gain") is not None and m.param("dcg") is not None:
-        raise ValueError(f"{m}: give either `dcg` (ir_measures) or `gain`, not both")
+        raise MeasureError(f"{m}: {_DCG_GAIN}", str(m), _DCG_GAIN)
     out = {}
     if m.param("gain") is not None:
         out["gain"] = m.param("gain")
@@ -72,9 +79,9 @@ def _gain_discount(m: Measure) -> dict:
     discount = m.param("discount")
     p, b = m.param("p"), m.param("b")
     if p is not None and discount != "rbp":
-        raise ValueError(f"{m}: `p` is the persistence of discount=rbp; give discount=rbp with it")
+        raise MeasureError(f"{m}: {_P_RBP}", str(m), _P_RBP)
     if b is not None and discount != "jarvelin":
-        raise ValueError(f"{m}: `b` is the log base of discount=jarvelin; give discount=jarvelin with it")
+        raise MeasureError(f"{m}: {_B_JARVELIN}", str(m), _B_JARVELIN)
     if discount == "rbp" and p is not None:
         discount = f"rbp(p={p!r})"
     elif discount == "jarvelin" and b is not None:
@@ -96,7 +103,7 @@ def _rbp(j: JudgedRuns, m: Measure, jo: bool) -> pd.DataFrame:
     kw = {"p": m.param("p", 0.8), **_cut(m)}
     if m.param("rel") is not None:
         if m.param("gain") is not None:
-            raise ValueError(f"{m}: give either `rel` (binary RBP) or `gain`, not both")
+            raise MeasureError(f"{m}: {_REL_GAIN}", str(m), _REL_GAIN)
         kw["gain"] = f"binary(level={float(m.param('rel'))})"
     elif m.param("gain") is not None:
         kw["gain"] = m.param("gain")
