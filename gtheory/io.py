@@ -21,6 +21,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .errors import ParameterError
+from .kit.output import csv_unsafe
 
 __all__ = ["read_scores", "as_score_matrix", "ScoreInput", "Orientation"]
 
@@ -130,6 +131,11 @@ def read_scores(
           ``system,topic,measure,score`` CSV of ``gtheory evaluate`` and :func:`metrics.evaluate`
           stacked — and is then filtered to one measure (see ``measure``). (A ``measure`` column
           is the score column only when there is no ``score``/``value`` column.)
+
+        Labels (systems, topics, measures, headers) are stripped of surrounding white space, and a leading
+        ``'`` that the package's CSV writer put before ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
+        (formula neutralisation, :func:`gtheory.kit.csv_safe`) is removed, so a file ``gtheory evaluate`` wrote
+        reads back with the names it was written with (:func:`gtheory.kit.output.csv_unsafe`).
     orientation : {"auto", "systems x topics", "topics x systems", "long"}, optional
         ``"auto"`` (default) recognises the long layout by its header, and a wide layout by the
         name of its label column (``topic``, ``query``, ``qid``, ``Topic ID`` → topics × systems;
@@ -209,7 +215,7 @@ def read_scores(
     if not rows:
         raise _fail(name, None, "the file is empty.")
     header_line, header = rows[0]
-    header = [h.strip() for h in header]
+    header = [_label(h) for h in header]
     body = rows[1:]
     if not body:
         raise _fail(name, header_line, "a header but no data rows.")
@@ -219,6 +225,12 @@ def read_scores(
     if orientation == "long" or (orientation == "auto" and is_long):
         return _read_long(name, header, lower, header_line, body, measure, allow_missing)
     return _read_wide(name, header, lower, header_line, body, orientation, measure, allow_missing)
+
+
+def _label(cell: str) -> str:
+    """A label cell (system, topic, measure, header) as read: stripped, and with the package writer's formula
+    neutralisation undone (``'=run`` → ``=run``: :func:`gtheory.kit.output.csv_unsafe`)."""
+    return csv_unsafe(cell.strip())
 
 
 def _no_measure_column(name: str, measure: str) -> ValueError:
@@ -267,8 +279,8 @@ def _read_long(
         for line, r in body:  # the measure column of every row is read before filtering
             if len(r) != len(header):
                 raise _fail(name, line, f"expected {len(header)} fields, got {len(r)}.")
-        chosen = _choose_measure(name, header[jm], [(line, r[jm].strip()) for line, r in body], measure)
-        body = [(line, r) for line, r in body if r[jm].strip() == chosen]
+        chosen = _choose_measure(name, header[jm], [(line, _label(r[jm])) for line, r in body], measure)
+        body = [(line, r) for line, r in body if _label(r[jm]) == chosen]
         what = f"{chosen} score"
     elif measure is not None:
         raise _no_measure_column(name, measure)
@@ -277,7 +289,7 @@ def _read_long(
     for line, r in body:
         if len(r) != len(header):
             raise _fail(name, line, f"expected {len(header)} fields, got {len(r)}.")
-        key = (r[js].strip(), r[jt].strip())
+        key = (_label(r[js]), _label(r[jt]))
         if key in seen:
             raise _fail(name, line, f"duplicate {what} for system {key[0]!r}, topic {key[1]!r} "
                         f"(first given on line {seen[key]}).")
@@ -355,7 +367,7 @@ def _read_wide(
     for k, (line, r) in enumerate(body):
         if len(r) != len(header):
             raise _fail(name, line, f"expected {len(header)} fields (as in the header), got {len(r)}.")
-        labels.append(r[0].strip() if has_labels else str(k + 1))
+        labels.append(_label(r[0]) if has_labels else str(k + 1))
         for j, jj in enumerate(keep):
             data[k, j] = _number(r[start + jj], name, line, header[start + jj], allow_missing)
     if has_labels and len(set(labels)) != len(labels):
