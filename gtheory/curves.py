@@ -17,6 +17,21 @@ normalised differently, so compare ``minor``/``major`` with ``gt_minor``/``gt_ma
 their level.) :meth:`TopicCurves.extrapolate` continues the observed τ past the collection's size
 with the power law :math:`1-\tau(n) = c\,n^{-b}` fitted by least squares on logarithms (an empirical
 extrapolation, as Voorhees & Buckley extrapolated their error rates).
+
+:meth:`TopicCurves.topics_for_tau` inverts that fit, and :meth:`TopicCurves.topics_for_tau_interval` gives its
+confidence interval from the same fit: the fitted line :math:`y = a + \beta x` (:math:`y = \log(1-\tau)`,
+:math:`x = \log n`, :math:`k` sizes) crosses :math:`y^* = \log(1-\tau^*)` at :math:`\hat x_0 = (y^*-a)/\beta`, and the
+interval is the set of :math:`x` where the line's pointwise confidence band still contains :math:`y^*`,
+
+.. math:: (a + \beta x - y^*)^2 \le t^2_{k-2}\, s^2 \left(\tfrac1k + \tfrac{(x-\bar x)^2}{S_{xx}}\right),
+
+Fieller's interval for a ratio, the inverse-regression ("calibration") interval of Draper & Smith, *Applied
+Regression Analysis* (3rd ed. 1998), §3.2. With :math:`g = t^2 s^2 / (\beta^2 S_{xx})` it is
+:math:`\hat x_0 + [(\hat x_0-\bar x)\,g \mp (t s/|\beta|)\sqrt{(\hat x_0-\bar x)^2/S_{xx} + (1-g)/k}\,]/(1-g)` when
+:math:`g < 1` (the slope differs from 0 at the level) and unbounded otherwise. Since the band contains the line, the
+interval contains :math:`\hat x_0`, i.e. the estimate, by construction. The residual variance :math:`s^2` measures
+how far the curve departs from the power law; the sizes' means come from overlapping draws of the same topics, so
+this is the uncertainty of the extrapolation given the pilot, not of the pilot's topic sample.
 """
 from __future__ import annotations
 
@@ -84,12 +99,61 @@ class TopicCurves(JsonResult):
         return float(tau) if a.ndim == 0 else tau
 
     def topics_for_tau(self, tau: float = 0.9) -> float:
-        """Topics at which the extrapolated τ reaches ``tau`` (inf when the fit never does)."""
-        if not 0 < tau < 1:
+        r"""Topics at which the extrapolated τ reaches ``tau``: :math:`\lceil (c/(1-\tau))^{1/b} \rceil` of the fit
+        :math:`1-\tau(n) = c\,n^{-b}` (inf when the fit never does, i.e. :math:`b \le 0`)."""
+        return _ceil(self._n_for_tau(tau))
+
+    def _n_for_tau(self, tau: float) -> float:
+        if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not 0 < tau < 1:
             raise ParameterError("tau", f"`tau` must be in (0, 1); got {tau!r}.")
         if not (self.fit_b > 0 and self.fit_c > 0):
             return math.inf
-        return float(math.ceil((self.fit_c / (1.0 - tau)) ** (1.0 / self.fit_b)))
+        try:
+            return float((self.fit_c / (1.0 - tau)) ** (1.0 / self.fit_b))
+        except OverflowError:  # a nearly flat curve: beyond every float
+            return math.inf
+
+    def topics_for_tau_interval(self, tau: float = 0.9, level: float = 0.95) -> tuple[float, float]:
+        r"""The ``level`` confidence interval ``(low, high)`` of :meth:`topics_for_tau`, from the same fit.
+
+        The inverse-regression (Fieller) interval of the module docstring: the :math:`n` at which the ``level``
+        pointwise confidence band of the fitted line :math:`\log(1-\tau) = a + \beta \log n` (Student t with
+        :math:`k-2` degrees of freedom, :math:`k` the sizes fitted) contains :math:`\log(1-\tau)`, rounded up as
+        :meth:`topics_for_tau` is; so ``low <= topics_for_tau(tau) <= high`` always. When the slope does not differ
+        from 0 at ``level`` the set is unbounded: ``(1, inf)``; when it is significantly positive (τ falls with
+        :math:`n`, and the estimate is inf) it is ``(inf, inf)``. With fewer than 3 sizes fitted there is no residual
+        variance: ``(nan, nan)``.
+        """
+        from scipy import stats
+
+        from .topic_set_size import _check_unit
+
+        level = _check_unit("level", level)
+        n0 = self._n_for_tau(tau)
+        t = self.table
+        ok = ((t["tau"] < 1) & np.isfinite(t["tau"])).to_numpy()
+        k = int(ok.sum())
+        if k < 3 or not math.isfinite(self.fit_b):
+            return math.nan, math.nan
+        x = np.log(t["n"].to_numpy(np.float64)[ok])
+        y = np.log(1.0 - t["tau"].to_numpy(np.float64)[ok])
+        beta, a = -self.fit_b, math.log(self.fit_c)  # the fit of topic_curves, on these same rows
+        s2 = float(np.sum((y - (a + beta * x)) ** 2)) / (k - 2)
+        sxx = float(np.sum((x - x.mean()) ** 2))
+        q = float(stats.t.isf((1.0 - level) / 2.0, k - 2))
+        g = q * q * s2 / (beta * beta * sxx) if beta != 0 else math.inf
+        if not g < 1:  # the slope's own interval contains 0: every n is in the confidence set
+            return 1.0, math.inf
+        if beta >= 0:  # a slope significantly >= 0: no plausible line reaches tau (and the estimate is inf)
+            return math.inf, math.inf
+        x0 = math.log(n0) if math.isfinite(n0) else (a - math.log(1.0 - tau)) / -beta  # (y* - a) / beta
+        d = x0 - float(x.mean())
+        half = q * math.sqrt(s2) / abs(beta) * math.sqrt(d * d / sxx + (1.0 - g) / k)
+        # the offsets from x0 have opposite signs (the band contains the line at x0); min/max only absorb rounding
+        lo, hi = min((d * g - half) / (1.0 - g), 0.0), max((d * g + half) / (1.0 - g), 0.0)
+        if math.isfinite(n0):  # n0 itself times a factor <= 1 (>= 1): rounded up, never above (below) the estimate
+            return _ceil(n0 * math.exp(lo)), _ceil(n0 * math.exp(hi) if hi < 700.0 else math.inf)
+        return _ceil(math.exp(x0 + lo) if x0 + lo < 700.0 else math.inf), math.inf
 
     def summary(self) -> str:
         """The table as text, with the fit."""
@@ -162,6 +226,10 @@ class TopicCurves(JsonResult):
         ax.set_title(title if title is not None else "Agreement between disjoint topic sets", fontsize=10)
         ax.legend(fontsize=8)
         return ax
+
+
+def _ceil(v: float) -> float:
+    return float(math.ceil(v)) if math.isfinite(v) else math.inf
 
 
 def _default_sizes(n_topics: int) -> list[int]:

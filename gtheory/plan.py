@@ -16,6 +16,11 @@ One row per method, each answering a different question about the same pilot sys
   topic effect that the residual variance leaves out; the other rows use ``variance``. The interval is the size at the
   two ends of the ``level`` confidence interval of σ² (:math:`\nu V/\chi^2_{\nu}`, ν the variance's degrees of
   freedom) — how much the pilot's variance estimate leaves the answer open.
+* **data: τ** (``curves=True``): topics at which τ between disjoint topic sets of the pilot itself reaches ``tau``,
+  by the power law fitted to :func:`gtheory.topic_curves`; the interval is the ``level`` inverse-regression
+  (Fieller) interval of that same fit (:meth:`gtheory.TopicCurves.topics_for_tau_interval`).
+
+In every row the estimate lies in its interval (``low <= topics <= high``): each interval is of the row's own estimate.
 
 Why they differ, and when each applies, is in the docs page "How many topics?" (docs/topics.md).
 """
@@ -168,15 +173,6 @@ def _n(v: float) -> str:
     return "∞" if math.isinf(v) else str(int(v))
 
 
-def _refit(table: pd.DataFrame, tau: float) -> float:
-    """Topics for ``tau`` by the power law 1 - τ = c n^-b fitted to some rows of a curve table (inf if it never)."""
-    ok = (table["tau"] < 1) & np.isfinite(table["tau"])
-    if ok.sum() < 2:
-        return math.inf
-    b, log_c = np.polyfit(np.log(table.loc[ok, "n"]), np.log(1.0 - table.loc[ok, "tau"]), 1)
-    return float(math.ceil((math.exp(log_c) / (1.0 - tau)) ** (1.0 / -b))) if b < 0 else math.inf
-
-
 def _variance_bounds(var: float, df: int, level: float) -> tuple[float, float]:
     """The ``level`` confidence interval of σ² from an estimate with ``df`` degrees of freedom (normal theory)."""
     from scipy import stats
@@ -225,8 +221,9 @@ def plan(
     curves : bool
         Also the data-based row: the topics at which τ between two disjoint random topic sets of the pilot reaches
         ``tau``, by the power-law extrapolation of :func:`gtheory.topic_curves` (``repeats`` pairs per size,
-        ``seed``; seconds rather than milliseconds, hence off by default). Its interval is the spread of that
-        answer over the sizes fitted (the extrapolation from the smaller and from the larger half of the sizes).
+        ``seed``; seconds rather than milliseconds, hence off by default). Its interval is the ``level`` confidence
+        interval of that answer from the same fit (:meth:`gtheory.TopicCurves.topics_for_tau_interval`: where the
+        fitted line's confidence band reaches ``tau``, Fieller's inverse-regression interval), so it contains it.
     executor : concurrent.futures.Executor, optional
         Runs the curves' sizes (:func:`gtheory.topic_curves`); the result does not depend on it.
 
@@ -291,11 +288,9 @@ def plan(
         from .curves import topic_curves
 
         c = topic_curves(x, repeats=repeats, seed=seed, alpha=alpha, executor=executor)
-        half = len(c.table) // 2
-        spread = [_refit(c.table.iloc[:max(half, 2)], tau), _refit(c.table.iloc[half:], tau)]
+        low, high = c.topics_for_tau_interval(tau, level)  # the same fit as topics_for_tau: low <= topics <= high
         rows.append(dict(method="data-tau", question=f"data: τ between disjoint topic sets ≥ {tau:g} (extrapolated)",
-                         topics=c.topics_for_tau(tau), low=min(spread), high=max(spread),
-                         at_pilot=float(c.extrapolate(n))))
+                         topics=c.topics_for_tau(tau), low=low, high=high, at_pilot=float(c.extrapolate(n))))
     table = pd.DataFrame(rows, columns=_COLUMNS)
     for c in _FLOATS:
         table[c] = table[c].astype(float)

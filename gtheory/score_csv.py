@@ -22,6 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .errors import ParameterError
+from .kit.output import csv_unsafe
 from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, _SYSTEM_NAMES, _TOPIC_NAMES, Orientation, _Ambiguous,
                            _axis_role, _canonical_orientation, _first_column_doubt, _first_column_is_labels, _rows_are)
 
@@ -177,7 +178,7 @@ def read_scores(
     if not rows:
         raise _fail(name, None, "the file is empty.")
     header_line, header = rows[0]
-    header = [h.strip() for h in header]
+    header = [_label(h) for h in header]
     body = rows[1:]
     if not body:
         raise _fail(name, header_line, "a header but no data rows.")
@@ -188,6 +189,12 @@ def read_scores(
         return _read_long(name, header, lower, header_line, body, measure, allow_missing)
     return _read_wide(name, header, lower, header_line, body, orientation, measure, allow_missing)
 
+
+
+def _label(cell: str) -> str:
+    """A label cell (system, topic, measure, header) as read: stripped, and with the package writer's formula
+    neutralisation undone (``'=run`` → ``=run``: :func:`gtheory.kit.output.csv_unsafe`)."""
+    return csv_unsafe(cell.strip())
 
 def _no_measure_column(name: str, measure: str) -> ValueError:
     return _fail(name, None, f"`measure` {measure!r} selects a measure of a long CSV "
@@ -235,8 +242,8 @@ def _read_long(
         for line, r in body:  # the measure column of every row is read before filtering
             if len(r) != len(header):
                 raise _fail(name, line, f"expected {len(header)} fields, got {len(r)}.")
-        chosen = _choose_measure(name, header[jm], [(line, r[jm].strip()) for line, r in body], measure)
-        body = [(line, r) for line, r in body if r[jm].strip() == chosen]
+        chosen = _choose_measure(name, header[jm], [(line, _label(r[jm])) for line, r in body], measure)
+        body = [(line, r) for line, r in body if _label(r[jm]) == chosen]
         what = f"{chosen} score"
     elif measure is not None:
         raise _no_measure_column(name, measure)
@@ -245,7 +252,7 @@ def _read_long(
     for line, r in body:
         if len(r) != len(header):
             raise _fail(name, line, f"expected {len(header)} fields, got {len(r)}.")
-        key = (r[js].strip(), r[jt].strip())
+        key = (_label(r[js]), _label(r[jt]))
         if key in seen:
             raise _fail(name, line, f"duplicate {what} for system {key[0]!r}, topic {key[1]!r} "
                         f"(first given on line {seen[key]}).")
@@ -323,7 +330,7 @@ def _read_wide(
     for k, (line, r) in enumerate(body):
         if len(r) != len(header):
             raise _fail(name, line, f"expected {len(header)} fields (as in the header), got {len(r)}.")
-        labels.append(r[0].strip() if has_labels else str(k + 1))
+        labels.append(_label(r[0]) if has_labels else str(k + 1))
         for j, jj in enumerate(keep):
             data[k, j] = _number(r[start + jj], name, line, header[start + jj], allow_missing)
     if has_labels and len(set(labels)) != len(labels):

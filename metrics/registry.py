@@ -23,6 +23,19 @@ __all__ = ["MeasureSpec", "MEASURE_SPECS"]
 
 Value = Union[int, float, bool, str]
 
+#: the problems of parameters that exclude or need each other in a name (MeasureError: the CLI names the measure)
+_DCG_GAIN = "give either `dcg` (ir_measures) or `gain`, not both"
+_P_RBP = "`p` is the persistence of discount=rbp; give discount=rbp with it"
+_B_JARVELIN = "`b` is the log base of discount=jarvelin; give discount=jarvelin with it"
+_REL_GAIN = "give either `rel` (binary RBP) or `gain`, not both"
+
+
+def _conflict(m: "Measure", problem: str) -> Exception:
+    """The :class:`metrics.measures.MeasureError` of a name whose parameters exclude or need each other."""
+    from .measures import MeasureError  # measures imports this module
+
+    return MeasureError(f"{m}: {problem}", str(m), problem)
+
 
 def _level(m: "Measure") -> dict[str, Any]:
     """``rel`` is the relevance level (trec_eval ``-l``)."""
@@ -33,7 +46,7 @@ def _gain_discount(m: "Measure") -> dict[str, Any]:
     """The gain and discount of the DCG family: ``gain``, ``discount`` (with ``p`` for ``rbp``, ``b`` for
     ``jarvelin``), or ir_measures' ``dcg=exp-log2`` (exponential gains)."""
     if m.param("gain") is not None and m.param("dcg") is not None:
-        raise ValueError(f"{m}: give either `dcg` (ir_measures) or `gain`, not both")
+        raise _conflict(m, _DCG_GAIN)
     out: dict[str, Any] = {}
     if m.param("gain") is not None:
         out["gain"] = m.param("gain")
@@ -42,9 +55,9 @@ def _gain_discount(m: "Measure") -> dict[str, Any]:
     discount = m.param("discount")
     p, b = m.param("p"), m.param("b")
     if p is not None and discount != "rbp":
-        raise ValueError(f"{m}: `p` is the persistence of discount=rbp; give discount=rbp with it")
+        raise _conflict(m, _P_RBP)
     if b is not None and discount != "jarvelin":
-        raise ValueError(f"{m}: `b` is the log base of discount=jarvelin; give discount=jarvelin with it")
+        raise _conflict(m, _B_JARVELIN)
     if discount == "rbp" and p is not None:
         discount = f"rbp(p={p!r})"
     elif discount == "jarvelin" and b is not None:
@@ -59,7 +72,7 @@ def _rbp(m: "Measure") -> dict[str, Any]:
     kw: dict[str, Any] = {"p": m.param("p", 0.8)}
     if m.param("rel") is not None:
         if m.param("gain") is not None:
-            raise ValueError(f"{m}: give either `rel` (binary RBP) or `gain`, not both")
+            raise _conflict(m, _REL_GAIN)
         kw["gain"] = f"binary(level={float(m.param('rel'))})"
     elif m.param("gain") is not None:
         kw["gain"] = m.param("gain")

@@ -708,3 +708,50 @@ def test_a_library_warning_is_one_cli_line_in_option_terms(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "gtheory recommend: warning: --splits: 3 fit(s) did not converge" in err
     assert "OptimizationWarning" not in err and ".py:" not in err
+
+
+def _takes_measure(command: str) -> bool:
+    """Whether the subcommand has a --measure option (read from its parser, so a new one is covered)."""
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices[command]
+    return any("--measure" in a.option_strings for a in sub._actions)
+
+
+#: subcommands with --measure and the options each needs besides it
+_MEASURE_COMMANDS = {"plan": ["--min-diff", "0.05"]}
+
+
+@pytest.mark.parametrize("measure, problem", [
+    ("nDCG(discount=rbp,p=2)@10", "p of the RBP discount must be in (0, 1]; got 2.0"),  # refused by the discount
+    ("RBP(p=2)@10", "p (persistence) must be in (0, 1); got 2"),
+    ("nDCG(p=0.5)@10", "p is the persistence of discount=rbp; give discount=rbp with it"),  # refused by evaluate
+    ("AP(rel=0)", "rel must be a finite number > 0"),  # the library's relevance_level is the name's rel
+    ("nDCG@0", "the cut-off must be a positive integer; got 0."),  # refused by the parser
+    ("nDGC@10", "unknown measure 'nDGC'"),
+    ("AP,nDCG@10", "cannot parse measure 'AP,nDCG@10'"),
+])
+def test_every_measure_error_names_the_option_before_loading(measure, problem, capsys, monkeypatch):
+    # every subcommand that takes --measure words a bad measure the same way, "--measure NAME: problem", and
+    # refuses it before any data is read
+    import experiments.cli._data as data
+
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    monkeypatch.setattr(data.metrics, "load_trec9", lambda: pytest.fail("data loaded before --measure was checked"))
+    commands = [c for c in SUBCOMMANDS if _takes_measure(c)]
+    assert {"evaluate", "gstudy", "plan", "budget", "compare", "robustness"} <= set(commands)
+    for command in commands:
+        assert main([command, "--measure", measure, *_MEASURE_COMMANDS.get(command, [])]) == 2, command
+        err = _one_line_error(capsys, command)
+        assert err.startswith(f"gtheory {command}: error: --measure {measure}: "), err
+        assert problem in err, err
+
+
+def test_a_measure_the_data_refuse_names_the_option(tiny, capsys, monkeypatch):
+    # ERR(max_grade=1) is a valid name, but these qrels hold grade 2 (> max_grade): refused once the data are read,
+    # in the same words by every subcommand (budget and robustness too, whose library calls evaluate it inside)
+    monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
+    data = ["--runs", str(tiny / "runs"), "--qrels", str(tiny / "qrels_int")]
+    for command in (c for c in SUBCOMMANDS if _takes_measure(c)):
+        extra = {"budget": ["--depths", "2", "4"], **_MEASURE_COMMANDS}.get(command, [])
+        assert main([command, "--measure", "ERR(max_grade=1)@3", *data, *extra]) == 2, command
+        err = _one_line_error(capsys, command)
+        assert err.startswith(f"gtheory {command}: error: --measure ERR(max_grade=1)@3: the qrels hold grade 2"), err

@@ -41,7 +41,7 @@ def test_evaluate_accepts_new_measures_and_trec_eval_spellings(tmp_path, capsys)
     (["--measure", "nDCG@10", "--measure", "ndcg_cut.10"], "--measure ndcg_cut.10 is given twice"),
     (["--measure", "recall"], "measure R needs a cut-off, e.g. R@10"),
     (["--measure", "P.5,10"], "give them one by one: P.5, P.10"),
-    (["--measure", "ERR(max_grade=1)@20"], "above `max_grade`=1"),
+    (["--measure", "ERR(max_grade=1)@20"], "--measure ERR(max_grade=1)@20: the qrels hold grade 2, above max_grade=1"),
 ])
 def test_evaluate_measure_errors(tmp_path, capsys, monkeypatch, args, match):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
@@ -102,7 +102,8 @@ def test_an_unknown_measure_fails_before_any_file_is_read(tmp_path, capsys):
     for command in ("evaluate", "gstudy", "robustness"):
         assert main([command, *argv]) == 2
         err = capsys.readouterr().err
-        assert f"gtheory {command}: error: unknown measure 'nDGC'" in err and "known measures: AP" in err
+        assert f"gtheory {command}: error: --measure nDGC@10: unknown measure 'nDGC'" in err
+        assert "known measures: AP" in err
         assert "no-runs" not in err
 
 

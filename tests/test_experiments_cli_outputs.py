@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import gtheory
 import metrics
 import optimize
 from conftest import SHARED
@@ -409,3 +410,20 @@ def test_evaluate_csv_neutralises_formula_names_and_raw_csv_keeps_them(hostile_r
     assert np.isfinite(scores.astype(float)).all()  # the scores are numbers, never prefixed
     assert main(base) == 0  # standard output: the same neutralised CSV
     assert "'=HYPERLINK" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fmt", ["long", "wide"])
+def test_a_neutralised_csv_reads_back_with_the_names_it_was_written_with(hostile_runs, tmp_path, fmt, capsys):
+    # the package's own CSV (neutralised: '=HYPERLINK...) read back by its readers (read_scores, the CLI's score
+    # input) gives the run and topic names without the writer's leading ': the same names as the raw CSV
+    base = ["evaluate", "--runs", str(hostile_runs / "runs"), "--qrels", str(hostile_runs / "qrels"), "--quiet",
+            "--format", fmt, "--measure", "P@2"]
+    assert main(base + ["--out", str(tmp_path / "safe.csv")]) == 0
+    assert main(base + ["--out", str(tmp_path / "raw.csv"), "--raw-csv"]) == 0
+    safe, raw = gtheory.read_scores(tmp_path / "safe.csv"), gtheory.read_scores(tmp_path / "raw.csv")
+    assert set(safe.index) == set(HOSTILE + ["-0.5", "plain"]) and set(safe.columns) == {"1", "@2"}
+    pd.testing.assert_frame_equal(safe, raw)
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "safe.csv")]) == 0  # the CLI's score input; text output, never prefixed
+    out = capsys.readouterr().out
+    assert "@SUM(A1)" in out and "'@SUM(A1)" not in out and "'=HYPERLINK" not in out

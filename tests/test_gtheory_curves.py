@@ -113,3 +113,77 @@ def test_an_executor_gives_the_same_result(X, kind):
 def test_executor_must_be_an_executor(X):
     with pytest.raises(TypeError, match="executor"):
         topic_curves(X, repeats=4, executor=4)
+
+
+def _curves_with(n, tau) -> TopicCurves:
+    """A TopicCurves whose table is the given (n, tau) curve and whose fit is statsmodels' OLS of log(1 - tau) on
+    log n (an independent fit; topic_curves uses numpy's polyfit)."""
+    import pandas as pd
+    import statsmodels.api as sm
+
+    n, tau = np.asarray(n, float), np.asarray(tau, float)
+    table = pd.DataFrame({"n": n.astype(int), "tau": tau})
+    for col in ("tau_sd", "swap", "significant", "minor", "major", "gt_tau", "gt_power", "gt_minor", "gt_major"):
+        table[col] = np.nan
+    ok = tau < 1
+    if ok.sum() >= 2:
+        a, beta = sm.OLS(np.log(1 - tau[ok]), sm.add_constant(np.log(n[ok]))).fit().params
+        c, b = math.exp(a), -beta
+    else:
+        c = b = math.nan
+    return TopicCurves(table, 10, int(2 * n.max()), 10, 0.05, 0, c, b)
+
+
+def _band_contains(n, tau, at, target, level):
+    """Whether statsmodels' `level` confidence band of the mean of log(1 - tau) at log(at) contains log(1 - target)."""
+    import statsmodels.api as sm
+
+    n, tau = np.asarray(n, float), np.asarray(tau, float)
+    fit = sm.OLS(np.log(1 - tau), sm.add_constant(np.log(n))).fit()
+    lo, hi = fit.get_prediction(np.array([[1.0, math.log(at)]])).conf_int(alpha=1 - level)[0]
+    return lo <= math.log(1 - target) <= hi
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_topics_interval_is_where_the_fitted_band_reaches_tau(level):
+    # the interval of topics_for_tau is the inverse of the fitted line's confidence band (Fieller / inverse regression):
+    # statsmodels' band at log n must contain log(1 - 0.9) for n = low … high - 1 and not at low - 1 or high + 1 (the
+    # bounds are exp(x) rounded up, so low - 1 and high + 1 lie strictly outside the real interval). A pilot with a
+    # clearly rising curve (20 systems, 80 topics), so that the interval is bounded and the integers around it distinct
+    rng = np.random.default_rng(0)
+    x = rng.normal(0.4, 0.05, (20, 1)) + rng.normal(0, 0.15, (1, 80)) + rng.normal(0, 0.1, (20, 80))
+    c = topic_curves(x, repeats=20, seed=0)
+    n, tau = c.table["n"].to_numpy(), c.table["tau"].to_numpy()
+    assert np.all(tau < 1)
+    low, high = c.topics_for_tau_interval(0.9, level)
+    est = c.topics_for_tau(0.9)
+    assert 1 < low <= est <= high < math.inf
+    for at in (low, est, high - 1):
+        assert _band_contains(n, tau, at, 0.9, level)
+    for at in (low - 1, high + 1):
+        assert not _band_contains(n, tau, at, 0.9, level)
+    # a higher level gives a wider interval of the same estimate
+    if level < 0.95:
+        wide = c.topics_for_tau_interval(0.9, 0.95)
+        assert wide[0] <= low and high <= wide[1]
+
+
+def test_topics_interval_edge_cases():
+    # an exact power law (1 - tau = 0.75 n^-0.5, tau = 0.9 at n = 7.5^2 = 56.25): no residual, the interval is the
+    # estimate itself (up to rounding of the fit, far from an integer here)
+    n = np.array([4, 8, 16, 32])
+    exact = _curves_with(n, 1 - 0.75 * n ** -0.5)
+    assert exact.topics_for_tau_interval(0.9) == (exact.topics_for_tau(0.9),) * 2 == (57.0, 57.0)
+    # a flat noisy curve: the slope does not differ from 0, so every n is in the confidence set
+    flat = _curves_with(n, [0.5, 0.6, 0.45, 0.55])
+    assert flat.topics_for_tau_interval(0.9) == (1.0, math.inf)
+    # a curve that clearly falls: the estimate is inf and so are both bounds
+    falling = _curves_with(n, 1 - 0.1 * n ** 0.5 * np.array([1, 1.01, 0.99, 1]))
+    assert falling.topics_for_tau(0.9) == math.inf
+    assert falling.topics_for_tau_interval(0.9) == (math.inf, math.inf)
+    # two sizes fit a line exactly: no residual variance, no interval
+    two = _curves_with(n[:2], [0.5, 0.6])
+    assert all(math.isnan(v) for v in two.topics_for_tau_interval(0.9))
+    with pytest.raises(gtheory.ParameterError) as e:
+        exact.topics_for_tau_interval(0.9, level=1.5)
+    assert e.value.param == "level"

@@ -28,7 +28,8 @@ import gtheory
 import metrics
 import optimize
 from gtheory.kit import output as kit
-from gtheory.kit.output import OutputError, csv_safe, open_output, output_path, write_bytes, write_csv, write_text
+from gtheory.kit.output import (OutputError, csv_safe, csv_unsafe, open_output, output_path, write_bytes, write_csv,
+                                write_text)
 
 ROOT = Path(__file__).resolve().parents[1]
 _ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -313,3 +314,40 @@ def test_the_writer_imports_only_the_standard_library():
     r = _python("import sys, metrics, metrics._atomic; print([m for m in sys.modules if m.startswith('gtheory.') "
                 "and not m.startswith('gtheory.kit')])", capture_output=True, text=True)
     assert r.stdout.strip() == "[]", r.stderr
+
+
+# ------------------------------------------------------------------------------ reading a neutralised CSV back
+_TRIGGER = st.sampled_from(["=", "+", "-", "@", ""])
+#: label characters the score reader keeps as they are: no white space at the ends (labels are stripped), no ':'
+#: (a wide file whose every label is MEASURE:topic is a multi-measure file); quotes, commas and formula text included
+_BODY = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"), blacklist_characters=":"),
+                min_size=1, max_size=12)
+_NAME = st.builds(lambda t, b: t + b, _TRIGGER, _BODY).filter(lambda s: csv_unsafe(s) == s)  # not "'=x" itself
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(systems=st.lists(_NAME, min_size=2, max_size=4, unique=True),
+       topics=st.lists(_NAME, min_size=2, max_size=4, unique=True), layout=st.sampled_from(["long", "wide"]))
+def test_property_the_readers_undo_exactly_the_writers_neutralisation(tmp_path, systems, topics, layout):
+    """write_csv (neutralised) then gtheory.read_scores gives back the names written ("=run", "-x", "+1a", "@sys",
+    a name that is a number such as "-5", quotes and commas), in the long and the wide layout."""
+    scores = np.arange(len(systems) * len(topics), dtype=float).reshape(len(systems), len(topics)) / 7 - 0.5
+    wide = pd.DataFrame(scores, index=pd.Index(systems, name="system"), columns=pd.Index(topics, name="topic"))
+    f = Path(tmp_path) / f"{layout}{abs(hash((tuple(systems), tuple(topics))))}.csv"
+    if layout == "long":
+        write_csv(wide.stack().rename("score").reset_index(), f, index=False, float_format="%.17g")
+    else:
+        write_csv(wide, f, float_format="%.17g")
+    back = gtheory.read_scores(f)  # the layout recognised from the header (system, topic, score; or system first)
+    assert list(back.index) == systems and list(back.columns) == topics
+    assert np.array_equal(back.to_numpy(), scores)  # %.17g: the float64 values exactly
+
+
+def test_csv_unsafe_undoes_only_what_csv_safe_does():
+    for s in ["=run", "-x", "+1a", "@sys", "\tx", "\rx", "=HYPERLINK(\"x\")", "-5", "+1.5e3", "run1", "", "'quoted",
+              "'-5", "a=b", "'"]:
+        assert csv_unsafe(csv_safe(s)) == s
+    # a cell the writer never writes for a name of its own is kept: a quote before a number, or before plain text
+    assert csv_unsafe("'-5") == "'-5" and csv_unsafe("'run") == "'run" and csv_unsafe("''=x") == "''=x"
+    # the one ambiguity: "'=x" is what the writer writes for "=x" (and leaves "'=x" as it is); it reads as "=x"
+    assert csv_safe("=x") == csv_safe("'=x") == "'=x" and csv_unsafe("'=x") == "=x"

@@ -99,3 +99,22 @@ def test_curves_row_is_the_extrapolation_of_topic_curves(pilot):
     assert row["at_pilot"] == pytest.approx(c.extrapolate(40))
     assert row["low"] <= row["high"]
     assert TopicPlan.from_json(p.to_json()) == p
+
+
+#: shared score matrices of different shapes (30-110 systems, 48-249 topics) and measures; on several of them the
+#: old data row's interval (the refits on the smaller and the larger half of the sizes) missed its own estimate
+_PLAN_MATRICES = ("web2010_ndcg20", "web2010_p20", "web2012_err20", "web2013_p10", "web2014_ndcg20", "robust2004_ap")
+
+
+@pytest.mark.parametrize("name", _PLAN_MATRICES)
+def test_every_row_interval_contains_its_estimate(name):
+    from conftest import load_matrix
+
+    x = load_matrix(name)
+    p = plan(x, min_diff=0.05, curves=True, repeats=10, seed=0)
+    t = p.table
+    assert "data-tau" in set(t["method"])
+    finite = np.isfinite(t[["topics", "low", "high"]]).all(axis=1)
+    assert finite.any()
+    inside = (t["low"] <= t["topics"]) & (t["topics"] <= t["high"])
+    assert inside[finite].all(), t.loc[finite & ~inside, ["method", "topics", "low", "high"]].to_string()

@@ -9,6 +9,7 @@ from typing import Any
 import metrics
 
 from . import UsageError
+from ._common import in_option_names
 from ._ndcg import _same_measure, ndcg_cutoff, parse_discount, parse_gain
 from ._tunings import load_tuning
 
@@ -18,16 +19,52 @@ from ._tunings import load_tuning
 DEFAULT_MEASURE = "nDCG@10"
 
 
-def check_measure_names(measures: list[str]) -> None:
-    """Refuse an unknown or malformed --measure before any data is read (the library's message lists the known
-    measures, or shows the grammar)."""
+#: the parameters of a measure name as the library's messages call them → the key the user writes in the name
+#: (``AP(rel=2)`` is ``relevance_level``; the others have one spelling)
+MEASURE_KEYS = {"relevance_level": "rel", "p": "p", "b": "b", "beta": "beta", "max_grade": "max_grade",
+                "judged_only": "judged_only", "gain": "gain", "discount": "discount", "dcg": "dcg", "k": "k"}
+
+_TOY: list[Any] = []
+
+
+def _toy_judged() -> Any:
+    """Two systems, one topic, every judgment grade 0: a measure whose parameters are wrong fails on it as on any
+    data, and a valid one does not (no grade above any ``max_grade``, no relevance level it needs)."""
+    import warnings
+
+    if not _TOY:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _TOY.append(metrics.judge({"a": {"1": {"d1": 2.0, "d2": 1.0}}, "b": {"1": {"d2": 2.0, "u": 1.0}}},
+                                      {"1": {"d1": 0, "d2": 0}}, progress=False, workers=1))
+    return _TOY[0]
+
+
+def measure_error(name: str, exc: Exception) -> UsageError:
+    """A library error about the measure ``name`` of --measure as one CLI message, always ``--measure NAME: ...``
+    (every subcommand that takes --measure words it so): the problem without the name when the error carries it
+    apart (:class:`metrics.MeasureError`), the parameters in backticks as the user writes them in the name."""
+    if isinstance(exc, metrics.MeasureError):
+        return in_option_names(f"{exc.problem}.", MEASURE_KEYS, where=f"--measure {name}")
+    advice = {"cutoff": f"give the cut-off in the name, e.g. {name}@100"}
+    return in_option_names(exc, MEASURE_KEYS, advice, where=f"--measure {name}")
+
+
+def check_measure_names(measures: list[str], judged: Any = None) -> None:
+    """Refuse an unknown or malformed --measure, or one with a bad parameter (``nDCG(discount=rbp,p=2)``), before
+    any data is read: each is parsed and computed once on a toy ``judged`` (or on ``judged`` given, e.g. one system
+    of the user's data, for a parameter that depends on the data, as ``ERR(max_grade=...)``). Every error is
+    ``--measure NAME: problem`` (:func:`measure_error`)."""
+    import warnings
+
     for name in measures:
         try:
             metrics.parse_measure(name)
-        except metrics.MeasureError as exc:  # a bad cut-off (nDCG@0)
-            raise UsageError(f"--measure {name}: {exc.problem}.") from None
-        except (ValueError, TypeError) as exc:  # an unknown measure, bad grammar: the message quotes the name
-            raise UsageError(f"--measure {name}: {exc}" if name not in str(exc) else str(exc)) from None
+            with warnings.catch_warnings():  # only its errors matter here; warnings come with the real data
+                warnings.simplefilter("ignore")
+                metrics.evaluate(_toy_judged() if judged is None else judged, name)
+        except (ValueError, TypeError) as exc:
+            raise measure_error(name, exc) from None
 
 
 def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: str) -> dict[str, Any]:

@@ -148,6 +148,7 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
                                   advice) from None
     try:
         return metrics.evaluate(judged, name, judged_only=judged_only)
-    except (ValueError, TypeError) as exc:
-        where = "" if parsed_measure(name) is None else f"--measure {name}"  # a name refused is quoted already
-        raise in_option_names(exc, NDCG_OPTIONS, where=where) from None
+    except (ValueError, TypeError) as exc:  # a parameter refused only by the data (ERR(max_grade=1) on grades 0-2)
+        from ._measures import measure_error
+
+        raise measure_error(name, exc) from None

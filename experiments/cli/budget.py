@@ -135,6 +135,9 @@ def run(args: argparse.Namespace) -> int:
 
     judged = drop_missed_topics(load_judged(args), "budget")
     check_shape(judged)
+    from ._measures import check_measure_names
+
+    check_measure_names([args.measure], judged.subset(systems=[0]))  # a parameter the data refuse: ERR(max_grade=1)
     if max(args.depths) > judged.depth:
         raise UsageError(f"--depths must be at most the runs' depth ({judged.depth}); got {max(args.depths)}. "
                          f"Read deeper runs with --depth, or drop the deeper pool depths.")

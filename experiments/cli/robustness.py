@@ -125,6 +125,9 @@ def run(args: argparse.Namespace) -> int:
     judged = drop_missed_topics(load_judged(args), "robustness")
     check_shape(judged)
     measures = args.measure or ["nDCG@100"]
+    from ._measures import check_measure_names
+
+    check_measure_names(measures, judged.subset(systems=[0]))  # a parameter the data refuse: ERR(max_grade=1)
     t0 = time.perf_counter()
 
     def say(msg: str) -> None:  # one line per measure x fraction x seed, on stderr

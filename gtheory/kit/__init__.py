@@ -31,6 +31,7 @@ from __future__ import annotations
 from .output import (
     OutputError,
     csv_safe,
+    csv_unsafe,
     open_output,
     output_directory,
     output_path,
@@ -40,5 +41,5 @@ from .output import (
     write_text,
 )
 
-__all__ = ["OutputError", "csv_safe", "open_output", "output_directory", "output_path", "target_kind", "write_bytes",
-           "write_csv", "write_text"]
+__all__ = ["OutputError", "csv_safe", "csv_unsafe", "open_output", "output_directory", "output_path", "target_kind",
+           "write_bytes", "write_csv", "write_text"]

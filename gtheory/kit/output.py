@@ -24,7 +24,8 @@ what the target *is* before writing:
   :class:`OutputError` naming the directory (an :class:`OSError`, so callers that catch those keep working).
 
 :func:`write_csv` is the one CSV writer: text cells (system names, run names, topic ids, …) that a spreadsheet
-would run as a formula are neutralised (:func:`csv_safe`, OWASP's advice), unless ``raw=True``.
+would run as a formula are neutralised (:func:`csv_safe`, OWASP's advice), unless ``raw=True``; the package's readers
+undo exactly that (:func:`csv_unsafe`).
 
 Example
 -------
@@ -49,7 +50,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterator, Literal, Union
 
 __all__ = ["OutputError", "TargetKind", "target_kind", "open_output", "output_path", "output_directory",
-           "write_text", "write_bytes", "csv_safe", "write_csv", "CSV_TRIGGERS"]
+           "write_text", "write_bytes", "csv_safe", "csv_unsafe", "write_csv", "CSV_TRIGGERS"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 Commit = Callable[[Path], None]
@@ -432,6 +433,25 @@ def csv_safe(obj: Any) -> Any:
         out.columns = out.columns.set_names([_safe_cell(n) for n in out.columns.names])
         return out
     return obj
+
+
+def csv_unsafe(cell: str) -> str:
+    """``cell`` as it was before :func:`csv_safe`: a ``'`` followed by a character of :data:`CSV_TRIGGERS`, where
+    the rest is not a plain decimal number, is the writer's neutralisation and is removed (``"'=run"`` → ``"=run"``,
+    ``"'-x"`` → ``"-x"``); every other cell is returned as it is (``"'-5"``, ``"'quoted"``, ``"run1"``), so
+    ``csv_unsafe(csv_safe(s)) == s`` for every string ``s`` that does not itself start with ``'`` and a trigger
+    character. Those few (``"'=x"``, which the writer leaves as it is) cannot be told from a neutralised ``"=x"`` and
+    are read as ``"=x"``: the spreadsheet convention, where a leading ``'`` is never part of the value.
+
+    The package's CSV readers (:func:`gtheory.read_scores`, hence every score file the command line reads) apply it
+    to their labels, so a file the package wrote reads back with the names it was written with.
+
+    >>> csv_unsafe("'=HYPERLINK(1)"), csv_unsafe("'@sys"), csv_unsafe("'-5"), csv_unsafe("'quoted")
+    ('=HYPERLINK(1)', '@sys', "'-5", "'quoted")
+    """
+    if len(cell) > 1 and cell[0] == "'" and cell[1] in CSV_TRIGGERS and not _NUMBER.fullmatch(cell[1:]):
+        return cell[1:]
+    return cell
 
 
 def _text_dtype(dtype: Any) -> bool:
