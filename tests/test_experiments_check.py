@@ -33,7 +33,7 @@ def table():
     base = rng.random((8, 20)) * 0.5 + np.linspace(0.4, 0, 8)[:, None]
     noisy = base + rng.normal(0, 0.2, base.shape)
     configs = {"a": pd.DataFrame(base), "b": pd.DataFrame(base ** 2), "c": pd.DataFrame(noisy)}
-    return configs, check_configurations(configs, "a", top_k=6, B=200, seed=1)
+    return configs, check_configurations(configs, "a", top_k=6, n_resamples=200, seed=1)
 
 
 def test_check_configurations_against_independent_computations(table):
@@ -57,7 +57,7 @@ def test_check_configurations_against_independent_computations(table):
 def test_check_configurations_reports_progress():
     X = pd.DataFrame(np.random.default_rng(2).random((4, 6)) + np.arange(4)[:, None])
     said = []
-    check_configurations({"x": X, "y": X * 2}, "x", B=20, progress=said.append)
+    check_configurations({"x": X, "y": X * 2}, "x", n_resamples=20, progress=said.append)
     assert said == ["[1/2] x: G-study, τ, bootstrap (B=20), swap method",
                     "[2/2] y: G-study, τ, bootstrap (B=20), swap method"]
 
@@ -85,7 +85,7 @@ def small():
 @pytest.fixture(scope="module")
 def checked(small):
     t = optimize.optimize_discount(small, gain="linear", cutoff=10, starts=1)
-    return t, check_tuning(small, t, against=("log2", "exponential+zipf"), B=100, top_k=8)
+    return t, check_tuning(small, t, against=("log2", "exponential+zipf"), n_resamples=100, top_k=8)
 
 
 def test_check_tuning_rows_are_the_configurations_ndcg(small, checked):

@@ -47,7 +47,7 @@ def _hand_built():
 @pytest.mark.parametrize("test", ["t", "bootstrap", "wilcoxon"])
 def test_confusion_matrix_hand_built(test):
     full, red = _hand_built()
-    cm = significance_confusion(full, red, test=test, B=500, seed=1)
+    cm = significance_confusion(full, red, test=test, n_resamples=500, seed=1)
     assert isinstance(cm, SignificanceConfusion)
     assert cm.matrix.to_numpy().tolist() == [[3, 2, 1], [1, 1, 1], [0, 0, 1]]
     assert cm.bompada.to_numpy().tolist() == [[1, 2], [2, 5]]
@@ -64,7 +64,7 @@ def test_confusion_matrix_hand_built(test):
 
 def test_confusion_identical_matrices_and_top_k():
     full, _ = _hand_built()
-    cm = significance_confusion(full, full, test="bootstrap", B=200, seed=3)
+    cm = significance_confusion(full, full, test="bootstrap", n_resamples=200, seed=3)
     c = cm.matrix.to_numpy()
     assert (c == np.diag(np.diag(c))).all() and cm.accuracy == 1.0
     # top_k by the *full* means: A, then B, C, E tied at .5 (stable order), so A, B, C
@@ -146,7 +146,7 @@ def test_rates_are_nan_when_their_denominator_is_zero():
 
 def test_json_round_trip(tmp_path):
     full, red = _hand_built()
-    cm = significance_confusion(full, red, test="bootstrap", B=200, seed=2)
+    cm = significance_confusion(full, red, test="bootstrap", n_resamples=200, seed=2)
     path = tmp_path / "cm.json"
     cm.to_json(path)
     back = SignificanceConfusion.from_json(path)

@@ -82,7 +82,7 @@ def synthetic() -> JudgedRuns:
 @pytest.fixture(scope="module")
 def study_small(small):
     measures = {"nDCG@100": "nDCG@100", "AP": "AP", "P@10 (callable)": lambda j: metrics.evaluate(j, "P@10")}
-    return incompleteness_study(small, measures, fractions=(1.0, 0.5, 0.1), seeds=2, test="bootstrap", B=300)
+    return incompleteness_study(small, measures, fractions=(1.0, 0.5, 0.1), seeds=2, test="bootstrap", n_resamples=300)
 
 
 def test_study_shape_and_reference_rows(study_small, small):
@@ -100,7 +100,7 @@ def test_study_shape_and_reference_rows(study_small, small):
     # f = 1 power equals an independent all-pairs bootstrap on the full-qrels scores (same B, seed)
     for (m, cond), expected in {("AP", False): "AP", ("AP", True): "AP'"}.items():
         scores = metrics.evaluate(small, expected)
-        asl = bootstrap_asl(scores, B=300, seed=0)["asl"].to_numpy()
+        asl = bootstrap_asl(scores, n_resamples=300, seed=0)["asl"].to_numpy()
         got = one[(one.measure == m) & (one.judged_only == cond)].power
         assert (got == np.mean(asl < 0.05)).all()
 

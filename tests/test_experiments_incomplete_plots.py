@@ -26,7 +26,7 @@ def small() -> JudgedRuns:
 @pytest.fixture(scope="module")
 def study_small(small):
     measures = {"nDCG@100": "nDCG@100", "AP": "AP", "P@10 (callable)": lambda j: metrics.evaluate(j, "P@10")}
-    return incompleteness_study(small, measures, fractions=(1.0, 0.5, 0.1), seeds=2, test="bootstrap", B=300)
+    return incompleteness_study(small, measures, fractions=(1.0, 0.5, 0.1), seeds=2, test="bootstrap", n_resamples=300)
 
 
 def test_plots(study_small, small):

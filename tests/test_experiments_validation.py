@@ -22,8 +22,8 @@ def _matrix(seed: int = 0) -> pd.DataFrame:
 
 def test_transposed_frame_named_topic_is_read_as_systems_by_topics():
     m = _matrix()
-    ref = experiments.discriminative_power(m, B=200, seed=1)
-    got = experiments.discriminative_power(m.T, B=200, seed=1)     # index named 'topic' now
+    ref = experiments.discriminative_power(m, n_resamples=200, seed=1)
+    got = experiments.discriminative_power(m.T, n_resamples=200, seed=1)     # index named 'topic' now
     assert m.T.index.name == "topic"
     pd.testing.assert_frame_equal(got.table, ref.table)
     assert got.n_topics == 9
@@ -44,7 +44,7 @@ def test_unnamed_long_looking_frame_is_refused_with_the_fix():
     long[0] = long[0].str[1:].astype(int)
     long[1] = long[1].str[1:].astype(int)
     with pytest.raises(ValueError, match="looks like a long table"):
-        experiments.discriminative_power(long, B=50, seed=0)
+        experiments.discriminative_power(long, n_resamples=50, seed=0)
 
 
 def test_as_scores_reads_arrays_frames_and_means():
