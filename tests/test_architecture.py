@@ -54,11 +54,10 @@ def test_the_kit_imports_nothing_of_the_project_and_nothing_heavy():
 import pytest  # noqa: E402  (appended with the test below, to keep this file's other lines as they are)
 
 
-_SIBLING = pytest.mark.xfail(strict=False, reason="optimize/experiments test files land in a sibling branch")
 
 
-@pytest.mark.parametrize("top", ["gtheory", "metrics", pytest.param("optimize", marks=_SIBLING),
-                                 pytest.param("experiments", marks=_SIBLING)])
+@pytest.mark.parametrize("top", ["gtheory", "metrics", "optimize",
+                                 "experiments"])
 def test_every_library_module_has_a_test_file_named_for_it(top):
     """tests/ mirrors the modules (one test module per module): ``pkg/sub/_mod.py`` is tested in
     ``tests/test_pkg_sub_mod.py`` (leading underscores of each part stripped; ``__init__`` and ``__main__`` excepted)."""
@@ -72,3 +71,10 @@ def test_every_library_module_has_a_test_file_named_for_it(top):
         if not expected.is_file():
             missing.append(f"{path.relative_to(ROOT)} -> tests/{expected.name}")
     assert not missing, f"{len(missing)} modules without their test file:\n" + "\n".join(missing)
+
+
+def test_no_library_module_over_800_lines():
+    """Rooms of one concept (issue 23): a module past 800 lines is split by concept, its old name kept as a front."""
+    big = [f"{p.relative_to(ROOT)}: {n}" for top in TOPS for p in sorted((ROOT / top).rglob("*.py"))
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
+    assert not big, big

@@ -124,7 +124,7 @@ def test_configuration_check_json_round_trip(checked, tmp_path):
     assert all(isinstance(r["n_pairs"], int) for r in d["configurations"])  # counts are integers
     # a topics_needed no number of topics reaches is written as null and read back as inf
     inf = ConfigurationCheck(**{**{f: getattr(c, f) for f in ("reference", "cutoff", "n_systems", "n_topics", "top_k",
-                                                               "B", "alpha", "seed", "gain")},
+                                                               "n_resamples", "alpha", "seed", "gain")},
                                 "table": c.table.assign(topics_needed=math.inf)})
     d = json.loads(inf.to_json())
     assert all(r["topics_needed"] is None for r in d["configurations"])

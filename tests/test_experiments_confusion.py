@@ -163,7 +163,7 @@ def test_json_round_trip(tmp_path):
 
 def test_seed_must_be_an_integer_and_topics_must_match():
     full, red = _hand_built()
-    with pytest.raises(TypeError, match=r"`seed` must be an integer \(the same seed serves both matrices\); got 1.5"):
+    with pytest.raises(TypeError, match=r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got 1.5"):
         significance_confusion(full, red, seed=1.5)
     with pytest.raises(ValueError, match="`full_scores` and `reduced_scores` must have the same topics; got 40 and 39"):
         significance_confusion(full.to_numpy(), red.to_numpy()[:, :39])

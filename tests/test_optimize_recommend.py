@@ -152,17 +152,6 @@ def test_a_switch_names_a_measure_when_the_family_has_one(dl19):
     np.testing.assert_allclose(nd.to_numpy(), rec.ndcg(j).to_numpy(), atol=1e-12)
 
 
-def test_corrected_interval_by_hand():
-    d = np.array([0.01, 0.02, -0.005, 0.015])
-    m, lo, hi = corrected_interval(d, n_test=25, n_fit=25)
-    from scipy import stats
-
-    se = math.sqrt((1 / 4 + 1) * d.var(ddof=1))
-    assert m == pytest.approx(d.mean())
-    assert hi - m == pytest.approx(stats.t.ppf(0.975, 3) * se)
-    assert m - lo == pytest.approx(hi - m)
-
-
 @pytest.mark.parametrize("kw, match", [
     (dict(what="both"), "`what` must be 'discount', 'gain' or 'joint'"),
     (dict(target=1.5), "target"),
