@@ -362,6 +362,15 @@ def _published_section(study: Study) -> list[Block]:
     return B
 
 
+def _topics_section(study: Study) -> list[Block]:
+    """7. Is this collection big enough? (:mod:`experiments.report_topics`; absent when the study has none)."""
+    topics = getattr(study, "topics", None)
+    if topics is None:
+        return []
+    title, _, body = topics.markdown.partition("\n")  # the section's own "## heading" line, as a heading block
+    return [("h2", title.lstrip("#").strip()), ("md", body.strip())]
+
+
 def _reading_guide(study: Study) -> list[Block]:
     """How to read this report (:func:`_how_to_read`), the last section."""
     B: list[Block] = []
@@ -429,6 +438,7 @@ SECTIONS: tuple[Callable[[Study], list[Block]], ...] = (
     _comparison_blocks,       # 4b. Comparing the best runs
     _out_of_sample_section,   # 5. Out of sample
     _published_section,       # 6. Published numbers (TREC-9 only)
+    _topics_section,          # 7. Is this collection big enough? (experiments.report_topics)
     _reading_guide,           # How to read this report
 )
 

@@ -202,6 +202,9 @@ class Study:
     verdict: str = ""
     adopted: tuple[Adopted, ...] = ()
     swap: pd.DataFrame | None = None
+    #: section 7, "Is this collection big enough?" (:func:`experiments.report_topics.topics_section` of the main
+    #: cut-off's trec_eval nDCG): G-theory, Sakai's topic set size design and the data's τ side by side
+    topics: Any = None
 
     def adopted_for(self, what: str) -> Adopted | None:
         """The adopted configuration of the ``what`` (``"discount"``/``"gain"``) verdict; None without one."""
@@ -690,7 +693,19 @@ def run_study(
         gain_table=gain_table, tau_discount=tau_discount, tau_ap_discount=tau_ap_discount, agreement=agreement,
         scores=scores, gstudies=gstudies, asl=asl, power=power, cv_discount=cv_discount, cv_gain=cv_gain,
         cv_summary=cv_summary, published=PUBLISHED_TREC9 if published else None,
-        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict, adopted=tuple(adopted), swap=swap)
+        seconds=time.perf_counter() - t0, notes=notes, verdict=verdict, adopted=tuple(adopted), swap=swap,
+        topics=_topics(scores, s))
+
+
+def _topics(scores: Mapping[str, pd.DataFrame], s: ReportSettings) -> Any:
+    """Section 7 from the study's trec_eval nDCG at the main cut-off (the plan's rows; no depth budget, which would
+    re-judge the runs at every depth: ``gtheory budget`` does that)."""
+    from .report_topics import HEADING, topics_section
+
+    if "log2" not in scores:
+        return None
+    return topics_section(scores["log2"], measure=f"nDCG@{s.cutoff}", target=s.target, seed=s.seed,
+                          heading=f"7. {HEADING}")
 
 
 def _cv_summary(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
