@@ -18,8 +18,9 @@ import pytest
 import scipy.stats
 
 import metrics
-from metrics import ABSENT, UNJUDGED, JudgedRuns, reduce_qrels, reduction_mask
+from metrics import UNJUDGED, JudgedRuns, reduce_qrels, reduction_mask
 from conftest import shared
+from tiny_collection import synthetic  # noqa: E402
 
 FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
 
@@ -27,41 +28,6 @@ FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
 @pytest.fixture(scope="module")
 def trec9() -> JudgedRuns:
     return metrics.load_trec9()
-
-
-
-def synthetic() -> JudgedRuns:
-    """Five topics with (relevant, non-relevant) = (0, 5), (1, 3), (3, 30), (40, 200), (7, 12).
-
-    Grades 0/1/2 and -2 (a "spam" judgment in topic 4, which must count as non-relevant). Two systems
-    retrieve the first judged documents of each topic, then one unjudged document.
-    """
-    per_topic = [
-        [0] * 5,
-        [1] + [0] * 3,
-        [2, 1, 1] + [0] * 30,
-        [1] * 30 + [2] * 10 + [0] * 200,
-        [1] * 7 + [0] * 10 + [-2] * 2,
-    ]
-    levels = np.array([-2.0, 0.0, 1.0, 2.0])
-    code = {v: i for i, v in enumerate(levels)}
-    qrels_level = np.array([code[float(g)] for t in per_topic for g in t], dtype=np.int8)
-    offsets = np.r_[0, np.cumsum([len(t) for t in per_topic])].astype(np.int64)
-    S, T, K = 2, len(per_topic), 6
-    grades = np.full((S, T, K), ABSENT, dtype=np.int8)
-    ids = np.full((S, T, K), -1, dtype=np.int32)
-    for s in range(S):
-        for t, qs in enumerate(per_topic):
-            n = min(len(qs), K - 1)
-            docs = np.arange(n) if s == 0 else np.arange(len(qs) - n, len(qs))
-            grades[s, t, :n] = [code[float(qs[d])] for d in docs]
-            ids[s, t, :n] = docs
-            grades[s, t, n] = UNJUDGED
-    return JudgedRuns(
-        grades=grades, doc_ids=ids, levels=levels, qrels_level=qrels_level, qrels_offsets=offsets,
-        systems=("a", "b"), topics=tuple(str(t) for t in range(T)),
-        n_retrieved=np.full((S, T), K, dtype=np.int32),
-    )
 
 
 def expected_kept(count: int, f: float, minimum: int) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import metrics
+from metrics import ABSENT, UNJUDGED, JudgedRuns
 
 
 def tiny(seed: int = 0, S: int = 5, T: int = 6, D: int = 8):
@@ -42,3 +43,37 @@ def phi1_by_hand(X):
     MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
     vs, vt, ve = (MSs - MSe) / T, (MSt - MSe) / S, MSe
     return vs / (vs + vt + ve)
+
+
+def synthetic() -> JudgedRuns:
+    """Five topics with (relevant, non-relevant) = (0, 5), (1, 3), (3, 30), (40, 200), (7, 12).
+
+    Grades 0/1/2 and -2 (a "spam" judgment in topic 4, which must count as non-relevant). Two systems
+    retrieve the first judged documents of each topic, then one unjudged document.
+    """
+    per_topic = [
+        [0] * 5,
+        [1] + [0] * 3,
+        [2, 1, 1] + [0] * 30,
+        [1] * 30 + [2] * 10 + [0] * 200,
+        [1] * 7 + [0] * 10 + [-2] * 2,
+    ]
+    levels = np.array([-2.0, 0.0, 1.0, 2.0])
+    code = {v: i for i, v in enumerate(levels)}
+    qrels_level = np.array([code[float(g)] for t in per_topic for g in t], dtype=np.int8)
+    offsets = np.r_[0, np.cumsum([len(t) for t in per_topic])].astype(np.int64)
+    S, T, K = 2, len(per_topic), 6
+    grades = np.full((S, T, K), ABSENT, dtype=np.int8)
+    ids = np.full((S, T, K), -1, dtype=np.int32)
+    for s in range(S):
+        for t, qs in enumerate(per_topic):
+            n = min(len(qs), K - 1)
+            docs = np.arange(n) if s == 0 else np.arange(len(qs) - n, len(qs))
+            grades[s, t, :n] = [code[float(qs[d])] for d in docs]
+            ids[s, t, :n] = docs
+            grades[s, t, n] = UNJUDGED
+    return JudgedRuns(
+        grades=grades, doc_ids=ids, levels=levels, qrels_level=qrels_level, qrels_offsets=offsets,
+        systems=("a", "b"), topics=tuple(str(t) for t in range(T)),
+        n_retrieved=np.full((S, T), K, dtype=np.int32),
+    )
