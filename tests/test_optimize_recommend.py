@@ -227,15 +227,15 @@ def test_regularised_fits_that_do_not_converge_are_reported(monkeypatch):
 
     import metrics
     import optimize
-    import optimize.nested as nested
+    import optimize.candidates as candidates
 
-    real = nested.fit_vector
+    real = candidates.fit_vector
 
     def stops(model, idx, objective, lam, *args, **kwargs):
         x, f, ok, msg, nit = real(model, idx, objective, lam, *args, **kwargs)
         return (x, f, False, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT", nit) if lam > 0 else (x, f, ok, msg, nit)
 
-    monkeypatch.setattr(nested, "fit_vector", stops)
+    monkeypatch.setattr(candidates, "fit_vector", stops)  # where the candidates fit
     j = metrics.load_trec9().subset(systems=range(0, 104, 4), topics=range(20))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
