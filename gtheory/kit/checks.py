@@ -108,8 +108,8 @@ def fixed_seed(seed: Any, name: str = "seed") -> int:
     if isinstance(seed, np.random.Generator):
         return int(seed.integers(2**63))
     if isinstance(seed, np.random.SeedSequence):
-        return int(seed.generate_state(1, np.uint64)[0] >> 1)
-    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
+        return int(seed.generate_state(1, np.uint64)[0]) >> 1  # Python ints: NumPy 1.x has no uint64 >> int
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0]) >> 1
 
 
 def check_seeds(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
