@@ -15,16 +15,7 @@ import gtheory
 import metrics
 import optimize
 from experiments.check import ConfigurationCheck, check_configurations, check_tuning, parse_configuration
-
-
-def _phi(X, n):
-    S, T = X.shape
-    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
-    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
-    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
-    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
-    vs, vt, ve = (max(v, 0.0) for v in ((MSs - MSe) / T, (MSt - MSe) / S, MSe))
-    return vs / (vs + (vt + ve) / n)
+from tiny_collection import phi_n_by_hand  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +33,7 @@ def test_check_configurations_against_independent_computations(table):
     for name, X in configs.items():
         x = X.to_numpy()
         r = t.loc[name]
-        assert r["phi"] == pytest.approx(_phi(x, 20), abs=1e-12)
+        assert r["phi"] == pytest.approx(phi_n_by_hand(x, 20), abs=1e-12)
         ref_means, means = configs["a"].to_numpy().mean(axis=1), x.mean(axis=1)
         assert r["kendall_tau"] == pytest.approx(scipy.stats.kendalltau(ref_means, means).statistic, abs=1e-12)
         assert r["rmse"] == pytest.approx(np.sqrt(np.mean((ref_means - means) ** 2)), abs=1e-15)
@@ -94,7 +85,7 @@ def test_check_tuning_rows_are_the_configurations_ndcg(small, checked):
     for name, X in (("tuned discount", t.ndcg(small)),
                     ("log2", metrics.ndcg(small, gain="linear", discount="log2", cutoff=10)),
                     ("exponential+zipf", metrics.ndcg(small, gain="exponential", discount="zipf", cutoff=10))):
-        assert c.table.loc[name, "phi"] == pytest.approx(_phi(X.to_numpy(), 20), abs=1e-12)
+        assert c.table.loc[name, "phi"] == pytest.approx(phi_n_by_hand(X.to_numpy(), 20), abs=1e-12)
     assert (c.cutoff, c.n_systems, c.n_topics, c.top_k, c.B) == (10, 13, 20, 8, 100)
     # the reference's gains: linear (grade 0 gains 0, grade 2 twice grade 1), whatever their scale
     assert set(c.gain) == {"0", "1", "2"} and c.gain["0"] == 0.0

@@ -9,22 +9,14 @@ import numpy as np
 import pytest
 
 from experiments._stability import STABILITY_KEYS, stability
-
-
-def _by_hand(X):
-    S, T = X.shape
-    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
-    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
-    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
-    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
-    return max((MSs - MSe) / T, 0.0), max((MSt - MSe) / S, 0.0), MSe
+from tiny_collection import components_by_hand, mean_squares_by_hand  # noqa: E402
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_stability_by_hand(seed):
     rng = np.random.default_rng(seed)
     X = rng.random((6, 9)) + np.linspace(0, 0.6, 6)[:, None]  # systems differ, so σ²_s > 0
-    vs, vt, ve = _by_hand(X)
+    vs, vt, ve = components_by_hand(X, clip=True)
     out = stability(X, 20, 0.9)
     assert tuple(out) == STABILITY_KEYS
     # tolerance: the same sums of squares in another order, values ~0.1: rounding ~1e-16
@@ -42,10 +34,7 @@ def test_stability_by_hand(seed):
 def test_a_negative_system_component_is_set_to_zero():
     # every system the same up to noise smaller than the topic effect: the raw σ²_s is negative
     X = np.array([[0.1, 0.5, 0.9], [0.11, 0.52, 0.88], [0.12, 0.49, 0.9]])
-    S, T = X.shape
-    ms, m = X.mean(axis=1), X.mean()
-    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
-    MSe = ((X - ms[:, None] - X.mean(axis=0)[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    MSs, _, MSe = mean_squares_by_hand(X)
     assert MSs < MSe  # the premise: the raw estimate (MSs - MSe)/T is negative
     out = stability(X, 10, 0.9)
     assert out["var_system"] == 0.0 and out["phi"] == 0.0 and out["phi_1"] == 0.0

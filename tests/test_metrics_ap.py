@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 import metrics
 from metrics import average_precision
 from metrics._toy import single_topic
+from tiny_collection import one_topic  # noqa: E402
 
 J = single_topic([[1, 0, None, 2, 0, 1], [None, None], []], qrels=[2, 1, 1, 1, 0, 0])  # R = 4
 
@@ -76,20 +77,6 @@ def test_matches_the_definition_in_exact_arithmetic(grades, extra_relevant, k):
     assert average_precision(j, cutoff=k).iloc[0, 0] == pytest.approx(float(_ap(grades, R, k)), abs=1e-14)
     condensed = [g for g in grades if g is not None]
     assert average_precision(j, judged_only=True).iloc[0, 0] == pytest.approx(float(_ap(condensed, R)), abs=1e-14)
-
-
-DOCS = [f"d{i:02d}" for i in range(30)]
-
-
-@st.composite
-def one_topic(draw):
-    ranked = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=15, unique=True))
-    judged = draw(st.dictionaries(st.sampled_from(DOCS), st.integers(0, 2), min_size=1, max_size=20))
-    if not any(g >= 1 for g in judged.values()):  # pytrec_eval drops a topic without a relevant document
-        judged[draw(st.sampled_from(DOCS))] = 1
-    if not set(ranked) & set(judged):  # judge() refuses runs that retrieved no judged document at all
-        judged[draw(st.sampled_from(ranked))] = draw(st.integers(0, 2))
-    return ranked, judged
 
 
 @pytest.mark.filterwarnings("ignore::metrics.LowCoverageWarning")  # random qrels judge few documents, by design

@@ -8,7 +8,7 @@ import metrics
 from optimize.objective import Problem
 from optimize.cvx import model_terms, solve_cvx
 from optimize.slsqp import solve_lbfgsb, solve_slsqp
-from tiny_collection import ndcg_by_hand, phi1_by_hand, tiny  # noqa: E402
+from tiny_collection import components_by_hand, mean_squares_by_hand, ndcg_by_hand, phi1_by_hand, tiny  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +31,8 @@ def test_gain_and_joint_solvers_agree(trec9):
 
 def erho2_by_hand(X):
     """Eρ²(1) = σ²_s / (σ²_s + σ²_e) from the same mean squares."""
-    S, T = X.shape
-    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
-    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
-    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
-    return ((MSs - MSe) / T) / ((MSs - MSe) / T + MSe)
+    vs, _, ve = components_by_hand(X)
+    return vs / (vs + ve)
 
 
 def central_gradient(f, x, h=1e-6):
@@ -64,10 +61,8 @@ def test_model_terms_by_hand(tiny1, objective):
     np.testing.assert_array_equal(Q, Q.T)
     assert np.linalg.eigvalsh(Q).min() >= -1e-12 * np.abs(Q).max()
     X = ndcg_by_hand(G, ideal, [0, 1, 2], x)
-    S, T = X.shape
-    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
-    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
-    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
+    S = X.shape[0]
+    _, MSt, MSe = mean_squares_by_hand(X)
     D = MSt / S + (1 - 1 / S) * MSe if objective == "phi" else MSe
     # tolerance: the finite-difference gradient's error (~1e-10, central_gradient) relative to |∇f| ~ 0.1
     np.testing.assert_allclose(b, -D * (1 + lam) ** 2 * central_gradient(f_hand, x), rtol=1e-6, atol=1e-10)

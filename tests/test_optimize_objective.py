@@ -8,23 +8,12 @@ import pytest
 import gtheory
 import metrics
 from optimize.objective import Problem, stability_and_gradient
+from tiny_collection import fd_grad  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def trec9():
     return metrics.load_trec9()
-
-
-def _fd_grad(f, x, h=1e-5):
-    """Richardson-extrapolated central differences: error O(h^4)."""
-    g = np.empty_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = 1.0
-        d1 = (f(x + h * e) - f(x - h * e)) / (2 * h)
-        d2 = (f(x + 2 * h * e) - f(x - 2 * h * e)) / (4 * h)
-        g[i] = (4 * d1 - d2) / 3
-    return g
 
 
 CASES = [
@@ -43,7 +32,7 @@ def test_gradient_matches_finite_differences(trec9, what, objective, monotone):
         b = p.block("gain").slice
         x[b] = np.array([0.35, 0.65])
     f, g = p.value_and_grad(x)
-    fd = _fd_grad(p.value, x)
+    fd = fd_grad(p.value, x)
     assert np.max(np.abs(g - fd)) / np.max(np.abs(fd)) <= 1e-6
 
 
@@ -65,7 +54,7 @@ def test_unconstrained_gain_reorders_ideal(trec9):
     X = metrics.ndcg(trec9, gain={0.0: 0.0, 1.0: 0.7, 2.0: 0.3}, discount="log2", cutoff=20).to_numpy()
     np.testing.assert_allclose(p.scores(x), X, atol=1e-13)
     f, g = p.value_and_grad(x)
-    np.testing.assert_allclose(g, _fd_grad(p.value, x), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(g, fd_grad(p.value, x), rtol=1e-6, atol=1e-9)
 
 
 @pytest.mark.parametrize("what", ["gain", "joint"])
@@ -106,7 +95,7 @@ def test_stability_gradient_against_gtheory():
     for obj in ("phi", "erho2"):
         f, rho, W = stability_and_gradient(X, obj)
         assert rho == pytest.approx(float(gtheory.stability_ratio(X, obj)), rel=1e-12)
-        fd = _fd_grad(lambda v: stability_and_gradient(v.reshape(7, 6), obj, grad=False)[0], X.ravel(), h=1e-4)
+        fd = fd_grad(lambda v: stability_and_gradient(v.reshape(7, 6), obj, grad=False)[0], X.ravel(), h=1e-4)
         np.testing.assert_allclose(W.ravel(), fd, rtol=1e-6, atol=1e-10)
 
 

@@ -12,6 +12,7 @@ import metrics
 from optimize.objective import Problem
 from optimize.parametrize import (Parametrization, discount_to_increments, gain_to_increments,
                                   increments_to_discount, increments_to_gain)
+from tiny_collection import fd_grad  # noqa: E402
 
 _finite = arrays(np.float64, st.integers(1, 12), elements=st.floats(-10, 10, allow_nan=False))
 
@@ -19,18 +20,6 @@ _finite = arrays(np.float64, st.integers(1, 12), elements=st.floats(-10, 10, all
 @pytest.fixture(scope="module")
 def trec9():
     return metrics.load_trec9()
-
-
-def _fd_grad(f, x, h=1e-5):
-    """Richardson-extrapolated central differences: error O(h^4)."""
-    g = np.empty_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = 1.0
-        d1 = (f(x + h * e) - f(x - h * e)) / (2 * h)
-        d2 = (f(x + 2 * h * e) - f(x - 2 * h * e)) / (4 * h)
-        g[i] = (4 * d1 - d2) / 3
-    return g
 
 
 def test_increments_by_hand():
@@ -101,4 +90,4 @@ def test_parametrization_chain_rule(trec9):
     assert np.all(z >= 0)
     np.testing.assert_allclose(par.to_x(z), x, atol=1e-15)
     f, gz = par.value_and_grad(z)
-    np.testing.assert_allclose(gz, _fd_grad(lambda v: p.value(par.to_x(v)), z), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(gz, fd_grad(lambda v: p.value(par.to_x(v)), z), rtol=1e-6, atol=1e-9)

@@ -9,7 +9,7 @@ import pytest
 import gtheory
 import metrics
 import optimize
-from tiny_collection import ndcg_by_hand, tiny  # noqa: E402
+from tiny_collection import ndcg_by_hand, phi_n_by_hand, tiny  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -94,16 +94,6 @@ def test_cross_validate_refuses_what_is_not_judged_runs():
 
 # ------------------------------------------------------------- a tiny collection with an independent nDCG
 
-def _phi_n(X, n):
-    """Φ(n) with negative components set to 0 (the G-study convention cross_validate documents)."""
-    S, T = X.shape
-    m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
-    MSs = T * ((ms - m) ** 2).sum() / (S - 1)
-    MSt = S * ((mt - m) ** 2).sum() / (T - 1)
-    MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
-    vs, vt, ve = (max(v, 0.0) for v in ((MSs - MSe) / T, (MSt - MSe) / S, MSe))
-    return vs / (vs + (vt + ve) / n)
-
 
 def test_gain_cross_validation_on_a_tiny_collection_by_hand():
     from gtheory.kit.splits import topic_splits
@@ -120,8 +110,8 @@ def test_gain_cross_validation_on_a_tiny_collection_by_hand():
             for part, topics in (("train", tr), ("test", te)):
                 X = ndcg_by_hand(G[:, topics], ideal[topics], g, d)
                 row = cv[(cv.split == split) & (cv.config == config) & (cv.part == part)].iloc[0]
-                assert row.phi == pytest.approx(_phi_n(X, len(topics)), abs=1e-12), (split, config, part)
-                assert row.phi_1 == pytest.approx(_phi_n(X, 1), abs=1e-12)
+                assert row.phi == pytest.approx(phi_n_by_hand(X, len(topics)), abs=1e-12), (split, config, part)
+                assert row.phi_1 == pytest.approx(phi_n_by_hand(X, 1), abs=1e-12)
         # in sample the tuned gains are at least as stable as the standard ones; the premise: no component is
         # clipped on these splits, so the reported Φ(1) is the raw objective the tuner maximises
         tr_rows = cv[(cv.split == split) & (cv.part == "train")].set_index("config")

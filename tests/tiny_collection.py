@@ -1,8 +1,10 @@
-"""A tiny collection with an independent nDCG and Φ, shared by the optimize test files (worked out here from the
-scores and grades without the package: the reference the solvers' optima are checked against)."""
+"""Independent references shared by the test files, worked out here without the package: a tiny collection with its
+nDCG by hand, Φ from the two-way ANOVA mean squares (Brennan 2001), central differences for gradients, and one
+random judged topic for hypothesis (the trec_eval parity properties)."""
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import strategies as st
 
 import metrics
 from metrics import ABSENT, UNJUDGED, JudgedRuns
@@ -34,15 +36,62 @@ def ndcg_by_hand(G, ideal, gain, discount):
     return (gain[G[..., :k].astype(int)] @ discount) / (gain[ideal[:, :k].astype(int)] @ discount)
 
 
-def phi1_by_hand(X):
-    """Φ(1) = σ²_s / (σ²_s + σ²_t + σ²_e) from the two-way ANOVA mean squares (Brennan 2001), raw (unclipped)."""
+def mean_squares_by_hand(X) -> tuple[float, float, float]:
+    """(MS_s, MS_t, MS_st) of a systems × topics matrix: the two-way ANOVA without replication (Brennan 2001)."""
     S, T = X.shape
     m, ms, mt = X.mean(), X.mean(axis=1), X.mean(axis=0)
     MSs = T * ((ms - m) ** 2).sum() / (S - 1)
     MSt = S * ((mt - m) ** 2).sum() / (T - 1)
     MSe = ((X - ms[:, None] - mt[None, :] + m) ** 2).sum() / ((S - 1) * (T - 1))
-    vs, vt, ve = (MSs - MSe) / T, (MSt - MSe) / S, MSe
+    return MSs, MSt, MSe
+
+
+def components_by_hand(X, clip: bool = False) -> tuple[float, float, float]:
+    """(σ²_s, σ²_t, σ²_e) from the expected mean squares; ``clip`` sets negative estimates to 0 (the G-study
+    convention)."""
+    S, T = X.shape
+    MSs, MSt, MSe = mean_squares_by_hand(X)
+    v = ((MSs - MSe) / T, (MSt - MSe) / S, MSe)
+    return tuple(max(x, 0.0) for x in v) if clip else v
+
+
+def phi1_by_hand(X):
+    """Φ(1) = σ²_s / (σ²_s + σ²_t + σ²_e), raw (unclipped)."""
+    vs, vt, ve = components_by_hand(X)
     return vs / (vs + vt + ve)
+
+
+def phi_n_by_hand(X, n):
+    """Φ(n) with negative components set to 0 (the G-study convention cross_validate and check document)."""
+    vs, vt, ve = components_by_hand(X, clip=True)
+    return vs / (vs + (vt + ve) / n)
+
+
+def fd_grad(f, x, h=1e-5):
+    """Richardson-extrapolated central differences: error O(h^4)."""
+    g = np.empty_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = 1.0
+        d1 = (f(x + h * e) - f(x - h * e)) / (2 * h)
+        d2 = (f(x + 2 * h * e) - f(x - 2 * h * e)) / (4 * h)
+        g[i] = (4 * d1 - d2) / 3
+    return g
+
+
+# one topic: a ranked list of distinct documents (scores descending = list order) and grades for some documents
+DOCS = [f"d{i:02d}" for i in range(30)]
+
+
+@st.composite
+def one_topic(draw):
+    ranked = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=15, unique=True))
+    judged = draw(st.dictionaries(st.sampled_from(DOCS), st.integers(0, 2), min_size=1, max_size=20))
+    if not any(g >= 1 for g in judged.values()):  # pytrec_eval drops a topic without a relevant document
+        judged[draw(st.sampled_from(DOCS))] = 1
+    if not set(ranked) & set(judged):  # judge() refuses runs that retrieved no judged document at all
+        judged[draw(st.sampled_from(ranked))] = draw(st.integers(0, 2))
+    return ranked, judged
 
 
 def synthetic() -> JudgedRuns:
