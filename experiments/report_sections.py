@@ -364,11 +364,11 @@ def _published_section(study: Study) -> list[Block]:
 
 def _topics_section(study: Study) -> list[Block]:
     """7. Is this collection big enough? (:mod:`experiments.report_topics`; absent when the study has none)."""
-    topics = getattr(study, "topics", None)
-    if topics is None:
+    from .report_topics import HEADING
+
+    if study.topics is None:
         return []
-    title, _, body = topics.markdown.partition("\n")  # the section's own "## heading" line, as a heading block
-    return [("h2", title.lstrip("#").strip()), ("md", body.strip())]
+    return [("h2", f"7. {HEADING}"), ("md", study.topics.markdown.strip())]
 
 
 def _reading_guide(study: Study) -> list[Block]:

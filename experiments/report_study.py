@@ -700,12 +700,9 @@ def run_study(
 def _topics(scores: Mapping[str, pd.DataFrame], s: ReportSettings) -> Any:
     """Section 7 from the study's trec_eval nDCG at the main cut-off (the plan's rows; no depth budget, which would
     re-judge the runs at every depth: ``gtheory budget`` does that)."""
-    from .report_topics import HEADING, topics_section
+    from .report_topics import topics_section
 
-    if "log2" not in scores:
-        return None
-    return topics_section(scores["log2"], measure=f"nDCG@{s.cutoff}", target=s.target, seed=s.seed,
-                          heading=f"7. {HEADING}")
+    return topics_section(scores["log2"], measure=f"nDCG@{s.cutoff}", target=s.target, seed=s.seed, heading=None)
 
 
 def _cv_summary(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -149,7 +149,7 @@ def topics_section(
     repeats: int = 20,
     depths: Sequence[int] | None = None,
     seed: int = 0,
-    heading: str = HEADING,
+    heading: str | None = HEADING,
     executor: "Executor | None" = None,
 ) -> TopicsSection:
     r"""The report section "Is this collection big enough?" for one measure of a study (module docstring).
@@ -175,8 +175,9 @@ def topics_section(
         Pool depths of the budget (default 5, 10, 20, 50, 100 up to the runs' depth).
     seed : int
         Seed of the topic sets of ``curves``; the same seed gives the same section.
-    heading : str
-        The section's title (default :data:`HEADING`; the report may number it, e.g. ``"7. " + HEADING``).
+    heading : str or None
+        The section's title (default :data:`HEADING`; e.g. ``"7. " + HEADING``); None leaves the heading out of
+        ``markdown`` and ``html`` (a host document that writes its own, as the report does).
     executor : concurrent.futures.Executor, optional
         Runs the budget's depths and the curves' sizes (:func:`experiments.topic_depth_budget`,
         :func:`gtheory.topic_curves`); the numbers do not depend on it.
@@ -220,7 +221,7 @@ def topics_section(
 
 
 def _render(plan: "TopicPlan", budget: "TopicBudget | None", measure: str, n_sys: int, n: int,
-            heading: str) -> TopicsSection:
+            heading: str | None) -> TopicsSection:
     import gtheory
 
     t = plan.table.set_index("method")
@@ -256,10 +257,10 @@ def _render(plan: "TopicPlan", budget: "TopicBudget | None", measure: str, n_sys
            "asks whether the systems' scores or ranking generalise to other topic sets; the tests ask whether a "
            f"chosen difference ({plan.min_diff:g}) between two systems would be detected. The intervals come from the "
            "uncertainty of the pilot's variance estimates, not from the choice of the difference.")
-    md = [f"## {_md_escape(heading)}", _md_par(short, "In short."), _md_par(verdict), f"*{_md_escape(caption)}*",
-          _md_table(head, rows), _md_par(how)]
-    ht = [f"<section><h2>{html.escape(heading)}</h2>", _html_par(short, "In short."), _html_par(verdict),
-          _html_table(head, rows, caption), _html_par(how)]
+    md = ([f"## {_md_escape(heading)}"] if heading else []) + [
+        _md_par(short, "In short."), _md_par(verdict), f"*{_md_escape(caption)}*", _md_table(head, rows), _md_par(how)]
+    ht = ["<section>" + (f"<h2>{html.escape(heading)}</h2>" if heading else ""), _html_par(short, "In short."),
+          _html_par(verdict), _html_table(head, rows, caption), _html_par(how)]
     if budget is not None:
         bt = budget.table
         bhead = ["pool depth", "judged per topic", "coverage", "V_E", f"topics for Φ ≥ {budget.target:g}",

@@ -141,3 +141,16 @@ def test_judged_must_be_the_scores_runs(judged):
     with pytest.raises(gtheory.ParameterError, match="not 'P@10' of `judged`") as e:
         topics_section(full, measure="P@10", judged=judged, curves=False)  # the budget would price another measure
     assert e.value.param == "measure"
+
+
+def test_without_a_heading_the_section_is_its_body_only():
+    # the report writes its own numbered heading: heading=None leaves the section's out, and nothing else changes
+    import metrics
+    from experiments.report_topics import HEADING, topics_section
+
+    X = metrics.ndcg(metrics.load_trec9().subset(systems=range(0, 104, 8)), cutoff=10)
+    titled = topics_section(X, measure="nDCG@10", curves=False)
+    bare = topics_section(X, measure="nDCG@10", curves=False, heading=None)
+    assert titled.markdown == f"## {HEADING}\n\n" + bare.markdown
+    assert titled.html == bare.html.replace("<section>", f"<section><h2>{HEADING}</h2>", 1)
+    assert HEADING not in bare.markdown and "<h2>" not in bare.html
