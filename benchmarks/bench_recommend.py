@@ -36,19 +36,19 @@ from _timing import Timing, finish, header, parser  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 CALLS = {
-    "discount@100": "optimize.recommend(j, 100, progress=False)",
-    "discount@100 (5 seeds in one process)": "optimize.recommend(j, 100, n_jobs=1, progress=False)",
-    "discount@100 (1 seed)": "optimize.recommend(j, 100, n_seeds=1, progress=False)",
-    "discount@1000 (3 x 2 splits)": "optimize.recommend(j, 1000, n_splits=3, n_inner=2, n_seeds=1, progress=False)",
-    "discount@10": "optimize.recommend(j, 10, progress=False)",
-    "gain@100": "optimize.recommend(j, 100, what='gain', progress=False)",
-    "joint@100": "optimize.recommend(j, 100, what='joint', progress=False)",
+    "discount@100": "optimize.recommend(j, cutoff=100, progress=False)",
+    "discount@100 (5 seeds in one process)": "optimize.recommend(j, cutoff=100, n_jobs=1, progress=False)",
+    "discount@100 (1 seed)": "optimize.recommend(j, cutoff=100, n_seeds=1, progress=False)",
+    "discount@1000 (3 x 2 splits)": "optimize.recommend(j, cutoff=1000, n_splits=3, n_inner=2, n_seeds=1, progress=False)",
+    "discount@10": "optimize.recommend(j, cutoff=10, progress=False)",
+    "gain@100": "optimize.recommend(j, cutoff=100, what='gain', progress=False)",
+    "joint@100": "optimize.recommend(j, cutoff=100, what='joint', progress=False)",
     "cross_validate@100": "optimize.cross_validate(j, cutoff=100)",
 }
 QUICK = {  # --quick: the same calls with fewer splits (checks the script, not for the record)
-    "discount@100": "optimize.recommend(j, 100, n_splits=2, n_inner=2, progress=False)",
-    "discount@1000 (3 x 2 splits)": "optimize.recommend(j, 1000, n_splits=2, n_inner=2, progress=False)",
-    "joint@100": "optimize.recommend(j, 100, what='joint', n_splits=2, n_inner=2, progress=False)",
+    "discount@100": "optimize.recommend(j, cutoff=100, n_splits=2, n_inner=2, progress=False)",
+    "discount@1000 (3 x 2 splits)": "optimize.recommend(j, cutoff=1000, n_splits=2, n_inner=2, progress=False)",
+    "joint@100": "optimize.recommend(j, cutoff=100, what='joint', n_splits=2, n_inner=2, progress=False)",
 }
 
 CHILD = r"""

@@ -68,7 +68,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import stats
+from scipy import special
 
 import metrics
 from metrics import JudgedRuns
@@ -106,17 +106,15 @@ def corrected_interval(diffs: NDArray, n_test: int, n_fit: int, level: float = 0
     if J < 2 or not np.all(np.isfinite(d)):
         return m, math.nan, math.nan
     se = math.sqrt((1.0 / J + n_test / n_fit) * float(d.var(ddof=1)))
-    q = float(stats.t.ppf(0.5 + level / 2, J - 1))
+    q = float(special.stdtrit(J - 1, 0.5 + level / 2))  # the t quantile; scipy.special, not the heavy scipy.stats import
     return m, m - q * se, m + q * se
 
 
-def _select(model, cands: list[Candidate], pool: NDArray, rng: np.random.Generator, n_inner: int,
-            objective: str) -> tuple[int, NDArray]:
+def _select(model, cands: list[Candidate], pool: NDArray, splits: list, objective: str) -> tuple[int, NDArray]:
     """Index of the candidate the inner cross-validation on ``pool`` chooses (one-SE rule), and the
-    inner held-out Φ(1) matrix (candidates × inner splits). The inner splits are
-    :func:`gtheory.kit.topic_splits` of ``pool``, drawn from ``rng``."""
-    splits = topic_splits(len(pool), n_splits=n_inner, seed=rng)
-    S = np.empty((len(cands), n_inner))
+    inner held-out Φ(1) matrix (candidates × inner splits). ``splits`` are the inner
+    :func:`gtheory.kit.topic_splits` of ``pool`` (positions in ``pool``), drawn by :func:`_plan_seed`."""
+    S = np.empty((len(cands), len(splits)))
     for i, (a, b) in enumerate(splits):
         xs = np.stack([c.fit(pool[a])[0] for c in cands])
         S[:, i] = coefficients(model.scores(xs, pool[b]), objective)["phi_1"]
@@ -179,60 +177,90 @@ class _SeedRun:
     n_test: int
 
 
+def _plan_seed(pool: NDArray, seed, n_splits: int, n_inner: int) -> list[tuple[NDArray, NDArray | None, list]]:
+    """One seed's splits, drawn in one stream from ``numpy.random.default_rng(seed)``: the ``n_splits`` outer
+    halvings of ``pool`` (:func:`gtheory.kit.topic_splits`, so the same as :func:`optimize.cross_validate`'s with
+    this seed), then each fitting half's ``n_inner`` inner halvings, then the final selection's inner halvings of
+    all of ``pool``. Returns the tasks ``(fitting topics, held-out topics or None for the final selection, inner
+    splits)``; the fits draw no random numbers, so a task's result depends only on the task."""
+    rng = np.random.default_rng(seed)
+    outer = topic_splits(len(pool), n_splits=n_splits, seed=rng)
+    tasks: list[tuple[NDArray, NDArray | None, list]] = []
+    for a, h in outer:
+        A = pool[a]
+        tasks.append((A, pool[h], topic_splits(len(A), n_splits=n_inner, seed=rng)))
+    tasks.append((pool, None, topic_splits(len(pool), n_splits=n_inner, seed=rng)))
+    return tasks
+
+
+def _run_task(model, cands: list[Candidate], task: tuple, objective: str) -> tuple:
+    """One outer split: ``(selected, held-out Φ(1) per candidate, ratio per candidate, labels)``; or, for the final
+    selection (no held-out part), ``(final, inner Φ(1) matrix)``."""
+    A, B, inner = task
+    sel, S = _select(model, cands, A, inner, objective)
+    if B is None:
+        return sel, S
+    fits = [c.fit(A) for c in cands]
+    co = coefficients(model.scores(np.stack([x for x, _ in fits]), B), objective)
+    return sel, co["phi_1"], co["r"], [lab for _, lab in fits]
+
+
+def _assemble_seed(results: list[tuple], n_fit: int, n_test: int) -> _SeedRun:
+    *outer, (final, inner) = results
+    return _SeedRun(phi=np.array([r[1] for r in outer]), ratio=np.array([r[2] for r in outer]),
+                    labels=[r[3] for r in outer], selected=np.array([r[0] for r in outer], dtype=int),
+                    final=int(final), inner=inner, n_fit=n_fit, n_test=n_test)
+
+
 def _run_seed(model, cands: list[Candidate], pool: NDArray, seed, n_splits: int, n_inner: int,
               objective: str, step: Callable[[], None]) -> _SeedRun:
-    rng = np.random.default_rng(seed)
-    splits = topic_splits(len(pool), n_splits=n_splits, seed=rng)
-    C = len(cands)
-    phi, ratio, sel, labels = np.empty((n_splits, C)), np.empty((n_splits, C)), np.empty(n_splits, int), []
-    for b, (a, h) in enumerate(splits):
-        A, B = pool[a], pool[h]
-        sel[b], _ = _select(model, cands, A, rng, n_inner, objective)
-        fits = [c.fit(A) for c in cands]
-        co = coefficients(model.scores(np.stack([x for x, _ in fits]), B), objective)
-        phi[b], ratio[b] = co["phi_1"], co["r"]
-        labels.append([lab for _, lab in fits])
+    """One seed's nested cross-validation, here (:func:`_run_seeds` spreads the same tasks over processes)."""
+    plan = _plan_seed(pool, seed, n_splits, n_inner)
+    results = []
+    for task in plan:
+        results.append(_run_task(model, cands, task, objective))
         step()
-    final, inner = _select(model, cands, pool, rng, n_inner, objective)
-    step()
-    n_fit = len(splits[0][0])
-    return _SeedRun(phi, ratio, labels, sel, final, inner, n_fit, len(pool) - n_fit)
+    return _assemble_seed(results, len(plan[0][0]), len(pool) - len(plan[0][0]))
 
 
 #: what the forked workers of :func:`_run_seeds` read (set just before the fork, cleared after)
 _SHARED: tuple | None = None
 
 
-def _seed_worker(i: int) -> tuple[_SeedRun, list[list[str]]]:
-    model, cands, pool, seeds, n_splits, n_inner, objective = _SHARED
+def _task_worker(i: int) -> tuple[tuple, list[list[str]]]:
+    model, cands, tasks, objective = _SHARED
     for c in cands:
         c.failures.clear()
-    run = _run_seed(model, cands, pool, seeds[i], n_splits, n_inner, objective, lambda: None)
-    return run, [list(c.failures) for c in cands]
+    out = _run_task(model, cands, tasks[i], objective)
+    return out, [list(c.failures) for c in cands]
 
 
 def _run_seeds(model, cands, pool, seeds, n_splits, n_inner, objective, step, n_jobs: int) -> list[_SeedRun]:
-    """The seeds' runs, in ``n_jobs`` forked processes when more than one (the precomputed matrices are shared
-    by the fork, not copied; each seed's result does not depend on where it runs)."""
+    """The seeds' runs. With ``n_jobs`` > 1 every outer split of every seed (and each seed's final selection) is one
+    task of a pool of ``n_jobs`` forked processes — ``n_seeds × (n_splits + 1)`` tasks of about equal size, so the
+    processes stay busy to the end (5 seeds on 2 processes as whole seeds would leave one idle for a fifth of the
+    time). The splits are all drawn here first (:func:`_plan_seed`), the precomputed matrices are shared by the
+    fork, not copied, and a task's result does not depend on where it runs: any ``n_jobs`` gives the same runs."""
     import multiprocessing as mp
 
-    n_jobs = min(int(n_jobs), len(seeds))
-    if n_jobs <= 1 or "fork" not in mp.get_all_start_methods():
+    if int(n_jobs) <= 1 or "fork" not in mp.get_all_start_methods():
         return [_run_seed(model, cands, pool, s, n_splits, n_inner, objective, step) for s in seeds]
+    plans = [_plan_seed(pool, s, n_splits, n_inner) for s in seeds]
+    tasks = [t for plan in plans for t in plan]
     global _SHARED
-    _SHARED = (model, cands, pool, seeds, n_splits, n_inner, objective)
+    _SHARED = (model, cands, tasks, objective)
     try:
-        with mp.get_context("fork").Pool(n_jobs) as workers:
-            out = []
-            for run, failures in workers.imap(_seed_worker, range(len(seeds))):
-                out.append(run)
+        with mp.get_context("fork").Pool(min(int(n_jobs), len(tasks))) as workers:
+            results = []
+            for out, failures in workers.imap(_task_worker, range(len(tasks))):
+                results.append(out)
                 for c, f in zip(cands, failures):
                     c.failures.extend(f)
-                for _ in range(n_splits + 1):
-                    step()
+                step()
     finally:
         _SHARED = None
-    return out
+    per, n_fit = n_splits + 1, len(tasks[0][0])
+    return [_assemble_seed(results[i * per:(i + 1) * per], n_fit, len(pool) - n_fit) for i in range(len(seeds))]
 
 
 @dataclass
