@@ -10,7 +10,8 @@
 
 Not checked here: Nagata mode against the published numbers of Sakai's papers, book or Excel tools digit for digit.
 Nagata mode is checked against the exact computation (its approximations within 0.01 in power, its sizes within 2
-topics) and against the one tabulated value known exactly (λ(1; .05, .20) = 7.849 of the noncentral χ² table).
+topics), against the one tabulated value known exactly (λ(1; .05, .20) = 7.849 of the noncentral χ² table), and
+Sakai's (2018) Table 6.4 of Nagata's λ approximation, which Nagata mode's ANOVA uses, against the exact λ.
 
 Where published numbers were looked for (November 2026), without finding one table of sizes with the inputs that
 produced it (α, β, minD or CI width, σ², m) in a form that can be cited:
@@ -44,6 +45,8 @@ import gtheory
 from gtheory.topic_set_size import (
     TopicSetSize,
     _nagata_start,
+    _chi2_lambda,
+    NAGATA_LAMBDA_TABLE,
     expected_ci_width,
     min_detectable_difference,
     power_at,
@@ -207,13 +210,19 @@ def test_nagata_approximations_are_close_to_the_exact_power():
         assert np.max(np.abs(exact - approx)) < 0.01
 
 
-def test_nagata_sizes_are_within_one_or_two_topics_of_exact():
+def test_nagata_sizes_are_close_to_exact():
     for a, p, d, v in CASES:
         for method, kw in (("paired-t", {}), ("two-sample-t", {}), ("anova", {"n_systems": 5}), ("ci", {})):
             req = {"ci_width": 2 * d} if method == "ci" else {"min_diff": d, "power": p}
             ex = topic_set_size(v, method=method, alpha=a, approximation="exact", **req, **kw).n
             na = topic_set_size(v, method=method, alpha=a, approximation="nagata", **req, **kw).n
-            assert abs(ex - na) <= 2
+            if method == "ci":
+                assert abs(ex - na) <= 2
+                continue
+            # the approximate power is within 0.01 of the exact one (test above), so the exact power at Nagata's n
+            # misses the target by at most that much; in topics, up to 3 at n ~ 215 where the curve is flat
+            assert power_at(method, na, min_diff=d, variance=v, alpha=a, **kw) >= p - 0.01
+            assert abs(ex - na) <= max(2, 0.02 * ex)
 
 
 def test_nagata_anova_lambda_is_the_tabulated_noncentral_chi2_value():
@@ -222,6 +231,41 @@ def test_nagata_anova_lambda_is_the_tabulated_noncentral_chi2_value():
     # tail: (1.959964 + 0.841621)^2 = 7.8489 at alpha = .05, beta = .20 (Cohen's and Nagata's tables: 7.85)
     n0 = _nagata_start("anova", d=1.0, width=None, var=0.5, alpha=0.05, target=0.8, m=2)
     assert n0 == pytest.approx((1.959964 + 0.841621) ** 2, abs=1e-4)
+
+
+@pytest.mark.parametrize("alpha_beta", sorted(NAGATA_LAMBDA_TABLE))
+def test_sakai_table_6_4_approximates_the_exact_noncentral_chi2_lambda(alpha_beta):
+    # Sakai (2018), Table 6.4 (Nagata 2003): lambda(phi_A; alpha, beta) ~ x1 + x2 sqrt(phi_A), the published
+    # coefficients (also reproduced as etc/table-6.4.csv of the public sakai-book repository by J. White).
+    # Checked against the exact lambda (scipy's noncentral chi2 inverted in lambda): a curve fit, so not exact;
+    # its error shrinks with phi_A (measured: at most 0.9 % at phi_A = 4, under 0.6 % from 9, under 0.05 % at 49).
+    alpha, beta = alpha_beta
+    x1, x2 = NAGATA_LAMBDA_TABLE[alpha_beta]
+    for phi_a, rel in ((4, 0.01), (9, 0.006), (19, 0.006), (49, 0.0005)):
+        assert x1 + x2 * math.sqrt(phi_a) == pytest.approx(_chi2_lambda(phi_a, alpha, beta), rel=rel)
+    # and exactly what Nagata mode starts from
+    d, var, m = 0.1, 0.02, phi_a + 1
+    start = _nagata_start("anova", d=d, width=None, var=var, alpha=alpha, target=1 - beta, m=m, tabulated=True)
+    assert start == pytest.approx((x1 + x2 * math.sqrt(m - 1)) / (d**2 / (2 * var)), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ["paired-t", "two-sample-t", "anova", "ci"])
+def test_nagata_size_is_the_smallest_that_meets_the_requirement(method):
+    # whatever the start (Table 6.4 overshoots at phi_A = 1-3), Nagata mode returns n with the requirement met at n
+    # and not at n - 1, both under Nagata's approximations
+    for m, d, var, alpha, power in ((2, 0.1, 0.02, 0.05, 0.8), (3, 0.05, 0.01, 0.01, 0.9), (10, 0.08, 0.03, 0.05, 0.5)):
+        kw = dict(alpha=alpha)
+        req = dict(ci_width=d) if method == "ci" else dict(min_diff=d, power=power)
+        if method == "anova":
+            kw["n_systems"] = m
+        n = topic_set_size(var, method=method, approximation="nagata", **req, **kw).n
+        if method == "ci":
+            w = expected_ci_width(np.array([n - 1, n], dtype=float), variance=var, alpha=alpha)
+            assert w[1] <= d < w[0] or n == 2
+        else:
+            p = power_at(method, np.array([n - 1, n], dtype=float), min_diff=d, variance=var, alpha=alpha,
+                         n_systems=kw.get("n_systems"), approximation="nagata")
+            assert p[1] >= power > p[0] or n == 2
 
 
 def test_variance_estimates_equal_the_anova_mean_squares():
