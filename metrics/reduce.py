@@ -47,6 +47,7 @@ import numpy as np
 from gtheory.kit.checks import check_choice, check_fraction, check_int, check_rng
 from metrics._ranked import check_judged
 from metrics.judged import JudgedRuns
+from gtheory.kit.params import ANY_LEVEL, PARAMS, one_or_many, validate_params
 
 __all__ = ["reduction_mask", "reduce_qrels"]
 
@@ -144,6 +145,7 @@ def _sampling_args(relevance_level, min_relevant, min_nonrelevant, rounding):
     )
 
 
+@validate_params(fraction=one_or_many(PARAMS["fraction"]), relevance_level=ANY_LEVEL)
 def reduction_mask(
     judged: JudgedRuns,
     fraction: float | Sequence[float],
@@ -200,17 +202,15 @@ def reduction_mask(
     True
     """
     judged = _check_judged(judged)
-    relevance_level, min_relevant, min_nonrelevant, rounding = _sampling_args(
-        relevance_level, min_relevant, min_nonrelevant, rounding
-    )
-    scalar = isinstance(fraction, Real) and not isinstance(fraction, bool)
-    fractions = [_check_fraction(fraction)] if scalar else [_check_fraction(f) for f in fraction]
-    rng = check_rng(seed)
+    scalar = not isinstance(fraction, list)  # the parameter table gives a float or a list of floats
+    fractions = [fraction] if scalar else fraction
+    rng = np.random.default_rng(seed)
     strata = _strata(judged, rng, relevance_level)
     masks = _masks(judged, strata, fractions, min_relevant, min_nonrelevant, rounding)
     return masks[0] if scalar else masks
 
 
+@validate_params(relevance_level=ANY_LEVEL)
 def reduce_qrels(
     judged: JudgedRuns,
     fraction: float,
@@ -246,7 +246,7 @@ def reduce_qrels(
     """
     mask = reduction_mask(
         judged,
-        _check_fraction(fraction),
+        fraction,
         seed,
         relevance_level=relevance_level,
         min_relevant=min_relevant,

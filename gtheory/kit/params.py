@@ -103,18 +103,21 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
 
 
-def integer(minimum: int = 1, maximum: int | None = None, *, none: bool = False, fix: str = "") -> Rule:
-    """An integer in ``[minimum, maximum]`` (bool refused), cleaned to ``int``; ``none``: None is accepted too."""
-    rule = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum}, {maximum}]"
-    if none:
-        rule += " or None"
+def integer(minimum: int = 1, maximum: int | None = None, *, none: bool = False, exclude: tuple[int, ...] = (),
+            rule: str = "", fix: str = "") -> Rule:
+    """An integer in ``[minimum, maximum]`` (bool refused), cleaned to ``int``; ``none``: None is accepted too;
+    ``exclude``: integers refused inside the range (then give the ``rule`` in words)."""
+    if not rule:
+        rule = f"an integer >= {minimum}" if maximum is None else f"an integer in [{minimum}, {maximum}]"
+        if none:
+            rule += " or None"
 
     def clean(v: Any) -> Any:
         if v is None and none:
             return None
         if not _is_int(v):
             raise _Invalid(wrong_type=True)
-        if v < minimum or (maximum is not None and v > maximum):
+        if v < minimum or (maximum is not None and v > maximum) or v in exclude:
             raise _Invalid()
         return int(v)
 
@@ -168,6 +171,20 @@ def choice(*options: str, none: bool = False, fix: str = "") -> Rule:
         return v
 
     return Rule("str" + (" | None" if none else ""), rule, fix, clean, options[0])
+
+
+def one_or_many(rule: Rule) -> Rule:
+    """A value by ``rule`` or a non-empty sequence of them (a list of the cleaned values)."""
+    def clean(v: Any) -> Any:
+        if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Iterable):
+            return rule._clean(v)
+        out = [rule._clean(x) for x in v]
+        if not out:
+            raise _Invalid()
+        return out
+
+    return Rule(f"{rule.types} | Sequence[{rule.types}]", f"{rule.rule}, or a non-empty sequence of them", rule.fix,
+                clean, rule.example)
 
 
 def _clean_seed(v: Any) -> Any:
@@ -235,6 +252,9 @@ EXECUTOR = Rule("concurrent.futures.Executor | None", "None or a concurrent.futu
 
 BOOLEAN = Rule("bool", "True or False", "give {name}=True or {name}=False", _clean_bool, False)
 
+#: relevance_level of the judgment sampling: any finite grade (the measures' rule is > 0)
+ANY_LEVEL = real(rule="a finite number", fix="give the lowest grade that counts as relevant, e.g. relevance_level=1")
+
 #: The table: parameter name → its rule (docs/architecture.md). A parameter whose rule differs in one function
 #: says so at its decorator (``@validate_params(n_resamples=integer(minimum=10))``).
 PARAMS: dict[str, Rule] = {
@@ -247,6 +267,7 @@ PARAMS: dict[str, Rule] = {
     "level": probability(fix="give the confidence level, e.g. level=0.95"),
     "power": probability(fix="give the power wanted, e.g. power=0.8"),
     "target": probability(fix="give the target coefficient, e.g. target=0.95"),
+    "tau": probability(fix="give the Kendall τ wanted, e.g. tau=0.9"),
     # ranks and systems
     "cutoff": integer(1, none=True, fix="give the rank cut-off, e.g. cutoff=10, or None for the whole list"),
     "top_k": integer(2, none=True, fix="give the number of best systems to keep (at least 2), or None for all"),
@@ -262,6 +283,8 @@ PARAMS: dict[str, Rule] = {
     "what": choice("discount", "gain", "joint"),
     "objective": choice("phi", "erho2"),
     "starts": integer(1, fix="give the number of starting points, e.g. starts=4"),
+    "agree_tol": real(0.0, low_open=False, rule="a finite number >= 0",
+                      fix="give the tolerance within which starts agree, e.g. agree_tol=1e-6"),
     "n_splits": integer(1, fix="give the number of topic splits, e.g. n_splits=10"),
     # running
     "progress": PROGRESS,
@@ -381,4 +404,4 @@ def param_rules(fn: Callable[..., Any]) -> dict[str, Rule]:
     return {}
 
 
-__all__ += ["param_rules", "probability"]
+__all__ += ["ANY_LEVEL", "one_or_many", "param_rules", "probability"]
