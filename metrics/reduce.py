@@ -44,10 +44,9 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from gtheory.kit.checks import check_choice, check_fraction, check_int, check_rng
 from metrics._ranked import check_judged
 from metrics.judged import JudgedRuns
-from gtheory.kit.params import ANY_LEVEL, PARAMS, one_or_many, validate_params
+from gtheory.kit.params import ANY_LEVEL, PARAMS, check_param, one_or_many, validate_params
 
 __all__ = ["reduction_mask", "reduce_qrels"]
 
@@ -60,22 +59,15 @@ def _check_judged(judged: Any) -> JudgedRuns:
     return judged
 
 
-_check_fraction = check_fraction
-
-
 def _check_fractions(fractions: Any) -> tuple[float, ...]:
     if isinstance(fractions, (Real, str)) or fractions is None:
         raise TypeError(f"`fractions` must be a sequence of numbers in (0, 1]; got {fractions!r}.")
-    fs = [_check_fraction(f, "fractions") for f in fractions]
+    fs = [check_param("fractions", f, PARAMS["fraction"]) for f in fractions]
     if not fs:
         raise ValueError("`fractions` must not be empty.")
     if len(set(fs)) != len(fs):
         raise ValueError(f"`fractions` must be distinct; got {fs}.")
     return tuple(sorted(fs, reverse=True))
-
-
-def _check_minimum(value: Any, name: str) -> int:
-    return check_int(value, name, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -132,17 +124,6 @@ def _masks(
     for i, f in enumerate(fractions):
         out[i] = strata.rank < _quota(strata.counts, f, minimums, rounding)[strata.stratum]
     return out
-
-
-def _sampling_args(relevance_level, min_relevant, min_nonrelevant, rounding):
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, Real):
-        raise TypeError(f"`relevance_level` must be a number; got {relevance_level!r}.")
-    return (
-        float(relevance_level),
-        _check_minimum(min_relevant, "min_relevant"),
-        _check_minimum(min_nonrelevant, "min_nonrelevant"),
-        check_choice(rounding, "rounding", ("ceil", "round", "floor")),
-    )
 
 
 @validate_params(fraction=one_or_many(PARAMS["fraction"]), relevance_level=ANY_LEVEL)
