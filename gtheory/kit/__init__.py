@@ -5,8 +5,8 @@ heavier than NumPy at import time, so ``import metrics`` stays light. One concep
 
 * :mod:`gtheory.kit.errors` — the one error protocol: :class:`~gtheory.kit.errors.FixableError` (a problem and its
   fix as data), :class:`~gtheory.kit.errors.ParameterError` (a parameter out of its rule), ``FixableWarning``;
-* :mod:`gtheory.kit.checks` — the argument checks, one per kind of parameter (``seed``, ``seeds``, ``progress``,
-  integers, probabilities, fractions, choices);
+* :mod:`gtheory.kit.checks` — the checks of one function's own parameters (integers, probabilities, choices) and
+  the helpers of ``seed`` and ``progress``, built on the parameter table's rules;
 * :mod:`gtheory.kit.params` — the one table of parameter rules keyed by parameter name (:data:`PARAMS`) and the
   decorator that checks a public function's arguments by it (:func:`~gtheory.kit.params.validate_params`);
 * :mod:`gtheory.kit.signatures` — one signature style (data first, the rest keyword-only) and the deprecation
@@ -27,7 +27,7 @@ heavier than NumPy at import time, so ``import metrics`` stays light. One concep
 
 The writer's names are importable from here (``from gtheory.kit import write_text``; standard library only), and so
 are the parameter table's (``from gtheory.kit import validate_params``; loaded on first use, as it needs NumPy);
-import the other modules by name (``from gtheory.kit.checks import check_seed``).
+import the other modules by name (``from gtheory.kit.checks import fixed_seed``).
 """
 from __future__ import annotations
 
