@@ -424,7 +424,7 @@ def _json_number(v: Any) -> Any:
 
 
 #: the bootstrap's rule for n_resamples (the table's minimum is 1): percentile intervals need a few replicates
-_RESAMPLES = integer(10, fix="give the number of bootstrap replicates, e.g. n_resamples=1000")
+_RESAMPLES = integer(10, fix="give the number of bootstrap replicates, e.g. `n_resamples=1000`")
 
 
 def _counts_of(idx: NDArray[np.intp], n: int) -> NDArray[np.float64]:

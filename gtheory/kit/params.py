@@ -12,8 +12,10 @@ parameter of the table to the body.
 An argument out of its rule raises :class:`~gtheory.kit.errors.ParameterError` (a :class:`ValueError`) carrying
 ``param``, ``rule``, ``value`` and the fix as its advice; a value of the wrong type raises
 :class:`~gtheory.kit.errors.ParameterTypeError`, which is also a :class:`TypeError`. The message names the
-parameter, the rule and the value: ```n_resamples` must be an integer >= 1; got 0; give the number of resamples,
-e.g. n_resamples=1000``.
+parameter, the rule and the value, then the fix, in which a setting is in backticks as the parameters are (so the
+command line words it with its options, ``--n-resamples 1000``)::
+
+    `n_resamples` must be an integer >= 1; got 0; give the number of resamples, e.g. `n_resamples=1000`
 
 Defaults are checked once, when the function is decorated (a default out of its own rule is a bug, reported at
 import), never at call time. Checking costs a dictionary lookup per table parameter and call (no
@@ -49,7 +51,7 @@ class _Invalid(Exception):
 
 class Rule:
     """One parameter rule: the ``types`` accepted (words, for the docs), the ``rule`` a value must meet (``"an
-    integer >= 1"``), the ``fix`` (what to give instead, ``"give the number of resamples, e.g. n_resamples=1000"``;
+    integer >= 1"``), the ``fix`` (what to give instead, ``"give the number of resamples, e.g. `n_resamples=1000`"``;
     ``"give <rule>"`` when empty; ``{name}`` stands for the parameter's name)
     and a cleaner that returns the cleaned value or raises (:meth:`clean`). ``example`` is a valid value (for
     tests and docs)."""
@@ -231,18 +233,18 @@ def _clean_bool(v: Any) -> bool:
 #: seed: one source of randomness (docs/architecture.md, "The shared vocabulary")
 SEED = Rule("int | numpy.random.Generator | numpy.random.SeedSequence | None",
             "a non-negative integer, None, a numpy.random.Generator or a numpy.random.SeedSequence",
-            "give an integer such as {name}=0 for a reproducible result, or None for fresh randomness",
+            "give an integer such as `{name}=0` for a reproducible result, or `{name}=None` for fresh randomness",
             _clean_seed, 0)
 
 #: seeds: repetitions, an int n (the seeds 0 .. n-1) or the distinct seeds
 SEEDS = Rule("int | Sequence[int]",
              "a number of seeds >= 1 (n means 0 .. n-1) or a non-empty sequence of distinct non-negative integers",
-             "give a count such as {name}=5, or the seeds themselves such as {name}=[0, 1, 2]", _clean_seeds, 2)
+             "give a count such as `{name}=5`, or the seeds themselves such as `{name}=[0, 1, 2]`", _clean_seeds, 2)
 
 #: progress: bool | str | Callable[[str], Any], default "auto"
 PROGRESS = Rule("bool | str | Callable[[str], Any] | None",
                 "True, False, None, 'auto' (on stderr when it is a terminal) or a callable taking a message",
-                "give {name}=False for silence, True for progress on stderr, or a function such as print",
+                "give `{name}=False` for silence, `{name}=True` for progress on stderr, or a function such as print",
                 _clean_progress, "auto")
 
 #: executor: where the independent tasks run
@@ -250,10 +252,10 @@ EXECUTOR = Rule("concurrent.futures.Executor | None", "None or a concurrent.futu
                 "give None (run in this process) or an executor such as ProcessPoolExecutor(), or a Dask client's "
                 "client.get_executor()", _clean_executor, None)
 
-BOOLEAN = Rule("bool", "True or False", "give {name}=True or {name}=False", _clean_bool, False)
+BOOLEAN = Rule("bool", "True or False", "give `{name}=True` or `{name}=False`", _clean_bool, False)
 
 #: relevance_level of the judgment sampling: any finite grade (the measures' rule is > 0)
-ANY_LEVEL = real(rule="a finite number", fix="give the lowest grade that counts as relevant, e.g. relevance_level=1")
+ANY_LEVEL = real(rule="a finite number", fix="give the lowest grade that counts as relevant, e.g. `relevance_level=1`")
 
 #: The table: parameter name → its rule (docs/architecture.md). A parameter whose rule differs in one function
 #: says so at its decorator (``@validate_params(n_resamples=integer(minimum=10))``).
@@ -261,31 +263,31 @@ PARAMS: dict[str, Rule] = {
     # randomness and repetitions
     "seed": SEED,
     "seeds": SEEDS,
-    "n_resamples": integer(1, fix="give the number of resamples, e.g. n_resamples=1000"),
+    "n_resamples": integer(1, fix="give the number of resamples, e.g. `n_resamples=1000`"),
     # error rates, confidence levels, targets
-    "alpha": probability(fix="give the significance level, e.g. alpha=0.05"),
-    "level": probability(fix="give the confidence level, e.g. level=0.95"),
-    "power": probability(fix="give the power wanted, e.g. power=0.8"),
-    "target": probability(fix="give the target coefficient, e.g. target=0.95"),
-    "tau": probability(fix="give the Kendall τ wanted, e.g. tau=0.9"),
+    "alpha": probability(fix="give the significance level, e.g. `alpha=0.05`"),
+    "level": probability(fix="give the confidence level, e.g. `level=0.95`"),
+    "power": probability(fix="give the power wanted, e.g. `power=0.8`"),
+    "target": probability(fix="give the target coefficient, e.g. `target=0.95`"),
+    "tau": probability(fix="give the Kendall τ wanted, e.g. `tau=0.9`"),
     # ranks and systems
-    "cutoff": integer(1, none=True, fix="give the rank cut-off, e.g. cutoff=10, or None for the whole list"),
+    "cutoff": integer(1, none=True, fix="give the rank cut-off, e.g. `cutoff=10`, or None for the whole list"),
     "top_k": integer(2, none=True, fix="give the number of best systems to keep (at least 2), or None for all"),
     "relevance_level": real(0.0, rule="a finite number > 0",
-                            fix="give the lowest grade that counts as relevant, e.g. relevance_level=1"),
+                            fix="give the lowest grade that counts as relevant, e.g. `relevance_level=1`"),
     # resampling of judgments
     "fraction": real(0.0, 1.0, high_open=False, rule="a number in (0, 1] (the share of judgments kept)",
-                     fix="give the share of judgments to keep, e.g. fraction=0.5"),
-    "min_relevant": integer(0, fix="give the fewest relevant judgments a topic keeps, e.g. min_relevant=1"),
-    "min_nonrelevant": integer(0, fix="give the fewest non-relevant judgments a topic keeps, e.g. min_nonrelevant=10"),
+                     fix="give the share of judgments to keep, e.g. `fraction=0.5`"),
+    "min_relevant": integer(0, fix="give the fewest relevant judgments a topic keeps, e.g. `min_relevant=1`"),
+    "min_nonrelevant": integer(0, fix="give the fewest non-relevant judgments a topic keeps, e.g. `min_nonrelevant=10`"),
     "rounding": choice("ceil", "round", "floor"),
     # tuning
     "what": choice("discount", "gain", "joint"),
     "objective": choice("phi", "erho2"),
-    "starts": integer(1, fix="give the number of starting points, e.g. starts=4"),
+    "starts": integer(1, fix="give the number of starting points, e.g. `starts=4`"),
     "agree_tol": real(0.0, low_open=False, rule="a finite number >= 0",
-                      fix="give the tolerance within which starts agree, e.g. agree_tol=1e-6"),
-    "n_splits": integer(1, fix="give the number of topic splits, e.g. n_splits=10"),
+                      fix="give the tolerance within which starts agree, e.g. `agree_tol=1e-6`"),
+    "n_splits": integer(1, fix="give the number of topic splits, e.g. `n_splits=10`"),
     # running
     "progress": PROGRESS,
     "executor": EXECUTOR,
@@ -302,7 +304,7 @@ def check_param(name: str, value: Any, rule: Rule | None = None) -> Any:
     >>> check_param("alpha", 0)
     Traceback (most recent call last):
     ...
-    gtheory.kit.errors.ParameterError: `alpha` must be a probability strictly in (0, 1); got 0; give the significance level, e.g. alpha=0.05
+    gtheory.kit.errors.ParameterError: `alpha` must be a probability strictly in (0, 1); got 0; give the significance level, e.g. `alpha=0.05`
     """
     return (rule or PARAMS[name]).clean(value, name)
 
@@ -326,7 +328,7 @@ def validate_params(**overrides: Rule | None) -> Callable[[F], F]:
     >>> f(None, n_resamples=5)
     Traceback (most recent call last):
     ...
-    gtheory.kit.errors.ParameterError: `n_resamples` must be an integer >= 10; got 5; give the number of resamples, e.g. n_resamples=1000
+    gtheory.kit.errors.ParameterError: `n_resamples` must be an integer >= 10; got 5; give the number of resamples, e.g. `n_resamples=1000`
     """
     for name, rule in overrides.items():
         if rule is not None and not isinstance(rule, Rule):
