@@ -123,7 +123,8 @@ def integer(minimum: int = 1, maximum: int | None = None, *, none: bool = False,
             raise _Invalid()
         return int(v)
 
-    example = max(minimum, 1) if maximum is None or maximum >= 1 else minimum
+    start = max(minimum, 1) if maximum is None or maximum >= 1 else minimum
+    example = next(v for v in range(start, start + len(exclude) + 1) if v not in exclude)
     return Rule("int" + (" | None" if none else ""), rule, fix, clean, example)
 
 
