@@ -73,7 +73,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 #: the Python API's (ReportSettings') parameter names in messages → the options of this command
-_OPTIONS = {"cutoff": "--cutoff", "B": "--n-resamples", "n_splits": "--splits", "seed": "--seed", "format": "--format", "title": "--title",
+_OPTIONS = {"cutoff": "--cutoff", "n_resamples": "--n-resamples", "n_splits": "--splits", "seed": "--seed", "format": "--format", "title": "--title",
             "out_dir": "--out", "judged": "the data"}
 
 
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     factory = ReportSettings.quick if args.quick else ReportSettings.default
     overrides: dict[str, Any] = {"seed": args.seed}
     if args.n_resamples is not None:
-        overrides["B"] = args.n_resamples
+        overrides["n_resamples"] = args.n_resamples
     if args.splits is not None:
         overrides["n_splits"] = args.splits
     if cutoff > judged.depth:
