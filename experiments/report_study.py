@@ -31,7 +31,7 @@ import metrics
 from metrics import JudgedRuns
 from gtheory.kit.checks import progress_writer
 from gtheory.kit.params import check_param
-from gtheory.kit.signatures import renamed
+from gtheory.kit.signatures import renamed, renamed_field
 from experiments._adopted import BASELINE_LABEL, KEPT_BASELINE, Adopted, adopted_from, adopted_summary
 from experiments.published import PUBLISHED_TREC9
 
@@ -54,17 +54,14 @@ _NAMES = {"zipf": "Zipf (1/r)", "linear": "linear ((k+1-r)/k)", "log2": "log (1/
 def _renamed_overrides(overrides: dict[str, Any], method: str) -> dict[str, Any]:
     """``overrides`` of :meth:`ReportSettings.default` / :meth:`ReportSettings.quick` with ``B`` (the old name)
     as ``n_resamples``, with a FutureWarning (:func:`gtheory.kit.signatures.renamed`'s wording)."""
-    if "B" in overrides:
-        if "n_resamples" in overrides:
-            raise TypeError(f"ReportSettings.{method}() got both 'B' and its new name 'n_resamples'; pass "
-                            "'n_resamples' only")
-        overrides = {**overrides, "n_resamples": overrides["B"]}
-        del overrides["B"]
-        warnings.warn(FutureWarning(f"ReportSettings.{method}(): `B` is now called `n_resamples`; the old name will "
-                                    "stop working in the next release"), stacklevel=3)
-    return overrides
+    def settings(**kw: Any) -> dict[str, Any]:
+        return kw
+
+    settings.__name__ = f"ReportSettings.{method}"
+    return renamed("B", "n_resamples")(settings)(**overrides)
 
 
+@renamed_field("B", "n_resamples")
 @dataclass(frozen=True)
 class ReportSettings:
     """What :func:`run_study` computes and how hard it tries.
@@ -113,13 +110,6 @@ class ReportSettings:
         s = cls(cutoff=cutoff, discount_cutoffs=tuple(sorted({10, cutoff})),
                 gain_cutoffs=tuple(sorted({10, cutoff})), joint_cutoffs=(10,), n_resamples=200, n_splits=3, starts=2)
         return replace(s, **_renamed_overrides(overrides, "quick"))
-
-    @property
-    def B(self) -> int:
-        """Deprecated: :attr:`n_resamples` (the old name, for one release)."""
-        warnings.warn(FutureWarning("ReportSettings.B is now called n_resamples; the old name will stop working in "
-                                    "the next release"), stacklevel=2)
-        return self.n_resamples
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "ReportSettings":
@@ -170,17 +160,6 @@ class ReportSettings:
                 f"the study needs at least 3 systems and 6 topics; got {judged.n_systems} x {judged.n_topics}.")
         if not np.any(judged.levels > 0):
             raise ValueError("the judgments have no positive grade; nothing to tune.")
-
-
-def _old_name_kept(cls: type) -> type:
-    """``ReportSettings(B=...)`` still works for one release, with a FutureWarning (``renamed``)."""
-    init = cls.__init__
-    init.__name__ = cls.__name__  # the warning names the class: "ReportSettings(): `B` is now called ..."
-    cls.__init__ = renamed("B", "n_resamples")(init)  # type: ignore[method-assign]
-    return cls
-
-
-_old_name_kept(ReportSettings)
 
 
 # ----------------------------------------------------------------------------------------------- result

@@ -23,7 +23,7 @@ from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau
 from gtheory.kit.signatures import keyword_only
-from gtheory.kit.params import integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["demo_study", "check_demo_parameters", "DemoStudy"]
 
@@ -191,7 +191,7 @@ def _row(label: str, g: gtheory.GStudy, target: float, tuning: Any = None) -> di
             "converged": None if tuning is None else bool(tuning.success)}
 
 
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def check_demo_parameters(cutoff: int, target: float, n_splits: int, *, depth: int | None = None) -> None:
     """Refuse parameters :func:`demo_study` cannot take, before any data is loaded (``depth``: the runs' depth,
     when known): ``cutoff``, ``target`` and ``n_splits`` by the parameter table (:mod:`gtheory.kit.params`), then
@@ -201,7 +201,7 @@ def check_demo_parameters(cutoff: int, target: float, n_splits: int, *, depth: i
 
 
 @keyword_only("cutoff", "target", "n_splits")
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def demo_study(
     judged: metrics.JudgedRuns,
     *,

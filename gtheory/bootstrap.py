@@ -611,7 +611,7 @@ def bootstrap(
     """
     B = n_resamples  # n_resamples, level, seed (and target): the parameter table (gtheory.kit.params)
     if over not in _PROCEDURE:
-        raise ParameterError("over", f"`over` must be one of {', '.join(map(repr, _PROCEDURE))}; got {over!r}.")
+        raise ParameterError("over", f"`over` must be 'auto', 'systems', 'topics' or 'both'; got {over!r}.")
     x = getattr(study, "scores", None)
     if x is None:
         raise ValueError("this G-study does not keep its score matrix; compute it with gtheory.gstudy(...).")
@@ -733,7 +733,7 @@ def dstudy_subset(
     """
     B = n_resamples  # n_resamples, level, seed (and target): the parameter table (gtheory.kit.params)
     if over not in _PROCEDURE:
-        raise ParameterError("over", f"`over` must be one of {', '.join(map(repr, _PROCEDURE))}; got {over!r}.")
+        raise ParameterError("over", f"`over` must be 'auto', 'systems', 'topics' or 'both'; got {over!r}.")
     if over == "auto":
         raise ValueError("`over` must be 'topics', 'systems' or 'both' for dstudy_subset (the systems are "
                          "re-selected in every resample); got 'auto'.")

@@ -27,7 +27,7 @@ from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from .judged import JudgedRuns
 from .ndcg import dcg_parts, ideal_gains
-from gtheory.kit.params import integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["dcg", "ncg", "andcg"]
 
@@ -101,7 +101,7 @@ def ncg(judged: JudgedRuns, *, gain: GainSpec = "linear", cutoff: int | None = N
     return as_frame(safe_divide(value, ideal[None, :]), judged)
 
 
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def andcg(
     judged: JudgedRuns,
     *,

@@ -21,12 +21,12 @@ import pandas as pd
 
 from ._ranked import as_frame, evaluated_list, level_mask, relevant_levels, safe_divide
 from .judged import JudgedRuns
-from gtheory.kit.params import integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["precision", "r_precision"]
 
 
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def precision(judged: JudgedRuns, *, cutoff: int = 10, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """Precision at ``cutoff`` (P@k) of every system on every topic.
 

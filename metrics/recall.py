@@ -24,12 +24,12 @@ import pandas as pd
 
 from ._ranked import as_frame, relevance_at_ranks, safe_divide
 from .judged import JudgedRuns
-from gtheory.kit.params import integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["recall", "success"]
 
 
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def recall(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """Recall at ``cutoff`` (R@k): the share of the topic's relevant documents in the top k.
 
@@ -72,7 +72,7 @@ def recall(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judge
     return as_frame(safe_divide(rel.sum(axis=-1), v.n_relevant(rl)[None, :]), judged)
 
 
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def success(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """Success at ``cutoff`` (Success@k): 1 if a relevant document is in the top k, else 0.
 

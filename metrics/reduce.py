@@ -59,10 +59,14 @@ def _check_judged(judged: Any) -> JudgedRuns:
     return judged
 
 
+#: each of `fractions`: the table's rule of `fraction`
+_FRACTION = PARAMS["fraction"].with_fix("give shares of judgments to keep, e.g. `fractions=[1.0, 0.5, 0.1]`")
+
+
 def _check_fractions(fractions: Any) -> tuple[float, ...]:
     if isinstance(fractions, (Real, str)) or fractions is None:
         raise TypeError(f"`fractions` must be a sequence of numbers in (0, 1]; got {fractions!r}.")
-    fs = [check_param("fractions", f, PARAMS["fraction"]) for f in fractions]
+    fs = [check_param("fractions", f, _FRACTION) for f in fractions]
     if not fs:
         raise ValueError("`fractions` must not be empty.")
     if len(set(fs)) != len(fs):

@@ -52,7 +52,7 @@ from ._ratio import RatioModel, coefficient_f
 from .objective import Problem
 from .result import SolverRun, Tuning
 from gtheory.kit.signatures import keyword_only
-from gtheory.kit.params import choice, integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, choice, validate_params
 
 __all__ = ["Family", "FAMILIES", "optimize_family", "fit_family"]
 
@@ -287,7 +287,7 @@ def tuning_from_vector(judged: JudgedRuns, cutoff: int, what: str, x: NDArray, *
 
 
 @keyword_only("family", "cutoff")
-@validate_params(cutoff=integer(1), what=choice("discount", "gain"))
+@validate_params(cutoff=REQUIRED_CUTOFF, what=choice("discount", "gain"))
 def optimize_family(
     judged: JudgedRuns,
     *,

@@ -85,7 +85,7 @@ from .objective import Problem
 from .recommendation import Recommendation
 from ._threads import single_threaded_blas
 from gtheory.kit.signatures import keyword_only
-from gtheory.kit.params import integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, integer, validate_params
 
 __all__ = ["recommend", "LAMBDAS", "MIN_SPLITS", "corrected_interval"]
 
@@ -379,7 +379,7 @@ def measure_spec(gain: Any, discount: Any, cutoff: int, levels: NDArray) -> str 
     except ValueError:
         return None
 @keyword_only("cutoff")
-@validate_params(cutoff=integer(1), n_splits=integer(2))
+@validate_params(cutoff=REQUIRED_CUTOFF, n_splits=integer(2))
 def recommend(
     judged: JudgedRuns,
     *,

@@ -74,7 +74,7 @@ from numpy.typing import NDArray
 import metrics
 from metrics import FixableError, JudgedRuns
 from metrics.advanced import RelevantCells, relevant_cells
-from gtheory.kit.params import check_param, integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, check_param, validate_params
 
 __all__ = ["Objective", "Problem", "stability_and_gradient", "identified_depth"]
 
@@ -266,7 +266,7 @@ class Problem:
     ) -> None:
         if not isinstance(judged, JudgedRuns):
             raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
-        cutoff = check_param("cutoff", cutoff, integer(1))  # the parameter table's rules (gtheory.kit.params)
+        cutoff = check_param("cutoff", cutoff, REQUIRED_CUTOFF)  # the parameter table's rules (gtheory.kit.params)
         what = check_param("what", what)
         self.objective = check_param("objective", objective)
         if judged.n_systems < 2 or judged.n_topics < 2:

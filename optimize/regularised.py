@@ -44,7 +44,7 @@ from .objective import Problem
 from .parametrize import discount_to_increments, gain_to_increments, increments_to_discount, increments_to_gain
 from .result import Tuning
 from gtheory.kit.signatures import keyword_only
-from gtheory.kit.params import choice, integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, choice, validate_params
 
 __all__ = ["optimize_regularised", "fit_vector", "PENALTIES"]
 
@@ -110,7 +110,7 @@ def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: f
 
 
 @keyword_only("cutoff")
-@validate_params(cutoff=integer(1), what=choice("discount", "gain"))
+@validate_params(cutoff=REQUIRED_CUTOFF, what=choice("discount", "gain"))
 def optimize_regularised(
     judged: JudgedRuns,
     *,

@@ -45,7 +45,7 @@ from .parametrize import Parametrization
 from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
 from .slsqp import solve_lbfgsb, solve_slsqp
 from gtheory.kit.signatures import keyword_only
-from gtheory.kit.params import integer, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["optimize_discount", "optimize_gain", "optimize_joint", "tune_problem", "SOLVERS"]
 
@@ -228,7 +228,7 @@ def gain_family_of(gain: Any) -> str | None:
 
 
 @keyword_only("gain", "cutoff")
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_discount(
     judged: JudgedRuns,
     *,
@@ -294,7 +294,7 @@ def optimize_discount(
 
 
 @keyword_only("discount", "cutoff")
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_gain(
     judged: JudgedRuns,
     *,
@@ -356,7 +356,7 @@ def optimize_gain(
 
 
 @keyword_only("cutoff")
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_joint(
     judged: JudgedRuns,
     *,

@@ -30,7 +30,7 @@ from gtheory.kit.splits import topic_splits
 from .objective import Objective
 from .result import OptimizationWarning
 from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint
-from gtheory.kit.params import check_param, integer, probability, validate_params
+from gtheory.kit.params import REQUIRED_CUTOFF, check_param, probability, validate_params
 
 __all__ = ["cross_validate", "STANDARD_CONFIGS"]
 
@@ -77,7 +77,7 @@ def _check_args(judged, what, n_splits, train_fraction, target, seed, starts, so
     return n_train
 
 
-@validate_params(cutoff=integer(1))
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def cross_validate(
     judged: JudgedRuns,
     *,

@@ -46,7 +46,7 @@ from .output import (
 
 from typing import Any
 
-_PARAMS_NAMES = ("ANY_LEVEL", "PARAMS", "Rule", "check_param", "choice", "integer", "one_or_many", "param_rules", "probability", "real",
+_PARAMS_NAMES = ("ANY_LEVEL", "PARAMS", "REQUIRED_CUTOFF", "Rule", "check_param", "choice", "integer", "one_or_many", "param_rules", "probability", "real",
                  "validate_params")
 
 __all__ = ["OutputError", "csv_safe", "csv_unsafe", "open_output", "output_directory", "output_path", "target_kind",

@@ -71,7 +71,7 @@ class Rule:
         try:
             return self._clean(value)
         except _Invalid as bad:
-            shown = f"{type(value).__name__} {value!r}" if bad.wrong_type else repr(value)
+            shown = f"{type(value).__name__} {value!r}" if bad.wrong_type and value is not None else repr(value)
             cls = ParameterTypeError if bad.wrong_type else ParameterError
             fix = (self.fix or f"give {self.rule}").replace("{name}", name)
             err = cls(name, f"`{name}` must be {self.rule}; got {shown}", rule=self.rule, value=value,
@@ -258,6 +258,9 @@ BOOLEAN = Rule("bool", "True or False", "give `{name}=True` or `{name}=False`", 
 #: relevance_level of the judgment sampling: any finite grade (the measures' rule is > 0)
 ANY_LEVEL = real(rule="a finite number", fix="give the lowest grade that counts as relevant, e.g. `relevance_level=1`")
 
+#: a cut-off that must be given (an optimised discount or P@k has one weight or one rank per position)
+REQUIRED_CUTOFF = integer(1, fix="give the rank cut-off, e.g. `cutoff=10`")
+
 #: The table: parameter name → its rule (docs/architecture.md). A parameter whose rule differs in one function
 #: says so at its decorator (``@validate_params(n_resamples=integer(minimum=10))``).
 PARAMS: dict[str, Rule] = {
@@ -407,4 +410,4 @@ def param_rules(fn: Callable[..., Any]) -> dict[str, Rule]:
     return {}
 
 
-__all__ += ["ANY_LEVEL", "one_or_many", "param_rules", "probability"]
+__all__ += ["ANY_LEVEL", "REQUIRED_CUTOFF", "one_or_many", "param_rules", "probability"]
