@@ -61,7 +61,7 @@ from numpy.typing import ArrayLike, NDArray
 from .kit.display import fmt, kv_table
 from .kit.jsonio import JsonResult
 from .errors import ParameterError
-from .kit.params import validate_params
+from .kit.params import check_param, choice, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -82,7 +82,6 @@ Method = Literal["paired-t", "two-sample-t", "anova", "ci"]
 #: the methods of :func:`topic_set_size`
 METHODS: tuple[str, ...] = ("paired-t", "two-sample-t", "anova", "ci")
 _POWER_METHODS = ("paired-t", "two-sample-t", "anova")
-_APPROXIMATIONS = ("exact", "nagata")
 _VARIANCES = ("residual", "pooled")
 #: no design considers more topics than this (a requirement not met by then is reported as never met)
 MAX_TOPICS = 10**9
@@ -91,16 +90,8 @@ _TITLES = {"paired-t": "paired t-test", "two-sample-t": "two-sample t-test", "an
 
 
 # --------------------------------------------------------------------------------------------- argument checks
-def _check_method(method: str) -> str:
-    if method not in METHODS:
-        raise ParameterError("method", f"`method` must be one of {METHODS}; got {method!r}.")
-    return method
-
-
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ParameterError(name, f"`{name}` must be one of {choices}; got {value!r}.")
-    return value
+#: the rules of this module's own choices (the parameter table's constructors, gtheory.kit.params)
+_METHOD, _VARIANCE = choice(*METHODS), choice(*_VARIANCES)
 
 
 def _check_positive(name: str, value: Any) -> float:
@@ -141,7 +132,7 @@ def within_system_variance(scores: "ScoreInput", variance: str = "residual") -> 
     """
     from .io import as_score_matrix
 
-    _check_choice("variance", variance, _VARIANCES)
+    check_param("variance", variance, _VARIANCE)
     x, _, _ = as_score_matrix(scores)
     m, n = x.shape
     within = x - x.mean(axis=1, keepdims=True)
@@ -249,10 +240,9 @@ def power_at(method: str, n: ArrayLike, *, min_diff: float, variance: float, alp
     >>> round(float(power_at("paired-t", 50, min_diff=0.05, variance=0.02)), 3)
     0.41
     """
-    method = _check_method(method)
+    method = check_param("method", method, _METHOD)
     if method == "ci":
         raise ParameterError("method", "`method` 'ci' has no power; use expected_ci_width.")
-    _check_choice("approximation", approximation, _APPROXIMATIONS)
     m = _check_systems(method, n_systems)
     a = _check_topics(n)
     d = _check_positive("min_diff", min_diff)
@@ -293,7 +283,7 @@ def min_detectable_difference(method: str, n: int, *, variance: float, alpha: fl
     """
     from scipy import optimize
 
-    method = _check_method(method)
+    method = check_param("method", method, _METHOD)
     _check_topics(n)
     if method == "ci":
         return float(expected_ci_width(n, variance=variance, alpha=alpha))
@@ -303,7 +293,6 @@ def min_detectable_difference(method: str, n: int, *, variance: float, alpha: fl
         raise ParameterError("power", f"`power` must exceed `alpha` ({alpha:g}): any difference is detected with "
                                       f"probability >= alpha; got {power!r}.")
     sd = math.sqrt(var)
-    _check_choice("approximation", approximation, _APPROXIMATIONS)
     m = _check_systems(method, n_systems)
     fn = _exact_power if approximation == "exact" else _nagata_power
     nn = np.float64(n)
@@ -608,9 +597,8 @@ def topic_set_size(
     >>> gtheory.topic_set_size(0.02, method="paired-t", min_diff=0.05).n
     128
     """
-    method = _check_method(method)
-    approximation = _check_choice("approximation", approximation, _APPROXIMATIONS)
-    _check_choice("variance", variance, _VARIANCES)
+    method = check_param("method", method, _METHOD)
+    check_param("variance", variance, _VARIANCE)
     if method == "ci":
         if min_diff is not None:
             raise ParameterError("min_diff", "`min_diff` does not apply to method='ci'; give `ci_width`.")

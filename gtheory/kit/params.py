@@ -274,6 +274,8 @@ PARAMS: dict[str, Rule] = {
     "power": probability(fix="give the power wanted, e.g. `power=0.8`"),
     "target": probability(fix="give the target coefficient, e.g. `target=0.95`"),
     "tau": probability(fix="give the Kendall τ wanted, e.g. `tau=0.9`"),
+    # topic set size design (Sakai)
+    "approximation": choice("exact", "nagata"),
     # ranks and systems
     "cutoff": integer(1, none=True, fix="give the rank cut-off, e.g. `cutoff=10`, or None for the whole list"),
     "top_k": integer(2, none=True, fix="give the number of best systems to keep (at least 2), or None for all"),
