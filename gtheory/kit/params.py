@@ -115,6 +115,8 @@ def integer(minimum: int = 1, maximum: int | None = None, *, none: bool = False,
             rule += " or None"
 
     def clean(v: Any) -> Any:
+        if type(v) is int and minimum <= v and (maximum is None or v <= maximum) and v not in exclude:
+            return v  # the common case, without the ABC checks below
         if v is None and none:
             return None
         if not _is_int(v):
@@ -142,9 +144,12 @@ def real(low: float = -math.inf, high: float = math.inf, *, low_open: bool = Tru
     def clean(v: Any) -> Any:
         if v is None and none:
             return None
-        if not _is_real(v):
+        if type(v) is float:
+            f = v  # the common case, without the ABC checks below
+        elif not _is_real(v):
             raise _Invalid(wrong_type=True)
-        f = float(v)
+        else:
+            f = float(v)
         if not math.isfinite(f) or (f <= low if low_open else f < low) or (f >= high if high_open else f > high):
             raise _Invalid()
         return f
@@ -165,6 +170,8 @@ def choice(*options: str, none: bool = False, fix: str = "") -> Rule:
     rule = f"one of {listed}" + (" or None" if none else "")
 
     def clean(v: Any) -> Any:
+        if type(v) is str and v in options:
+            return v
         if v is None and none:
             return None
         if not isinstance(v, str):
@@ -191,6 +198,8 @@ def one_or_many(rule: Rule) -> Rule:
 
 
 def _clean_seed(v: Any) -> Any:
+    if type(v) is int and v >= 0:
+        return v
     if v is None or isinstance(v, (np.random.Generator, np.random.SeedSequence)):
         return v
     if not _is_int(v):
