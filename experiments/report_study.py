@@ -30,7 +30,7 @@ import gtheory
 import metrics
 from metrics import JudgedRuns
 from gtheory.kit.checks import progress_writer
-from gtheory.kit.params import check_param
+from gtheory.kit.params import REQUIRED_CUTOFF, check_param, validate_params
 from gtheory.kit.signatures import renamed, renamed_field
 from experiments._adopted import BASELINE_LABEL, KEPT_BASELINE, Adopted, adopted_from, adopted_summary
 from experiments.published import PUBLISHED_TREC9
@@ -523,6 +523,7 @@ def _family_ratio(name: str, levels: np.ndarray, grade: float) -> float:
 
 
 # ------------------------------------------------------------------------------------------------ study
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def run_study(
     judged: JudgedRuns,
     *,

@@ -54,6 +54,7 @@ from gtheory.kit.params import validate_params
 __all__ = ["optimize_minimax", "minimax_problems"]
 
 
+@validate_params()
 def minimax_problems(
     collections: Sequence[JudgedRuns],
     what: str,

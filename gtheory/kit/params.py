@@ -37,7 +37,8 @@ import numpy as np
 
 from .errors import ParameterError, ParameterTypeError
 
-__all__ = ["PARAMS", "Rule", "check_param", "choice", "integer", "real", "validate_params"]
+__all__ = ["ANY_LEVEL", "PARAMS", "REQUIRED_CUTOFF", "Rule", "check_param", "choice", "integer", "one_or_many",
+           "param_rules", "probability", "real", "validate_params"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -420,5 +421,3 @@ def param_rules(fn: Callable[..., Any]) -> dict[str, Rule]:
         seen = getattr(seen, "__wrapped__", None)
     return {}
 
-
-__all__ += ["ANY_LEVEL", "REQUIRED_CUTOFF", "one_or_many", "param_rules", "probability"]
