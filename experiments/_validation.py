@@ -19,15 +19,12 @@ import pandas as pd
 
 from gtheory.kit.ties import TIE_REL, tie_values  # noqa: F401  (TIE_REL re-exported for the randomised tests)
 from gtheory.advanced import coerce_matrix as _coerce_matrix
-from gtheory.kit.checks import (  # noqa: F401  (re-exported: one check per parameter kind)
+from gtheory.kit.params import check_param
+from gtheory.kit.checks import (  # noqa: F401  (re-exported: the checks of one function's own parameters)
     check_choice,
-    check_fraction,
     check_int,
     check_probability,
     check_progress,
-    check_rng,
-    check_seed,
-    check_seeds,
 )
 
 __all__: list[str] = []  # private module
@@ -226,7 +223,7 @@ def keep_top_k(scores: Scores, top_k: int | None) -> Scores:
     """
     if top_k is None:
         return scores
-    k = check_int(top_k, "top_k", minimum=2)
+    k = check_param("top_k", top_k)  # the parameter table's rule (gtheory.kit.params)
     if k > len(scores.systems):
         raise ValueError(
             f"`top_k` must not exceed the number of systems ({len(scores.systems)}); got {k}."
@@ -243,11 +240,6 @@ def score_matrix(scores: Any, top_k: int | None = None, name: str = "scores") ->
     """The systems x topics matrix of every pairwise test (at least 2 systems and 2 topics; :func:`as_scores`),
     cut to its ``top_k`` best systems (:func:`keep_top_k`)."""
     return keep_top_k(as_scores(scores, name, require_matrix=True, min_systems=2, min_topics=2), top_k)
-
-
-def check_resamples(n_resamples: Any, name: str = "n_resamples") -> int:
-    """The number of resamples, permutations or drawn subsets of a randomised procedure: an integer >= 1."""
-    return check_int(n_resamples, name, minimum=1)
 
 
 def pair_frame(s: Scores, I: np.ndarray, J: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:

@@ -31,6 +31,7 @@ import pandas as pd
 import gtheory
 from gtheory.kit.display import fmt, html_table
 from gtheory.kit.jsonio import JsonResult
+from gtheory.kit.params import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
@@ -237,6 +238,7 @@ def _depth_row(judged: "JudgedRuns", d: int, measure: str, min_diff: float, targ
     return row, replicates
 
 
+@validate_params()
 def topic_depth_budget(
     judged: "JudgedRuns",
     measure: str = "nDCG@10",
@@ -287,23 +289,20 @@ def topic_depth_budget(
     TopicBudget
         ``table``, ``cheapest(requirement)``, ``summary()``, ``plot()``, ``to_json()``.
     """
-    from gtheory.kit.checks import check_int, check_probability, check_rng, check_seed, progress_writer
-    from gtheory.kit.executors import check_executor, run_tasks
+    from gtheory.kit.checks import check_int, progress_writer
+    from gtheory.kit.executors import run_tasks
 
-    say = progress_writer(progress)
-    executor = check_executor(executor)
+    say = progress_writer(progress)  # target, power, alpha, seed, level, progress, executor: the parameter table
     depths = sorted({int(d) for d in depths})
     if not depths or depths[0] < 1 or depths[-1] > judged.depth:
         raise gtheory.ParameterError("depths", f"`depths` must be integers in [1, {judged.depth}] (the runs' depth); "
                                                f"got {list(depths)!r}.")
     if bootstrap != 0:
         bootstrap = check_int(bootstrap, "bootstrap", minimum=10)
-    level = check_probability(level, "level")
-    seed = check_seed(seed)
     if not bootstrap:
         seed = None
     elif not isinstance(seed, int):  # one integer for every depth (paired resamples): one draw of a Generator/None
-        seed = int(check_rng(seed).integers(2**31))
+        seed = int(np.random.default_rng(seed).integers(2**31))
     tasks = [(judged, d, str(measure), min_diff, target, power, alpha, int(bootstrap), seed, level) for d in depths]
     done = [0]
 

@@ -23,11 +23,13 @@ from gtheory.errors import ParameterError
 from experiments.agreement import kendall_tau, rmse, tau_ap
 from experiments.significance import discriminative_power
 from experiments.swap import min_difference_for_swap_rate, swap_rates
+from gtheory.kit.params import validate_params
 
 __all__ = ["check_configurations", "check_tuning", "parse_configuration", "ConfigurationCheck", "DEFAULT_AGAINST"]
 
 
 @renamed("B", "n_resamples")
+@validate_params()
 def check_configurations(
     configurations: dict[str, pd.DataFrame],
     reference: str,
@@ -125,6 +127,7 @@ def parse_configuration(spec: str) -> tuple[str, str]:
 
 
 @renamed("B", "n_resamples")
+@validate_params()
 def check_tuning(
     judged: Any,
     tuning: Any = None,

@@ -58,17 +58,8 @@ import pandas as pd
 from gtheory.kit.display import fmt, kv_table
 from gtheory.kit.jsonio import JsonResult
 
-from experiments._validation import (
-    TIE_REL,
-    Scores,
-    check_choice,
-    check_probability,
-    check_resamples,
-    check_rng,
-    keep_top_k,
-    pair_indices,
-    score_matrix,
-)
+from experiments._validation import TIE_REL, Scores, check_choice, keep_top_k, pair_indices, score_matrix
+from gtheory.kit.params import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -379,7 +370,7 @@ def _csv(frame: pd.DataFrame, raw: bool = False) -> str:
 # ----------------------------------------------------------------------------------------------- compare
 
 
-def _check_inputs(test, correction, alpha, effect_size, n_resamples):
+def _check_inputs(test, correction, effect_size):
     check_choice(test, "test", TESTS)
     if correction is None:
         correction = "none"
@@ -389,10 +380,8 @@ def _check_inputs(test, correction, alpha, effect_size, n_resamples):
 
         raise ParameterError("correction", "the randomised Tukey HSD controls the family-wise error over all pairs "
                              f"itself; use correction=None with test='tukey-hsd' (got {correction!r}).")
-    alpha = check_probability(alpha, "alpha")
     check_choice(effect_size, "effect_size", ("sakai", "dz"))
-    n_resamples = check_resamples(n_resamples)
-    return correction, float(alpha), n_resamples
+    return correction  # alpha and n_resamples: the parameter table (gtheory.kit.params)
 
 
 def _select(s: Scores, systems: Sequence[Any] | None, top_k: int | None, baseline: Any) -> Scores:
@@ -411,6 +400,7 @@ def _select(s: Scores, systems: Sequence[Any] | None, top_k: int | None, baselin
     return s
 
 
+@validate_params()
 def compare(
     scores: Any,
     *,
@@ -472,7 +462,7 @@ def compare(
     >>> c.table[["a", "b", "significant"]].values.tolist()
     [['new', 'bm25', True], ['ql', 'bm25', False]]
     """
-    correction, alpha, n_resamples = _check_inputs(test, correction, alpha, effect_size, n_resamples)
+    correction = _check_inputs(test, correction, effect_size)
     s = score_matrix(scores)
     if baseline is not None and baseline not in s.systems:
         raise ValueError(f"`baseline` {baseline!r} is not one of the systems of `scores` "
@@ -483,7 +473,7 @@ def compare(
                       kept.systems.append(pd.Index([baseline])), kept.topics, kept.labelled)
     if len(kept.systems) < 2:
         raise ValueError("`compare` needs at least 2 systems after `systems`/`top_k`.")
-    rng = check_rng(seed)
+    rng = np.random.default_rng(seed)
     X = kept.values
     m, n = X.shape
     if baseline is not None:

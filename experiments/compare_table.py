@@ -15,6 +15,7 @@ from gtheory.kit.jsonio import JsonResult
 
 from experiments._validation import as_scores
 from experiments.compare import _TEST_NAMES, Comparison, _csv, _label, _md, _select, _tex, compare
+from gtheory.kit.params import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -215,6 +216,7 @@ def _letter(i: int) -> str:
     return s
 
 
+@validate_params()
 def compare_measures(
     scores: Mapping[str, Any],
     *,

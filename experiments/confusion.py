@@ -23,17 +23,9 @@ from gtheory.kit.display import fmt, html_table, kv_table
 from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.signatures import renamed
-from experiments._validation import (
-    align_pair,
-    as_scores,
-    best_first,
-    check_choice,
-    check_int,
-    check_probability,
-    check_resamples,
-    pair_indices,
-)
+from experiments._validation import align_pair, as_scores, best_first, check_choice, pair_indices
 from experiments.significance import bootstrap_asl, paired_ttest, wilcoxon_test
+from gtheory.kit.params import validate_params
 
 __all__ = ["significance_confusion", "SignificanceConfusion"]
 
@@ -222,15 +214,14 @@ class SignificanceConfusion(JsonResult):
                                       "significant in opposite directions": self.sig_opposite})
 
 
-def _check_test(test: Any, n_resamples: Any, alpha: Any) -> tuple[str, int, float]:
-    return (
-        check_choice(test, "test", ("bootstrap", "t", "wilcoxon")),
-        check_resamples(n_resamples),
-        check_probability(alpha, "alpha"),
-    )
+def _check_test(test: Any) -> str:
+    """``test`` of :func:`significance_confusion` and the incompleteness study (their ``n_resamples`` and ``alpha``
+    are checked by the parameter table, :mod:`gtheory.kit.params`)."""
+    return check_choice(test, "test", ("bootstrap", "t", "wilcoxon"))
 
 
 @renamed("B", "n_resamples")
+@validate_params()
 def significance_confusion(
     full_scores: Any,
     reduced_scores: Any,
@@ -281,7 +272,7 @@ def significance_confusion(
     >>> cm.accuracy
     1.0
     """
-    test, B, alpha = _check_test(test, n_resamples, alpha)
+    test, B = _check_test(test), n_resamples
     seed = fixed_seed(seed)  # the same seed serves both matrices
     a = as_scores(full_scores, "full_scores", require_matrix=True, min_topics=2)
     b = as_scores(reduced_scores, "reduced_scores", require_matrix=True, min_topics=2)
@@ -292,7 +283,7 @@ def significance_confusion(
             f"{b.values.shape[1]} columns."
         )
     if top_k is not None:
-        k = check_int(top_k, "top_k", minimum=2)
+        k = top_k  # an integer >= 2: the parameter table
         if k > len(a.systems):
             raise ValueError(f"`top_k` must not exceed the number of systems ({len(a.systems)}); got {k}.")
         keep = best_first(a.means)[:k]

@@ -37,15 +37,8 @@ from gtheory.kit.display import fmt, kv_table
 from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.signatures import renamed
 
-from experiments._validation import (
-    TIE_REL,
-    check_probability,
-    check_resamples,
-    check_rng,
-    pair_frame,
-    pair_indices,
-    score_matrix,
-)
+from experiments._validation import TIE_REL, pair_frame, pair_indices, score_matrix
+from gtheory.kit.params import probability, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -212,6 +205,7 @@ def _bootstrap_general(counts, W, K, scale, abs_t_obs, mean_tol2, regular, k_cri
 
 
 @renamed("B", "n_resamples")
+@validate_params()
 def bootstrap_asl(
     scores: ScoresLike, *, n_resamples: int = 1000, seed: int | np.random.Generator | None = 0,
     top_k: int | None = None,
@@ -292,8 +286,8 @@ def bootstrap_asl(
     True
     """
     s = score_matrix(scores, top_k)
-    B = check_resamples(n_resamples)
-    rng = check_rng(seed)
+    B = n_resamples
+    rng = np.random.default_rng(seed)
     t_obs, asl, _ = _bootstrap(s.values, B, rng)
     I, J = pair_indices(len(s.systems))
     frame = pair_frame(s, I, J, t=t_obs, asl=asl)
@@ -401,6 +395,7 @@ class DiscriminativePower(JsonResult):
 
 
 @renamed("B", "n_resamples")
+@validate_params()
 def discriminative_power(
     scores: ScoresLike,
     alpha: float = 0.05,
@@ -461,10 +456,9 @@ def discriminative_power(
     >>> 0 < result.estimated_difference < 0.4
     True
     """
-    alpha = check_probability(alpha, "alpha")
     s = score_matrix(scores, top_k)
-    B = check_resamples(n_resamples)
-    rng = check_rng(seed)
+    B = n_resamples
+    rng = np.random.default_rng(seed)
     k_crit = min(B, max(1, math.ceil(B * alpha - 1e-9)))
     t_obs, asl, crit = _bootstrap(s.values, B, rng, k_crit=k_crit)
     I, J = pair_indices(len(s.systems))
@@ -484,6 +478,7 @@ def discriminative_power(
     )
 
 
+@validate_params(alpha=probability(none=True))
 def plot_asl_curves(
     curves: Mapping[str, pd.DataFrame | DiscriminativePower],
     *,
@@ -528,8 +523,6 @@ def plot_asl_curves(
             "`curves` must be a non-empty mapping of name -> bootstrap_asl() table (e.g. "
             f"{{'nDCG': table}}); got {type(curves).__name__}."
         )
-    if alpha is not None:
-        alpha = check_probability(alpha, "alpha")
     series = {}
     for name, result in curves.items():
         table = result.table if isinstance(result, DiscriminativePower) else result

@@ -45,11 +45,15 @@ import numpy as np
 import pandas as pd
 
 from metrics import JudgedRuns
-from gtheory.kit.checks import check_int, fixed_seed, progress_writer
+from gtheory.kit.checks import fixed_seed, progress_writer
 from gtheory.kit.signatures import renamed
-from gtheory.kit.checks import check_seeds as _check_seeds
 from metrics import reduce_qrels, reduction_mask
-from metrics.advanced import Rounding, check_judged as _check_judged, reduction_masks as _masks, sampling_args as _sampling_args, strata as _strata
+from metrics.advanced import (
+    Rounding,
+    check_judged as _check_judged,
+    reduction_masks as _masks,
+    strata as _strata,
+)
 from experiments._measures import Measure, _check_measures, _resolve_measure, _scores
 from experiments._validation import best_first
 from experiments.agreement import kendall_tau, rmse, tau_ap
@@ -70,6 +74,7 @@ from experiments.incomplete_knee import (
     knee,
     tuned_stability_under_incompleteness,
 )
+from gtheory.kit.params import ANY_LEVEL, validate_params
 
 __all__ = [
     "reduction_mask",
@@ -86,6 +91,7 @@ __all__ = [
 
 # ================================================================================================== study
 @renamed("B", "n_resamples")
+@validate_params(relevance_level=ANY_LEVEL)
 def incompleteness_study(
     judged: JudgedRuns,
     measures: Mapping[str, Measure] | Sequence[Measure] | Measure,
@@ -195,18 +201,14 @@ def incompleteness_study(
     judged = _check_judged(judged)
     measures = _check_measures(measures)
     fns = {k: _resolve_measure(m, k) for k, m in measures.items()}
-    fractions = _check_fractions(fractions)
-    seeds = _check_seeds(seeds)
+    fractions = _check_fractions(fractions)  # seeds, alpha, n_resamples, top_k, the sampling's: the parameter table
     conds = (judged_only,) if isinstance(judged_only, (bool, np.bool_)) else tuple(judged_only)
     if not conds or not all(isinstance(c, (bool, np.bool_)) for c in conds) or len(set(conds)) != len(conds):
         raise ValueError(f"`judged_only` must be a bool or distinct bools, e.g. (False, True); got {judged_only!r}.")
     conds = tuple(bool(c) for c in conds)
     if test is not None:
-        test, B, alpha = _check_test(test, n_resamples, alpha)
+        test, B = _check_test(test), n_resamples
         test_seed = fixed_seed(test_seed, "test_seed")  # the same seed for every row's test
-    relevance_level, min_relevant, min_nonrelevant, rounding = _sampling_args(
-        relevance_level, min_relevant, min_nonrelevant, rounding
-    )
 
     # ---- full-qrels reference, once per (measure, list type)
     ref: dict[tuple[str, bool], dict[str, Any]] = {}
@@ -218,7 +220,7 @@ def incompleteness_study(
             if test is not None:
                 sys_idx = np.arange(judged.n_systems)
                 if top_k is not None:
-                    k = check_int(top_k, "top_k", minimum=2)
+                    k = top_k
                     if k > judged.n_systems:
                         raise ValueError(f"`top_k` must not exceed the number of systems ({judged.n_systems}); got {k}.")
                     sys_idx = best_first(means)[:k]

@@ -26,12 +26,17 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
-from gtheory.kit.checks import check_seeds as _check_seeds
-from metrics.advanced import (Rounding, check_fractions as _check_fractions, check_judged as _check_judged,
-                              reduction_masks as _masks, sampling_args as _sampling_args, strata as _strata)
-from experiments._validation import check_choice, check_probability
+from metrics.advanced import (
+    Rounding,
+    check_fractions as _check_fractions,
+    check_judged as _check_judged,
+    reduction_masks as _masks,
+    strata as _strata,
+)
+from experiments._validation import check_choice
 from experiments._stability import stability
 from experiments.agreement import kendall_tau, tau_ap
+from gtheory.kit.params import ANY_LEVEL, validate_params
 
 __all__ = ["knee", "tuned_stability_under_incompleteness"]
 
@@ -168,6 +173,7 @@ def _stability(scores: np.ndarray, n_topics: float, target: float) -> dict[str, 
     return {k: st[k] for k in _STABILITY_ORDER}
 
 
+@validate_params(relevance_level=ANY_LEVEL)
 def tuned_stability_under_incompleteness(
     judged: JudgedRuns,
     fractions: Sequence[float] = DEFAULT_FRACTIONS,
@@ -255,8 +261,7 @@ def tuned_stability_under_incompleteness(
     (['log2'], True)
     """
     judged = _check_judged(judged)
-    fractions = _check_fractions(fractions)
-    seeds = _check_seeds(seeds)
+    fractions = _check_fractions(fractions)  # seeds, cutoff, target, the sampling's: the parameter table
     if isinstance(standard_discounts, str):
         standard_discounts = [standard_discounts]
     standard_discounts = list(standard_discounts)
@@ -264,10 +269,6 @@ def tuned_stability_under_incompleteness(
         n_topics = judged.n_topics
     if isinstance(n_topics, bool) or not isinstance(n_topics, Real) or not n_topics > 0:
         raise ValueError(f"`n_topics` must be a positive number; got {n_topics!r}.")
-    target = check_probability(target, "target")
-    relevance_level, min_relevant, min_nonrelevant, rounding = _sampling_args(
-        relevance_level, min_relevant, min_nonrelevant, rounding
-    )
     if tune is True:
         tuner = _default_tuner(gain, cutoff, judged_only, dict(tune_options or {}))
     elif tune is False or tune is None:

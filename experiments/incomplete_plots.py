@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from experiments.incomplete_knee import GROUP_COLUMNS, _legacy_columns
+from gtheory.kit.params import probability, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -213,6 +214,7 @@ def plot_discriminative_power(
     return _plot(study, "power", ax=ax, log_x=log_x, title=title)
 
 
+@validate_params(target=probability(none=True))
 def plot_phi_vs_fraction(
     study: pd.DataFrame,
     *,

@@ -31,15 +31,8 @@ from scipy import stats
 from gtheory.kit.signatures import renamed
 from gtheory.kit.ties import tie_values
 
-from experiments._validation import (
-    TIE_REL,
-    check_choice,
-    check_resamples,
-    check_rng,
-    pair_frame,
-    pair_indices,
-    score_matrix,
-)
+from experiments._validation import TIE_REL, check_choice, pair_frame, pair_indices, score_matrix
+from gtheory.kit.params import validate_params
 
 __all__ = ["paired_ttest", "wilcoxon_test", "tukey_hsd_randomised"]
 
@@ -48,6 +41,7 @@ _SCIPY_113 = tuple(int(x) for x in _scipy.__version__.split(".")[:2]) >= (1, 13)
 ScoresLike = Any
 
 
+@validate_params()
 def paired_ttest(scores: ScoresLike, *, top_k: int | None = None) -> pd.DataFrame:
     r"""Two-sided paired t-test for every system pair (:func:`scipy.stats.ttest_rel`, vectorised).
 
@@ -94,6 +88,7 @@ def _null_pairs(x, y, statistic, p):
     return np.where(same, 0.0, statistic), np.where(same, 1.0, p)
 
 
+@validate_params()
 def wilcoxon_test(
     scores: ScoresLike,
     *,
@@ -193,6 +188,7 @@ def _exact_differences(d: np.ndarray, tol: float) -> np.ndarray:
 
 
 @renamed("B", "n_resamples")
+@validate_params()
 def tukey_hsd_randomised(
     scores: ScoresLike,
     *,
@@ -251,8 +247,8 @@ def tukey_hsd_randomised(
     True
     """
     s = score_matrix(scores, top_k)
-    B = check_resamples(n_resamples)
-    rng = check_rng(seed)
+    B = n_resamples
+    rng = np.random.default_rng(seed)
     m, n = s.values.shape
     base = s.values.T  # n x m: permute along systems within each topic
     ranges = np.empty(B)

@@ -293,7 +293,7 @@ def _figure_asl(study: Study):
     fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False, fontsize=8)
     n_sys = min(s.top_k, study.n_systems)
     fig.suptitle(f"Discriminative power: ASL curves, nDCG@{s.asl_cutoff}, top {n_sys} systems, "
-                 f"paired bootstrap B = {s.B}", fontsize=11)
+                 f"paired bootstrap B = {s.n_resamples}", fontsize=11)
     fig.tight_layout(rect=(0, 0.05 * rows, 1, 1))
     return fig
 

@@ -110,7 +110,7 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     ``name``, from :func:`run_study`'s ``title`` or the data).
 
     Everything is written into a temporary directory beside ``out_dir`` that replaces it at the end
-    (:func:`metrics._atomic.atomic_directory`): an interrupted or failed run leaves the old report (or
+    (:func:`gtheory.kit.output.output_directory`): an interrupted or failed run leaves the old report (or
     nothing), never a mix; an existing ``out_dir`` that holds other files than a report's is refused
     (ValueError).
 

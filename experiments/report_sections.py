@@ -125,7 +125,7 @@ def _reconcile(study: Study) -> str:
             f"the systems — how consistently a configuration ranks all {study.n_systems} systems from one topic set "
             f"to another. Discriminative power counts the pairs of the top {min(s.top_k, study.n_systems)} systems "
             f"whose difference a paired test calls significant at α = {s.alpha:g} with these {n} topics; it is "
-            f"itself a noisy estimate (B = {s.B} bootstrap samples, one topic set). A configuration can rank the "
+            f"itself a noisy estimate (B = {s.n_resamples} bootstrap samples, one topic set). A configuration can rank the "
             f"systems more consistently overall while compressing the differences between close systems below what "
             f"a test resolves. Trust Φ and the topics needed for how many topics a comparison needs and for "
             f"rankings that repeat on new topics (the recommendation is judged on held-out Φ); trust discriminative "
@@ -169,7 +169,7 @@ def _opening(study: Study) -> list[Block]:
         f"{desc}{study.n_systems} systems × {study.n_topics} topics, grades {', '.join(f'{g:g}' for g in study.levels)}. "
         f"Reproduces the study of Kanoulas & Aslam (CIKM 2009) §3: stability is the dependability Φ of the "
         f"systems × topics nDCG scores (generalizability theory, crossed s × t design); an *optimal* gain or "
-        f"discount maximises it. Main cut-off k = {k}; Φ target {s.target:g}; bootstrap B = {s.B}, "
+        f"discount maximises it. Main cut-off k = {k}; Φ target {s.target:g}; bootstrap B = {s.n_resamples}, "
         f"top {min(s.top_k, study.n_systems)} systems; {s.n_splits} topic splits; {s.starts} optimiser start(s); "
         f"seed {s.seed}. Computed in {study.seconds:.0f} s. The last section says how to read each part.")))
     dt = study.discount_table
@@ -301,7 +301,7 @@ def _power_section(study: Study) -> list[Block]:
                               caption=f"Sakai's paired bootstrap, top {min(s.top_k, study.n_systems)} systems, "
                                       f"nDCG@{s.asl_cutoff}"
                                       + ("" if k == s.asl_cutoff else f" (rows marked nDCG@{k}: at that cut-off)")
-                                      + f", B = {s.B}.")))
+                                      + f", B = {s.n_resamples}.")))
     B.append(("img", ("asl_curves.png", "Fig. 9 — ASL of every system pair, sorted; lower curves discriminate more. "
                       "Legend: " + "; ".join(asl_legend(study).values()) + ".")))
     reconcile = _reconcile(study)
@@ -315,7 +315,7 @@ def _power_section(study: Study) -> list[Block]:
         sw.columns = ["topics per set", "swap rate", "difference for ≤ 5 % swaps", "share of comparisons reaching it"]
         B.append(("table", _Table(sw, counts=frozenset({"topics per set"}), digits={"swap rate": 4},
                                   caption=f"Swap rates (Voorhees & Buckley 2002), nDCG@{k}: two disjoint sets of "
-                                          f"{fmt_count(sw.iloc[0, 0])} topics, B = {s.B} draws, all system pairs; "
+                                          f"{fmt_count(sw.iloc[0, 0])} topics, B = {s.n_resamples} draws, all system pairs; "
                                           "a swap is a pair the two sets order differently.")))
     return B
 

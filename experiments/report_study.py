@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -30,6 +30,8 @@ import gtheory
 import metrics
 from metrics import JudgedRuns
 from gtheory.kit.checks import progress_writer
+from gtheory.kit.params import REQUIRED_CUTOFF, check_param, validate_params
+from gtheory.kit.signatures import renamed, renamed_field
 from experiments._adopted import BASELINE_LABEL, KEPT_BASELINE, Adopted, adopted_from, adopted_summary
 from experiments.published import PUBLISHED_TREC9
 
@@ -49,6 +51,17 @@ _NAMES = {"zipf": "Zipf (1/r)", "linear": "linear ((k+1-r)/k)", "log2": "log (1/
           "optimal": f"optimal ({IN_SAMPLE})"}
 
 # --------------------------------------------------------------------------------------------- settings
+def _renamed_overrides(overrides: dict[str, Any], method: str) -> dict[str, Any]:
+    """``overrides`` of :meth:`ReportSettings.default` / :meth:`ReportSettings.quick` with ``B`` (the old name)
+    as ``n_resamples``, with a FutureWarning (:func:`gtheory.kit.signatures.renamed`'s wording)."""
+    def settings(**kw: Any) -> dict[str, Any]:
+        return kw
+
+    settings.__name__ = f"ReportSettings.{method}"
+    return renamed("B", "n_resamples")(settings)(**overrides)
+
+
+@renamed_field("B", "n_resamples")
 @dataclass(frozen=True)
 class ReportSettings:
     """What :func:`run_study` computes and how hard it tries.
@@ -62,7 +75,8 @@ class ReportSettings:
     joint_cutoffs : cut-offs where gain and discount are tuned jointly (Table 2's third column); None:
         ``gain_cutoffs`` (``asl_cutoff`` is always added).
     top_k : systems kept (best by mean) for the bootstrap (Sakai / the paper: 30).
-    B : bootstrap replicates (1000).
+    n_resamples : bootstrap replicates of the ASLs and draws of the swap method (1000; was ``B``, which still works
+        for one release with a FutureWarning: ``ReportSettings(B=...)``, ``settings.B``).
     alpha : significance level of the discriminative power.
     n_splits : random topic splits of the out-of-sample check.
     target : Φ target of the topics-needed columns (0.95).
@@ -76,7 +90,7 @@ class ReportSettings:
     asl_cutoff: int = 20
     joint_cutoffs: tuple[int, ...] | None = None
     top_k: int = 30
-    B: int = 1000
+    n_resamples: int = 1000
     alpha: float = 0.05
     n_splits: int = 10
     target: float = 0.95
@@ -88,14 +102,27 @@ class ReportSettings:
         """The full study (a few minutes on TREC-9): the paper's cut-offs plus ``cutoff``."""
         s = cls(cutoff=cutoff, discount_cutoffs=tuple(sorted({10, 20, cutoff})),
                 gain_cutoffs=tuple(sorted({3, 10, 20, 100, 200, cutoff})))
-        return replace(s, **overrides)
+        return replace(s, **_renamed_overrides(overrides, "default"))
 
     @classmethod
     def quick(cls, cutoff: int = 100, **overrides: Any) -> "ReportSettings":
-        """A fast study for tests and CI (under a minute on TREC-9): fewer cut-offs, B = 200, 3 splits."""
+        """A fast study for tests and CI (under a minute on TREC-9): fewer cut-offs, 200 resamples, 3 splits."""
         s = cls(cutoff=cutoff, discount_cutoffs=tuple(sorted({10, cutoff})),
-                gain_cutoffs=tuple(sorted({10, cutoff})), joint_cutoffs=(10,), B=200, n_splits=3, starts=2)
-        return replace(s, **overrides)
+                gain_cutoffs=tuple(sorted({10, cutoff})), joint_cutoffs=(10,), n_resamples=200, n_splits=3, starts=2)
+        return replace(s, **_renamed_overrides(overrides, "quick"))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ReportSettings":
+        """The settings of a report's ``tables.json`` (``Study.to_dict()["settings"]``), lists back to tuples;
+        a document written before the rename (key ``B``) still reads."""
+        d = dict(d)
+        if "B" in d and "n_resamples" not in d:  # written before B was renamed n_resamples
+            d["n_resamples"] = d.pop("B")
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise ValueError(f"report settings: unknown field(s) {unknown}; known: {sorted(names)}")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
 
     def fit_depth(self, depth: int) -> "ReportSettings":
         """These settings without the cut-offs deeper than the runs' ``depth`` (a list left empty keeps
@@ -111,7 +138,7 @@ class ReportSettings:
     def validate(self, judged: JudgedRuns) -> None:
         """Raise ``ValueError`` naming the first setting that does not fit ``judged``."""
         depth = judged.grades.shape[2] if hasattr(judged, "grades") else None
-        for name in ("cutoff", "asl_cutoff", "top_k", "B", "n_splits", "starts"):
+        for name in ("cutoff", "asl_cutoff", "top_k", "n_resamples", "n_splits", "starts"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"`{name}` must be a positive integer; got {v!r}.")
@@ -126,10 +153,8 @@ class ReportSettings:
                                     *(self.joint_cutoffs or ())) if k > depth]
             if too_deep:
                 raise ValueError(f"cut-offs must not exceed the run depth {depth}; got {sorted(set(too_deep))}.")
-        if not 0 < self.target < 1:
-            raise ValueError(f"`target` must be in (0, 1); got {self.target!r}.")
-        if not 0 < self.alpha < 1:
-            raise ValueError(f"`alpha` must be in (0, 1); got {self.alpha!r}.")
+        check_param("target", self.target)  # the parameter table's rules (gtheory.kit.params)
+        check_param("alpha", self.alpha)
         if judged.n_systems < 3 or judged.n_topics < 6:
             raise ValueError(
                 f"the study needs at least 3 systems and 6 topics; got {judged.n_systems} x {judged.n_topics}.")
@@ -498,6 +523,7 @@ def _family_ratio(name: str, levels: np.ndarray, grade: float) -> float:
 
 
 # ------------------------------------------------------------------------------------------------ study
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def run_study(
     judged: JudgedRuns,
     *,
@@ -543,7 +569,7 @@ def run_study(
     --------
     >>> import metrics
     >>> from experiments.report import ReportSettings, run_study
-    >>> s = ReportSettings.quick(cutoff=20, discount_cutoffs=(20,), gain_cutoffs=(20,), n_splits=2, B=50)
+    >>> s = ReportSettings.quick(cutoff=20, discount_cutoffs=(20,), gain_cutoffs=(20,), n_splits=2, n_resamples=50)
     >>> study = run_study(metrics.load_trec9().subset(topics=range(20)), settings=s)   # doctest: +SKIP
     >>> list(study.discount_table.index)                                               # doctest: +SKIP
     ['zipf', 'linear', 'log2', 'optimal']
@@ -656,23 +682,23 @@ def run_study(
 
     # Fig. 9: discriminative power at asl_cutoff
     ka = s.asl_cutoff
-    say(f"bootstrap ASLs (top {s.top_k} systems, B = {s.B}, nDCG@{ka})")
+    say(f"bootstrap ASLs (top {s.top_k} systems, B = {s.n_resamples}, nDCG@{ka})")
     jt = joint_tunings[ka]
     variants = power_variants(judged, adopted, ka, jt.ndcg(judged))
     top_k = min(s.top_k, judged.n_systems)
     asl, prow = {}, []
     for name, (kk, X) in variants.items():
-        dp = experiments.discriminative_power(X, s.alpha, n_resamples=s.B, seed=s.seed, top_k=top_k)
+        dp = experiments.discriminative_power(X, s.alpha, n_resamples=s.n_resamples, seed=s.seed, top_k=top_k)
         asl[name] = dp.table
         prow.append({"configuration": name, "cutoff": kk, "power": dp.power, "n_significant": dp.n_significant,
                      "n_pairs": dp.n_pairs, "estimated_difference": dp.estimated_difference,
                      "phi": float(_gstudy(X).phi())})
     power = pd.DataFrame(prow).set_index("configuration")
 
-    say(f"swap rates at {judged.n_topics // 2} topics (B = {s.B})")
+    say(f"swap rates at {judged.n_topics // 2} topics (B = {s.n_resamples})")
     swap = _swap_table({key: scores[key] for key in ("zipf", "linear", "log2", "optimal", "adopted",
                                                      "exponential gain", "optimal gain", "adopted gain")
-                        if key in scores}, B=s.B, seed=s.seed)
+                        if key in scores}, B=s.n_resamples, seed=s.seed)
 
     # out of sample
     say(f"out-of-sample check ({s.n_splits} topic splits, discount and gain)")

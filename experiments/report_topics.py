@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+from gtheory.kit.params import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
@@ -134,6 +135,7 @@ def _html_table(head: Sequence[str], rows: Sequence[Sequence[str]], caption: str
     return "\n".join(out)
 
 
+@validate_params()
 def topics_section(
     scores: "ScoreInput",
     *,

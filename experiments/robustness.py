@@ -15,8 +15,8 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 import pandas as pd
 
 from gtheory.errors import ParameterError
-from gtheory.kit.checks import check_seeds
 from gtheory.kit.signatures import renamed
+from gtheory.kit.params import ANY_LEVEL, validate_params
 
 __all__ = ["robustness_study", "RobustnessStudy"]
 
@@ -193,6 +193,7 @@ def _check_relevance_level(level: float, judged: Any) -> None:
 
 
 @renamed("B", "n_resamples")
+@validate_params(relevance_level=ANY_LEVEL)
 def robustness_study(
     judged: Any,
     measures: Sequence[str] | Mapping[str, Any],
@@ -225,8 +226,7 @@ def robustness_study(
         warnings.warn("`condensed` is now `judged_only` (the name of the parameter everywhere else)", FutureWarning,
                       stacklevel=2)
         judged_only = bool(condensed)
-    seeds = check_seeds(seeds)
-    _check_relevance_level(relevance_level, judged)
+    _check_relevance_level(relevance_level, judged)  # seeds and the rest: the parameter table
     names = dict(measures) if isinstance(measures, Mapping) else {m: m for m in measures}
     df = incompleteness_study(judged, names, fractions=fractions, seeds=seeds,
                               judged_only=(False, True) if judged_only else (False,), test=test, alpha=alpha,

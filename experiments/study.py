@@ -23,6 +23,7 @@ from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau
 from gtheory.kit.signatures import keyword_only
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["demo_study", "check_demo_parameters", "DemoStudy"]
 
@@ -190,20 +191,17 @@ def _row(label: str, g: gtheory.GStudy, target: float, tuning: Any = None) -> di
             "converged": None if tuning is None else bool(tuning.success)}
 
 
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def check_demo_parameters(cutoff: int, target: float, n_splits: int, *, depth: int | None = None) -> None:
     """Refuse parameters :func:`demo_study` cannot take, before any data is loaded (``depth``: the runs' depth,
-    when known). Raises :class:`gtheory.ParameterError` naming the parameter."""
-    if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
-        raise ParameterError("cutoff", f"`cutoff` must be a positive integer; got {cutoff!r}")
-    if isinstance(target, bool) or not isinstance(target, (int, float, np.number)) or not 0 < target < 1:
-        raise ParameterError("target", f"`target` must be in (0, 1); got {target!r}")
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
-        raise ParameterError("n_splits", f"`n_splits` must be a positive integer; got {n_splits!r}")
+    when known): ``cutoff``, ``target`` and ``n_splits`` by the parameter table (:mod:`gtheory.kit.params`), then
+    the cut-off against the depth. Raises :class:`gtheory.ParameterError` naming the parameter."""
     if depth is not None and cutoff > depth:  # the tuned discount has one weight per rank the runs have
         raise ParameterError("cutoff", f"`cutoff` {cutoff} exceeds the run depth {depth}.")
 
 
 @keyword_only("cutoff", "target", "n_splits")
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def demo_study(
     judged: metrics.JudgedRuns,
     *,

@@ -46,11 +46,10 @@ from experiments._validation import (
     check_choice,
     check_int,
     check_probability,
-    check_resamples,
-    check_rng,
     pair_indices,
     score_matrix,
 )
+from gtheory.kit.params import validate_params
 
 __all__ = ["swap_rates", "min_difference_for_swap_rate", "DEFAULT_SWAP_BINS"]
 
@@ -142,6 +141,7 @@ def _subset_means(values: np.ndarray, subsets: np.ndarray) -> np.ndarray:
 
 
 @renamed("B", "n_resamples")
+@validate_params()
 def swap_rates(
     scores: ScoresLike,
     *,
@@ -225,9 +225,9 @@ def swap_rates(
     5600
     """
     s = score_matrix(scores, top_k)
-    B = check_resamples(n_resamples)
+    B = n_resamples
     check_choice(sampling, "sampling", ("without_replacement", "bootstrap"))
-    rng = check_rng(seed)
+    rng = np.random.default_rng(seed)
     values = s.values
     m, n = values.shape
     sizes = _sizes(topic_set_sizes, n)

@@ -62,10 +62,11 @@ import metrics
 from metrics import JudgedRuns
 from metrics.advanced import parse_family
 from gtheory.errors import ParameterError
-from experiments._validation import check_probability, check_progress
+from experiments._validation import check_progress
 from experiments.incomplete import _check_judged
 from experiments.sweep_grid import Cutoff, SweepGrid, _check_cutoffs, parse_cutoff
-from experiments.sweep_tasks import _check_workers, _execute, _Progress, _truncate, _whole_list_discount, dask_executor
+from experiments.sweep_tasks import _execute, _Progress, _truncate, _whole_list_discount, dask_executor
+from gtheory.kit.params import ANY_LEVEL, validate_params
 
 __all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS", "degenerate_points", "depth_notes", "dask_executor", "format_sweep",
            "parse_cutoff", "check_settings"]
@@ -102,6 +103,7 @@ def _check_reference(reference: Any, grid: SweepGrid) -> dict[str, Any]:
     return ref
 
 
+@validate_params(seeds=None)
 def check_settings(cutoffs: Any = (10, 20, 100), gains: Any = ("linear", "exponential"),
                    discounts: Any = ("log2", "zipf", "linear"), fractions: Any = (1.0,), seeds: Any = (0,), *,
                    target: float = 0.95, reference: Mapping[str, Any] | None = None,
@@ -115,8 +117,7 @@ def check_settings(cutoffs: Any = (10, 20, 100), gains: Any = ("linear", "expone
     outside (0, 1), ``tune=True`` with a ``None`` cut-off (a tuned discount has one weight per rank).
     """
     grid = SweepGrid.of(cutoffs, gains, discounts, fractions, seeds)
-    target = check_probability(target, "target")
-    ref = _check_reference(reference, grid)
+    ref = _check_reference(reference, grid)  # target: the parameter table
     if not isinstance(tune, bool):
         raise TypeError(f"`tune` must be a bool; got {tune!r}.")
     if tune and None in grid.cutoffs:
@@ -125,6 +126,7 @@ def check_settings(cutoffs: Any = (10, 20, 100), gains: Any = ("linear", "expone
     return grid, ref, target
 
 
+@validate_params(seeds=None, relevance_level=ANY_LEVEL)
 def sweep(
     judged: JudgedRuns,
     cutoffs: int | None | Sequence[int | None] = (10, 20, 100),
@@ -267,12 +269,6 @@ def sweep(
         raise ValueError(f"`n_topics` must be a positive number; got {n_topics!r}.")
     if not isinstance(judged_only, bool):
         raise TypeError(f"`judged_only` must be a bool; got {judged_only!r}.")
-    if executor is not None and not isinstance(executor, Executor):
-        raise TypeError(
-            "`executor` must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor, or a Dask "
-            f"client's client.get_executor()); got {type(executor).__name__}."
-        )
-    max_workers = _check_workers(max_workers)
     # validate the gain/discount vectors against the grades once, here, not in a worker
     for label, spec in grid.gains:
         try:

@@ -20,7 +20,7 @@ from metrics.advanced import parse_family
 from gtheory.kit.display import kv_table
 from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
-from experiments._validation import check_seeds
+from gtheory.kit.params import check_param
 
 __all__ = ["SweepGrid", "Cutoff", "parse_cutoff"]
 
@@ -87,7 +87,7 @@ def _check_seed_list(seeds: Any) -> tuple[int, ...]:
             f"`seeds` must be a number of seeds >= 1 (n means 0 .. n-1) or a sequence of seeds; got {seeds!r} "
             f"(for the single seed {seeds!r} pass [{seeds!r}])."
         )
-    return check_seeds(seeds)
+    return check_param("seeds", seeds)
 
 
 def _check_fraction_list(fractions: Any) -> tuple[float, ...]:

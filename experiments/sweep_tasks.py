@@ -14,7 +14,6 @@ import sys
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import replace
-from numbers import Integral
 from typing import Any, Callable
 
 import numpy as np
@@ -112,14 +111,6 @@ def _whole_list_discount(spec: Any, depth: int) -> Any:
         if name == "linear" and "k" not in params:
             return f"linear(k={int(depth)})"
     return spec
-
-
-def _check_workers(max_workers: Any) -> int | None:
-    if max_workers is None:
-        return None
-    if isinstance(max_workers, bool) or not isinstance(max_workers, Integral) or max_workers < 1:
-        raise ValueError(f"`max_workers` must be a positive integer or None (all cores); got {max_workers!r}.")
-    return int(max_workers)
 
 
 class _Progress:

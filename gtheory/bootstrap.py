@@ -86,6 +86,8 @@ from .kit.jsonio import JsonResult
 from .kit.signatures import keyword_only, renamed
 from .kit.ties import tie_values
 from .components import erho2_from_components, phi_from_components, variance_components
+from .errors import ParameterError
+from .kit.params import integer, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -421,17 +423,8 @@ def _json_number(v: Any) -> Any:
     return v
 
 
-def _check(n_resamples: Any, over: Any, level: Any, seed: Any) -> None:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 10:
-        raise ValueError(f"`n_resamples` must be an integer >= 10; got {n_resamples!r}.")
-    if over not in _PROCEDURE:
-        raise ValueError(f"`over` must be 'auto', 'systems', 'topics' or 'both'; got {over!r}.")
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise ValueError(f"`level` must be in (0, 1); got {level!r}.")
-    if isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
-        return
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ValueError(f"`seed` must be a non-negative integer, None or a numpy.random.Generator; got {seed!r}.")
+#: the bootstrap's rule for n_resamples (the table's minimum is 1): percentile intervals need a few replicates
+_RESAMPLES = integer(10, fix="give the number of bootstrap replicates, e.g. `n_resamples=1000`")
 
 
 def _counts_of(idx: NDArray[np.intp], n: int) -> NDArray[np.float64]:
@@ -517,6 +510,7 @@ def _replicate_components(x: NDArray[np.float64], rows: NDArray[np.intp], cols: 
 
 @renamed("B", "n_resamples")
 @keyword_only("n_resamples")
+@validate_params(n_resamples=_RESAMPLES)
 def bootstrap(
     study: GStudy, *, n_resamples: int = 1000, over: Over = "both", seed: int | np.random.Generator | None = None,
     level: float = 0.95,
@@ -615,8 +609,9 @@ def bootstrap(
     (2000) Resampling and exchangeable arrays, *Bernoulli* 6(2); A. B. Owen (2007) The pigeonhole
     bootstrap, *Ann. Appl. Stat.* 1(2); Brennan (2001) ch. 6; Tong & Brennan (2007).
     """
-    B = n_resamples
-    _check(B, over, level, seed)
+    B = n_resamples  # n_resamples, level, seed (and target): the parameter table (gtheory.kit.params)
+    if over not in _PROCEDURE:
+        raise ParameterError("over", f"`over` must be 'auto', 'systems', 'topics' or 'both'; got {over!r}.")
     x = getattr(study, "scores", None)
     if x is None:
         raise ValueError("this G-study does not keep its score matrix; compute it with gtheory.gstudy(...).")
@@ -691,6 +686,7 @@ def _assemble(raw: NDArray[np.float64], adj: NDArray[np.float64], est3: tuple[fl
 
 @renamed("B", "n_resamples")
 @keyword_only("n_resamples")
+@validate_params(n_resamples=_RESAMPLES)
 def dstudy_subset(
     study: GStudy, *, n_resamples: int = 1000, top: int | None = None, drop_lowest: float | None = None,
     over: Over = "topics", seed: int | np.random.Generator | None = None, level: float = 0.95,
@@ -735,8 +731,9 @@ def dstudy_subset(
     >>> bool(sub.estimate[0] < g.var_system)   # the better 75 % of systems differ less
     True
     """
-    B = n_resamples
-    _check(B, over, level, seed)
+    B = n_resamples  # n_resamples, level, seed (and target): the parameter table (gtheory.kit.params)
+    if over not in _PROCEDURE:
+        raise ParameterError("over", f"`over` must be 'auto', 'systems', 'topics' or 'both'; got {over!r}.")
     if over == "auto":
         raise ValueError("`over` must be 'topics', 'systems' or 'both' for dstudy_subset (the systems are "
                          "re-selected in every resample); got 'auto'.")

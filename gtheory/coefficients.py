@@ -17,11 +17,11 @@ from .kit.display import fmt, html_table, kv_table
 from .kit.jsonio import JsonResult
 from .intervals import (
     arteaga_ratio_bounds,
-    check_open_unit,
     feldt_ratio_bounds,
     project,
     topics_for_ratio,
 )
+from .kit.params import check_param, validate_params
 
 __all__ = ["TopicsNeeded", "CoefficientInterval", "Coefficient", "topics_needed_for_ratio", "why_never_reached",
            "MAX_TOPICS"]
@@ -309,7 +309,7 @@ class _Coefficients:
         et al. for Φ), as in ``gt4ireval`` (Urbano et al. 2013).
         """
         coefficient = _check_coefficient(coefficient)
-        target = check_open_unit("target", target)
+        target = check_param("target", target)
         ratio = self.phi_ratio if coefficient == "phi" else self.erho2_ratio
         n_exact = topics_for_ratio(ratio, target)
         n = topics_needed_for_ratio(ratio, target)
@@ -326,6 +326,7 @@ class _Coefficients:
 MAX_TOPICS = 1e15
 
 
+@validate_params()
 def topics_needed_for_ratio(ratio: float, target: float) -> int | float:
     r"""Smallest number of topics :math:`n \ge 1` at which a coefficient with single-topic ratio
     ``ratio`` reaches ``target``.
@@ -373,7 +374,6 @@ def topics_needed_for_ratio(ratio: float, target: float) -> int | float:
     >>> topics_needed_for_ratio(1e-20, 0.95)  # 1.9e21 topics: never, at once
     inf
     """
-    target = check_open_unit("target", target)
     ratio = float(ratio)
     n_exact = topics_for_ratio(ratio, target)
     if math.isnan(n_exact) or n_exact > MAX_TOPICS:

@@ -46,6 +46,7 @@ from numpy.typing import ArrayLike, NDArray
 from .kit.display import fmt, html_table
 from .kit.jsonio import JsonResult
 from .errors import ParameterError
+from .kit.params import check_param, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
@@ -104,8 +105,7 @@ class TopicCurves(JsonResult):
         return _ceil(self._n_for_tau(tau))
 
     def _n_for_tau(self, tau: float) -> float:
-        if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating)) or not 0 < tau < 1:
-            raise ParameterError("tau", f"`tau` must be in (0, 1); got {tau!r}.")
+        tau = check_param("tau", tau)
         if not (self.fit_b > 0 and self.fit_c > 0):
             return math.inf
         try:
@@ -126,9 +126,7 @@ class TopicCurves(JsonResult):
         """
         from scipy import stats
 
-        from .topic_set_size import _check_unit
-
-        level = _check_unit("level", level)
+        level = check_param("level", level)
         n0 = self._n_for_tau(tau)
         t = self.table
         ok = ((t["tau"] < 1) & np.isfinite(t["tau"])).to_numpy()
@@ -277,6 +275,7 @@ def _size_repeats(diffs: NDArray[np.float64], a_idx: NDArray[np.intp], b_idx: ND
     return out
 
 
+@validate_params()
 def topic_curves(
     scores: "ScoreInput",
     *,
@@ -323,8 +322,7 @@ def topic_curves(
     from .gstudy import gstudy
     from .gt_mappings import gt2major, gt2minor, gt2power, gt2tau
     from .io import as_score_matrix
-    from .kit.executors import check_executor, run_tasks
-    from .topic_set_size import _check_unit
+    from .kit.executors import run_tasks
 
     x, _, _ = as_score_matrix(scores)
     m, N = x.shape
@@ -332,14 +330,12 @@ def topic_curves(
         raise ParameterError("scores", f"topic curves need at least 4 topics (two disjoint sets of 2); got {N}.")
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 2:
         raise ParameterError("repeats", f"`repeats` must be an integer >= 2; got {repeats!r}.")
-    alpha = _check_unit("alpha", alpha)
     if sizes is None:
         sizes = _default_sizes(N)
     sizes = sorted({int(s) for s in sizes})
     if not sizes or sizes[0] < 2 or sizes[-1] > N // 2:
         raise ParameterError("sizes", f"`sizes` must be integers in [2, {N // 2}] (half the {N} topics: two disjoint "
                                       f"sets); got {list(sizes)!r}.")
-    executor = check_executor(executor)
     rng = np.random.default_rng(seed)
     i, j = np.triu_indices(m, 1)
     diffs = x[i] - x[j]  # per-topic differences of every system pair, P × N

@@ -22,20 +22,16 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .kit.params import validate_params
+
 __all__ = ["feldt_ratio_bounds", "arteaga_ratio_bounds", "project", "topics_for_ratio"]
 
 
-def check_open_unit(name: str, value: float) -> float:
-    """``value`` as a float if it is a number strictly between 0 and 1, else ValueError naming ``name``."""
-    if not (isinstance(value, (int, float, np.floating)) and 0.0 < float(value) < 1.0):
-        raise ValueError(f"`{name}` must be a number strictly between 0 and 1; got {value!r}.")
-    return float(value)
-
-
 def _alpha(level: float) -> float:
-    return (1.0 - check_open_unit("level", level)) / 2.0
+    return (1.0 - level) / 2.0  # level: checked by the public functions (gtheory.kit.params)
 
 
+@validate_params()
 def feldt_ratio_bounds(
     ms_system: ArrayLike, ms_residual: ArrayLike, n_systems: int, n_topics: int, level: float = 0.95
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -87,6 +83,7 @@ def _arteaga_phi1(
         return np.where(np.isinf(lam), 1.0, n_s * lam / (n_s * lam + n_t))
 
 
+@validate_params()
 def arteaga_ratio_bounds(
     ms_system: ArrayLike, ms_topic: ArrayLike, ms_residual: ArrayLike, n_systems: int, n_topics: int,
     level: float = 0.95,

@@ -36,7 +36,8 @@ import pandas as pd
 from .kit.display import fmt, html_table
 from .kit.jsonio import JsonResult
 from .gt_mappings import GT2TAU_EXPONENTS
-from .topic_set_size import _check_positive, _check_unit, topic_set_size, within_system_variance
+from .topic_set_size import _check_positive, topic_set_size, within_system_variance
+from .kit.params import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
@@ -181,6 +182,7 @@ def _variance_bounds(var: float, df: int, level: float) -> tuple[float, float]:
     return df * var / stats.chi2.isf(a, df), df * var / stats.chi2.ppf(a, df)
 
 
+@validate_params()
 def plan(
     scores: "ScoreInput",
     *,
@@ -244,8 +246,6 @@ def plan(
     from .gstudy import gstudy
     from .io import as_score_matrix
 
-    for name, value in (("tau", tau), ("level", level), ("target", target)):
-        _check_unit(name, value)
     _check_positive("min_diff", min_diff)
     if ci_width is None:
         ci_width = min_diff

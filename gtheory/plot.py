@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, TYPE_CHECKING
 
 import numpy as np
+from .kit.params import probability, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -15,6 +16,7 @@ GStudy = Any
 __all__ = ["plot_dstudy"]
 
 
+@validate_params(level=probability(none=True), target=probability(none=True))
 def plot_dstudy(
     g: GStudy,
     *,

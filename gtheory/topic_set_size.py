@@ -66,6 +66,7 @@ from numpy.typing import ArrayLike, NDArray
 from .kit.display import fmt, kv_table
 from .kit.jsonio import JsonResult
 from .errors import ParameterError
+from .kit.params import check_param, choice, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -86,7 +87,6 @@ Method = Literal["paired-t", "two-sample-t", "anova", "ci"]
 #: the methods of :func:`topic_set_size`
 METHODS: tuple[str, ...] = ("paired-t", "two-sample-t", "anova", "ci")
 _POWER_METHODS = ("paired-t", "two-sample-t", "anova")
-_APPROXIMATIONS = ("exact", "nagata")
 #: Nagata's (2003) approximation of the noncentrality λ of the χ² test with φ_A degrees of freedom at level α and
 #: type II error β, :math:`\lambda \approx x_1 + x_2\sqrt{\phi_A}`: ``{(α, β): (x1, x2)}`` as tabulated in
 #: T. Sakai, *Laboratory Experiments in Information Retrieval* (Springer 2018), Table 6.4, for the ANOVA-based
@@ -105,23 +105,8 @@ _TITLES = {"paired-t": "paired t-test", "two-sample-t": "two-sample t-test", "an
 
 
 # --------------------------------------------------------------------------------------------- argument checks
-def _check_method(method: str) -> str:
-    if method not in METHODS:
-        raise ParameterError("method", f"`method` must be one of {METHODS}; got {method!r}.")
-    return method
-
-
-def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ParameterError(name, f"`{name}` must be one of {choices}; got {value!r}.")
-    return value
-
-
-def _check_unit(name: str, value: Any) -> float:
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-    if not ok or not 0 < float(value) < 1:
-        raise ParameterError(name, f"`{name}` must be a number in (0, 1); got {value!r}.")
-    return float(value)
+#: the rules of this module's own choices (the parameter table's constructors, gtheory.kit.params)
+_METHOD, _VARIANCE = choice(*METHODS), choice(*_VARIANCES)
 
 
 def _check_positive(name: str, value: Any) -> float:
@@ -162,7 +147,7 @@ def within_system_variance(scores: "ScoreInput", variance: str = "residual") -> 
     """
     from .io import as_score_matrix
 
-    _check_choice("variance", variance, _VARIANCES)
+    check_param("variance", variance, _VARIANCE)
     x, _, _ = as_score_matrix(scores)
     m, n = x.shape
     within = x - x.mean(axis=1, keepdims=True)
@@ -256,6 +241,7 @@ def _nagata_power(method: str, n: NDArray[np.float64], d: Any, var: float, alpha
                       dtype=np.float64)
 
 
+@validate_params()
 def power_at(method: str, n: ArrayLike, *, min_diff: float, variance: float, alpha: float = 0.05,
              n_systems: int | None = None, approximation: str = "exact") -> float | NDArray[np.float64]:
     r"""Power of a test with ``n`` topics (per system) to detect a true difference ``min_diff``.
@@ -269,20 +255,19 @@ def power_at(method: str, n: ArrayLike, *, min_diff: float, variance: float, alp
     >>> round(float(power_at("paired-t", 50, min_diff=0.05, variance=0.02)), 3)
     0.41
     """
-    method = _check_method(method)
+    method = check_param("method", method, _METHOD)
     if method == "ci":
         raise ParameterError("method", "`method` 'ci' has no power; use expected_ci_width.")
-    _check_choice("approximation", approximation, _APPROXIMATIONS)
     m = _check_systems(method, n_systems)
     a = _check_topics(n)
     d = _check_positive("min_diff", min_diff)
     var = _check_positive("variance", variance)
-    alpha = _check_unit("alpha", alpha)
     fn = _exact_power if approximation == "exact" else _nagata_power
     p = fn(method, a, d, var, alpha, m)
     return float(p) if a.ndim == 0 else p
 
 
+@validate_params()
 def expected_ci_width(n: ArrayLike, *, variance: float, alpha: float = 0.05) -> float | NDArray[np.float64]:
     r"""Expected width of the two-sided ``1-alpha`` confidence interval of a paired difference with ``n`` topics.
 
@@ -297,12 +282,12 @@ def expected_ci_width(n: ArrayLike, *, variance: float, alpha: float = 0.05) -> 
 
     a = _check_topics(n)
     var = _check_positive("variance", variance)
-    alpha = _check_unit("alpha", alpha)
     c4 = np.sqrt(2.0 / (a - 1.0)) * np.exp(special.gammaln(a / 2.0) - special.gammaln((a - 1.0) / 2.0))
     w = 2.0 * stats.t.isf(alpha / 2.0, a - 1.0) * c4 * np.sqrt(2.0 * var / a)
     return float(w) if a.ndim == 0 else np.asarray(w, dtype=np.float64)
 
 
+@validate_params()
 def min_detectable_difference(method: str, n: int, *, variance: float, alpha: float = 0.05, power: float = 0.8,
                               n_systems: int | None = None, approximation: str = "exact") -> float:
     r"""The smallest true difference a test with ``n`` topics detects with probability ``power``.
@@ -313,18 +298,16 @@ def min_detectable_difference(method: str, n: int, *, variance: float, alpha: fl
     """
     from scipy import optimize
 
-    method = _check_method(method)
+    method = check_param("method", method, _METHOD)
     _check_topics(n)
     if method == "ci":
         return float(expected_ci_width(n, variance=variance, alpha=alpha))
-    target = _check_unit("power", power)
-    alpha = _check_unit("alpha", alpha)
+    target = power  # power and alpha: the parameter table (gtheory.kit.params)
     var = _check_positive("variance", variance)
     if target <= alpha:
         raise ParameterError("power", f"`power` must exceed `alpha` ({alpha:g}): any difference is detected with "
                                       f"probability >= alpha; got {power!r}.")
     sd = math.sqrt(var)
-    _check_choice("approximation", approximation, _APPROXIMATIONS)
     m = _check_systems(method, n_systems)
     fn = _exact_power if approximation == "exact" else _nagata_power
     nn = np.float64(n)
@@ -593,6 +576,7 @@ def _curve_sizes(n: float, pilot: int | None) -> NDArray[np.float64]:
     return np.unique(np.concatenate([grid, np.asarray(extra, dtype=np.float64)]))
 
 
+@validate_params()
 def topic_set_size(
     scores: "ScoreInput | float",
     *,
@@ -651,10 +635,8 @@ def topic_set_size(
     >>> gtheory.topic_set_size(0.02, method="paired-t", min_diff=0.05).n
     128
     """
-    method = _check_method(method)
-    approximation = _check_choice("approximation", approximation, _APPROXIMATIONS)
-    _check_choice("variance", variance, _VARIANCES)
-    alpha = _check_unit("alpha", alpha)
+    method = check_param("method", method, _METHOD)
+    check_param("variance", variance, _VARIANCE)
     if method == "ci":
         if min_diff is not None:
             raise ParameterError("min_diff", "`min_diff` does not apply to method='ci'; give `ci_width`.")
@@ -666,7 +648,7 @@ def topic_set_size(
             raise ParameterError("ci_width", f"`ci_width` applies to method='ci' only; got method={method!r}.")
         if min_diff is None:
             raise ParameterError("min_diff", f"method={method!r} needs `min_diff`, the difference to detect.")
-        width, d, target = None, _check_positive("min_diff", min_diff), _check_unit("power", power)
+        width, d, target = None, _check_positive("min_diff", min_diff), power
         if target <= alpha:
             raise ParameterError("power", f"`power` must exceed `alpha` ({alpha:g}); got {power!r}.")
     if isinstance(scores, (int, float, np.integer, np.floating)) and not isinstance(scores, bool):

@@ -29,27 +29,6 @@ def check_judged(judged: object) -> None:
         raise TypeError(f"`judged` must be a metrics.JudgedRuns (from metrics.judge); got {type(judged).__name__}")
 
 
-def check_relevance_level(relevance_level: float) -> float:
-    """``relevance_level`` as a float; it must be a finite positive number (trec_eval's ``-l``)."""
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, float, np.integer, np.floating)):
-        raise TypeError(f"`relevance_level` must be a number; got {type(relevance_level).__name__}")
-    rl = float(relevance_level)
-    if not np.isfinite(rl) or rl <= 0:
-        raise ValueError(f"`relevance_level` must be a finite number > 0 (grades ≥ it are relevant); got {relevance_level!r}")
-    return rl
-
-
-def check_cutoff(cutoff: int | None, *, required: bool = False) -> int | None:
-    """``cutoff`` as an int (or None when allowed); it must be a positive integer."""
-    if cutoff is None:
-        if required:
-            raise ValueError("`cutoff` is required for this measure (a positive integer, e.g. cutoff=10)")
-        return None
-    if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
-        raise ValueError(f"`cutoff` must be a positive integer{'' if required else ' or None'}; got {cutoff!r}")
-    return int(cutoff)
-
-
 def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:
     """The lists a measure is computed on: ``judged`` itself, or its condensed lists when ``judged_only``.
 
@@ -90,8 +69,7 @@ def relevance_at_ranks(
     """The start of a binary-relevance measure: ``(lists, rel, level)`` — the evaluated lists
     (:func:`evaluated_list`), bool ``rel`` (n_systems, n_topics, ranks) marking grade ≥ ``level`` in
     the top ``cutoff`` ranks (all ranks if None), and the checked relevance level."""
-    k = check_cutoff(cutoff)
-    rl = check_relevance_level(relevance_level)
+    k, rl = cutoff, relevance_level  # checked by the public measure (gtheory.kit.params)
     v = evaluated_list(judged, judged_only)
     rel = level_mask(v, relevant_levels(v, rl))
     if k is not None and k < v.depth:

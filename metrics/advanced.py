@@ -14,9 +14,8 @@ from .reduce import (
     _check_fractions as check_fractions,
     _check_judged as check_judged,
     _masks as reduction_masks,
-    _sampling_args as sampling_args,
     _strata as strata,
 )
 
 __all__ = ["parse_family", "RelevantCells", "relevant_cells", "matvec", "Rounding", "check_fractions",
-           "check_judged", "reduction_masks", "sampling_args", "strata"]
+           "check_judged", "reduction_masks", "strata"]

@@ -19,10 +19,12 @@ import pandas as pd
 
 from ._ranked import as_frame, at_relevant, cell_sum, relevance_at_ranks, safe_divide
 from .judged import JudgedRuns
+from gtheory.kit.params import validate_params
 
 __all__ = ["average_precision"]
 
 
+@validate_params()
 def average_precision(
     judged: JudgedRuns, *, cutoff: int | None = None, relevance_level: float = 1, judged_only: bool = False
 ) -> pd.DataFrame:

@@ -42,7 +42,6 @@ from ._ranked import (
     as_frame,
     at_relevant,
     cell_sum,
-    check_relevance_level,
     evaluated_list,
     level_mask,
     nonrelevant_levels,
@@ -50,6 +49,7 @@ from ._ranked import (
     safe_divide,
 )
 from .judged import JudgedRuns
+from gtheory.kit.params import validate_params
 
 __all__ = ["bpref", "bpref_10", "bpref_r", "bpref_n", "rank_eff"]
 
@@ -57,7 +57,7 @@ _Kind = Literal["trec_eval", "R", "10", "N", "rankeff"]
 
 
 def _bpref_family(judged: JudgedRuns, kind: _Kind, relevance_level: float, judged_only: bool) -> pd.DataFrame:
-    rl = check_relevance_level(relevance_level)
+    rl = relevance_level
     v = evaluated_list(judged, judged_only)
     rel = level_mask(v, relevant_levels(v, rl))
     nonrel = level_mask(v, nonrelevant_levels(v, rl))
@@ -82,6 +82,7 @@ def _bpref_family(judged: JudgedRuns, kind: _Kind, relevance_level: float, judge
     return as_frame(safe_divide(cell_sum(cell, term, rel.shape), R_t[None, :]), judged)
 
 
+@validate_params()
 def bpref(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """bpref exactly as trec_eval computes it.
 
@@ -118,6 +119,7 @@ def bpref(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool =
     return _bpref_family(judged, "trec_eval", relevance_level, judged_only)
 
 
+@validate_params()
 def bpref_r(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """bpref as Buckley & Voorhees (2004) defined it (Sakai's bpref_R): the top-R non-relevant documents, over R.
 
@@ -139,6 +141,7 @@ def bpref_r(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool
     return _bpref_family(judged, "R", relevance_level, judged_only)
 
 
+@validate_params()
 def bpref_10(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """bpref-10 (Buckley & Voorhees 2004), in Ahlgren & Grönqvist's practical form (their eq. 4).
 
@@ -164,6 +167,7 @@ def bpref_10(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: boo
     return _bpref_family(judged, "10", relevance_level, judged_only)
 
 
+@validate_params()
 def bpref_n(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """bpref_N (Sakai 2007): every judged non-relevant document counts, scaled by N.
 
@@ -184,6 +188,7 @@ def bpref_n(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool
     return _bpref_family(judged, "N", relevance_level, judged_only)
 
 
+@validate_params()
 def rank_eff(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """RankEff (Grönqvist 2005), with Ahlgren & Grönqvist's practical definition for unretrieved documents (eq. 5).
 

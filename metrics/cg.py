@@ -22,15 +22,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff, evaluated_list, safe_divide
+from ._ranked import as_frame, evaluated_list, safe_divide
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from .judged import JudgedRuns
 from .ndcg import dcg_parts, ideal_gains
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["dcg", "ncg", "andcg"]
 
 
+@validate_params()
 def dcg(
     judged: JudgedRuns,
     *,
@@ -63,12 +65,12 @@ def dcg(
     >>> float(dcg(j).iloc[0, 0])
     2.5
     """
-    check_cutoff(cutoff)
     v = evaluated_list(judged, judged_only)
     value, _ = dcg_parts(v, gain=gain, discount=discount, cutoff=cutoff)
     return as_frame(value, judged)
 
 
+@validate_params()
 def ncg(judged: JudgedRuns, *, gain: GainSpec = "linear", cutoff: int | None = None, judged_only: bool = False) -> pd.DataFrame:
     """Normalised cumulated gain at ``cutoff`` (Järvelin & Kekäläinen 2002): nDCG without a discount.
 
@@ -94,12 +96,12 @@ def ncg(judged: JudgedRuns, *, gain: GainSpec = "linear", cutoff: int | None = N
     >>> round(float(ncg(j, cutoff=2).iloc[0, 0]), 6)
     0.666667
     """
-    check_cutoff(cutoff)
     v = evaluated_list(judged, judged_only)
     value, ideal = dcg_parts(v, gain=gain, discount="none", cutoff=cutoff)
     return as_frame(safe_divide(value, ideal[None, :]), judged)
 
 
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def andcg(
     judged: JudgedRuns,
     *,
@@ -132,7 +134,7 @@ def andcg(
     >>> round(float(andcg(j, cutoff=2).iloc[0, 0]), 6)
     0.315465
     """
-    ell = check_cutoff(cutoff, required=True)
+    ell = cutoff
     v = evaluated_list(judged, judged_only)
     g = gain_vector(gain, v.levels)
     d = discount_vector(discount, ell, cutoff=ell)

@@ -22,19 +22,19 @@ import pandas as pd
 
 from ._ranked import (
     as_frame,
-    check_cutoff,
     check_judged,
-    check_relevance_level,
     evaluated_list,
     list_length,
     relevance_at_ranks,
     safe_divide,
 )
 from .judged import ABSENT, JudgedRuns
+from gtheory.kit.params import validate_params
 
 __all__ = ["num_rel", "num_ret", "num_rel_ret", "judged_at_k"]
 
 
+@validate_params()
 def num_rel(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """The number of relevant documents of each topic (NumRel; trec_eval ``num_rel``), for every system.
 
@@ -72,7 +72,7 @@ def num_rel(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool
     ([3.0, 3.0], [1.0, 1.0])
     """
     check_judged(judged)
-    R = judged.n_relevant(check_relevance_level(relevance_level))
+    R = judged.n_relevant(relevance_level)
     if not isinstance(judged_only, (bool, np.bool_)):
         raise TypeError(f"`judged_only` must be True or False; got {judged_only!r}")
     return as_frame(np.broadcast_to(R[None, :], judged.shape[:2]), judged)
@@ -113,6 +113,7 @@ def num_ret(judged: JudgedRuns, *, judged_only: bool = False) -> pd.DataFrame:
     return as_frame(list_length(evaluated_list(judged, judged_only)), judged)
 
 
+@validate_params()
 def num_rel_ret(
     judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False
 ) -> pd.DataFrame:
@@ -154,6 +155,7 @@ def num_rel_ret(
     return as_frame(rel.sum(axis=-1), judged)
 
 
+@validate_params()
 def judged_at_k(judged: JudgedRuns, *, cutoff: int | None = None) -> pd.DataFrame:
     """The share of the top ``cutoff`` documents that have a judgment (Judged@k, as ir_measures' ``Judged``).
 
@@ -194,7 +196,7 @@ def judged_at_k(judged: JudgedRuns, *, cutoff: int | None = None) -> pd.DataFram
     ([0.5, 1.0, 0.0], [0.5, 1.0, 0.0])
     """
     check_judged(judged)
-    k = check_cutoff(cutoff)
+    k = cutoff
     top = judged.grades if k is None or k >= judged.depth else judged.grades[..., :k]
     n = (top != ABSENT).sum(axis=-1)
     return as_frame(safe_divide((top >= 0).sum(axis=-1), n), judged)

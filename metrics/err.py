@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff, evaluated_list
+from ._ranked import as_frame, evaluated_list
 from .judged import JudgedRuns
+from gtheory.kit.params import validate_params
 
 __all__ = ["err", "GDEVAL_MAX_GRADE"]
 
@@ -47,6 +48,7 @@ def _check_max_grade(max_grade: float, levels: np.ndarray) -> float:
     return top
 
 
+@validate_params()
 def err(
     judged: JudgedRuns, *, cutoff: int | None = None, max_grade: float = GDEVAL_MAX_GRADE, judged_only: bool = False
 ) -> pd.DataFrame:
@@ -102,7 +104,7 @@ def err(
     >>> round(float(err(j, max_grade=5).iloc[0, 0]), 5)
     0.23535
     """
-    k = check_cutoff(cutoff)
+    k = cutoff
     v = evaluated_list(judged, judged_only)
     top = _check_max_grade(max_grade, v.levels)
     stop = np.where(v.levels > 0, np.power(2.0, np.maximum(v.levels, 0.0)) - 1.0, 0.0) / 2.0**top

@@ -185,9 +185,9 @@ class Evaluation(Mapping):
         else:
             raise ValueError(f"`what` must be 'topics' or 'means'; got {what!r}")
         if path is not None:
-            from ._atomic import atomic_write_text
+            from gtheory.kit.output import write_text  # the one writer (here: `import metrics` does not load it)
 
-            atomic_write_text(path, text)
+            write_text(path, text)
         return text
 
     def to_dict(self) -> dict[str, Any]:

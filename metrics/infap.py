@@ -25,9 +25,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, at_relevant, cell_sum, check_relevance_level, evaluated_list, level_mask, nonrelevant_levels, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, evaluated_list, level_mask, nonrelevant_levels, relevant_levels, safe_divide
 from ._grades import pooled_unjudged
 from .judged import JudgedRuns
+from gtheory.kit.params import validate_params
 
 __all__ = ["inferred_ap", "INFAP_EPSILON"]
 
@@ -35,6 +36,7 @@ __all__ = ["inferred_ap", "INFAP_EPSILON"]
 INFAP_EPSILON: float = 1e-5
 
 
+@validate_params()
 def inferred_ap(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """Inferred average precision (infAP) of every system on every topic, as trec_eval.
 
@@ -64,7 +66,7 @@ def inferred_ap(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: 
     >>> round(float(inferred_ap(j).iloc[0, 0]), 6)
     0.874998
     """
-    rl = check_relevance_level(relevance_level)
+    rl = relevance_level
     v = evaluated_list(judged, judged_only)
     rel = level_mask(v, relevant_levels(v, rl))
     nonrel = level_mask(v, nonrelevant_levels(v, rl))

@@ -33,6 +33,7 @@ from .fixes import FixableError, FixableWarning
 from .trec_lines import PathLike
 from .trec_qrels import Qrels, read_qrels
 from .trec_runs import Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_run
+from gtheory.kit.params import validate_params
 
 __all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT"]
 
@@ -585,6 +586,7 @@ _WHAT = {"runs": "run files, a directory of runs, a RunSet, or runs in memory (a
          "qrels": "a qrels file, a Qrels, or qrels in memory (a DataFrame or a dict)"}
 
 
+@validate_params()
 def judge(
     runs: RunSet | Sequence[Run] | PathLike | Sequence[PathLike],
     qrels: Qrels | PathLike,

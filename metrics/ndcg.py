@@ -21,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import _labels, as_frame, check_cutoff
+from ._ranked import _labels, as_frame
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from ._sparse import relevant_cells
 from .judged import JudgedRuns
+from gtheory.kit.params import validate_params
 
 __all__ = ["ndcg", "dcg_parts", "ideal_gains", "as_frame"]
 
@@ -49,6 +50,7 @@ def ideal_gains(judged: JudgedRuns, gains: np.ndarray, k: int) -> np.ndarray:
     return np.einsum("j,tjr->tr", steps, (r[None, None, :] < cum[:, :, None]).astype(np.float64))
 
 
+@validate_params()
 def dcg_parts(
     judged: JudgedRuns,
     *,
@@ -63,7 +65,6 @@ def dcg_parts(
     :math:`\\sum_l g_l C^{(l)}` from the per-grade discounted counts of the documents whose gain is non-zero, IDCG
     from the per-topic grade counts and the discount's prefix sums; no (cells × cut-off) array is built.
     """
-    check_cutoff(cutoff)
     rc = relevant_cells(judged, judged_only)
     g = rc.gains(gain)
     k_run = rc.depth if cutoff is None else min(int(cutoff), rc.depth)
@@ -77,6 +78,7 @@ def dcg_parts(
     return rc.dcg(g, d[:k_run]), rc.ideal_dcg(g, d[:k_ideal])
 
 
+@validate_params()
 def ndcg(
     judged: JudgedRuns,
     *,

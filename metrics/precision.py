@@ -19,12 +19,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff, check_relevance_level, evaluated_list, level_mask, relevant_levels, safe_divide
+from ._ranked import as_frame, evaluated_list, level_mask, relevant_levels, safe_divide
 from .judged import JudgedRuns
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["precision", "r_precision"]
 
 
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def precision(judged: JudgedRuns, *, cutoff: int = 10, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """Precision at ``cutoff`` (P@k) of every system on every topic.
 
@@ -56,13 +58,14 @@ def precision(judged: JudgedRuns, *, cutoff: int = 10, relevance_level: float = 
     >>> float(precision(j, cutoff=2, judged_only=True).iloc[0, 0])   # condensed list: 1, 0, 1
     0.5
     """
-    k = check_cutoff(cutoff, required=True)
-    rl = check_relevance_level(relevance_level)
+    k = cutoff
+    rl = relevance_level
     v = evaluated_list(judged, judged_only)
     rel = level_mask(v, relevant_levels(v, rl))[..., :k]
     return as_frame(rel.sum(axis=-1) / k, judged)
 
 
+@validate_params()
 def r_precision(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """R-precision: precision at rank R, the number of relevant documents of the topic.
 
@@ -92,7 +95,7 @@ def r_precision(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: 
     >>> round(float(r_precision(j).iloc[0, 0]), 4)
     0.6667
     """
-    rl = check_relevance_level(relevance_level)
+    rl = relevance_level
     v = evaluated_list(judged, judged_only)
     R = v.n_relevant(rl)
     rel = level_mask(v, relevant_levels(v, rl))

@@ -23,10 +23,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, at_relevant, cell_sum, within_cell_cumsum, check_relevance_level, evaluated_list, level_mask, relevant_levels, safe_divide
+from ._ranked import as_frame, at_relevant, cell_sum, within_cell_cumsum, evaluated_list, level_mask, relevant_levels, safe_divide
 from .gains import GainSpec, gain_vector
 from .judged import JudgedRuns
 from .ndcg import ideal_gains
+from gtheory.kit.params import validate_params
 
 __all__ = ["q_measure", "r_measure"]
 
@@ -48,6 +49,7 @@ def _gains(v: JudgedRuns, gain: GainSpec, rl: float) -> np.ndarray:
     return np.where(rel_levels, g, 0.0)
 
 
+@validate_params()
 def q_measure(
     judged: JudgedRuns, *, beta: float = 1.0, gain: GainSpec = "linear", relevance_level: float = 1, judged_only: bool = False
 ) -> pd.DataFrame:
@@ -79,7 +81,7 @@ def q_measure(
     0.716667
     """
     beta = _check_beta(beta)
-    rl = check_relevance_level(relevance_level)
+    rl = relevance_level
     v = evaluated_list(judged, judged_only)
     g = _gains(v, gain, rl)
     isrel = level_mask(v, relevant_levels(v, rl))
@@ -93,6 +95,7 @@ def q_measure(
     return as_frame(safe_divide(total, v.n_relevant(rl)[None, :]), judged)
 
 
+@validate_params()
 def r_measure(
     judged: JudgedRuns, *, beta: float = 1.0, gain: GainSpec = "linear", relevance_level: float = 1, judged_only: bool = False
 ) -> pd.DataFrame:
@@ -119,7 +122,7 @@ def r_measure(
     1.0
     """
     beta = _check_beta(beta)
-    rl = check_relevance_level(relevance_level)
+    rl = relevance_level
     v = evaluated_list(judged, judged_only)
     g = _gains(v, gain, rl)
     R = v.n_relevant(rl)

@@ -25,10 +25,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff, evaluated_list, level_mask, list_length
+from ._ranked import as_frame, evaluated_list, level_mask, list_length
 from .gains import GainSpec, gain_vector
 from ._grades import pooled_unjudged
 from .judged import JudgedRuns
+from gtheory.kit.params import validate_params
 
 __all__ = ["rbp", "rbp_residual"]
 
@@ -49,6 +50,7 @@ def _weights(judged: JudgedRuns, gain: GainSpec) -> np.ndarray:
     return g / top if top > 0 else g
 
 
+@validate_params()
 def rbp(
     judged: JudgedRuns, *, p: float = 0.8, gain: GainSpec = "linear", cutoff: int | None = None, judged_only: bool = False
 ) -> pd.DataFrame:
@@ -80,7 +82,7 @@ def rbp(
     0.4013
     """
     p = _check_p(p)
-    k = check_cutoff(cutoff)
+    k = cutoff
     v = evaluated_list(judged, judged_only)
     w = v.level_values(_weights(v, gain))
     if k is not None and k < v.depth:
@@ -89,6 +91,7 @@ def rbp(
     return as_frame((1.0 - p) * (w @ disc), judged)
 
 
+@validate_params()
 def rbp_residual(
     judged: JudgedRuns, *, p: float = 0.8, cutoff: int | None = None, judged_only: bool = False
 ) -> pd.DataFrame:
@@ -117,7 +120,7 @@ def rbp_residual(
     0.375
     """
     p = _check_p(p)
-    k = check_cutoff(cutoff)
+    k = cutoff
     v = evaluated_list(judged, judged_only)
     unj = level_mask(v, pooled_unjudged(v.levels), unjudged=True)
     if k is not None and k < v.depth:

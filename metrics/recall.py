@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ._ranked import as_frame, check_cutoff, relevance_at_ranks, safe_divide
+from ._ranked import as_frame, relevance_at_ranks, safe_divide
 from .judged import JudgedRuns
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["recall", "success"]
 
 
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def recall(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """Recall at ``cutoff`` (R@k): the share of the topic's relevant documents in the top k.
 
@@ -65,11 +67,12 @@ def recall(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judge
     >>> round(float(recall(j, cutoff=2).iloc[0, 0]), 4), round(float(recall(j, cutoff=10).iloc[0, 0]), 4)
     (0.3333, 0.6667)
     """
-    k = check_cutoff(cutoff, required=True)
+    k = cutoff
     v, rel, rl = relevance_at_ranks(judged, cutoff=k, relevance_level=relevance_level, judged_only=judged_only)
     return as_frame(safe_divide(rel.sum(axis=-1), v.n_relevant(rl)[None, :]), judged)
 
 
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def success(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
     """Success at ``cutoff`` (Success@k): 1 if a relevant document is in the top k, else 0.
 
@@ -105,6 +108,6 @@ def success(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judg
     >>> success(j, cutoff=2)["1"].tolist(), success(j, cutoff=3)["1"].tolist()
     ([0.0, 0.0], [1.0, 0.0])
     """
-    k = check_cutoff(cutoff, required=True)
+    k = cutoff
     _, rel, _ = relevance_at_ranks(judged, cutoff=k, relevance_level=relevance_level, judged_only=judged_only)
     return as_frame(rel.any(axis=-1).astype(float), judged)

@@ -44,9 +44,9 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from gtheory.kit.checks import check_choice, check_fraction, check_int, check_rng
 from metrics._ranked import check_judged
 from metrics.judged import JudgedRuns
+from gtheory.kit.params import ANY_LEVEL, PARAMS, check_param, one_or_many, validate_params
 
 __all__ = ["reduction_mask", "reduce_qrels"]
 
@@ -59,22 +59,19 @@ def _check_judged(judged: Any) -> JudgedRuns:
     return judged
 
 
-_check_fraction = check_fraction
+#: each of `fractions`: the table's rule of `fraction`
+_FRACTION = PARAMS["fraction"].with_fix("give shares of judgments to keep, e.g. `fractions=[1.0, 0.5, 0.1]`")
 
 
 def _check_fractions(fractions: Any) -> tuple[float, ...]:
     if isinstance(fractions, (Real, str)) or fractions is None:
         raise TypeError(f"`fractions` must be a sequence of numbers in (0, 1]; got {fractions!r}.")
-    fs = [_check_fraction(f, "fractions") for f in fractions]
+    fs = [check_param("fractions", f, _FRACTION) for f in fractions]
     if not fs:
         raise ValueError("`fractions` must not be empty.")
     if len(set(fs)) != len(fs):
         raise ValueError(f"`fractions` must be distinct; got {fs}.")
     return tuple(sorted(fs, reverse=True))
-
-
-def _check_minimum(value: Any, name: str) -> int:
-    return check_int(value, name, minimum=0)
 
 
 @dataclass(frozen=True)
@@ -133,17 +130,7 @@ def _masks(
     return out
 
 
-def _sampling_args(relevance_level, min_relevant, min_nonrelevant, rounding):
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, Real):
-        raise TypeError(f"`relevance_level` must be a number; got {relevance_level!r}.")
-    return (
-        float(relevance_level),
-        _check_minimum(min_relevant, "min_relevant"),
-        _check_minimum(min_nonrelevant, "min_nonrelevant"),
-        check_choice(rounding, "rounding", ("ceil", "round", "floor")),
-    )
-
-
+@validate_params(fraction=one_or_many(PARAMS["fraction"]), relevance_level=ANY_LEVEL)
 def reduction_mask(
     judged: JudgedRuns,
     fraction: float | Sequence[float],
@@ -200,17 +187,15 @@ def reduction_mask(
     True
     """
     judged = _check_judged(judged)
-    relevance_level, min_relevant, min_nonrelevant, rounding = _sampling_args(
-        relevance_level, min_relevant, min_nonrelevant, rounding
-    )
-    scalar = isinstance(fraction, Real) and not isinstance(fraction, bool)
-    fractions = [_check_fraction(fraction)] if scalar else [_check_fraction(f) for f in fraction]
-    rng = check_rng(seed)
+    scalar = not isinstance(fraction, list)  # the parameter table gives a float or a list of floats
+    fractions = [fraction] if scalar else fraction
+    rng = np.random.default_rng(seed)
     strata = _strata(judged, rng, relevance_level)
     masks = _masks(judged, strata, fractions, min_relevant, min_nonrelevant, rounding)
     return masks[0] if scalar else masks
 
 
+@validate_params(relevance_level=ANY_LEVEL)
 def reduce_qrels(
     judged: JudgedRuns,
     fraction: float,
@@ -246,7 +231,7 @@ def reduce_qrels(
     """
     mask = reduction_mask(
         judged,
-        _check_fraction(fraction),
+        fraction,
         seed,
         relevance_level=relevance_level,
         min_relevant=min_relevant,

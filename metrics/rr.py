@@ -24,10 +24,12 @@ import pandas as pd
 
 from ._ranked import as_frame, relevance_at_ranks
 from .judged import JudgedRuns
+from gtheory.kit.params import validate_params
 
 __all__ = ["reciprocal_rank"]
 
 
+@validate_params()
 def reciprocal_rank(
     judged: JudgedRuns, *, cutoff: int | None = None, relevance_level: float = 1, judged_only: bool = False
 ) -> pd.DataFrame:

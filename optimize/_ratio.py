@@ -29,7 +29,7 @@ import metrics
 from metrics import JudgedRuns
 from metrics.advanced import matvec as _matvec, relevant_cells
 
-from .objective import _compact, _gain_matrix, stability_and_gradient
+from .objective import _compact, _gain_matrix, _stability_and_gradient
 
 try:  # SciPy's compiled CSC kernel (what ``A.T @ w`` runs for a CSR ``A``), called directly
     from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
@@ -137,7 +137,7 @@ class RatioModel:
         inv = np.where(ok, 1.0 / np.where(ok, idcg, 1.0), 0.0)
         dcg = _dot(P, x).reshape(S, t) if self._flat else P @ x
         X = dcg * inv[None, :]
-        f, _, W = stability_and_gradient(X, objective)
+        f, _, W = _stability_and_gradient(X, objective)
         if not np.isfinite(f):
             return f, np.zeros_like(x)
         Wc = W * inv[None, :]

@@ -49,9 +49,10 @@ import metrics
 from metrics import JudgedRuns
 
 from ._ratio import RatioModel, coefficient_f
-from .objective import Problem, check_objective
+from .objective import Problem
 from .result import SolverRun, Tuning
 from gtheory.kit.signatures import keyword_only
+from gtheory.kit.params import REQUIRED_CUTOFF, choice, validate_params
 
 __all__ = ["Family", "FAMILIES", "optimize_family", "fit_family"]
 
@@ -286,6 +287,7 @@ def tuning_from_vector(judged: JudgedRuns, cutoff: int, what: str, x: NDArray, *
 
 
 @keyword_only("family", "cutoff")
+@validate_params(cutoff=REQUIRED_CUTOFF, what=choice("discount", "gain"))
 def optimize_family(
     judged: JudgedRuns,
     *,
@@ -325,9 +327,6 @@ def optimize_family(
     >>> t.solver, bool(0 < t.phi_1 < 1)
     ('family:rbp', True)
     """
-    check_objective(objective)
-    if what not in ("discount", "gain"):
-        raise ValueError(f"`what` must be 'discount' or 'gain'; got {what!r}.")
     known = FAMILIES[what]
     if family not in known:
         raise ValueError(f"`family` must be one of {', '.join(map(repr, known))} for the {what}; got {family!r}.")

@@ -28,12 +28,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 import metrics
-from gtheory.kit.checks import check_seed as _check_seed
 
 from .objective import Problem
 from .result import SolverRun
+from gtheory.kit.params import validate_params
 
-__all__ = ["starting_points", "run_starts", "best_run", "check_seed"]
+__all__ = ["starting_points", "run_starts", "best_run"]
 
 _DISCOUNTS = ("log2", "zipf", "linear", "none")
 _GAINS = ("linear", "exponential", "equal", "square")
@@ -54,38 +54,15 @@ def _random_block(rng: np.random.Generator, size: int, monotone: bool, name: str
     return v
 
 
-def check_seed(seed: int | np.random.Generator | None) -> int | np.random.Generator | None:
-    """``seed`` for :func:`numpy.random.default_rng`: None, a non-negative integer, a SeedSequence or a Generator.
-
-    The one seed check of the project (:func:`gtheory.kit.checks.check_seed`).
-
-    Raises
-    ------
-    TypeError
-        ``seed`` is not an integer, None, SeedSequence or Generator.
-    ValueError
-        ``seed`` is negative.
-    """
-    return _check_seed(seed)
-
-
-def check_starts(starts: int) -> int:
-    """``starts``: the number of starting points, a positive integer (ValueError otherwise)."""
-    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
-        raise ValueError(f"`starts` must be a positive integer; got {starts!r}.")
-    return int(starts)
-
-
+@validate_params()
 def starting_points(
     problem: Problem, starts: int = 4, *, seed: int | np.random.Generator | None = 0
 ) -> list[tuple[str, NDArray[np.float64]]]:
     """The first ``starts`` named starting points for ``problem`` (see the module docstring).
 
-    Raises ValueError if ``starts`` is not a positive integer or ``seed`` is negative, TypeError if
-    ``seed`` is not an integer, None or a Generator (:func:`check_seed`).
+    ``starts`` and ``seed`` are checked by the parameter table (:mod:`gtheory.kit.params`): a
+    :class:`gtheory.ParameterError` names the one out of its rule.
     """
-    check_starts(starts)
-    seed = check_seed(seed)
     k = problem.cutoff
     out: list[tuple[str, NDArray[np.float64]]] = []
     has_d = problem.block("discount") is not None

@@ -76,17 +76,16 @@ from gtheory.kit.checks import check_progress
 
 from gtheory.kit.display import signed
 from gtheory.kit.ties import TIE_REL
-from gtheory.intervals import check_open_unit
 from gtheory.kit.splits import topic_splits
 
 from ._ratio import JointModel, RatioModel, coefficients, topics_needed
 from .candidates import FIT_TOL, JOINT_ROUNDS, LAMBDAS, Candidate, _candidates  # noqa: F401
 from .families import FAMILIES, tuning_from_vector
-from .multistart import check_seed
-from .objective import Problem, check_objective
+from .objective import Problem
 from .recommendation import Recommendation
 from ._threads import single_threaded_blas
 from gtheory.kit.signatures import keyword_only
+from gtheory.kit.params import REQUIRED_CUTOFF, integer, validate_params
 
 __all__ = ["recommend", "LAMBDAS", "MIN_SPLITS", "corrected_interval"]
 
@@ -333,13 +332,8 @@ def _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lam
            n_seeds, min_agreement, min_effect, level):
     if not isinstance(judged, JudgedRuns):
         raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
-    if what not in ("discount", "gain", "joint"):
-        raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
-    check_open_unit("target", target)
-    check_open_unit("level", level)
-    check_seed(seed)
-    check_objective(objective)
-    for name, v, least in (("n_splits", n_splits, 2), ("n_inner", n_inner, 2), ("n_seeds", n_seeds, 1)):
+    # what, target, level, seed, objective and n_splits: the parameter table (gtheory.kit.params)
+    for name, v, least in (("n_inner", n_inner, 2), ("n_seeds", n_seeds, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least:
             raise ValueError(f"`{name}` must be an integer ≥ {least}; got {v!r}.")
     if judged.n_topics < 8:
@@ -413,6 +407,7 @@ def measure_spec(gain: Any, discount: Any, cutoff: int, levels: NDArray) -> str 
     except ValueError:
         return None
 @keyword_only("cutoff")
+@validate_params(cutoff=REQUIRED_CUTOFF, n_splits=integer(2))
 def recommend(
     judged: JudgedRuns,
     *,

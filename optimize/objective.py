@@ -74,19 +74,15 @@ from numpy.typing import NDArray
 import metrics
 from metrics import FixableError, JudgedRuns
 from metrics.advanced import RelevantCells, relevant_cells
+from gtheory.kit.params import REQUIRED_CUTOFF, check_param, validate_params
 
-__all__ = ["Objective", "Problem", "stability_and_gradient", "check_objective", "identified_depth"]
+__all__ = ["Objective", "Problem", "stability_and_gradient", "identified_depth"]
 
 Objective = Literal["phi", "erho2"]
 What = Literal["discount", "gain", "joint"]
 
 
-def check_objective(objective: str) -> str:
-    if objective not in ("phi", "erho2"):
-        raise ValueError(f"`objective` must be 'phi' or 'erho2'; got {objective!r}.")
-    return objective
-
-
+@validate_params()
 def stability_and_gradient(
     X: NDArray[np.float64], objective: Objective = "phi", *, grad: bool = True
 ) -> tuple[float, float, NDArray[np.float64] | None]:
@@ -104,6 +100,13 @@ def stability_and_gradient(
     >>> bool(np.isclose(rho, gtheory.stability_ratio(X)))
     True
     """
+    return _stability_and_gradient(X, objective, grad=grad)
+
+
+def _stability_and_gradient(X: NDArray[np.float64], objective: Objective = "phi", *, grad: bool = True
+                                     ) -> tuple[float, float, NDArray[np.float64] | None]:
+    """:func:`stability_and_gradient` without the argument check, for the solvers' inner loop (the objective was
+    checked once, when the :class:`Problem` was built)."""
     f, rho, parts = _anova(X, objective)
     if not grad:
         return f, rho, None
@@ -263,11 +266,9 @@ class Problem:
     ) -> None:
         if not isinstance(judged, JudgedRuns):
             raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
-        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
-            raise ValueError(f"`cutoff` must be a positive integer; got {cutoff!r}.")
-        if what not in ("discount", "gain", "joint"):
-            raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
-        self.objective = check_objective(objective)
+        cutoff = check_param("cutoff", cutoff, REQUIRED_CUTOFF)  # the parameter table's rules (gtheory.kit.params)
+        what = check_param("what", what)
+        self.objective = check_param("objective", objective)
         if judged.n_systems < 2 or judged.n_topics < 2:
             raise ValueError(f"need at least 2 systems and 2 topics; got {judged.n_systems} × {judged.n_topics}.")
         if judged.missing == "exclude" and not judged.retrieved.all():

@@ -45,7 +45,6 @@ import metrics
 from metrics import JudgedRuns
 from gtheory.kit.checks import seed_sequence
 
-from gtheory.intervals import check_open_unit
 
 from gtheory.kit.display import signed
 from gtheory.kit.jsonio import JsonResult, read_json
@@ -54,10 +53,9 @@ from gtheory.advanced import Coefficients as _Coefficients
 from gtheory.kit.splits import topic_splits
 
 from ._ratio import coefficients, topics_needed
-from .multistart import check_seed
 from .nested import _progress, corrected_interval
-from .objective import check_objective
 from .result import _json_safe
+from gtheory.kit.params import integer, validate_params
 
 __all__ = ["tune_parameters", "ParameterTuning", "MAX_INTEGERS"]
 
@@ -232,6 +230,7 @@ def _fmt(v: float, integer: bool) -> str:
     return str(int(round(v))) if integer else format(float(v), ".6g")
 
 
+@validate_params(n_splits=integer(0, exclude=(1,), rule="0 (no check) or an integer >= 2"))
 def tune_parameters(
     judged: JudgedRuns,
     measure: Measure,
@@ -284,12 +283,7 @@ def tune_parameters(
     t0 = time.perf_counter()
     if not isinstance(judged, JudgedRuns):
         raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
-    check_objective(objective)
-    check_seed(seed)
-    check_open_unit("target", target)
-    spec = _check_bounds(bounds)
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 0 or n_splits == 1:
-        raise ValueError(f"`n_splits` must be 0 (no check) or an integer ≥ 2; got {n_splits!r}.")
+    spec = _check_bounds(bounds)  # objective, seed, target and n_splits: the parameter table (gtheory.kit.params)
     names = list(spec)
     if isinstance(measure, str):
         holes = _placeholders(measure)

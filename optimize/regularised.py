@@ -40,10 +40,11 @@ from metrics import JudgedRuns
 from ._ratio import RatioModel
 from ._threads import single_threaded_blas
 from .families import tuning_from_vector
-from .objective import Problem, check_objective
+from .objective import Problem
 from .parametrize import discount_to_increments, gain_to_increments, increments_to_discount, increments_to_gain
 from .result import Tuning
 from gtheory.kit.signatures import keyword_only
+from gtheory.kit.params import REQUIRED_CUTOFF, choice, validate_params
 
 __all__ = ["optimize_regularised", "fit_vector", "PENALTIES"]
 
@@ -109,6 +110,7 @@ def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: f
 
 
 @keyword_only("cutoff")
+@validate_params(cutoff=REQUIRED_CUTOFF, what=choice("discount", "gain"))
 def optimize_regularised(
     judged: JudgedRuns,
     *,
@@ -147,9 +149,6 @@ def optimize_regularised(
     >>> bool(t0.phi_1 >= t1.phi_1)
     True
     """
-    check_objective(objective)
-    if what not in ("discount", "gain"):
-        raise ValueError(f"`what` must be 'discount' or 'gain'; got {what!r}.")
     if penalty not in PENALTIES:
         raise ValueError(f"`penalty` must be one of {PENALTIES}; got {penalty!r}.")
     if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)) \

@@ -48,11 +48,13 @@ from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
 from .result import SolverRun, Tuning, _fmt_grades, gstudy_ratios
 from .slsqp import make_feasible
-from .tune import _check_common, gain_family_of, make_tuning, report_failure
+from .tune import gain_family_of, make_tuning, report_failure
+from gtheory.kit.params import validate_params
 
 __all__ = ["optimize_minimax", "minimax_problems"]
 
 
+@validate_params()
 def minimax_problems(
     collections: Sequence[JudgedRuns],
     what: str,
@@ -81,8 +83,6 @@ def minimax_problems(
         labels = [f"collection-{i + 1}" for i in range(len(collections))]
     if len(labels) != len(collections):
         raise ValueError(f"`labels` has {len(labels)} entries for {len(collections)} collections.")
-    if what not in ("discount", "gain", "joint"):
-        raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
     names_of = [f"`collections`[{i}] ({lab!r})" for i, lab in enumerate(labels)]
     for name, j in zip(names_of, collections):
         if not isinstance(j, JudgedRuns):
@@ -178,6 +178,7 @@ def _solve_epigraph(problems, layout, x0, maxiter=1000, ftol=1e-12) -> SolverRun
                      seconds=time.perf_counter() - t0)
 
 
+@validate_params()
 def optimize_minimax(
     collections: Sequence[JudgedRuns] | JudgedRuns,
     *,
@@ -255,7 +256,6 @@ def optimize_minimax(
     E. Kanoulas and J. A. Aslam (2009). Empirical justification of the gain and discount function
     for nDCG. CIKM 2009.
     """
-    _check_common(starts, agree_tol, seed)
     problems, names, layout = minimax_problems(
         collections, what, cutoffs, gain=gain, discount=discount, objective=objective,
         monotone_gain=monotone_gain, monotone_discount=monotone_discount, labels=labels)

@@ -39,12 +39,13 @@ import metrics
 from gtheory.errors import is_rounding_noise
 from metrics import JudgedRuns
 
-from .multistart import best_run, check_seed, check_starts, run_starts, starting_points
+from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
 from .parametrize import Parametrization
 from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
 from .slsqp import solve_lbfgsb, solve_slsqp
 from gtheory.kit.signatures import keyword_only
+from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["optimize_discount", "optimize_gain", "optimize_joint", "tune_problem", "SOLVERS"]
 
@@ -200,15 +201,7 @@ def report_failure(tuning: Tuning, strict: bool, *, stacklevel: int = 4) -> None
     warnings.warn(text, OptimizationWarning, stacklevel=stacklevel)
 
 
-def _check_common(starts: int, agree_tol: float, seed: int | np.random.Generator | None = None) -> None:
-    """Check the multi-start options before any work (``seed`` by :func:`optimize.multistart.check_seed`)."""
-    check_seed(seed)
-    check_starts(starts)
-    if isinstance(agree_tol, bool) or not isinstance(agree_tol, (int, float, np.integer, np.floating)) \
-            or not (np.isfinite(agree_tol) and agree_tol >= 0):
-        raise ValueError(f"`agree_tol` must be a non-negative number; got {agree_tol!r}.")
-
-
+@validate_params()
 def tune_problem(problem: Problem, *, solver: str = "auto", starts: int = 4,
                  seed: int | np.random.Generator | None = 0,
                  agree_tol: float = 1e-6, strict: bool = False) -> Tuning:
@@ -218,7 +211,6 @@ def tune_problem(problem: Problem, *, solver: str = "auto", starts: int = 4,
 
 def _tune(problem: Problem, *, solver: str, starts: int, seed: int | np.random.Generator | None, agree_tol: float,
           strict: bool, gain_family: str | None = None) -> Tuning:
-    _check_common(starts, agree_tol, seed)
     name, solve = _solver_for(problem, solver)
     t0 = time.perf_counter()
     runs = run_starts(solve, starting_points(problem, starts, seed=seed))
@@ -236,6 +228,7 @@ def gain_family_of(gain: Any) -> str | None:
 
 
 @keyword_only("gain", "cutoff")
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_discount(
     judged: JudgedRuns,
     *,
@@ -294,7 +287,6 @@ def optimize_discount(
     >>> bool(t.success), t.discount.shape, bool(abs(t.discount.sum() - 1) < 1e-12)
     (True, (20,), True)
     """
-    _check_common(starts, agree_tol, seed)  # before the problem is built
     p = Problem(judged, cutoff, "discount", gain=gain, objective=objective,
                 monotone_discount=monotone, judged_only=judged_only)
     return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict,
@@ -302,6 +294,7 @@ def optimize_discount(
 
 
 @keyword_only("discount", "cutoff")
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_gain(
     judged: JudgedRuns,
     *,
@@ -357,13 +350,13 @@ def optimize_gain(
     >>> bool(t.success), round(t.gain_ratios[2.0], 1) > 1
     (True, True)
     """
-    _check_common(starts, agree_tol, seed)  # before the problem is built
     p = Problem(judged, cutoff, "gain", discount=discount, objective=objective,
                 monotone_gain=monotone, judged_only=judged_only)
     return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
 
 
 @keyword_only("cutoff")
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_joint(
     judged: JudgedRuns,
     *,
@@ -414,7 +407,6 @@ def optimize_joint(
     >>> bool(t.success), t.gain.shape, t.discount.shape
     (True, (3,), (10,))
     """
-    _check_common(starts, agree_tol, seed)  # before the problem is built
     p = Problem(judged, cutoff, "joint", objective=objective, monotone_gain=monotone_gain,
                 monotone_discount=monotone_discount, judged_only=judged_only)
     return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)

@@ -25,12 +25,12 @@ import gtheory
 import metrics
 from metrics import JudgedRuns
 
-from gtheory.intervals import check_open_unit
 from gtheory.kit.splits import topic_splits
 
-from .objective import Objective, check_objective
+from .objective import Objective
 from .result import OptimizationWarning
-from .tune import SOLVERS, _check_common, optimize_discount, optimize_gain, optimize_joint
+from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint
+from gtheory.kit.params import REQUIRED_CUTOFF, check_param, probability, validate_params
 
 __all__ = ["cross_validate", "STANDARD_CONFIGS"]
 
@@ -64,16 +64,10 @@ def _check_args(judged, what, n_splits, train_fraction, target, seed, starts, so
     """Check :func:`cross_validate`'s arguments before any tuning; the number of tuning topics."""
     if not isinstance(judged, JudgedRuns):
         raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
-    if what not in STANDARD_CONFIGS:
-        raise ValueError(f"`what` must be 'discount', 'gain' or 'joint'; got {what!r}.")
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
-        raise ValueError(f"`n_splits` must be a positive integer; got {n_splits!r}.")
-    check_open_unit("train_fraction", train_fraction)
-    check_open_unit("target", target)  # gtheory's rule and wording for the topics-needed target
-    _check_common(starts, 0.0, seed)
+    # what, n_splits, target, seed, starts and objective: the parameter table (gtheory.kit.params)
+    check_param("train_fraction", train_fraction, probability())
     if solver not in SOLVERS:
         raise ValueError(f"`solver` must be one of {SOLVERS}; got {solver!r}.")
-    check_objective(objective)
     T = judged.n_topics
     n_train = int(round(train_fraction * T))
     if not (2 <= n_train <= T - 2):
@@ -83,6 +77,7 @@ def _check_args(judged, what, n_splits, train_fraction, target, seed, starts, so
     return n_train
 
 
+@validate_params(cutoff=REQUIRED_CUTOFF)
 def cross_validate(
     judged: JudgedRuns,
     *,

@@ -196,6 +196,6 @@ def report_small_study():
     from experiments.report import ReportSettings, run_study
 
     judged = metrics.load_trec9().subset(topics=list(range(20)))
-    s = ReportSettings.quick(cutoff=20, discount_cutoffs=(10, 20), gain_cutoffs=(10, 20), B=50, n_splits=2,
+    s = ReportSettings.quick(cutoff=20, discount_cutoffs=(10, 20), gain_cutoffs=(10, 20), n_resamples=50, n_splits=2,
                              starts=1)
     return run_study(judged, settings=s)

@@ -79,7 +79,7 @@ def test_plot_and_out_to_stdout(tmp_path, capsys):
     (["--depths", "10", "2000"], "--depths must be at most the runs' depth (1000)"),
     (["--seed", "3"], "--seed is the seed of the --bootstrap resamples"),
     (["--bootstrap", "3"], "--bootstrap must be at least 10"),
-    (["--target", "1.5"], "--target must lie strictly between 0 and 1"),
+    (["--target", "1.5"], "--target must be a probability strictly in (0, 1); got 1.5"),
     (["--min-diff", "0"], "--min-diff must be a positive number"),
     (["--measure", "nDCG@0"], "nDCG@0"),
     (["--measure", "NoSuchMeasure"], "NoSuchMeasure"),

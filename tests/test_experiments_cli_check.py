@@ -128,7 +128,7 @@ def test_the_old_option_B_is_hidden_from_help(capsys):
         (["--tuning", "/nonexistent/tuning.json"], "no such tuning file"),
         (["--against", "foo+bar"], "--against 'foo+bar'"),
         (["--against", "a+b+c"], "GAIN+DISCOUNT"),
-        (["--n-resamples", "0"], "--n-resamples must be a positive integer"),
+        (["--n-resamples", "0"], "--n-resamples must be an integer >= 1; got 0"),
         (["--cutoff", "5000"], "exceeds the run depth"),
     ],
 )

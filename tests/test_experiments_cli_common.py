@@ -502,7 +502,7 @@ def test_measure_and_gain_errors_name_the_options(tiny, argv, message, capsys, m
     (["gstudy", "--gain", "expo"], "--gain expo: unknown gain family 'expo'"),
     (["tune", "--what", "gain", "--discount", "jarvelin(b=0)"],
      "--discount jarvelin(b=0): b of the Järvelin discount must be > 1; got 0.0"),
-    (["check", "--top-k", "1"], "--top-k must be at least 2 (the bootstrap compares pairs of systems); got 1"),
+    (["check", "--top-k", "1"], "--top-k must be an integer >= 2; got 1"),
     (["check", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),
     (["check", "--against", "rbp(p=2)"], "--against 'rbp(p=2)': p of the RBP discount must be in (0, 1]"),
     (["report", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),

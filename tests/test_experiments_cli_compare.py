@@ -94,7 +94,7 @@ def test_json_and_markdown_outputs(scores_csv, capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--runs", "r", "--qrels", "q"], "give either SCORES.csv or the data options"),
-    (["--alpha", "1.5"], "--alpha must be in (0, 1); got 1.5."),
+    (["--alpha", "1.5"], "--alpha must be a probability strictly in (0, 1); got 1.5."),
     (["--test", "tukey-hsd", "--correction", "bh"], "--test tukey-hsd controls the family-wise error itself"),
     (["--gain", "exponential"], "--gain applies to nDCG computed from runs"),
     (["--top", "1"], "--top"),

@@ -47,7 +47,7 @@ def test_demo_table_and_bad_options(capsys):
     head = next(ln for ln in out.splitlines() if ln.startswith("configuration"))
     assert "Φ(50)" in head and "Eρ²(50)" in head and "Φ(n)" not in head
     code, out, err = run_cli(["demo", "--target", "1.5"], capsys)
-    assert code == 2 and "--target must be in (0, 1)" in err and "Traceback" not in err
+    assert code == 2 and "--target must be a probability strictly in (0, 1)" in err and "Traceback" not in err
     code, out, err = run_cli(["demo", "--runs", "/nonexistent-dir"], capsys)
     assert code == 2 and err.count("\n") == 1
     # the cut-off in the user's terms (the tuner's message named its `cutoff` parameter)

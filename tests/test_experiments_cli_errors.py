@@ -12,7 +12,9 @@ def test_parameter_error_names_the_option(capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     assert main(["demo", "--splits", "0"]) == 2
     err = capsys.readouterr().err
-    assert err == "gtheory demo: error: --splits must be a positive integer; got 0\n"
+    # one line: the option (not the parameter), the table's rule, the value, and the fix worded with the option
+    assert err.startswith("gtheory demo: error: --splits must be an integer >= 1; got 0") and err.count("\n") == 1
+    assert "n_splits" not in err and "--splits 10" in err
 
 
 def test_a_bug_exits_1_with_a_traceback_hint(capsys, monkeypatch):

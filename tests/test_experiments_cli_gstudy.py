@@ -50,7 +50,7 @@ def test_plot_written(tmp_path, capsys, WEB):
         ("system,t1,t2\na,1,2\nb,3\n", [], "bad.csv, line 3: expected 3 fields"),
         ("system,t1,t2\na,1,2\nb,1,2\n", [], "vary only between topics"),
         ("system,t1,t2\na,1,1\nb,1,1\n", [], "all scores are equal"),
-        ("system,t1,t2\na,1,2\nb,3,5\n", ["--target", "1.5"], "--target must be in"),
+        ("system,t1,t2\na,1,2\nb,3,5\n", ["--target", "1.5"], "--target must be a probability strictly in (0, 1); got 1.5"),
         ("system,t1,t2\na,1,2\nb,3,5\n", ["--n-topics", "0"], "--n-topics must be positive"),
     ],
 )

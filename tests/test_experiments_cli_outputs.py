@@ -1,5 +1,5 @@
 """Safe outputs of the command line (issue 12 items 6, 7, 9 and 10): an output that is an input is refused before
-any work, every output of the library is atomic (the writer itself: test_metrics_atomic.py), Ctrl-C says what was written and exits 130, nDCG@k beyond
+any work, every output of the library is atomic (the writer itself: test_gtheory_kit_output_atomic.py), Ctrl-C says what was written and exits 130, nDCG@k beyond
 the run depth is scored as trec_eval does, and `robustness` on identical runs does not print τ = nan with exit 0.
 """
 from __future__ import annotations

@@ -54,7 +54,7 @@ def test_runs_and_qrels_and_plot(tmp_path, capsys):
 @pytest.mark.parametrize("args, match", [
     (["--min-diff", "-1"], "--min-diff must be a positive"),
     (["--min-diff", "0.05", "--power", "0.01"], "--power must exceed --alpha"),
-    (["--min-diff", "0.05", "--tau", "1.5"], "--tau must be a number in"),
+    (["--min-diff", "0.05", "--tau", "1.5"], "--tau must be a probability strictly in (0, 1); got 1.5"),
 ])
 def test_bad_options_name_the_option(capsys, args, match):
     assert main(["plan", *args]) == 2

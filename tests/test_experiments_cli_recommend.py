@@ -51,8 +51,8 @@ def test_recommend_quiet_and_json(small_judged, capsys):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--splits", "1"], "--splits must be at least 2; got 1."),
-    (["--target", "1"], "--target must be a number strictly between 0 and 1"),
+    (["--splits", "1"], "--splits must be an integer >= 2; got 1."),
+    (["--target", "1"], "--target must be a probability strictly in (0, 1); got 1"),
     (["--seed", "-2"], "--seed must be a non-negative integer"),
     (["--json", "--quiet"], "--json and --quiet exclude each other"),
     (["--gain", "nope"], "--gain nope"),

@@ -10,8 +10,8 @@ from experiments.cli import main
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["report", "--cutoff", "0"], "--cutoff must be a positive integer"),
-        (["report", "--n-resamples", "-3", "--quick"], "--n-resamples must be a positive integer"),
+        (["report", "--cutoff", "0"], "--cutoff must be an integer >= 1; got 0"),
+        (["report", "--n-resamples", "-3", "--quick"], "--n-resamples must be an integer >= 1; got -3"),
         (["report", "--judged", "/nonexistent/tensor.npz"], "tensor.npz"),
         (["report", "--cutoff", "5000", "--quick"], "exceeds the run depth"),
     ],

@@ -100,7 +100,7 @@ def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
         (["--fractions", "1.5"], "--fractions must be in (0, 1] (shares of the judgments kept); got 1.5"),
         (["--fractions", "0.5", "0.5"], "--fractions must be distinct"),
         (["--seeds", "0"], "--seeds N must be a positive number of seeds; got 0"),
-        (["--alpha", "2"], "--alpha must be in (0, 1)"),
+        (["--alpha", "2"], "--alpha must be a probability strictly in (0, 1); got 2"),
         (["--measure", "NoSuchMeasure"], "unknown measure 'NoSuchMeasure'"),
         (["--qrels", QRELS], "--runs and --qrels go together"),
         (["--json", "--quiet"], "--json and --quiet exclude each other"),

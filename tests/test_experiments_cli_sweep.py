@@ -121,7 +121,7 @@ def test_cli_cutoff_beyond_the_run_depth_is_noted_and_refused_with_tune(tmp_path
     [
         (["--gains", "expo"], "unknown gain family 'expo'; known: linear"),
         (["--cutoffs", "ten"], "--cutoffs takes positive integers or 'none'; got 'ten'"),
-        (["--workers", "0"], "--workers must be a positive integer; got 0"),
+        (["--workers", "0"], "--workers must be an integer >= 1; got 0"),
         # the Python API's parameter names become the options the user typed
         (["--fractions", "0"], "--fractions must hold numbers in (0, 1]"),
         (["--seeds", "-1"], "--seeds N must be a positive number of seeds; got -1"),

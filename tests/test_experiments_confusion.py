@@ -89,7 +89,7 @@ def test_confusion_errors():
         significance_confusion(full, red, test="z")
     with pytest.raises(ValueError, match="must cover the same systems"):
         significance_confusion(full, red.iloc[:4])
-    with pytest.raises(ValueError, match="`alpha` must lie strictly between 0 and 1"):
+    with pytest.raises(ValueError, match=r"`alpha` must be a probability strictly in \(0, 1\)"):
         significance_confusion(full, red, alpha=1.0)
 
 
@@ -163,7 +163,7 @@ def test_json_round_trip(tmp_path):
 
 def test_seed_must_be_an_integer_and_topics_must_match():
     full, red = _hand_built()
-    with pytest.raises(TypeError, match=r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got 1.5"):
+    with pytest.raises(TypeError, match=r"`seed` must be a non-negative integer, None, a numpy.random.Generator or a numpy.random.SeedSequence; got float 1.5"):
         significance_confusion(full, red, seed=1.5)
     with pytest.raises(ValueError, match="`full_scores` and `reduced_scores` must have the same topics; got 40 and 39"):
         significance_confusion(full.to_numpy(), red.to_numpy()[:, :39])

@@ -95,9 +95,9 @@ def test_study_deterministic_and_seed_sensitive(small):
 
 
 def test_study_errors(small):
-    with pytest.raises(ValueError, match="`fractions` must lie in"):
+    with pytest.raises(ValueError, match=r"`fractions` must be a number in \(0, 1\]"):
         incompleteness_study(small, "AP", fractions=(1.0, 0.0))
-    with pytest.raises(ValueError, match="`seeds` must be distinct"):
+    with pytest.raises(ValueError, match="`seeds` must be a number of seeds >= 1 .*distinct"):
         incompleteness_study(small, "AP", seeds=[1, 1])
     with pytest.raises(TypeError, match=r"`measures\['x'\]` must be a measure name"):
         incompleteness_study(small, {"x": 3})

@@ -4,7 +4,7 @@ printed."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import numpy as np
 import pytest
@@ -35,10 +35,30 @@ def small_study(report_small_study):
 # ------------------------------------------------------------------------------------------- settings
 def test_settings_validation():
     judged = metrics.load_trec9()
-    with pytest.raises(ValueError, match="`B` must be a positive integer"):
-        replace(ReportSettings.quick(), B=0).validate(judged)
+    with pytest.raises(ValueError, match="`n_resamples` must be a positive integer"):
+        replace(ReportSettings.quick(), n_resamples=0).validate(judged)
     with pytest.raises(ValueError, match="must not exceed the run depth"):
         ReportSettings.quick(cutoff=2000).validate(judged)
+
+
+def test_settings_n_resamples_was_B_and_the_old_name_works_for_one_release():
+    s = ReportSettings.quick(n_resamples=50)
+    assert s.n_resamples == 50 and "B" not in {f.name for f in fields(s)}
+    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
+        assert ReportSettings(B=7).n_resamples == 7
+    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
+        assert ReportSettings.quick(B=9) == replace(ReportSettings.quick(), n_resamples=9)
+    with pytest.warns(FutureWarning, match="ReportSettings.B is now called n_resamples"):
+        assert s.B == 50
+    with pytest.raises(TypeError, match="both 'B' and its new name"):
+        ReportSettings(B=7, n_resamples=8)
+    # the settings of a report's tables.json: written now (n_resamples) and before the rename (B) both read back
+    doc = {k: (list(v) if isinstance(v, tuple) else v) for k, v in s.__dict__.items()}
+    assert ReportSettings.from_dict(doc) == s
+    old = {("B" if k == "n_resamples" else k): v for k, v in doc.items()}
+    assert ReportSettings.from_dict(old) == s
+    with pytest.raises(ValueError, match="unknown field"):
+        ReportSettings.from_dict({**doc, "resamples": 3})
 
 
 def test_settings_fit_the_run_depth():

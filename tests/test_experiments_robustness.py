@@ -29,7 +29,7 @@ def small() -> JudgedRuns:
     (5.0, r"`relevance_level` must split the qrels grades \(-2 0 1 2\) into relevant \(>= it\) and non-relevant: "
           r"a value in \(-2, 2\]; got 5\."),
     (-2.0, r"a value in \(-2, 2\]; got -2\."),
-    (float("nan"), r"got nan\."),
+    (float("nan"), r"`relevance_level` must be a finite number; got nan"),  # the table's rule, before the split
 ])
 def test_robustness_study_refuses_a_relevance_level_that_splits_nothing(level, match):
     with pytest.raises(gtheory.ParameterError, match=match) as exc:

@@ -12,7 +12,7 @@ import pytest
 
 import experiments as ex
 import metrics
-from experiments.sweep_tasks import _check_workers, _truncate, _whole_list_discount
+from experiments.sweep_tasks import _truncate, _whole_list_discount
 
 GRID = dict(cutoffs=[10, 50], gains=["linear", "exponential"], discounts=["log2", "zipf"],
             fractions=[1.0, 0.4], seeds=[0, 3])
@@ -102,8 +102,9 @@ def test_the_whole_list_linear_discount_takes_the_depth():
     assert _whole_list_discount("log2", 1000) == "log2" and _whole_list_discount([1.0, 0.5], 1000) == [1.0, 0.5]
 
 
-def test_workers():
-    assert _check_workers(None) is None and _check_workers(np.int64(3)) == 3
+def test_workers(small):
+    # `max_workers` is the parameter table's (gtheory.kit.params), checked before the sweep does any work
     for bad in (0, -1, 1.5, True):
-        with pytest.raises(ValueError, match="`max_workers` must be a positive integer or None"):
-            _check_workers(bad)
+        with pytest.raises(ValueError, match="`max_workers` must be an integer >= 1 or None") as caught:
+            ex.sweep(small, max_workers=bad, **GRID)
+        assert caught.value.param == "max_workers"

@@ -108,8 +108,8 @@ def test_point_estimates_agree_with_gstudy():
 @pytest.mark.parametrize("kwargs, match", [
     ({"n_resamples": 5}, r"`n_resamples` must be an integer >= 10; got 5"),
     ({"over": "items"}, r"`over` must be 'auto', 'systems', 'topics' or 'both'; got 'items'"),
-    ({"level": 1.5}, r"`level` must be in \(0, 1\); got 1.5"),
-    ({"seed": -1}, r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1"),
+    ({"level": 1.5}, r"`level` must be a probability strictly in \(0, 1\); got 1.5"),
+    ({"seed": -1}, r"`seed` must be a non-negative integer, None, a numpy.random.Generator or a numpy.random.SeedSequence; got -1"),
 ])
 def test_argument_errors(kwargs, match):
     g = gstudy(_matrix())

@@ -74,7 +74,7 @@ def test_topics_needed_without_interval():
     (lambda c: c.phi(True), r"`n_topics` must be positive and finite; got True\."),
     (lambda c: c.phi("ten"), r"`n_topics` must be positive and finite; got 'ten'\."),
     (lambda c: c.topics_needed(0.9, "kappa"), r"`coefficient` must be 'phi' or 'erho2'; got 'kappa'\."),
-    (lambda c: c.topics_needed(1.0), r"`target` must be a number strictly between 0 and 1; got 1.0\."),
+    (lambda c: c.topics_needed(1.0), r"`target` must be a probability strictly in \(0, 1\); got 1.0;"),
 ])
 def test_errors_name_the_parameter(call, message):
     with pytest.raises(ValueError, match=message):

@@ -248,7 +248,7 @@ def test_topics_needed_for_ratio_is_the_gstudy_rule(synthetic4_pxi):
     for coef, ratio in (("phi", g.phi_ratio), ("erho2", g.erho2_ratio)):
         for target in (0.5, 0.8, 0.9, 0.95):
             assert g.topics_needed(target, coef, level=None).n == gtheory.topics_needed_for_ratio(ratio, target)
-    with pytest.raises(ValueError, match="`target` must be a number strictly between 0 and 1; got 1.0"):
+    with pytest.raises(ValueError, match=r"`target` must be a probability strictly in \(0, 1\); got 1.0"):
         gtheory.topics_needed_for_ratio(0.5, 1.0)
 
 

@@ -1,5 +1,6 @@
-"""Tests of gtheory/kit/checks.py: the argument checks shared by every package (one rule and one message per kind
-of parameter: seed, seeds, progress, integers, probabilities, fractions, choices).
+"""Tests of gtheory/kit/checks.py: the checks of one function's own parameters (integers, probabilities, choices) and
+the helpers of seed and progress, all built on the parameter table's rules (gtheory/kit/params.py; the table itself
+is tested in tests/test_gtheory_kit_params.py).
 
 References: the vocabulary of docs/architecture.md ("The shared vocabulary") and scipy's message style
 ("`name` must be ...; got ..."); reproducibility against ``numpy.random.default_rng`` itself.
@@ -12,8 +13,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gtheory.kit.checks import (check_choice, check_fraction, check_int, check_probability, check_progress, check_rng,
-                                check_seed, check_seeds, progress_writer, seed_sequence, stderr_is_terminal)
+from gtheory.kit.checks import (check_choice, check_int, check_probability, check_progress, fixed_seed, progress_writer,
+                                seed_sequence, stderr_is_terminal)
+from gtheory.kit.errors import ParameterError
 
 
 class Terminal(io.StringIO):
@@ -29,8 +31,9 @@ def test_auto_progress_follows_the_terminal(monkeypatch):
     assert _build.Progress(5, check_progress(True)).bar is not None  # asked: shown anyway
     monkeypatch.setattr("sys.stderr", Terminal())
     assert check_progress("auto") is True and _build.Progress(5, check_progress("auto")).bar is not None
-    with pytest.raises(TypeError, match="'auto'"):
+    with pytest.raises(TypeError, match="'auto'") as caught:
         check_progress("yes")
+    assert caught.value.param == "progress"
 
 
 def test_progress_values_and_writer(monkeypatch, capsys):
@@ -42,7 +45,7 @@ def test_progress_values_and_writer(monkeypatch, capsys):
     assert said == ["step 1"]
     progress_writer(True)("step 2")  # True: a line on stderr
     assert capsys.readouterr().err == "step 2\n"
-    with pytest.raises(TypeError, match=r"`verbose` must be True \(report on stderr\), False, 'auto'.*got int 3"):
+    with pytest.raises(TypeError, match=r"`verbose` must be True, False, None, 'auto'.*got int 3"):
         check_progress(3, "verbose")
 
 
@@ -55,43 +58,38 @@ def test_stderr_is_terminal_survives_odd_streams(monkeypatch):
     assert stderr_is_terminal() is False
 
 
-@pytest.mark.parametrize("call, exc, message", [
-    (lambda: check_int(True, "n"), TypeError, r"`n` must be an integer; got bool True\."),
-    (lambda: check_int(2.0, "n"), TypeError, r"`n` must be an integer; got float 2.0\."),
-    (lambda: check_int(0, "n_splits", minimum=2), ValueError, r"`n_splits` must be an integer >= 2; got 0\."),
-    (lambda: check_probability(1.0, "level"), ValueError, r"`level` must lie strictly between 0 and 1; got 1.0\."),
-    (lambda: check_probability("0.5", "level"), TypeError, r"`level` must be a number in \(0, 1\); got str '0.5'\."),
-    (lambda: check_fraction(0.0), ValueError, r"`fraction` must lie in \(0, 1\] \(the share of judgments kept\)"),
-    (lambda: check_fraction(True), TypeError, r"`fraction` must be a number in \(0, 1\]"),
-    (lambda: check_choice("up", "rounding", ("ceil", "floor")), ValueError,
-     r"`rounding` must be one of 'ceil', 'floor'; got 'up'\."),
-    (lambda: check_seed(-1), ValueError, r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1\."),
-    (lambda: check_seed(1.5), TypeError, r"`seed` must be a non-negative integer"),
-    (lambda: check_seed(True), TypeError, r"`seed` must be a non-negative integer"),
-    (lambda: check_seeds(0), ValueError, r"`seeds` must be an integer >= 1; got 0\."),
-    (lambda: check_seeds("12"), TypeError, r"`seeds` must be a number of seeds \(n means 0 .. n-1\)"),
-    (lambda: check_seeds([]), ValueError, r"`seeds` must not be empty\."),
-    (lambda: check_seeds([1, 1]), ValueError, r"`seeds` must be distinct; got \[1, 1\]\."),
-    (lambda: check_seeds([1, -2]), ValueError, r"`seeds` must hold non-negative integers; got -2\."),
+@pytest.mark.parametrize("call, exc, param, rule", [
+    (lambda: check_int(True, "n"), TypeError, "n", "an integer >= 1"),
+    (lambda: check_int(2.0, "n"), TypeError, "n", "an integer >= 1"),
+    (lambda: check_int(0, "n_splits", minimum=2), ValueError, "n_splits", "an integer >= 2"),
+    (lambda: check_probability(1.0, "level"), ValueError, "level", "a probability strictly in (0, 1)"),
+    (lambda: check_probability("0.5", "level"), TypeError, "level", "a probability strictly in (0, 1)"),
+    (lambda: check_choice("up", "rounding", ("ceil", "floor")), ValueError, "rounding", "one of 'ceil', 'floor'"),
+    (lambda: fixed_seed(-1), ValueError, "seed", "a non-negative integer"),
+    (lambda: fixed_seed(1.5, "test_seed"), TypeError, "test_seed", "a non-negative integer"),
+    (lambda: seed_sequence(True), TypeError, "seed", "a non-negative integer"),
 ])
-def test_errors_name_the_parameter_the_rule_and_the_value(call, exc, message):
-    with pytest.raises(exc, match=message):
+def test_errors_name_the_parameter_the_rule_and_the_value(call, exc, param, rule):
+    with pytest.raises(exc) as caught:
         call()
+    err = caught.value
+    assert isinstance(err, ParameterError) and err.param == param and rule in err.rule
+    assert f"`{param}`" in str(err) and rule in str(err) and "got" in str(err)  # names the parameter, rule and value
 
 
 def test_accepted_values_come_back_clean():
     assert check_int(np.int64(3), "n") == 3 and type(check_int(np.int64(3), "n")) is int
-    assert check_probability(np.float32(0.5), "level") == 0.5 and check_fraction(1) == 1.0
-    assert check_seeds(3) == (0, 1, 2) and check_seeds([5]) == (5,) and check_seeds(np.array([4, 2])) == (4, 2)
-    g = np.random.default_rng(1)
-    assert check_seed(None) is None and check_seed(g) is g and check_seed(np.int8(7)) == 7
+    assert check_probability(np.float32(0.5), "level") == 0.5 and type(check_probability(1 / 2, "level")) is float
+    assert check_choice("ceil", "rounding", ("ceil", "floor")) == "ceil"
+    assert fixed_seed(np.int8(7)) == 7 and type(fixed_seed(np.int8(7))) is int
 
 
 @settings(max_examples=50, deadline=None)
 @given(st.integers(0, 2**63 - 1))
 def test_the_same_seed_gives_the_same_stream(seed):
-    # check_rng is default_rng of the checked seed: the stream equals NumPy's own for that seed
-    assert np.array_equal(check_rng(seed).random(4), np.random.default_rng(seed).random(4))
+    # fixed_seed of an int is itself; of a Generator one draw of it (equal states, equal seeds)
+    assert fixed_seed(seed) == seed
+    assert fixed_seed(np.random.default_rng(seed)) == fixed_seed(np.random.default_rng(seed))
     # seed_sequence: an int gives SeedSequence(int); a Generator one draw of it, so equal states give equal sequences
     assert seed_sequence(seed).entropy == seed
     a, b = seed_sequence(np.random.default_rng(seed)), seed_sequence(np.random.default_rng(seed))

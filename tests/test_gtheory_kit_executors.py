@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from gtheory.kit.executors import check_executor, run_tasks
+from gtheory.kit.executors import run_tasks
 
 
 def _square_minus(a: int, b: int) -> int:
@@ -33,9 +33,14 @@ def test_an_error_in_a_task_is_raised():
         run_tasks(ex, boom, [(i,) for i in range(6)])
 
 
-def test_check_executor_names_the_parameter():
-    assert check_executor(None) is None
+def test_the_executor_rule_of_the_parameter_table_names_the_parameter():
+    # `executor` is checked by its rule in the one table (gtheory.kit.params), as every resampling loop takes it
+    from gtheory.kit.params import check_param
+
+    assert check_param("executor", None) is None
     with ThreadPoolExecutor(1) as ex:
-        assert check_executor(ex) is ex
-    with pytest.raises(TypeError, match="`workers` must be a concurrent.futures.Executor"):
-        check_executor(4, "workers")
+        assert check_param("executor", ex) is ex
+    with pytest.raises(TypeError, match="`executor` must be None or a concurrent.futures.Executor") as caught:
+        check_param("executor", 4)
+    assert caught.value.param == "executor" and caught.value.value == 4
+

@@ -151,6 +151,8 @@ def _writers(small):
         ("Tuning.to_json", t.to_json, lambda b: optimize.Tuning.from_json(b.decode()).cutoff == 10),
         ("Coverage.to_json", small.coverage.to_json, lambda b: b.startswith(b"{")),
         ("JudgedRuns.save", small.save, lambda b: b.startswith(b"PK")),  # a zip archive (.npz)
+        ("Evaluation.to_csv", metrics.evaluate(small, ["P@5", "nDCG@5"]).to_csv,
+         lambda b: b.startswith(b"system,topic,measure,score")),
     ]
 
 
@@ -311,7 +313,7 @@ def test_the_writer_imports_only_the_standard_library():
                 capture_output=True, text=True)
     assert r.stdout.strip() == "[]", r.stderr
     # metrics stands on the kit only: importing it and writing through it loads no G-theory module
-    r = _python("import sys, metrics, metrics._atomic; print([m for m in sys.modules if m.startswith('gtheory.') "
+    r = _python("import sys, metrics, gtheory.kit.output; print([m for m in sys.modules if m.startswith('gtheory.') "
                 "and not m.startswith('gtheory.kit')])", capture_output=True, text=True)
     assert r.stdout.strip() == "[]", r.stderr
 

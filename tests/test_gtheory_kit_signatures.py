@@ -63,3 +63,28 @@ def test_the_warning_points_at_the_caller():
         f([1], 5)
         g(0, B=1)
     assert [x.filename for x in w] == [__file__, __file__]
+
+
+def test_renamed_field_keeps_the_old_keyword_and_attribute_of_a_dataclass():
+    import dataclasses
+
+    from gtheory.kit.signatures import renamed_field
+
+    @renamed_field("B", "n_resamples")
+    @dataclasses.dataclass(frozen=True)
+    class Settings:
+        n_resamples: int = 1000
+        alpha: float = 0.05
+
+    assert [f.name for f in dataclasses.fields(Settings)] == ["n_resamples", "alpha"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new name is silent
+        assert Settings(n_resamples=5).n_resamples == 5
+    with pytest.warns(FutureWarning, match=r"Settings\(\): `B` is now called `n_resamples`"):
+        s = Settings(B=7)
+    with pytest.warns(FutureWarning, match="Settings.B is now called n_resamples"):
+        assert s.B == 7 == s.n_resamples
+    with pytest.raises(TypeError, match="both 'B' and its new name"):
+        Settings(B=1, n_resamples=2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.n_resamples = 3

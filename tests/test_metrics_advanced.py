@@ -15,7 +15,7 @@ from metrics import advanced, reduction_mask
 from metrics._toy import single_topic
 
 
-@pytest.mark.xfail(strict=True, reason="check_fractions, check_judged, reduction_masks and sampling_args (the private "
+@pytest.mark.xfail(strict=True, reason="check_fractions, check_judged and reduction_masks (the private "
                                       "functions they re-export) have no docstring yet; unmark when they do")
 def test_every_public_function_is_documented():
     undocumented = [name for name in advanced.__all__
@@ -30,18 +30,16 @@ def test_check_fractions_sorts_descending_and_names_the_parameter():
         advanced.check_fractions(0.5)
     with pytest.raises(ValueError, match=r"`fractions` must be distinct; got \[0.5, 0.5\]"):
         advanced.check_fractions([0.5, 0.5])
-    with pytest.raises(ValueError, match=r"`fractions` must lie in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"`fractions` must be a number in \(0, 1\]") as caught:
         advanced.check_fractions([0.5, 0])
+    assert caught.value.param == "fractions"  # each fraction by the parameter table's rule of `fraction`
     with pytest.raises(ValueError, match="`fractions` must not be empty"):
         advanced.check_fractions([])
 
 
-def test_sampling_args_and_check_judged():
-    assert advanced.sampling_args(2, 1, 10, "floor") == (2.0, 1, 10, "floor")
-    with pytest.raises(TypeError, match="`relevance_level` must be a number; got '1'"):
-        advanced.sampling_args("1", 1, 10, "ceil")
-    with pytest.raises(ValueError, match="`min_nonrelevant` must be an integer >= 0; got -1"):
-        advanced.sampling_args(1, 1, -1, "ceil")
+def test_check_judged():
+    # (the sampling's relevance_level, min_relevant, min_nonrelevant and rounding are the parameter table's:
+    # tests/test_gtheory_kit_params.py)
     with pytest.raises(TypeError, match="`judged` must be a metrics.JudgedRuns"):
         advanced.check_judged([[1]])
 

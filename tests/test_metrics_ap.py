@@ -43,9 +43,9 @@ def test_missing_policy_and_errors():
     out = average_precision(e)
     assert out.iloc[0, 0] == 1.0 and np.isnan(out.iloc[1, 0])
     assert out.index.name == "system" and out.columns.name == "topic"
-    with pytest.raises(ValueError, match=r"`cutoff` must be a positive integer or None; got 2.5"):
+    with pytest.raises(ValueError, match=r"`cutoff` must be an integer >= 1 or None; got float 2.5"):
         average_precision(J, cutoff=2.5)
-    with pytest.raises(TypeError, match="`relevance_level` must be a number"):
+    with pytest.raises(TypeError, match="`relevance_level` must be a finite number"):
         average_precision(J, relevance_level="1")
     with pytest.raises(TypeError, match="`judged` must be a metrics.JudgedRuns"):
         average_precision(np.zeros((2, 2)))

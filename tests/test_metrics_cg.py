@@ -43,5 +43,5 @@ def test_andcg_by_hand_and_ideal():
     j = single_topic([[0, 1], [1, 0]], qrels=[1, 0])
     got = andcg(j, cutoff=2)["1"].to_numpy()
     assert got == pytest.approx([(0 + (1 / np.log2(3)) / 1) / 2, 1.0], abs=1e-15)
-    with pytest.raises(ValueError, match="`cutoff` must be a positive integer"):
+    with pytest.raises(ValueError, match="`cutoff` must be an integer >= 1"):
         andcg(j, cutoff=0)

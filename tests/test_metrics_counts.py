@@ -59,7 +59,7 @@ def test_exclude_gives_nan_for_unreturned_topics():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="`cutoff` must be a positive integer or None; got 0"):
+    with pytest.raises(ValueError, match="`cutoff` must be an integer >= 1 or None; got 0"):
         judged_at_k(J, cutoff=0)
     with pytest.raises(TypeError, match="`judged_only` must be True or False"):
         num_rel(J, judged_only="yes")

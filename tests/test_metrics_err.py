@@ -77,7 +77,7 @@ def test_topics_without_relevant_and_missing_topics():
         (dict(max_grade=0), ValueError, r"`max_grade` must be a finite number > 0"),
         (dict(max_grade=float("inf")), ValueError, r"`max_grade` must be a finite number > 0"),
         (dict(max_grade="4"), TypeError, r"`max_grade` must be a number; got str"),
-        (dict(cutoff=0), ValueError, r"`cutoff` must be a positive integer or None; got 0"),
+        (dict(cutoff=0), ValueError, r"`cutoff` must be an integer >= 1 or None; got 0"),
     ],
 )
 def test_bad_arguments(kwargs, exc, message):

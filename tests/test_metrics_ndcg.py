@@ -166,7 +166,7 @@ def test_published_dl19_ndcg10(tmp_path):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(cutoff=0), "`cutoff` must be a positive integer"),
+        (dict(cutoff=0), "`cutoff` must be an integer >= 1"),
         (dict(discount="cosine"), "unknown discount family 'cosine'"),
         (dict(discount="rbp(p=2)"), "`p` of the RBP discount must be in"),
         (dict(gain=[0, 1]), "`gain` has 2 entries"),

@@ -47,9 +47,9 @@ def test_missing_policy_and_errors():
         out = f(e)
         assert out.iloc[0, 0] == 1.0 and np.isnan(out.iloc[1, 0])
         assert out.index.name == "system" and out.columns.name == "topic"
-    with pytest.raises(ValueError, match=r"`cutoff` must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match=r"`cutoff` must be an integer >= 1; got 0"):
         precision(J, cutoff=0)
-    with pytest.raises(ValueError, match=r"`cutoff` is required for this measure"):
+    with pytest.raises(ValueError, match=r"`cutoff` must be an integer >= 1; got None"):
         precision(J, cutoff=None)
     with pytest.raises(ValueError, match=r"`relevance_level` must be a finite number > 0"):
         r_precision(J, relevance_level=0)

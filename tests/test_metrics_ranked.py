@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from metrics._ranked import (as_frame, at_relevant, cell_sum, check_cutoff, check_relevance_level, evaluated_list,
+from metrics._ranked import (as_frame, at_relevant, cell_sum, evaluated_list,
                              level_mask, list_length, nonrelevant_levels, relevance_at_ranks, relevant_levels,
                              safe_divide, within_cell_cumsum)
+from metrics import average_precision, precision
 from metrics._toy import single_topic
 
 
@@ -38,14 +39,26 @@ def test_relevance_at_ranks_cuts_and_condenses():
     assert evaluated_list(j, False) is j
 
 
+def _j():
+    return single_topic([[1]], qrels=[1])
+
+
+@pytest.mark.parametrize("call, exc, param, rule", [
+    # the measures' rules are the parameter table's (gtheory.kit.params), checked before the body runs
+    (lambda: average_precision(_j(), relevance_level=0), ValueError, "relevance_level", "a finite number > 0"),
+    (lambda: average_precision(_j(), relevance_level=float("nan")), ValueError, "relevance_level", "> 0"),
+    (lambda: average_precision(_j(), relevance_level=True), TypeError, "relevance_level", "a finite number > 0"),
+    (lambda: average_precision(_j(), cutoff=0), ValueError, "cutoff", "an integer >= 1 or None"),
+    (lambda: average_precision(_j(), cutoff=True), ValueError, "cutoff", "an integer >= 1 or None"),
+    (lambda: precision(_j(), cutoff=None), ValueError, "cutoff", "an integer >= 1"),  # required by P@k
+])
+def test_parameter_rules_of_the_measures(call, exc, param, rule):
+    with pytest.raises(exc) as caught:
+        call()
+    assert caught.value.param == param and rule in caught.value.rule and f"`{param}`" in str(caught.value)
+
+
 @pytest.mark.parametrize("call, exc, message", [
-    (lambda: check_relevance_level(0), ValueError, r"`relevance_level` must be a finite number > 0 \(grades ≥ it are "
-                                                   r"relevant\); got 0"),
-    (lambda: check_relevance_level(float("nan")), ValueError, r"`relevance_level` must be a finite number > 0"),
-    (lambda: check_relevance_level(True), TypeError, r"`relevance_level` must be a number; got bool"),
-    (lambda: check_cutoff(0), ValueError, r"`cutoff` must be a positive integer or None; got 0"),
-    (lambda: check_cutoff(True), ValueError, r"`cutoff` must be a positive integer or None; got True"),
-    (lambda: check_cutoff(None, required=True), ValueError, r"`cutoff` is required for this measure"),
     (lambda: evaluated_list("judged", False), TypeError, r"`judged` must be a metrics.JudgedRuns"),
     (lambda: evaluated_list(single_topic([[1]], qrels=[1]), 1), TypeError, r"`judged_only` must be True or False"),
 ])
@@ -54,8 +67,11 @@ def test_checks(call, exc, message):
         call()
 
 
-def test_accepted_arguments():
-    assert check_cutoff(np.int64(5)) == 5 and check_cutoff(None) is None and check_relevance_level(np.int8(2)) == 2.0
+def test_accepted_arguments_are_cleaned():
+    j = single_topic([[1, 0]], qrels=[1, 0])
+    assert average_precision(j, cutoff=np.int64(1), relevance_level=np.int8(1)).equals(
+        average_precision(j, cutoff=1, relevance_level=1.0))
+    assert precision(j, cutoff=np.int64(2)).iloc[0, 0] == 0.5
 
 
 def test_safe_divide_and_as_frame():

@@ -78,7 +78,7 @@ def test_argument_errors():
         rbp(j, p=1)
     with pytest.raises(TypeError, match="`p` must be a number"):
         rbp(j, p="0.8")
-    with pytest.raises(ValueError, match="`cutoff` must be a positive integer"):
+    with pytest.raises(ValueError, match="`cutoff` must be an integer >= 1"):
         rbp(j, cutoff=0)
     with pytest.raises(ValueError, match="give either `rel`"):
         evaluate(j, "RBP(rel=1,gain=linear)")

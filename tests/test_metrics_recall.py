@@ -58,7 +58,7 @@ def test_exclude_gives_nan_for_unreturned_topics():
 def test_errors(f):
     with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'cutoff'"):
         f(J)
-    with pytest.raises(ValueError, match="`cutoff` must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="`cutoff` must be an integer >= 1; got 0"):
         f(J, cutoff=0)
     with pytest.raises(ValueError, match="`relevance_level` must be a finite number > 0"):
         f(J, cutoff=3, relevance_level=0)

@@ -75,7 +75,7 @@ def test_evaluate_names():
 
 def test_bad_arguments_give_the_usual_errors():
     for bad in (0, -1, 2.5, True, "10"):
-        with pytest.raises(ValueError, match=r"`cutoff` must be a positive integer or None; got "):
+        with pytest.raises(ValueError, match=r"`cutoff` must be an integer >= 1 or None; got "):
             reciprocal_rank(J, cutoff=bad)
     with pytest.raises(ValueError, match=r"the cut-off in 'RR@0' must be a positive integer; got '0'"):
         evaluate(J, "RR@0")

@@ -95,7 +95,7 @@ def test_parameter_maps_are_inverse_and_bounds_ordered(what, name):
 
 def test_optimize_family_refuses_bad_arguments():
     j, _, _ = tiny(1)
-    with pytest.raises(ValueError, match=r"`what` must be 'discount' or 'gain'; got 'joint'"):
+    with pytest.raises(ValueError, match=r"`what` must be one of 'discount', 'gain'; got 'joint'"):
         optimize.optimize_family(j, family="rbp", what="joint")
     with pytest.raises(ValueError, match=r"`family` must be one of .*'exponential'.* for the gain; got 'rbp'"):
         optimize.optimize_family(j, family="rbp", what="gain")

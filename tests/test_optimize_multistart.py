@@ -30,7 +30,7 @@ def test_good_seeds_are_accepted(j):
     b = starting_points(p, 6, seed=3)
     assert all(np.array_equal(x, y) for (_, x), (_, y) in zip(a, b))
     assert len(starting_points(p, 6, seed=None)) == 6
-    with pytest.raises(ValueError, match=r"`seed` must be a non-negative integer, None or a numpy.random.Generator; got -2\."):
+    with pytest.raises(ValueError, match=r"`seed` must be a non-negative integer, None, a numpy.random.Generator or a numpy.random.SeedSequence; got -2;"):
         starting_points(p, 6, seed=-2)
 
 
@@ -93,8 +93,9 @@ def test_random_starts_are_feasible_reproducible_and_seed_dependent():
 @pytest.mark.parametrize("starts", [0, -1, 2.0, True, "4"])
 def test_starts_must_be_a_positive_integer(starts):
     p = Problem(_tiny_judged(), 5, "discount")
-    with pytest.raises(ValueError, match=re.escape(f"`starts` must be a positive integer; got {starts!r}.")):
+    with pytest.raises(ValueError, match=re.escape("`starts` must be an integer >= 1; got ")) as caught:
         starting_points(p, starts)
+    assert caught.value.param == "starts" and caught.value.value is starts
 
 
 def _run(fun, success=True, start="?"):

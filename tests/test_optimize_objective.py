@@ -100,7 +100,7 @@ def test_stability_gradient_against_gtheory():
 
 
 def test_problem_refusals(trec9):
-    with pytest.raises(ValueError, match="`cutoff` must be a positive integer"):
+    with pytest.raises(ValueError, match="`cutoff` must be an integer >= 1"):
         Problem(trec9, 0)
     with pytest.raises(ValueError, match="`what` must be"):
         Problem(trec9, 10, "both")

@@ -153,10 +153,10 @@ def test_a_switch_names_a_measure_when_the_family_has_one(dl19):
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(what="both"), "`what` must be 'discount', 'gain' or 'joint'"),
+    (dict(what="both"), "`what` must be one of 'discount', 'gain', 'joint'"),
     (dict(target=1.5), "target"),
     (dict(seed=-1), "`seed` must be a non-negative integer"),
-    (dict(n_splits=1), "`n_splits` must be an integer ≥ 2"),
+    (dict(n_splits=1), "`n_splits` must be an integer >= 2"),
     (dict(lambdas=(-1.0,)), "`lambdas` must be non-negative"),
     (dict(families=("zipf",)), "`families` for the discount must be among"),
     (dict(min_wins=0), "`min_wins` must be a share"),

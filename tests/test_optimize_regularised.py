@@ -95,7 +95,7 @@ def test_reference_must_be_non_negative():
     j, _, _ = tiny(1)
     with pytest.raises(ValueError, match=r"`reference` must be non-negative and not all 0\."):
         optimize.optimize_regularised(j, cutoff=4, what="gain", reference=[0.0, 0.0, 0.0])
-    with pytest.raises(ValueError, match=r"`what` must be 'discount' or 'gain'; got 'joint'"):
+    with pytest.raises(ValueError, match=r"`what` must be one of 'discount', 'gain'; got 'joint'"):
         optimize.optimize_regularised(j, cutoff=4, what="joint")
     with pytest.raises(ValueError, match="`lam` must be a non-negative number; got True"):
         optimize.optimize_regularised(j, cutoff=4, lam=True)

@@ -112,8 +112,8 @@ def test_topics_needed_is_gtheorys_rule(t10, neg):
 
 @pytest.mark.parametrize("target", [1, 0, -0.5, 1.5, float("nan"), "0.9", None])
 def test_topics_needed_refuses_target_with_gtheorys_message(t10, target):
-    # one wording of the `target` error in gtheory and optimize: gtheory's check
-    msg = re.escape(f"`target` must be a number strictly between 0 and 1; got {target!r}.")
+    # one rule of `target` in gtheory and optimize: the parameter table's (gtheory.kit.params)
+    msg = re.escape("`target` must be a probability strictly in (0, 1); got ")
     with pytest.raises(ValueError, match=msg):
         t10.topics_needed(target)
     with pytest.raises(ValueError, match=msg):
@@ -342,7 +342,7 @@ def test_agree_tol_accepts_numpy_numbers_and_refuses_non_finite():
     t = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=5, starts=1, agree_tol=np.float32(1e-6))
     assert t.agree_tol == pytest.approx(1e-6)
     for bad in (True, float("inf"), float("nan"), -1.0, "1e-6"):
-        with pytest.raises(ValueError, match="`agree_tol` must be a non-negative number"):
+        with pytest.raises(ValueError, match="`agree_tol` must be a finite number >= 0"):
             optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=5, starts=1, agree_tol=bad)
 
 

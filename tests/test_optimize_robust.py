@@ -214,7 +214,7 @@ def test_minimax_problems_labels_and_layout():
     ((None, "discount", []), "`cutoffs` must hold at least one cut-off."),
     ((None, "discount", [5, 0]), "`cutoffs` must hold positive integers; got 0."),
     ((None, "discount", [True]), "`cutoffs` must hold positive integers; got True."),
-    ((None, "both", [5]), "`what` must be 'discount', 'gain' or 'joint'; got 'both'."),
+    ((None, "both", [5]), "`what` must be one of 'discount', 'gain', 'joint'; got 'both'"),  # the table's rule
 ])
 def test_minimax_problems_refusals(args, message):
     j = tiny(1)[0]

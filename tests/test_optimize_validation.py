@@ -59,21 +59,21 @@ def test_cross_validate_row_matches_an_independent_computation(trec9):
 @pytest.mark.parametrize("kwargs, error, msg", [
     # before: "cannot convert float NaN to integer"
     (dict(train_fraction=float("nan")), ValueError,
-     "`train_fraction` must be a number strictly between 0 and 1; got nan."),
-    (dict(train_fraction="0.5"), ValueError, "`train_fraction` must be a number strictly between 0 and 1; got '0.5'."),
-    (dict(train_fraction=1.5), ValueError, "`train_fraction` must be a number strictly between 0 and 1; got 1.5."),
+     "`train_fraction` must be a probability strictly in (0, 1); got nan"),
+    (dict(train_fraction="0.5"), ValueError, "`train_fraction` must be a probability strictly in (0, 1); got str '0.5'"),
+    (dict(train_fraction=1.5), ValueError, "`train_fraction` must be a probability strictly in (0, 1); got 1.5"),
     (dict(train_fraction=0.02), ValueError,
      "`train_fraction` must leave at least 2 topics on each side; got 0.02 of 50"),
     # before: raised from inside gtheory after the first split had been tuned
-    (dict(target=1.5), ValueError, "`target` must be a number strictly between 0 and 1; got 1.5."),
-    (dict(target=None), ValueError, "`target` must be a number strictly between 0 and 1; got None."),
-    (dict(seed=-1), ValueError, "`seed` must be a non-negative integer, None or a numpy.random.Generator; got -1."),
-    (dict(seed="a"), TypeError, "`seed` must be a non-negative integer, None or a numpy.random.Generator; got 'a'."),
-    (dict(starts=0), ValueError, "`starts` must be a positive integer; got 0."),
+    (dict(target=1.5), ValueError, "`target` must be a probability strictly in (0, 1); got 1.5"),
+    (dict(target=None), ValueError, "`target` must be a probability strictly in (0, 1); got None"),
+    (dict(seed=-1), ValueError, "`seed` must be a non-negative integer, None, a numpy.random.Generator or a numpy.random.SeedSequence; got -1"),
+    (dict(seed="a"), TypeError, "`seed` must be a non-negative integer, None, a numpy.random.Generator or a numpy.random.SeedSequence; got str 'a'"),
+    (dict(starts=0), ValueError, "`starts` must be an integer >= 1; got 0"),
     (dict(solver="SLSQP"), ValueError, "`solver` must be one of"),
-    (dict(objective="Phi"), ValueError, "`objective` must be 'phi' or 'erho2'; got 'Phi'."),
-    (dict(n_splits=0), ValueError, "`n_splits` must be a positive integer; got 0."),
-    (dict(what="both"), ValueError, "`what` must be 'discount', 'gain' or 'joint'; got 'both'."),
+    (dict(objective="Phi"), ValueError, "`objective` must be one of 'phi', 'erho2'; got 'Phi'"),
+    (dict(n_splits=0), ValueError, "`n_splits` must be an integer >= 1; got 0"),
+    (dict(what="both"), ValueError, "`what` must be one of 'discount', 'gain', 'joint'; got 'both'"),
 ])
 def test_cross_validate_checks_arguments_before_tuning(j, monkeypatch, kwargs, error, msg):
     def no_work(*args, **kw):

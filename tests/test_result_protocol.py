@@ -105,7 +105,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
     if name == "Study":
         from experiments.report import ReportSettings, run_study
 
-        s = ReportSettings.quick(cutoff=10, discount_cutoffs=(10,), gain_cutoffs=(10,), B=20, n_splits=2, starts=1)
+        s = ReportSettings.quick(cutoff=10, discount_cutoffs=(10,), gain_cutoffs=(10,), n_resamples=20, n_splits=2, starts=1)
         return _quiet(run_study, judged, settings=s, published=False)
     if name == "OptimalityBound":  # made by Tuning.bound() (cvxpy); here its numbers, one of them not finite
         return optimize.OptimalityBound(bound=0.4125, relaxed=0.4124, margin=math.inf, status="optimal", solver="SCS",

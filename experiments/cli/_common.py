@@ -23,6 +23,30 @@ from . import UsageError
 SEEDS_HELP = "one value N: the N seeds 0 .. N-1; several values: those seeds"
 
 
+def check_option(option: str, param: str, value: Any, rule: Any = None) -> None:
+    """Refuse ``value`` of ``option`` before any data is read, by the rule of the API's parameter ``param`` in the
+    one parameter table (:data:`gtheory.kit.params.PARAMS`; ``rule``, a :class:`~gtheory.kit.params.Rule`, for an
+    option whose rule is the command's own). ``None`` (an option not given) passes. ``--alpha must be a
+    probability strictly in (0, 1); got 1.5.``"""
+    if value is None:
+        return
+    from gtheory.kit.errors import ParameterError  # the table loads NumPy: not for --help
+    from gtheory.kit.params import check_param
+
+    try:
+        check_param(param, value, rule)
+    except ParameterError as exc:
+        shown = f"{value:g}" if isinstance(value, float) else value
+        raise UsageError(f"{option} must be {str(exc.rule).removesuffix(' or None')}; got {shown}.") from None
+
+
+def seed_rule() -> Any:
+    """The rule of ``--seed``: the API's ``seed`` as an integer option takes it (no None, no Generator)."""
+    from gtheory.kit.params import integer
+
+    return integer(0, rule="a non-negative integer")
+
+
 def check_least(option: str, value: int | None, least: int = 1, why: str = "") -> None:
     """Refuse an integer option below ``least`` before any data is read (``None``, an option not given, passes):
     ``--seed must be a non-negative integer; got -1.``, ``--top-k must be at least 2 (why); got 1.``"""

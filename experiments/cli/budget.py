@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from . import UsageError
-from ._common import (add_data_args, add_raw_csv_arg, check_least, check_output_path, check_shape, drop_missed_topics,
-                      emit_json, in_option_names, load_judged, positive_int, save_figure, write_csv_output)
+from ._common import (add_data_args, add_raw_csv_arg, check_least, check_option, check_output_path, check_shape,
+                      drop_missed_topics, emit_json, in_option_names, load_judged, positive_int, save_figure,
+                      seed_rule, write_csv_output)
 
 __all__ = ["register", "run"]
 
@@ -105,10 +106,8 @@ def _out_format(args: argparse.Namespace) -> str | None:
 
 
 def _validate(args: argparse.Namespace) -> str | None:
-    for option, value in (("--target", args.target), ("--power", args.power), ("--alpha", args.alpha),
-                          ("--level", args.level)):
-        if not 0.0 < value < 1.0:  # also NaN
-            raise UsageError(f"{option} must lie strictly between 0 and 1; got {value:g}.")
+    for option, param in (("--target", "target"), ("--power", "power"), ("--alpha", "alpha"), ("--level", "level")):
+        check_option(option, param, getattr(args, param))  # the API's rules (gtheory.kit.params)
     if not (args.min_diff > 0 and math.isfinite(args.min_diff)):
         raise UsageError(f"--min-diff must be a positive number; got {args.min_diff:g}.")
     if args.bootstrap != 0:
@@ -116,7 +115,7 @@ def _validate(args: argparse.Namespace) -> str | None:
     elif args.seed is not None:
         raise UsageError("--seed is the seed of the --bootstrap resamples; without --bootstrap B nothing is random. "
                          "Give --bootstrap 1000 (or drop --seed).")
-    check_least("--seed", args.seed, 0)
+    check_option("--seed", "seed", args.seed, seed_rule())
     if args.json and args.out == "-":
         raise UsageError("--json and --out - both write standard output; give --out a file name.")
     from ._measures import check_measure_names

@@ -32,8 +32,8 @@ import gtheory
 import metrics
 
 from . import UsageError
-from ._common import (add_data_args, add_resamples_arg, check_least, check_shape, drop_missed_topics, emit_json,
-                      in_option_names, load_judged)
+from ._common import (add_data_args, add_resamples_arg, check_option, check_shape, drop_missed_topics, emit_json,
+                      in_option_names, load_judged, seed_rule)
 from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
 
 __all__ = ["register", "run"]
@@ -86,11 +86,10 @@ def run(args: argparse.Namespace) -> int:
 
     say = _progress(args.quiet)
     # every option is checked before loading and tuning (a minute on TREC-9), not after
-    check_least("--top-k", args.top_k, 2, " (the bootstrap compares pairs of systems)")
-    for option, value, least in (("--n-resamples", args.n_resamples, 1), ("--seed", args.seed, 0), ("--cutoff", args.cutoff, 1)):
-        check_least(option, value, least)
-    if not 0 < args.alpha < 1:
-        raise UsageError(f"--alpha must be in (0, 1); got {args.alpha}")
+    for option, param, value in (("--top-k", "top_k", args.top_k), ("--n-resamples", "n_resamples", args.n_resamples),
+                                 ("--cutoff", "cutoff", args.cutoff), ("--alpha", "alpha", args.alpha)):
+        check_option(option, param, value)  # the API's rules (gtheory.kit.params)
+    check_option("--seed", "seed", args.seed, seed_rule())
     try:
         against = [(spec, *parse_configuration(spec)) for spec in args.against]
     except gtheory.ParameterError as exc:

@@ -13,7 +13,8 @@ import sys
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, check_least, check_output_path, in_option_names, load_judged, output_file
+from ._common import (add_data_args, check_option, check_output_path, in_option_names, load_judged, output_file,
+                      seed_rule)
 from ._ndcg import add_ndcg_args
 from ._outputs import add_raw_csv_arg
 
@@ -114,11 +115,10 @@ def run(args: argparse.Namespace) -> int:
     data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
-    check_least("--top", args.top, 2)
-    check_least("--n-resamples", args.n_resamples, 1)
-    check_least("--seed", args.seed, 0)
-    if not 0.0 < args.alpha < 1.0:
-        raise UsageError(f"--alpha must be in (0, 1); got {args.alpha:g}.")
+    for option, param, value in (("--top", "top_k", args.top), ("--n-resamples", "n_resamples", args.n_resamples),
+                                 ("--alpha", "alpha", args.alpha)):
+        check_option(option, param, value)  # the API's rules (gtheory.kit.params)
+    check_option("--seed", "seed", args.seed, seed_rule())
     if args.test == "tukey-hsd" and args.correction != "none":
         raise UsageError("--test tukey-hsd controls the family-wise error itself; drop --correction.")
     if args.out:

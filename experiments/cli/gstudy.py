@@ -17,8 +17,8 @@ from typing import Any
 
 from . import UsageError
 from .evaluate import add_ndcg_args
-from ._common import (UNBALANCED, add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json,
-                      in_option_names, load_judged, save_figure)
+from ._common import (UNBALANCED, add_data_args, check_option, check_output_path, check_shape, drop_missed_topics,
+                      emit_json, in_option_names, load_judged, save_figure)
 
 __all__ = ["register", "run"]
 
@@ -135,8 +135,8 @@ def run(args: argparse.Namespace) -> int:
     if args.quiet and args.json:
         raise UsageError("--json and --quiet exclude each other.")
 
-    _check_fraction("target", args.target)
-    _check_fraction("level", args.level)
+    check_option("--target", "target", args.target)  # the API's rules (gtheory.kit.params)
+    check_option("--level", "level", args.level)
     _check_fraction("drop-lowest", args.drop_lowest, closed_low=True)
     if args.n_topics is not None and any(not (n > 0 and math.isfinite(n)) for n in args.n_topics):
         raise UsageError(f"--n-topics must be positive numbers; got {args.n_topics}.")

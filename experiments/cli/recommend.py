@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from . import UsageError
-from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_text, positive_int, progress_option)
+from ._common import (add_data_args, check_least, check_option, check_output_path, check_shape, drop_missed_topics,
+                      emit_json, in_option_names, load_judged, output_text, positive_int, progress_option, seed_rule)
 from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
@@ -92,10 +92,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json and args.quiet:
         raise UsageError("--json and --quiet exclude each other.")
-    if not 0 < args.target < 1:
-        raise UsageError(f"--target must be a number strictly between 0 and 1; got {args.target}.")
-    for option, value, least in (("--splits", args.splits, 2), ("--inner", args.inner, 2), ("--seed", args.seed, 0),
-                                 ("--seeds", args.seeds, 1)):
+    from gtheory.kit.params import param_rules
+    from optimize.nested import recommend as api
+
+    rules = param_rules(api)  # the API's rules (gtheory.kit.params), its own n_splits >= 2 included
+    check_option("--target", "target", args.target, rules["target"])
+    check_option("--splits", "n_splits", args.splits, rules["n_splits"])
+    check_option("--seed", "seed", args.seed, seed_rule())
+    for option, value, least in (("--inner", args.inner, 2), ("--seeds", args.seeds, 1)):
         check_least(option, value, least)
     gain = parse_gain(args.gain)
     discount = parse_discount(args.discount)

@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import (add_data_args, add_resamples_arg, check_least, check_output_path, check_shape, drop_missed_topics,
-                      emit_json, in_option_names, load_judged, mark_written)
+from ._common import (add_data_args, add_resamples_arg, check_option, check_output_path, check_shape,
+                      drop_missed_topics, emit_json, in_option_names, load_judged, mark_written, seed_rule)
 from . import UsageError
 
 
@@ -73,7 +73,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 #: the Python API's (ReportSettings') parameter names in messages → the options of this command
-_OPTIONS = {"cutoff": "--cutoff", "B": "--n-resamples", "n_splits": "--splits", "seed": "--seed", "format": "--format", "title": "--title",
+_OPTIONS = {"cutoff": "--cutoff", "n_resamples": "--n-resamples", "n_splits": "--splits", "seed": "--seed", "format": "--format", "title": "--title",
             "out_dir": "--out", "judged": "the data"}
 
 
@@ -83,9 +83,10 @@ def run(args: argparse.Namespace) -> int:
     cutoff = 100 if args.cutoff is None else args.cutoff
     asl_cutoff = args.asl_cutoff if args.asl_cutoff is not None else (20 if args.cutoff is None else args.cutoff)
     # before loading and minutes of study, not after
-    for option, value, least in (("--cutoff", cutoff, 1), ("--asl-cutoff", asl_cutoff, 1), ("--n-resamples", args.n_resamples, 1),
-                                 ("--splits", args.splits, 1), ("--seed", args.seed, 0)):
-        check_least(option, value, least)
+    for option, param, value in (("--cutoff", "cutoff", cutoff), ("--asl-cutoff", "cutoff", asl_cutoff),
+                                 ("--n-resamples", "n_resamples", args.n_resamples), ("--splits", "n_splits", args.splits)):
+        check_option(option, param, value)  # the API's rules (gtheory.kit.params)
+    check_option("--seed", "seed", args.seed, seed_rule())
     if args.title is not None and not args.title.strip():
         raise UsageError("--title must not be empty")
     out = check_output_path(args.out, "--out", directory=True, args=args, quiet=args.quiet)
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     factory = ReportSettings.quick if args.quick else ReportSettings.default
     overrides: dict[str, Any] = {"seed": args.seed}
     if args.n_resamples is not None:
-        overrides["B"] = args.n_resamples
+        overrides["n_resamples"] = args.n_resamples
     if args.splits is not None:
         overrides["n_splits"] = args.splits
     if cutoff > judged.depth:

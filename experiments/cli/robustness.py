@@ -14,8 +14,9 @@ import time
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import (add_data_args, add_resamples_arg, check_least, check_output_path, check_shape, drop_missed_topics,
-                      emit_json, in_option_names, load_judged, add_raw_csv_arg, save_figure, seeds_option, write_csv_output, SEEDS_HELP)
+from ._common import (SEEDS_HELP, add_data_args, add_raw_csv_arg, add_resamples_arg, check_option, check_output_path,
+                      check_shape, drop_missed_topics, emit_json, in_option_names, load_judged, save_figure,
+                      seeds_option, write_csv_output)
 
 __all__ = ["register", "run"]
 
@@ -102,10 +103,9 @@ def _validate(args: argparse.Namespace) -> None:
     if args.condensed_alias:
         print("gtheory robustness: warning: --condensed is now --judged-only (the API's name).", file=sys.stderr)
         args.judged_only = True
-    check_least("--n-resamples", args.n_resamples)
-    if not (0.0 < args.alpha < 1.0):
-        raise UsageError(f"--alpha must be in (0, 1); got {args.alpha:g}.")
-    check_least("--top-k", args.top_k, 2)
+    for option, param, value in (("--n-resamples", "n_resamples", args.n_resamples), ("--alpha", "alpha", args.alpha),
+                                 ("--top-k", "top_k", args.top_k)):
+        check_option(option, param, value)  # the API's rules (gtheory.kit.params)
     if not -1.0 <= args.threshold <= 1.0:  # also NaN
         raise UsageError(f"--threshold is a level of Kendall's tau, in [-1, 1]; got {args.threshold:g}.")
     if args.json and args.quiet:

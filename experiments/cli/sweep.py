@@ -14,8 +14,8 @@ from typing import Any
 
 
 from . import UsageError
-from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, add_raw_csv_arg, seeds_option, write_csv_output, SEEDS_HELP)
+from ._common import (SEEDS_HELP, add_data_args, add_raw_csv_arg, check_option, check_output_path, check_shape,
+                      drop_missed_topics, emit_json, in_option_names, load_judged, seeds_option, write_csv_output)
 
 __all__ = ["register", "run"]
 
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     from experiments.sweep import check_settings, degenerate_points, format_sweep
 
     cutoffs = [_cutoff(c, "--cutoffs") for c in args.cutoffs]
-    check_least("--workers", args.workers)
+    check_option("--workers", "max_workers", args.workers)  # the API's rule (gtheory.kit.params)
     if args.workers is not None and args.dask_scheduler:
         raise UsageError("give either --workers or --dask-scheduler, not both.")
     reference: dict[str, Any] = {"gain": args.reference_gain, "discount": args.reference_discount}

@@ -13,8 +13,8 @@ import warnings
 from typing import Any
 
 from . import EXIT_FAILURE, UsageError
-from ._common import (add_data_args, check_least, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names,
-                      load_judged, output_text)
+from ._common import (add_data_args, check_option, check_output_path, check_shape, drop_missed_topics, emit_json,
+                      in_option_names, load_judged, output_text, seed_rule)
 from .evaluate import NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
@@ -65,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json and args.quiet:  # as gstudy and robustness
         raise UsageError("--json and --quiet exclude each other.")
-    for option, value, least in (("--cutoff", args.cutoff, 1), ("--starts", args.starts, 1), ("--seed", args.seed, 0)):
-        check_least(option, value, least)
+    for option, param, value in (("--cutoff", "cutoff", args.cutoff), ("--starts", "starts", args.starts)):
+        check_option(option, param, value)  # the API's rules (gtheory.kit.params)
+    check_option("--seed", "seed", args.seed, seed_rule())
     gain = parse_gain(args.gain)
     parse_discount(args.discount, allow_failed=args.allow_failed)  # a bad family is refused before loading
     if args.out:

@@ -5,8 +5,10 @@ heavier than NumPy at import time, so ``import metrics`` stays light. One concep
 
 * :mod:`gtheory.kit.errors` — the one error protocol: :class:`~gtheory.kit.errors.FixableError` (a problem and its
   fix as data), :class:`~gtheory.kit.errors.ParameterError` (a parameter out of its rule), ``FixableWarning``;
-* :mod:`gtheory.kit.checks` — the argument checks, one per kind of parameter (``seed``, ``seeds``, ``progress``,
-  integers, probabilities, fractions, choices);
+* :mod:`gtheory.kit.checks` — the checks of one function's own parameters (integers, probabilities, choices) and
+  the helpers of ``seed`` and ``progress``, built on the parameter table's rules;
+* :mod:`gtheory.kit.params` — the one table of parameter rules keyed by parameter name (:data:`PARAMS`) and the
+  decorator that checks a public function's arguments by it (:func:`~gtheory.kit.params.validate_params`);
 * :mod:`gtheory.kit.signatures` — one signature style (data first, the rest keyword-only) and the deprecation
   shims of old spellings;
 * :mod:`gtheory.kit.jsonio` — the result protocol's JSON: :class:`~gtheory.kit.jsonio.JsonResult`, the one strict
@@ -23,8 +25,9 @@ heavier than NumPy at import time, so ``import metrics`` stays light. One concep
 * :mod:`gtheory.kit.siblings` — the check that the sibling packages are this project's (not a user's module of the
   same name).
 
-The writer's names are importable from here (``from gtheory.kit import write_text``; standard library only);
-import the other modules by name (``from gtheory.kit.checks import check_seed``).
+The writer's names are importable from here (``from gtheory.kit import write_text``; standard library only), and so
+are the parameter table's (``from gtheory.kit import validate_params``; loaded on first use, as it needs NumPy);
+import the other modules by name (``from gtheory.kit.checks import fixed_seed``).
 """
 from __future__ import annotations
 
@@ -41,5 +44,18 @@ from .output import (
     write_text,
 )
 
+from typing import Any
+
+_PARAMS_NAMES = ("ANY_LEVEL", "PARAMS", "REQUIRED_CUTOFF", "Rule", "check_param", "choice", "integer", "one_or_many", "param_rules", "probability", "real",
+                 "validate_params")
+
 __all__ = ["OutputError", "csv_safe", "csv_unsafe", "open_output", "output_directory", "output_path", "target_kind",
-           "write_bytes", "write_csv", "write_text"]
+           "write_bytes", "write_csv", "write_text", *_PARAMS_NAMES]
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the parameter table loads NumPy, so only on first use
+    if name in _PARAMS_NAMES:
+        from . import params
+
+        return getattr(params, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,15 +1,22 @@
-"""Input validation shared by every package (scipy's ``_iv`` style): one check, one message, per parameter kind.
+"""The argument checks that are not a rule of the parameter table, and the helpers of the shared vocabulary.
 
-``metrics`` is the bottom layer, so these helpers live here and :mod:`optimize` and :mod:`experiments` import
-them (``gtheory`` imports no sibling and keeps its own few checks). Each helper returns the cleaned value or
-raises an error that names the parameter, states the rule and shows what was given.
+A parameter that means the same everywhere is checked by its rule in the one table, :mod:`gtheory.kit.params`
+(``seed``, ``seeds``, ``n_resamples``, ``alpha``, ``cutoff``, ``progress``, …), applied by the decorator
+:func:`~gtheory.kit.params.validate_params` before a public function's body runs. What is left here is built on the
+same rules, so every check raises the same :class:`~gtheory.kit.errors.ParameterError` (param, rule, value):
 
-The vocabulary they fix:
+* :func:`check_int`, :func:`check_probability`, :func:`check_choice` — a parameter of one function only (``top_k``
+  of a helper, ``rate``, ``variant``), by the table's rule constructors;
+* :func:`seed_sequence`, :func:`fixed_seed` — a checked ``seed`` turned into independent streams or one recorded int;
+* :func:`check_progress`, :func:`progress_writer` — ``progress`` resolved (``"auto"``: on stderr when it is a
+  terminal) and turned into a writer.
+
+The vocabulary (docs/architecture.md, "The shared vocabulary"):
 
 * ``seed`` — one source of randomness: ``None``, a non-negative int, a :class:`numpy.random.SeedSequence` or a
-  :class:`numpy.random.Generator` (:func:`check_rng`).
+  :class:`numpy.random.Generator`.
 * ``seeds`` — several independent repetitions: an int ``n`` means the ``n`` seeds ``0 .. n-1``; a sequence
-  gives the seeds themselves (``[5]`` is the single seed 5) (:func:`check_seeds`).
+  gives the seeds themselves (``[5]`` is the single seed 5).
 * ``progress`` — ``bool | str | Callable[[str], Any] = "auto"`` in every public signature: ``False``/``None``
   (silent), ``True`` (a line on stderr), ``"auto"`` (on stderr only when it is a terminal) or a callable receiving
   progress reports (:func:`check_progress`, :func:`progress_writer`).
@@ -17,79 +24,37 @@ The vocabulary they fix:
 from __future__ import annotations
 
 import sys
-from numbers import Integral, Real
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import numpy as np
+
+from .params import PARAMS, check_param, choice, integer, probability
 
 __all__: list[str] = []  # private module
 
 
 def check_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    """An integer ``>= minimum`` (bool is rejected)."""
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"`{name}` must be an integer; got {type(value).__name__} {value!r}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value}.")
-    return int(value)
+    """An integer ``>= minimum`` (bool is rejected), by the table's rule :func:`~gtheory.kit.params.integer`."""
+    return check_param(name, value, integer(minimum))
 
 
 def check_probability(value: Any, name: str) -> float:
-    """A real number strictly between 0 and 1."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"`{name}` must be a number in (0, 1); got {type(value).__name__} {value!r}.")
-    if not 0.0 < float(value) < 1.0:
-        raise ValueError(f"`{name}` must lie strictly between 0 and 1; got {value}.")
-    return float(value)
-
-
-def check_fraction(value: Any, name: str = "fraction") -> float:
-    """A share in ``(0, 1]`` (of the judgments kept)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise TypeError(f"`{name}` must be a number in (0, 1]; got {type(value).__name__} {value!r}.")
-    f = float(value)
-    if not (0.0 < f <= 1.0):
-        raise ValueError(f"`{name}` must lie in (0, 1] (the share of judgments kept); got {f:g}.")
-    return f
+    """A real number strictly between 0 and 1 (:func:`~gtheory.kit.params.probability`)."""
+    return check_param(name, value, probability())
 
 
 def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
-    """One of ``choices``."""
-    if value not in choices:
-        raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}.")
-    return value
-
-
-def check_seed(seed: Any, name: str = "seed") -> Any:
-    """``seed`` checked for :func:`numpy.random.default_rng` and returned unchanged (an int as ``int``).
-
-    Accepted: ``None``, a non-negative integer, a :class:`numpy.random.SeedSequence` or a
-    :class:`numpy.random.Generator`.
-    """
-    if isinstance(seed, bool) or not (
-        seed is None or isinstance(seed, (Integral, np.random.Generator, np.random.SeedSequence))
-    ):
-        raise TypeError(f"`{name}` must be a non-negative integer, None or a numpy.random.Generator; got {seed!r}.")
-    if isinstance(seed, Integral):
-        if seed < 0:
-            raise ValueError(
-                f"`{name}` must be a non-negative integer, None or a numpy.random.Generator; got {seed!r}."
-            )
-        return int(seed)
-    return seed
-
-
-def check_rng(seed: Any, name: str = "seed") -> np.random.Generator:
-    """``np.random.default_rng(seed)`` for an int, ``None``, SeedSequence or Generator (see :func:`check_seed`)."""
-    return np.random.default_rng(check_seed(seed, name))
+    """One of ``choices`` (:func:`~gtheory.kit.params.choice`)."""
+    return check_param(name, value, choice(*choices))
 
 
 def seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
-    """A :class:`numpy.random.SeedSequence` for ``seed`` (see :func:`check_seed`), to spawn independent streams.
+    """A :class:`numpy.random.SeedSequence` for ``seed`` (the table's rule of ``seed``), to spawn independent
+    streams.
 
     A Generator gives a sequence seeded from one draw of it, so the same Generator state gives the same streams.
     """
-    seed = check_seed(seed, name)
+    seed = check_param(name, seed, PARAMS["seed"])
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if isinstance(seed, np.random.Generator):
@@ -98,11 +63,11 @@ def seed_sequence(seed: Any, name: str = "seed") -> np.random.SeedSequence:
 
 
 def fixed_seed(seed: Any, name: str = "seed") -> int:
-    """One integer seed for ``seed`` (:func:`check_seed`), for procedures that reuse *the same* seed several times
+    """One integer seed for ``seed`` (the table's rule of ``seed``), for procedures that reuse *the same* seed several times
     (the same draws for every configuration or both score matrices) and record it: an int is itself, a
     :class:`numpy.random.Generator` gives one draw of it (the same Generator state gives the same seed), ``None``
     fresh entropy (:class:`numpy.random.SeedSequence`)."""
-    seed = check_seed(seed, name)
+    seed = check_param(name, seed, PARAMS["seed"])
     if isinstance(seed, int):
         return seed
     if isinstance(seed, np.random.Generator):
@@ -112,45 +77,17 @@ def fixed_seed(seed: Any, name: str = "seed") -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0]) >> 1
 
 
-def check_seeds(seeds: Any, name: str = "seeds") -> tuple[int, ...]:
-    """The seeds of independent repetitions: an int ``n >= 1`` means ``0 .. n-1``; a sequence lists them.
-
-    The seeds of a sequence must be distinct non-negative integers (``[5]`` is the single seed 5).
-    """
-    if isinstance(seeds, Integral) and not isinstance(seeds, bool):
-        seeds = range(check_int(seeds, name, minimum=1))
-    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
-        raise TypeError(
-            f"`{name}` must be a number of seeds (n means 0 .. n-1) or a sequence of non-negative integers; "
-            f"got {seeds!r}."
-        )
-    out = []
-    for s in seeds:
-        if isinstance(s, bool) or not isinstance(s, Integral) or s < 0:
-            raise ValueError(f"`{name}` must hold non-negative integers; got {s!r}.")
-        out.append(int(s))
-    if not out:
-        raise ValueError(f"`{name}` must not be empty.")
-    if len(set(out)) != len(out):
-        raise ValueError(f"`{name}` must be distinct; got {out}.")
-    return tuple(out)
-
-
 def check_progress(progress: Any, name: str = "progress") -> bool | Callable[[str], Any]:
     """``progress`` as given if it is a bool or a callable taking a message; ``None`` means ``False``; ``"auto"``
     means True when standard error is a terminal, else False (no progress bar in pipes and log files)."""
+    progress = check_param(name, progress, PARAMS["progress"])
     if progress is None:
         return False
-    if isinstance(progress, str) and progress == "auto":
+    if isinstance(progress, str):  # "auto", the only string the rule accepts
         return stderr_is_terminal()
     if isinstance(progress, (bool, np.bool_)):
         return bool(progress)
-    if callable(progress):
-        return progress
-    raise TypeError(
-        f"`{name}` must be True (report on stderr), False, 'auto' (on stderr when it is a terminal) or a callable "
-        f"taking a message; got {type(progress).__name__} {progress!r}."
-    )
+    return progress
 
 
 def stderr_is_terminal() -> bool:

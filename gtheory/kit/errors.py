@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FixableError", "FixableWarning", "ParameterError", "python_fix"]
+__all__ = ["FixableError", "FixableWarning", "ParameterError", "ParameterTypeError", "python_fix"]
 
 
 def _value(v: Any) -> str:
@@ -118,3 +118,15 @@ class ParameterError(FixableError):
                  fix: dict[str, Any] | None = None, fix_effect: str = "", advice: str | None = None) -> None:
         super().__init__(message, param=param, fix=fix, fix_effect=fix_effect, advice=advice)
         self.rule, self.value = rule, value
+
+
+class ParameterTypeError(ParameterError, TypeError):
+    """A :class:`ParameterError` whose value has the wrong type (a string where a number goes): also a
+    :class:`TypeError`, as Python's own checks raise, so ``except TypeError`` and ``except ValueError`` both catch
+    it. Raised by the parameter table (:mod:`gtheory.kit.params`).
+
+    >>> err = ParameterTypeError("cutoff", "`cutoff` must be an integer >= 1; got str '10'", rule="an integer >= 1",
+    ...                          value="10")
+    >>> isinstance(err, TypeError), isinstance(err, ValueError), err.param
+    (True, True, 'cutoff')
+    """

@@ -5,22 +5,15 @@ the caller passes — a :class:`~concurrent.futures.ProcessPoolExecutor`, a
 :class:`~concurrent.futures.ThreadPoolExecutor`, a Dask cluster's ``dask.distributed.Client(address).get_executor()``
 — used as it is (``submit`` and ``result``) and never shut down. The results come back in task order, and every
 random draw is made by the caller before the tasks are built, so the same seed gives the same result with and
-without an executor, whatever the number of workers.
+without an executor, whatever the number of workers. The ``executor`` argument itself is checked by its rule in the
+parameter table (:data:`gtheory.kit.params.PARAMS`: None or an Executor).
 """
 from __future__ import annotations
 
 from concurrent.futures import Executor
 from typing import Any, Callable, Sequence
 
-__all__ = ["check_executor", "run_tasks"]
-
-
-def check_executor(executor: Any, name: str = "executor") -> Executor | None:
-    """``executor`` checked: ``None`` or a :class:`concurrent.futures.Executor` (a TypeError naming it otherwise)."""
-    if executor is not None and not isinstance(executor, Executor):
-        raise TypeError(f"`{name}` must be a concurrent.futures.Executor (e.g. ProcessPoolExecutor, or a Dask "
-                        f"client's client.get_executor()) or None; got {type(executor).__name__}.")
-    return executor
+__all__ = ["run_tasks"]
 
 
 def run_tasks(executor: Executor | None, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]],

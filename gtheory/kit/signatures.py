@@ -5,7 +5,8 @@ let calls written for the earlier signatures keep working for one release, each 
 that names the new spelling (the CHANGELOG lists every change):
 
 * :func:`keyword_only` — parameters that were positional and are now keyword-only;
-* :func:`renamed` — a parameter that has a new name (``B`` → ``n_resamples``).
+* :func:`renamed` — a parameter that has a new name (``B`` → ``n_resamples``);
+* :func:`renamed_field` — the same for a field of a (frozen) dataclass: the old keyword and the old attribute.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import inspect
 import warnings
 from typing import Any, Callable, TypeVar
 
-__all__ = ["keyword_only", "renamed"]
+__all__ = ["keyword_only", "renamed", "renamed_field"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -85,5 +86,36 @@ def renamed(old: str, new: str) -> Callable[[F], F]:
             return fn(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def renamed_field(old: str, new: str) -> Callable[[type], type]:
+    """Class decorator of a dataclass whose field ``new`` was called ``old``: ``Cls(old=...)`` (:func:`renamed`)
+    and reading ``obj.old`` still work for one release, each with a FutureWarning.
+
+    >>> import dataclasses, warnings
+    >>> @renamed_field("B", "n_resamples")
+    ... @dataclasses.dataclass(frozen=True)
+    ... class Settings:
+    ...     n_resamples: int = 1000
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     s = Settings(B=50)
+    ...     s.n_resamples, s.B, [x.category.__name__ for x in w]
+    (50, 50, ['FutureWarning', 'FutureWarning'])
+    """
+    def decorate(cls: type) -> type:
+        init = cls.__init__  # type: ignore[misc]
+        init.__name__ = cls.__name__  # the warning names the class: "Settings(): `B` is now called ..."
+        cls.__init__ = renamed(old, new)(init)  # type: ignore[misc]
+
+        def getter(self: Any) -> Any:
+            warnings.warn(FutureWarning(f"{cls.__name__}.{old} is now called {new}; the old name will stop working "
+                                        "in the next release"), stacklevel=2)
+            return getattr(self, new)
+
+        setattr(cls, old, property(getter, doc=f"Deprecated: :attr:`{new}` (the old name, for one release)."))
+        return cls
 
     return decorate

@@ -16,9 +16,16 @@ import numbers
 
 import numpy as np
 
+from .params import check_param, integer, probability, validate_params
+
 __all__ = ["topic_splits"]
 
 
+#: the topics split: at least one on each side
+_N_TOPICS = integer(2, fix="give the number of topics (at least 2)")
+
+
+@validate_params()
 def topic_splits(
     n_topics: int,
     *,
@@ -48,24 +55,16 @@ def topic_splits(
     >>> [(a.tolist(), b.tolist()) for a, b in topic_splits(4, n_splits=1, seed=0)]
     [([0, 2], [1, 3])]
     """
-    for name, v, least in (("n_topics", n_topics, 2), ("n_splits", n_splits, 1)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < least:
-            raise ValueError(f"`{name}` must be an integer ≥ {least}; got {v!r}.")
-    T = int(n_topics)
+    # n_splits and seed: the parameter table (gtheory.kit.params); n_topics and train_fraction by its constructors
+    T = check_param("n_topics", n_topics, _N_TOPICS)
     if train_size is None:
-        if isinstance(train_fraction, bool) or not isinstance(train_fraction, numbers.Real) \
-                or not 0 < train_fraction < 1:
-            raise ValueError(f"`train_fraction` must be a number strictly between 0 and 1; got {train_fraction!r}.")
-        n_train = int(round(train_fraction * T))
+        n_train = int(round(check_param("train_fraction", train_fraction, probability()) * T))
     else:
         if isinstance(train_size, bool) or not isinstance(train_size, numbers.Integral):
             raise ValueError(f"`train_size` must be an integer; got {train_size!r}.")
         n_train = int(train_size)
     if not 1 <= n_train <= T - 1:
         raise ValueError(f"the training part must leave at least 1 topic on each side; got {n_train} of {T} topics.")
-    if isinstance(seed, (bool, np.bool_)) or not (seed is None or isinstance(seed, np.random.Generator)
-                                                 or (isinstance(seed, numbers.Integral) and seed >= 0)):
-        raise ValueError(f"`seed` must be None, a non-negative integer or a numpy.random.Generator; got {seed!r}.")
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(int(n_splits)):

@@ -1,4 +1,5 @@
-"""Tests of metrics/_atomic.py: metrics' outputs through the one writer of the kit — a regular file is complete or
+"""Tests of the atomic side of gtheory/kit/output.py, the one writer of every output (metrics' included: its
+``metrics/_atomic.py`` front is gone, ``Evaluation.to_csv`` writes through the kit) — a regular file is complete or
 untouched (Ctrl-C included), permissions are those of a new file or kept, links and devices are written through.
 
 References: the file system itself (``os.stat``, ``os.readlink``, directory listings) after each write.
@@ -10,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from metrics._atomic import atomic_directory, atomic_open, atomic_path, atomic_write_text
+from gtheory.kit.output import open_output as atomic_open
+from gtheory.kit.output import output_directory as atomic_directory
+from gtheory.kit.output import output_path as atomic_path
+from gtheory.kit.output import write_text as atomic_write_text
 
 
 def _left_over(d: Path) -> list[str]:
