@@ -22,6 +22,7 @@ import metrics
 import optimize
 from conftest import SHARED
 from experiments.cli import main
+from tiny_collection import interrupted_at_rename
 
 TREC9 = SHARED / "trec9-web-wt10g"
 needs_data = pytest.mark.skipif(not TREC9.is_dir(), reason="shared data not found")
@@ -41,14 +42,7 @@ def test_library_writers_are_atomic(tmp_path, monkeypatch):
     t = optimize.optimize_discount(j, gain="linear", cutoff=20, starts=1)
     path = tmp_path / "t.json"
     path.write_text("old")
-
-    def interrupted(*a, **k):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(os, "replace", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        t.to_json(str(path))
-    monkeypatch.undo()
+    interrupted_at_rename(monkeypatch, lambda: t.to_json(str(path)))
     assert path.read_text() == "old" and _left_over(tmp_path) == []
     t.to_json(str(path))
     assert optimize.Tuning.from_json(path).cutoff == 20

@@ -111,20 +111,13 @@ def test_per_topic_rows_and_csv(tmp_path):
 
 def test_to_csv_writes_through_the_kits_one_writer(tmp_path, monkeypatch):
     # a regular file is replaced atomically: an interrupted write leaves the old file and no temporary file
-    import os
+    from tiny_collection import interrupted_at_rename
 
     j = single_topic([[1, 0, None, 1], [0, 1, 1]], qrels=[1, 1, 1, 0])
     ev = evaluate(j, ["AP"])
     path = tmp_path / "rows.csv"
     path.write_text("old")
-
-    def interrupted(*a, **k):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(os, "replace", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        ev.to_csv(path)
-    monkeypatch.undo()
+    interrupted_at_rename(monkeypatch, lambda: ev.to_csv(path))
     assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["rows.csv"]
     assert ev.to_csv(path) == path.read_text()  # the text returned is the text written
 

@@ -126,3 +126,21 @@ def synthetic() -> JudgedRuns:
         systems=("a", "b"), topics=tuple(str(t) for t in range(T)),
         n_retrieved=np.full((S, T), K, dtype=np.int32),
     )
+
+
+def interrupted_at_rename(monkeypatch, write) -> None:
+    """Call ``write()`` with ``os.replace`` raising KeyboardInterrupt — Ctrl-C at the rename that ends an atomic
+    write — and expect the interrupt to propagate; ``os.replace`` is restored afterwards."""
+    import os
+
+    import pytest
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            write()
+    finally:
+        monkeypatch.undo()
