@@ -55,6 +55,8 @@ Rounding = Literal["ceil", "round", "floor"]
 
 # ================================================================================================ sampling
 def _check_judged(judged: Any) -> JudgedRuns:
+    """``judged`` itself if it is a :class:`metrics.JudgedRuns`; otherwise a TypeError naming ``judged`` and the
+    type given (``metrics.advanced.check_judged``)."""
     check_judged(judged)
     return judged
 
@@ -64,6 +66,8 @@ _FRACTION = PARAMS["fraction"].with_fix("give shares of judgments to keep, e.g. 
 
 
 def _check_fractions(fractions: Any) -> tuple[float, ...]:
+    """The shares of judgments to keep, checked and sorted from largest to smallest: a non-empty sequence of
+    distinct numbers in (0, 1], each by the table's rule of ``fraction`` (``metrics.advanced.check_fractions``)."""
     if isinstance(fractions, (Real, str)) or fractions is None:
         raise TypeError(f"`fractions` must be a sequence of numbers in (0, 1]; got {fractions!r}.")
     fs = [check_param("fractions", f, _FRACTION) for f in fractions]
@@ -123,6 +127,12 @@ def _masks(
     min_nonrelevant: int,
     rounding: str,
 ) -> np.ndarray:
+    r"""Which judged documents each fraction keeps (``metrics.advanced.reduction_masks``): a boolean array
+    (fractions × judged documents, in qrels order). In each (topic, relevant / non-relevant) stratum of ``strata``
+    with :math:`N` documents, fraction :math:`f` keeps the first :math:`\min(N, \max(m, r(fN)))` documents of the
+    stratum's random order, :math:`m` = ``min_relevant`` or ``min_nonrelevant`` and :math:`r` = ``rounding``
+    (floor, ceil or half up) — stratified sampling of the judgments as in :func:`metrics.reduce_qrels`. The
+    masks are nested: a smaller fraction keeps a subset of what a larger one keeps (same order)."""
     minimums = np.tile([min_relevant, min_nonrelevant], judged.n_topics)
     out = np.empty((len(fractions), strata.rank.size), dtype=bool)
     for i, f in enumerate(fractions):

@@ -15,8 +15,6 @@ from metrics import advanced, reduction_mask
 from metrics._toy import single_topic
 
 
-@pytest.mark.xfail(strict=True, reason="check_fractions, check_judged and reduction_masks (the private "
-                                      "functions they re-export) have no docstring yet; unmark when they do")
 def test_every_public_function_is_documented():
     undocumented = [name for name in advanced.__all__
                     if callable(getattr(advanced, name)) and not isinstance(getattr(advanced, name), type(advanced.Rounding))
