@@ -3,7 +3,13 @@ __gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/ki
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from gtheory.kit.lazy import lazy_package as _lazy_package
+try:  # metrics needs gtheory.kit: a module of the user's project may shadow gtheory (gtheory/kit/siblings.py)
+    from gtheory.kit.lazy import lazy_package as _lazy_package
+except ImportError:
+    import importlib.util as _u, pathlib as _p  # `gtheory` shadowed? Its guard, from its file beside us, says by what
+    _s = _u.spec_from_file_location("gtheory_guard", _p.Path(__file__).resolve().parents[1] / "gtheory/kit/siblings.py")
+    _g = _u.module_from_spec(_s); _s.loader.exec_module(_g); _g.explain_shadowed_gtheory("metrics")  # noqa: E702
+    raise
 
 if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
     from .datasets import load_trec9

@@ -2,27 +2,16 @@
 
 ``gtheory`` imports no sibling package (it must work beside a user's own ``metrics.py``), so the display helpers
 every package shares live there; metrics' result types (``Coverage``, ``Qrels``, ``JudgedRuns``, ...) import this
-module only inside their ``_repr_html_``/``summary`` methods, so ``import metrics`` does not import ``gtheory``.
+module only inside their ``_repr_html_``/``summary`` methods.
 """
 from __future__ import annotations
 
 try:
     from gtheory.kit.display import fmt, html_table, kv_table
 except ImportError:
-    import sys
-
-    _found = sys.modules.get("gtheory")
-    if _found is None or getattr(_found, "__gtheory_package__", None) == "gtheory":
-        raise
-    # `gtheory` is shadowed (a module of the project, or a clone of this repository imported from its parent folder
-    # as an empty namespace package): its guard is loaded from its file, beside this package, to say which
-    import importlib.util
-    from pathlib import Path
-
-    _spec = importlib.util.spec_from_file_location(
-        "_gtheory_guard", Path(__file__).resolve().parents[1] / "gtheory" / "kit" / "siblings.py")
-    _guard = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_guard)
-    raise _guard.ShadowedPackageError(_guard.shadow_message("metrics", "gtheory", _found), name="gtheory") from None
+    import importlib.util as _u, pathlib as _p  # `gtheory` shadowed? Its guard, from its file beside us, says by what
+    _s = _u.spec_from_file_location("gtheory_guard", _p.Path(__file__).resolve().parents[1] / "gtheory/kit/siblings.py")
+    _g = _u.module_from_spec(_s); _s.loader.exec_module(_g); _g.explain_shadowed_gtheory("metrics")  # noqa: E702
+    raise
 
 __all__ = ["fmt", "html_table", "kv_table"]

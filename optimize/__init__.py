@@ -20,21 +20,10 @@ __gtheory_package__ = "optimize"  # marker checked by the sibling packages (gthe
 try:  # before anything imports a sibling: a module of the user's project may shadow one (gtheory/kit/siblings.py)
     from gtheory.kit.siblings import require_siblings as _require_siblings
 except ImportError:
-    import sys as _sys
-
-    _found = _sys.modules.get("gtheory")
-    if _found is None or getattr(_found, "__gtheory_package__", None) == "gtheory":
-        raise
-    # `gtheory` itself is shadowed (a module of the project, or a clone of this repository imported from its parent
-    # folder as an empty namespace package): its guard is loaded from its file, beside this package, to say which
-    import importlib.util as _util
-    from pathlib import Path as _Path
-
-    _file = _Path(__file__).resolve().parents[1] / "gtheory" / "kit" / "siblings.py"
-    _spec = _util.spec_from_file_location("_gtheory_guard", _file)
-    _guard = _util.module_from_spec(_spec)
-    _spec.loader.exec_module(_guard)
-    raise _guard.ShadowedPackageError(_guard.shadow_message("optimize", "gtheory", _found), name="gtheory") from None
+    import importlib.util as _u, pathlib as _p  # `gtheory` shadowed? Its guard, from its file beside us, says by what
+    _s = _u.spec_from_file_location("gtheory_guard", _p.Path(__file__).resolve().parents[1] / "gtheory/kit/siblings.py")
+    _g = _u.module_from_spec(_s); _s.loader.exec_module(_g); _g.explain_shadowed_gtheory("optimize")  # noqa: E702
+    raise
 _require_siblings("optimize", "metrics", "gtheory")
 
 from typing import TYPE_CHECKING as _TYPE_CHECKING

@@ -87,7 +87,7 @@ def test_a_sibling_import_names_the_clone_folder_and_the_fix(tmp_path):
                            env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True, text=True, timeout=120)
         assert r.returncode == 1
         last = r.stderr.strip().splitlines()[-1]
-        assert last.startswith("_gtheory_guard.ShadowedPackageError: "), r.stderr
+        assert last.startswith("gtheory_guard.ShadowedPackageError: "), r.stderr
         assert f"`{pkg}` needs the `gtheory` package of gtheory, but `import gtheory` finds the folder {clone}: " \
                "a clone of the gtheory repository, imported as an empty namespace package" in last
         assert f"Install the clone with `pip install -e {clone}`" in last

@@ -54,12 +54,17 @@ def test_python_m_gtheory_names_an_experiments_folder(tmp_path):
                                f"`import experiments` finds the folder {tmp_path / 'experiments'} first on sys.path")
 
 
-def test_a_gtheory_py_of_the_project_is_named(tmp_path):
+@pytest.mark.parametrize("importer", ["metrics", "optimize", "experiments"])
+def test_a_gtheory_py_of_the_project_is_named(tmp_path, importer):
+    # `import metrics` too: it needs gtheory.kit, and used to fail with a bare "No module named 'gtheory.kit'"
     (tmp_path / "gtheory.py").write_text("x = 1\n")
-    r = run_in(tmp_path, "import optimize")
+    r = run_in(tmp_path, f"import {importer}")
     assert r.returncode == 1
-    assert f"`optimize` needs the `gtheory` package of gtheory, but `import gtheory` finds " \
-           f"the file {tmp_path / 'gtheory.py'} first on sys.path" in r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("gtheory_guard.ShadowedPackageError: "), r.stderr
+    assert f"`{importer}` needs the `gtheory` package of gtheory, but `import gtheory` finds " \
+           f"the file {tmp_path / 'gtheory.py'} first on sys.path" in last
+    assert "No module named" not in r.stderr
 
 
 def test_no_false_alarm_and_the_user_module_still_importable(tmp_path):

@@ -18,7 +18,7 @@ import os
 import sys
 from types import ModuleType
 
-__all__ = ["MARKER", "ShadowedPackageError", "require_siblings", "shadow_message"]
+__all__ = ["MARKER", "ShadowedPackageError", "require_siblings", "shadow_message", "explain_shadowed_gtheory"]
 
 #: the attribute every top-level package of the distribution sets to its own name
 MARKER = "__gtheory_package__"
@@ -78,3 +78,15 @@ def require_siblings(importer: str, *names: str) -> None:
             module = importlib.import_module(name)
         if getattr(module, MARKER, None) != name:
             raise ShadowedPackageError(shadow_message(importer, name, module), name=name)
+
+
+def explain_shadowed_gtheory(importer: str) -> None:
+    """For a sibling package whose import of ``gtheory.kit`` just failed: raise :class:`ShadowedPackageError` naming
+    what took ``gtheory``'s place (a ``gtheory.py`` of the user's project, or a clone of this repository imported
+    from its parent folder as an empty namespace package); return if ``gtheory`` is not shadowed, so the caller
+    re-raises the original error. The caller loads this module from its file (``gtheory`` itself cannot be imported
+    then)."""
+    found = sys.modules.get("gtheory")
+    if found is None or getattr(found, MARKER, None) == "gtheory":
+        return
+    raise ShadowedPackageError(shadow_message(importer, "gtheory", found), name="gtheory") from None
