@@ -39,7 +39,7 @@ _TOPIC_ROLE = re.compile(rf"^(topics?|query|queries|qid|qids|items?){_ROLE_SUFFI
 _SYSTEM_ROLE = re.compile(rf"^(systems?|sys|runs?|persons?|p){_ROLE_SUFFIX}$")
 #: a first-column header that names an identifier (not a system): "id", "no.", "#", "docid", "sysid", ...
 _ID_HEADER = re.compile(r"^(ids?|no|nr|num|number|index|idx|key|labels?|names?|#)$|ids?$")
-#: the canonical layouts and their accepted spellings (case, spaces, "-by-" / " x " / "×" do not matter)
+#: the canonical layouts and their accepted spellings (case, spaces, "-by-" / "_by_" / " x " / "×" do not matter)
 _LAYOUT_WORDS = {"auto": "auto", "long": "long", "systemsxtopics": "systems-by-topics",
                  "topicsxsystems": "topics-by-systems", "systemxtopic": "systems-by-topics",
                  "topicxsystem": "topics-by-systems"}
@@ -49,7 +49,7 @@ def _canonical_orientation(orientation: Any) -> str:
     """``orientation`` as one of :data:`_ORIENTATIONS` (``"systems x topics"`` and ``"systems-by-topics"`` are one
     layout), or a :class:`ParameterError` listing the spellings."""
     if isinstance(orientation, str):
-        words = re.sub(r"\bby\b", " x ", orientation.lower().replace("×", " x "))
+        words = re.sub(r"\bby\b", " x ", re.sub(r"[_\-]", " ", orientation.lower().replace("×", " x ")))
         key = re.sub(r"[\s_\-]", "", words)
         if key in _LAYOUT_WORDS:
             return _LAYOUT_WORDS[key]

@@ -51,6 +51,10 @@ def test_read_csv_index_col_of_a_topics_by_systems_file_is_refused_then_read_as_
     ref = gtheory.gstudy(m.rename_axis(index="system", columns="topic"))
     _same(gtheory.gstudy(frame, orientation="topics x systems"), ref)
     _same(gtheory.gstudy(frame, orientation="topics-by-systems"), ref)  # the older spelling
+    _same(gtheory.gstudy(frame, orientation="topics_by_systems"), ref)  # a Python-identifier spelling
+    for wrong in ("topics_systems", "by", "topics by systems by"):
+        with pytest.raises(gtheory.ParameterError, match="`orientation` must be one of"):
+            gtheory.gstudy(frame, orientation=wrong)
     _same(gtheory.gstudy(frame.rename_axis(index="topic")), ref)
     _same(gtheory.gstudy(frame.rename_axis(index="Topic ID")), ref)  # a synonym
     # read_scores refuses the same file and reads it when told; the CLI says the same
