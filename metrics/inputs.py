@@ -381,7 +381,8 @@ def _ranked(name: str, f: _Flat, rows: np.ndarray | slice, ties: str, duplicates
     if key is not None:
         primary = key[keep]
     elif ties == "trec_eval":
-        primary = -s.astype(np.float32)  # trec_eval holds scores as C floats: equal in float32 means tied
+        with np.errstate(over="ignore"):  # beyond float32's range: ±inf, as in C's conversion (metrics.trec_runs)
+            primary = -s.astype(np.float32)  # trec_eval holds scores as C floats: equal in float32 means tied
     else:
         primary = -s
     order = np.lexsort((primary, t))  # stable: ties in input order

@@ -149,8 +149,10 @@ def _order(topic_codes: np.ndarray, score: np.ndarray, docno: np.ndarray, key: n
     if key is not None:
         primary = key
     elif ties == "trec_eval":
-        # trec_eval keeps scores as C floats: equal in float32 means tied (+0 turns -0.0 into 0.0, its equal)
-        primary = -score.astype(np.float32) + np.float32(0)
+        # trec_eval keeps scores as C floats: equal in float32 means tied (+0 turns -0.0 into 0.0, its equal); a score
+        # beyond float32's range becomes ±inf, as in C's conversion (all such scores tie), without an overflow warning
+        with np.errstate(over="ignore"):
+            primary = -score.astype(np.float32) + np.float32(0)
     else:
         primary = -score
     n = primary.size

@@ -190,7 +190,8 @@ def _ref_tensor(run_bytes: bytes, qrels_bytes: bytes):
     out = {}
     for t in topics:
         docs = sorted(per_topic.get(t, []), key=lambda ds: ds[0].encode(), reverse=True)  # docno descending
-        docs.sort(key=lambda ds: -np.float32(ds[1]))  # stable: score descending as C floats
+        with np.errstate(over="ignore"):  # beyond float32's range: ±inf, as C's conversion
+            docs.sort(key=lambda ds: -np.float32(ds[1]))  # stable: score descending as C floats
         out[t] = [judged.get((t, d)) for d, _ in docs]
     return out
 
@@ -268,6 +269,18 @@ _FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCh
 # documented warnings (few judged documents, non-integer grades) may fire on random data; numbers are checked above
 _WARNINGS_OK = pytest.mark.filterwarnings("ignore::metrics.LowCoverageWarning",
                                           "ignore::metrics.FractionalGradeWarning")
+
+
+def test_scores_beyond_float32_rank_first_and_tie_like_c_floats(tmp_path):
+    # found by the fuzz test below at the minimum versions: a score of 9.5e83 warned "overflow encountered in cast",
+    # an error by pyproject's filter of RuntimeWarnings from metrics. As a C float it is +inf: every such score ties, ties go by docno descending.
+    run = (b"1 Q0 a 1 1.0 t\n1 Q0 b 2 9.5e83 t\n1 Q0 c 3 2e50 t\n1 Q0 d 4 -1e300 t\n"
+           b"2 Q0 a 1 0.5 t\n2 Q0 b 2 3e39 t\n")
+    qrels = b"1 0 a 1\n1 0 b 2\n1 0 c 0\n1 0 d 1\n2 0 a 1\n2 0 b 0\n"
+    _check(tmp_path, run, qrels)  # the reference: Python's sort by -float32(score), docno descending
+    ref = _ref_tensor(run, qrels)
+    assert ref["1"] == [0.0, 2.0, 1.0, 1.0]  # c, b (tied at +inf, docno descending), a, d (-inf)
+    assert ref["2"] == [0.0, 1.0]
 
 
 @_WARNINGS_OK

@@ -205,6 +205,14 @@ def test_ties_duplicates_and_rank_follow_the_file_rules(tmp_path):
     # float32 tie of 2.0 and 2.00000001: docno descending, c > b > a
     assert list(metrics.read_run(path, duplicates="first").docno[:3]) == ["c", "b", "a"]
 
+    # beyond float32's range: +inf as a C float (a tie, docno descending), no overflow warning (an error under
+    # pyproject's filter); a frame and a file alike
+    text = "1 Q0 a 1 1.0 t\n1 Q0 b 2 9.5e83 t\n1 Q0 c 3 2e50 t\n1 Q0 d 4 -1e300 t\n"
+    path.write_text(text)
+    df = pd.DataFrame([ln.split() for ln in text.splitlines()], columns=["query_id", "q0", "doc_id", "rank", "score",
+                                                                          "tag"]).astype({"score": float})
+    assert list(metrics.read_run(path).docno) == list(metrics.read_run(df, name="r").docno) == ["c", "b", "a", "d"]
+
 
 @pytest.mark.parametrize(
     "frame, match",
