@@ -25,10 +25,12 @@ import pytest
 
 import metrics
 
-try:  # no .hypothesis/ example database in the working directory: every file a test writes is under pytest's tmp
+try:  # no .hypothesis/ example database in the working directory: every file a test writes is under pytest's tmp;
+    # derandomized, so a run is reproducible: the same hypothesis release draws the same examples on every machine
+    # (a failure in CI is the one a developer gets), and a new example needs a new release or a new test
     from hypothesis import settings as _hypothesis_settings
 
-    _hypothesis_settings.register_profile("gtheory-tests", database=None)
+    _hypothesis_settings.register_profile("gtheory-tests", database=None, derandomize=True)
     _hypothesis_settings.load_profile("gtheory-tests")
 except ImportError:  # pragma: no cover - hypothesis is in the test extra
     pass
