@@ -21,11 +21,8 @@ def trec9():
     return metrics.load_trec9()
 
 
-@pytest.fixture(scope="module")
-def study(report_quick_study):
-    """The quick study of the embedded TREC-9 data at nDCG@100 (all 50 topics; on seed 0 its discount verdict
-    switches to a tuned family and its gain verdict keeps the baseline; the tests hold for either verdict)."""
-    return report_quick_study
+# `study` (tests/conftest.py): the quick study of the embedded TREC-9 data at nDCG@100 (all 50 topics; on seed 0 its
+# discount verdict switches to a tuned family and its gain verdict keeps the baseline; the tests hold for either).
 
 
 # ------------------------------------------------------------------------------------------- the adapter

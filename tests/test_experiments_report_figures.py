@@ -17,18 +17,6 @@ from experiments.report_render import render
 from experiments.report_study import IN_SAMPLE, _fmt, _signed
 
 
-@pytest.fixture(scope="module")
-def study(report_quick_study):
-    """The quick study of the embedded TREC-9 data at nDCG@100 (shared with the other report tests)."""
-    return report_quick_study
-
-
-@pytest.fixture(scope="module")
-def small_study(report_small_study):
-    """The study of 20 topics of TREC-9 at nDCG@20 (shared with the other report tests)."""
-    return report_small_study
-
-
 # ------------------------------------------------------------------------------------------- the files
 def test_every_figure_is_drawn_in_each_format_and_alike_twice(small_study):
     assert list(_FIGURE_FUNCS) == list(FIGURES)  # one drawing function per figure the report lists

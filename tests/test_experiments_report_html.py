@@ -21,16 +21,11 @@ from experiments.report import FIGURES, figure_file, render, write_report
 
 
 @pytest.fixture(scope="module")
-def study(report_small_study):
-    """A fast study on 20 topics of TREC-9 (shared with the other report tests)."""
-    return report_small_study
-
-
-@pytest.fixture(scope="module")
-def reports(study, tmp_path_factory):
+def reports(small_study, tmp_path_factory):
     """report.html with PNG and with SVG figures."""
     root = tmp_path_factory.mktemp("html-report")
-    return {fmt: write_report(study, root / fmt, format="html", figure_format=fmt, dpi=80) for fmt in ("png", "svg")}
+    return {fmt: write_report(small_study, root / fmt, format="html", figure_format=fmt, dpi=80)
+            for fmt in ("png", "svg")}
 
 
 # ------------------------------------------------------------------------------------------- self-contained
@@ -161,16 +156,16 @@ def test_plot_mean_scatter_label_top_is_validated():
             plot_mean_scatter([0.3, 0.2, 0.1], [0.3, 0.2, 0.1], label_top=bad)
 
 
-def test_markdown_report_links_the_chosen_figure_format(study, reports):
-    md = render(study, "md", figure_format="svg")
+def test_markdown_report_links_the_chosen_figure_format(small_study, reports):
+    md = render(small_study, "md", figure_format="svg")
     for name in FIGURES:
         assert f"]({figure_file(name, 'svg')})" in md
     from experiments.cli.report import _summary
 
-    doc = _summary(study, reports["svg"], "svg")
+    doc = _summary(small_study, reports["svg"], "svg")
     assert doc["figures"] == [str(reports["svg"].parent / figure_file(n, "svg")) for n in FIGURES]
     assert all(Path(f).is_file() for f in doc["figures"])
     with pytest.raises(ValueError, match="`figure_format` must be one of"):
-        render(study, "html", figure_format="pdf")
+        render(small_study, "html", figure_format="pdf")
 
 

@@ -14,18 +14,6 @@ from experiments.report_sections import _Table
 from experiments.report_study import IN_SAMPLE, is_trec9
 
 
-@pytest.fixture(scope="module")
-def study(report_quick_study):
-    """The quick study of the embedded TREC-9 data at nDCG@100 (shared with the other report tests)."""
-    return report_quick_study
-
-
-@pytest.fixture(scope="module")
-def small_study(report_small_study):
-    """The study of 20 topics of TREC-9 at nDCG@20 (shared with the other report tests)."""
-    return report_small_study
-
-
 # ------------------------------------------------------------------------------------------- Markdown
 def test_report_markdown_render_has_tables(small_study):
     md = render(small_study, "md")

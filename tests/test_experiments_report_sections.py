@@ -13,18 +13,6 @@ from experiments.report_render import _md_table, render
 from experiments.report_sections import SECTIONS, _published_section, _reconcile, report_blocks
 
 
-@pytest.fixture(scope="module")
-def study(report_quick_study):
-    """The quick study of the embedded TREC-9 data at nDCG@100 (shared with the other report tests)."""
-    return report_quick_study
-
-
-@pytest.fixture(scope="module")
-def small_study(report_small_study):
-    """The study of 20 topics of TREC-9 at nDCG@20 (shared with the other report tests)."""
-    return report_small_study
-
-
 # ------------------------------------------------------------------------------------------- assembly
 @pytest.mark.parametrize("which", ["study", "small_study"])
 def test_the_report_is_its_sections_in_order(which, request):

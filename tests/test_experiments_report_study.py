@@ -20,18 +20,6 @@ def trec9():
     return metrics.load_trec9()
 
 
-@pytest.fixture(scope="module")
-def study(report_quick_study):
-    """The quick study of the embedded TREC-9 data at nDCG@100 (shared with the other report tests)."""
-    return report_quick_study
-
-
-@pytest.fixture(scope="module")
-def small_study(report_small_study):
-    """The study of 20 topics of TREC-9 at nDCG@20 (shared with the other report tests)."""
-    return report_small_study
-
-
 # ------------------------------------------------------------------------------------------- settings
 def test_settings_validation():
     judged = metrics.load_trec9()
