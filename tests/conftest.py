@@ -51,6 +51,20 @@ def _temporary_files_under_pytest_tmp(tmp_path_factory):
 
 #: the shared real-data directory (read its README.md)
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+#: Brennan's (2001) synthetic p x i design with missing cells, as published with GeneralizIT (shared data)
+BRENNAN_MISSING = SHARED / "gtheory-textbook" / "brennan2001_via_GeneralizIT" / "synthetic_missing_p_x_i.csv"
+
+
+def brennan_missing() -> "pd.DataFrame":
+    """The table of :data:`BRENNAN_MISSING` (persons x items, NaN where missing, person labels as str); the calling
+    test is skipped when the shared data is absent."""
+    import pandas as pd
+
+    if not BRENNAN_MISSING.is_file():
+        pytest.skip("shared textbook data not found")
+    df = pd.read_csv(BRENNAN_MISSING, index_col=0)
+    df.index = df.index.astype(str)
+    return df
 
 #: mark for tests that read ``SHARED``: skipped when the data directory is not there
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared data not found at {SHARED}")

@@ -26,18 +26,9 @@ import gtheory
 from gtheory import MissingCellsWarning, gstudy, variance_components
 from gtheory.reml import _Reml, harmonic_topics, henderson_components, henderson_t_terms, reml_components
 
-from conftest import SHARED
+from conftest import SHARED, brennan_missing
 
-BRENNAN_MISSING = SHARED / "gtheory-textbook" / "brennan2001_via_GeneralizIT" / "synthetic_missing_p_x_i.csv"
 FIXTURES = Path(__file__).parent / "data" / "lme4"
-
-
-def _brennan() -> pd.DataFrame:
-    if not BRENNAN_MISSING.is_file():
-        pytest.skip("shared textbook data not found")
-    df = pd.read_csv(BRENNAN_MISSING, index_col=0)
-    df.index = df.index.astype(str)
-    return df
 
 
 def _fixture_matrix(inp: dict) -> np.ndarray:
@@ -46,7 +37,7 @@ def _fixture_matrix(inp: dict) -> np.ndarray:
     if not path.is_file():
         pytest.skip(f"shared data not found: {path}")
     if "seed" not in inp:
-        return _brennan().to_numpy(dtype=float)
+        return brennan_missing().to_numpy(dtype=float)
     x = gtheory.read_scores(path, orientation=inp["orientation"]).to_numpy().copy()
     x[np.random.default_rng(inp["seed"]).random(x.shape) < inp["remove_fraction"]] = np.nan
     return x

@@ -13,16 +13,14 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import gtheory
 from gtheory import MissingCellsWarning, gstudy
 from gtheory.unbalanced import UnbalancedGStudy, henderson_t_terms
 
-from conftest import SHARED
+from conftest import SHARED, brennan_missing
 
-BRENNAN_MISSING = SHARED / "gtheory-textbook" / "brennan2001_via_GeneralizIT" / "synthetic_missing_p_x_i.csv"
 FIXTURES = Path(__file__).parent / "data" / "lme4"
 
 
@@ -31,21 +29,12 @@ def _published(value: float, pub: str) -> None:
     assert abs(value - float(pub)) <= 0.5 * 10.0**-decimals + 1e-12, (value, pub)
 
 
-def _brennan() -> pd.DataFrame:
-    if not BRENNAN_MISSING.is_file():
-        pytest.skip("shared textbook data not found")
-    df = pd.read_csv(BRENNAN_MISSING, index_col=0)
-    df.index = df.index.astype(str)
-    return df
-
-
-
 # ------------------------------------------------------------------ published numbers
 def test_brennan_missing_data_henderson():
     with pytest.warns(MissingCellsWarning, match=r"13 of 72 cells \(18\.1%\) are missing"):
-        g = gstudy(_brennan(), missing="henderson")
+        g = gstudy(brennan_missing(), missing="henderson")
     assert isinstance(g, UnbalancedGStudy)
-    t = henderson_t_terms(_brennan().to_numpy(dtype=float))
+    t = henderson_t_terms(brennan_missing().to_numpy(dtype=float))
     for k, pub in zip(("T_s", "T_t", "T_st", "T_mu"), (".8", ".7432", ".0", ".2034")):
         _published(t[k] - int(t[k]), pub)
     assert [int(t[k]) for k in ("T_s", "T_t", "T_st", "T_mu")] == [27, 24, 37, 23]
@@ -130,7 +119,7 @@ def test_empty_system_and_too_few_cells():
 
 def test_unbalanced_refuses_normal_theory_intervals():
     with pytest.warns(MissingCellsWarning):
-        g = gstudy(_brennan(), missing="reml")
+        g = gstudy(brennan_missing(), missing="reml")
     with pytest.raises(ValueError, match=r"need a complete matrix.*13 missing cells.*bootstrap"):
         g.interval("phi")
     assert g.topics_needed(0.9).n_low is None
@@ -154,7 +143,7 @@ def test_cli_gstudy_missing_reml(tmp_path, capsys):
     from experiments.cli import main
 
     p = tmp_path / "scores.csv"
-    _brennan().rename_axis("system").to_csv(p)
+    brennan_missing().rename_axis("system").to_csv(p)
     assert main(["gstudy", str(p), "--missing", "henderson", "--json"]) == 0
     out, err = capsys.readouterr()
     d = json.loads(out)
@@ -170,7 +159,7 @@ def test_cli_gstudy_missing_reml(tmp_path, capsys):
 
 
 def test_long_frame_with_absent_rows():
-    long = _brennan().rename_axis(index="system", columns="topic").stack().rename("score").reset_index().dropna()
+    long = brennan_missing().rename_axis(index="system", columns="topic").stack().rename("score").reset_index().dropna()
     assert len(long) == 59  # 13 of the 72 system/topic pairs have no row
     with pytest.raises(ValueError, match="13 system/topic pairs missing"):
         gstudy(long)
