@@ -328,11 +328,11 @@ def decide(model, cands: list[Candidate], pool: NDArray, seeds: list, *, n_split
                     runs=runs)
 
 
-def _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty,
-           n_seeds, min_agreement, min_effect, level):
+def _check(judged, what, n_inner, n_seeds, lambdas, families, min_wins, penalty, min_agreement, min_effect):
+    """The checks of :func:`recommend`'s own parameters; what, cutoff, target, level, seed, objective and n_splits
+    are the parameter table's (gtheory.kit.params), at its decorator."""
     if not isinstance(judged, JudgedRuns):
         raise TypeError(f"`judged` must be a metrics.JudgedRuns; got {type(judged).__name__}.")
-    # what, target, level, seed, objective and n_splits: the parameter table (gtheory.kit.params)
     for name, v, least in (("n_inner", n_inner, 2), ("n_seeds", n_seeds, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least:
             raise ValueError(f"`{name}` must be an integer ≥ {least}; got {v!r}.")
@@ -495,8 +495,7 @@ def recommend(
     if families is None:
         families = tuple(FAMILIES["discount"]) if what == "joint" else tuple(FAMILIES.get(what, ()))
     families = tuple(families)
-    _check(judged, what, cutoff, target, seed, n_splits, n_inner, objective, lambdas, families, min_wins, penalty,
-           n_seeds, min_agreement, min_effect, level)
+    _check(judged, what, n_inner, n_seeds, lambdas, families, min_wins, penalty, min_agreement, min_effect)
     gain, discount = parse_baseline(baseline, what, cutoff, gain, discount)
     Problem(judged, cutoff, what, gain=gain, discount=discount, objective=objective)  # checks the configuration
     t0 = time.perf_counter()
