@@ -64,8 +64,12 @@ _TIGHT = {
 
 
 def model_terms(problem: Problem, x: NDArray[np.float64]):
-    """``(f, lam, Q, b)`` of the QP :math:`\\min_\\delta \\tfrac12\\delta^\\top Q\\delta + b^\\top\\delta` at ``x``
-    (without the proximal term): the negated concave model of the module docstring, scaled by 2."""
+    r"""``(f, lam, Q, b)`` of the QP :math:`\min_\delta \tfrac12\delta^\top Q\delta + b^\top\delta` at ``x``
+    (without the proximal term): the negated concave model :math:`M` of the module docstring, unscaled —
+    :math:`\tfrac12\delta^\top Q\delta + b^\top\delta = -(M(\delta) - M(0))`, so :math:`b = -D\,\nabla\rho` at ``x``
+    and :math:`Q = 2(\alpha J_e^\top J_e + \beta J_t^\top J_t)`,
+    :math:`\alpha = (1/n_t + \lambda c_e)/((n_s-1)(n_t-1))`,
+    :math:`\beta = \lambda c_t n_s/(n_t-1)`."""
     S, T = problem.n_systems, problem.n_topics
     X, J = problem.scores_and_jacobian(x)
     n = J.shape[1]

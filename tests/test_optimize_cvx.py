@@ -68,6 +68,38 @@ def test_model_terms_by_hand(tiny1, objective):
     np.testing.assert_allclose(b, -D * (1 + lam) ** 2 * central_gradient(f_hand, x), rtol=1e-6, atol=1e-10)
 
 
+
+@pytest.mark.parametrize("objective", ["phi", "erho2"])
+def test_model_terms_are_the_negated_model_unscaled(tiny1, objective):
+    # the module docstring's model, built here from hand mean squares of the linearised scores X + Jδ:
+    # M(δ) = ∇MS_s(0)ᵀδ / n_t − (1/n_t + λ c_e) MS_st(δ) − λ c_t MS_t(δ); the QP must equal −(M(δ) − M(0))
+    # exactly (not 2× it), for any δ: both are quadratics in δ, so agreement at random δ of several scales
+    # checks Q and b. ∇MS_s is taken by central differences of MS_s along δ (MS_s is quadratic in δ, so
+    # central differences are exact up to rounding, ~1e-10 relative here)
+    j, _, _ = tiny1
+    p = Problem(j, 3, "discount", gain=[0, 1, 2], objective=objective)
+    x = p.normalise(np.array([3.0, 2.0, 1.0]))
+    f, lam, Q, b = model_terms(p, x)
+    X, J = p.scores_and_jacobian(x)
+    S, T = p.n_systems, p.n_topics
+    c_t, c_e = (1 / S, 1 - 1 / S) if objective == "phi" else (0.0, 1.0)
+
+    def ms(delta):
+        return mean_squares_by_hand(X + (J @ delta).reshape(S, T))
+
+    def model(delta, h=1e-5):
+        grad_s = (ms(h * delta)[0] - ms(-h * delta)[0]) / (2 * h)  # directional derivative of MS_s at 0
+        _, mst, mse = ms(delta)
+        return grad_s / T - (1 / T + lam * c_e) * mse - lam * c_t * mst
+
+    rng = np.random.default_rng(0)
+    for scale in (1e-3, 1e-2, 1e-1):
+        delta = scale * rng.standard_normal(p.n)
+        qp = 0.5 * delta @ Q @ delta + b @ delta
+        expected = -(model(delta) - model(np.zeros(p.n)))
+        # both sides ~scale·|b|; a quadratic's finite difference is exact to rounding (eps·MS/h ~ 1e-11)
+        assert qp == pytest.approx(expected, rel=1e-6, abs=1e-12)
+
 def test_solve_cvx_reaches_the_brute_force_optimum_and_kkt(tiny1):
     # nDCG@3 with linear gains: the feasible discounts d1 >= d2 >= d3 >= 0, sum 1, are the convex hull of
     # (1,0,0), (1/2,1/2,0), (1/3,1/3,1/3); a grid of step 1/400 over the hull's barycentric weights, with
