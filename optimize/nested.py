@@ -87,7 +87,7 @@ from ._threads import single_threaded_blas
 from gtheory.kit.signatures import keyword_only
 from gtheory.kit.params import REQUIRED_CUTOFF, integer, validate_params
 
-__all__ = ["recommend", "LAMBDAS", "MIN_SPLITS", "corrected_interval"]
+__all__ = ["recommend", "LAMBDAS", "MIN_SPLITS", "corrected_interval", "topics_to_decide"]
 
 #: seconds before the progress bar appears (work shorter than this shows none)
 _PROGRESS_DELAY = 2.0
@@ -618,6 +618,7 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
     phi_lo = _phi_n(p0 + lo, T) - phi_b if math.isfinite(lo) else math.nan
     phi_hi = _phi_n(p0 + hi, T) - phi_b if math.isfinite(hi) else math.nan
     saved = _need(p0, target) - _need(p0 + m, target)
+    to_decide = topics_to_decide(m, lo, T) if dec.decided and not dec.adopt else math.nan
     base_spec = measure_spec(gain, discount, cutoff, model.levels) or f"nDCG@{cutoff} with the given gain and discount"
     chosen = cands[dec.index]
     x = fitted[dec.index][0]
@@ -632,7 +633,7 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
         gv = tuple(float(v) for v in metrics.gain_vector(gain, model.levels))
         dv = tuple(float(v) for v in metrics.discount_vector(discount, int(cutoff), cutoff=int(cutoff)))
     verdict = _verdict(dec, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
-                       target, n_splits, min_wins, level)
+                       target, n_splits, min_wins, level, to_decide)
     kind = "standard" if chosen.kind in ("baseline", "standard") else chosen.kind
     tuning = tuning_from_vector(judged, cutoff, what, x, gain=gain, discount=discount, objective=objective,
                                 solver=("standard" if kind == "standard" else f"recommend:{kind}"),
@@ -648,8 +649,35 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
         diff_hi=hi, phi_n_baseline=phi_b, phi_n_adopted=phi_a, phi_n_diff=phi_a - phi_b, phi_n_lo=phi_lo,
         phi_n_hi=phi_hi, topics_saved=saved, splits_won=dec.wins, n_outer=dec.n_outer, n_seeds=len(runs),
         seed_decisions=tuple(dec.seed_decisions), agreement=dec.agreement, phi_meaning=PHI_MEANING,
-        base_gain=_jsonable_spec(gain), base_discount=_jsonable_spec(discount),
+        base_gain=_jsonable_spec(gain), base_discount=_jsonable_spec(discount), topics_to_decide=to_decide,
     )
+
+
+def topics_to_decide(diff: float, lo: float, n_topics: int) -> float:
+    r"""Topics at which a held-out gain of this size would clear its interval, if it held: the projection a
+    verdict that keeps gives for a positive but not reliable gain.
+
+    The corrected resampled interval of :func:`recommend` is :math:`\bar d \pm t\,s\sqrt{1/J + n_2/n_1}`
+    (Nadeau & Bengio 2003) with :math:`s^2` the variance of the per-split difference of Φ(1), which for a
+    configuration that is not refitted shrinks as :math:`1/n` with the number of topics :math:`n` (each split's
+    Φ(1) is estimated from :math:`n/2` topics); so the half-width :math:`h = \bar d - \ell` at ``n_topics``
+    becomes :math:`h\sqrt{n/n'}` at :math:`n'`, and the lower end reaches 0 at
+
+    .. math::  n' = n \left(\frac{\bar d - \ell}{\bar d}\right)^2 .
+
+    Tuned configurations' splits vary more with fewer topics than :math:`1/n` (their fits are noisier too), so
+    for them this is an overestimate (measured on the shared collections: the per-split standard deviation on
+    half the topics is 1.3–1.5× the whole collection's for fixed configurations, about :math:`\sqrt 2`, and up
+    to 1.8× for tuned ones; docs/should-i-tune.md). It assumes the mean gain stays what it is, which is the question
+    more topics would answer. NaN when the gain is not positive or the interval already excludes 0; the
+    result is rounded up to a whole topic.
+
+    >>> topics_to_decide(0.01, -0.01, 50)   # half-width twice the mean: four times the topics
+    200.0
+    """
+    if not (math.isfinite(diff) and math.isfinite(lo)) or diff <= 0 or lo > 0:
+        return math.nan
+    return float(math.ceil(n_topics * ((diff - lo) / diff) ** 2 - 1e-9))
 
 
 def _jsonable_spec(spec: Any) -> Any:
@@ -692,7 +720,7 @@ def _vectors_of(model, what: str, x: NDArray, gain: Any, discount: Any, cutoff: 
 
 
 def _verdict(dec: Decision, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
-             target, n_splits, min_wins, level) -> str:
+             target, n_splits, min_wins, level, to_decide: float = math.nan) -> str:
     """One paragraph: what to use, against what, the gain as Φ(T) and topics saved, one interval, what Φ means."""
     alt_label = fitted[dec.alternative][1]
     ev = (f"Φ({T}) on held-out topics {phi_b:.3f} → {phi_a:.3f} ({signed(phi_a - phi_b, 3)}, "
@@ -710,7 +738,12 @@ def _verdict(dec: Decision, cands, fitted, base_spec, measure, label, T, phi_b, 
         why = "no alternative came close"
     else:
         why = f"the best alternative, {alt_label}, is not reliably better"
-    return (f"keep {base_spec}: {why} — switching as these data suggest gives {ev}; {won}; {seeds}. "
+    more = ""
+    if math.isfinite(to_decide):  # the 1/√n projection (topics_to_decide); far beyond the data it is only an order
+        more = (f" If it held, a gain this size would be clear with about {to_decide:.0f} topics (now {T})."
+                if to_decide <= 10 * T else
+                f" If it held, a gain this size would need more than ten times these {T} topics to be clear.")
+    return (f"keep {base_spec}: {why} — switching as these data suggest gives {ev}; {won}; {seeds}.{more} "
             f"{PHI_MEANING}.")
 
 

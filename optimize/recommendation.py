@@ -32,6 +32,9 @@ Fields for presenting the decision (added with the baseline rule; every earlier 
 * ``n_seeds`` (int), ``seed_decisions`` (tuple of str: per seed, the candidate name it would switch to or
   ``"keep"``), ``agreement`` (int: seeds that reached the returned decision).
 * ``phi_meaning`` (str): one clause saying what Φ means, for a verdict's reader.
+* ``topics_to_decide`` (float): when keeping with a positive held-out gain whose interval includes 0, the
+  number of topics at which that interval would exclude 0 if the gain held (:func:`optimize.nested.topics_to_decide`:
+  the half-width narrowing as 1/√n); NaN otherwise.
 """
 from __future__ import annotations
 
@@ -137,6 +140,7 @@ class Recommendation(JsonResult):
     phi_meaning: str = ""
     base_gain: Any = None
     base_discount: Any = None
+    topics_to_decide: float = math.nan
 
     # ------------------------------------------------------------------ views
     @property
@@ -312,7 +316,7 @@ _FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs
 
 #: fields of the baseline rule written as JSON scalars
 _NEW_FLOATS = ("diff", "diff_lo", "diff_hi", "phi_n_baseline", "phi_n_adopted", "phi_n_diff", "phi_n_lo", "phi_n_hi",
-               "topics_saved")
+               "topics_saved", "topics_to_decide")
 _NEW_SCALARS = ("baseline", "decided", "measure", "alternative", "alternative_label", *_NEW_FLOATS, "splits_won",
                 "n_outer", "n_seeds", "agreement", "phi_meaning", "base_gain", "base_discount")
 _FLOATS = _FLOATS + ("diff_vs_baseline", "baseline_lo", "baseline_hi")
