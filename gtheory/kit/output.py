@@ -390,8 +390,15 @@ CSV_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
+def _formula(text: str) -> bool:
+    """Whether a spreadsheet would run ``text`` as a formula: it starts with a trigger and is not a plain number."""
+    return text.startswith(CSV_TRIGGERS) and not _NUMBER.fullmatch(text)
+
+
 def _safe_cell(v: Any) -> Any:
-    if isinstance(v, str) and v.startswith(CSV_TRIGGERS) and not _NUMBER.fullmatch(v):
+    # one more leading quote whenever what follows the leading quotes is formula text: "=x" → "'=x", and "'=x"
+    # (a name that really begins with a quote) → "''=x", so csv_unsafe can always remove exactly one (injective)
+    if isinstance(v, str) and _formula(v.lstrip("'")):
         return "'" + v
     return v
 
@@ -436,20 +443,20 @@ def csv_safe(obj: Any) -> Any:
 
 
 def csv_unsafe(cell: str) -> str:
-    """``cell`` as it was before :func:`csv_safe`: a ``'`` followed by a character of :data:`CSV_TRIGGERS`, where
-    the rest is not a plain decimal number, is the writer's neutralisation and is removed (``"'=run"`` → ``"=run"``,
-    ``"'-x"`` → ``"-x"``); every other cell is returned as it is (``"'-5"``, ``"'quoted"``, ``"run1"``), so
-    ``csv_unsafe(csv_safe(s)) == s`` for every string ``s`` that does not itself start with ``'`` and a trigger
-    character. Those few (``"'=x"``, which the writer leaves as it is) cannot be told from a neutralised ``"=x"`` and
-    are read as ``"=x"``: the spreadsheet convention, where a leading ``'`` is never part of the value.
+    """``cell`` as it was before :func:`csv_safe`: the writer adds one leading ``'`` to a cell whose text after its
+    leading quotes would run as a formula (``"=run"`` → ``"'=run"``, and a name that really begins with a quote,
+    ``"'=x"`` → ``"''=x"``), so one leading ``'`` is removed from exactly those cells (``"'=run"`` → ``"=run"``,
+    ``"''=x"`` → ``"'=x"``, ``"'-x"`` → ``"-x"``); every other cell is returned as it is (``"'-5"``, ``"'quoted"``,
+    ``"run1"``). Hence ``csv_unsafe(csv_safe(s)) == s`` for every string ``s``.
 
     The package's CSV readers (:func:`gtheory.read_scores`, hence every score file the command line reads) apply it
-    to their labels, so a file the package wrote reads back with the names it was written with.
+    to their labels, so a file the package wrote reads back with the names it was written with. (A hand-made file
+    whose cell is ``'=x`` reads as ``=x``: a leading ``'`` before formula text is the spreadsheet's text marker.)
 
-    >>> csv_unsafe("'=HYPERLINK(1)"), csv_unsafe("'@sys"), csv_unsafe("'-5"), csv_unsafe("'quoted")
-    ('=HYPERLINK(1)', '@sys', "'-5", "'quoted")
+    >>> csv_unsafe("'=HYPERLINK(1)"), csv_unsafe("'@sys"), csv_unsafe("'-5"), csv_unsafe("'quoted"), csv_unsafe("''=x")
+    ('=HYPERLINK(1)', '@sys', "'-5", "'quoted", "'=x")
     """
-    if len(cell) > 1 and cell[0] == "'" and cell[1] in CSV_TRIGGERS and not _NUMBER.fullmatch(cell[1:]):
+    if cell.startswith("'") and _formula(cell.lstrip("'")):
         return cell[1:]
     return cell
 
