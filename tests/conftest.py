@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import metrics
@@ -146,6 +147,20 @@ def _collection(name: str) -> Collection:
         pytest.skip(f"shared data not found at {SHARED}")
     files, qrels = run_files(name)
     return Collection(name, metrics.judge(files, qrels), qrels, tuple(files))
+
+
+@pytest.fixture(scope="session")
+def embedded_trec9() -> metrics.JudgedRuns:
+    """``metrics.load_trec9()`` (the TREC-9 judged-grade tensor shipped in the package), loaded once per session.
+
+    Its arrays are read-only, so a library function that writes into its input — or a test that edits the shared
+    object — fails loudly here instead of changing what later tests see. (``trec9`` is the same collection judged
+    from the shared run files, with its run and qrels paths.)"""
+    j = metrics.load_trec9()
+    for value in vars(j).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return j
 
 
 @pytest.fixture(scope="session")

@@ -54,14 +54,9 @@ def parse(markup: str) -> _Table:
 
 
 @pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
-@pytest.fixture(scope="module")
-def objects(trec9):
+def objects(embedded_trec9):
     """One instance of every public result type, built on small data."""
-    X = metrics.ndcg(trec9, cutoff=20)
+    X = metrics.ndcg(embedded_trec9, cutoff=20)
     g = gtheory.gstudy(X)
     rng = np.random.default_rng(0)
     df = pd.DataFrame([(p, i, r, rng.normal() + p) for p in range(5) for i in range(4) for r in range(3)],
@@ -69,10 +64,10 @@ def objects(trec9):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
         dg = gtheory.gstudy_design(df, "p x i x r")
-    small = trec9.subset(topics=list(range(10)))
+    small = embedded_trec9.subset(topics=list(range(10)))
     tuning = optimize.optimize_discount(small, gain="linear", cutoff=10, starts=1)
     dp = experiments.discriminative_power(X, n_resamples=50, top_k=8)
-    Y = metrics.ndcg(trec9, cutoff=10)
+    Y = metrics.ndcg(embedded_trec9, cutoff=10)
     conf = experiments.significance_confusion(X.iloc[:6], Y.iloc[:6], test="t")
     qrels = metrics.Qrels.from_frame(pd.DataFrame({"topic": ["1", "1", "2"], "docno": ["a", "b", "a"],
                                                     "grade": [0, 2, 1]}))
@@ -81,7 +76,7 @@ def objects(trec9):
         "CoefficientInterval": g.interval("phi", 50), "CoefficientInterval[]": g.interval("phi", [10, 50]),
         "DesignGStudy": dg, "DesignDStudy": dg.dstudy(), "Tuning": tuning,
         "DiscriminativePower": dp, "SignificanceConfusion": conf, "SweepGrid": experiments.SweepGrid.of(),
-        "JudgedRuns": trec9, "Qrels": qrels,
+        "JudgedRuns": embedded_trec9, "Qrels": qrels,
     }
 
 

@@ -10,19 +10,14 @@ import metrics
 from experiments._adopted import KEPT_BASELINE, Adopted, adopted_from, adopted_summary
 
 
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
-def test_adopted_from_a_recommendation_reproduces_its_ndcg(trec9):
+def test_adopted_from_a_recommendation_reproduces_its_ndcg(embedded_trec9):
     import optimize
 
-    rec = optimize.recommend(trec9, cutoff=10, what="discount", n_splits=2, seed=0, progress=False)
+    rec = optimize.recommend(embedded_trec9, cutoff=10, what="discount", n_splits=2, seed=0, progress=False)
     a = adopted_from(rec)
     assert (a.what, a.cutoff, a.switch) == ("discount", 10, rec.adopt)
     # independent path: the recommendation's own Tuning.ndcg
-    assert np.abs(a.ndcg(trec9).to_numpy() - rec.ndcg(trec9).to_numpy()).max() < 1e-12
+    assert np.abs(a.ndcg(embedded_trec9).to_numpy() - rec.ndcg(embedded_trec9).to_numpy()).max() < 1e-12
     # the baseline is recognised from the vectors, not from a name
     base = replace(a, gain=np.array([0.0, 2.0, 4.0]), discount=2.5 / np.log2(np.arange(2, 12)))
     assert adopted_from(_FakeRec(base)).is_baseline

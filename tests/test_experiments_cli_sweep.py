@@ -14,13 +14,8 @@ from experiments.cli import main
 
 
 @pytest.fixture(scope="module")
-def trec9() -> metrics.JudgedRuns:
-    return metrics.load_trec9()
-
-
-@pytest.fixture(scope="module")
-def small(trec9) -> metrics.JudgedRuns:
-    return trec9.subset(systems=range(0, 104, 3), topics=range(25))
+def small(embedded_trec9) -> metrics.JudgedRuns:
+    return embedded_trec9.subset(systems=range(0, 104, 3), topics=range(25))
 
 
 def test_cli_happy_path(tmp_path, capsys, small):

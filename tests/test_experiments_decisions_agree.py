@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pytest
 
-import metrics
 import optimize
 from experiments.report_study import ReportSettings, run_study
 from experiments.study import demo_study
@@ -18,11 +17,6 @@ from experiments.study import demo_study
 
 class _Stop(Exception):
     """Raised by the spy once the discount verdict is recorded."""
-
-
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
 
 
 def _discount_verdict(monkeypatch, entry) -> tuple[dict, optimize.Recommendation]:
@@ -44,10 +38,10 @@ def _discount_verdict(monkeypatch, entry) -> tuple[dict, optimize.Recommendation
     return seen[0]
 
 
-def test_demo_report_and_quick_report_decide_alike_on_trec9(monkeypatch, trec9):
-    demo_kw, demo = _discount_verdict(monkeypatch, lambda: demo_study(trec9, progress=False))
-    report_kw, report = _discount_verdict(monkeypatch, lambda: run_study(trec9, settings=ReportSettings.default()))
-    quick_kw, quick = _discount_verdict(monkeypatch, lambda: run_study(trec9, quick=True))
+def test_demo_report_and_quick_report_decide_alike_on_trec9(monkeypatch, embedded_trec9):
+    demo_kw, demo = _discount_verdict(monkeypatch, lambda: demo_study(embedded_trec9, progress=False))
+    report_kw, report = _discount_verdict(monkeypatch, lambda: run_study(embedded_trec9, settings=ReportSettings.default()))
+    quick_kw, quick = _discount_verdict(monkeypatch, lambda: run_study(embedded_trec9, quick=True))
 
     # the full demo and the full report: one decision, one configuration, one verdict as the user reads it
     assert demo.decided and report.decided

@@ -30,14 +30,9 @@ FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
 
 
 @pytest.fixture(scope="module")
-def trec9() -> JudgedRuns:
-    return metrics.load_trec9()
-
-
-@pytest.fixture(scope="module")
-def small(trec9) -> JudgedRuns:
+def small(embedded_trec9) -> JudgedRuns:
     """20 systems, all 50 topics: enough for rankings, fast enough for studies."""
-    return trec9.subset(systems=np.arange(0, 104, 5)[:20])
+    return embedded_trec9.subset(systems=np.arange(0, 104, 5)[:20])
 
 
 # ------------------------------------------------------------------------------------------- study
@@ -113,35 +108,35 @@ def test_study_errors(small):
 # ------------------------------------------------------------------------------------------- plots
 
 
-def test_tau_ap_variant_is_the_same_for_plain_and_condensed_lists(trec9):
+def test_tau_ap_variant_is_the_same_for_plain_and_condensed_lists(embedded_trec9):
     # nDCG@10 on TREC-9: the plain full-qrels means have a tie (103 distinct of 104), the condensed ones none.
     # Both curves must use the same variant ("b", since "a" needs an untied reference), and f = 1 gives
     # exactly tau_AP = 1.
-    plain = metrics.evaluate(trec9, "nDCG@10").to_numpy().mean(axis=1)
-    cond = metrics.evaluate(trec9, "nDCG@10", judged_only=True).to_numpy().mean(axis=1)
+    plain = metrics.evaluate(embedded_trec9, "nDCG@10").to_numpy().mean(axis=1)
+    cond = metrics.evaluate(embedded_trec9, "nDCG@10", judged_only=True).to_numpy().mean(axis=1)
     assert np.unique(plain).size < 104 == np.unique(cond).size
-    df = incompleteness_study(trec9, "nDCG@10", fractions=[1.0, 0.3], seeds=1, test=None)
+    df = incompleteness_study(embedded_trec9, "nDCG@10", fractions=[1.0, 0.3], seeds=1, test=None)
     assert set(df.judged_only) == {False, True} and set(df.tau_ap_variant) == {"b"}
     assert (df.loc[df.fraction == 1.0, "tau_ap"] == 1.0).all()
     assert df.tau_ap.between(-1.0, 1.0).all()
     # a measure without ties in either list type uses "a" for both
-    ap = incompleteness_study(trec9, "AP", fractions=[1.0], seeds=1, test=None)
+    ap = incompleteness_study(embedded_trec9, "AP", fractions=[1.0], seeds=1, test=None)
     assert set(ap.tau_ap_variant) == {"a"}
 
 
-def test_tau_ap_variant_sees_means_tied_in_exact_arithmetic(trec9):
+def test_tau_ap_variant_sees_means_tied_in_exact_arithmetic(embedded_trec9):
     # P@10 means are multiples of 1/500: two TREC-9 runs with the same number of relevant documents in their top 10
     # have equal means, but summed from different per-topic values the floats can differ in the last bits. The
     # study chose the variant with np.unique on the raw means ("a", untied) and tau_ap, which sees the tie, raised
     # "`a` must have no tied mean scores". Reference: the relevant counts, integers, with scipy's tau-b.
-    p10 = metrics.evaluate(trec9, "P@10").to_numpy()
+    p10 = metrics.evaluate(embedded_trec9, "P@10").to_numpy()
     hits = np.rint(p10 * 10).astype(int).sum(axis=1)
     means = p10.mean(axis=1)
     a, b = next((i, k) for i in range(len(hits)) for k in range(i + 1, len(hits))
                 if hits[i] == hits[k] and means[i] != means[k])
     rest = [i for i in range(len(hits)) if hits[i] != hits[a] and i not in (a, b)]
     rest = [i for n, i in enumerate(rest) if hits[i] not in hits[rest[:n]]][:6]  # distinct totals: one tie only
-    sub = trec9.subset(systems=[trec9.systems[i] for i in sorted([a, b, *rest])])
+    sub = embedded_trec9.subset(systems=[embedded_trec9.systems[i] for i in sorted([a, b, *rest])])
     df = incompleteness_study(sub, "P@10", fractions=[1.0, 0.5], seeds=[0], judged_only=False, test=None)
     assert list(df.tau_ap_variant) == ["b", "b"]
     assert df.tau_ap.iloc[0] == 1.0 and df.tau.iloc[0] == 1.0
@@ -165,13 +160,13 @@ def test_legacy_condensed_column_is_read_with_a_warning():
         pd.testing.assert_frame_equal(summarize_study(old), summarize_study(new))
 
 
-def test_metrics_reduce_qrels_is_the_experiments_one(trec9):
+def test_metrics_reduce_qrels_is_the_experiments_one(embedded_trec9):
     # the reduction is a JudgedRuns operation in metrics; experiments.reduce_qrels stays as its alias
-    a = metrics.reduce_qrels(trec9, 0.3, seed=2)
-    b = reduce_qrels(trec9, 0.3, seed=2)
+    a = metrics.reduce_qrels(embedded_trec9, 0.3, seed=2)
+    b = reduce_qrels(embedded_trec9, 0.3, seed=2)
     assert np.array_equal(a.grades, b.grades) and a.report["reduction"] == b.report["reduction"]
-    assert np.array_equal(metrics.reduction_mask(trec9, 0.3, seed=np.random.default_rng(2)),
-                          reduction_mask(trec9, 0.3, seed=np.random.default_rng(2)))
+    assert np.array_equal(metrics.reduction_mask(embedded_trec9, 0.3, seed=np.random.default_rng(2)),
+                          reduction_mask(embedded_trec9, 0.3, seed=np.random.default_rng(2)))
 
 
 def test_progress_true_prints_on_stderr(small, capsys):

@@ -22,14 +22,9 @@ from experiments import knee, reduce_qrels, tuned_stability_under_incompleteness
 
 
 @pytest.fixture(scope="module")
-def trec9() -> JudgedRuns:
-    return metrics.load_trec9()
-
-
-@pytest.fixture(scope="module")
-def small(trec9) -> JudgedRuns:
+def small(embedded_trec9) -> JudgedRuns:
     """20 systems, all 50 topics: enough for rankings, fast enough for studies."""
-    return trec9.subset(systems=np.arange(0, 104, 5)[:20])
+    return embedded_trec9.subset(systems=np.arange(0, 104, 5)[:20])
 
 
 def test_knee_hand_built():

@@ -16,11 +16,6 @@ from experiments.cli import main
 from experiments.report import IN_SAMPLE, asl_legend, run_study, write_report
 
 
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
 # `study` (tests/conftest.py): the quick study of the embedded TREC-9 data at nDCG@100 (all 50 topics; on seed 0 its
 # discount verdict switches to a tuned family and its gain verdict keeps the baseline; the tests hold for either).
 

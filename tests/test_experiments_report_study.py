@@ -15,11 +15,6 @@ from experiments.report_study import (IN_SAMPLE, PUBLISHED_TREC9, ReportSettings
                                       power_variants, run_study)
 
 
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
 # ------------------------------------------------------------------------------------------- settings
 def test_settings_validation():
     judged = metrics.load_trec9()
@@ -66,13 +61,13 @@ def test_run_study_refuses_what_is_not_judged_runs():
 
 
 # ------------------------------------------------------------------------------------------- the study
-def test_the_adopted_configuration_is_a_row_of_every_comparison(study, trec9):
+def test_the_adopted_configuration_is_a_row_of_every_comparison(study, embedded_trec9):
     a = study.adopted_for("discount")
     assert a is not None and study.adopted_for("gain") is not None
     # Table 1 (D-study) row: the G-study of the adopted nDCG, computed independently here
     import gtheory
 
-    g = gtheory.gstudy(a.ndcg(trec9))
+    g = gtheory.gstudy(a.ndcg(embedded_trec9))
     assert study.discount_table.loc["adopted", "phi"] == pytest.approx(g.phi(50), abs=1e-12)
     assert study.discount_table.loc["adopted", "topics_needed"] == g.topics_needed(0.95, "phi", level=None).n
     assert "adopted" in study.gain_table.index
@@ -166,8 +161,8 @@ def _rbp(k: int, p: float = 0.8) -> Adopted:
                    discount=p ** np.arange(k, dtype=float), verdict="adopt tuned discount rbp")
 
 
-def test_power_variants_name_the_adopted_and_the_baseline_once(trec9):
-    judged = trec9.subset(topics=list(range(12)))
+def test_power_variants_name_the_adopted_and_the_baseline_once(embedded_trec9):
+    judged = embedded_trec9.subset(topics=list(range(12)))
     joint = metrics.ndcg(judged, cutoff=20)
     kept = replace(_rbp(100), what="gain", label="linear", switch=False, is_baseline=True)
     v = power_variants(judged, [_rbp(100), kept], 20, joint)

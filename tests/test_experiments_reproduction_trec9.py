@@ -28,17 +28,12 @@ TABLE4_TOLERANCE = 0.02
 
 
 @pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
-@pytest.fixture(scope="module")
-def table4_means(trec9):
+def table4_means(embedded_trec9):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optimize.OptimizationWarning)
-        opt = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=100, starts=2)
-    scores = {d: metrics.ndcg(trec9, gain=[0, 1, 2], discount=d, cutoff=100) for d in DISCOUNTS}
-    scores["optimal"] = opt.ndcg(trec9)
+        opt = optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=100, starts=2)
+    scores = {d: metrics.ndcg(embedded_trec9, gain=[0, 1, 2], discount=d, cutoff=100) for d in DISCOUNTS}
+    scores["optimal"] = opt.ndcg(embedded_trec9)
     return {k: v.to_numpy().mean(axis=1) for k, v in scores.items()}
 
 
@@ -69,18 +64,18 @@ def test_table4_tolerance_is_twice_the_leave_one_run_out_spread(table4_means):
 
 
 @pytest.fixture(scope="module")
-def figure9_power(trec9):
+def figure9_power(embedded_trec9):
     # Fig. 9: nDCG@20, top 30 systems by mean, Sakai's paired bootstrap with B = 1000 (as the paper), seed 0;
     # (a) optimal gain + optimal discount (jointly tuned), (b) linear + log, (c) exponential + log,
     # (d) linear + linear
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optimize.OptimizationWarning)
-        joint = optimize.optimize_joint(trec9, cutoff=20, starts=2)
+        joint = optimize.optimize_joint(embedded_trec9, cutoff=20, starts=2)
     configs = {
-        "optimal": joint.ndcg(trec9),
-        "linear+log2": metrics.ndcg(trec9, gain="linear", discount="log2", cutoff=20),
-        "exponential+log2": metrics.ndcg(trec9, gain="exponential", discount="log2", cutoff=20),
-        "linear+linear": metrics.ndcg(trec9, gain="linear", discount="linear", cutoff=20),
+        "optimal": joint.ndcg(embedded_trec9),
+        "linear+log2": metrics.ndcg(embedded_trec9, gain="linear", discount="log2", cutoff=20),
+        "exponential+log2": metrics.ndcg(embedded_trec9, gain="exponential", discount="log2", cutoff=20),
+        "linear+linear": metrics.ndcg(embedded_trec9, gain="linear", discount="linear", cutoff=20),
     }
     return {k: experiments.discriminative_power(v, 0.05, n_resamples=1000, seed=0, top_k=30) for k, v in configs.items()}
 

@@ -129,21 +129,16 @@ def test_discount_families_hand_computed(toy, family, expected):
 
 
 # ------------------------------------------------------------------------------------------------- properties
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
-def test_scale_invariance_and_range(trec9):
-    a = ndcg(trec9, gain=[0, 1, 3], discount="zipf", cutoff=100).to_numpy()
-    b = ndcg(trec9, gain=[0, 10, 30], discount=7 * metrics.discount_vector("zipf", 100), cutoff=100).to_numpy()
+def test_scale_invariance_and_range(embedded_trec9):
+    a = ndcg(embedded_trec9, gain=[0, 1, 3], discount="zipf", cutoff=100).to_numpy()
+    b = ndcg(embedded_trec9, gain=[0, 10, 30], discount=7 * metrics.discount_vector("zipf", 100), cutoff=100).to_numpy()
     assert np.allclose(a, b, atol=1e-13)
     assert a.min() >= 0 and a.max() <= 1
 
 
-def test_vector_discount_equals_family(trec9):
-    a = ndcg(trec9, discount="log2", cutoff=20).to_numpy()
-    b = ndcg(trec9, discount=metrics.discount_vector("log2", 20)).to_numpy()
+def test_vector_discount_equals_family(embedded_trec9):
+    a = ndcg(embedded_trec9, discount="log2", cutoff=20).to_numpy()
+    b = ndcg(embedded_trec9, discount=metrics.discount_vector("log2", 20)).to_numpy()
     # a vector of length 20 means ranks > 20 weigh zero, for the run and the ideal alike: nDCG@20
     assert np.allclose(a, b, atol=1e-14)
 
@@ -174,17 +169,17 @@ def test_published_dl19_ndcg10(tmp_path):
         (dict(gain="squared"), "unknown gain family 'squared'"),
     ],
 )
-def test_errors(trec9, kwargs, message):
+def test_errors(embedded_trec9, kwargs, message):
     with pytest.raises(ValueError, match=message):
-        ndcg(trec9, **kwargs)
+        ndcg(embedded_trec9, **kwargs)
 
 
-def test_linear_discount_needs_its_k(trec9):
+def test_linear_discount_needs_its_k(embedded_trec9):
     """Without a cut-off the linear discount's k would depend on the other runs in the tensor: it must be explicit."""
     with pytest.raises(ValueError, match="linear discount .* needs its k"):
-        ndcg(trec9, discount="linear")
-    a = ndcg(trec9, discount="linear(k=50)", cutoff=50).to_numpy()
-    b = ndcg(trec9, discount="linear", cutoff=50).to_numpy()
+        ndcg(embedded_trec9, discount="linear")
+    a = ndcg(embedded_trec9, discount="linear(k=50)", cutoff=50).to_numpy()
+    b = ndcg(embedded_trec9, discount="linear", cutoff=50).to_numpy()
     assert np.array_equal(a, b)
 
 

@@ -25,11 +25,6 @@ from tiny_collection import synthetic  # noqa: E402
 FRACTIONS = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
 
 
-@pytest.fixture(scope="module")
-def trec9() -> JudgedRuns:
-    return metrics.load_trec9()
-
-
 def expected_kept(count: int, f: float, minimum: int) -> int:
     """Buckley & Voorhees / Bompada: min(count, max(minimum, ceil(f * count))), in plain Python."""
     need = math.ceil(round(f * count, 9))
@@ -60,9 +55,9 @@ def test_minimums_and_counts_synthetic(f):
 
 
 @pytest.mark.parametrize("f", [0.5, 0.1, 0.05])
-def test_minimums_and_counts_trec9(trec9, f):
-    r = reduce_qrels(trec9, f, seed=11)
-    R, N = trec9.n_relevant(), trec9.n_nonrelevant()
+def test_minimums_and_counts_trec9(embedded_trec9, f):
+    r = reduce_qrels(embedded_trec9, f, seed=11)
+    R, N = embedded_trec9.n_relevant(), embedded_trec9.n_nonrelevant()
     assert r.n_relevant().tolist() == [expected_kept(int(x), f, 1) for x in R]
     assert r.n_nonrelevant().tolist() == [expected_kept(int(x), f, 10) for x in N]
     assert (r.n_relevant() >= np.minimum(R, 1)).all() and (r.n_nonrelevant() >= np.minimum(N, 10)).all()
@@ -88,23 +83,23 @@ def test_relevance_level_moves_grade_1_to_nonrelevant():
     assert (m & (g >= 2)).sum() == 1 and (m & (g < 2)).sum() == 12
 
 
-def test_nested_across_fractions(trec9):
-    masks = reduction_mask(trec9, list(FRACTIONS), seed=5)
+def test_nested_across_fractions(embedded_trec9):
+    masks = reduction_mask(embedded_trec9, list(FRACTIONS), seed=5)
     for big, little in zip(masks[:-1], masks[1:]):
         assert (little <= big).all() and little.sum() < big.sum()
     # same through the tensors: judged positions at f = 0.1 are judged (same grade) at f = 0.3
-    r1, r3 = reduce_qrels(trec9, 0.1, seed=5), reduce_qrels(trec9, 0.3, seed=5)
+    r1, r3 = reduce_qrels(embedded_trec9, 0.1, seed=5), reduce_qrels(embedded_trec9, 0.3, seed=5)
     j1, j3 = r1.grades >= 0, r3.grades >= 0
     assert (j1 <= j3).all()
     assert np.array_equal(r1.levels[r1.grades[j1]], r3.levels[r3.grades[j1]])
-    assert np.array_equal(r3.levels[r3.grades[j3]], trec9.levels[trec9.grades[j3]])
+    assert np.array_equal(r3.levels[r3.grades[j3]], embedded_trec9.levels[embedded_trec9.grades[j3]])
 
 
-def test_proportions_close_to_f(trec9):
-    R, N = trec9.n_relevant(), trec9.n_nonrelevant()
+def test_proportions_close_to_f(embedded_trec9):
+    R, N = embedded_trec9.n_relevant(), embedded_trec9.n_nonrelevant()
     for f in (0.7, 0.5, 0.3, 0.1):
-        mask = reduction_mask(trec9, f, seed=2)
-        rel, non = per_topic_counts(trec9, mask)
+        mask = reduction_mask(embedded_trec9, f, seed=2)
+        rel, non = per_topic_counts(embedded_trec9, mask)
         big = R >= 50
         assert np.all(np.abs(np.array(rel)[big] / R[big] - f) <= 1 / R[big] + 1e-12)
         assert np.all(np.abs(np.array(non) / N - f) <= np.maximum(1 / N, 10 / N) + 1e-12)
@@ -127,21 +122,21 @@ def test_inclusion_is_uniform_within_a_stratum():
     assert scipy.stats.chi2.sf(chi2, df=200) > 1e-4
 
 
-def test_seeds_reproducible_and_distinct(trec9):
-    a = reduction_mask(trec9, 0.3, seed=7)
-    assert np.array_equal(a, reduction_mask(trec9, 0.3, seed=7))
-    assert np.array_equal(a, reduction_mask(trec9, 0.3, seed=np.random.default_rng(7)))
-    b = reduction_mask(trec9, 0.3, seed=8)
+def test_seeds_reproducible_and_distinct(embedded_trec9):
+    a = reduction_mask(embedded_trec9, 0.3, seed=7)
+    assert np.array_equal(a, reduction_mask(embedded_trec9, 0.3, seed=7))
+    assert np.array_equal(a, reduction_mask(embedded_trec9, 0.3, seed=np.random.default_rng(7)))
+    b = reduction_mask(embedded_trec9, 0.3, seed=8)
     assert not np.array_equal(a, b) and a.sum() == b.sum()
-    r1, r2 = reduce_qrels(trec9, 0.3, seed=7), reduce_qrels(trec9, 0.3, seed=7)
+    r1, r2 = reduce_qrels(embedded_trec9, 0.3, seed=7), reduce_qrels(embedded_trec9, 0.3, seed=7)
     assert np.array_equal(r1.grades, r2.grades) and np.array_equal(r1.doc_ids, r2.doc_ids)
 
 
-def test_fraction_one_is_identity(trec9):
-    r = reduce_qrels(trec9, 1.0, seed=3)
-    assert np.array_equal(r.grades, trec9.grades)
-    assert np.array_equal(r.doc_ids, trec9.doc_ids)
-    assert np.array_equal(r.qrels_level, trec9.qrels_level)
+def test_fraction_one_is_identity(embedded_trec9):
+    r = reduce_qrels(embedded_trec9, 1.0, seed=3)
+    assert np.array_equal(r.grades, embedded_trec9.grades)
+    assert np.array_equal(r.doc_ids, embedded_trec9.doc_ids)
+    assert np.array_equal(r.qrels_level, embedded_trec9.qrels_level)
     assert r.report["reduction"]["fraction"] == 1.0
 
 
@@ -156,9 +151,9 @@ def test_fraction_one_is_identity(trec9):
         (dict(fraction=0.5, seed="x"), TypeError, "`seed` must be a non-negative integer, None"),
     ],
 )
-def test_reduce_qrels_errors(trec9, kwargs, exc, match):
+def test_reduce_qrels_errors(embedded_trec9, kwargs, exc, match):
     with pytest.raises(exc, match=match):
-        reduce_qrels(trec9, **kwargs)
+        reduce_qrels(embedded_trec9, **kwargs)
 
 
 def test_reduce_qrels_rejects_non_tensor():

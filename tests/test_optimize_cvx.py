@@ -4,21 +4,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import metrics
 from optimize.objective import Problem
 from optimize.cvx import model_terms, solve_cvx
 from optimize.slsqp import solve_lbfgsb, solve_slsqp
 from tiny_collection import components_by_hand, mean_squares_by_hand, ndcg_by_hand, phi1_by_hand, tiny  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
-def test_gain_and_joint_solvers_agree(trec9):
+def test_gain_and_joint_solvers_agree(embedded_trec9):
     for what in ("gain", "joint"):
-        p = Problem(trec9, 20, what)
+        p = Problem(embedded_trec9, 20, what)
         x0 = p.normalise(np.ones(p.n))
         a, b = solve_slsqp(p, x0), solve_lbfgsb(p, x0)
         c = solve_cvx(p, x0)

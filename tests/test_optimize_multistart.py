@@ -13,13 +13,8 @@ from optimize.objective import Problem
 
 
 @pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
-@pytest.fixture(scope="module")
-def j(trec9):
-    return trec9
+def j(embedded_trec9):
+    return embedded_trec9
 
 
 def test_good_seeds_are_accepted(j):

@@ -11,11 +11,6 @@ from optimize.objective import Problem, stability_and_gradient
 from tiny_collection import fd_grad  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
 CASES = [
     ("discount", "phi", True), ("discount", "erho2", True), ("discount", "phi", False),
     ("gain", "phi", True), ("gain", "erho2", False), ("joint", "phi", True), ("joint", "erho2", False),
@@ -23,8 +18,8 @@ CASES = [
 
 
 @pytest.mark.parametrize("what,objective,monotone", CASES)
-def test_gradient_matches_finite_differences(trec9, what, objective, monotone):
-    p = Problem(trec9, 15, what, gain=[0, 1, 2], discount="log2", objective=objective,
+def test_gradient_matches_finite_differences(embedded_trec9, what, objective, monotone):
+    p = Problem(embedded_trec9, 15, what, gain=[0, 1, 2], discount="log2", objective=objective,
                 monotone_gain=monotone, monotone_discount=monotone)
     rng = np.random.default_rng(1)
     x = p.normalise(rng.random(p.n) + 0.2)
@@ -36,34 +31,34 @@ def test_gradient_matches_finite_differences(trec9, what, objective, monotone):
     assert np.max(np.abs(g - fd)) / np.max(np.abs(fd)) <= 1e-6
 
 
-def test_value_equals_public_metric_and_gstudy(trec9):
+def test_value_equals_public_metric_and_gstudy(embedded_trec9):
     # reference: metrics.ndcg (trec_eval-exact) -> gtheory.gstudy ratio
-    p = Problem(trec9, 30, "joint")
+    p = Problem(embedded_trec9, 30, "joint")
     x = p.normalise(np.random.default_rng(2).random(p.n) + 0.1)
     g, d = p.split(x)
-    X = metrics.ndcg(trec9, gain={float(l): float(v) for l, v in zip(p.levels, g)}, discount=d, cutoff=30).to_numpy()
+    X = metrics.ndcg(embedded_trec9, gain={float(l): float(v) for l, v in zip(p.levels, g)}, discount=d, cutoff=30).to_numpy()
     np.testing.assert_allclose(p.scores(x), X, rtol=0, atol=1e-13)
     gs = gtheory.gstudy(X)
     assert p.value(x) == pytest.approx(gs.phi(1), abs=1e-12)
 
 
-def test_unconstrained_gain_reorders_ideal(trec9):
+def test_unconstrained_gain_reorders_ideal(embedded_trec9):
     # with rel > hrel the ideal ranking puts grade-1 documents first, as metrics.ndcg does
-    p = Problem(trec9, 20, "gain", discount="log2", monotone_gain=False)
+    p = Problem(embedded_trec9, 20, "gain", discount="log2", monotone_gain=False)
     x = np.array([0.7, 0.3])
-    X = metrics.ndcg(trec9, gain={0.0: 0.0, 1.0: 0.7, 2.0: 0.3}, discount="log2", cutoff=20).to_numpy()
+    X = metrics.ndcg(embedded_trec9, gain={0.0: 0.0, 1.0: 0.7, 2.0: 0.3}, discount="log2", cutoff=20).to_numpy()
     np.testing.assert_allclose(p.scores(x), X, atol=1e-13)
     f, g = p.value_and_grad(x)
     np.testing.assert_allclose(g, fd_grad(p.value, x), rtol=1e-6, atol=1e-9)
 
 
 @pytest.mark.parametrize("what", ["gain", "joint"])
-def test_gradient_at_tied_gains_is_the_feasible_one_sided_derivative(trec9, what):
+def test_gradient_at_tied_gains_is_the_feasible_one_sided_derivative(embedded_trec9, what):
     # At g_1 = g_2 f has a kink (the ideal ranking's order of the two grades flips). The gradient
     # must be the derivative on the side the monotone constraint allows (g_2 > g_1): a solver
     # started at or reaching a tie would otherwise stop there (reviewer's case: L-BFGS-B stopped
     # at hrel/rel = 1 while the optimum is 1.0053, f lower by 9e-7).
-    p = Problem(trec9, 15, what, gain=[0, 1, 2], discount="zipf")
+    p = Problem(embedded_trec9, 15, what, gain=[0, 1, 2], discount="zipf")
     d = np.asarray(metrics.discount_vector("zipf", 15, cutoff=15))
     x = p.join(np.array([0.0, 0.5, 0.5]), d / d.sum())
     e = np.zeros(p.n)
@@ -78,11 +73,11 @@ def test_gradient_at_tied_gains_is_the_feasible_one_sided_derivative(trec9, what
     assert abs(fd_other - fd) > 0.1 * abs(fd)
 
 
-def test_solvers_agree_when_the_optimum_is_next_to_a_tie(trec9):
+def test_solvers_agree_when_the_optimum_is_next_to_a_tie(embedded_trec9):
     # reviewer's subset: the optimal hrel/rel ratio is 1.0053, just inside the monotone edge
     import optimize
 
-    sub = trec9.subset(topics=[0, 10, 12, 17, 21, 25, 29, 31, 33, 35, 42, 43, 46, 47, 48])
+    sub = embedded_trec9.subset(topics=[0, 10, 12, 17, 21, 25, 29, 31, 33, 35, 42, 43, 46, 47, 48])
     t = {s: optimize.optimize_gain(sub, discount="log2", cutoff=3, solver=s) for s in ("slsqp", "lbfgsb", "cvxpy")}
     f = [r.phi_1 for r in t.values()]
     assert max(f) - min(f) < 1e-10, f
@@ -99,13 +94,13 @@ def test_stability_gradient_against_gtheory():
         np.testing.assert_allclose(W.ravel(), fd, rtol=1e-6, atol=1e-10)
 
 
-def test_problem_refusals(trec9):
+def test_problem_refusals(embedded_trec9):
     with pytest.raises(ValueError, match="`cutoff` must be an integer >= 1"):
-        Problem(trec9, 0)
+        Problem(embedded_trec9, 0)
     with pytest.raises(ValueError, match="`what` must be"):
-        Problem(trec9, 10, "both")
+        Problem(embedded_trec9, 10, "both")
     with pytest.raises(ValueError, match="`objective` must be"):
-        Problem(trec9, 10, objective="tau")
+        Problem(embedded_trec9, 10, objective="tau")
     with pytest.raises(TypeError, match="metrics.JudgedRuns"):
         Problem(np.zeros((3, 3, 3)), 10)
 
@@ -119,27 +114,27 @@ def test_problem_refusals(trec9):
     (dict(what="discount", gain=[0, -1, 2]), "fixed gains must be non-negative"),
     (dict(what="discount", gain=[1, 1, 2]), "non-relevant grade must be 0.*0: 1, 1: 1, 2: 2"),
 ])
-def test_problem_refuses_degenerate_fixed_parts(trec9, kwargs, match):
+def test_problem_refuses_degenerate_fixed_parts(embedded_trec9, kwargs, match):
     # each of these used to tune something else than asked (nDCG@2 for a 2-weight discount; gains
     # reported 0 for grade 0 while grade 0 scored) or to report "indistinguishable systems"
     with pytest.raises(ValueError, match=match):
-        Problem(trec9, 10, **kwargs)
+        Problem(embedded_trec9, 10, **kwargs)
 
 
-def test_problem_refuses_a_cutoff_deeper_than_the_data(trec9):
+def test_problem_refuses_a_cutoff_deeper_than_the_data(embedded_trec9):
     # TREC-9 lists hold 1000 ranks and no topic has more relevant documents: ranks 1001.. would get
     # whatever weights the starting point left there (9 % of the mass at cutoff 1200)
     with pytest.raises(ValueError, match=r"`cutoff` 1200 is deeper than the runs \(1000 ranks\).*at most 1000"):
-        Problem(trec9, 1200, "discount", gain=[0, 1, 2])
+        Problem(embedded_trec9, 1200, "discount", gain=[0, 1, 2])
     with pytest.raises(ValueError, match="deeper than the runs"):
-        Problem(trec9, 1001, "joint")
-    assert Problem(trec9, 1200, "gain", discount="log2").cutoff == 1200  # a fixed discount may go deeper
-    assert Problem(trec9, 1000, "discount", gain=[0, 1, 2]).n == 1000
+        Problem(embedded_trec9, 1001, "joint")
+    assert Problem(embedded_trec9, 1200, "gain", discount="log2").cutoff == 1200  # a fixed discount may go deeper
+    assert Problem(embedded_trec9, 1000, "discount", gain=[0, 1, 2]).n == 1000
 
 
-def test_problem_flags_must_be_booleans(trec9):
+def test_problem_flags_must_be_booleans(embedded_trec9):
     with pytest.raises(TypeError, match="`monotone_discount` must be True or False; got 'no'"):
-        Problem(trec9, 10, monotone_discount="no")
+        Problem(embedded_trec9, 10, monotone_discount="no")
     with pytest.raises(TypeError, match="`judged_only` must be True or False"):
-        Problem(trec9, 10, judged_only=1)
-    assert Problem(trec9, 10, monotone_gain=np.bool_(False)).monotone_gain is False
+        Problem(embedded_trec9, 10, judged_only=1)
+    assert Problem(embedded_trec9, 10, monotone_gain=np.bool_(False)).monotone_gain is False

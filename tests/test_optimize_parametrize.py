@@ -17,11 +17,6 @@ from tiny_collection import fd_grad  # noqa: E402
 _finite = arrays(np.float64, st.integers(1, 12), elements=st.floats(-10, 10, allow_nan=False))
 
 
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
 def test_increments_by_hand():
     # u_j = d_j - d_{j+1} with d_{k+1} = 0; v_i = g_i - g_{i-1} with g_0 = 0 (module docstring)
     np.testing.assert_allclose(discount_to_increments([0.5, 0.3, 0.2]), [0.2, 0.1, 0.2], atol=1e-15)
@@ -82,8 +77,8 @@ def test_pullback_is_the_transpose_of_to_x(what, monotone):
         np.testing.assert_array_equal(par.to_x(z), z)
 
 
-def test_parametrization_chain_rule(trec9):
-    p = Problem(trec9, 12, "joint")
+def test_parametrization_chain_rule(embedded_trec9):
+    p = Problem(embedded_trec9, 12, "joint")
     par = Parametrization(p)
     x = p.normalise(np.r_[np.sort(np.random.default_rng(4).random(12))[::-1], 0.3, 0.7])
     z = par.to_z(x)

@@ -19,26 +19,21 @@ import optimize
 from experiments.published import PUBLISHED_TREC9 as PUB
 
 
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
 def _needed(j, gain, discount, target):
     X = metrics.ndcg(j, gain=gain, discount=discount, cutoff=100).to_numpy()
     return gtheory.gstudy(X).topics_needed(target, level=None).n
 
 
 @pytest.fixture(scope="module")
-def opt_discount(trec9):
-    return optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=100, starts=2)
+def opt_discount(embedded_trec9):
+    return optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=100, starts=2)
 
 
-def test_table1_topics_needed_matches_phi_0_90(trec9, opt_discount):
+def test_table1_topics_needed_matches_phi_0_90(embedded_trec9, opt_discount):
     published = PUB["table1_topics_needed"]
-    ours90 = {d: _needed(trec9, [0, 1, 2], d, 0.90) for d in ("zipf", "linear", "log2")}
+    ours90 = {d: _needed(embedded_trec9, [0, 1, 2], d, 0.90) for d in ("zipf", "linear", "log2")}
     ours90["optimal"] = opt_discount.topics_needed(0.90).n
-    ours95 = {d: _needed(trec9, [0, 1, 2], d, 0.95) for d in ("zipf", "linear", "log2")}
+    ours95 = {d: _needed(embedded_trec9, [0, 1, 2], d, 0.95) for d in ("zipf", "linear", "log2")}
     ours95["optimal"] = opt_discount.topics_needed(0.95).n
     for k, v in published.items():
         assert abs(ours90[k] - v) <= 3, (k, ours90[k], v)
@@ -47,30 +42,30 @@ def test_table1_topics_needed_matches_phi_0_90(trec9, opt_discount):
 
 
 @pytest.mark.parametrize("k", sorted(PUB["table2_gain_ratio"]))
-def test_table2_gain_ratios(trec9, k):
+def test_table2_gain_ratios(embedded_trec9, k):
     unc, con, joint = (PUB["table2_gain_ratio"][k][c] for c in ("unconstrained", "constrained", "joint"))
 
     def close(ours, pub):
         return round(ours, 1) == pub or abs(ours - pub) <= 0.06
 
-    u = optimize.optimize_gain(trec9, discount="log2", cutoff=k, monotone=False, starts=2)
-    c = optimize.optimize_gain(trec9, discount="log2", cutoff=k, starts=2)
-    jt = optimize.optimize_joint(trec9, cutoff=k, starts=2)
+    u = optimize.optimize_gain(embedded_trec9, discount="log2", cutoff=k, monotone=False, starts=2)
+    c = optimize.optimize_gain(embedded_trec9, discount="log2", cutoff=k, starts=2)
+    jt = optimize.optimize_joint(embedded_trec9, cutoff=k, starts=2)
     assert close(u.gain_ratios[2.0], unc) and close(c.gain_ratios[2.0], con)
     assert close(jt.gain_ratios[2.0], joint), jt.gain_ratios
     assert c.n_agree == 2 and jt.success
 
 
-def test_table3_gain_efficiency(trec9):
+def test_table3_gain_efficiency(embedded_trec9):
     published = PUB["table3_topics_needed"]
     for g, v in published.items():
         if g == "optimal":
             continue
-        assert abs(_needed(trec9, g, "log2", 0.90) - v) <= 3
-    t = optimize.optimize_gain(trec9, discount="log2", cutoff=100, starts=2)
+        assert abs(_needed(embedded_trec9, g, "log2", 0.90) - v) <= 3
+    t = optimize.optimize_gain(embedded_trec9, discount="log2", cutoff=100, starts=2)
     # the paper's optimal (30) needs more topics than its linear (29) — impossible in sample;
     # ours never needs more than the standard gains
-    assert t.topics_needed(0.90).n <= _needed(trec9, "linear", "log2", 0.90)
+    assert t.topics_needed(0.90).n <= _needed(embedded_trec9, "linear", "log2", 0.90)
     assert abs(t.topics_needed(0.90).n - published["optimal"]) <= 3
 
 
@@ -83,6 +78,6 @@ def test_figure2_optimal_discount_flatter_than_log(opt_discount):
     assert ratio[9] >= 0.3 and np.ptp(ratio[10:]) < 0.05   # top ~10 ranks matter, the rest nearly constant
 
 
-def test_figure3_unconstrained_not_monotone(trec9):
-    u = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=20, monotone=False, starts=2)
+def test_figure3_unconstrained_not_monotone(embedded_trec9):
+    u = optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=20, monotone=False, starts=2)
     assert np.sum(np.diff(u.discount) > 1e-6) >= 3

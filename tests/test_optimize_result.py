@@ -20,8 +20,8 @@ _NEG_FINAL = dict(systems=[47, 52, 77, 98], topics=[12, 15, 45])
 
 
 @pytest.fixture(scope="module")
-def j():
-    return metrics.load_trec9()
+def j(embedded_trec9):
+    return embedded_trec9
 
 
 @pytest.fixture(scope="module")

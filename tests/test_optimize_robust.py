@@ -15,17 +15,12 @@ from tiny_collection import ndcg_by_hand, phi1_by_hand, tiny  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
+def j(embedded_trec9):
+    return embedded_trec9
 
 
-@pytest.fixture(scope="module")
-def j(trec9):
-    return trec9
-
-
-def test_minimax_over_collections(trec9):
-    a, b = trec9.subset(topics=np.arange(25)), trec9.subset(topics=np.arange(25, 50))
+def test_minimax_over_collections(embedded_trec9):
+    a, b = embedded_trec9.subset(topics=np.arange(25)), embedded_trec9.subset(topics=np.arange(25, 50))
     t = optimize.optimize_minimax([a, b], what="joint", cutoffs=10, labels=["A", "B"], starts=2)
     fa = optimize.optimize_joint(a, cutoff=10, starts=2).phi_1
     fb = optimize.optimize_joint(b, cutoff=10, starts=2).phi_1
@@ -40,11 +35,11 @@ def test_minimax_over_collections(trec9):
     assert t.gstudy.phi(1) == pytest.approx(worst, abs=1e-10)
 
 
-def test_minimax_over_cutoffs_shares_one_discount(trec9):
-    t = optimize.optimize_minimax(trec9, what="discount", cutoffs=[10, 30], gain=[0, 1, 2], starts=1)
+def test_minimax_over_cutoffs_shares_one_discount(embedded_trec9):
+    t = optimize.optimize_minimax(embedded_trec9, what="discount", cutoffs=[10, 30], gain=[0, 1, 2], starts=1)
     assert t.discount.size == 30 and abs(t.discount.sum() - 1) < 1e-12
     for p in t.per_problem:
-        X = metrics.ndcg(trec9, gain=[0, 1, 2], discount=t.discount, cutoff=p["cutoff"]).to_numpy()
+        X = metrics.ndcg(embedded_trec9, gain=[0, 1, 2], discount=t.discount, cutoff=p["cutoff"]).to_numpy()
         assert gtheory.gstudy(X).phi(1) == pytest.approx(p["fun"], abs=1e-10)
 
 

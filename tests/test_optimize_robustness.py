@@ -11,8 +11,8 @@ import optimize
 
 
 @pytest.fixture(scope="module")
-def j():
-    return metrics.load_trec9()
+def j(embedded_trec9):
+    return embedded_trec9
 
 
 def test_a_generator_seeds_recommend_and_the_bootstrap(j):

@@ -16,13 +16,8 @@ from optimize.slsqp import make_feasible, solve_lbfgsb, solve_slsqp
 from tiny_collection import ndcg_by_hand, phi1_by_hand, tiny  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
-
-
-def test_analytic_gradient_path_uses_no_finite_differences(trec9):
-    p = Problem(trec9, 30, "discount", gain=[0, 1, 2])
+def test_analytic_gradient_path_uses_no_finite_differences(embedded_trec9):
+    p = Problem(embedded_trec9, 30, "discount", gain=[0, 1, 2])
     r = solve_slsqp(p, p.normalise(np.ones(30)))
     fd = solve_slsqp(p, p.normalise(np.ones(30)), jac=False)
     assert 0 < r.njev <= r.nfev < fd.nfev / 10  # gradients only at iterates; FD needs n + 1 values each
@@ -31,10 +26,10 @@ def test_analytic_gradient_path_uses_no_finite_differences(trec9):
 
 @pytest.mark.parametrize("what,k,monotone", [("discount", 100, True), ("gain", 100, True), ("joint", 20, True),
                                              ("discount", 30, False), ("joint", 10, False)])
-def test_slsqp_formulations_reach_the_same_optimum(trec9, what, k, monotone):
+def test_slsqp_formulations_reach_the_same_optimum(embedded_trec9, what, k, monotone):
     # "anchored" (default), "reduced", "paper" (Fig. 1 literally) and "increments" describe one
     # problem; reference: the literal paper form. Tolerance 1e-10 in Φ(1): all stop on Δf < 1e-12.
-    p = Problem(trec9, k, what, gain=[0, 1, 2], monotone_gain=monotone, monotone_discount=monotone)
+    p = Problem(embedded_trec9, k, what, gain=[0, 1, 2], monotone_gain=monotone, monotone_discount=monotone)
     x0 = p.normalise(np.ones(p.n))
     runs = {f: solve_slsqp(p, x0, formulation=f) for f in ("anchored", "reduced", "paper", "increments")}
     for f in ("anchored", "reduced", "paper"):
@@ -47,16 +42,16 @@ def test_slsqp_formulations_reach_the_same_optimum(trec9, what, k, monotone):
     assert runs["anchored"].solver == "slsqp" and runs["reduced"].solver == "slsqp[reduced]"
     # the default path's Φ(1) recomputed independently with metrics.ndcg + gtheory.gstudy
     g, d = p.split(runs["anchored"].x)
-    X = metrics.ndcg(trec9, gain={float(l): float(v) for l, v in zip(p.levels, g)}, discount=d, cutoff=k).to_numpy()
+    X = metrics.ndcg(embedded_trec9, gain={float(l): float(v) for l, v in zip(p.levels, g)}, discount=d, cutoff=k).to_numpy()
     assert gtheory.gstudy(X).phi(1) == pytest.approx(runs["anchored"].fun, abs=1e-12)
 
 
-def test_anchored_formulation_holds_the_top_value_and_rescales(trec9):
+def test_anchored_formulation_holds_the_top_value_and_rescales(embedded_trec9):
     # the anchor (top-rank discount, top-grade gain) is fixed at its projected start value during
     # the solve; the reported x sums to 1 per block, and the start's scale does not matter
     from optimize.slsqp import _anchored, make_feasible
 
-    p = Problem(trec9, 12, "joint", gain=[0, 1, 2])
+    p = Problem(embedded_trec9, 12, "joint", gain=[0, 1, 2])
     x0 = make_feasible(p, p.normalise(np.r_[np.linspace(2, 1, 12), 1.0, 3.0]))
     A_eq, b_eq, A_in = p.linear_constraints()
     base, free, A_eq2, _, A_in2, b_in2, bounds = _anchored(p, x0, A_eq, b_eq, A_in)
@@ -94,8 +89,8 @@ def test_anchored_with_nothing_to_optimise_returns_the_start(tmp_path):
     assert r.fun == pytest.approx(p.value(np.array([1.0])))
 
 
-def test_default_formulation_converges_cleanly_from_every_start(trec9):
-    p = Problem(trec9, 100, "discount", gain=[0, 1, 2])
+def test_default_formulation_converges_cleanly_from_every_start(embedded_trec9):
+    p = Problem(embedded_trec9, 100, "discount", gain=[0, 1, 2])
     from optimize.multistart import starting_points
 
     vals = []
@@ -108,8 +103,8 @@ def test_default_formulation_converges_cleanly_from_every_start(trec9):
     assert max(vals) - min(vals) < 1e-10
 
 
-def test_formulation_argument_error(trec9):
-    p = Problem(trec9, 10, "discount", gain=[0, 1, 2])
+def test_formulation_argument_error(embedded_trec9):
+    p = Problem(embedded_trec9, 10, "discount", gain=[0, 1, 2])
     with pytest.raises(ValueError, match="`formulation` must be one of"):
         solve_slsqp(p, np.full(10, 0.1), formulation="fig1")
 
@@ -161,8 +156,8 @@ def test_gain_optimum_against_a_brute_force_grid(solve):
     assert r.fun == pytest.approx(phi1_by_hand(ndcg_by_hand(G, ideal, [0, *r.x], d)), abs=1e-12)
 
 
-def test_lbfgsb_result_is_labelled_and_feasible(trec9):
-    p = Problem(trec9, 10, "discount", gain=[0, 1, 2])
+def test_lbfgsb_result_is_labelled_and_feasible(embedded_trec9):
+    p = Problem(embedded_trec9, 10, "discount", gain=[0, 1, 2])
     r = solve_lbfgsb(p, np.linspace(2, 1, 10))
     assert r.solver == "lbfgsb" and r.success and p.violation(r.x) <= 1e-9
     assert r.njev > 0 and r.nfev >= r.njev

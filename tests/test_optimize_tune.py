@@ -18,18 +18,13 @@ from tiny_collection import ndcg_by_hand, phi1_by_hand, tiny  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
+def j(embedded_trec9):
+    return embedded_trec9
 
 
 @pytest.fixture(scope="module")
-def j(trec9):
-    return trec9
-
-
-@pytest.fixture(scope="module")
-def discount100(trec9):
-    return {s: optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=100, solver=s, starts=2)
+def discount100(embedded_trec9):
+    return {s: optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=100, solver=s, starts=2)
             for s in ("slsqp", "lbfgsb", "cvxpy")}
 
 
@@ -46,7 +41,7 @@ def test_solvers_agree_at_cutoff_100(discount100):
         assert t.success and t.n_agree == t.starts == 2
 
 
-def test_optimum_feasible_and_verified_by_public_path(trec9, discount100):
+def test_optimum_feasible_and_verified_by_public_path(embedded_trec9, discount100):
     for t in discount100.values():
         d = t.discount
         assert abs(d.sum() - 1) <= 1e-9 and d.min() >= -1e-9 and np.all(np.diff(d) <= 1e-9)
@@ -57,61 +52,61 @@ def test_optimum_feasible_and_verified_by_public_path(trec9, discount100):
         assert t.topics_needed(0.9, "erho2").n == t.gstudy.topics_needed(0.9, "erho2", level=None).n
 
 
-def test_optimum_beats_standard_discounts_and_is_stationary(trec9, discount100):
+def test_optimum_beats_standard_discounts_and_is_stationary(embedded_trec9, discount100):
     t = discount100["slsqp"]
     for disc in ("log2", "zipf", "linear", "none"):
-        X = metrics.ndcg(trec9, gain=[0, 1, 2], discount=disc, cutoff=100).to_numpy()
+        X = metrics.ndcg(embedded_trec9, gain=[0, 1, 2], discount=disc, cutoff=100).to_numpy()
         assert gtheory.gstudy(X).phi(1) < t.phi_1
     # no feasible direction improves: random feasible perturbations do not increase f
-    p = Problem(trec9, 100, "discount", gain=[0, 1, 2])
+    p = Problem(embedded_trec9, 100, "discount", gain=[0, 1, 2])
     rng = np.random.default_rng(0)
     for _ in range(20):
         y = np.sort(rng.dirichlet(np.ones(100)))[::-1]
         assert p.value((1 - 1e-3) * t.discount + 1e-3 * y) <= t.phi_1 + 1e-12
 
 
-def test_json_round_trip_and_evaluation(trec9, tmp_path):
-    t = optimize.optimize_gain(trec9, discount="log2", cutoff=10, starts=2)
+def test_json_round_trip_and_evaluation(embedded_trec9, tmp_path):
+    t = optimize.optimize_gain(embedded_trec9, discount="log2", cutoff=10, starts=2)
     path = tmp_path / "t.json"
     t.to_json(str(path))
     u = optimize.Tuning.from_json(str(path))
     np.testing.assert_array_equal(u.gain, t.gain)
     np.testing.assert_array_equal(u.discount, t.discount)
     assert u.phi() == t.phi() and u.topics_needed(0.95).n == t.topics_needed(0.95).n
-    assert u.evaluate(trec9).phi() == pytest.approx(t.phi(), abs=1e-10)
-    half = trec9.subset(topics=np.arange(25))
-    np.testing.assert_allclose(u.ndcg(half).to_numpy(), t.ndcg(trec9).to_numpy()[:, :25], atol=1e-15)
+    assert u.evaluate(embedded_trec9).phi() == pytest.approx(t.phi(), abs=1e-10)
+    half = embedded_trec9.subset(topics=np.arange(25))
+    np.testing.assert_allclose(u.ndcg(half).to_numpy(), t.ndcg(embedded_trec9).to_numpy()[:, :25], atol=1e-15)
     with pytest.raises(ValueError, match="loaded from JSON"):
         u.gstudy
     with pytest.raises(ValueError, match="not a gtheory"):
         optimize.Tuning.from_json('{"what": "gain"}')
 
 
-def test_failure_is_reported_and_strict_raises(trec9, monkeypatch):
+def test_failure_is_reported_and_strict_raises(embedded_trec9, monkeypatch):
     import optimize.tune as tune
 
     real = tune.solve_slsqp
     monkeypatch.setattr(tune, "solve_slsqp", lambda p, x0: real(p, x0, maxiter=1))
     with pytest.warns(optimize.OptimizationWarning, match="did not converge"):
-        t = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=30, solver="slsqp", starts=1)
+        t = optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=30, solver="slsqp", starts=1)
     assert not t.success and "Iteration limit" in t.message
     with pytest.raises(optimize.OptimizationError):
-        optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=30, solver="slsqp", starts=1, strict=True)
+        optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=30, solver="slsqp", starts=1, strict=True)
 
 
-def test_unconstrained_discount_not_monotone_and_at_least_as_stable(trec9):
-    c = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=20, starts=2)
-    u = optimize.optimize_discount(trec9, gain=[0, 1, 2], cutoff=20, monotone=False, starts=2)
+def test_unconstrained_discount_not_monotone_and_at_least_as_stable(embedded_trec9):
+    c = optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=20, starts=2)
+    u = optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=20, monotone=False, starts=2)
     assert u.phi_1 >= c.phi_1 - 1e-12
     assert np.sum(np.diff(u.discount) > 1e-6) >= 3  # Fig. 3: fluctuates with rank
     assert u.gstudy.phi() == pytest.approx(u.phi(), abs=1e-10)
 
 
-def test_argument_errors(trec9):
+def test_argument_errors(embedded_trec9):
     with pytest.raises(ValueError, match="`solver` must be"):
-        optimize.optimize_discount(trec9, cutoff=10, solver="newton")
+        optimize.optimize_discount(embedded_trec9, cutoff=10, solver="newton")
     with pytest.raises(ValueError, match="`starts` must be"):
-        optimize.optimize_discount(trec9, cutoff=10, starts=0)
+        optimize.optimize_discount(embedded_trec9, cutoff=10, starts=0)
 
 
 # ----------------------------------------------------------------- SLSQP formulations, BLAS threads
@@ -124,8 +119,8 @@ _NEG_SUB = dict(systems=[22, 23, 33, 48, 92], topics=[7, 11, 19, 21, 25, 31])
 _NEG_FINAL = dict(systems=[47, 52, 77, 98], topics=[12, 15, 45])
 
 
-def test_intermediate_gstudies_do_not_warn(trec9):
-    sub = trec9.subset(**_NEG_SUB)
+def test_intermediate_gstudies_do_not_warn(embedded_trec9):
+    sub = embedded_trec9.subset(**_NEG_SUB)
     X = metrics.ndcg(sub, gain=[0, 1, 2], discount="log2", cutoff=20).to_numpy()
     with pytest.warns(gtheory.NegativeVarianceWarning):  # the data does produce negative estimates
         gtheory.gstudy(X)
@@ -150,8 +145,8 @@ def test_intermediate_gstudies_do_not_warn(trec9):
     assert cv[["clipped_system", "clipped_topic"]].to_numpy().any()
 
 
-def test_final_configuration_warns_once_and_records(trec9):
-    sub = trec9.subset(**_NEG_FINAL)
+def test_final_configuration_warns_once_and_records(embedded_trec9):
+    sub = embedded_trec9.subset(**_NEG_FINAL)
     with pytest.warns(gtheory.NegativeVarianceWarning, match="tuned nDCG@10") as rec:
         t = optimize.optimize_gain(sub, discount="log2", cutoff=10, starts=2)
     assert len([w for w in rec if issubclass(w.category, gtheory.NegativeVarianceWarning)]) == 1

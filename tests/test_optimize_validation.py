@@ -13,17 +13,12 @@ from tiny_collection import ndcg_by_hand, phi_n_by_hand, tiny  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def trec9():
-    return metrics.load_trec9()
+def j(embedded_trec9):
+    return embedded_trec9
 
 
-@pytest.fixture(scope="module")
-def j(trec9):
-    return trec9
-
-
-def test_cross_validate_is_tidy_and_honest(trec9):
-    cv = optimize.cross_validate(trec9, what="discount", cutoff=20, n_splits=2, starts=1, seed=3)
+def test_cross_validate_is_tidy_and_honest(embedded_trec9):
+    cv = optimize.cross_validate(embedded_trec9, what="discount", cutoff=20, n_splits=2, starts=1, seed=3)
     assert set(cv.columns) >= {"split", "config", "part", "phi", "erho2", "topics_needed_phi", "n_topics"}
     assert len(cv) == 2 * 4 * 2 and cv["success"].all()
     tr = cv[cv.part == "train"].pivot(index="split", columns="config", values="phi_1")
@@ -31,19 +26,19 @@ def test_cross_validate_is_tidy_and_honest(trec9):
     assert (tr["tuned"] >= tr[["log2", "zipf", "linear"]].max(axis=1) - 1e-12).all()
     assert (cv[cv.part == "test"]["n_topics"] == 25).all()
     with pytest.raises(ValueError, match="`n_splits` must be"):
-        optimize.cross_validate(trec9, n_splits=0)
+        optimize.cross_validate(embedded_trec9, n_splits=0)
 
 
-def test_cross_validate_row_matches_an_independent_computation(trec9):
+def test_cross_validate_row_matches_an_independent_computation(embedded_trec9):
     # reference for one split: tune with optimize_discount on judged.subset(topics=train), score the
     # held-out topics with metrics.ndcg and gtheory.gstudy — the public path, outside cross_validate
-    cv = optimize.cross_validate(trec9, what="discount", cutoff=100, gain=[0, 1, 2], n_splits=2, seed=5, starts=2)
+    cv = optimize.cross_validate(embedded_trec9, what="discount", cutoff=100, gain=[0, 1, 2], n_splits=2, seed=5, starts=2)
     rng = np.random.default_rng(5)
     for split in range(2):
-        perm = rng.permutation(trec9.n_topics)  # the documented split rule: first half tunes
+        perm = rng.permutation(embedded_trec9.n_topics)  # the documented split rule: first half tunes
         train, test = np.sort(perm[:25]), np.sort(perm[25:])
-        t = optimize.optimize_discount(trec9.subset(topics=train), gain=[0, 1, 2], cutoff=100, starts=2, seed=5)
-        held = trec9.subset(topics=test)
+        t = optimize.optimize_discount(embedded_trec9.subset(topics=train), gain=[0, 1, 2], cutoff=100, starts=2, seed=5)
+        held = embedded_trec9.subset(topics=test)
         for config, disc in (("tuned", t.discount), ("log2", "log2"), ("zipf", "zipf")):
             X = metrics.ndcg(held, gain=[0, 1, 2], discount=disc, cutoff=100).to_numpy()
             g = gtheory.gstudy(X)
