@@ -65,7 +65,8 @@ def test_sensitivity_sweep_on_dask_local_cluster(tmp_path):
     assert len(out.read_text().splitlines()) == 18 + 1
 
 
-def test_the_shipped_tiny_collection_is_the_generated_one_and_scores_as_the_embedded_data(tmp_path, monkeypatch):
+def test_the_shipped_tiny_collection_is_the_generated_one_and_scores_as_the_embedded_data(embedded_trec9, tmp_path,
+                                                                                         monkeypatch):
     """examples/runs/ and examples/qrels.txt (what README and docs/measures.md read) are what the script writes, and
     judged from the files they give the embedded TREC-9 data's nDCG@20 for those runs and topics."""
     import numpy as np
@@ -83,6 +84,6 @@ def test_the_shipped_tiny_collection_is_the_generated_one_and_scores_as_the_embe
     from make_tiny_collection import DEPTH, SYSTEMS, TOPICS
 
     tiny = metrics.judge(EXAMPLES / "runs", EXAMPLES / "qrels.txt")
-    ref = metrics.ndcg(metrics.load_trec9().subset(systems=list(SYSTEMS), topics=list(range(TOPICS))), cutoff=DEPTH)
+    ref = metrics.ndcg(embedded_trec9.subset(systems=list(SYSTEMS), topics=list(range(TOPICS))), cutoff=DEPTH)
     got = metrics.ndcg(tiny, cutoff=DEPTH).loc[ref.index, ref.columns]
     np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12)

@@ -15,8 +15,8 @@ from experiments.budget import TopicBudget, pool_mask, topic_depth_budget
 
 
 @pytest.fixture(scope="module")
-def judged() -> metrics.JudgedRuns:
-    j = metrics.load_trec9()
+def judged(embedded_trec9) -> metrics.JudgedRuns:
+    j = embedded_trec9
     return j.subset(systems=list(j.systems[:15]), topics=list(j.topics[:12]))
 
 

@@ -69,8 +69,8 @@ def test_parse_configuration_refusals(spec):
 
 
 @pytest.fixture(scope="module")
-def small():
-    return metrics.load_trec9().subset(systems=range(0, 104, 8), topics=range(20))
+def small(embedded_trec9):
+    return embedded_trec9.subset(systems=range(0, 104, 8), topics=range(20))
 
 
 @pytest.fixture(scope="module")

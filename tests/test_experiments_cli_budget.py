@@ -48,13 +48,13 @@ def test_runs_and_qrels_end_to_end(tmp_path, capsys, trec9_slice):
     assert np.all(np.diff(api.table["judged_per_topic"]) > 0)
 
 
-def test_csv_json_and_bootstrap_on_the_embedded_runs(tmp_path, capsys):
+def test_csv_json_and_bootstrap_on_the_embedded_runs(embedded_trec9, tmp_path, capsys):
     csv = tmp_path / "b.csv"
     argv = ["budget", "--measure", "P@10", "--depths", "10", "30", "--target", "0.8", "--bootstrap", "50",
             "--seed", "4", "--workers", "2", "--out", str(csv), "--json"]
     assert main(argv) == 0
     printed = json.loads(capsys.readouterr().out)
-    api = topic_depth_budget(metrics.load_trec9(), "P@10", depths=[10, 30], target=0.8, bootstrap=50, seed=4)
+    api = topic_depth_budget(embedded_trec9, "P@10", depths=[10, 30], target=0.8, bootstrap=50, seed=4)
     assert TopicBudget.from_json(json.dumps(printed)) == api  # two workers: the same numbers
     table = pd.read_csv(csv)
     assert list(table.columns) == list(api.table.columns)

@@ -14,10 +14,10 @@ from experiments import check_configurations  # moved from experiments.cli.check
 
 
 @pytest.fixture(scope="module")
-def subset(tmp_path_factory) -> str:
+def subset(embedded_trec9, tmp_path_factory) -> str:
     """12 systems x 20 topics of TREC-9 saved as a tensor for --judged."""
     path = tmp_path_factory.mktemp("check") / "subset.npz"
-    metrics.load_trec9().subset(systems=np.arange(0, 104, 8)[:12], topics=np.arange(20)).save(path)
+    embedded_trec9.subset(systems=np.arange(0, 104, 8)[:12], topics=np.arange(20)).save(path)
     return str(path)
 
 

@@ -13,10 +13,10 @@ from experiments.cli import SUBCOMMANDS, build_parser, main
 
 
 @pytest.fixture(scope="module")
-def subset(tmp_path_factory) -> str:
+def subset(embedded_trec9, tmp_path_factory) -> str:
     """10 systems x 12 topics of TREC-9 saved as a tensor for --judged."""
     path = tmp_path_factory.mktemp("common") / "subset.npz"
-    metrics.load_trec9().subset(systems=np.arange(0, 100, 10), topics=np.arange(12)).save(path)
+    embedded_trec9.subset(systems=np.arange(0, 100, 10), topics=np.arange(12)).save(path)
     return str(path)
 
 
@@ -44,10 +44,10 @@ def test_tune_reads_judged_tensor(subset, capsys):
     np.testing.assert_allclose(d["discount"], ref.discount, atol=1e-12)
 
 
-def test_one_system_is_refused_in_the_users_terms(tmp_path, capsys, monkeypatch):
+def test_one_system_is_refused_in_the_users_terms(embedded_trec9, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     one = tmp_path / "one.npz"
-    metrics.load_trec9().subset(systems=[3], topics=np.arange(5)).save(one)
+    embedded_trec9.subset(systems=[3], topics=np.arange(5)).save(one)
     for argv in (["tune", "--cutoff", "5"], ["gstudy"], ["check", "--cutoff", "5"], ["report", "--quick"]):
         assert main([*argv, "--judged", str(one)]) == 2
         err = capsys.readouterr().err

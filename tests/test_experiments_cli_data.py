@@ -64,7 +64,7 @@ def test_load_judged_reads_runs_as_the_library_does(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("gtheory evaluate: ")  # the one coverage line
 
 
-def test_load_judged_saved_tensor_and_embedded_data(tmp_path):
+def test_load_judged_saved_tensor_and_embedded_data(embedded_trec9, tmp_path):
     runs, qrels = toy_runs(tmp_path)
     ref = metrics.judge(runs, qrels, progress=False)
     path = tmp_path / "t.npz"
@@ -72,7 +72,7 @@ def test_load_judged_saved_tensor_and_embedded_data(tmp_path):
     j = load_judged(_args("--judged", str(path), "--missing", "exclude"))
     np.testing.assert_array_equal(j.grades, ref.grades)
     assert j.missing == "exclude"  # the policy applies to a saved tensor too
-    assert load_judged(_args()).n_systems == metrics.load_trec9().n_systems
+    assert load_judged(_args()).n_systems == embedded_trec9.n_systems
 
 
 @pytest.mark.parametrize("argv, message", [

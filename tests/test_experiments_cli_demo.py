@@ -20,12 +20,12 @@ def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_demo_json_matches_the_library(capsys):
+def test_demo_json_matches_the_library(embedded_trec9, capsys):
     code, out, err = run_cli(["demo", "--json", "--splits", "3"], capsys)
     assert code == 0
     res = json.loads(out)
     rows = {r["configuration"]: r for r in res["rows"]}
-    j = metrics.load_trec9()
+    j = embedded_trec9
     # independent path for the standard rows: metrics.ndcg + gtheory.gstudy
     for name in ("zipf", "linear", "log2"):
         g = gtheory.gstudy(metrics.ndcg(j, gain=[0, 1, 2], discount=name, cutoff=100))
@@ -55,7 +55,7 @@ def test_demo_table_and_bad_options(capsys):
     assert code == 2 and err == "gtheory demo: error: --cutoff 5000 exceeds the run depth 1000.\n"
 
 
-def test_evaluate_wide_csv_equals_library(tmp_path, capsys):
+def test_evaluate_wide_csv_equals_library(embedded_trec9, tmp_path, capsys):
     out_file = tmp_path / "s.csv"
     code, _, _ = run_cli(
         ["evaluate", "--measure", "nDCG@20", "--gain", "0", "1", "3", "--discount", "zipf", "--format", "wide",
@@ -64,17 +64,17 @@ def test_evaluate_wide_csv_equals_library(tmp_path, capsys):
     )
     assert code == 0
     got = pd.read_csv(out_file, index_col=0)
-    want = metrics.ndcg(metrics.load_trec9(), gain=[0, 1, 3], discount="zipf", cutoff=20)
+    want = metrics.ndcg(embedded_trec9, gain=[0, 1, 3], discount="zipf", cutoff=20)
     assert np.allclose(got.to_numpy(), want.to_numpy(), atol=1e-9)
     code, _, err = run_cli(["evaluate", "--measure", "nDCG@10", "--gain", "0", "x"], capsys)
     assert code == 2 and "--gain takes one family name or numbers per grade" in err
 
 
-def test_demo_on_three_runs_reports_unreachable_topics_needed_as_inf(tmp_path, capsys):
+def test_demo_on_three_runs_reports_unreachable_topics_needed_as_inf(embedded_trec9, tmp_path, capsys):
     # 3 TREC-9 runs: σ²(system) is estimated negative (set to 0) for the linear and log2 discounts, so no number
     # of topics reaches Φ = 0.95; demo used to crash with OverflowError on int(inf)
     path = tmp_path / "three.npz"
-    j = metrics.load_trec9()
+    j = embedded_trec9
     j.subset(systems=list(j.systems[:3])).save(path)
     code, out, err = run_cli(["demo", "--judged", str(path), "--quiet", "--splits", "2"], capsys)
     assert code == 0 and "Traceback" not in err

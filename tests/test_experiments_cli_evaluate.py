@@ -53,11 +53,10 @@ def test_evaluate_measure_errors(tmp_path, capsys, monkeypatch, args, match):
 
 # ---- the per-run table (trec_eval's all rows), --means, --per-topic
 @pytest.fixture(scope="module")
-def small(tmp_path_factory) -> str:
-    import metrics
+def small(embedded_trec9, tmp_path_factory) -> str:
 
     path = tmp_path_factory.mktemp("evaluate") / "small.npz"
-    metrics.load_trec9().subset(systems=[0, 10, 20], topics=list(range(8))).save(path)
+    embedded_trec9.subset(systems=[0, 10, 20], topics=list(range(8))).save(path)
     return str(path)
 
 

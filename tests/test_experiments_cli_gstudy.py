@@ -193,13 +193,13 @@ def test_one_system_is_refused_in_the_users_terms(tmp_path, capsys, monkeypatch)
     assert "the data has only 1 system; at least 2 are needed" in err and "`" not in err
 
 
-def test_gstudy_shared_data_options(capsys):
+def test_gstudy_shared_data_options(embedded_trec9, capsys):
     # no CSV: the shared data options (embedded TREC-9 by default), any measure of `gtheory evaluate`
     import metrics
 
     assert main(["gstudy", "--measure", "P@10", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    g = gtheory.gstudy(metrics.evaluate(metrics.load_trec9(), "P@10"))
+    g = gtheory.gstudy(metrics.evaluate(embedded_trec9, "P@10"))
     assert data["components"]["system"]["variance_raw"] == pytest.approx(g.var_system_raw, rel=1e-12)
     assert data["source"] == "P@10 over the embedded TREC-9 Web runs"
 

@@ -6,7 +6,6 @@ import re
 
 import pytest
 
-import metrics
 import optimize
 from experiments.cli import UsageError, build_parser
 from experiments.cli._measures import check_measure_names, resolve_measures
@@ -42,8 +41,8 @@ def test_ndcg_options_without_ndcg_are_refused():
 
 
 @pytest.fixture(scope="module")
-def tuning_file(tmp_path_factory):
-    j = metrics.load_trec9().subset(systems=range(0, 104, 10), topics=range(12))
+def tuning_file(embedded_trec9, tmp_path_factory):
+    j = embedded_trec9.subset(systems=range(0, 104, 10), topics=range(12))
     path = tmp_path_factory.mktemp("tuning") / "t.json"
     optimize.optimize_discount(j, gain="linear", cutoff=5, starts=1).to_json(path)
     return str(path)

@@ -33,8 +33,8 @@ def _left_over(d: Path) -> list[str]:
     return sorted(p.name for p in d.iterdir() if p.name.startswith("."))
 
 
-def test_library_writers_are_atomic(tmp_path, monkeypatch):
-    j = metrics.load_trec9().subset(systems=[0, 10, 20], topics=list(range(10)))
+def test_library_writers_are_atomic(embedded_trec9, tmp_path, monkeypatch):
+    j = embedded_trec9.subset(systems=[0, 10, 20], topics=list(range(10)))
     j.save(tmp_path / "t")  # as np.savez_compressed: the .npz suffix is added
     assert metrics.JudgedRuns.load(tmp_path / "t.npz").n_systems == 3
     j.save(tmp_path / "t.npz.xz")
@@ -93,11 +93,11 @@ def test_other_inputs_and_duplicate_outputs_are_refused(data, tmp_path, capsys):
     assert "holds the input --runs" in capsys.readouterr().err
 
 
-def test_an_existing_output_is_replaced_with_a_note(tmp_path, capsys):
+def test_an_existing_output_is_replaced_with_a_note(embedded_trec9, tmp_path, capsys):
     out = tmp_path / "scores.csv"
     out.write_text("old\n")
     judged = tmp_path / "j.npz"
-    metrics.load_trec9().subset(systems=[0, 1, 2], topics=[0, 1]).save(judged)
+    embedded_trec9.subset(systems=[0, 1, 2], topics=[0, 1]).save(judged)
     assert main(["evaluate", "--judged", str(judged), "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert f"gtheory evaluate: note: --out {out}: the existing file will be replaced" in err
@@ -112,11 +112,11 @@ def test_a_directory_of_other_files_is_not_replaced_by_a_report(tmp_path, capsys
 
 
 # ----------------------------------------------------------------------------------------- interrupts
-def test_interrupt_while_writing_a_csv_leaves_the_old_file(tmp_path, monkeypatch, capsys):
+def test_interrupt_while_writing_a_csv_leaves_the_old_file(embedded_trec9, tmp_path, monkeypatch, capsys):
     out = tmp_path / "scores.csv"
     out.write_text("old\n")
     judged = tmp_path / "j.npz"
-    metrics.load_trec9().subset(systems=[0, 1, 2], topics=[0, 1]).save(judged)
+    embedded_trec9.subset(systems=[0, 1, 2], topics=[0, 1]).save(judged)
     real = pd.DataFrame.to_csv
 
     def half_then_interrupt(self, fh, *a, **k):
@@ -190,9 +190,9 @@ def test_ndcg_at_10_of_5_deep_runs_is_trec_eval_ndcg_cut_10(data, capsys):
 
 
 # ------------------------------------------------------------------------------ robustness, identical runs
-def test_robustness_on_identical_runs_is_an_error_not_tau_nan(tmp_path, capsys):
+def test_robustness_on_identical_runs_is_an_error_not_tau_nan(embedded_trec9, tmp_path, capsys):
     judged = tmp_path / "same.npz"
-    metrics.load_trec9().subset(systems=[2, 2, 2], topics=list(range(10)), repeats=True).save(judged)
+    embedded_trec9.subset(systems=[2, 2, 2], topics=list(range(10)), repeats=True).save(judged)
     argv = ["robustness", "--judged", str(judged), "--fractions", "1", "0.5", "--seeds", "1", "--test", "none",
             "--quiet"]
     assert main(argv) == 1
@@ -200,11 +200,11 @@ def test_robustness_on_identical_runs_is_an_error_not_tau_nan(tmp_path, capsys):
     assert out == "" and "Kendall's τ is undefined for nDCG@100: every system has the same mean score" in err
 
 
-def test_interrupt_after_one_output_says_what_was_written(tmp_path, monkeypatch, capsys):
+def test_interrupt_after_one_output_says_what_was_written(embedded_trec9, tmp_path, monkeypatch, capsys):
     from experiments.robustness import RobustnessStudy
 
     judged = tmp_path / "j.npz"
-    metrics.load_trec9().subset(systems=[0, 10, 20, 30], topics=list(range(10))).save(judged)
+    embedded_trec9.subset(systems=[0, 10, 20, 30], topics=list(range(10))).save(judged)
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
@@ -228,9 +228,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def small_judged(tmp_path_factory) -> Path:
+def small_judged(embedded_trec9, tmp_path_factory) -> Path:
     p = tmp_path_factory.mktemp("dev") / "j.npz"
-    metrics.load_trec9().subset(systems=[0, 10, 20], topics=list(range(6))).save(p)
+    embedded_trec9.subset(systems=[0, 10, 20], topics=list(range(6))).save(p)
     return p
 
 

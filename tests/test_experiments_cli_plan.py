@@ -31,10 +31,10 @@ def test_json_equals_the_api_on_a_csv(capsys, WEB):
     assert gtheory.TopicPlan.from_json(json.dumps(data)) == p
 
 
-def test_table_from_the_embedded_runs(capsys):
+def test_table_from_the_embedded_runs(embedded_trec9, capsys):
     assert main(["plan", "--measure", "nDCG@10", "--min-diff", "0.05"]) == 0
     out = capsys.readouterr().out
-    scores = metrics.evaluate(metrics.load_trec9(), "nDCG@10")
+    scores = metrics.evaluate(embedded_trec9, "nDCG@10")
     p = gtheory.plan(scores, min_diff=0.05)
     assert out.startswith("nDCG@10 over the embedded TREC-9 Web runs")
     for method in ("phi", "paired-t", "anova", "ci"):

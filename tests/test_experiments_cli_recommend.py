@@ -20,8 +20,8 @@ def run_cli(args, capsys):
 
 
 @pytest.fixture(scope="module")
-def small_judged(tmp_path_factory):
-    j = metrics.load_trec9()
+def small_judged(embedded_trec9, tmp_path_factory):
+    j = embedded_trec9
     j = j.subset(systems=list(j.systems[:30]))
     path = tmp_path_factory.mktemp("rec") / "j.npz"
     j.save(path)

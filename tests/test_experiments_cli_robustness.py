@@ -23,9 +23,9 @@ QRELS = str(TREC9 / "qrels.trec9.web.451-500.txt")
 
 
 @pytest.fixture(scope="module")
-def api_study():
+def api_study(embedded_trec9):
     return incompleteness_study(
-        metrics.load_trec9(), {"nDCG@100": "nDCG@100"}, fractions=(1.0, 0.3), seeds=2, judged_only=(False, True),
+        embedded_trec9, {"nDCG@100": "nDCG@100"}, fractions=(1.0, 0.3), seeds=2, judged_only=(False, True),
         test="t",
     )
 
@@ -133,10 +133,10 @@ def test_progress_per_measure_fraction_and_seed_unless_quiet(capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_one_system_error_names_the_data_not_a_parameter(tmp_path, capsys, monkeypatch):
+def test_one_system_error_names_the_data_not_a_parameter(embedded_trec9, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("GTHEORY_DEBUG", raising=False)
     one = tmp_path / "one.npz"
-    metrics.load_trec9().subset(systems=[0]).save(one)
+    embedded_trec9.subset(systems=[0]).save(one)
     for cmd in (["robustness", "--fractions", "1", "--seeds", "1", "--test", "none"],
                 ["sweep", "--cutoffs", "10", "--gains", "linear", "--discounts", "log2", "--workers", "1"]):
         assert main([*cmd, "--judged", str(one)]) == 2
@@ -144,11 +144,11 @@ def test_one_system_error_names_the_data_not_a_parameter(tmp_path, capsys, monke
         assert "the data has only 1 system; at least 2 are needed" in err and "`" not in err, err
 
 
-def test_missing_exclude_drops_the_missed_topics_with_a_note(tmp_path, capsys):
+def test_missing_exclude_drops_the_missed_topics_with_a_note(embedded_trec9, tmp_path, capsys):
     # was refused with the API's advice "a JudgedRuns with missing='exclude'?"; now as `gtheory sweep` does
     import dataclasses
 
-    small = metrics.load_trec9().subset(systems=range(0, 104, 8), topics=range(12))
+    small = embedded_trec9.subset(systems=range(0, 104, 8), topics=range(12))
     n_ret = small.n_retrieved.copy()
     n_ret[2, 3] = 0
     path = tmp_path / "exclude.npz"

@@ -6,20 +6,19 @@ import json
 import numpy as np
 import pytest
 
-import metrics
 import optimize
 from experiments.cli import main
 
 
-def test_tune_discount_writes_json_matching_the_api(tmp_path, capsys):
+def test_tune_discount_writes_json_matching_the_api(embedded_trec9, tmp_path, capsys):
     out = tmp_path / "t.json"
     assert main(["tune", "--what", "discount", "--cutoff", "10", "--starts", "1", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "Stability-optimal nDCG@10" in text and "topics needed" in text
     t = optimize.Tuning.from_json(str(out))
-    ref = optimize.optimize_discount(metrics.load_trec9(), gain="linear", cutoff=10, starts=1)
+    ref = optimize.optimize_discount(embedded_trec9, gain="linear", cutoff=10, starts=1)
     np.testing.assert_allclose(t.discount, ref.discount, atol=1e-12)
-    assert t.evaluate(metrics.load_trec9()).phi() == pytest.approx(t.phi(), abs=1e-10)
+    assert t.evaluate(embedded_trec9).phi() == pytest.approx(t.phi(), abs=1e-10)
 
 
 def test_tune_gain_json_output(capsys):
@@ -75,11 +74,11 @@ def test_unwritable_out_fails_before_tuning(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "no-such-dir").exists()
 
 
-def test_gain_takes_numbers_per_grade_like_evaluate(tmp_path, capsys):
+def test_gain_takes_numbers_per_grade_like_evaluate(embedded_trec9, tmp_path, capsys):
     out = tmp_path / "t.json"
     assert main(["tune", "--cutoff", "10", "--starts", "1", "--gain", "0", "1", "3", "--out", str(out), "--quiet"]) == 0
     t = optimize.Tuning.from_json(str(out))
-    ref = optimize.optimize_discount(metrics.load_trec9(), gain=[0, 1, 3], cutoff=10, starts=1)
+    ref = optimize.optimize_discount(embedded_trec9, gain=[0, 1, 3], cutoff=10, starts=1)
     np.testing.assert_allclose(t.discount, ref.discount, atol=1e-12)
     np.testing.assert_allclose(t.gain, [0, 0.25, 0.75], atol=1e-15)
     assert t.gain_family is None

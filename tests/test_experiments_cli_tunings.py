@@ -7,15 +7,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import metrics
 import optimize
 from experiments.cli import UsageError
 from experiments.cli._tunings import load_tuning, refuse_failed
 
 
 @pytest.fixture(scope="module")
-def tuning():
-    j = metrics.load_trec9().subset(systems=range(0, 104, 10), topics=range(12))
+def tuning(embedded_trec9):
+    j = embedded_trec9.subset(systems=range(0, 104, 10), topics=range(12))
     return optimize.optimize_discount(j, gain="linear", cutoff=5, starts=1)
 
 

@@ -197,10 +197,10 @@ def test_p_values_are_probabilities_and_symmetric_in_the_pair(seed, test):
         assert p1[k] == pytest.approx(p2[k], abs=1e-12)
 
 
-def test_real_scores_from_metrics_evaluate_follow_trec_eval_and_scipy():
+def test_real_scores_from_metrics_evaluate_follow_trec_eval_and_scipy(embedded_trec9):
     import metrics
 
-    judged = metrics.load_trec9()
+    judged = embedded_trec9
     res = metrics.evaluate(judged, ["AP"])
     ap = res["AP"]
     top = ap.mean(axis=1).sort_values(ascending=False).index[:4]

@@ -92,16 +92,15 @@ def test_tuned_stability_errors(small):
         tuned_stability_under_incompleteness(small, (1.0,), seeds=1, tune=False, n_topics=0)
 
 
-def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff():
+def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff(embedded_trec9):
     # at 10 % of TREC-9's judgments the condensed lists hold at most 75 documents: nDCG'@100 equals
     # nDCG'@75 for every discount, and the tuner works at that depth instead of failing (the
     # optimiser refuses to tune discounts of ranks that change no score)
-    import metrics
     from experiments import tuned_stability_under_incompleteness
     from experiments.incomplete import reduce_qrels
     from optimize.objective import identified_depth
 
-    j = metrics.load_trec9().subset(topics=list(range(12)))
+    j = embedded_trec9.subset(topics=list(range(12)))
     depth = identified_depth(reduce_qrels(j, 0.1, 0), judged_only=True)
     assert depth < 100
     df = tuned_stability_under_incompleteness(j, [0.1], seeds=1, standard_discounts=["log2"], cutoff=100,

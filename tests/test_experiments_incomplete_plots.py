@@ -18,9 +18,9 @@ from experiments import (incompleteness_study, plot_discriminative_power, plot_m
 
 
 @pytest.fixture(scope="module")
-def small() -> JudgedRuns:
+def small(embedded_trec9) -> JudgedRuns:
     """20 systems, all 50 topics: enough for rankings, fast enough for studies."""
-    return metrics.load_trec9().subset(systems=np.arange(0, 104, 5)[:20])
+    return embedded_trec9.subset(systems=np.arange(0, 104, 5)[:20])
 
 
 @pytest.fixture(scope="module")

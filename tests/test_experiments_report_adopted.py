@@ -10,7 +10,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import metrics
 from experiments._adopted import KEPT_BASELINE, Adopted
 from experiments.cli import main
 from experiments.report import IN_SAMPLE, asl_legend, run_study, write_report
@@ -24,9 +23,9 @@ from experiments.report import IN_SAMPLE, asl_legend, run_study, write_report
 
 
 # ------------------------------------------------------------------------------------------- title
-def test_title_names_the_collection(study, tmp_path):
+def test_title_names_the_collection(embedded_trec9, study, tmp_path):
     with pytest.raises(ValueError, match="`title` must be a non-empty string"):
-        run_study(metrics.load_trec9(), title="  ")
+        run_study(embedded_trec9, title="  ")
     path = write_report(study, tmp_path / "r", title="My  collection", dpi=30)
     first = path.read_text(encoding="utf-8").splitlines()[0]
     assert first == "# nDCG gain and discount tuned for stability — My collection, 104 systems × 50 topics"

@@ -7,7 +7,6 @@ import re
 import pandas as pd
 import pytest
 
-import metrics
 from experiments.report_figures import FIGURES
 from experiments.report_render import REPORT_MARKER, _cells, _md_table, check_report_directory, render, write_report
 from experiments.report_sections import _Table
@@ -43,7 +42,7 @@ def test_report_prints_no_padded_counts(study):
 
 
 # ------------------------------------------------------------------------------------------- HTML and files
-def test_report_html_variant(small_study, tmp_path):
+def test_report_html_variant(embedded_trec9, small_study, tmp_path):
     path = write_report(small_study, tmp_path / "html", format="html")
     assert path.name == "report.html"
     text = path.read_text(encoding="utf-8")
@@ -52,7 +51,7 @@ def test_report_html_variant(small_study, tmp_path):
     for name in FIGURES:
         assert (tmp_path / "html" / name).is_file()
     assert text.count('src="data:image/png;base64,') == len(FIGURES)  # embedded: one file
-    assert not is_trec9(metrics.load_trec9().subset(topics=list(range(20))))
+    assert not is_trec9(embedded_trec9.subset(topics=list(range(20))))
     assert "Published numbers" not in text  # only on TREC-9
 
 

@@ -16,8 +16,8 @@ from experiments.report_study import (IN_SAMPLE, PUBLISHED_TREC9, ReportSettings
 
 
 # ------------------------------------------------------------------------------------------- settings
-def test_settings_validation():
-    judged = metrics.load_trec9()
+def test_settings_validation(embedded_trec9):
+    judged = embedded_trec9
     with pytest.raises(ValueError, match="`n_resamples` must be a positive integer"):
         replace(ReportSettings.quick(), n_resamples=0).validate(judged)
     with pytest.raises(ValueError, match="must not exceed the run depth"):
@@ -52,10 +52,10 @@ def test_settings_fit_the_run_depth():
     assert (s.discount_cutoffs, s.gain_cutoffs, s.joint_cutoffs, s.asl_cutoff) == ((5,), (5,), (5,), 5)
 
 
-def test_run_study_refuses_what_is_not_judged_runs():
+def test_run_study_refuses_what_is_not_judged_runs(embedded_trec9):
     with pytest.raises(TypeError, match="`judged` must be a metrics.JudgedRuns; got ndarray"):
         run_study(np.zeros((3, 6, 10)))
-    tiny = metrics.load_trec9().subset(topics=list(range(5)))  # the study needs 6 topics
+    tiny = embedded_trec9.subset(topics=list(range(5)))  # the study needs 6 topics
     with pytest.raises(ValueError, match="at least 3 systems and 6 topics; got 104 x 5"):
         run_study(tiny, settings=ReportSettings.quick(cutoff=10))
 
@@ -197,7 +197,7 @@ def test_default_title_from_the_runs_folder(tmp_path):
     assert default_title([own]) == "robust04" and default_title([]) == ""
 
 
-def test_a_collection_without_a_name_is_not_called_runs():
-    j = metrics.load_trec9().subset(topics=list(range(6)))
+def test_a_collection_without_a_name_is_not_called_runs(embedded_trec9):
+    j = embedded_trec9.subset(topics=list(range(6)))
     j.report.clear()  # what metrics.judge of run files gives: no description, no file it was loaded from
     assert _label(j) == "unnamed collection"

@@ -17,8 +17,8 @@ from experiments.report_topics import HEADING, TopicsSection, enough, topics_sec
 
 
 @pytest.fixture(scope="module")
-def judged() -> metrics.JudgedRuns:
-    j = metrics.load_trec9()
+def judged(embedded_trec9) -> metrics.JudgedRuns:
+    j = embedded_trec9
     return j.subset(systems=list(j.systems[::5]))  # 21 systems × 50 topics
 
 
@@ -143,12 +143,12 @@ def test_judged_must_be_the_scores_runs(judged):
     assert e.value.param == "measure"
 
 
-def test_without_a_heading_the_section_is_its_body_only():
+def test_without_a_heading_the_section_is_its_body_only(embedded_trec9):
     # the report writes its own numbered heading: heading=None leaves the section's out, and nothing else changes
     import metrics
     from experiments.report_topics import HEADING, topics_section
 
-    X = metrics.ndcg(metrics.load_trec9().subset(systems=range(0, 104, 8)), cutoff=10)
+    X = metrics.ndcg(embedded_trec9.subset(systems=range(0, 104, 8)), cutoff=10)
     titled = topics_section(X, measure="nDCG@10", curves=False)
     bare = topics_section(X, measure="nDCG@10", curves=False, heading=None)
     assert titled.markdown == f"## {HEADING}\n\n" + bare.markdown

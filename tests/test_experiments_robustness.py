@@ -20,9 +20,9 @@ from tiny_collection import synthetic  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def small() -> JudgedRuns:
+def small(embedded_trec9) -> JudgedRuns:
     """20 systems, all 50 topics: enough for rankings, fast enough for studies."""
-    return metrics.load_trec9().subset(systems=np.arange(0, 104, 5)[:20])
+    return embedded_trec9.subset(systems=np.arange(0, 104, 5)[:20])
 
 
 @pytest.mark.parametrize("level, match", [
@@ -46,8 +46,8 @@ def test_robustness_study_takes_judged_only_and_seeds_as_a_list(small):
 
 
 @pytest.fixture(scope="module")
-def tiny_study():
-    j = metrics.load_trec9().subset(systems=np.arange(0, 104, 13), topics=list(range(15)))
+def tiny_study(embedded_trec9):
+    j = embedded_trec9.subset(systems=np.arange(0, 104, 13), topics=list(range(15)))
 
     def constant(judged):  # every system the same score: no ranking, τ is 0/0
         return pd.DataFrame(0.5, index=list(judged.systems), columns=list(judged.topics))

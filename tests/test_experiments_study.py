@@ -19,9 +19,9 @@ from tiny_collection import components_by_hand  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def small():
+def small(embedded_trec9):
     # 6 topics: below the 8 that the nested cross-validation of the verdict needs, so the study is quick
-    return metrics.load_trec9().subset(systems=range(0, 104, 8), topics=range(6))
+    return embedded_trec9.subset(systems=range(0, 104, 8), topics=range(6))
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ GRID = dict(cutoffs=[10, 50], gains=["linear", "exponential"], discounts=["log2"
 
 
 @pytest.fixture(scope="module")
-def small() -> metrics.JudgedRuns:
-    return metrics.load_trec9().subset(systems=range(0, 104, 3), topics=range(25))
+def small(embedded_trec9) -> metrics.JudgedRuns:
+    return embedded_trec9.subset(systems=range(0, 104, 3), topics=range(25))
 
 
 @pytest.fixture(scope="module")

@@ -87,11 +87,11 @@ def test_coverage_refuses_a_sample_larger_than_the_population():
     assert math.isfinite(cr.population_truth(_skewed())[5])
 
 
-def test_trec9_population_is_the_package_ndcg20():
+def test_trec9_population_is_the_package_ndcg20(embedded_trec9):
     import metrics
 
     x = cr.load_population("trec9:ndcg20")
     assert x.shape == (104, 50)
-    np.testing.assert_array_equal(x, metrics.ndcg(metrics.load_trec9(), cutoff=20).to_numpy())
+    np.testing.assert_array_equal(x, metrics.ndcg(embedded_trec9, cutoff=20).to_numpy())
     with pytest.raises(FileNotFoundError, match="no_such_matrix.csv"):
         cr.load_population("no_such_matrix", shared("score-matrices", "sigir2018-simulation"))

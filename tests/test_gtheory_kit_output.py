@@ -138,8 +138,8 @@ def test_a_socket_and_a_directory_are_refused_clearly(tmp_path):
 
 # ------------------------------------------------------------------------------ every writer of the API
 @pytest.fixture(scope="module")
-def small() -> metrics.JudgedRuns:
-    return metrics.load_trec9().subset(systems=[0, 10, 20], topics=list(range(8)))
+def small(embedded_trec9) -> metrics.JudgedRuns:
+    return embedded_trec9.subset(systems=[0, 10, 20], topics=list(range(8)))
 
 
 def _writers(small):

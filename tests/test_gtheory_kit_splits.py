@@ -54,15 +54,14 @@ def test_bad_arguments_are_refused(kw, match):
         topic_splits(**kw)
 
 
-def test_cross_validate_recommend_and_tune_parameters_use_the_same_splits(monkeypatch):
+def test_cross_validate_recommend_and_tune_parameters_use_the_same_splits(embedded_trec9, monkeypatch):
     # the three loops draw their outer splits from the one function with the same arguments: record what each used
-    import metrics
     import optimize
     import optimize.nested
     import optimize.parameters
     import optimize.validation
 
-    j = metrics.load_trec9().subset(systems=range(0, 104, 8))
+    j = embedded_trec9.subset(systems=range(0, 104, 8))
     seen: dict[str, list] = {}
 
     def spy(name, real):

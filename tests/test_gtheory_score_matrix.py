@@ -18,9 +18,9 @@ import metrics
 
 
 @pytest.fixture(scope="module")
-def ap():
+def ap(embedded_trec9):
     """TREC-9 AP, systems x topics (index 'system', columns 'topic'), from the embedded data."""
-    j = metrics.load_trec9()
+    j = embedded_trec9
     return metrics.evaluate(j, "AP")
 
 

@@ -17,7 +17,7 @@ import metrics
 from metrics import discount_vector
 
 
-def test_reads_every_format_to_the_same_vector(tmp_path):
+def test_reads_every_format_to_the_same_vector(embedded_trec9, tmp_path):
     w = [1.0, 0.5, 0.25]
     (tmp_path / "d.txt").write_text("1\n0.5 0.25\n", encoding="utf-8")
     (tmp_path / "d.csv").write_text("1,0.5,0.25\n", encoding="utf-8")
@@ -28,7 +28,7 @@ def test_reads_every_format_to_the_same_vector(tmp_path):
         got = metrics.read_discount(tmp_path / name)
         assert got.dtype == np.float64 and got.tolist() == w, name
     # the vector is a discount of metrics.ndcg: equal to giving the numbers
-    j = metrics.load_trec9().subset(topics=range(5))
+    j = embedded_trec9.subset(topics=range(5))
     a = metrics.ndcg(j, discount=metrics.read_discount(tmp_path / "d.txt"), cutoff=3)
     b = metrics.ndcg(j, discount=w, cutoff=3)
     assert np.array_equal(a.to_numpy(), b.to_numpy())

@@ -127,13 +127,13 @@ def test_conflicting_parameters():
         evaluate(J, "RBP(rel=2,gain=linear)")
 
 
-def test_ndcg_discount_parameters_reach_metrics_ndcg():
+def test_ndcg_discount_parameters_reach_metrics_ndcg(embedded_trec9):
     """``nDCG(discount=rbp,p=…)`` and ``nDCG(discount=jarvelin,b=…)`` equal metrics.ndcg with the family string."""
     import numpy as np
 
     import metrics
 
-    j = metrics.load_trec9().subset(systems=list(range(6)))
+    j = embedded_trec9.subset(systems=list(range(6)))
     pairs = [
         ("nDCG(discount=rbp,p=0.6)@10", dict(discount="rbp(p=0.6)", cutoff=10)),
         ("nDCG(discount=jarvelin,b=3)@20", dict(discount="jarvelin(b=3)", cutoff=20)),

@@ -136,8 +136,8 @@ def test_json_round_trip_is_strict_and_keeps_nan():
         Evaluation.from_json('{"format": "other"}')
 
 
-def test_summary_repr_and_html_show_the_per_run_rows():
-    ev = evaluate(metrics.load_trec9().subset(systems=[0, 1, 2]), ["AP", "nDCG@10"])
+def test_summary_repr_and_html_show_the_per_run_rows(embedded_trec9):
+    ev = evaluate(embedded_trec9.subset(systems=[0, 1, 2]), ["AP", "nDCG@10"])
     text = ev.summary()
     m = ev.means()
     for system in ev.systems:

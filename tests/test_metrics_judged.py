@@ -227,10 +227,9 @@ def test_condensed_streams_the_same_lists_as_a_sort(monkeypatch, block):
     assert clean.condensed() is clean
 
 
-def test_subset_refuses_a_repeated_selection_and_records_the_part_kept():
-    import metrics
+def test_subset_refuses_a_repeated_selection_and_records_the_part_kept(embedded_trec9):
 
-    j = metrics.load_trec9()
+    j = embedded_trec9
     with pytest.raises(ValueError, match=r"`systems` selects 1 system\(s\) more than once \(first: 'CWI0000'\)"):
         j.subset(systems=[0, 0, 1])  # a system twice would count twice in every mean and G-study
     with pytest.raises(ValueError, match=r"`topics` selects 1 topic\(s\) more than once \(first: '451'\)"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import metrics
 from metrics import evaluate, recall, success
 from metrics._toy import single_topic
 
@@ -32,9 +31,9 @@ def test_topic_without_relevant_documents_scores_zero():
     assert recall(j, cutoff=5).iloc[0, 0] == 0.0 and success(j, cutoff=5).iloc[0, 0] == 0.0
 
 
-def test_relations_on_real_runs():
+def test_relations_on_real_runs(embedded_trec9):
     """Success@k = [RR >= 1/k]; R@k * R = P@k * k; R@depth = NumRelRet / NumRel; both non-decreasing in k."""
-    j = metrics.load_trec9().subset(systems=list(range(0, 104, 8)))
+    j = embedded_trec9.subset(systems=list(range(0, 104, 8)))
     rr = evaluate(j, "RR").to_numpy()
     R = j.n_relevant()[None, :]
     for k in (1, 5, 20, 100):

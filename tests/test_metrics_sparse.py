@@ -152,8 +152,8 @@ def test_many_configurations_on_one_tensor_reuse_caches_correctly():
         np.testing.assert_allclose(got[1], ref[1], rtol=1e-12, atol=1e-13)
 
 
-def test_trec9_matches_dense_tensor_path():
-    j = metrics.load_trec9()
+def test_trec9_matches_dense_tensor_path(embedded_trec9):
+    j = embedded_trec9
     for kw in (dict(cutoff=100), dict(cutoff=1000, gain="exponential", discount="zipf"), dict(),
                dict(cutoff=20, gain=[1, 2, 3]), dict(cutoff=10, judged_only=True, discount="rbp(p=0.9)")):
         v = j.condensed() if kw.get("judged_only") else j

@@ -54,13 +54,13 @@ def test_notebook_draws_the_plots(executed):
         assert len(png) > 5_000  # base64 of a real figure
 
 
-def test_notebook_numbers_agree_with_the_library(executed):
+def test_notebook_numbers_agree_with_the_library(embedded_trec9, executed):
     import gtheory
     import metrics
 
-    g = gtheory.gstudy(metrics.ndcg(metrics.load_trec9(), cutoff=20))
+    g = gtheory.gstudy(metrics.ndcg(embedded_trec9, cutoff=20))
     assert f"Φ(50) = {g.phi(50):.4g}" in _data(_outputs(executed, "g = gtheory.gstudy"), "text/plain")
-    log = gtheory.gstudy(metrics.ndcg(metrics.load_trec9(), gain="linear", discount="log2", cutoff=20))
+    log = gtheory.gstudy(metrics.ndcg(embedded_trec9, gain="linear", discount="log2", cutoff=20))
     text = "".join(o.get("text", "") for o in _outputs(executed, "log_phi = "))
     tuned, log_phi = map(float, re.search(r"tuned discount ([\d.]+), log discount ([\d.]+)", text).groups())
     assert log_phi == pytest.approx(log.phi(50), abs=5e-5)

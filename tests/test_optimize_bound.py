@@ -12,15 +12,14 @@ import warnings
 import numpy as np
 import pytest
 
-import metrics
 import optimize
 from optimize.bound import _topic_blocks, optimality_bound, quadratic_forms
 from optimize.objective import Problem
 
 
 @pytest.fixture(scope="module")
-def small():
-    j = metrics.load_trec9()
+def small(embedded_trec9):
+    j = embedded_trec9
     return j.subset(topics=list(j.topics)[:8])
 
 
@@ -222,10 +221,10 @@ def test_no_certificate_when_a_normaliser_is_zero(small):
     assert certify(P, Q, C, S, 0.1)[0] == np.inf
 
 
-def test_gain_bound_with_a_topic_missing_a_grade(small):
+def test_gain_bound_with_a_topic_missing_a_grade(embedded_trec9, small):
     # topics without grade-2 documents: their normaliser of the grade-2 increment is 0 and that coordinate is
     # unbounded; it does not enter P, Q, and the certificate leaves it out (no multiplier touches it)
-    sub = metrics.load_trec9()
+    sub = embedded_trec9
     p = Problem(sub, 10, "gain", discount="log2")
     C = _topic_blocks(p)[1][_topic_blocks(p)[3]]
     assert (C <= 0).any()

@@ -11,8 +11,8 @@ from optimize.candidates import LAMBDAS, _candidates
 
 
 @pytest.fixture(scope="module")
-def small():
-    j = metrics.load_trec9()
+def small(embedded_trec9):
+    j = embedded_trec9
     return j.subset(systems=range(0, 104, 8))
 
 

@@ -13,16 +13,15 @@ import warnings
 
 import pytest
 
-import metrics
 import optimize
 from experiments.cli import main
 
 
 @pytest.fixture(scope="module")
-def failed():
+def failed(embedded_trec9):
     """Three copies of one TREC-9 run at cut-off 100: σ²(system) and σ²(system:topic) are rounding noise
     (7.0e-35 and 9.5e-35, both positive: their ratio is 0.74, Eρ²(50) = 0.97 before the fix)."""
-    same = metrics.load_trec9().subset(systems=[2, 2, 2], repeats=True)
+    same = embedded_trec9.subset(systems=[2, 2, 2], repeats=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optimize.OptimizationWarning)
         t = optimize.optimize_discount(same, gain="linear", cutoff=100, starts=1)
@@ -67,16 +66,16 @@ def test_failed_tuning_summary_and_topics_needed_return_promptly(failed):
     assert "CANNOT TUNE" in text and "σ²(system) = 0" in text
 
 
-def test_applying_a_failed_tuning_warns(failed):
+def test_applying_a_failed_tuning_warns(embedded_trec9, failed):
     t, same = failed
     with pytest.warns(optimize.FailedTuningWarning, match=r"applying a failed tuning \(CANNOT TUNE"):
         t.ndcg(same)
     with pytest.warns(optimize.FailedTuningWarning):
-        t.evaluate(metrics.load_trec9().subset(systems=[0, 1, 2]))
+        t.evaluate(embedded_trec9.subset(systems=[0, 1, 2]))
 
 
-def test_a_successful_tuning_does_not_warn():
-    j = metrics.load_trec9().subset(systems=[0, 1, 2, 3], topics=list(range(10)))
+def test_a_successful_tuning_does_not_warn(embedded_trec9):
+    j = embedded_trec9.subset(systems=[0, 1, 2, 3], topics=list(range(10)))
     t = optimize.optimize_discount(j, gain="linear", cutoff=10, starts=1)
     assert t.success
     with warnings.catch_warnings():

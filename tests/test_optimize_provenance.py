@@ -14,8 +14,8 @@ from optimize import DataMismatchWarning
 
 
 @pytest.fixture(scope="module")
-def small():
-    j = metrics.load_trec9()
+def small(embedded_trec9):
+    j = embedded_trec9
     return j.subset(systems=list(range(0, 104, 4)), topics=list(range(30)))
 
 

@@ -259,11 +259,10 @@ def test_a_candidate_equal_to_the_standard_up_to_rounding_never_wins():
     assert _wins(np.array([0.01, 0.002, -0.003, 1e-17, 0.004])) == 3
 
 
-def test_regularised_fits_that_do_not_converge_are_reported(monkeypatch):
+def test_regularised_fits_that_do_not_converge_are_reported(embedded_trec9, monkeypatch):
     # optimiser failures are reported, not hidden: every fit of the ridge candidate "stops at its iteration limit"
     import warnings
 
-    import metrics
     import optimize
     import optimize.candidates as candidates
 
@@ -274,7 +273,7 @@ def test_regularised_fits_that_do_not_converge_are_reported(monkeypatch):
         return (x, f, False, "STOP: TOTAL NO. OF ITERATIONS REACHED LIMIT", nit) if lam > 0 else (x, f, ok, msg, nit)
 
     monkeypatch.setattr(candidates, "fit_vector", stops)  # where the candidates fit
-    j = metrics.load_trec9().subset(systems=range(0, 104, 4), topics=range(20))
+    j = embedded_trec9.subset(systems=range(0, 104, 4), topics=range(20))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rec = optimize.recommend(j, cutoff=10, n_splits=2, n_inner=2, n_seeds=1, lambdas=(1.0, 0.0), progress=False)

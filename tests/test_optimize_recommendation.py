@@ -14,9 +14,9 @@ import optimize
 
 
 @pytest.fixture(scope="module")
-def judged():
+def judged(embedded_trec9):
     # 13 systems x 24 topics of TREC-9: enough for a nested cross-validation of two splits, a few seconds
-    return metrics.load_trec9().subset(systems=range(0, 104, 8), topics=range(24))
+    return embedded_trec9.subset(systems=range(0, 104, 8), topics=range(24))
 
 
 @pytest.fixture(scope="module")

@@ -322,23 +322,21 @@ def test_from_json_accepts_what_the_package_writes(j, t10, tmp_path):
 
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "x", True])
-def test_phi_and_erho2_check_n_topics_like_gstudy(bad):
+def test_phi_and_erho2_check_n_topics_like_gstudy(embedded_trec9, bad):
     # the rule of GStudy.phi / erho2: a clear ValueError, not NumPy's conversion error or a silent NaN
-    import metrics
     import optimize
 
-    t = optimize.optimize_discount(metrics.load_trec9(), gain=[0, 1, 2], cutoff=5, starts=1)
+    t = optimize.optimize_discount(embedded_trec9, gain=[0, 1, 2], cutoff=5, starts=1)
     for fn in (t.phi, t.erho2, t.gstudy.phi):
         with pytest.raises(ValueError, match="`n_topics` must be positive and finite"):
             fn(bad)
     assert t.phi(50) == pytest.approx(t.gstudy.phi(50), abs=1e-12)
 
 
-def test_agree_tol_accepts_numpy_numbers_and_refuses_non_finite():
-    import metrics
+def test_agree_tol_accepts_numpy_numbers_and_refuses_non_finite(embedded_trec9):
     import optimize
 
-    j = metrics.load_trec9()
+    j = embedded_trec9
     t = optimize.optimize_discount(j, gain=[0, 1, 2], cutoff=5, starts=1, agree_tol=np.float32(1e-6))
     assert t.agree_tol == pytest.approx(1e-6)
     for bad in (True, float("inf"), float("nan"), -1.0, "1e-6"):

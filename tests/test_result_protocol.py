@@ -19,8 +19,8 @@ from experiments.study import DemoStudy, demo_study
 
 
 @pytest.fixture(scope="module")
-def judged() -> metrics.JudgedRuns:
-    j = metrics.load_trec9()
+def judged(embedded_trec9) -> metrics.JudgedRuns:
+    j = embedded_trec9
     return j.subset(systems=list(j.systems[:12]), topics=list(j.topics[:10]))
 
 
