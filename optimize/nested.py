@@ -727,7 +727,10 @@ def _verdict(dec: Decision, cands, fitted, base_spec, measure, label, T, phi_b, 
           f"{level:.0%} interval [{signed(phi_lo, 3)}, {signed(phi_hi, 3)}]"
           + (f"; {_fmt_topics(saved)} for Φ ≥ {target:g}" if math.isfinite(saved) else "") + ")")
     seeds = f"{dec.agreement}/{len(dec.runs)} seeds agree"
+    # the wins are the alternative's own (the interval is the whole procedure's): say whose they are when keeping
     won = f"better on {dec.wins}/{dec.n_outer} held-out halves"
+    if not dec.adopt:
+        won = f"{alt_label} itself was {won}" if dec.alternative != 0 else ""
     if not dec.decided:
         return (f"keep {base_spec}: too few splits to decide ({n_splits} outer splits; at least {MIN_SPLITS} are "
                 f"needed) — the baseline is kept. {PHI_MEANING}.")
@@ -743,8 +746,8 @@ def _verdict(dec: Decision, cands, fitted, base_spec, measure, label, T, phi_b, 
         more = (f" If it held, a gain this size would be clear with about {to_decide:.0f} topics (now {T})."
                 if to_decide <= 10 * T else
                 f" If it held, a gain this size would need more than ten times these {T} topics to be clear.")
-    return (f"keep {base_spec}: {why} — switching as these data suggest gives {ev}; {won}; {seeds}.{more} "
-            f"{PHI_MEANING}.")
+    return (f"keep {base_spec}: {why} — switching as these data suggest gives {ev}; {won + '; ' if won else ''}"
+            f"{seeds}.{more} {PHI_MEANING}.")
 
 
 def _fmt_topics(saved: float) -> str:

@@ -43,6 +43,10 @@ def test_keep_means_the_baseline_and_switch_means_held_out_evidence(collections,
         assert rec.choice == base and rec.measure == rec.baseline
         np.testing.assert_array_equal(rec.ndcg(judged).to_numpy(),
                                       metrics.ndcg(judged, cutoff=cutoff).to_numpy())
+        # the wins quoted are the alternative's own, and the verdict says so (its interval is the procedure's)
+        if rec.alternative != base:
+            assert f"{rec.alternative_label} itself was better on {rec.splits_won}/{rec.n_outer}" in rec.verdict
+            assert rec.splits_won == int((phi[rec.alternative] - phi[base] > 0).sum())
         # a positive gain whose interval includes 0 gets the 1/√n projection, in the verdict and the field
         if rec.diff > 0 and rec.diff_lo <= 0:
             n = judged.n_topics * ((rec.diff - rec.diff_lo) / rec.diff) ** 2
