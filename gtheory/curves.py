@@ -123,6 +123,10 @@ class TopicCurves(JsonResult):
         from 0 at ``level`` the set is unbounded: ``(1, inf)``; when it is significantly positive (τ falls with
         :math:`n`, and the estimate is inf) it is ``(inf, inf)``. With fewer than 3 sizes fitted there is no residual
         variance: ``(nan, nan)``.
+
+        The interval is conditional on the pilot: it is the fit's uncertainty given these topics (the curve's points
+        are subsamples of the same pilot topics, and are treated as independent), not the variation from drawing
+        another pilot collection, which would widen it. Read it as a lower bound on the uncertainty.
         """
         from scipy import stats
 
