@@ -308,6 +308,10 @@ def _invalid_fields(d: dict[str, Any]) -> str:
         return "field 'table' must give each row's 'candidate'"
     if not isinstance(d["tuning"], dict):
         return "field 'tuning' must be an optimize.Tuning document"
+    for name in ("procedure_diff", "procedure_lo", "procedure_hi", *_NEW_FLOATS):
+        v = d.get(name)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            return f"field {name!r} must be a number or null; got {v!r}"
     return ""
 
 
