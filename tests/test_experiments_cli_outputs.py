@@ -62,6 +62,8 @@ def data(tmp_path_factory) -> Path:
     (d / "q.txt").chmod(0o644)
     (d / "qlink.txt").symlink_to("q.txt")
     os.link(d / "q.txt", d / "qhard.txt")
+    (d / "runlink.xz").symlink_to(Path("runs") / "CWI0001.xz")  # links to a file of the --runs directory
+    os.link(d / "runs" / "CWI0001.xz", d / "runhard.xz")
     return d
 
 
@@ -70,6 +72,8 @@ def data(tmp_path_factory) -> Path:
     ("qlink.txt", "is the input --qrels"),   # a symbolic link to the qrels
     ("qhard.txt", "is the input --qrels"),   # a hard link: same inode
     ("runs/CWI0001.xz", "is a file of the input directory --runs"),
+    ("runlink.xz", "is a file of the input directory --runs"),  # written through, the link would replace the run
+    ("runhard.xz", "is a file of the input directory --runs"),
     ("runs", "is the input --runs"),
 ])
 def test_an_output_that_is_an_input_is_refused_before_any_work(data, out, message, capsys):

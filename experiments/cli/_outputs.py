@@ -50,6 +50,20 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _in_directory(p: Path, directory: Path) -> bool:
+    """Whether the existing ``p`` is a file of ``directory``: by its own path, or through a symbolic or hard link
+    (an output written through a link to a run file would replace the run)."""
+    if p.parent.exists() and _same_file(p.parent, directory):
+        return True
+    if p.resolve().parent.exists() and _same_file(p.resolve().parent, directory):
+        return True
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return False
+    return any(_same_file(p, Path(e.path)) for e in entries)
+
+
 def _inside(child: Path, parent: Path) -> bool:
     try:
         child.resolve().relative_to(parent.resolve())
@@ -64,8 +78,7 @@ def _refuse_inputs(p: Path, where: str, args: argparse.Namespace | None, directo
         if _same_file(p, src):
             raise UsageError(f"{where}: is the input {option} {src}; writing there would destroy it. "
                              "Choose another output path.")
-        if src.is_dir() and p.exists() and not directory and p.parent.exists() and \
-                _same_file(p.parent, src):
+        if src.is_dir() and p.exists() and not directory and _in_directory(p, src):
             raise UsageError(f"{where}: is a file of the input directory {option} {src}; writing there would "
                              "replace it. Choose another output path.")
         if directory and _inside(src, p):
