@@ -13,7 +13,6 @@ import gzip
 import lzma
 import math
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .errors import ParameterError
+from .kit.checks import c_float
 from .kit.output import csv_unsafe
 from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, _SYSTEM_NAMES, _TOPIC_NAMES, Orientation, _Ambiguous,
                            _axis_role, _canonical_orientation, _first_column_doubt, _first_column_is_labels, _rows_are,
@@ -31,17 +31,9 @@ from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, _SYSTEM_NAMES, _TOPIC_
 __all__ = ["read_scores"]
 
 _MISSING = {"", "na", "nan", "null", "none", "n/a"}
-#: a number as C's strtod and the TREC readers take it (ASCII digits, an optional exponent, inf/nan): Python's
-#: float() also takes "1_0" (10) and non-ASCII digits ("٣", "３"), which no other tool reads as those numbers
-_C_FLOAT = re.compile(r"\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)\s*",
-                      re.IGNORECASE)
-
-
 def _float(token: str) -> float:
-    """``float(token)`` for a number in C syntax (:data:`_C_FLOAT`); ValueError for anything else."""
-    if not _C_FLOAT.fullmatch(token):
-        raise ValueError(token)
-    return float(token)
+    """``float(token)`` in C syntax (:func:`gtheory.kit.checks.c_float`: not "1_0" or non-ASCII digits)."""
+    return c_float(token)
 
 #: leading bytes of the compressed formats read_scores opens
 _MAGIC = ((b"\x1f\x8b", gzip.open, " (gzip)"), (b"BZh", bz2.open, " (bzip2)"),

@@ -177,9 +177,6 @@ def read_discount(path: str | os.PathLike) -> np.ndarray:
     return np.asarray(weights, dtype=np.float64)
 
 
-#: a weight written as text, in C syntax (ASCII digits; float() also takes "1_0" as 10 and non-ASCII digits)
-_C_NUMBER = re.compile(r"\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)\s*",
-                       re.IGNORECASE)
 #: a line of one number with a decimal comma ("0,5"), which the comma separator would split into two weights
 _DECIMAL_COMMA = re.compile(r"\s*[+-]?[0-9]+,[0-9]+\s*")
 
@@ -189,8 +186,10 @@ def _weight(v: object) -> float:
     double precision (a JSON integer of 400 digits)."""
     if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
         raise ValueError
-    if isinstance(v, str) and not _C_NUMBER.fullmatch(v):
-        raise ValueError
+    if isinstance(v, str):
+        from gtheory.kit.checks import c_float  # C syntax: not "1_0" (10) or non-ASCII digits
+
+        return c_float(v)
     return float(v)  # type: ignore[arg-type]
 
 

@@ -90,7 +90,7 @@ def _check_range(g: np.ndarray, d: np.ndarray) -> None:
         raise FixableError(
             f"the gains (largest {largest:.3g}) times the discount weights (sum {total:.3g}) overflow double precision: DCG and its ideal would be infinite and "
             "every nDCG NaN. Rescale the gains or the discount (divide by their largest value): nDCG does not "
-            "depend on the scale of either.", param="discount")
+            "depend on the scale of either.", param="gain" if largest >= total else "discount")
 
 
 @validate_params()
