@@ -193,11 +193,19 @@ def _rows_are(frame: pd.DataFrame, orientation: str, name: str, *, rows_labelled
                 f"{frame.index.name!r}, columns {frame.columns.name!r}: rows are {named}s); drop "
                 "`orientation` or rename the axes.")
         return wanted
-    if named is not None:
-        return named
     labelled_rows = not _is_default(frame.index) if rows_labelled is None else rows_labelled
     sys_rows = labelled_rows and _system_like(frame.index)
     sys_cols = _system_like(frame.columns)
+    if named is not None:
+        if sys_rows != sys_cols and ("system" if sys_rows else "topic") != named:
+            # a name says one thing, the labels the other: a transposed table under a wrong name, never a guess
+            looks, axis = (frame.index, "row") if sys_rows else (frame.columns, "column")
+            raise ValueError(
+                f"the axis names of `{name}` (index {frame.index.name!r}, columns {frame.columns.name!r}) say the "
+                f"rows are {named}s, but the {axis} labels {_preview(looks)} look like system names and the other "
+                "axis's do not: is the table transposed, or an axis misnamed? Rename the axis (e.g. the first "
+                "column 'topic' or 'system'), or, if the names are right, pass `orientation` explicitly.")
+        return named
     if sys_rows != sys_cols:
         return "system" if sys_rows else "topic"
     if rows_labelled is None and _is_default(frame.index) and _is_default(frame.columns):
