@@ -63,6 +63,7 @@ def data(tmp_path_factory) -> Path:
     (d / "qlink.txt").symlink_to("q.txt")
     os.link(d / "q.txt", d / "qhard.txt")
     (d / "runlink.xz").symlink_to(Path("runs") / "CWI0001.xz")  # links to a file of the --runs directory
+    (d / "dangling.csv").symlink_to(Path("runs") / "new.csv")  # would create a file there
     os.link(d / "runs" / "CWI0001.xz", d / "runhard.xz")
     return d
 
@@ -74,6 +75,8 @@ def data(tmp_path_factory) -> Path:
     ("runs/CWI0001.xz", "is a file of the input directory --runs"),
     ("runlink.xz", "is a file of the input directory --runs"),  # written through, the link would replace the run
     ("runhard.xz", "is a file of the input directory --runs"),
+    ("runs/new.csv", "is a file of the input directory --runs"),  # a new file there is read as a run next time
+    ("dangling.csv", "is a file of the input directory --runs"),
     ("runs", "is the input --runs"),
 ])
 def test_an_output_that_is_an_input_is_refused_before_any_work(data, out, message, capsys):
@@ -82,6 +85,7 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(data, out, messag
     assert main(argv) == 2
     assert message.format(d=data) in capsys.readouterr().err
     assert ((data / "q.txt").read_bytes(), (data / "runs" / "CWI0001.xz").read_bytes()) == before
+    assert sorted(p.name for p in (data / "runs").iterdir()) == ["CWI0000.xz", "CWI0001.xz"]
 
 
 def test_other_inputs_and_duplicate_outputs_are_refused(data, tmp_path, capsys):
