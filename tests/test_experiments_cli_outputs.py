@@ -429,3 +429,16 @@ def test_a_neutralised_csv_reads_back_with_the_names_it_was_written_with(hostile
     assert main(["compare", str(tmp_path / "safe.csv")]) == 0  # the CLI's score input; text output, never prefixed
     out = capsys.readouterr().out
     assert "@SUM(A1)" in out and "'@SUM(A1)" not in out and "'=HYPERLINK" not in out
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["evaluate", "--out", ""], "--out ''"),      # was no --out: the summary table went to standard output
+    (["gstudy", "s.csv", "--plot", " "], "--plot ' '"),
+    (["gstudy", ""], "SCORES.csv ''"),
+    (["evaluate", "--qrels", "", "--runs", "r"], "--qrels ''"),
+])
+def test_an_empty_path_is_refused_not_taken_for_no_option(argv, option, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert f"error: {option}: an empty file name" in capsys.readouterr().err
