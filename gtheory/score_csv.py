@@ -31,9 +31,6 @@ from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, _SYSTEM_NAMES, _TOPIC_
 __all__ = ["read_scores"]
 
 _MISSING = {"", "na", "nan", "null", "none", "n/a"}
-def _float(token: str) -> float:
-    """``float(token)`` in C syntax (:func:`gtheory.kit.checks.c_float`: not "1_0" or non-ASCII digits)."""
-    return c_float(token)
 
 #: leading bytes of the compressed formats read_scores opens
 _MAGIC = ((b"\x1f\x8b", gzip.open, " (gzip)"), (b"BZh", bz2.open, " (bzip2)"),
@@ -68,7 +65,7 @@ def _number(token: str, path: str, line: int, column: str, allow_missing: bool =
             "gstudy with `missing` reml or henderson.", "missing",
         )
     try:
-        v = _float(t)
+        v = c_float(t)
     except ValueError:
         raise _fail(path, line, f"cannot read {token!r} in column {column!r} as a number (a score is written with "
                     "ASCII digits, a '.' decimal point and no thousands separator, e.g. 0.25 or 1e-3).") from None
@@ -315,7 +312,7 @@ def _read_wide(
 ) -> pd.DataFrame:
     first_cells = [r[0].strip() if r else "" for _, r in body]
     values = None if not all(_is_number(c) for c in first_cells) else np.array(
-        [_float(c) if c.lower() not in _MISSING else math.nan for c in first_cells])
+        [c_float(c) if c.lower() not in _MISSING else math.nan for c in first_cells])
 
     def others_integer() -> bool:
         return all(_is_integer_token(c) for _, r in body for c in r[1:])
@@ -384,7 +381,7 @@ def _read_wide(
 
 def _is_integer_token(token: str) -> bool:
     try:
-        return _float(token).is_integer()
+        return c_float(token).is_integer()
     except ValueError:
         return False
 
@@ -392,7 +389,7 @@ def _is_integer_token(token: str) -> bool:
 
 def _is_number(token: str) -> bool:
     try:
-        _float(token)
+        c_float(token)
     except ValueError:
         return token.strip().lower() in _MISSING
     return True
