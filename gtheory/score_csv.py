@@ -22,9 +22,11 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .errors import ParameterError
+from .kit.checks import c_float
 from .kit.output import csv_unsafe
 from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, _SYSTEM_NAMES, _TOPIC_NAMES, Orientation, _Ambiguous,
-                           _axis_role, _canonical_orientation, _first_column_doubt, _first_column_is_labels, _rows_are)
+                           _axis_role, _canonical_orientation, _first_column_doubt, _first_column_is_labels, _rows_are,
+                           _summary_label, _summary_problem)
 
 __all__ = ["read_scores"]
 
@@ -63,9 +65,10 @@ def _number(token: str, path: str, line: int, column: str, allow_missing: bool =
             "gstudy with `missing` reml or henderson.", "missing",
         )
     try:
-        v = float(t)
+        v = c_float(t)
     except ValueError:
-        raise _fail(path, line, f"cannot read {token!r} in column {column!r} as a number.") from None
+        raise _fail(path, line, f"cannot read {token!r} in column {column!r} as a number (a score is written with "
+                    "ASCII digits, a '.' decimal point and no thousands separator, e.g. 0.25 or 1e-3).") from None
     if not math.isfinite(v):
         raise _fail(path, line, f"non-finite score {token!r} in column {column!r}.")
     return v
@@ -260,6 +263,11 @@ def _read_long(
         values[key] = _number(r[jv], name, line, header[jv], allow_missing)
     systems = list(dict.fromkeys(k[0] for k in values))
     topics = list(dict.fromkeys(k[1] for k in values))
+    for role, labels, j in (("topic", topics, 1), ("system", systems, 0)):
+        summary = _summary_label(labels)
+        if summary is not None:
+            first = min(line for key, line in seen.items() if key[j] == summary)
+            raise _fail(name, first, _summary_problem(summary, role))
     missing = [(s, t) for s in systems for t in topics if (s, t) not in values]
     if missing and not allow_missing:
         s, t = missing[0]
@@ -304,7 +312,7 @@ def _read_wide(
 ) -> pd.DataFrame:
     first_cells = [r[0].strip() if r else "" for _, r in body]
     values = None if not all(_is_number(c) for c in first_cells) else np.array(
-        [float(c) if c.lower() not in _MISSING else math.nan for c in first_cells])
+        [c_float(c) if c.lower() not in _MISSING else math.nan for c in first_cells])
 
     def others_integer() -> bool:
         return all(_is_integer_token(c) for _, r in body for c in r[1:])
@@ -335,7 +343,12 @@ def _read_wide(
             data[k, j] = _number(r[start + jj], name, line, header[start + jj], allow_missing)
     if has_labels and len(set(labels)) != len(labels):
         dup = next(lab for lab in labels if labels.count(lab) > 1)
-        raise _fail(name, None, f"row label {dup!r} appears more than once.")
+        first, again = [body[k][0] for k, lab in enumerate(labels) if lab == dup][:2]
+        long_hint = ""
+        if "system" in [_axis_role(h) for h in header] and "topic" in [_axis_role(h) for h in header]:
+            long_hint = (" The header names a system and a topic column: if the file is long (one row per system "
+                         "and topic), name its score column 'score'.")
+        raise _fail(name, again, f"row label {dup!r} appears more than once (first on line {first}).{long_hint}")
 
     # the one rule of every score-matrix input (_rows_are): the label column's header names the rows' role
     # ("topic", "Topic ID", "run", ...); else labels that all look like system names (sys1, run_a) on one side
@@ -350,6 +363,13 @@ def _read_wide(
                     "topics-by-systems, or name the first column 'topic' or 'system'.", "orientation") from None
     except ValueError as exc:
         raise _fail(name, header_line, str(exc), "orientation") from None
+    lines = [line for line, _ in body]
+    row_what, column_what = ("topic", "system") if rows == "topic" else ("system", "topic")
+    for what, found, at in ((column_what, _summary_label(columns), lambda _: header_line),
+                            (row_what, _summary_label(labels) if has_labels else None,
+                             lambda lab: lines[labels.index(lab)])):
+        if found is not None:
+            raise _fail(name, at(found), _summary_problem(found, what))
     if rows == "topic":
         frame = _frame(data.T.copy(), columns, labels)
     else:
@@ -361,7 +381,7 @@ def _read_wide(
 
 def _is_integer_token(token: str) -> bool:
     try:
-        return float(token).is_integer()
+        return c_float(token).is_integer()
     except ValueError:
         return False
 
@@ -369,7 +389,7 @@ def _is_integer_token(token: str) -> bool:
 
 def _is_number(token: str) -> bool:
     try:
-        float(token)
+        c_float(token)
     except ValueError:
         return token.strip().lower() in _MISSING
     return True

@@ -45,6 +45,33 @@ _LAYOUT_WORDS = {"auto": "auto", "long": "long", "systemsxtopics": "systems-by-t
                  "topicxsystem": "topics-by-systems"}
 
 
+#: labels of a summary over topics or systems, not of a topic or a system: trec_eval's ``all`` rows (``-q``), the
+#: ``num_q`` column of per-run means (``gtheory evaluate --means``), a mean or total row or column of a spreadsheet
+_SUMMARY_LABELS = {"all", "mean", "means", "average", "avg", "total", "sum", "median", "overall", "num_q", "numq",
+                   "std", "stdev", "sd"}
+
+
+def _summary_label(labels: Any) -> str | None:
+    """The first of ``labels`` that names a summary (:data:`_SUMMARY_LABELS`: ``all``, ``mean``, ``num_q``, …),
+    or None. Such a row or column read as a topic or a system would be a made-up one: a mean column as a topic
+    lowers the interaction and raises Φ, trec_eval's ``all`` rows add a topic, a ``num_q`` column is a count."""
+    for label in labels:
+        if isinstance(label, str) and label.strip().lower() in _SUMMARY_LABELS:
+            return label
+    return None
+
+
+def _summary_problem(label: str, what: str) -> str:
+    """Why a ``what`` ("topic", "system") labelled ``label`` is refused, and the fix."""
+    if label.strip().lower() in ("num_q", "numq"):
+        return (f"a {what} labelled {label!r}: this is a table of per-run means ({label} is their number of topics, "
+                "as gtheory evaluate --means and trec_eval write them), not of per-topic scores; give the per-topic "
+                "scores (gtheory evaluate --per-topic, trec_eval -q without its 'all' rows).")
+    return (f"a {what} labelled {label!r}, which names a summary (trec_eval -q's 'all' rows, a mean or total row "
+            f"or column), not a {what}; read as a {what} it would change every variance component. Remove that "
+            f"row or column, or, if {label!r} really is a {what}, rename it.")
+
+
 def _canonical_orientation(orientation: Any) -> str:
     """``orientation`` as one of :data:`_ORIENTATIONS` (``"systems x topics"`` and ``"systems-by-topics"`` are one
     layout), or a :class:`ParameterError` listing the spellings."""
@@ -166,11 +193,19 @@ def _rows_are(frame: pd.DataFrame, orientation: str, name: str, *, rows_labelled
                 f"{frame.index.name!r}, columns {frame.columns.name!r}: rows are {named}s); drop "
                 "`orientation` or rename the axes.")
         return wanted
-    if named is not None:
-        return named
     labelled_rows = not _is_default(frame.index) if rows_labelled is None else rows_labelled
     sys_rows = labelled_rows and _system_like(frame.index)
     sys_cols = _system_like(frame.columns)
+    if named is not None:
+        if sys_rows != sys_cols and ("system" if sys_rows else "topic") != named:
+            # a name says one thing, the labels the other: a transposed table under a wrong name, never a guess
+            looks, axis = (frame.index, "row") if sys_rows else (frame.columns, "column")
+            raise ValueError(
+                f"the axis names of `{name}` (index {frame.index.name!r}, columns {frame.columns.name!r}) say the "
+                f"rows are {named}s, but the {axis} labels {_preview(looks)} look like system names and the other "
+                "axis's do not: is the table transposed, or an axis misnamed? Rename the axis (e.g. the first "
+                "column 'topic' or 'system'), or, if the names are right, pass `orientation` explicitly.")
+        return named
     if sys_rows != sys_cols:
         return "system" if sys_rows else "topic"
     if rows_labelled is None and _is_default(frame.index) and _is_default(frame.columns):

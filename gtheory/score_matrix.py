@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from .score_csv import read_scores
 from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, Orientation, _Ambiguous, _ambiguous_fix, _axis_role,
                            _canonical_orientation, _first_column_doubt, _first_column_is_labels, _is_default,
-                           _preview, _rows_are)
+                           _preview, _rows_are, _summary_label, _summary_problem)
 
 __all__ = ["as_score_matrix", "ScoreInput"]
 
@@ -286,6 +286,11 @@ def _coerce_matrix(
         if idx.has_duplicates:
             raise ValueError(f"`{name}` has duplicate {what} labels: {_preview(idx[idx.duplicated()].unique(), 5)}; "
                              f"give each {what} one {'row' if what == 'system' else 'column'}.")
+    if labelled:
+        for what, idx in (("topic", topics), ("system", systems)):
+            summary = _summary_label(idx)
+            if summary is not None:
+                raise ValueError(f"`{name}` has " + _summary_problem(summary, what))
     bad = np.isinf(x) if allow_nan else ~np.isfinite(x)
     if bad.any():
         i, j = np.argwhere(bad)[0]

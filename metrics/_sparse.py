@@ -128,7 +128,7 @@ class RelevantCells:
         self._specs: dict[tuple, np.ndarray] = {}  # parsed gain / discount specifications (read-only vectors)
         # for gain vectors indexed by grade: the levels with a grade >= 0 and those grades (integer levels only)
         lv = self.levels
-        integer = bool(np.all(lv == np.round(lv)))
+        integer = bool(np.all(lv == np.round(lv)) and np.all(np.abs(lv) < 2.0 ** 62))  # an index (1e20 is no int64)
         self._graded = np.flatnonzero(lv >= 0)
         self._grade_index = lv[self._graded].astype(np.int64) if integer else None
         self._max_grade = int(lv.max(initial=0))

@@ -17,6 +17,7 @@ nDCG is invariant to the scale of the discount vector.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import Union
 
@@ -148,24 +149,48 @@ def read_discount(path: str | os.PathLike) -> np.ndarray:
             text = p.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise ValueError(f"{where}: {_not_utf8(p)}.") from None
-        values = [(f"line {n}", tok) for n, line in enumerate(text.splitlines(), 1)
-                  for tok in line.replace(",", " ").split()]
+        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        one_each = all(len(line.split()) == 1 and line.count(",") <= 1 for _, line in lines)
+        commas = [(n, line) for n, line in lines if _DECIMAL_COMMA.fullmatch(line)]
+        if len(lines) > 1 and one_each and commas:  # one weight per line, some of them with a decimal comma
+            n, line = commas[0]
+            raise ValueError(f"{where}: line {n} reads {line.strip()!r}: one number with a decimal comma per line, or "
+                             "two weights separated by a comma? Write the weights with a '.' decimal point "
+                             f"({line.strip().replace(',', '.')}), separated by white space, commas or lines.")
+        values = [(f"line {n}", tok) for n, line in lines for tok in line.replace(",", " ").split()]
     if not values:
         raise ValueError(f"{where}: no weights in the file.")
     weights = []
     for at, v in values:
         try:
-            if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
-                raise ValueError
-            w = float(v)  # type: ignore[arg-type]
+            w = _weight(v)
         except (TypeError, ValueError):
             raise ValueError(f"{where}: weight {v!r} at {at} is not a number.") from None
+        except OverflowError:
+            w = float("inf")  # refused just below, as every non-finite weight
         if not np.isfinite(w) or w < 0:
-            raise ValueError(f"{where}: weight {v!r} at {at} must be a finite non-negative number.")
+            shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:30] + f"… ({len(repr(v))} characters)"
+            raise ValueError(f"{where}: weight {shown} at {at} must be a finite non-negative number.")
         weights.append(w)
     if not any(weights):
         raise ValueError(f"{where}: all weights are 0.")
     return np.asarray(weights, dtype=np.float64)
+
+
+#: a line of one number with a decimal comma ("0,5"), which the comma separator would split into two weights
+_DECIMAL_COMMA = re.compile(r"\s*[+-]?[0-9]+,[0-9]+\s*")
+
+
+def _weight(v: object) -> float:
+    """One weight as a float; ValueError for anything but a number or a number in C syntax, OverflowError past
+    double precision (a JSON integer of 400 digits)."""
+    if isinstance(v, bool) or v is None or isinstance(v, (list, dict)):
+        raise ValueError
+    if isinstance(v, str):
+        from gtheory.kit.checks import c_float  # C syntax: not "1_0" (10) or non-ASCII digits
+
+        return c_float(v)
+    return float(v)  # type: ignore[arg-type]
 
 
 def _not_utf8(p: "os.PathLike[str]") -> str:

@@ -45,6 +45,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from gtheory.kit.checks import c_float
+
 from .fixes import FixableError
 from .trec_lines import TrecFormatError, natural_topic_order
 from .trec_qrels import Qrels
@@ -204,8 +206,8 @@ def _reals(values: Any, where: Callable[[int], str], source: str, what: str) -> 
         for i, v in enumerate(arr):
             if isinstance(v, (bool, np.bool_)) or v is None:
                 raise InputFormatError(source, where(i), f"{what} {_shown(v)} is not a number")
-            try:
-                x[i] = float(v)
+            try:  # a numeric string in C syntax, as a file holds it (float() would read "1_0" as 10)
+                x[i] = c_float(v) if isinstance(v, str) else float(v)
             except (TypeError, ValueError):
                 raise InputFormatError(source, where(i), f"{what} {_shown(v)} is not a number") from None
     bad = np.flatnonzero(~np.isfinite(x))

@@ -25,6 +25,7 @@ from ._ranked import _labels, as_frame
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from ._sparse import relevant_cells
+from .fixes import FixableError
 from .judged import JudgedRuns
 from gtheory.kit.params import validate_params
 
@@ -75,7 +76,21 @@ def dcg_parts(
         k_ideal = int(cutoff)
     k_ideal = min(k_ideal, rc.max_judged)
     d = rc.discount(discount, max(k_run, k_ideal), cutoff)
+    _check_range(g, d[:max(k_run, k_ideal)])
     return rc.dcg(g, d[:k_run]), rc.ideal_dcg(g, d[:k_ideal])
+
+
+def _check_range(g: np.ndarray, d: np.ndarray) -> None:
+    """Refuse gains and discounts whose DCG can overflow: :math:`|\\mathrm{DCG}| \\le \\max_l |g_l| \\sum_r |d_r|`;
+    beyond double precision DCG and IDCG are infinite and nDCG = inf/inf comes out NaN for every cell."""
+    with np.errstate(over="ignore"):
+        largest, total = float(np.max(np.abs(g), initial=0.0)), float(np.sum(np.abs(d)))
+        bound = largest * total
+    if not np.isfinite(bound):
+        raise FixableError(
+            f"the gains (largest {largest:.3g}) times the discount weights (sum {total:.3g}) overflow double precision: DCG and its ideal would be infinite and "
+            "every nDCG NaN. Rescale the gains or the discount (divide by their largest value): nDCG does not "
+            "depend on the scale of either.", param="gain" if largest >= total else "discount")
 
 
 @validate_params()

@@ -2,7 +2,7 @@
 UTF-8 text), splitting lines into columns, reading number columns, topic ids in natural order, and
 :class:`TrecFormatError`, the error that names file, line and problem.
 
-Files may be plain text, ``.gz``, ``.bz2`` or ``.xz``, UTF-8 encoded; a leading UTF-8 byte-order mark is ignored.
+Files may be plain text, gzip, bzip2 or xz (told by their first bytes, whatever their name), UTF-8 encoded; a leading UTF-8 byte-order mark is ignored.
 Blank lines are skipped (line numbers in messages still count them). Columns are separated by ASCII whitespace only.
 
 Refused as corruption, naming the file: UTF-16 text ("UTF-16: convert to UTF-8"), and a NUL byte anywhere (with
@@ -77,8 +77,10 @@ def _read_bytes(path: PathLike) -> bytes:
         raise FileNotFoundError(f"no such file: {p}")
     if p.is_dir():
         raise IsADirectoryError(f"expected a file, got a directory: {p}")
-    opener = {".gz": gzip.open, ".xz": lzma.open, ".bz2": bz2.open}.get(p.suffix.lower())
     try:
+        with open(p, "rb") as fh:
+            head = fh.read(6)
+        opener = _opener(p, head)
         if opener is None:
             with open(p, "rb") as fh:
                 raw = fh.read()
@@ -107,6 +109,25 @@ def _read_bytes(path: PathLike) -> bytes:
             line = raw.count(b"\n", 0, exc.start) + 1
             raise TrecFormatError(p, line, f"not valid UTF-8 text (byte {exc.start + skip})") from None
     return raw
+
+
+#: leading bytes of the compressed formats read (whatever the file's name), and of archives that are refused
+_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+_ARCHIVES = ((b"PK\x03\x04", "a zip archive: extract its files (unzip) and give those"),
+             (b"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it (zstd -d) or recompress it with gzip or xz"))
+
+
+def _opener(p: Path, head: bytes) -> Any:
+    """The decompressing opener of a gzip/bzip2/xz file, told by its leading bytes as :func:`gtheory.read_scores`
+    does (a run saved compressed without its suffix was reported as a corrupt file with a NUL byte; a plain file
+    named ``.gz`` could not be read); ``None`` for plain text. A zip or zstd file is refused naming its format."""
+    for magic, opener in _MAGIC:
+        if head.startswith(magic) and (magic != b"BZh" or head[3:4] in b"123456789"):
+            return opener
+    for magic, what in _ARCHIVES:
+        if head.startswith(magic):
+            raise TrecFormatError(p, None, f"the file is {what}")
+    return None
 
 
 def utf16_kind(raw: bytes) -> str:

@@ -64,6 +64,23 @@ def test_load_judged_reads_runs_as_the_library_does(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("gtheory evaluate: ")  # the one coverage line
 
 
+def test_a_topic_a_run_does_not_return_is_a_note_not_a_silent_zero(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    full = load_judged(_args("--runs", str(runs), "--qrels", str(qrels)))
+    assert "does not return" not in capsys.readouterr().err  # every run returns every topic: no note
+    path = runs / "runB.txt"  # runB loses topic 3 (a run cut short, a topic lost in a conversion)
+    path.write_text("".join(line for line in path.read_text().splitlines(keepends=True) if not line.startswith("3 ")))
+    j = load_judged(_args("--runs", str(runs), "--qrels", str(qrels)))
+    err = capsys.readouterr().err
+    assert "note: run runB does not return topic 3 (1 run/topic pair): scored 0 there" in err
+    assert "--missing exclude" in err
+    # the scores are trec_eval -c's (0 for that cell), the others unchanged
+    score = metrics.ndcg(j, cutoff=10)
+    assert score.loc["runB", "3"] == 0 and score.drop(index="runB").equals(metrics.ndcg(full, cutoff=10).drop(index="runB"))
+    load_judged(_args("--runs", str(runs), "--qrels", str(qrels), "--quiet"))
+    assert capsys.readouterr().err == ""
+
+
 def test_load_judged_saved_tensor_and_embedded_data(embedded_trec9, tmp_path):
     runs, qrels = toy_runs(tmp_path)
     ref = metrics.judge(runs, qrels, progress=False)

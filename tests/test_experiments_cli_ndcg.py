@@ -29,6 +29,9 @@ def test_parse_gain():
         parse_gain(["0", "1", "inf"])
     with pytest.raises(Exception, match="--gain"):  # an unknown family is refused now, naming the option
         parse_gain(["quadratic"])
+    for odd in ("1_0", "\u0663", "\uff13"):  # float() reads these as 10 and 3: a silently different gain
+        with pytest.raises(UsageError, match="--gain takes one family name or numbers per grade"):
+            parse_gain(["0", odd, "2"])
 
 
 def test_parse_discount_names_and_files(tmp_path):

@@ -62,6 +62,9 @@ def data(tmp_path_factory) -> Path:
     (d / "q.txt").chmod(0o644)
     (d / "qlink.txt").symlink_to("q.txt")
     os.link(d / "q.txt", d / "qhard.txt")
+    (d / "runlink.xz").symlink_to(Path("runs") / "CWI0001.xz")  # links to a file of the --runs directory
+    (d / "dangling.csv").symlink_to(Path("runs") / "new.csv")  # would create a file there
+    os.link(d / "runs" / "CWI0001.xz", d / "runhard.xz")
     return d
 
 
@@ -70,6 +73,10 @@ def data(tmp_path_factory) -> Path:
     ("qlink.txt", "is the input --qrels"),   # a symbolic link to the qrels
     ("qhard.txt", "is the input --qrels"),   # a hard link: same inode
     ("runs/CWI0001.xz", "is a file of the input directory --runs"),
+    ("runlink.xz", "is a file of the input directory --runs"),  # written through, the link would replace the run
+    ("runhard.xz", "is a file of the input directory --runs"),
+    ("runs/new.csv", "is a file of the input directory --runs"),  # a new file there is read as a run next time
+    ("dangling.csv", "is a file of the input directory --runs"),
     ("runs", "is the input --runs"),
 ])
 def test_an_output_that_is_an_input_is_refused_before_any_work(data, out, message, capsys):
@@ -78,6 +85,7 @@ def test_an_output_that_is_an_input_is_refused_before_any_work(data, out, messag
     assert main(argv) == 2
     assert message.format(d=data) in capsys.readouterr().err
     assert ((data / "q.txt").read_bytes(), (data / "runs" / "CWI0001.xz").read_bytes()) == before
+    assert sorted(p.name for p in (data / "runs").iterdir()) == ["CWI0000.xz", "CWI0001.xz"]
 
 
 def test_other_inputs_and_duplicate_outputs_are_refused(data, tmp_path, capsys):
@@ -421,3 +429,16 @@ def test_a_neutralised_csv_reads_back_with_the_names_it_was_written_with(hostile
     assert main(["compare", str(tmp_path / "safe.csv")]) == 0  # the CLI's score input; text output, never prefixed
     out = capsys.readouterr().out
     assert "@SUM(A1)" in out and "'@SUM(A1)" not in out and "'=HYPERLINK" not in out
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["evaluate", "--out", ""], "--out ''"),      # was no --out: the summary table went to standard output
+    (["gstudy", "s.csv", "--plot", " "], "--plot ' '"),
+    (["gstudy", ""], "SCORES.csv ''"),
+    (["evaluate", "--qrels", "", "--runs", "r"], "--qrels ''"),
+])
+def test_an_empty_path_is_refused_not_taken_for_no_option(argv, option, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert f"error: {option}: an empty file name" in capsys.readouterr().err

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gtheory.kit.checks import (check_choice, check_int, check_probability, check_progress, fixed_seed, progress_writer,
+from gtheory.kit.checks import (c_float, check_choice, check_int, check_probability, check_progress, fixed_seed, progress_writer,
                                 seed_sequence, stderr_is_terminal)
 from gtheory.kit.errors import ParameterError
 
@@ -96,3 +96,15 @@ def test_the_same_seed_gives_the_same_stream(seed):
     assert a.entropy == b.entropy
     ss = np.random.SeedSequence(seed)
     assert seed_sequence(ss) is ss
+
+
+@given(st.floats(allow_nan=False))
+def test_c_float_reads_every_float_python_writes(x):
+    # repr and the exponent forms are what every writer of the package and of trec_eval produce
+    assert c_float(repr(x)) == x and c_float(f"{x:e}") == float(f"{x:e}")
+
+
+@pytest.mark.parametrize("token", ["1_0", "\u0663", "\uff13", "1,5", "0x10", "", "1e", "--1", "infinit"])
+def test_c_float_refuses_what_only_python_reads(token):
+    with pytest.raises(ValueError, match="not a number in C syntax"):
+        c_float(token)

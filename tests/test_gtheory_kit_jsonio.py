@@ -147,3 +147,14 @@ def test_looks_utf16():
     assert looks_utf16("\ufeffab".encode("utf-16-le")) and looks_utf16(b"\xfe\xff\x00a")
     assert looks_utf16("plain ascii text".encode("utf-16-be"))  # no BOM: NULs at every other byte
     assert not looks_utf16(b"plain ascii text") and not looks_utf16(b"ab")
+
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_non_json_constants_are_refused(token):
+    # Python's parser takes these by default; the writer never writes them (null), so a reader must not take them
+    with pytest.raises(ValueError, match=f"not a thing JSON document: {token} is not JSON"):
+        loads(f'{{"a": [1, {token}]}}', "thing")
+    with pytest.raises(ValueError, match=f"{token} is not JSON"):
+        load_document(f'{{"format": "thing/1", "a": {token}}}', "thing/1")
+    assert loads('{"a": null}', "thing") == {"a": None}  # null, what the writer writes, is read

@@ -194,3 +194,40 @@ def test_truncated_compressed_csv_names_the_file(tmp_path):
     p.write_bytes(gzip.compress(b"system,1,2\na,0.5,0.6\n" * 50)[:30])
     with pytest.raises(ValueError, match=r"t\.csv\.gz: cannot read the file \(gzip\): "):
         read_scores(p)
+
+
+# ---- hostile cells and labels: never a silently different number or a made-up topic or system
+@pytest.mark.parametrize("cell", ["1_0", "\u0663", "\uff13", "1,000", "0,5", "0x10"])
+def test_scores_need_c_number_syntax_as_the_trec_readers(tmp_path, cell):
+    # float() reads "1_0" as 10 and "٣" (Arabic-Indic three) as 3: no other tool reads these cells so
+    p = _write(tmp_path, f'system,t1,t2\na,"{cell}",0.2\nb,0.3,0.4\n')
+    with pytest.raises(ValueError, match=r"bad\.csv, line 2: cannot read .* in column 't1' as a number"):
+        read_scores(p)
+
+
+@pytest.mark.parametrize("text, line, label", [
+    ("system,t1,t2,all\na,0.1,0.3,0.2\nb,0.3,0.6,0.45\nc,0.2,0.2,0.2\n", 1, "all"),        # a mean column
+    ("system,t1,t2\na,0.1,0.3\nb,0.3,0.6\nMean,0.2,0.45\n", 4, "Mean"),                    # a mean row (system)
+    ("topic,a,b\n1,0.1,0.3\n2,0.3,0.5\naverage,0.2,0.4\n", 4, "average"),                  # topics x systems
+    ("system,topic,score\na,1,0.1\na,2,0.3\na,all,0.2\nb,1,0.3\nb,2,0.5\nb,all,0.4\n", 4, "all"),  # trec_eval -q
+])
+def test_summary_rows_and_columns_are_not_read_as_topics_or_systems(tmp_path, text, line, label):
+    with pytest.raises(ValueError, match=rf"bad\.csv, line {line}: a (topic|system) labelled '{label}', which "
+                                         "names a summary"):
+        read_scores(_write(tmp_path, text))
+
+
+def test_per_run_means_of_gtheory_evaluate_are_not_a_score_matrix(tmp_path):
+    # the --means CSV (system,num_q,<measure>) was read as a 2-topic matrix whose topics were the count and the mean
+    p = _write(tmp_path, "system,num_q,nDCG@10\nsys0,8,0.56\nsys1,8,0.63\nsys2,8,0.54\n")
+    with pytest.raises(ValueError, match=r"line 1: a topic labelled 'num_q': this is a table of per-run means"):
+        read_scores(p)
+
+
+def test_a_repeated_row_label_names_both_lines_and_the_long_layout(tmp_path):
+    p = _write(tmp_path, "runid,qid,ndcg\na,1,0.1\na,2,0.2\nb,1,0.3\nb,2,0.4\n")
+    with pytest.raises(ValueError, match=r"line 3: row label 'a' appears more than once \(first on line 2\)\. "
+                                         r".*name its score column 'score'"):
+        read_scores(p)
+    fixed = _write(tmp_path, "runid,qid,score\na,1,0.1\na,2,0.2\nb,1,0.3\nb,2,0.4\n")
+    assert read_scores(fixed).to_numpy().tolist() == [[0.1, 0.2], [0.3, 0.4]]

@@ -248,3 +248,21 @@ def test_what_the_rows_of_a_wide_table_are():
     with pytest.raises(ValueError, match="names both its index and its columns 'topic'"):
         _rows_are(m.rename_axis(index="topic", columns="query"), "auto", "m")
 
+
+
+@pytest.mark.parametrize("text, rows_said", [
+    ("run,sys1,sys2,sys3\n401,0.1,0.2,0.4\n402,0.3,0.5,0.2\n403,0.6,0.1,0.3\n", "systems"),  # topics x systems, misnamed
+    ("topic,401,402,403\nsys1,0.1,0.3,0.6\nsys2,0.2,0.5,0.1\nsys3,0.4,0.2,0.3\n", "topics"),  # systems x topics, misnamed
+])
+def test_a_name_contradicted_by_system_like_labels_is_refused_not_transposed(tmp_path, text, rows_said):
+    # the name alone decided: the G-study ran on the transposed matrix (system and topic variance swapped)
+    p = tmp_path / "s.csv"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=f"line 1: the axis names .* say the rows are {rows_said}, but the .* labels "
+                                         "'sys1', 'sys2', 'sys3' look like system names"):
+        gtheory.read_scores(p)
+    # told explicitly (orientation agreeing with the name), the file is read as the name says
+    said = "systems-by-topics" if rows_said == "systems" else "topics-by-systems"
+    assert gtheory.read_scores(p, orientation=said).shape == (3, 3)
+    frame = _matrix().rename_axis(index="topic")  # the same rule for frames: rows S0.. are not system-like here
+    assert gtheory.gstudy(frame).n_systems == 9

@@ -126,3 +126,15 @@ def test_overflowing_or_underflowing_scores_are_refused(factor):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
         assert gtheory.gstudy(x * 1e100).phi() == pytest.approx(gtheory.gstudy(x).phi(), rel=1e-9)
+
+
+@pytest.mark.parametrize("axis, label", [("columns", "all"), ("columns", "Mean"), ("index", "total")])
+def test_a_summary_row_or_column_of_a_frame_is_refused(ap, axis, label):
+    # a mean column read as one more topic would lower the interaction and raise Φ: a silent wrong number
+    frame = ap.iloc[:5, :6].copy()
+    if axis == "columns":
+        frame[label] = frame.mean(axis=1)
+    else:
+        frame.loc[label] = frame.mean(axis=0)
+    with pytest.raises(ValueError, match=f"a (topic|system) labelled '{label}', which names a summary"):
+        gtheory.gstudy(frame)

@@ -40,12 +40,27 @@ def test_reads_every_format_to_the_same_vector(embedded_trec9, tmp_path):
     ("zero.txt", "0 0\n", "zero.txt: all weights are 0."),
     ("obj.json", '{"gain": [1]}', "obj.json: a JSON object needs a 'discount' key"),
     ("d.xml", "1", "unknown file type '.xml'"),
+    # float() reads "1_0" as 10 and "٣" as 3; no other tool reads these weights so
+    ("under.txt", "1_0 0.5\n", "under.txt: weight '1_0' at line 1 is not a number."),
+    ("digits.txt", "1 \u0663\n", "digits.txt: weight '\u0663' at line 1 is not a number."),
+    ("s.json", '["1", "1_0"]', "s.json: weight '1_0' at position 2 is not a number."),
+    # a decimal comma: "0,5" was split into the two weights 0 and 5
+    ("comma.txt", "1\n0,5\n0,25\n", "comma.txt: line 2 reads '0,5': one number with a decimal comma per line"),
+    # a JSON integer past double precision was an internal OverflowError
+    ("huge.json", "[1" + "0" * 400 + ", 1]", "huge.json: weight 100"),
 ])
 def test_errors_name_the_file_and_the_place(tmp_path, name, text, message):
     (tmp_path / name).write_text(text, encoding="utf-8")
     with pytest.raises(ValueError) as err:
         metrics.read_discount(str(tmp_path / name))
     assert message in str(err.value) and str(err.value).startswith(str(tmp_path / name))
+
+
+def test_comma_separated_weights_are_still_read(tmp_path):
+    (tmp_path / "rows.csv").write_text("1,0.5\n0.25,0\n", encoding="utf-8")
+    (tmp_path / "one.csv").write_text("1,0\n", encoding="utf-8")  # one line: a comma separates
+    assert metrics.read_discount(tmp_path / "rows.csv").tolist() == [1.0, 0.5, 0.25, 0.0]
+    assert metrics.read_discount(tmp_path / "one.csv").tolist() == [1.0, 0.0]
 
 
 # ------------------------------------------------------------------------------------------ discount_vector

@@ -225,6 +225,10 @@ def test_ties_duplicates_and_rank_follow_the_file_rules(tmp_path):
          r"row 1: score nan is not finite \(score must be a real number\)"),
         (pd.DataFrame({"query_id": ["1"], "doc_id": ["a b"], "score": [1.0]}), r"row 0: docno 'a b' holds whitespace"),
         (pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": ["x"]}), r"row 0: score 'x' is not a number"),
+        # numeric strings are read as a file's are (C syntax): float() would take "1_0" as 10, "٣" as 3
+        (pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": ["0.5", "1_0"]}),
+         r"row 1: score '1_0' is not a number"),
+        (pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": ["\u0663"]}), r"row 0: score '\u0663' is not a number"),
         (pd.DataFrame({"query_id": ["1"], "topic": ["1"], "doc_id": ["a"], "score": [1.0]}),
          r"both columns 'query_id' and 'topic'"),
     ],
@@ -237,6 +241,9 @@ def test_bad_run_frames_name_the_row(frame, match):
 def test_bad_qrels_and_records_name_the_row():
     with pytest.raises(InputFormatError, match=r"qrels dict, \['1'\]\['a'\]: grade 'high' is not a number"):
         metrics.read_qrels({"1": {"a": "high"}})
+    with pytest.raises(InputFormatError, match=r"qrels dict, \['1'\]\['a'\]: grade '1_0' is not a number"):
+        metrics.read_qrels({"1": {"a": "1_0"}})  # was grade 10
+    assert metrics.read_qrels({"1": {"a": "2", "b": " 1e0"}}).grade.tolist() == [2.0, 1.0]
     q = [ir_measures.Qrel("1", "a", 1), ir_measures.Qrel("1", "a", 2)]
     with pytest.raises(InputFormatError, match=r"qrels iterable, item 1: docno 'a' is judged twice for topic '1' "
                                                r"\(first at item 0\)"):

@@ -136,6 +136,18 @@ def test_scale_invariance_and_range(embedded_trec9):
     assert a.min() >= 0 and a.max() <= 1
 
 
+@pytest.mark.parametrize("kwargs", [{"gain": [0, 1, 1e308]}, {"discount": np.full(100, 1e308)},
+                                    {"gain": [0, 1e200, 2e200], "discount": np.full(100, 1e200)}])
+def test_gains_and_discounts_whose_dcg_overflows_are_refused(embedded_trec9, kwargs):
+    # finite but huge: DCG and IDCG overflowed to inf and every nDCG came out NaN (inf/inf), silently
+    with pytest.raises(ValueError, match="overflow double precision.*Rescale the gains or the discount") as err:
+        ndcg(embedded_trec9, cutoff=100, **kwargs)
+    assert err.value.param == ("discount" if "discount" in kwargs else "gain")  # the CLI names its option
+    # at the edge of the range, scale invariance (previous test) still holds
+    big = ndcg(embedded_trec9, gain=[0, 1e300, 2e300], discount="log2", cutoff=100).to_numpy()
+    assert np.allclose(big, ndcg(embedded_trec9, gain=[0, 1, 2], discount="log2", cutoff=100).to_numpy(), atol=1e-13)
+
+
 def test_vector_discount_equals_family(embedded_trec9):
     a = ndcg(embedded_trec9, discount="log2", cutoff=20).to_numpy()
     b = ndcg(embedded_trec9, discount=metrics.discount_vector("log2", 20)).to_numpy()

@@ -282,3 +282,15 @@ def test_parsed_gain_specifications_equal_gain_vector_bit_for_bit(levels):
             assert rc.discount(disc, n, cutoff).tobytes() == discount_vector(disc, n, cutoff=cutoff).tobytes()
     with pytest.raises(ValueError, match="needs its k"):
         rc.discount("linear", 3, None)
+
+
+@pytest.mark.filterwarnings("ignore::metrics.FractionalGradeWarning")
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_a_huge_integer_grade_is_no_index_and_no_cast_warning():
+    # grade 1e20 equals its rounding but is no int64: the cast warned "invalid value" and gave a garbage index
+    runs = {"s1": {"1": {"a": 2.0, "b": 1.0}}, "s2": {"1": {"a": 1.0, "b": 2.0}}}
+    j = metrics.judge(runs, {"1": {"a": 1e20, "b": 1}}, progress=False)
+    scores = ndcg(j, cutoff=2).to_numpy()
+    assert scores[0, 0] == pytest.approx(1.0) and 0 < scores[1, 0] < 1  # linear gain: a first is the ideal
+    with pytest.raises(ValueError, match="grade"):  # a vector of gains per grade cannot cover grade 1e20
+        ndcg(j, gain=[0, 1, 2], cutoff=2)

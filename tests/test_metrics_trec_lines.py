@@ -3,6 +3,7 @@
 names file and line."""
 from __future__ import annotations
 
+import bz2
 import gzip
 import lzma
 import pickle
@@ -63,8 +64,27 @@ def test_missing_and_corrupt_files(tmp_path):
 
 def _corrupt_xz(tmp_path: Path) -> Path:
     p = tmp_path / "broken.xz"
-    p.write_bytes(b"not xz at all")
+    p.write_bytes(lzma.compress(b"1 Q0 a 1 1.0 t\n" * 100)[:-20])  # an xz file cut short
     return p
+
+
+@pytest.mark.parametrize("name, pack", [("run", gzip.compress), ("run.txt", lzma.compress),
+                                        ("run.xz", lambda b: b), ("run.gz", bz2.compress)])
+def test_compression_is_told_by_the_leading_bytes_not_the_name(tmp_path, name, pack):
+    # a gzip run saved without .gz was refused as "corrupt: a NUL byte", a plain run named .xz as undecompressable
+    text = b"1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t\n"
+    p = tmp_path / name
+    p.write_bytes(pack(text))
+    assert _read_bytes(p) == text
+    assert read_run(p).docno.tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize("head, what", [(b"PK\x03\x04", "a zip archive"), (b"\x28\xb5\x2f\xfd", "zstd-compressed")])
+def test_archives_that_are_not_read_are_named(tmp_path, head, what):
+    p = tmp_path / "runs.bin"
+    p.write_bytes(head + b"\0" * 40)
+    with pytest.raises(TrecFormatError, match=f"the file is {what}"):
+        _read_bytes(p)
 
 
 # ------------------------------------------------------------------------------------------- columns, numbers

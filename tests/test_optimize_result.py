@@ -397,3 +397,12 @@ def test_phi_at_and_erho2_at_are_deprecated_aliases(t10):
         assert t10.phi_at(9) == t10.phi(9)
     with pytest.warns(DeprecationWarning, match=r"use Tuning.erho2\(n\)"):
         assert t10.erho2_at(9) == t10.erho2(9)
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_a_tuning_with_a_non_json_number_is_refused(t10, token):
+    # json.loads takes NaN/Infinity by default: var_system = -inf was read back and gave made-up coefficients
+    text = json.dumps({**json.loads(t10.to_json()), "var_system": None}).replace('"var_system": null',
+                                                                               f'"var_system": {token}')
+    with pytest.raises(ValueError, match=f"{token} is not JSON"):
+        optimize.Tuning.from_json(text)

@@ -86,6 +86,11 @@ def _cli_warning(args: argparse.Namespace):
     return show
 
 
+#: the attributes of the parsed arguments that are one file or directory path, with their options
+_PATH_OPTIONS = (("out", "--out"), ("plot", "--plot"), ("qrels", "--qrels"), ("judged", "--judged"),
+                 ("tuning", "--tuning"), ("discount", "--discount"), ("scores", "SCORES.csv"))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -100,6 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE
+    for attr, option in _PATH_OPTIONS:  # `--out ""` was taken as no --out: the output went elsewhere, silently
+        if isinstance(getattr(args, attr, None), str) and not getattr(args, attr).strip():
+            owner = getattr(args, "_parser", None) or parser
+            owner.error(f"{option} {getattr(args, attr)!r}: an empty file name; give a path ('-' is standard output "
+                        "where the option takes it).")
     from ._common import COMMAND, OUTPUTS
     from ._outputs import STDOUT
 

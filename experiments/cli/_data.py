@@ -184,7 +184,25 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
               file=sys.stderr)
     if not quiet:  # one line: what the qrels judge of what the runs retrieved
         print(f"gtheory {command}: {judged.coverage.one_line()}", file=sys.stderr)
+    if not quiet and judged.missing == "zero":
+        _note_zero_cells(judged, command)
     return judged
+
+
+def _note_zero_cells(judged: metrics.JudgedRuns, command: str) -> None:
+    """Under ``--missing zero``: a note naming the runs that return no result for some qrels topic (scored 0 there,
+    as trec_eval -c does), so that a run cut short or a topic lost in a conversion is not a silent 0."""
+    import numpy as np
+
+    returned = np.asarray(judged.retrieved)
+    if returned.all() or not returned.any():
+        return
+    runs = [s for s, row in zip(judged.systems, returned) if not row.all()]
+    missed = [t for t, ok in zip(judged.topics, returned.all(axis=0)) if not ok]
+    cells = int((~returned).sum())
+    print(f"gtheory {command}: note: {_some(runs, 'run', show=10)} {'does' if len(runs) == 1 else 'do'} not return "
+          f"topic{'s' * (len(missed) != 1)} {_some(missed, show=10)} ({cells} run/topic pair{'s' * (cells != 1)}): "
+          "scored 0 there, as trec_eval -c does; --missing exclude leaves them out instead.", file=sys.stderr)
 
 
 def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool = False) -> metrics.JudgedRuns:

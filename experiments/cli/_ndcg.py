@@ -108,8 +108,11 @@ def parse_discount(value: str, option: str = "--discount", *, allow_failed: bool
 
 
 def _is_number(s: str) -> bool:
+    """A number in C syntax (not "1_0", read by float() as 10, nor non-ASCII digits)."""
+    from gtheory.kit.checks import c_float
+
     try:
-        float(s)
+        c_float(s)
         return True
     except ValueError:
         return False

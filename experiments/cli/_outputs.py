@@ -50,6 +50,23 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _in_directory(p: Path, directory: Path) -> bool:
+    """Whether ``p`` is (or would be) a file of ``directory``: by its own path, or through a symbolic link (also a
+    dangling one: the output would be created there) or a hard link (an output written through a link to a run
+    file would replace the run; a new file there would be read as a run next time)."""
+    if p.parent.exists() and _same_file(p.parent, directory):
+        return True
+    if p.resolve().parent.exists() and _same_file(p.resolve().parent, directory):
+        return True
+    if not p.exists():
+        return False
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return False
+    return any(_same_file(p, Path(e.path)) for e in entries)
+
+
 def _inside(child: Path, parent: Path) -> bool:
     try:
         child.resolve().relative_to(parent.resolve())
@@ -64,10 +81,10 @@ def _refuse_inputs(p: Path, where: str, args: argparse.Namespace | None, directo
         if _same_file(p, src):
             raise UsageError(f"{where}: is the input {option} {src}; writing there would destroy it. "
                              "Choose another output path.")
-        if src.is_dir() and p.exists() and not directory and p.parent.exists() and \
-                _same_file(p.parent, src):
+        if src.is_dir() and not directory and _in_directory(p, src):
             raise UsageError(f"{where}: is a file of the input directory {option} {src}; writing there would "
-                             "replace it. Choose another output path.")
+                             "replace it, or add a file that the next read of the directory takes for a run. "
+                             "Choose another output path.")
         if directory and _inside(src, p):
             raise UsageError(f"{where}: holds the input {option} {src}; the report directory is replaced as a "
                              "whole. Choose another output directory.")

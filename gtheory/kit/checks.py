@@ -9,7 +9,8 @@ same rules, so every check raises the same :class:`~gtheory.kit.errors.Parameter
   of a helper, ``rate``, ``variant``), by the table's rule constructors;
 * :func:`seed_sequence`, :func:`fixed_seed` — a checked ``seed`` turned into independent streams or one recorded int;
 * :func:`check_progress`, :func:`progress_writer` — ``progress`` resolved (``"auto"``: on stderr when it is a
-  terminal) and turned into a writer.
+  terminal) and turned into a writer;
+* :func:`c_float` — a number written as text, in C syntax (the readers of scores, weights and gains).
 
 The vocabulary (docs/architecture.md, "The shared vocabulary"):
 
@@ -23,6 +24,7 @@ The vocabulary (docs/architecture.md, "The shared vocabulary"):
 """
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, Callable
 
@@ -31,6 +33,24 @@ import numpy as np
 from .params import PARAMS, check_param, choice, integer, probability
 
 __all__: list[str] = []  # private module
+
+#: a number as C's ``strtod`` and trec_eval read it: ASCII digits, an optional ``.`` and exponent, ``inf``/``nan``
+C_NUMBER = re.compile(r"\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)\s*", re.IGNORECASE)
+
+
+def c_float(token: str) -> float:
+    """``float(token)`` for a number in C syntax (:data:`C_NUMBER`), else ``ValueError``.
+
+    Python's ``float`` also reads ``"1_0"`` as 10 and non-ASCII digits (``"٣"``, ``"３"``) as numbers, which no
+    other tool reads so: a score, weight or gain written that way is refused, never silently a different number.
+    The TREC readers apply the same syntax (:mod:`metrics.trec_lines`).
+
+    >>> c_float(" 1e-3"), c_float("-inf")
+    (0.001, -inf)
+    """
+    if not C_NUMBER.fullmatch(token):
+        raise ValueError(f"not a number in C syntax: {token!r}")
+    return float(token)
 
 
 def check_int(value: Any, name: str, *, minimum: int = 1) -> int:

@@ -137,14 +137,26 @@ def looks_utf16(raw: bytes) -> bool:
     return len(head) >= 4 and max(head[0::2].count(0), head[1::2].count(0)) >= 0.4 * (len(head) // 2)
 
 
+class _Constant(Exception):
+    """A ``NaN``/``Infinity``/``-Infinity`` token, which :func:`json.loads` accepts by default."""
+
+
+def _no_constant(token: str) -> Any:
+    raise _Constant(token)
+
+
 def loads(text: str, what: str) -> Any:
     """``json.loads(text)`` with every failure a ValueError ``not a <what> JSON document: <why>``: text that is
-    not JSON, and JSON nested deeper than Python's recursion limit (``[[[[...]]]]`` 100,000 deep), which
+    not JSON (the tokens ``NaN`` and ``Infinity`` included, which Python's parser takes by default: a result read
+    back with ``var_system = -inf`` gave made-up coefficients), and JSON nested deeper than Python's recursion limit (``[[[[...]]]]`` 100,000 deep), which
     :func:`json.loads` answers with a :class:`RecursionError`."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not a {what} JSON document: {exc}") from None
+    except _Constant as exc:
+        raise ValueError(f"not a {what} JSON document: {exc.args[0]} is not JSON (RFC 8259 has no NaN or "
+                         "Infinity; a number that is not finite is written as null)") from None
     except RecursionError:
         raise ValueError(f"not a {what} JSON document: nested too deeply (arrays or objects more than "
                          f"{sys.getrecursionlimit()} levels deep)") from None
