@@ -149,20 +149,22 @@ REPORT_MARKER = ".gtheory-report"
 
 
 def check_report_directory(out: Path) -> None:
-    """Refuse to replace an existing directory that is not a report: a report directory is replaced as a whole
-    (atomically), so it must be new, empty, or hold only what :func:`write_report` writes."""
+    """Refuse to replace an existing directory that holds anything a report does not write: a report directory is
+    replaced as a whole (atomically), so it must be new, empty, or hold only what :func:`write_report` writes — a
+    previous report, which it replaces. Files a user added to a previous report (notes, another figure) would be
+    lost, so they are refused too, untouched."""
     if not out.is_dir():
         return
     own = {"report.md", "report.html", "tables.json", REPORT_MARKER,
            *(figure_file(name, f) for name in FIGURES for f in FIGURE_FORMATS)}
     entries = [e.name for e in out.iterdir()]
-    if REPORT_MARKER in entries:
-        return
     foreign = sorted(e for e in entries if e not in own and not e.startswith(f".{out.name}."))
     if foreign:
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
-        raise ValueError(f"`out_dir` {out} holds files that are not part of a report ({shown}); a report "
-                         "directory is replaced as a whole. Give a new or empty directory.")
+        what = "a previous report and files it did not write" if REPORT_MARKER in entries else \
+            "files that are not part of a report"
+        raise ValueError(f"`out_dir` {out} holds {what} ({shown}); a report directory is replaced as a whole, so "
+                         "they would be lost. Move them, or give a new or empty directory.")
 
 
 def _tables_json(study: Study) -> str:

@@ -66,7 +66,12 @@ def test_report_directory_is_replaced_only_when_it_is_a_report(small_study, tmp_
     (out / "notes.txt").unlink()
     path = write_report(small_study, out, dpi=20)
     assert (out / REPORT_MARKER).is_file() and path == out / "report.md"
-    (out / "notes.txt").write_text("mine")  # a report directory is replaced as a whole, notes and all
+    # a previous report is replaced as a whole; a file the user added to it would be lost, so it is refused
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match=r"holds a previous report and files it did not write \(notes.txt\)"):
+        write_report(small_study, out, format="html", dpi=20)
+    assert (out / "notes.txt").read_text() == "mine" and (out / "report.md").is_file()  # untouched
+    (out / "notes.txt").unlink()
     write_report(small_study, out, format="html", dpi=20)
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["report.html", "tables.json", REPORT_MARKER, *FIGURES])
