@@ -143,6 +143,7 @@ class JudgedRows:
     beyond_depth: int
     dropped: int
     duplicate: _Duplicate | None = None
+    tags: tuple[str, ...] = ()  # the file's distinct run tags when there are several
 
     @property
     def depth(self) -> int:
@@ -191,7 +192,8 @@ def judge_file(path: Path, qi: QrelsIndex, depth: int, ties: str, duplicates: st
         empty = np.zeros(0, dtype=np.int32)
         return JudgedRows(empty, empty, empty.astype(np.int8), empty, np.zeros(len(qi.topics), np.int32), [], 0, 0,
                           f.duplicate)
-    return _rows(f.topics, f.tcode, f.docno, f.doc_hash, f.order, f.rank, qi, depth, f.dropped)
+    rows = _rows(f.topics, f.tcode, f.docno, f.doc_hash, f.order, f.rank, qi, depth, f.dropped)
+    return replace(rows, tags=f.tags) if f.tags else rows
 
 
 class TensorBuilder:
@@ -299,4 +301,4 @@ def build(results: Iterable[JudgedRows], n_systems: int, qi: QrelsIndex, depth: 
 def _without_rows(r: JudgedRows) -> JudgedRows:
     e = np.zeros(0, dtype=np.int32)
     return JudgedRows(e, e, e.astype(np.int8), e, r.n_retrieved, r.unknown_topics, r.beyond_depth, r.dropped,
-                      r.duplicate)
+                      r.duplicate, r.tags)

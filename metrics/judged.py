@@ -165,7 +165,8 @@ class JudgedRuns:
         notes = (("run topics not in the qrels (ignored)", report.get("run_topics_not_in_qrels")),
                  ("topics without a relevant document", report.get("topics_without_relevant")),
                  ("rows ranked below the depth (not read)", report.get("rows_beyond_depth")),
-                 ("repeated lines dropped", report.get("duplicates_dropped")))
+                 ("repeated lines dropped", report.get("duplicates_dropped")),
+                 ("run files with several run tags (read as one system per file)", report.get("mixed_tags")))
         for what, value in notes:
             if value:
                 lines.append(f"{what}: " + (some(f"{k} ({len(v) if isinstance(v, list) else v})"
@@ -760,5 +761,6 @@ def _report(names: list[str], pieces: list, n_ret: np.ndarray, qi, missing: str)
         "topics_without_relevant": [qi.topics[t] for t in np.flatnonzero(~has_rel)],
         "rows_beyond_depth": {nm: r.beyond_depth for nm, r in zip(names, pieces) if r.beyond_depth},
         "duplicates_dropped": {nm: r.dropped for nm, r in zip(names, pieces) if r.dropped},
+        "mixed_tags": {nm: list(r.tags) for nm, r in zip(names, pieces) if getattr(r, "tags", ())},
         "missing_policy": missing,
     }

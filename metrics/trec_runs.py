@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
@@ -248,6 +248,7 @@ class _Parsed:
     cols: Columns | None = None
     lines: np.ndarray | None = None  # string reader: line of each record
     duplicate: _Duplicate | None = None
+    tags: tuple[str, ...] = ()  # the distinct run tags (6th column) when there are several, sorted; else ()
 
     @property
     def line(self) -> np.ndarray:
@@ -272,6 +273,30 @@ def _parse_fields(raw: bytes, p: Path, ties: str, duplicates: str) -> _Parsed:
     cols = split_columns(raw, 6)
     if cols is None:
         return _parse_text(raw.decode("utf-8"), p, ties, duplicates)
+    tag_col = cols.fixed(5)
+    # one comparison pass in the usual case (one tag); the distinct tags only when there are several
+    tags = (() if tag_col is not None and not (tag_col != tag_col[:1]).any()
+            else _several_tags(np.unique(tag_col) if tag_col is not None else None, cols))
+    f = _parse_columns(cols, p, ties, duplicates)
+    return replace(f, tags=tags) if tags else f
+
+
+def _several_tags(unique: np.ndarray | None, cols: Columns | None = None, tokens: Sequence[str] | None = None
+                  ) -> tuple[str, ...]:
+    """The distinct run tags of one file when there are several (sorted), else ``()``: a file of two runs pasted
+    together is read as one system (as trec_eval does), and the readers report it."""
+    if tokens is not None:
+        distinct = sorted(set(tokens))
+    elif unique is not None:
+        distinct = sorted(u.rstrip(b"\0").decode("utf-8", "replace") for u in unique)
+    else:  # a tag wider than the byte reader's window: compare the tokens themselves
+        distinct = sorted({bytes(cols.buf[a:b]).decode("utf-8", "replace")  # type: ignore[union-attr]
+                           for a, b in zip(cols.starts[:, 5].tolist(), cols.ends[:, 5].tolist())})
+    return tuple(distinct) if len(distinct) > 1 else ()
+
+
+def _parse_columns(cols: Columns, p: Path, ties: str, duplicates: str) -> _Parsed:
+    """The byte-level reader of :func:`_parse_fields`."""
     n = cols.n
     topic_b, docno = cols.fixed(0), cols.fixed(2)
     score = _column_floats(cols, 4, p, "score")
@@ -326,6 +351,13 @@ def _parse_text(text: str, p: Path, ties: str, duplicates: str) -> _Parsed:
     tokens, lines = _tokenise(text, 6, p, _RUN_FORMAT)
     if not lines.size:
         raise TrecFormatError(p, None, "the run file holds no results")
+    tags = _several_tags(None, tokens=tokens[5::6])
+    f = _parse_tokens(tokens, lines, p, ties, duplicates)
+    return replace(f, tags=tags) if tags else f
+
+
+def _parse_tokens(tokens: list[str], lines: np.ndarray, p: Path, ties: str, duplicates: str) -> _Parsed:
+    """The rest of the string reader, from the tokens and their lines."""
     score = _floats(tokens[4::6], lines, p, "score")
     key = _floats(tokens[3::6], lines, p, "rank") if ties == "rank" else None
     topic = np.array(tokens[0::6], dtype=object)

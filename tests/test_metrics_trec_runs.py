@@ -117,3 +117,26 @@ def test_real_runs_match_trec_eval_order():
         expected = sorted(docs, key=lambda d: (docs[d], d), reverse=True)  # score desc, docno desc
         got = run.docno[run.topic == topic].tolist()
         assert got == expected
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_run_file_with_several_tags_is_reported(tmp_path, capsys, workers):
+    # two runs pasted into one file are one system to trec_eval and here; judge reports the file and its tags (the
+    # byte reader, and the string reader that a token wider than 64 bytes selects), and the CLI prints a note
+    import metrics
+    from experiments.cli import main
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    write(runs, "pasted", "1 Q0 a 1 1.0 runA\n1 Q0 b 2 0.5 runA\n2 Q0 a 1 1.0 runB\n")
+    write(runs, "wide", f"1 Q0 {'x' * 80} 1 1.0 tagZ\n2 Q0 b 1 1.0 tagY\n2 Q0 c 2 0.5 tagZ\n")  # the string reader
+    write(runs, "one", "1 Q0 a 1 1.0 r\n2 Q0 b 1 1.0 r\n")
+    qrels = write(tmp_path, "qrels", "1 0 a 1\n2 0 b 1\n")
+    j = metrics.judge(runs, qrels, workers=workers, progress=False)
+    assert j.report["mixed_tags"] == {"pasted": ["runA", "runB"], "wide": ["tagY", "tagZ"]}  # "one" has one tag
+    assert "run files with several run tags (read as one system per file): pasted (2), wide (2)" in j.summary()
+    assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), "--measure", "P@1"]) == 0
+    err = capsys.readouterr().err
+    assert "note: 2 run files (pasted (runA, runB), wide (tagY, tagZ)) hold several run tags" in err
+    assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), "--measure", "P@1", "--quiet"]) == 0
+    assert "run tags" not in capsys.readouterr().err

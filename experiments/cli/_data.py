@@ -175,6 +175,13 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
         total = sum(dropped.values())
         print(f"gtheory {command}: note: --duplicates first: dropped {total} repeated line{'s' * (total != 1)} in "
               f"{_some([f'{k} ({v})' for k, v in dropped.items()], 'run', show=10)}.", file=sys.stderr)
+    mixed = judged.report.get("mixed_tags") or {}
+    if mixed and not quiet:  # two runs pasted into one file would be scored as one system: say so
+        shown = [f"{k} ({', '.join(v[:3])}{' …' if len(v) > 3 else ''})" for k, v in mixed.items()]
+        print(f"gtheory {command}: note: {_some(shown, 'run file', show=5)} "
+              f"{'holds' if len(mixed) == 1 else 'hold'} several run tags (6th column) but {'is' if len(mixed) == 1 else 'are'} "
+              "read as one system per file, as trec_eval does; if a file holds several runs, split it into one file "
+              "per run.", file=sys.stderr)
     cut = judged.report.get("rows_beyond_depth") or {}
     if cut and not quiet:  # trec_eval evaluates every row unless given -M: say where the numbers part from its own
         total = sum(cut.values())
