@@ -338,6 +338,16 @@ def _check(judged, what, n_inner, n_seeds, lambdas, families, min_wins, penalty,
             raise ValueError(f"`{name}` must be an integer ≥ {least}; got {v!r}.")
     if judged.n_topics < 8:
         raise ValueError(f"nested cross-validation needs at least 8 topics (2 per inner part); got {judged.n_topics}.")
+    positive = [float(v) for v in judged.levels if v > 0]
+    if what in ("gain", "joint") and len(positive) < 2:
+        from gtheory.kit.errors import ParameterError
+
+        grades = f"one positive grade ({positive[0]:g})" if positive else "no positive grade"
+        raise ParameterError(
+            "what", f"`what` {what!r}: the qrels have {grades}, and nDCG is the same for every positive gain of a "
+            "single grade (it is a ratio to the ideal DCG), so there are no gains to tune; recommend the discount "
+            "instead.", rule="gains to tune need at least two positive grades", value=what,
+            fix={"what": "discount"}, fix_effect="recommend the discount, the only part of nDCG these grades leave")
     bad = [lam for lam in lambdas if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating))
            or not (np.isfinite(lam) and lam >= 0)]
     if bad:

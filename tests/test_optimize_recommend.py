@@ -285,3 +285,26 @@ def test_regularised_fits_that_do_not_converge_are_reported(embedded_trec9, monk
     assert table["ridge(λ=1)"] > 0 and table.drop("ridge(λ=1)").eq(0).all()
     messages = [str(w.message) for w in caught if issubclass(w.category, optimize.OptimizationWarning)]
     assert len(messages) == 1 and messages[0].startswith(f"ridge(λ=1): {table['ridge(λ=1)']} fit(s) did not converge")
+
+
+@pytest.mark.parametrize("what", ["gain", "joint"])
+def test_gains_of_a_single_positive_grade_are_refused_naming_what(tmp_path, what):
+    # with one positive grade nDCG is the same for every positive gain (a ratio to the ideal DCG): nothing to tune
+    # for the gains; recommend says so and names the fix, instead of reporting a comparison of identical measures
+    rng = np.random.default_rng(0)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for s in range(4):
+        lines = [f"{t} Q0 d{d} {r + 1} {1 - r / 10:.2f} s{s}\n"
+                 for t in range(8) for r, d in enumerate(rng.permutation(12)[:10])]
+        (runs / f"s{s}.txt").write_text("".join(lines))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 d{d} {int(d % 3 == 0)}\n" for t in range(8) for d in range(12)))
+    j = metrics.judge(runs, qrels, progress=False)
+    assert [float(v) for v in j.levels if v > 0] == [1.0]
+    with pytest.raises(gtheory.ParameterError, match="one positive grade") as err:
+        optimize.recommend(j, cutoff=10, what=what, n_seeds=1, progress=False)
+    assert err.value.param == "what" and err.value.fix == {"what": "discount"}
+    # the fact behind the refusal: any positive gain gives the same nDCG as linear gains
+    np.testing.assert_allclose(metrics.ndcg(j, gain=[0, 7.5], cutoff=10).to_numpy(),
+                               metrics.ndcg(j, cutoff=10).to_numpy(), rtol=1e-14)
