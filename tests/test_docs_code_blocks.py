@@ -62,7 +62,8 @@ SHELL_NOT_RUN = {
     ("README.md", 0): "the install itself (.ci/run runs it, then `gtheory demo`: tests/test_experiments_cli_demo.py)",
     ("README.md", 1): "the test suite itself",
     ("docs/dl2019-four-grades.md", 0): "the example script: tests/test_examples.py runs it with --quick",
-    ("docs/optimize.md", 0): "benchmarks of minutes to 45 min (benchmarks/bound_trec9.py, results in benchmarks/results)",
+    ("docs/optimize.md", 0): "benchmarks of minutes to 45 min (benchmarks/bound_trec9.py; results in "
+                             "benchmarks/results)",
     ("docs/report.md", 0): "a full report takes 30 s to 3 min; tests/test_experiments_report*.py run `gtheory report` "
                            "(--quick, --format html, --runs/--qrels, --title) end to end",
     ("docs/incompleteness.md", 0): "about 4 minutes of bootstrap tests (the page says so); "
