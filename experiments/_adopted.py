@@ -108,8 +108,8 @@ def adopted_from(rec: Any) -> Adopted:
         label = str(rec.label or rec.choice)
     verdict = str(rec.verdict)
     meaning = str(getattr(rec, "phi_meaning", "") or "")
-    if meaning:  # the report says once what Φ means, not in each verdict
-        verdict = " ".join(verdict.replace(meaning, "").split())
+    if meaning:  # the report says once what Φ means, not in each verdict (with its own full stop: no ". ." left)
+        verdict = " ".join(verdict.replace(meaning.rstrip(".") + ".", "").replace(meaning, "").split())
     return Adopted(what=str(rec.what), cutoff=k, label=label, switch=bool(rec.adopt), is_baseline=is_baseline,
                    levels=levels, gain=gain, discount=discount, verdict=verdict)
 

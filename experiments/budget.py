@@ -227,7 +227,7 @@ def _depth_row(judged: "JudgedRuns", d: int, measure: str, min_diff: float, targ
     low = high = math.nan
     replicates = None
     if bootstrap:
-        b = g.bootstrap(bootstrap, over="both", seed=seed, level=level, target=target)
+        b = g.bootstrap(n_resamples=bootstrap, over="both", seed=seed, level=level, target=target)
         low, high = b.interval("topics_needed")
         replicates = b.replicates_adjusted[:, b.quantities.index("topics_needed")]
     row = dict(depth=d, judged_per_topic=per_topic, coverage=coverage, var_system=g.var_system, var_topic=g.var_topic,

@@ -100,7 +100,10 @@ class DemoStudy(JsonResult):
                       "  (gtheory recommend: nested cross-validation over topics; the study below explains it)", ""]
         lines += [f"nDCG@{self.cutoff}, {self.n_systems} systems x n = {n} topics   (Φ target {self.target:g})",
                   f"  Φ(1) is the stability of a comparison on one topic, Φ({n}) that of the mean over the n = {n} "
-                  "topics (the share of its variance due to real differences between systems)"]
+                  "topics (the share of its variance due to real differences between systems)",
+                  f"  σ²_s/σ²_total = Φ(1); Eρ²({n}): the same for the ranking of the systems (topic difficulty, "
+                  "common to all systems, not counted); τ vs log2: Kendall τ between the configuration's ranking of "
+                  "the systems and the log2 discount's"]
         head = (f"{'configuration':<20} {'σ²_s/σ²_total':>13} {f'Φ({n})':>7} {f'Eρ²({n})':>7} {'topics for Φ':>13}  "
                 f"{'τ vs log2':>9}")
         lines += [head, "-" * len(head)]

@@ -36,6 +36,12 @@ def test_adopted_from_reads_the_baseline_rule_fields():
     assert a.row_label == "adopted: rbp(p=0.8)" and not a.is_baseline
     said = type("R", (), dict(vars(type(rec)), phi_meaning="Φ(n) is a share.", verdict="adopt rbp. Φ(n) is a share."))()
     assert adopted_from(said).verdict == "adopt rbp."  # the report says what Φ means once, not per verdict
+    # as recommend words it: the clause without its full stop, then "." (the report's headline read "agree. .")
+    from optimize.nested import PHI_MEANING
+
+    real = type("R", (), dict(vars(type(rec)), phi_meaning=PHI_MEANING,
+                              verdict=f"keep x; 5/5 seeds agree. {PHI_MEANING}."))()
+    assert adopted_from(real).verdict == "keep x; 5/5 seeds agree."
     keep = type("R", (), dict(vars(type(rec)), adopt=False, measure="nDCG(discount=log2,gain=linear)@10",
                               discount_vector=tuple(1 / np.log2(np.arange(2, k + 2)))))()
     assert adopted_from(keep).row_label == KEPT_BASELINE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -66,7 +67,10 @@ def test_protocol_and_errors(judged, tmp_path):
 
 
 def test_bootstrap_interval_and_cheapest_share(judged):
-    b = topic_depth_budget(judged, "nDCG@10", depths=[5, 20, 50], target=0.8, bootstrap=200, seed=3)
+    with warnings.catch_warnings():
+        # the library calls its own current API: a positional g.bootstrap(B) warned once per depth on stderr
+        warnings.simplefilter("error", FutureWarning)
+        b = topic_depth_budget(judged, "nDCG@10", depths=[5, 20, 50], target=0.8, bootstrap=200, seed=3)
     t = b.table
     assert b.bootstrap == 200 and b.seed == 3
     assert np.all(t["phi_topics_low"] <= t["phi_topics_high"])
@@ -77,7 +81,7 @@ def test_bootstrap_interval_and_cheapest_share(judged):
     # the interval is the Φ interval of each depth's own G-study bootstrap with the same seed
     for row in t.itertuples(index=False):
         scores = metrics.evaluate(judged.restrict_judgments(pool_mask(judged, row.depth)), "nDCG@10")
-        lo, hi = gtheory.gstudy(scores).bootstrap(200, over="both", seed=3, target=0.8).interval("topics_needed")
+        lo, hi = gtheory.gstudy(scores).bootstrap(n_resamples=200, over="both", seed=3, target=0.8).interval("topics_needed")
         assert (row.phi_topics_low, row.phi_topics_high) == (lo, hi)
     assert topic_depth_budget(judged, "nDCG@10", depths=[5, 20, 50], target=0.8, bootstrap=200, seed=3) == b
     no = topic_depth_budget(judged, "nDCG@10", depths=[5, 20], target=0.8)

@@ -46,6 +46,9 @@ def test_demo_table_and_bad_options(capsys):
     assert "104 systems x n = 50 topics" in out and "Φ(1) is the stability of a comparison on one topic" in out
     head = next(ln for ln in out.splitlines() if ln.startswith("configuration"))
     assert "Φ(50)" in head and "Eρ²(50)" in head and "Φ(n)" not in head
+    # every column a newcomer meets on the first screen is explained above the table
+    legend = out[:out.index(head)]
+    assert "σ²_s/σ²_total = Φ(1)" in legend and "Eρ²(50): " in legend and "τ vs log2: Kendall τ" in legend
     code, out, err = run_cli(["demo", "--target", "1.5"], capsys)
     assert code == 2 and "--target must be a probability strictly in (0, 1)" in err and "Traceback" not in err
     code, out, err = run_cli(["demo", "--runs", "/nonexistent-dir"], capsys)
