@@ -106,10 +106,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     for attr, option in _PATH_OPTIONS:  # `--out ""` was taken as no --out: the output went elsewhere, silently
-        if isinstance(getattr(args, attr, None), str) and not getattr(args, attr).strip():
-            owner = getattr(args, "_parser", None) or parser
-            owner.error(f"{option} {getattr(args, attr)!r}: an empty file name; give a path ('-' is standard output "
-                        "where the option takes it).")
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and not value.strip():  # one error line and exit 2, as every input error
+            fix = ("give a discount name (log2, zipf, ...) or a file of weights" if attr == "discount"
+                   else "give a path ('-' is standard output where the option takes it)")
+            print(f"gtheory {args.command}: error: {option} {value!r}: an empty file name; {fix}.", file=sys.stderr)
+            return EXIT_USAGE
     from ._common import COMMAND, OUTPUTS
     from ._outputs import STDOUT
 
