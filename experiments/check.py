@@ -164,7 +164,8 @@ def check_tuning(
     configs_against = [(spec, *parse_configuration(spec)) for spec in against]
     k = cutoff or (tuning.cutoff if tuning is not None else 100)
     if k > judged.depth:
-        raise ParameterError("cutoff", f"`cutoff` {k} exceeds the run depth {judged.depth}")
+        raise ParameterError("cutoff", f"`cutoff` {k} exceeds the run depth {judged.depth}; give a cut-off of at "
+                                       f"most {judged.depth}")
     say(f"data: {judged.n_systems} systems x {judged.n_topics} topics; nDCG@{k}")
     standard: dict[str, pd.DataFrame] = {}  # first: a bad configuration fails before minutes of tuning
     for spec, g, d in configs_against:

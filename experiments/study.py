@@ -200,7 +200,8 @@ def check_demo_parameters(cutoff: int, target: float, n_splits: int, *, depth: i
     when known): ``cutoff``, ``target`` and ``n_splits`` by the parameter table (:mod:`gtheory.kit.params`), then
     the cut-off against the depth. Raises :class:`gtheory.ParameterError` naming the parameter."""
     if depth is not None and cutoff > depth:  # the tuned discount has one weight per rank the runs have
-        raise ParameterError("cutoff", f"`cutoff` {cutoff} exceeds the run depth {depth}.")
+        raise ParameterError("cutoff", f"`cutoff` {cutoff} exceeds the run depth {depth}; give a cut-off of at most "
+                                       f"{depth}.")
 
 
 @keyword_only("cutoff", "target", "n_splits")

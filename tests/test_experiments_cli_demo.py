@@ -55,7 +55,7 @@ def test_demo_table_and_bad_options(capsys):
     assert code == 2 and err.count("\n") == 1
     # the cut-off in the user's terms (the tuner's message named its `cutoff` parameter)
     code, out, err = run_cli(["demo", "--cutoff", "5000"], capsys)
-    assert code == 2 and err == "gtheory demo: error: --cutoff 5000 exceeds the run depth 1000.\n"
+    assert code == 2 and err == "gtheory demo: error: --cutoff 5000 exceeds the run depth 1000; give a cut-off of at most 1000.\n"
 
 
 def test_evaluate_wide_csv_equals_library(embedded_trec9, tmp_path, capsys):

@@ -101,7 +101,7 @@ def test_summary_repr_and_plot(study):
     ((True, 0.95, 2), {}, "cutoff", "`cutoff` must be an integer >= 1; got bool True"),
     ((10, 1.0, 2), {}, "target", "`target` must be a probability strictly in (0, 1); got 1.0"),
     ((10, 0.9, 0), {}, "n_splits", "`n_splits` must be an integer >= 1; got 0"),
-    ((10, 0.9, 2), {"depth": 5}, "cutoff", "`cutoff` 10 exceeds the run depth 5."),
+    ((10, 0.9, 2), {"depth": 5}, "cutoff", "`cutoff` 10 exceeds the run depth 5; give a cut-off of at most 5."),
 ])
 def test_check_demo_parameters(args, kwargs, param, message):
     with pytest.raises(gtheory.ParameterError, match=re.escape(message)) as exc:

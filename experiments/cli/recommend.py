@@ -111,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
     judged = drop_missed_topics(load_judged(args), "recommend", quiet=args.quiet)
     check_shape(judged)
     if args.cutoff > judged.depth:
-        raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}.")
+        raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}; give --cutoff {judged.depth} "
+                         "or less.")
     try:
         rec = optimize.recommend(judged, cutoff=args.cutoff, what=args.what, gain=gain, discount=discount,
                                  objective=args.objective, target=args.target, seed=args.seed,

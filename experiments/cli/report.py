@@ -108,9 +108,11 @@ def run(args: argparse.Namespace) -> int:
     if args.splits is not None:
         overrides["n_splits"] = args.splits
     if cutoff > judged.depth:
-        raise UsageError(f"--cutoff {cutoff} exceeds the run depth {judged.depth}")
+        raise UsageError(f"--cutoff {cutoff} exceeds the run depth {judged.depth}; give --cutoff {judged.depth} or "
+                         "less")
     if args.asl_cutoff is not None and args.asl_cutoff > judged.depth:
-        raise UsageError(f"--asl-cutoff {args.asl_cutoff} exceeds the run depth {judged.depth}")
+        raise UsageError(f"--asl-cutoff {args.asl_cutoff} exceeds the run depth {judged.depth}; give --asl-cutoff "
+                         f"{judged.depth} or less")
     overrides["asl_cutoff"] = asl_cutoff
     settings = factory(cutoff=cutoff, **overrides)
     # cut-offs deeper than the runs (e.g. 200 with --depth 100) are dropped rather than refused

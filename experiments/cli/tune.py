@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     judged = drop_missed_topics(load_judged(args), "tune", quiet=args.quiet)
     check_shape(judged)
     if args.cutoff > judged.depth:
-        raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}.")
+        raise UsageError(f"--cutoff {args.cutoff} exceeds the run depth {judged.depth}; give --cutoff {judged.depth} "
+                         "or less.")
     common = dict(objective=args.objective, solver=args.solver, starts=args.starts, seed=args.seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", optimize.OptimizationWarning)
