@@ -158,3 +158,11 @@ def test_non_json_constants_are_refused(token):
     with pytest.raises(ValueError, match=f"{token} is not JSON"):
         load_document(f'{{"format": "thing/1", "a": {token}}}', "thing/1")
     assert loads('{"a": null}', "thing") == {"a": None}  # null, what the writer writes, is read
+
+
+def test_a_key_given_twice_is_refused():
+    # Python keeps the last of two equal keys, other readers the first: a document that says two things is refused
+    for text in ('{"cutoff": 10, "cutoff": 100}', '{"a": {"b": 1, "b": 2}}', '[{"x": 1}, {"y": 2, "y": 3}]'):
+        with pytest.raises(ValueError, match="not a thing JSON document: the key '(cutoff|b|y)' is given twice"):
+            loads(text, "thing")
+    assert loads('{"a": {"b": 1}, "b": {"a": 2}}', "thing") == {"a": {"b": 1}, "b": {"a": 2}}  # same key, two objects

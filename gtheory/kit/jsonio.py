@@ -145,15 +145,32 @@ def _no_constant(token: str) -> Any:
     raise _Constant(token)
 
 
+class _Repeated(Exception):
+    """A key given twice in one JSON object, which :func:`json.loads` resolves silently (the last one wins)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Repeated(key)
+        out[key] = value
+    return out
+
+
 def loads(text: str, what: str) -> Any:
     """``json.loads(text)`` with every failure a ValueError ``not a <what> JSON document: <why>``: text that is
     not JSON (the tokens ``NaN`` and ``Infinity`` included, which Python's parser takes by default: a result read
-    back with ``var_system = -inf`` gave made-up coefficients), and JSON nested deeper than Python's recursion limit (``[[[[...]]]]`` 100,000 deep), which
+    back with ``var_system = -inf`` gave made-up coefficients), a key repeated in one object (Python keeps the
+    last silently; other readers the first), and JSON nested deeper than Python's recursion limit (``[[[[...]]]]`` 100,000 deep), which
     :func:`json.loads` answers with a :class:`RecursionError`."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not a {what} JSON document: {exc}") from None
+    except _Repeated as exc:
+        raise ValueError(f"not a {what} JSON document: the key {exc.args[0]!r} is given twice in one object (JSON "
+                         "readers differ on which one counts; RFC 8259 §4); keep one") from None
     except _Constant as exc:
         raise ValueError(f"not a {what} JSON document: {exc.args[0]} is not JSON (RFC 8259 has no NaN or "
                          "Infinity; a number that is not finite is written as null)") from None
