@@ -7,9 +7,7 @@ score matrix is always returned as systems × topics (rows = systems, columns = 
 """
 from __future__ import annotations
 
-import bz2
 import csv
-import gzip
 import lzma
 import math
 import os
@@ -23,6 +21,7 @@ from numpy.typing import NDArray
 
 from .errors import ParameterError
 from .kit.checks import c_float
+from .kit.compressed import compression
 from .kit.output import csv_unsafe
 from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, _SYSTEM_NAMES, _TOPIC_NAMES, Orientation, _Ambiguous,
                            _axis_role, _canonical_orientation, _first_column_doubt, _first_column_is_labels, _rows_are,
@@ -32,19 +31,12 @@ __all__ = ["read_scores"]
 
 _MISSING = {"", "na", "nan", "null", "none", "n/a"}
 
-#: leading bytes of the compressed formats read_scores opens
-_MAGIC = ((b"\x1f\x8b", gzip.open, " (gzip)"), (b"BZh", bz2.open, " (bzip2)"),
-          (b"\xfd7zXZ\x00", lzma.open, " (xz)"))
-
-
 def _opener(p: Path) -> tuple[Any, str]:
-    """``open`` or the decompressing opener of a gzip/bzip2/xz file (recognised by its leading bytes)."""
+    """``open`` or the decompressing opener of a gzip/bzip2/xz file (recognised by its leading bytes,
+    :mod:`gtheory.kit.compressed`), with the format's name for messages (``" (gzip)"``; ``""`` for plain text)."""
     with open(p, "rb") as fh:
-        head = fh.read(6)
-    for magic, opener, kind in _MAGIC:
-        if head.startswith(magic):
-            return opener, kind
-    return open, ""
+        found = compression(fh.read(6))
+    return (found[0], f" ({found[1]})") if found is not None else (open, "")
 
 
 def _fail(path: str, line: int | None, problem: str, param: str | None = None) -> ValueError:

@@ -13,8 +13,6 @@ public front of all three.
 """
 from __future__ import annotations
 
-import bz2
-import gzip
 import re
 import lzma
 import os
@@ -111,8 +109,7 @@ def _read_bytes(path: PathLike) -> bytes:
     return raw
 
 
-#: leading bytes of the compressed formats read (whatever the file's name), and of archives that are refused
-_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+#: leading bytes of archives that are refused, naming their format (compressed files: gtheory.kit.compressed)
 _ARCHIVES = ((b"PK\x03\x04", "a zip archive: extract its files (unzip) and give those"),
              (b"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it (zstd -d) or recompress it with gzip or xz"))
 
@@ -121,9 +118,11 @@ def _opener(p: Path, head: bytes) -> Any:
     """The decompressing opener of a gzip/bzip2/xz file, told by its leading bytes as :func:`gtheory.read_scores`
     does (a run saved compressed without its suffix was reported as a corrupt file with a NUL byte; a plain file
     named ``.gz`` could not be read); ``None`` for plain text. A zip or zstd file is refused naming its format."""
-    for magic, opener in _MAGIC:
-        if head.startswith(magic) and (magic != b"BZh" or head[3:4] in b"123456789"):
-            return opener
+    from gtheory.kit.compressed import compression
+
+    found = compression(head)
+    if found is not None:
+        return found[0]
     for magic, what in _ARCHIVES:
         if head.startswith(magic):
             raise TrecFormatError(p, None, f"the file is {what}")

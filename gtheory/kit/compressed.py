@@ -1,0 +1,29 @@
+"""Compressed input files, told by their leading bytes whatever their name: the one table the readers of runs and
+qrels (:mod:`metrics.trec_lines`) and of score files (:func:`gtheory.read_scores`) share.
+
+>>> import gzip
+>>> compression(gzip.compress(b"1 Q0 d 1 1.0 r")[:6])[1], compression(b"1 Q0 d"), compression(b"BZh")
+('gzip', None, None)
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+from typing import Any, Callable
+
+__all__ = ["compression", "MAGIC"]
+
+#: leading bytes of the compressed formats the readers open: (magic, opener, name); bzip2's "BZh" is followed by
+#: its block size, a digit 1-9
+MAGIC: tuple[tuple[bytes, Callable[..., Any], str], ...] = (
+    (b"\x1f\x8b", gzip.open, "gzip"), (b"BZh", bz2.open, "bzip2"), (b"\xfd7zXZ\x00", lzma.open, "xz"))
+
+
+def compression(head: bytes) -> tuple[Callable[..., Any], str] | None:
+    """``(opener, name)`` of the compressed format whose magic bytes ``head`` (a file's first 6 bytes or more)
+    starts with, or ``None`` for anything else (plain text)."""
+    for magic, opener, name in MAGIC:
+        if head.startswith(magic) and (magic != b"BZh" or (len(head) > 3 and 0x31 <= head[3] <= 0x39)):
+            return opener, name
+    return None
