@@ -761,6 +761,6 @@ def _report(names: list[str], pieces: list, n_ret: np.ndarray, qi, missing: str)
         "topics_without_relevant": [qi.topics[t] for t in np.flatnonzero(~has_rel)],
         "rows_beyond_depth": {nm: r.beyond_depth for nm, r in zip(names, pieces) if r.beyond_depth},
         "duplicates_dropped": {nm: r.dropped for nm, r in zip(names, pieces) if r.dropped},
-        "mixed_tags": {nm: list(r.tags) for nm, r in zip(names, pieces) if getattr(r, "tags", ())},
+        "mixed_tags": {nm: list(r.tags) for nm, r in zip(names, pieces) if r.tags},
         "missing_policy": missing,
     }

@@ -18,7 +18,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Literal, Sequence
+from typing import Callable, Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -273,25 +273,27 @@ def _parse_fields(raw: bytes, p: Path, ties: str, duplicates: str) -> _Parsed:
     cols = split_columns(raw, 6)
     if cols is None:
         return _parse_text(raw.decode("utf-8"), p, ties, duplicates)
-    tag_col = cols.fixed(5)
-    # one comparison pass in the usual case (one tag); the distinct tags only when there are several
-    tags = (() if tag_col is not None and not (tag_col != tag_col[:1]).any()
-            else _several_tags(np.unique(tag_col) if tag_col is not None else None, cols))
+    tags = _several_tags(_column_tags(cols))
     f = _parse_columns(cols, p, ties, duplicates)
     return replace(f, tags=tags) if tags else f
 
 
-def _several_tags(unique: np.ndarray | None, cols: Columns | None = None, tokens: Sequence[str] | None = None
-                  ) -> tuple[str, ...]:
+def _column_tags(cols: Columns) -> Sequence[str]:
+    """The distinct run tags (6th column) of the byte reader's columns; none in the usual case of one tag (found by
+    one comparison pass)."""
+    tag_col = cols.fixed(5)
+    if tag_col is None:  # a tag wider than the byte reader's window: the tokens themselves
+        return {bytes(cols.buf[a:b]).decode("utf-8", "replace")
+                for a, b in zip(cols.starts[:, 5].tolist(), cols.ends[:, 5].tolist())}
+    if not (tag_col != tag_col[:1]).any():
+        return ()
+    return [u.rstrip(b"\0").decode("utf-8", "replace") for u in np.unique(tag_col)]
+
+
+def _several_tags(tags: Iterable[str]) -> tuple[str, ...]:
     """The distinct run tags of one file when there are several (sorted), else ``()``: a file of two runs pasted
     together is read as one system (as trec_eval does), and the readers report it."""
-    if tokens is not None:
-        distinct = sorted(set(tokens))
-    elif unique is not None:
-        distinct = sorted(u.rstrip(b"\0").decode("utf-8", "replace") for u in unique)
-    else:  # a tag wider than the byte reader's window: compare the tokens themselves
-        distinct = sorted({bytes(cols.buf[a:b]).decode("utf-8", "replace")  # type: ignore[union-attr]
-                           for a, b in zip(cols.starts[:, 5].tolist(), cols.ends[:, 5].tolist())})
+    distinct = sorted(set(tags))
     return tuple(distinct) if len(distinct) > 1 else ()
 
 
@@ -351,7 +353,7 @@ def _parse_text(text: str, p: Path, ties: str, duplicates: str) -> _Parsed:
     tokens, lines = _tokenise(text, 6, p, _RUN_FORMAT)
     if not lines.size:
         raise TrecFormatError(p, None, "the run file holds no results")
-    tags = _several_tags(None, tokens=tokens[5::6])
+    tags = _several_tags(tokens[5::6])
     f = _parse_tokens(tokens, lines, p, ties, duplicates)
     return replace(f, tags=tags) if tags else f
 

@@ -75,6 +75,7 @@ from metrics import JudgedRuns
 from gtheory.kit.checks import check_progress
 
 from gtheory.kit.display import signed
+from gtheory.kit.errors import ParameterError
 from gtheory.kit.ties import TIE_REL
 from gtheory.kit.splits import topic_splits
 
@@ -340,8 +341,6 @@ def _check(judged, what, n_inner, n_seeds, lambdas, families, min_wins, penalty,
         raise ValueError(f"nested cross-validation needs at least 8 topics (2 per inner part); got {judged.n_topics}.")
     positive = [float(v) for v in judged.levels if v > 0]
     if what in ("gain", "joint") and len(positive) < 2:
-        from gtheory.kit.errors import ParameterError
-
         grades = f"one positive grade ({positive[0]:g})" if positive else "no positive grade"
         raise ParameterError(
             "what", f"`what` {what!r}: the qrels have {grades}, and nDCG is the same for every positive gain of a "

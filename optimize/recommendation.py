@@ -50,7 +50,7 @@ import pandas as pd
 from gtheory.kit.display import signed
 from gtheory.kit.jsonio import JsonResult, read_json
 
-from .result import Tuning, _json_safe
+from .result import Tuning, _is_number, _json_safe
 
 __all__ = ["Recommendation", "FORMAT"]
 
@@ -310,7 +310,7 @@ def _invalid_fields(d: dict[str, Any]) -> str:
         return "field 'tuning' must be an optimize.Tuning document"
     for name in ("procedure_diff", "procedure_lo", "procedure_hi", *_NEW_FLOATS):
         v = d.get(name)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+        if v is not None and not _is_number(v):
             return f"field {name!r} must be a number or null; got {v!r}"
     return ""
 
