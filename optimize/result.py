@@ -73,7 +73,7 @@ class SolverRun(JsonResult):
     ----------
     x : feasible variables (each block sums to 1); ``fun`` = f(x) = Φ(1) or Eρ²(1) (maximised).
     success, message, nit, nfev, njev : as :class:`scipy.optimize.OptimizeResult`.
-    solver : "slsqp", "slsqp-fd", "lbfgsb" or "cvxpy".
+    solver : "slsqp", "lbfgsb" or "cvxpy".
     seconds : wall time.
     start : name of the start ("log2", "random-3", …).
     """

@@ -2,11 +2,9 @@ r"""SciPy solvers for one start: SLSQP on the paper's formulation, L-BFGS-B on i
 
 * :func:`solve_slsqp` — the paper's method (Kanoulas & Aslam 2009, §2.3 and Fig. 1; MATLAB
   ``fmincon`` is an SQP method too): maximise :math:`f(x)` subject to each block summing to 1,
-  :math:`x \ge 0` and, where requested, the monotonicity inequalities (by default with the scale
-  fixed by an anchor instead of the sum, ``formulation="anchored"``), with the exact gradient
-  (``jac=True``) of :mod:`optimize.objective`. ``jac=False`` lets SciPy difference the objective
-  (two-point finite differences, :math:`n` extra evaluations per gradient) — kept only for the
-  benchmark. A dense SQP costs :math:`O(n^3)` per iteration: fine to a few hundred variables.
+  :math:`x \ge 0` and, where requested, the monotonicity inequalities (the scale fixed by an
+  anchor instead of the sum), with the exact gradient of :mod:`optimize.objective`. A dense SQP
+  costs :math:`O(n^3)` per iteration: fine to a few hundred variables.
 * :func:`solve_lbfgsb` — the same optimum through the increments parametrisation
   (:mod:`optimize.parametrize`): only bounds :math:`z \ge 0`, so L-BFGS-B needs :math:`O(n)` per
   iteration and tunes a 1000-rank discount in well under a second of objective work.
@@ -30,7 +28,7 @@ from .parametrize import Parametrization
 from ._threads import single_threaded_blas
 from .result import SolverRun
 
-__all__ = ["solve_slsqp", "solve_lbfgsb", "make_feasible", "FORMULATIONS"]
+__all__ = ["solve_slsqp", "solve_lbfgsb", "make_feasible"]
 
 
 def make_feasible(problem: Problem, x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -59,22 +57,6 @@ def _finish(problem: Problem, x_raw, res, solver: str, t0: float, nfev: int, nje
         x=x, fun=float(f), success=ok, message=msg, nit=int(getattr(res, "nit", 0)),
         nfev=nfev, njev=njev, solver=solver, seconds=time.perf_counter() - t0,
     )
-
-
-FORMULATIONS = ("anchored", "reduced", "paper", "increments")
-
-
-def _reduced_bounds(problem: Problem) -> list[tuple[float | None, None]]:
-    """Lower bounds that are not implied by the other constraints (see :func:`solve_slsqp`)."""
-    lo: list[float | None] = [None] * problem.n
-    for b in problem.blocks:
-        if not b.monotone:
-            lo[b.slice] = [0.0] * b.size
-        elif b.name == "discount":
-            lo[b.start + b.size - 1] = 0.0  # d_1 >= ... >= d_k >= 0
-        else:
-            lo[b.start] = 0.0  # 0 <= g_1 <= ... <= g_J
-    return [(v, None) for v in lo]
 
 
 def _anchored(problem: Problem, x0: NDArray[np.float64], A_eq, b_eq, A_in):
@@ -116,88 +98,47 @@ def solve_slsqp(
     problem: Problem,
     x0: NDArray[np.float64],
     *,
-    jac: bool = True,
     maxiter: int = 1000,
     ftol: float = 1e-12,
-    formulation: str = "anchored",
 ) -> SolverRun:
-    r"""Maximise the stability of one :class:`Problem` from ``x0`` with SLSQP.
+    r"""Maximise the stability of one :class:`Problem` from ``x0`` with SLSQP and the exact gradient.
+
+    The problem is the paper's (Kanoulas & Aslam 2009, Fig. 1), written so that SLSQP's subproblems are small: the
+    scale of each monotone block is fixed by holding its largest variable at its (projected) starting value — the
+    top-rank discount :math:`d_1`, the top-grade gain — instead of by the sum-to-1 equality, and the result is
+    rescaled to sum 1 afterwards. What remains are the ``k-1`` monotonicity inequalities (the one next to the anchor
+    as a bound, :math:`d_2 \le d_1`) and the one bound they do not imply (:math:`d_k \ge 0`; lowest gain
+    :math:`\ge 0`). A block without the monotone constraint keeps sum-to-1 and :math:`x \ge 0` (its largest entry
+    is not known in advance). Anchoring is exact: nDCG is scale-free in the gains and in the discounts, the anchor
+    is positive at every feasible point, so every feasible direction is a rescaling of one with that anchor. On
+    TREC-9 nDCG@100 it takes 10–13 iterations, exit mode 0 from every start tried; the literal Fig. 1 form, the
+    other formulations measured against it and SciPy's finite differences are in ``benchmarks/slsqp_variants.py``
+    (timings: ``benchmarks/results/optimize.txt``).
 
     Parameters
     ----------
     problem : Problem
     x0 : starting point (projected onto the feasible set first).
-    jac : use the exact gradient (default). False: SciPy's two-point finite differences.
     maxiter, ftol : passed to SLSQP (``ftol`` is the precision goal for ``f`` = Φ(1)).
-    formulation : {"anchored", "reduced", "paper", "increments"}
-        Four descriptions of the same problem (the paper's Fig. 1; nDCG is scale-free in the gains
-        and in the discounts, so every one has the same normalised optimum):
-
-        * ``"anchored"`` (default) — the scale of each monotone block is fixed by holding its
-          largest variable at its (projected) starting value — the top-rank discount :math:`d_1`,
-          the top-grade gain — instead of by the sum-to-1 equality; the result is rescaled to sum
-          1 afterwards. What remains are the ``k-1`` monotonicity inequalities (the one next to
-          the anchor as a bound, :math:`d_2 \le d_1`) and the one bound they do not imply
-          (:math:`d_k \ge 0`; lowest gain :math:`\ge 0`). A block without the monotone constraint
-          keeps sum-to-1 and :math:`x \ge 0` (its largest entry is not known in advance). No
-          equality constraint and one variable fewer per block: on TREC-9 nDCG@100 it takes
-          10–13 iterations where ``"reduced"`` takes 11–16, ~1.5x faster in absolute time
-          (``benchmarks/results/optimize.txt``), exit mode 0 from every start we tried. Anchoring
-          is exact: the anchor is positive at every feasible point, so every feasible direction
-          is a rescaling of one with that anchor.
-        * ``"reduced"`` — the paper's constraints without the redundant ones: the sum-to-1
-          equality and the ``k-1`` monotonicity inequalities of each block, and only the one
-          bound they do not imply (:math:`d_k \ge 0` for a non-increasing discount,
-          :math:`g_1 \ge 0` for non-decreasing gains; :math:`x \ge 0` for a non-monotone block).
-          :math:`x \le 1` follows from the sum and :math:`x \ge 0`. SLSQP's subproblem carries
-          every bound as an inequality row, so the literal form solves QPs with ``3k`` rather than
-          ``k`` rows; this one is 3-4x faster per iteration.
-        * ``"paper"`` — Fig. 1 literally: sum-to-1 equalities, monotonicity inequalities and
-          ``0 <= x <= 1`` on every variable.
-        * ``"increments"`` — bounds :math:`u \ge 0` on increments (:mod:`optimize.parametrize`)
-          plus the sum-to-1 equality per block (:math:`\sum_r r\,u_r = 1` for the discount), so
-          the optimum is isolated. The increments are badly scaled (one :math:`u_j` moves
-          :math:`j` discounts), and at ``ftol=1e-12`` SLSQP often stops at the optimum with exit
-          mode 8 ("positive directional derivative in line search", a rounding-level failure of
-          the line search, not a flat direction); kept for comparison.
 
     Returns
     -------
     SolverRun
     """
     t0 = time.perf_counter()
-    if formulation not in FORMULATIONS:
-        raise ValueError(f"`formulation` must be one of {FORMULATIONS}; got {formulation!r}.")
     A_eq, b_eq, A_in = problem.linear_constraints()
     counter = {"f": 0, "g": 0}
-    b_in = np.zeros(A_in.shape[0])
-    if formulation == "anchored":
-        xp = make_feasible(problem, x0)
-        base, free, A_eq, b_eq, A_in, b_in, bounds = _anchored(problem, xp, A_eq, b_eq, A_in)
-        if free.size == 0:  # every block is a single anchored variable: nothing to optimise
-            res = OptimizeResult(x=np.zeros(0), success=True, nit=0,
-                                 message="nothing to optimise (every block is one anchored variable)")
-            return _finish(problem, base, res, "slsqp", t0, 0, 0)
+    xp = make_feasible(problem, x0)
+    base, free, A_eq, b_eq, A_in, b_in, bounds = _anchored(problem, xp, A_eq, b_eq, A_in)
+    if free.size == 0:  # every block is a single anchored variable: nothing to optimise
+        res = OptimizeResult(x=np.zeros(0), success=True, nit=0,
+                             message="nothing to optimise (every block is one anchored variable)")
+        return _finish(problem, base, res, "slsqp", t0, 0, 0)
 
-        def to_x(z):
-            x = base.copy()
-            x[free] = z
-            return x
-
-        z0 = xp[free]
-
-        def pull(g):
-            return g[free]
-    elif formulation == "increments":
-        # x = T z with z >= 0: monotonicity becomes bounds; the sums stay equalities (A_eq T z = 1)
-        par = Parametrization(problem)
-        T = np.column_stack([par.to_x(e) for e in np.eye(problem.n)])
-        A_eq, A_in = A_eq @ T, np.zeros((0, problem.n))
-        to_x, pull, z0 = par.to_x, par.pullback, par.to_z(make_feasible(problem, x0))
-        bounds = [(0.0, None)] * problem.n
-    else:
-        to_x, pull, z0 = (lambda z: z), (lambda g: g), make_feasible(problem, x0)
-        bounds = [(0.0, 1.0)] * problem.n if formulation == "paper" else _reduced_bounds(problem)
+    def to_x(z):
+        x = base.copy()
+        x[free] = z
+        return x
 
     last: dict = {}
 
@@ -211,12 +152,7 @@ def solve_slsqp(
         # SLSQP asks for the gradient at accepted iterates only, right after their value: reuse the scores
         counter["g"] += 1
         state = last["state"] if "z" in last and np.array_equal(last["z"], z) else problem.forward(to_x(z))[1]
-        return -pull(problem.gradient(state))
-
-    if not jac:
-        def fun(z):  # noqa: F811  (the finite-difference baseline evaluates f alone)
-            counter["f"] += 1
-            return -problem.value(to_x(z))
+        return -problem.gradient(state)[free]
 
     cons = []
     if A_eq.shape[0]:
@@ -225,15 +161,9 @@ def solve_slsqp(
         cons.append({"type": "ineq", "fun": lambda z: A_in @ z - b_in, "jac": lambda z: A_in})
     with warnings.catch_warnings(), single_threaded_blas():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = minimize(
-            fun, z0, jac=grad if jac else None, method="SLSQP",
-            bounds=bounds, constraints=cons, options={"maxiter": maxiter, "ftol": ftol},
-        )
-    res.x = to_x(res.x)
-    name = "slsqp" if jac else "slsqp-fd"
-    if formulation != "anchored":
-        name += f"[{formulation}]"
-    return _finish(problem, res.x, res, name, t0, counter["f"], counter["g"])
+        res = minimize(fun, xp[free], jac=grad, method="SLSQP", bounds=bounds, constraints=cons,
+                       options={"maxiter": maxiter, "ftol": ftol})
+    return _finish(problem, to_x(res.x), res, "slsqp", t0, counter["f"], counter["g"])
 
 
 def solve_lbfgsb(

@@ -49,7 +49,7 @@ from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["optimize_discount", "optimize_gain", "optimize_joint", "tune_problem", "SOLVERS"]
 
-SOLVERS = ("auto", "slsqp", "lbfgsb", "cvxpy", "slsqp-fd")
+SOLVERS = ("auto", "slsqp", "lbfgsb", "cvxpy")
 
 
 def _solver_for(problem: Problem, solver: str):
@@ -59,8 +59,6 @@ def _solver_for(problem: Problem, solver: str):
         solver = "slsqp" if problem.n <= 200 else "lbfgsb"
     if solver == "slsqp":
         return solver, lambda x0: solve_slsqp(problem, x0)
-    if solver == "slsqp-fd":
-        return solver, lambda x0: solve_slsqp(problem, x0, jac=False)
     if solver == "lbfgsb":
         return solver, lambda x0: verify_first_order(problem, solve_lbfgsb(problem, x0))
     from .cvx import solve_cvx
