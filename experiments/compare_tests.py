@@ -90,7 +90,8 @@ def sign_test(inp: PairsInput) -> PairsOutcome:
     k = np.minimum(pos, nz - pos)
     p = np.where(nz == 0, 1.0, np.minimum(1.0, 2.0 * stats.binom.cdf(k, np.maximum(nz, 1), 0.5)))
     most = int(nz.max()) if len(nz) else 0
-    return PairsOutcome(pos.astype(float), p, p_floor=min(1.0, 2.0 * 0.5 ** most) if most else 1.0)
+    # the smallest p: all n' non-zero differences of one sign (no non-zero difference at all: nothing to floor)
+    return PairsOutcome(pos.astype(float), p, p_floor=min(1.0, 2.0 * 0.5 ** most) if most else 0.0)
 
 
 def wilcoxon(inp: PairsInput) -> PairsOutcome:
