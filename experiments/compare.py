@@ -351,6 +351,8 @@ def _check_labels(s: Scores) -> None:
 
 def _select(s: Scores, systems: Sequence[Any] | None, top_k: int | None, baseline: Any) -> Scores:
     if systems is not None:
+        if isinstance(systems, (str, bytes)):
+            raise TypeError(f"`systems` must be a list of system labels, not one string; give systems=[{systems!r}].")
         wanted = list(systems)
         idx = s.systems.get_indexer(wanted)
         if (idx < 0).any():
@@ -396,12 +398,16 @@ def _resolution_warning(test: str, outcome: Any, correction: str, alpha: float, 
     pairs at alpha = .05 starts at 2.9e-5, below the 1/10,001 of 10,000 random sign vectors)."""
     floor = outcome.p_floor
     if correction == "none":
-        thr, what = alpha, f"alpha = {alpha:g}"
+        thr, what, none = alpha, f"alpha = {alpha:g}", True
     else:
-        thr = _registry.correction_named(correction).smallest_threshold(alpha, n_pairs)
+        corr = _registry.correction_named(correction)
+        thr = corr.smallest_threshold(alpha, n_pairs)
         what = f"the smallest {correction} threshold over {n_pairs} pairs at alpha = {alpha:g}, {thr:.3g}"
+        none = corr.first_step_decides
     if floor <= thr:
         return
+    who = ("so no pair can come out significant, however clear its difference" if none else
+           "so the pairs that need it cannot come out significant, however clear their difference")
     from gtheory.kit.errors import FixableWarning
 
     if _registry.test_named(test).resampling and not outcome.exact:
@@ -410,14 +416,14 @@ def _resolution_warning(test: str, outcome: Any, correction: str, alpha: float, 
             need += 1
         warnings.warn(FixableWarning(
             f"with n_resamples = {n_resamples} the {_TEST_NAMES[test]} cannot give a p-value below "
-            f"1/{n_resamples + 1} = {floor:.3g}, above {what}: the pairs that need it cannot come out significant "
-            f"however clear their difference", param="n_resamples", fix={"n_resamples": need},
+            f"1/{n_resamples + 1} = {floor:.3g}, above {what}, {who}", param="n_resamples",
+            fix={"n_resamples": need},
             fix_effect=f"reach it (about {need / n_resamples:.1f}x the resampling time of this call; memory does "
                        "not grow, the resamples run in blocks)"), stacklevel=4)
     else:
         warnings.warn(FixableWarning(
-            f"with {n_topics} topics the {_TEST_NAMES[test]} cannot give a p-value below {floor:.3g}, above {what}: "
-            "the pairs that need it cannot come out significant; more topics, or another test (test='t'), can"),
+            f"with {n_topics} topics the {_TEST_NAMES[test]} cannot give a p-value below {floor:.3g}, above {what}, "
+            f"{who}; more topics, or another test (test='t'), can"),
             stacklevel=4)
 
 

@@ -115,6 +115,9 @@ class Correction:
     method: str
     controls: str
     title: str
+    #: single-step or step-down from the smallest threshold (Bonferroni, Holm, Šidák, Holm–Šidák): when the smallest
+    #: p-value misses it, no pair is rejected at all
+    first_step_decides: bool = False
 
     def smallest_threshold(self, alpha: float, n_pairs: int) -> float:
         P = max(int(n_pairs), 1)
@@ -126,13 +129,13 @@ class Correction:
 
 
 CORRECTION_REGISTRY: tuple[Correction, ...] = (
-    Correction("holm", "holm", "family-wise error", "Holm"),
-    Correction("bonferroni", "bonferroni", "family-wise error", "Bonferroni"),
+    Correction("holm", "holm", "family-wise error", "Holm", True),
+    Correction("bonferroni", "bonferroni", "family-wise error", "Bonferroni", True),
     Correction("bh", "fdr_bh", "false discovery rate (independent or positively dependent tests)",
                "Benjamini–Hochberg"),
     Correction("by", "fdr_by", "false discovery rate (any dependence)", "Benjamini–Yekutieli"),
-    Correction("sidak", "sidak", "family-wise error (independent tests)", "Šidák"),
-    Correction("holm-sidak", "holm-sidak", "family-wise error (independent tests)", "Holm–Šidák"),
+    Correction("sidak", "sidak", "family-wise error (independent tests)", "Šidák", True),
+    Correction("holm-sidak", "holm-sidak", "family-wise error (independent tests)", "Holm–Šidák", True),
     Correction("hommel", "hommel", "family-wise error (positively dependent tests)", "Hommel"),
 )
 

@@ -302,6 +302,11 @@ def test_labels_that_print_alike_are_refused_naming_both():
         compare(X)
 
 
+def test_systems_as_one_string_is_refused_not_split_into_characters():
+    with pytest.raises(TypeError, match=r"systems=\['run0'\]"):
+        compare(_matrix(), systems="run0")
+
+
 def test_a_topic_given_twice_is_refused_with_a_clear_message():
     X = _named(pd.DataFrame(np.random.default_rng(6).random((2, 3)), index=["a", "b"], columns=["q1", "q1", "q2"]))
     with pytest.raises(ValueError, match="duplicate topic labels: 'q1'"):
@@ -317,7 +322,7 @@ def test_too_few_resamples_for_holm_warn_with_the_count_needed():
     rng = np.random.default_rng(7)
     X = _named(pd.DataFrame(rng.random((20, 20)) * 0.2 + np.linspace(0, 0.8, 20)[:, None],
                             index=[f"r{i}" for i in range(20)], columns=[f"q{j}" for j in range(20)]))
-    with pytest.warns(UserWarning, match=r"cannot give a p-value below 1/1001") as rec:
+    with pytest.warns(UserWarning, match=r"cannot give a p-value below 1/1001.*no pair can come out") as rec:
         c = compare(X, test="randomization", correction="holm", n_resamples=1000)
     w = next(r.message for r in rec if "n_resamples" in str(r.message))
     need = w.fix["n_resamples"]
@@ -329,6 +334,8 @@ def test_too_few_resamples_for_holm_warn_with_the_count_needed():
         _w.simplefilter("error")  # enough resamples: no warning, and the clear differences come out
         c2 = compare(X, test="randomization", correction="holm", n_resamples=need)
     assert c2.n_significant > 0
+    with pytest.warns(UserWarning, match="the pairs that need it cannot"):  # BH: only the smallest p-values
+        compare(X, test="randomization", correction="bh", n_resamples=1000)
 
 
 def test_n_resamples_beyond_the_limit_is_refused_up_front_not_a_memory_error():
