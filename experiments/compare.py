@@ -537,7 +537,8 @@ def compare(
     zero = TIE_REL * float(np.abs(X).max())
     D = _exact_differences(X[I] - X[J], zero)
     # dispatch
-    outcome = _registry.test_named(test).function(_tests.PairsInput(
+    entry = _registry.test_named(test)
+    outcome = entry.function(_tests.PairsInput(
         D, X, I, J, n_resamples, np.random.default_rng(seed), continuity_correction))
     p = np.asarray(outcome.p, dtype=float)
     _resolution_warning(test, outcome, correction, alpha, len(p), n, n_resamples)
@@ -567,7 +568,7 @@ def compare(
         "a": [_label(x) for x in labels[I]], "b": [_label(x) for x in labels[J]],
         "mean_a": means[I] * unit, "mean_b": means[J] * unit, "diff": diff * unit,
         "ci_lo": (diff - half) * unit, "ci_hi": (diff + half) * unit,
-        "statistic": np.asarray(outcome.statistic, float) * (unit if test in ("randomization", "tukey-hsd") else 1.0),
+        "statistic": np.asarray(outcome.statistic, float) * (unit if entry.statistic_in_units else 1.0),
         "p": p, "p_adjusted": np.asarray(p_adj, float),
         "effect_size": np.asarray(es, float), "significant": np.asarray(reject, bool),
     })

@@ -48,6 +48,8 @@ class ComparisonTest:
         What it was checked against.
     controls_family : bool
         It controls the family-wise error over all pairs itself (no further correction is allowed).
+    statistic_in_units : bool
+        Its statistic is a difference in mean score (in the scores' units), not a unit-free number.
     """
 
     name: str
@@ -59,6 +61,7 @@ class ComparisonTest:
     assumes: str
     reference: str
     controls_family: bool = False
+    statistic_in_units: bool = False
 
     @property
     def function(self) -> Callable[..., Any]:
@@ -87,7 +90,7 @@ TEST_REGISTRY: tuple[ComparisonTest, ...] = (
         "(Phipson & Smyth 2010: never 0)", True,
         "all 2ⁿ sign vectors when 2ⁿ ≤ `n_resamples` (n ≤ 26 topics at the largest `n_resamples`), "
         "Monte Carlo otherwise",
-        "each difference's sign is exchangeable under H0", "brute-force enumeration"),
+        "each difference's sign is exchangeable under H0", "brute-force enumeration", statistic_in_units=True),
     ComparisonTest(
         "bootstrap", "paired bootstrap test (Sakai 2006)", "experiments.compare_tests:bootstrap",
         "Sakai's paired studentised bootstrap; p = #{b : \\|t*_b\\| ≥ \\|t\\|} / B (0 means < 1/B)", True, "never",
@@ -97,7 +100,7 @@ TEST_REGISTRY: tuple[ComparisonTest, ...] = (
         "range of the system means when each topic's scores are permuted across the systems; controls the "
         "family-wise error over all pairs of the compared runs itself", True, "never",
         "the systems' scores are exchangeable within a topic under H0", "`experiments.tukey_hsd_randomised`",
-        controls_family=True),
+        controls_family=True, statistic_in_units=True),
 )
 
 
