@@ -25,7 +25,7 @@ __all__ = ["PairsInput", "PairsOutcome", "t_test", "wilcoxon", "sign_test", "ran
            "MAX_RESAMPLES"]
 
 #: the largest ``n_resamples`` of :func:`experiments.compare`: a p-value resolution of 1e-8, far below any corrected
-#: threshold of an IR table (Holm over 5,356 pairs at alpha = 0.01 needs 535,600); beyond it a table takes hours
+#: threshold of an IR table (Holm over 5,356 pairs at alpha = 0.01 needs about 535,600); beyond it a table takes hours
 MAX_RESAMPLES = 100_000_000
 #: elements of one block (32 MB of float64): sign vectors x topics, and pairs x sign vectors
 _BLOCK_ELEMENTS = 1 << 22
