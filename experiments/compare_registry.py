@@ -118,8 +118,8 @@ class Correction:
     method: str
     controls: str
     title: str
-    #: single-step or step-down from the smallest threshold (Bonferroni, Holm, Šidák, Holm–Šidák): when the smallest
-    #: p-value misses it, no pair is rejected at all
+    #: single-step or step-down from the smallest threshold (Bonferroni, Holm, Šidák, Holm–Šidák): when the
+    #: smallest p-value misses it, no pair is rejected at all
     first_step_decides: bool = False
 
     def smallest_threshold(self, alpha: float, n_pairs: int) -> float:

@@ -114,7 +114,8 @@ def test_dev_null_is_not_a_missing_file(capsys):
 
 
 def test_too_few_resamples_for_the_correction_is_a_warning_line_with_the_option(tmp_path, capsys):
-    X = _matrix(m=8, n=12, seed=2, shift=(0.3, 0.0, 0.05, 0.1, 0.0, 0.2, 0.1, 0.0))  # 28 pairs: Holm starts at 0.05/28 = 1.8e-3 < 1/101
+    # 28 pairs: Holm starts at 0.05/28 = 1.8e-3 < 1/101
+    X = _matrix(m=8, n=12, seed=2, shift=(0.3, 0.0, 0.05, 0.1, 0.0, 0.2, 0.1, 0.0))
     path = tmp_path / "s.csv"
     X.to_csv(path)
     assert main(["compare", str(path), "--test", "randomization", "--correction", "holm", "--n-resamples", "100"]) == 0
