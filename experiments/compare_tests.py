@@ -158,20 +158,21 @@ def randomization(inp: PairsInput) -> PairsOutcome:
     of rows, and :math:`p = (k+1)/(B+1)` (Phipson & Smyth 2010), never below :math:`1/(B+1)`."""
     D = inp.D
     P, n = D.shape
-    B = inp.n_resamples
+    n_resamples = inp.n_resamples
     obs = D.sum(axis=1)
     # a sum equal to the observed one in exact arithmetic counts as reaching it, whatever rounding does
     thr = np.abs(obs) - TIE_REL * np.abs(D).sum(axis=1)
-    count = np.zeros(P, dtype=np.int64)
     rows = _block_rows(n)
-    if 2 ** n <= B:
+    if 2 ** n <= n_resamples:
         count = _exact_counts(D, thr)
         return PairsOutcome(obs / n, np.minimum(count / 2 ** n, 1.0), True, 2 ** n, 2.0 / 2 ** n)
-    for start in range(0, B, rows):
-        k = min(rows, B - start)
+    count = np.zeros(P, dtype=np.int64)
+    for start in range(0, n_resamples, rows):
+        k = min(rows, n_resamples - start)
         S = 1.0 - 2.0 * inp.rng.integers(0, 2, size=(k, n))
         count += _count_reaching(D, np.ascontiguousarray(S.T), thr)
-    return PairsOutcome(obs / n, np.minimum((count + 1) / (B + 1), 1.0), False, B, 1.0 / (B + 1))
+    p = np.minimum((count + 1) / (n_resamples + 1), 1.0)
+    return PairsOutcome(obs / n, p, False, n_resamples, 1.0 / (n_resamples + 1))
 
 
 def bootstrap(inp: PairsInput) -> PairsOutcome:
@@ -181,15 +182,15 @@ def bootstrap(inp: PairsInput) -> PairsOutcome:
 
     D = inp.D
     n = D.shape[1]
-    B = inp.n_resamples
+    n_resamples = inp.n_resamples
     rows = max(1, min(_BOOTSTRAP_BLOCK, _block_rows(n)))
     exceed = np.zeros(D.shape[0])
     t = None
-    for start in range(0, B, rows):
-        k = min(rows, B - start)
+    for start in range(0, n_resamples, rows):
+        k = min(rows, n_resamples - start)
         t, p, _ = _bootstrap_differences(D, k, inp.rng)
         exceed += np.rint(p * k)
-    return PairsOutcome(np.asarray(t, float), exceed / B, False, B, 0.0)
+    return PairsOutcome(np.asarray(t, float), exceed / n_resamples, False, n_resamples, 0.0)
 
 
 def tukey_hsd(inp: PairsInput) -> PairsOutcome:
