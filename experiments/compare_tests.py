@@ -100,8 +100,15 @@ def wilcoxon(inp: PairsInput) -> PairsOutcome:
     ``continuity_correction``, R's ``wilcox.test`` default)."""
     from experiments.pairwise_tests import _wilcoxon_rows
 
-    stat, p = _wilcoxon_rows(inp.D, "wilcox", "auto", inp.continuity_correction)
-    return PairsOutcome(stat, p)
+    D = inp.D
+    stat, p = _wilcoxon_rows(D, "wilcox", "auto", inp.continuity_correction)
+    # the exact null distribution (every row: n <= 50, no zero, no tie) cannot go below 2/2^n (all differences of
+    # one sign); the normal approximation has no such floor
+    sorted_abs = np.sort(np.abs(D), axis=1)
+    clean = ~np.any(D == 0, axis=1) & ~np.any(np.diff(sorted_abs, axis=1) == 0, axis=1)
+    n = D.shape[1]
+    floor = 2.0 / 2 ** n if n <= 50 and len(D) and clean.all() else 0.0
+    return PairsOutcome(stat, p, p_floor=floor)
 
 
 def _count_reaching(D: np.ndarray, ST: np.ndarray, thr: np.ndarray) -> np.ndarray:

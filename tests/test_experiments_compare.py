@@ -340,6 +340,14 @@ def test_too_few_resamples_for_holm_warn_with_the_count_needed():
         compare(X, test="randomization", correction="bh", n_resamples=1000)
 
 
+def test_too_few_topics_for_an_exact_test_warn_that_more_topics_are_needed():
+    # 6 topics: the exact Wilcoxon and sign tests cannot go below 2/2^6 = 0.031, above Holm's 0.05/3
+    X = _matrix(m=3, n=6, seed=12, shift=(0.6, 0.0, 0.3))
+    for test in ("wilcoxon", "sign"):
+        with pytest.warns(UserWarning, match=r"with 6 topics the .* cannot give a p-value below 0.0312"):
+            compare(X, test=test, correction="holm")
+
+
 def test_n_resamples_beyond_the_limit_is_refused_up_front_not_a_memory_error():
     from gtheory.kit.errors import ParameterError
 
