@@ -6,18 +6,21 @@ test statistic, the p-value and the corrected p-value, the effect size and the v
 does the same for several measures and lays the means out as the runs x measures table of a paper
 (:class:`ComparisonTable`: LaTeX with booktabs, Markdown, HTML, CSV), with markers of significant differences.
 
-Tests (all two-sided; ``d_j = x_{a,j} - x_{b,j}`` the per-topic differences of the pair, n topics):
+Tests (all two-sided; ``d_j = x_{a,j} - x_{b,j}`` the per-topic differences of the pair, n topics), declared once
+in :mod:`experiments.compare_registry` and computed in :mod:`experiments.compare_tests`:
 
 * ``"t"`` — the paired t-test, :math:`t = \bar d / (s_d/\sqrt n)` on n - 1 degrees of freedom
   (:func:`scipy.stats.ttest_rel`);
 * ``"wilcoxon"`` — the Wilcoxon signed-rank test (:func:`scipy.stats.wilcoxon`; exact null distribution when
-  n <= 50 without zeros or ties, the normal approximation otherwise; zeros dropped);
+  n <= 50 without zeros or ties, the normal approximation otherwise, with the continuity correction of R's
+  ``wilcox.test`` unless ``continuity_correction=False``; zeros dropped);
 * ``"sign"`` — the sign test: the number of positive differences among the non-zero ones is Binomial(n', 1/2)
   under H0 (:func:`scipy.stats.binomtest`);
 * ``"randomization"`` — Fisher's paired randomisation (permutation) test: under H0 each difference's sign is a
   fair coin, :math:`p = \#\{s : |\sum_j s_j d_j| \ge |\sum_j d_j|\} / N`. Exact (all :math:`N = 2^n` sign
-  vectors) when :math:`2^n` is at most ``n_resamples``; otherwise ``n_resamples`` random sign vectors shared by
-  all pairs and the unbiased estimate :math:`p = (k + 1)/(B + 1)` (Phipson & Smyth 2010) — never 0;
+  vectors, counted by meeting in the middle) when :math:`2^n` is at most ``n_resamples``; otherwise
+  ``n_resamples`` random sign vectors shared by all pairs, drawn in blocks, and the unbiased estimate
+  :math:`p = (k + 1)/(B + 1)` (Phipson & Smyth 2010) — never 0;
 * ``"bootstrap"`` — Sakai's paired studentised bootstrap test (:func:`experiments.bootstrap_asl`, Sakai 2006),
   ``n_resamples`` replicates shared by all pairs;
 * ``"tukey-hsd"`` — the randomised Tukey HSD (:func:`experiments.tukey_hsd_randomised`, Carterette 2012), which
@@ -25,8 +28,13 @@ Tests (all two-sided; ``d_j = x_{a,j} - x_{b,j}`` the per-topic differences of t
 
 Corrections (``correction``): ``"holm"``, ``"bonferroni"``, ``"bh"`` (Benjamini–Hochberg), ``"by"``
 (Benjamini–Yekutieli), ``"sidak"``, ``"holm-sidak"``, ``"hommel"`` — computed by statsmodels'
-:func:`~statsmodels.stats.multitest.multipletests` over the pairs of the table; a pair is significant when its
-(adjusted) p-value is at most ``alpha`` (statsmodels' rule).
+:func:`~statsmodels.stats.multitest.multipletests` over the pairs of the table, one call per table (Holm computed
+here: statsmodels' collects garbage on every call); a pair is significant when its (adjusted) p-value is at most
+``alpha`` (statsmodels' rule). When the smallest p-value the test can give is above the correction's smallest
+threshold, a warning says how many resamples are needed.
+
+Units: every statistic is computed on the scores divided by a power of two at their largest magnitude, so p-values
+and effect sizes do not depend on the units; V_E at rounding level (below 1e-9 of the scores' magnitude) is 0.
 
 Effect sizes (``effect_size``): ``"sakai"`` — :math:`\bar d / \sqrt{V_E}`, with :math:`V_E` the residual mean
 square of the two-way systems x topics ANOVA without replication over all compared systems (Sakai, *Statistical
@@ -49,6 +57,7 @@ CIKM 2007. — B. Phipson, G. K. Smyth. Permutation p-values should never be zer
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
@@ -58,34 +67,29 @@ import pandas as pd
 from gtheory.kit.display import fmt, kv_table
 from gtheory.kit.jsonio import JsonResult
 
+from gtheory.kit.params import BOOLEAN, integer, validate_params
+from gtheory.kit.ties import tie_values
+
+from experiments import compare_registry as _registry
+from experiments import compare_tests as _tests
 from experiments._validation import TIE_REL, Scores, check_choice, keep_top_k, pair_indices, score_matrix
-from gtheory.kit.params import validate_params
+from experiments.compare_tests import MAX_RESAMPLES
+from experiments.pairwise_tests import _exact_differences
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = ["compare", "Comparison", "TESTS", "CORRECTIONS", "residual_variance"]
 
-#: the tests of :func:`compare`
-TESTS: tuple[str, ...] = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey-hsd")
-#: correction name -> statsmodels' ``multipletests`` method
-CORRECTIONS: dict[str, str] = {
-    "holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh", "by": "fdr_by", "sidak": "sidak",
-    "holm-sidak": "holm-sidak", "hommel": "hommel",
-}
-_TEST_NAMES = {
-    "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
-    "randomization": "paired randomisation test (Fisher)", "bootstrap": "paired bootstrap test (Sakai 2006)",
-    "tukey-hsd": "randomised Tukey HSD (Carterette 2012)",
-}
+#: the tests of :func:`compare` (:data:`experiments.compare_registry.TEST_REGISTRY`)
+TESTS: tuple[str, ...] = _registry.TESTS
+#: correction name -> statsmodels' ``multipletests`` method (:data:`experiments.compare_registry.CORRECTION_REGISTRY`)
+CORRECTIONS: dict[str, str] = _registry.CORRECTIONS
+_TEST_NAMES = {t.name: t.title for t in _registry.TEST_REGISTRY}
 _TABLE_FLOATS = ("mean_a", "mean_b", "diff", "ci_lo", "ci_hi", "statistic", "p", "p_adjusted", "effect_size")
-#: largest number of topics for the exact randomisation test (2^n sign vectors)
-_EXACT_MAX_TOPICS = 24
-#: elements of one block of the randomisation test's pairs x sign-vectors sums (32 MB)
-_BLOCK_ELEMENTS = 1 << 22
 
 
-# ----------------------------------------------------------------------------------------------- the tests
+# ----------------------------------------------------------------------------------------------- V_E
 
 
 def residual_variance(values: np.ndarray) -> float:
@@ -97,66 +101,13 @@ def residual_variance(values: np.ndarray) -> float:
     return float(np.einsum("ij,ij->", r, r) / ((m - 1) * (n - 1)))
 
 
-def _exact_d(D: np.ndarray, scale: float) -> np.ndarray:
-    from experiments.pairwise_tests import _exact_differences
-
-    return _exact_differences(D, TIE_REL * scale)
-
-
-def _t_test(D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from scipy import stats
-
-    from experiments.discriminative import _studentise
-
-    n = D.shape[1]
-    mean = D.mean(axis=1)
-    # the paired bootstrap's studentisation: 0/0 -> 0, c/0 -> +-inf, means and spreads at rounding level are 0
-    t = _studentise(mean, D.var(axis=1, ddof=1), n, np.abs(D).max(axis=1))
-    p = np.where(t == 0, 1.0, 2.0 * stats.t.sf(np.abs(t), n - 1))
-    return t, np.minimum(p, 1.0)
-
-
-def _sign_test(D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from scipy import stats
-
-    pos = np.count_nonzero(D > 0, axis=1)
-    nz = np.count_nonzero(D != 0, axis=1)
-    k = np.minimum(pos, nz - pos)
-    # two-sided p of Binomial(n', 1/2): the distribution is symmetric, so it is twice the smaller tail (capped at 1),
-    # which is scipy.stats.binomtest's "two-sided" rule at p = 1/2
-    p = np.where(nz == 0, 1.0, np.minimum(1.0, 2.0 * stats.binom.cdf(k, np.maximum(nz, 1), 0.5)))
-    return pos.astype(float), p
-
-
-def _sign_matrix(n: int, n_resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
-    """The sign vectors of the randomisation test (rows, float +-1): all 2^n when that is at most ``n_resamples``
-    (exact), else ``n_resamples`` random ones."""
-    if n <= _EXACT_MAX_TOPICS and 2 ** n <= n_resamples:
-        codes = np.arange(2 ** n, dtype=np.int64)
-        bits = (codes[:, None] >> np.arange(n, dtype=np.int64)) & 1
-        return 1.0 - 2.0 * bits, True
-    return 1.0 - 2.0 * rng.integers(0, 2, size=(n_resamples, n)), False
-
-
-def _randomization(D: np.ndarray, n_resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Fisher's paired randomisation test of every row of ``D``: the observed sum, the p-value, and whether it was
-    exact. One sign matrix for all pairs; the sums are one matrix product per block of pairs."""
-    P, n = D.shape
-    S, exact = _sign_matrix(n, n_resamples, rng)
-    ST = np.ascontiguousarray(S.T)  # n x N
-    N = S.shape[0]
-    obs = D.sum(axis=1)
-    # a sum equal to the observed one in exact arithmetic counts as reaching it, whatever rounding does
-    thr = np.abs(obs) - TIE_REL * np.abs(D).sum(axis=1)
-    count = np.empty(P, dtype=np.int64)
-    block = max(1, _BLOCK_ELEMENTS // N)
-    for start in range(0, P, block):
-        stop = min(P, start + block)
-        sums = D[start:stop] @ ST
-        np.abs(sums, out=sums)
-        count[start:stop] = np.count_nonzero(sums >= thr[start:stop, None], axis=1)
-    p = count / N if exact else (count + 1) / (N + 1)
-    return obs / n, np.minimum(p, 1.0), exact
+def _unit(X: np.ndarray) -> float:
+    """The power of two at or just above the largest |score| (1 for an all-zero matrix): dividing by it is exact, so
+    the standardised scores of ``X`` and of ``X * 10**k`` differ only by the rounding of the product."""
+    top = float(np.abs(X).max())
+    if top == 0.0:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(top)[1])
 
 
 # ----------------------------------------------------------------------------------------------- results
@@ -227,7 +178,7 @@ class Comparison(JsonResult):
         if not np.isfinite(self.min_detectable_difference):
             return ""
         return (f"with {self.n_topics} topics a paired t-test detects a true difference of "
-                f"{self.min_detectable_difference:.3f} with power 0.8 at alpha = {self.alpha:g} "
+                f"{self.min_detectable_difference:.3g} with power 0.8 at alpha = {self.alpha:g} "
                 "(Sakai's topic set size design, sigma^2 = V_E)")
 
     @property
@@ -375,17 +326,33 @@ def _check_inputs(test, correction, effect_size):
     if correction is None:
         correction = "none"
     check_choice(correction, "correction", ("none", *CORRECTIONS))
-    if test == "tukey-hsd" and correction != "none":
+    if _registry.test_named(test).controls_family and correction != "none":
         from gtheory.errors import ParameterError
 
-        raise ParameterError("correction", "the randomised Tukey HSD controls the family-wise error over all pairs "
-                             f"itself; use correction=None with test='tukey-hsd' (got {correction!r}).")
+        raise ParameterError("correction", f"the {_TEST_NAMES[test]} controls the family-wise error over all pairs "
+                             f"itself; use correction=None with test={test!r} (got {correction!r}).")
     check_choice(effect_size, "effect_size", ("sakai", "dz"))
     return correction  # alpha and n_resamples: the parameter table (gtheory.kit.params)
 
 
+def _check_labels(s: Scores) -> None:
+    """Refuse system labels that are distinct values but print alike (``1`` and ``"1"``): every output shows labels
+    as text, so the two rows could not be told apart (the labels are compared as the user wrote them)."""
+    if not s.labelled:
+        return
+    texts = pd.Index([_label(x) for x in s.systems])
+    if texts.has_duplicates:
+        dup = texts[texts.duplicated()][0]
+        same = [x for x, t in zip(s.systems, texts) if t == dup]
+        raise ValueError(f"`scores` has system labels that are different values but print alike: "
+                         f"{', '.join(f'{x!r} ({type(x).__name__})' for x in same)}; the outputs could not tell "
+                         "them apart. Rename one (e.g. scores.rename(index={...})).")
+
+
 def _select(s: Scores, systems: Sequence[Any] | None, top_k: int | None, baseline: Any) -> Scores:
     if systems is not None:
+        if isinstance(systems, (str, bytes)):
+            raise TypeError(f"`systems` must be a list of system labels, not one string; give systems=[{systems!r}].")
         wanted = list(systems)
         idx = s.systems.get_indexer(wanted)
         if (idx < 0).any():
@@ -400,7 +367,81 @@ def _select(s: Scores, systems: Sequence[Any] | None, top_k: int | None, baselin
     return s
 
 
-@validate_params()
+def _holm(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Holm's step-down adjusted p-values, :math:`\\tilde p_{(i)} = \\max_{k \\le i} \\min(1, (P - k + 1) p_{(k)})`,
+    and rejections :math:`\\tilde p \\le \\alpha` — statsmodels' ``multipletests(method="holm")``, which runs a
+    garbage collection on every call (20 ms, more than the whole uncorrected table); checked against it."""
+    order = np.argsort(p, kind="stable")
+    P = len(p)
+    adj = np.empty(P)
+    adj[order] = np.minimum(1.0, np.maximum.accumulate(p[order] * np.arange(P, 0, -1)))
+    return adj <= alpha, adj
+
+
+def _adjust(p: np.ndarray, alpha: float, correction: str) -> tuple[np.ndarray, np.ndarray]:
+    """(rejected, adjusted p) over the whole vector of the table's p-values: one call per table."""
+    if correction == "none" or len(p) < 2:
+        return p <= alpha, p.copy()
+    method = CORRECTIONS[correction]
+    if method == "holm":
+        return _holm(p, alpha)
+    from statsmodels.stats.multitest import multipletests
+
+    reject, adj, _, _ = multipletests(p, alpha=alpha, method=method)
+    return np.asarray(reject, bool), np.asarray(adj, float)
+
+
+def _resolution_warning(test: str, outcome: Any, correction: str, alpha: float, n_pairs: int, n_topics: int,
+                        n_resamples: int) -> None:
+    """Warn when the smallest p-value the test can give here is above the smallest threshold of the correction: a
+    pair that needs that threshold cannot be found significant, however clear the difference (Holm over 1,711
+    pairs at alpha = .05 starts at 2.9e-5, below the 1/10,001 of 10,000 random sign vectors)."""
+    floor = outcome.p_floor
+    if correction == "none":
+        thr, what, none = alpha, f"alpha = {alpha:g}", True
+    else:
+        corr = _registry.correction_named(correction)
+        thr = corr.smallest_threshold(alpha, n_pairs)
+        what = f"the smallest {correction} threshold over {n_pairs} pairs at alpha = {alpha:g}, {thr:.3g}"
+        none = corr.first_step_decides
+    if floor <= thr:
+        return
+    who = ("so no pair can come out significant, however clear its difference" if none else
+           "so the pairs that need it cannot come out significant, however clear their difference")
+    from gtheory.kit.errors import FixableWarning
+
+    if _registry.test_named(test).resampling and not outcome.exact:
+        need = math.ceil(1.0 / thr) - 1
+        while 1.0 / (need + 1) > thr:
+            need += 1
+        warnings.warn(FixableWarning(
+            f"with n_resamples = {n_resamples} the {_TEST_NAMES[test]} cannot give a p-value below "
+            f"1/{n_resamples + 1} = {floor:.3g}, above {what}, {who}", param="n_resamples",
+            fix={"n_resamples": need},
+            fix_effect=f"reach it (about {need / n_resamples:.1f}x the resampling time of this call; memory does "
+                       "not grow, the resamples run in blocks)"), stacklevel=4)
+    else:
+        warnings.warn(FixableWarning(
+            f"with {n_topics} topics the {_TEST_NAMES[test]} cannot give a p-value below {floor:.3g}, above {what}, "
+            f"{who}; more topics, or another test (test='t'), can"),
+            stacklevel=4)
+
+
+def _pairs(kept: Scores, baseline: Any) -> tuple[np.ndarray, np.ndarray]:
+    m = len(kept.systems)
+    if baseline is None:
+        return pair_indices(m)
+    b = kept.systems.get_loc(baseline)
+    I = np.array([i for i in range(m) if i != b], dtype=np.intp)
+    return I, np.full(len(I), b, dtype=np.intp)
+
+
+#: compare's rule for n_resamples: bounded, so that a table ends (the resamples run in blocks: memory is not the limit)
+N_RESAMPLES_RULE = integer(1, MAX_RESAMPLES, fix="give at most 100,000,000 resamples (a p-value resolution of 1e-8), "
+                                                 "e.g. `n_resamples=10000`")
+
+
+@validate_params(n_resamples=N_RESAMPLES_RULE, continuity_correction=BOOLEAN)
 def compare(
     scores: Any,
     *,
@@ -414,19 +455,25 @@ def compare(
     systems: Sequence[Any] | None = None,
     top_k: int | None = None,
     measure: str | None = None,
+    continuity_correction: bool = True,
 ) -> Comparison:
     r"""Test every pair of systems, or every system against ``baseline``, on one score matrix.
+
+    The statistics are computed on standardised scores (divided by a power of two at the scores' magnitude), so the
+    p-values and effect sizes do not depend on the units and the means, differences and intervals scale with them.
 
     Parameters
     ----------
     scores : DataFrame or ndarray
         Systems x topics score matrix (DataFrame index = run names), e.g. one measure of
-        :func:`metrics.evaluate`. No NaN.
+        :func:`metrics.evaluate`. No NaN; each topic and each system once; system labels that print alike
+        (``1`` and ``"1"``) are refused.
     test : {'t', 'wilcoxon', 'sign', 'randomization', 'bootstrap', 'tukey-hsd'}
-        The paired test (module docstring: definitions and sources).
+        The paired test (:data:`experiments.compare_registry.TEST_REGISTRY`: definitions, assumptions, sources).
     correction : {None, 'holm', 'bonferroni', 'bh', 'by', 'sidak', 'holm-sidak', 'hommel'}
-        Multiple-comparison correction over the pairs of the table (statsmodels' ``multipletests``). Not with
-        ``'tukey-hsd'``, which controls the family-wise error itself.
+        Multiple-comparison correction over the pairs of the table (statsmodels' ``multipletests``, one call per
+        table; Holm computed here, checked against it). Not with ``'tukey-hsd'``, which controls the family-wise
+        error itself.
     baseline : label, optional
         Compare each other system with this one (rows ``a`` = the system, ``b`` = the baseline); all pairs if None.
     alpha : float
@@ -435,16 +482,23 @@ def compare(
         Randomness of the randomisation, bootstrap and Tukey tests; the same seed gives the same numbers.
     n_resamples : int
         Sign vectors (randomisation; exact enumeration instead when 2^n_topics <= n_resamples), bootstrap
-        replicates, or Tukey permutations.
+        replicates, or Tukey permutations; at most 100,000,000. Drawn in blocks: memory does not grow with it. When
+        the smallest p-value it allows (1/(n_resamples + 1)) is above the smallest threshold of ``correction``, a
+        :class:`~gtheory.kit.errors.FixableWarning` says how many resamples are needed.
     effect_size : {'sakai', 'dz'}
         Sakai's diff / sqrt(V_E) (V_E: the residual variance of the two-way ANOVA of the compared systems) or
-        Cohen's d_z = diff / s_d.
+        Cohen's d_z = diff / s_d. When V_E is 0 (the systems differ by a constant on every topic, up to rounding:
+        below 1e-9 of the scores' magnitude), Sakai's effect sizes are +-inf (0/0: NaN), ``residual_variance`` is 0,
+        there is no minimum detectable difference, and a warning says so.
     systems : sequence of labels, optional
         Compare only these systems (in this order).
     top_k : int, optional
         Compare only the ``top_k`` systems by mean (best first); the baseline is always kept.
     measure : str, optional
         The measure's name, shown in the outputs.
+    continuity_correction : bool
+        Wilcoxon's normal approximation with the continuity correction (default, R's ``wilcox.test``) or without
+        (scipy's default); no effect on the other tests or on Wilcoxon's exact null distribution.
 
     Returns
     -------
@@ -462,8 +516,10 @@ def compare(
     >>> c.table[["a", "b", "significant"]].values.tolist()
     [['new', 'bm25', True], ['ql', 'bm25', False]]
     """
+    # validation
     correction = _check_inputs(test, correction, effect_size)
     s = score_matrix(scores)
+    _check_labels(s)
     if baseline is not None and baseline not in s.systems:
         raise ValueError(f"`baseline` {baseline!r} is not one of the systems of `scores` "
                          f"({', '.join(map(repr, list(s.systems[:5])))}{', ...' if len(s.systems) > 5 else ''}).")
@@ -473,80 +529,62 @@ def compare(
                       kept.systems.append(pd.Index([baseline])), kept.topics, kept.labelled)
     if len(kept.systems) < 2:
         raise ValueError("`compare` needs at least 2 systems after `systems`/`top_k`.")
-    rng = np.random.default_rng(seed)
-    X = kept.values
+    # standardised scores: every statistic is unit-free, every location scales back by `unit`
+    unit = _unit(kept.values)
+    X = kept.values / unit
     m, n = X.shape
-    if baseline is not None:
-        b = kept.systems.get_loc(baseline)
-        I = np.array([i for i in range(m) if i != b], dtype=np.intp)
-        J = np.full(len(I), b, dtype=np.intp)
-    else:
-        I, J = pair_indices(m)
-    D = _exact_d(X[I] - X[J], float(np.abs(X).max()))
-    exact = False
-    used = n_resamples
-    if test == "t":
-        stat, p = _t_test(D)
-        used = 0
-    elif test == "sign":
-        stat, p = _sign_test(D)
-        used = 0
-    elif test == "wilcoxon":
-        from experiments.pairwise_tests import _wilcoxon_rows
-
-        stat, p = _wilcoxon_rows(D, "wilcox", "auto")
-        used = 0
-    elif test == "randomization":
-        stat, p, exact = _randomization(D, n_resamples, rng)
-        if exact:
-            used = 2 ** n
-    elif test == "bootstrap":
-        from experiments.discriminative import _bootstrap_differences
-
-        stat, p, _ = _bootstrap_differences(D, n_resamples, rng)
-    else:  # tukey-hsd over the compared systems
-        from experiments.pairwise_tests import tukey_hsd_randomised
-
-        tk = tukey_hsd_randomised(pd.DataFrame(X, index=range(m)), n_resamples=n_resamples, seed=rng)
-        lookup = {(int(a), int(bb)): pv for a, bb, pv in zip(tk["system_a"], tk["system_b"], tk["p_value"])}
-        p = np.array([lookup[(min(i, j), max(i, j))] for i, j in zip(I, J)])
-        stat = X[I].mean(axis=1) - X[J].mean(axis=1)
-    p = np.asarray(p, dtype=float)
-    if correction != "none" and len(p) > 1:
-        from statsmodels.stats.multitest import multipletests
-
-        reject, p_adj, _, _ = multipletests(p, alpha=alpha, method=CORRECTIONS[correction])
-    else:
-        p_adj = p.copy()
-        reject = p_adj <= alpha
-    means = X.mean(axis=1)
-    diff = means[I] - means[J]
+    I, J = _pairs(kept, baseline)
+    zero = TIE_REL * float(np.abs(X).max())
+    D = _exact_differences(X[I] - X[J], zero)
+    # dispatch
+    entry = _registry.test_named(test)
+    outcome = entry.function(_tests.PairsInput(
+        D, X, I, J, n_resamples, np.random.default_rng(seed), continuity_correction))
+    p = np.asarray(outcome.p, dtype=float)
+    _resolution_warning(test, outcome, correction, alpha, len(p), n, n_resamples)
+    # correction: one call over the table's p-values
+    reject, p_adj = _adjust(p, alpha, correction)
+    # the table: means, differences, intervals, effect sizes (standardised, then back in the scores' units)
     from scipy import stats as st
 
-    sd = (X[I] - X[J]).std(axis=1, ddof=1)
+    means = X.mean(axis=1)
+    diff = means[I] - means[J]
+    sd = D.std(axis=1, ddof=1) if n > 1 else np.full(len(D), np.nan)
+    sd = np.where(sd <= zero, 0.0, sd)
     half = st.t.ppf(1.0 - alpha / 2.0, n - 1) * sd / math.sqrt(n)
-    ve = residual_variance(X) if m > 1 else float("nan")
+    ve = residual_variance(X)
+    if not math.sqrt(max(ve, 0.0)) > zero:  # V_E at rounding level: the systems differ by constants
+        ve = 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        es = diff / math.sqrt(ve) if effect_size == "sakai" else np.where(sd > 0, diff / sd, np.sign(diff) * np.inf)
+        es = diff / math.sqrt(ve) if effect_size == "sakai" else diff / sd
+        es = np.where(np.abs(diff) <= zero, np.where((sd if effect_size == "dz" else ve) == 0, np.nan, 0.0), es)
+    if ve == 0.0:
+        warnings.warn(
+            "V_E = 0: the compared systems differ by a constant on every topic (up to rounding), so the residual "
+            "variance is 0, Sakai's effect sizes are +-inf (NaN for equal systems) and there is no minimum "
+            "detectable difference", UserWarning, stacklevel=3)
     labels = kept.systems
     table = pd.DataFrame({
         "a": [_label(x) for x in labels[I]], "b": [_label(x) for x in labels[J]],
-        "mean_a": means[I], "mean_b": means[J], "diff": diff, "ci_lo": diff - half, "ci_hi": diff + half,
-        "statistic": np.asarray(stat, float), "p": p, "p_adjusted": np.asarray(p_adj, float),
+        "mean_a": means[I] * unit, "mean_b": means[J] * unit, "diff": diff * unit,
+        "ci_lo": (diff - half) * unit, "ci_hi": (diff + half) * unit,
+        "statistic": np.asarray(outcome.statistic, float) * (unit if entry.statistic_in_units else 1.0),
+        "p": p, "p_adjusted": np.asarray(p_adj, float),
         "effect_size": np.asarray(es, float), "significant": np.asarray(reject, bool),
     })
     mdd = math.nan
-    if n >= 3 and m >= 2 and np.isfinite(ve) and ve > 0:
+    if n >= 3 and ve > 0:
         from gtheory.topic_set_size import min_detectable_difference
 
-        mdd = float(min_detectable_difference("paired-t", n, variance=ve, alpha=alpha, power=0.8))
-    order = np.argsort(-means, kind="stable")
-    mean_series = pd.Series(means[order], index=[_label(x) for x in labels[order]], name="mean")
+        mdd = float(min_detectable_difference("paired-t", n, variance=ve, alpha=alpha, power=0.8)) * unit
+    order = np.argsort(-tie_values(means), kind="stable")
+    mean_series = pd.Series(means[order] * unit, index=[_label(x) for x in labels[order]], name="mean")
     return Comparison(
         test=test, correction=correction, alpha=alpha, baseline=None if baseline is None else _label(baseline),
-        effect_size=effect_size, measure=measure, n_systems=m, n_topics=n, n_resamples=int(used),
-        exact=bool(exact), seed=seed if isinstance(seed, (int, type(None))) and not isinstance(seed, bool) else None,
-        residual_variance=ve, means=mean_series, table=table, min_detectable_difference=mdd,
+        effect_size=effect_size, measure=measure, n_systems=m, n_topics=n, n_resamples=int(outcome.n_resamples),
+        exact=bool(outcome.exact),
+        seed=seed if isinstance(seed, (int, type(None))) and not isinstance(seed, bool) else None,
+        residual_variance=ve * unit * unit, means=mean_series, table=table, min_detectable_difference=mdd,
     )
 
 
@@ -554,13 +592,3 @@ def _label(x: Any) -> Any:
     if isinstance(x, np.generic):
         x = x.item()
     return x if isinstance(x, str) else str(x)
-
-
-
-
-def __getattr__(name: str) -> Any:  # compare_measures and ComparisonTable lived here: still importable from here
-    if name in ("compare_measures", "ComparisonTable"):
-        from experiments import compare_table
-
-        return getattr(compare_table, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

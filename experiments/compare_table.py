@@ -13,9 +13,10 @@ import pandas as pd
 from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
 
-from experiments._validation import as_scores
-from experiments.compare import _TEST_NAMES, Comparison, _csv, _label, _md, _select, _tex, compare
-from gtheory.kit.params import validate_params
+from experiments._validation import TIE_REL, as_scores
+from experiments.compare import (N_RESAMPLES_RULE, _TEST_NAMES, Comparison, _csv, _label, _md, _select, _tex,
+                                 compare)
+from gtheory.kit.params import BOOLEAN, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -72,8 +73,12 @@ class ComparisonTable(JsonResult):
         return out
 
     def _best(self) -> pd.DataFrame:
+        """Runs x measures: the column's best mean, ties decided with :data:`gtheory.kit.ties.TIE_REL` of the
+        column's largest |mean| (means equal in exact arithmetic but summed in another order are both best)."""
         m = self.means
-        return m.eq(m.max(axis=0), axis=1)
+        top = m.max(axis=0)
+        tol = TIE_REL * m.abs().max(axis=0)
+        return m.ge(top - tol, axis=1)
 
     def _caption(self) -> str:
         c = self._first()
@@ -82,10 +87,15 @@ class ComparisonTable(JsonResult):
             mark = f"▲/▼: significantly better/worse than {self.baseline}"
         else:
             mark = "superscripts: the runs (by letter) a run is significantly better than"
-        foot = "; ".join(f"{m}: {v.min_detectable_difference:.3f}" for m, v in self.comparisons.items()
+        foot = "; ".join(f"{m}: {v.min_detectable_difference:.3g}" for m, v in self.comparisons.items()
                          if np.isfinite(v.min_detectable_difference))
         foot = (f" Minimum detectable difference (paired t, power 0.8, sigma^2 = V_E): {foot}." if foot else "")
-        return (f"{_TEST_NAMES[c.test]}{corr}, alpha = {c.alpha:g}, {c.n_topics} topics; {mark}; "
+        counts = {m: v.n_topics for m, v in self.comparisons.items()}
+        if len(set(counts.values())) == 1:
+            topics = f"{c.n_topics} topics"
+        else:  # measures over different topics: each with its own count
+            topics = "topics: " + ", ".join(f"{k} {v}" for k, v in counts.items())
+        return (f"{_TEST_NAMES[c.test]}{corr}, alpha = {c.alpha:g}, {topics}; {mark}; "
                 f"bold: best in column.{foot}")
 
     def summary(self) -> str:
@@ -216,7 +226,7 @@ def _letter(i: int) -> str:
     return s
 
 
-@validate_params()
+@validate_params(n_resamples=N_RESAMPLES_RULE, continuity_correction=BOOLEAN)
 def compare_measures(
     scores: Mapping[str, Any],
     *,
@@ -229,6 +239,7 @@ def compare_measures(
     effect_size: str = "sakai",
     systems: Sequence[Any] | None = None,
     top_k: int | None = None,
+    continuity_correction: bool = True,
 ) -> ComparisonTable:
     """:func:`compare` for several measures, and the runs x measures table of a paper.
 
@@ -236,7 +247,7 @@ def compare_measures(
     ----------
     scores : mapping of measure name -> systems x topics matrix
         E.g. the result of :func:`metrics.evaluate` (one DataFrame per measure, the same runs).
-    test, correction, baseline, alpha, seed, n_resamples, effect_size
+    test, correction, baseline, alpha, seed, n_resamples, effect_size, continuity_correction
         As in :func:`compare`; every measure is tested the same way, with the same seed (a Generator gives one
         seed, drawn from it).
     systems, top_k
@@ -267,7 +278,7 @@ def compare_measures(
                              "cover the same runs.")
         comps[str(name)] = compare(scores[name], test=test, correction=correction, baseline=baseline, alpha=alpha,
                                    seed=seed, n_resamples=n_resamples, effect_size=effect_size, systems=runs,
-                                   measure=str(name))
+                                   measure=str(name), continuity_correction=continuity_correction)
     means = pd.DataFrame({n: c.means.reindex([_label(r) for r in runs]) for n, c in comps.items()})
     means.index.name = None
     return ComparisonTable(means=means, comparisons=comps, baseline=None if baseline is None else _label(baseline))

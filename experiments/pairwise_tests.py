@@ -94,6 +94,7 @@ def wilcoxon_test(
     *,
     zero_method: str = "wilcox",
     method: str = "auto",
+    correction: bool = True,
     top_k: int | None = None,
 ) -> pd.DataFrame:
     r"""Two-sided Wilcoxon signed-rank test for every system pair (:func:`scipy.stats.wilcoxon`).
@@ -111,10 +112,15 @@ def wilcoxon_test(
         How zero differences are treated (scipy's default drops them).
     method : {'auto', 'exact', 'asymptotic'}
         p-value computation. ``'auto'`` decides per pair: the exact null distribution when there
-        are at most 50 topics and no zero or tied differences, the normal approximation (with
-        continuity correction and tie correction) otherwise. This is scipy's 1-D ``'auto'`` except
-        for 13 or fewer topics with ties or zeros, where scipy runs a permutation test (about a
-        second per pair) -- too slow for thousands of pairs.
+        are at most 50 topics and no zero or tied differences, the normal approximation (with the
+        tie correction, and the continuity correction when ``correction``) otherwise. This is scipy's
+        1-D ``'auto'`` except for 13 or fewer topics with ties or zeros, where scipy runs a permutation
+        test (about a second per pair) -- too slow for thousands of pairs.
+    correction : bool
+        Continuity correction of the normal approximation: :math:`z = (W^+ - n(n+1)/4 - \operatorname{sign}
+        \cdot 1/2)/\sigma` (``scipy.stats.wilcoxon(correction=True)``). Default True, as R's ``wilcox.test``
+        (``correct = TRUE``), so the p-values agree with R's; scipy's own default is False. No effect on
+        the exact null distribution.
     top_k : int, optional
         Keep only the ``top_k`` systems by mean score.
 
@@ -137,15 +143,21 @@ def wilcoxon_test(
     s = score_matrix(scores, top_k)
     I, J = pair_indices(len(s.systems))
     d = _exact_differences(s.values[I] - s.values[J], TIE_REL * float(np.abs(s.values).max()))
-    stat, p = _wilcoxon_rows(d, zero_method, method)
+    if not isinstance(correction, (bool, np.bool_)):
+        from gtheory.kit.errors import ParameterTypeError
+
+        raise ParameterTypeError("correction", f"`correction` must be True or False; got {correction!r}.")
+    stat, p = _wilcoxon_rows(d, zero_method, method, bool(correction))
     frame = pair_frame(s, I, J, statistic=stat, p_value=p)
     frame.attrs.update(n_topics=s.values.shape[1], test="Wilcoxon signed-rank")
     return frame
 
 
-def _wilcoxon_rows(d: np.ndarray, zero_method: str, method: str) -> tuple[np.ndarray, np.ndarray]:
+def _wilcoxon_rows(d: np.ndarray, zero_method: str, method: str,
+                   correction: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Wilcoxon statistic and two-sided p-value of each row of the per-topic differences ``d`` (pairs x topics, zeros
-    and ties already exact: :func:`_exact_differences`); rows that are all zero get p = 1."""
+    and ties already exact: :func:`_exact_differences`); rows that are all zero get p = 1. ``correction``: the
+    continuity correction of the normal approximation (R's default)."""
     same = np.all(d == 0, axis=1)
     stat = np.zeros(len(d))
     p = np.ones(len(d))
@@ -167,7 +179,7 @@ def _wilcoxon_rows(d: np.ndarray, zero_method: str, method: str) -> tuple[np.nda
             warnings.simplefilter("ignore", (RuntimeWarning, UserWarning))
             # SciPy < 1.13 names the normal approximation "approx" (the declared minimum is 1.10)
             name = how if how != "asymptotic" or _SCIPY_113 else "approx"
-            res = stats.wilcoxon(d[rows], zero_method=zero_method, method=name, axis=1)
+            res = stats.wilcoxon(d[rows], zero_method=zero_method, method=name, correction=correction, axis=1)
         stat[rows] = res.statistic
         p[rows] = res.pvalue
     return stat, p
@@ -251,21 +263,22 @@ def tukey_hsd_randomised(
     rng = np.random.default_rng(seed)
     m, n = s.values.shape
     base = s.values.T  # n x m: permute along systems within each topic
-    ranges = np.empty(B)
+    I, J = pair_indices(m)
+    means = s.means
+    diff = np.abs(means[I] - means[J])
+    # #{b : q_b >= d}, counted block by block via each block's sorted ranges (memory does not grow with B); a range
+    # equal to d up to rounding (far below 1e-9 of the scores' magnitude for any realistic number of topics) ties
+    # with it and counts
+    tie = TIE_REL * float(np.abs(s.values).max())
+    reach = np.zeros(len(diff), dtype=np.int64)
     block = max(1, (1 << 21) // (m * n))
     for start in range(0, B, block):
         k = min(block, B - start)
         perm = rng.permuted(np.broadcast_to(base, (k, n, m)), axis=2)
-        means = perm.mean(axis=1)  # k x m
-        ranges[start:start + k] = means.max(axis=1) - means.min(axis=1)
-    I, J = pair_indices(m)
-    means = s.means
-    diff = np.abs(means[I] - means[J])
-    ranges.sort()
-    # #{b : q_b >= d} via the sorted ranges; a range equal to d up to rounding (far below 1e-9 of the scores'
-    # magnitude for any realistic number of topics) ties with it and counts
-    tie = TIE_REL * float(np.abs(s.values).max())
-    p = (B - np.searchsorted(ranges, diff - tie, side="left")) / B
+        bmeans = perm.mean(axis=1)  # k x m
+        ranges = np.sort(bmeans.max(axis=1) - bmeans.min(axis=1))
+        reach += k - np.searchsorted(ranges, diff - tie, side="left")
+    p = reach / B
     frame = pair_frame(s, I, J, p_value=p)
     frame.attrs.update(n_resamples=B, n_topics=n, test="randomised Tukey HSD (Carterette 2012)")
     return frame

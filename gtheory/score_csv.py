@@ -151,8 +151,12 @@ def read_scores(
     name = str(path)
     if p.is_dir():
         raise ValueError(f"score file {name!r} is a directory; give a CSV file.")
-    if not p.is_file():
+    if not p.exists():
         raise FileNotFoundError(f"score file {name!r} does not exist.")
+    if not p.is_file():  # /dev/null, a pipe, a socket: it exists, but holds no score file
+        kind = "a character device" if p.is_char_device() else "a pipe" if p.is_fifo() else "not a regular file"
+        raise ValueError(f"score file {name!r} is {kind}, not a score file; give a CSV file of per-topic scores "
+                         "(e.g. the output of 'gtheory evaluate --out scores.csv').")
     opener, kind = _opener(p)
     try:
         with opener(p, "rb") as fh:

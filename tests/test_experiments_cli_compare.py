@@ -98,9 +98,39 @@ def test_json_and_markdown_outputs(scores_csv, capsys, tmp_path):
     (["--test", "tukey-hsd", "--correction", "bh"], "--test tukey-hsd controls the family-wise error itself"),
     (["--gain", "exponential"], "--gain applies to nDCG computed from runs"),
     (["--top", "1"], "--top"),
+    (["--n-resamples", "1000000000000"], "--n-resamples must be an integer in [1, 100000000]; got 1000000000000."),
 ])
 def test_refusals_exit_2_with_the_option(scores_csv, argv, message, capsys):
     _, path = scores_csv
     assert main(["compare", str(path), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_dev_null_is_not_a_missing_file(capsys):
+    assert main(["compare", "/dev/null"]) == 2
+    err = capsys.readouterr().err
+    assert "character device, not a score file" in err and "does not exist" not in err
+
+
+def test_too_few_resamples_for_the_correction_is_a_warning_line_with_the_option(tmp_path, capsys):
+    # 28 pairs: Holm starts at 0.05/28 = 1.8e-3 < 1/101
+    X = _matrix(m=8, n=12, seed=2, shift=(0.3, 0.0, 0.05, 0.1, 0.0, 0.2, 0.1, 0.0))
+    path = tmp_path / "s.csv"
+    X.to_csv(path)
+    assert main(["compare", str(path), "--test", "randomization", "--correction", "holm", "--n-resamples", "100"]) == 0
+    err = capsys.readouterr().err
+    assert "gtheory compare: warning:" in err and "--n-resamples 559" in err
+
+
+def test_no_continuity_correction_is_scipys_default(tmp_path, capsys):
+    X = (_matrix(m=2, n=20, seed=3) * 10).round() / 10  # tenths: ties, the normal approximation
+    path = tmp_path / "s.csv"
+    X.to_csv(path)
+    for argv, corr in (([], True), (["--no-continuity-correction"], False)):
+        assert main(["compare", str(path), "--test", "wilcoxon", "--format", "csv", "--pairs", *argv]) == 0
+        got = pd.read_csv(StringIO(capsys.readouterr().out))
+        d = X.loc[got.a[0]].to_numpy() - X.loc[got.b[0]].to_numpy()
+        d = np.round(d, 10)
+        ref = stats.wilcoxon(d, method="asymptotic", correction=corr).pvalue
+        assert got.p[0] == pytest.approx(ref, rel=1e-9)

@@ -228,3 +228,150 @@ def test_plot_draws_one_interval_per_pair():
 
 
 
+
+
+# ------------------------------------------------------------------------------------------ units and labels
+# (issue 34, class 6: the same scores x 1e160 gave a t-test p of 1 and a bootstrap p of 0; x 1e-155 raised)
+
+_UNIT_X = _matrix(m=4, n=14, seed=11)
+_UNIT_REF = {}
+
+
+def _unit_ref(test):
+    if test not in _UNIT_REF:
+        _UNIT_REF[test] = compare(_UNIT_X, test=test, correction=None if test == "tukey-hsd" else "holm",
+                                  n_resamples=300, seed=5)
+    return _UNIT_REF[test]
+
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(-150, 150), test=st.sampled_from(["t", "wilcoxon", "sign", "randomization", "bootstrap",
+                                                      "tukey-hsd"]))
+def test_p_values_effect_sizes_and_intervals_do_not_depend_on_the_units(k, test):
+    # every statistic is computed on standardised scores: scaling by 10^k changes each score by one rounding
+    # (relative 2^-53), so unit-free numbers agree to 1e-12 and locations scale by 10^k to 1e-12
+    ref = _unit_ref(test)
+    c = compare(_UNIT_X * 10.0 ** k, test=test, correction=None if test == "tukey-hsd" else "holm",
+                n_resamples=300, seed=5)
+    for col in ("p", "p_adjusted", "effect_size"):
+        np.testing.assert_allclose(c.table[col], ref.table[col], rtol=1e-12, atol=0)
+    assert list(c.table["significant"]) == list(ref.table["significant"])
+    for col in ("mean_a", "mean_b", "diff", "ci_lo", "ci_hi"):
+        np.testing.assert_allclose(c.table[col] / 10.0 ** k, ref.table[col], rtol=1e-12, atol=0)
+    from experiments.compare_registry import test_named
+
+    scale = 10.0 ** k if test_named(test).statistic_in_units else 1.0  # a mean difference, or unit-free
+    np.testing.assert_allclose(c.table["statistic"] / scale, ref.table["statistic"], rtol=1e-12)
+    assert c.min_detectable_difference / 10.0 ** k == pytest.approx(ref.min_detectable_difference, rel=1e-12)
+    assert c.residual_variance / 10.0 ** (2 * k) == pytest.approx(ref.residual_variance, rel=1e-12)
+
+
+def test_scores_in_huge_or_tiny_units_give_the_unscaled_p_values_without_errors():
+    ref = compare(_UNIT_X, test="t").table["p"]
+    for k in (160, -155, 300, -300):
+        np.testing.assert_allclose(compare(_UNIT_X * 10.0 ** k, test="t").table["p"], ref, rtol=1e-12)
+        np.testing.assert_allclose(compare(_UNIT_X * 10.0 ** k, test="bootstrap", n_resamples=500).table["p"],
+                                   compare(_UNIT_X, test="bootstrap", n_resamples=500).table["p"], rtol=1e-12)
+
+
+def test_systems_differing_by_exact_constants_have_no_residual_variance_and_say_so():
+    base = np.round(np.random.default_rng(3).random(10), 1)  # P@10-like tenths
+    X = _named(pd.DataFrame(base + np.array([[0.0], [0.1], [0.3]]), index=["a", "b", "c"],
+                            columns=[f"q{j}" for j in range(10)]))
+    with pytest.warns(UserWarning, match="V_E = 0"):
+        c = compare(X)
+    assert c.residual_variance == 0.0
+    es = c.table.set_index(["a", "b"])["effect_size"]
+    assert np.all(np.isinf(es)) and np.all(np.sign(es) == np.sign(c.table.set_index(["a", "b"])["diff"]))
+    assert np.isnan(c.min_detectable_difference) and "power 0.8" not in c.summary()
+    np.testing.assert_allclose(c.table["ci_hi"] - c.table["ci_lo"], 0.0, atol=0)  # s_d = 0: no spread
+
+
+def test_identical_systems_detect_nothing_with_power():
+    row = np.random.default_rng(4).random(12)
+    X = _named(pd.DataFrame([row, row], index=["a", "b"], columns=[f"q{j}" for j in range(12)]))
+    with pytest.warns(UserWarning, match="V_E = 0"):
+        c = compare(X)
+    r = c.table.iloc[0]
+    assert r.p == 1.0 and r["diff"] == 0.0 and np.isnan(r.effect_size) and not r.significant
+    assert "power 0.8" not in c.summary() and "0.000 with power" not in c.summary()
+
+
+def test_labels_that_print_alike_are_refused_naming_both():
+    X = _named(pd.DataFrame(np.random.default_rng(5).random((2, 10)), index=pd.Index([1, "1"], dtype=object),
+                            columns=[f"q{j}" for j in range(10)]))
+    with pytest.raises(ValueError, match=r"1 \(int\), '1' \(str\)"):
+        compare(X)
+
+
+def test_systems_as_one_string_is_refused_not_split_into_characters():
+    with pytest.raises(TypeError, match=r"systems=\['run0'\]"):
+        compare(_matrix(), systems="run0")
+
+
+def test_a_topic_given_twice_is_refused_with_a_clear_message():
+    X = _named(pd.DataFrame(np.random.default_rng(6).random((2, 3)), index=["a", "b"], columns=["q1", "q1", "q2"]))
+    with pytest.raises(ValueError, match="duplicate topic labels: 'q1'"):
+        compare(X)
+
+
+# ------------------------------------------------------------------------------------------ resamples and limits
+# (issue 34, classes 7 and 8)
+
+
+def test_too_few_resamples_for_holm_warn_with_the_count_needed():
+    # 20 runs, 190 pairs: Holm's first threshold 0.05/190 = 2.6e-4 is below 1/1001
+    rng = np.random.default_rng(7)
+    X = _named(pd.DataFrame(rng.random((20, 20)) * 0.2 + np.linspace(0, 0.8, 20)[:, None],
+                            index=[f"r{i}" for i in range(20)], columns=[f"q{j}" for j in range(20)]))
+    with pytest.warns(UserWarning, match=r"cannot give a p-value below 1/1001.*no pair can come out") as rec:
+        c = compare(X, test="randomization", correction="holm", n_resamples=1000)
+    w = next(r.message for r in rec if "n_resamples" in str(r.message))
+    need = w.fix["n_resamples"]
+    assert 1 / (need + 1) <= 0.05 / 190 < 1 / need  # the fewest that reach the threshold
+    assert c.n_significant == 0  # what the warning is about: nothing can pass Holm's first step
+    import warnings as _w
+
+    with _w.catch_warnings():
+        _w.simplefilter("error")  # enough resamples: no warning, and the clear differences come out
+        c2 = compare(X, test="randomization", correction="holm", n_resamples=need)
+    assert c2.n_significant > 0
+    with pytest.warns(UserWarning, match="the pairs that need it cannot"):  # BH: only the smallest p-values
+        compare(X, test="randomization", correction="bh", n_resamples=1000)
+
+
+def test_too_few_topics_for_an_exact_test_warn_that_more_topics_are_needed():
+    # 6 topics: the exact Wilcoxon and sign tests cannot go below 2/2^6 = 0.031, above Holm's 0.05/3
+    X = _matrix(m=3, n=6, seed=12, shift=(0.6, 0.0, 0.3))
+    for test in ("wilcoxon", "sign"):
+        with pytest.warns(UserWarning, match=r"with 6 topics the .* cannot give a p-value below 0.0312"):
+            compare(X, test=test, correction="holm")
+
+
+def test_n_resamples_beyond_the_limit_is_refused_up_front_not_a_memory_error():
+    from gtheory.kit.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=r"n_resamples.*100000000"):
+        compare(_matrix(), test="randomization", n_resamples=10 ** 9)
+
+
+def test_exact_randomisation_at_25_topics():
+    X = _matrix(m=3, n=25, seed=8)
+    c = compare(X, test="randomization", n_resamples=2 ** 25)
+    assert c.exact and c.n_resamples == 2 ** 25
+    assert np.all(c.table["p"] * 2 ** 24 == np.rint(c.table["p"] * 2 ** 24))  # multiples of 2/2^25
+
+
+def test_holm_is_statsmodels_holm():
+    from statsmodels.stats.multitest import multipletests
+
+    from experiments.compare import _holm
+
+    rng = np.random.default_rng(9)
+    for P in (2, 5, 28, 300):
+        p = rng.random(P) ** 3
+        p[: P // 3] = p[0]  # ties
+        rej, adj = _holm(p, 0.05)
+        ref_rej, ref_adj = multipletests(p, alpha=0.05, method="holm")[:2]
+        np.testing.assert_allclose(adj, ref_adj, rtol=1e-15)
+        np.testing.assert_array_equal(rej, ref_rej)

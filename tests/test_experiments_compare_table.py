@@ -87,3 +87,29 @@ def test_markdown_and_html_show_every_run():
     assert md.count("**") >= 2 * t.means.shape[1]
 
 
+
+
+def test_equal_means_summed_in_another_order_are_both_bold():
+    import numpy as np
+
+    # b holds a's scores in another topic order: the same mean in exact arithmetic, summed in another order
+    a = np.array([0.1, 0.7, 0.2, 0.3, 0.6, 0.9, 0.4, 0.05, 0.33, 0.21])
+    b = a[[1, 2, 7, 8, 0, 4, 9, 5, 6, 3]]
+    c = np.full(10, 0.2)
+    X = pd.DataFrame([a, b, c], index=["a", "b", "c"], columns=[f"q{j}" for j in range(10)]).rename_axis(
+        index="system", columns="topic")
+    t = compare_measures({"AP": X})
+    assert t.means.loc["a", "AP"] != t.means.loc["b", "AP"]  # the precondition: rounding differs
+    assert list(t._best()["AP"]) == [True, True, False]
+    assert t.to_markdown().count("**") == 4  # two bold cells
+
+
+def test_measures_over_different_topic_counts_caption_each_count():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    frames = {name: pd.DataFrame(rng.random((3, n)), index=["a", "b", "c"], columns=[f"q{j}" for j in range(n)])
+              .rename_axis(index="system", columns="topic") for name, n in (("AP", 12), ("P@10", 5))}
+    t = compare_measures(frames)
+    assert "AP 12, P@10 5" in t._caption() and "12 topics" not in t._caption()
+    assert t.comparisons["AP"].n_topics == 12 and t.comparisons["P@10"].n_topics == 5

@@ -16,8 +16,8 @@ import experiments.significance
 _OLD_SCIPY = tuple(int(x) for x in scipy.__version__.split(".")[:2]) < (1, 13)
 
 
-def scipy_wilcoxon(d: np.ndarray, method: str):
-    """The reference: ``scipy.stats.wilcoxon(d, method=method)`` of one row of differences, on every supported SciPy.
+def scipy_wilcoxon(d: np.ndarray, method: str, correction: bool = True):
+    """The reference: ``scipy.stats.wilcoxon(d, method=method, correction=correction)`` of one row of differences, on every supported SciPy.
 
     Before 1.13 the normal approximation is named ``"approx"``, and ``"auto"`` takes the exact null distribution for
     up to 50 differences even when ``|d|`` has ties (it leaves it only for zeros), where that distribution is not the
@@ -28,7 +28,7 @@ def scipy_wilcoxon(d: np.ndarray, method: str):
             clean = np.all(d != 0) and np.unique(np.abs(d)).size == d.size
             method = "exact" if clean and d.size <= 50 else "asymptotic"
         method = "approx" if method == "asymptotic" else method
-    return stats.wilcoxon(d, method=method)
+    return stats.wilcoxon(d, method=method, correction=correction)
 from experiments import paired_ttest, tukey_hsd_randomised, wilcoxon_test
 from experiments.pairwise_tests import __all__ as PAIRWISE
 from conftest import load_matrix

@@ -17,31 +17,36 @@ from ._common import (add_data_args, check_option, check_output_path, in_option_
                       seed_rule)
 from ._ndcg import add_ndcg_args
 from ._outputs import add_raw_csv_arg
+from experiments.compare_registry import CORRECTION_REGISTRY, TEST_REGISTRY, TESTS, corrections_help, tests_help
 
 __all__ = ["register", "run"]
 
-_TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey-hsd")
-_CORRECTIONS = ("none", "holm", "bonferroni", "bh", "by", "sidak", "holm-sidak", "hommel")
+#: the choices of --test and --correction: the registry's (experiments.compare_registry), never a copy
+_TESTS = TESTS
+_CORRECTIONS = ("none", *(c.name for c in CORRECTION_REGISTRY))
 
-_EPILOG = """\
+_EPILOG = f"""\
 Every pair of runs (or every run against --baseline) is tested on the per-topic scores of each --measure
-(the scores of 'gtheory evaluate', which agree with trec_eval). --test: t (paired t-test), wilcoxon
-(signed-rank), sign, randomization (Fisher's paired randomisation test: exact when 2^topics <= --n-resamples,
-else Monte Carlo with p = (k+1)/(B+1)), bootstrap (Sakai's paired bootstrap), tukey-hsd (randomised Tukey HSD,
-which controls the family-wise error over all pairs itself). --correction adjusts the p-values over the pairs
-of each measure (statsmodels' multipletests): holm, bonferroni, bh (Benjamini-Hochberg), by, sidak,
-holm-sidak, hommel. Effect size: Sakai's difference / sqrt(V_E) (V_E the residual variance of the two-way
-ANOVA) or Cohen's d_z (--effect-size dz). Intervals: paired t at level 1 - alpha, per pair.
+(the scores of 'gtheory evaluate', which agree with trec_eval). --test (randomization: exact when
+2^topics <= --n-resamples, else Monte Carlo with p = (k+1)/(B+1)):
+{tests_help()}
+--correction adjusts the p-values over the pairs of each measure (statsmodels' multipletests):
+{corrections_help()}
+When the smallest p-value of a resampling test, 1/(B+1), is above the correction's smallest threshold, a
+warning says how many --n-resamples it needs. Effect size: Sakai's difference / sqrt(V_E) (V_E the residual
+variance of the two-way ANOVA) or Cohen's d_z (--effect-size dz). Intervals: paired t at level 1 - alpha,
+per pair. Statistics are computed on standardised scores: the units of the scores do not matter.
 
 Output (--format): text (the runs x measures table, then each measure's pairs with --pairs), latex (booktabs;
-\\usepackage{booktabs}), md (Markdown), csv (the table, or the pairs with --pairs), json (everything).
+\\usepackage{{booktabs}}), md (Markdown), csv (the table, or the pairs with --pairs), json (everything).
 With --baseline a significant cell is marked ▲ (better than the baseline) or ▼ (worse); without it each run
 gets a letter and a cell lists the letters of the runs it is significantly better than. Best mean: bold.
 """
 
 _OPTIONS = {"scores": "SCORES.csv", "test": "--test", "correction": "--correction", "baseline": "--baseline",
             "alpha": "--alpha", "seed": "--seed", "n_resamples": "--n-resamples", "effect_size": "--effect-size",
-            "top_k": "--top", "systems": "--run", "measure": "--measure", "orientation": "--orientation"}
+            "top_k": "--top", "systems": "--run", "measure": "--measure", "orientation": "--orientation",
+            "continuity_correction": "--no-continuity-correction"}
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -66,13 +71,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                          help="only the N best runs by the first measure (the baseline is always kept)")
     who_top.add_argument("--run", action="append", metavar="RUN", default=None, dest="systems",
                          help="only these runs (repeat), in this order")
-    p.add_argument("--test", choices=_TESTS, default="t", help="the paired test (default t)")
+    p.add_argument("--test", choices=_TESTS, default="t", help="the paired test (default t; list below)")
     p.add_argument("--correction", choices=_CORRECTIONS, default="none",
                    help="multiple-comparison correction over each measure's pairs (default none)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--effect-size", choices=["sakai", "dz"], default="sakai", help="effect size (default sakai)")
     p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
-                   help="sign vectors / bootstrap replicates / permutations of the randomised tests (default 10000)")
+                   help="sign vectors / bootstrap replicates / permutations of the randomised tests (default 10000, "
+                        "at most 100000000; memory does not grow with it)")
+    p.add_argument("--no-continuity-correction", dest="continuity_correction", action="store_false",
+                   help="Wilcoxon's normal approximation without the continuity correction (scipy's default; "
+                        "with it by default, as R's wilcox.test)")
     p.add_argument("--seed", type=int, default=0, help="seed of the randomised tests (default 0)")
     p.add_argument("--format", choices=["text", "latex", "md", "csv", "json"], default="text",
                    help="output format (default text)")
@@ -115,12 +124,14 @@ def run(args: argparse.Namespace) -> int:
     data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
-    for option, param, value in (("--top", "top_k", args.top), ("--n-resamples", "n_resamples", args.n_resamples),
-                                 ("--alpha", "alpha", args.alpha)):
+    from experiments.compare import N_RESAMPLES_RULE
+
+    for option, param, value in (("--top", "top_k", args.top), ("--alpha", "alpha", args.alpha)):
         check_option(option, param, value)  # the API's rules (gtheory.kit.params)
+    check_option("--n-resamples", "n_resamples", args.n_resamples, N_RESAMPLES_RULE)  # compare's own
     check_option("--seed", "seed", args.seed, seed_rule())
-    if args.test == "tukey-hsd" and args.correction != "none":
-        raise UsageError("--test tukey-hsd controls the family-wise error itself; drop --correction.")
+    if next(t for t in TEST_REGISTRY if t.name == args.test).controls_family and args.correction != "none":
+        raise UsageError(f"--test {args.test} controls the family-wise error itself; drop --correction.")
     if args.out:
         check_output_path(args.out, "--out", args=args, quiet=args.quiet)
     scores = _scores(args)
@@ -128,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         table = compare_measures(scores, test=args.test, correction=None if args.correction == "none" else args.correction,
                                  baseline=args.baseline, alpha=args.alpha, seed=args.seed,
                                  n_resamples=args.n_resamples, effect_size=args.effect_size,
-                                 systems=args.systems, top_k=args.top)
+                                 systems=args.systems, top_k=args.top,
+                                 continuity_correction=args.continuity_correction)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     text = _render(table, args)
