@@ -139,7 +139,7 @@ def _html_table(head: Sequence[str], rows: Sequence[Sequence[str]], caption: str
     return "\n".join(out)
 
 
-@validate_params()
+@validate_params(depths=None)  # None or depths: topic_depth_budget checks them by the table's rule
 def topics_section(
     scores: "ScoreInput",
     *,

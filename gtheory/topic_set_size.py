@@ -65,7 +65,7 @@ from numpy.typing import ArrayLike, NDArray
 from .kit.display import fmt, kv_table
 from .kit.jsonio import JsonResult
 from .errors import ParameterError
-from .kit.params import check_param, choice, validate_params
+from .kit.params import check_param, choice, real, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -567,7 +567,7 @@ def _curve_sizes(n: float, pilot: int | None) -> NDArray[np.float64]:
     return np.unique(np.concatenate([grid, np.asarray(extra, dtype=np.float64)]))
 
 
-@validate_params()
+@validate_params(min_diff=real(0.0, none=True, rule="a positive finite number"))
 def topic_set_size(
     scores: "ScoreInput | float",
     *,
