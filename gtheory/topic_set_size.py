@@ -286,29 +286,43 @@ def expected_ci_width(n: ArrayLike, *, variance: float, alpha: float = 0.05) -> 
 
 
 @validate_params()
-def min_detectable_difference(method: str, n: int, *, variance: float, alpha: float = 0.05, power: float = 0.8,
-                              n_systems: int | None = None, approximation: str = "exact") -> float:
+def min_detectable_difference(method: str, n: ArrayLike, *, variance: float, alpha: float = 0.05, power: float = 0.8,
+                              n_systems: int | None = None,
+                              approximation: str = "exact") -> float | NDArray[np.float64]:
     r"""The smallest true difference a test with ``n`` topics detects with probability ``power``.
 
     Solves ``power_at(method, n, min_diff=D, ...) = power`` for ``D`` (power rises with ``D``; Brent's method
-    on a bracket). For ``method="ci"`` it is the expected CI width at ``n`` (:func:`expected_ci_width`): the
-    finest difference the interval resolves.
-    """
-    from scipy import optimize
+    on a bracket found by at most 20 doublings and 40 halvings of σ). For ``method="ci"`` it is the expected CI
+    width at ``n`` (:func:`expected_ci_width`): the finest difference the interval resolves. A scalar ``n`` gives
+    a float, an array (or list) of sizes an array of the same shape, one solution per size.
 
+    >>> [round(float(v), 4) for v in min_detectable_difference("paired-t", [50, 100], variance=0.02)]
+    [0.0808, 0.0566]
+    """
     method = check_param("method", method, _METHOD)
-    _check_topics(n)
+    sizes = _check_topics(n)
     if method == "ci":
-        return float(expected_ci_width(n, variance=variance, alpha=alpha))
+        w = expected_ci_width(sizes, variance=variance, alpha=alpha)
+        return float(w) if sizes.ndim == 0 else np.asarray(w, dtype=np.float64)
     target = power  # power and alpha: the parameter table (gtheory.kit.params)
     var = _check_positive("variance", variance)
     if target <= alpha:
         raise ParameterError("power", f"`power` must exceed `alpha` ({alpha:g}): any difference is detected with "
                                       f"probability >= alpha; got {power!r}.")
-    sd = math.sqrt(var)
     m = _check_systems(method, n_systems)
     fn = _exact_power if approximation == "exact" else _nagata_power
-    nn = np.float64(n)
+    if sizes.ndim == 0:
+        return _detectable(fn, method, np.float64(sizes), var, alpha, target, m)
+    out = [_detectable(fn, method, np.float64(k), var, alpha, target, m) for k in sizes.ravel()]
+    return np.asarray(out, dtype=np.float64).reshape(sizes.shape)
+
+
+def _detectable(fn: Any, method: str, nn: np.float64, var: float, alpha: float, target: float,
+                m: int | None) -> float:
+    """The root in D of ``fn(method, nn, D, ...) = target`` (one size)."""
+    from scipy import optimize
+
+    sd = math.sqrt(var)
 
     def gap(d: float) -> float:
         return float(fn(method, nn, d, var, alpha, m)) - target

@@ -455,3 +455,18 @@ def test_additive_or_constant_pilot_is_refused_naming_v_e():
     rng = np.random.default_rng(0)
     y = x + rng.normal(0, 0.01 * x.std(), x.shape)
     assert within_system_variance(y)[0] > 0
+
+
+def test_min_detectable_difference_takes_several_sizes():
+    # regression (issue 34, class 10): a list of sizes failed with NumPy's "only 0-dimensional arrays"
+    sizes = [5, 6, 50]
+    many = min_detectable_difference("paired-t", sizes, variance=0.02)
+    assert many.shape == (3,)
+    for k, d in zip(sizes, many):
+        assert d == min_detectable_difference("paired-t", k, variance=0.02)
+        assert power_at("paired-t", k, min_diff=d, variance=0.02) == pytest.approx(0.8, abs=1e-9)  # the root
+    assert np.all(np.diff(many) < 0)  # more topics detect smaller differences
+    np.testing.assert_allclose(min_detectable_difference("ci", sizes, variance=0.02),
+                               expected_ci_width(np.asarray(sizes), variance=0.02))
+    with pytest.raises(gtheory.ParameterError, match="`n`"):
+        min_detectable_difference("paired-t", [5, 1.5], variance=0.02)
