@@ -184,21 +184,19 @@ def _exact_power(method: str, n: NDArray[np.float64], d: NDArray[np.float64] | f
     """The exact power (noncentral t / F), by :mod:`gtheory.noncentral`: Boost's tails, and where Boost returns NaN
     (a lower tail below 1e-16 at ncp >= 6.3, both tails from ncp 36, the F from ncp 1e19) a quadrature that always
     answers."""
-    from scipy import special
-
-    from .noncentral import ncf_sf, nct_power
+    from .noncentral import f_crit, ncf_sf, nct_power, t_crit
 
     d = np.abs(d)
     with np.errstate(over="ignore"):
         if method == "anova":
             assert m is not None
             df1, df2 = m - 1.0, m * (n - 1.0)
-            lam = n * d**2 / (2.0 * var)
-            crit = special.fdtri(df1, df2, 1.0 - alpha)
+            lam = np.minimum(n * d**2 / (2.0 * var), 1e300)  # beyond, the power is 1 (and inf would be NaN)
+            crit = f_crit(df1, df2, alpha)
             p = ncf_sf(crit, df1, df2, lam)
         else:
             df, lam = _t_df_ncp(method, n, d, var)
-            crit = special.stdtrit(df, 1.0 - alpha / 2.0)
+            crit = t_crit(df, alpha)
             p = nct_power(crit, df, lam)
     return np.asarray(np.clip(p, 0.0, 1.0), dtype=np.float64)
 
@@ -222,18 +220,21 @@ def _nagata_power(method: str, n: NDArray[np.float64], d: Any, var: float, alpha
     """
     from scipy import stats
 
+    from .noncentral import f_crit, t_crit
+
     d = np.abs(d)
     if method == "anova":
         assert m is not None
         fa, fe = m - 1.0, m * (n - 1.0)
-        lam = n * d**2 / (2.0 * var)
-        F = stats.f.isf(alpha, fa, fe)
+        with np.errstate(over="ignore"):
+            lam = np.minimum(n * d**2 / (2.0 * var), 1e300)  # an infinite λ would make b NaN; the power is 1
+        F = f_crit(fa, fe, alpha)
         a = fa * F / fe
         b = (fa + 2.0 * lam) / (fa + lam)
         c = (np.sqrt(a * (2.0 * fe - 1.0)) - np.sqrt(2.0 * (fa + lam) - b)) / np.sqrt(a + b)
         return np.asarray(stats.norm.sf(c), dtype=np.float64)
     phi, lam = _t_df_ncp(method, n, d, var)
-    w = stats.t.isf(alpha / 2.0, phi)
+    w = t_crit(phi, alpha)
     shrink, scale = w * (1.0 - 1.0 / (4.0 * phi)), np.sqrt(1.0 + w**2 / (2.0 * phi))
     return np.asarray(stats.norm.sf((shrink - lam) / scale) + stats.norm.cdf((-shrink - lam) / scale),
                       dtype=np.float64)
@@ -276,12 +277,14 @@ def expected_ci_width(n: ArrayLike, *, variance: float, alpha: float = 0.05) -> 
     >>> round(float(expected_ci_width(100, variance=0.02)), 4)
     0.0792
     """
-    from scipy import special, stats
+    from scipy import special
+
+    from .noncentral import t_crit
 
     a = _check_topics(n)
     var = _check_positive("variance", variance)
     c4 = np.sqrt(2.0 / (a - 1.0)) * np.exp(special.gammaln(a / 2.0) - special.gammaln((a - 1.0) / 2.0))
-    w = 2.0 * stats.t.isf(alpha / 2.0, a - 1.0) * c4 * np.sqrt(2.0 * var / a)
+    w = 2.0 * t_crit(a - 1.0, alpha) * c4 * np.sqrt(2.0 * var / a)
     return float(w) if a.ndim == 0 else np.asarray(w, dtype=np.float64)
 
 

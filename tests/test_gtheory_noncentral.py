@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from gtheory.noncentral import ncf_sf, nct_cdf, nct_power, nct_sf, nct_tail_quadrature
+from gtheory.noncentral import f_crit, ncf_sf, nct_cdf, nct_power, nct_sf, nct_tail_quadrature, t_crit
 
 needs_r = pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed (Debian: r-base-core)")
 
@@ -25,6 +25,7 @@ DFS = [1, 2, 5, 10, 30, 170, 1000, 10**4, 10**5]
 NCPS = [0.0, 0.5, 2.0, 5.0, 6.27, 6.5, 7.0, 10.0, 20.0, 30.0, 36.0]
 ALPHAS = [0.05, 0.01]
 F_D1, F_D2, F_NCPS = [1, 2, 4, 9], [2, 10, 100, 10**4, 10**5], [0.0, 1.0, 5.0, 20.0, 100.0, 1000.0]
+SMALL_ALPHAS = [0.05, 0.01, 1e-10, 1e-20, 1e-100]
 
 
 @pytest.fixture(scope="module")
@@ -39,10 +40,14 @@ def r_tails() -> dict[str, np.ndarray]:
             "write.table(cbind(g$a, g$df, g$ncp, c, u, l), row.names = FALSE, col.names = FALSE); cat('--\\n'); "
             f"h <- {f_grid}; q <- qf(h$a, h$d1, h$d2, lower.tail = FALSE); "
             "p <- pf(q, h$d1, h$d2, h$ncp, lower.tail = FALSE); "
-            "write.table(cbind(h$a, h$d1, h$d2, h$ncp, q, p), row.names = FALSE, col.names = FALSE)")
+            "write.table(cbind(h$a, h$d1, h$d2, h$ncp, q, p), row.names = FALSE, col.names = FALSE); cat('--\\n'); "
+            f"k <- expand.grid(a=c({', '.join(map(repr, SMALL_ALPHAS))}), d1=c(1, 3, 9), d2=c(2, 10, 1000)); "
+            "write.table(cbind(k$a, k$d1, k$d2, qt(k$a / 2, k$d2, lower.tail = FALSE), "
+            "qf(k$a, k$d1, k$d2, lower.tail = FALSE)), row.names = FALSE, col.names = FALSE)")
     out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True, timeout=120, check=True).stdout
-    t_text, f_text = out.split("--\n")
-    return {"t": np.loadtxt(t_text.splitlines()), "f": np.loadtxt(f_text.splitlines())}
+    t_text, f_text, crit_text = out.split("--\n")
+    return {"t": np.loadtxt(t_text.splitlines()), "f": np.loadtxt(f_text.splitlines()),
+            "crit": np.loadtxt(crit_text.splitlines())}
 
 
 @needs_r
@@ -78,6 +83,15 @@ def test_f_tail_equals_r_pf(r_tails):
     ours = ncf_sf(q, d1, d2, ncp)
     assert np.all(np.isfinite(ours))
     np.testing.assert_allclose(ours, p, rtol=0, atol=1e-9)  # pnbeta's errmax 1e-9
+
+
+@needs_r
+def test_critical_values_equal_r_for_small_alpha(r_tails):
+    # regression: stdtrit(df, 1 - alpha/2) rounded 1 - alpha/2 (8e-8 relative at 1e-10, inf from 1e-17), so the
+    # exact mode answered inf where Nagata's answered a number; R's qt/qf(lower.tail = FALSE) are the reference
+    a, d1, d2, qt, qf = r_tails["crit"].T
+    np.testing.assert_allclose(t_crit(d2, a), qt, rtol=1e-12)
+    np.testing.assert_allclose(f_crit(d1, d2, a), qf, rtol=1e-9)  # two inversions of the incomplete beta
 
 
 def _tail_by_quad(c: float, df: float, mu: float) -> float:

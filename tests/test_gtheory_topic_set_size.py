@@ -470,3 +470,13 @@ def test_min_detectable_difference_takes_several_sizes():
                                expected_ci_width(np.asarray(sizes), variance=0.02))
     with pytest.raises(gtheory.ParameterError, match="`n`"):
         min_detectable_difference("paired-t", [5, 1.5], variance=0.02)
+
+
+def test_small_alpha_gives_a_size_in_both_modes():
+    # regression: at alpha = 1e-20 the exact mode's critical value was inf (1 - alpha/2 rounds to 1): n = inf while
+    # Nagata's answered; both now answer, within Nagata's approximation of each other
+    for method, m in (("paired-t", None), ("two-sample-t", None), ("anova", 4)):
+        exact = topic_set_size(0.02, method=method, min_diff=0.05, alpha=1e-20, n_systems=m).n
+        nagata = topic_set_size(0.02, method=method, min_diff=0.05, alpha=1e-20, n_systems=m,
+                                approximation="nagata").n
+        assert math.isfinite(exact) and abs(nagata - exact) <= max(2, 0.03 * exact)
