@@ -64,7 +64,9 @@ def t_crit(df: ArrayLike, alpha: ArrayLike) -> NDArray[np.float64]:
     relative error at α = 1e-10, infinite from α = 1e-17)."""
     from scipy import special
 
-    return np.asarray(-special.stdtrit(df, np.asarray(alpha, dtype=np.float64) / 2.0), dtype=np.float64)
+    df, alpha = np.broadcast_arrays(np.asarray(df, dtype=np.float64), np.asarray(alpha, dtype=np.float64))
+    c = np.asarray(-special.stdtrit(df, alpha / 2.0), dtype=np.float64)
+    return _repair_crit(c, lambda x, k: special.stdtr(df.reshape(-1)[k], -x), alpha / 2.0)
 
 
 def f_crit(df1: ArrayLike, df2: ArrayLike, alpha: ArrayLike) -> NDArray[np.float64]:
@@ -77,10 +79,44 @@ def f_crit(df1: ArrayLike, df2: ArrayLike, alpha: ArrayLike) -> NDArray[np.float
     a = np.asarray(df1, dtype=np.float64) / 2.0
     b = np.asarray(df2, dtype=np.float64) / 2.0
     alpha = np.asarray(alpha, dtype=np.float64)
+    a, b, alpha = np.broadcast_arrays(a, b, alpha)
     y = special.betaincinv(b, a, alpha)  # 1 - x
     x = special.betainccinv(a, b, alpha) if hasattr(special, "betainccinv") else 1.0 - y  # SciPy >= 1.12
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.asarray((b / a) * x / y, dtype=np.float64)
+    return _repair_crit(c, lambda v, k: special.fdtrc(2.0 * a.reshape(-1)[k], 2.0 * b.reshape(-1)[k], v), alpha)
+
+
+def _repair_crit(c: NDArray[np.float64], sf: Any, q: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Where the quantile function failed (NaN, inf or <= 0: an upper-tail probability ``q`` below about 1e-250 at
+    few degrees of freedom), the root of ``log sf(x) = log q`` by bisection on ``log x`` in [-50, 709] (``sf``
+    decreasing; ``sf(x, k)`` evaluates the elements ``k``)."""
+    bad = ~(np.isfinite(c) & (c > 0))
+    if not np.any(bad):
+        return c
+    flat = np.array(c, dtype=np.float64).reshape(-1)
+    k = np.flatnonzero(bad.reshape(-1))
+    lo, hi = np.full(k.size, -50.0), np.full(k.size, 709.0)
+    target = np.log(np.broadcast_to(q, c.shape).reshape(-1)[k])
     with np.errstate(divide="ignore"):
-        return np.asarray((b / a) * x / y, dtype=np.float64)
+        for _ in range(100):  # 2^-100 of the bracket: far below a float's spacing in log x
+            mid = 0.5 * (lo + hi)
+            above = np.log(sf(np.exp(mid), k)) > target
+            lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
+    flat[k] = np.exp(0.5 * (lo + hi))
+    c = flat.reshape(c.shape)
+    return c
+    c = np.array(c, dtype=np.float64)
+    k = np.flatnonzero(bad.ravel())
+    lo, hi = np.full(k.size, -50.0), np.full(k.size, 709.0)
+    target = np.log(q.ravel()[k])
+    with np.errstate(divide="ignore"):
+        for _ in range(100):  # 2^-100 of the bracket: far below a float's spacing in log x
+            mid = 0.5 * (lo + hi)
+            above = np.log(sf(np.exp(mid), np.unravel_index(k, c.shape))) > target
+            lo, hi = np.where(above, mid, lo), np.where(above, hi, mid)
+    c.ravel()[k] = np.exp(0.5 * (lo + hi))
+    return c
 
 
 def _log_norm_const(z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -254,6 +290,7 @@ def ncf_sf(x: ArrayLike, df1: ArrayLike, df2: ArrayLike, nc: ArrayLike) -> NDArr
     from scipy import special
 
     x, d1, d2, nc = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (x, df1, df2, nc)))
+    nc = np.minimum(nc, 1e300)  # beyond, the power is 1; inf would make the approximation's b NaN
     ncf, _ = _boost()
     with np.errstate(invalid="ignore", over="ignore"):
         p = np.asarray(1.0 - ncf(x, d1, d2, nc), dtype=np.float64)
@@ -265,5 +302,5 @@ def ncf_sf(x: ArrayLike, df1: ArrayLike, df2: ArrayLike, nc: ArrayLike) -> NDArr
             a = fa * xa / fe
             b = (fa + 2.0 * lam) / (fa + lam)
             cc = (np.sqrt(a * (2.0 * fe - 1.0)) - np.sqrt(2.0 * (fa + lam) - b)) / np.sqrt(a + b)
-        p[bad] = special.ndtr(-np.where(np.isnan(cc), -np.inf, cc))
+        p[bad] = special.ndtr(-cc)
     return p

@@ -402,7 +402,7 @@ def _nagata_start(method: str, *, d: float | None, width: float | None, var: flo
     za = stats.norm.isf(alpha / 2.0)
     if method == "ci":
         assert width is not None
-        return 4.0 * za**2 * 2.0 * var / width**2
+        return 4.0 * za**2 * 2.0 * var / width / width  # not width**2: a float's ** raises on overflow
     assert d is not None and target is not None
     zb = stats.norm.isf(1.0 - target)
     if method == "paired-t":
@@ -413,7 +413,7 @@ def _nagata_start(method: str, *, d: float | None, width: float | None, var: flo
         return 2.0 * ((za + zb) / delta) ** 2 + za**2 / 4.0
     assert m is not None  # λ of the noncentral χ² with m-1 df reaching the power at level α (φ_E = ∞)
     lam = (_nagata_lambda if tabulated else _chi2_lambda)(m - 1, alpha, 1.0 - target)
-    return lam / (d**2 / (2.0 * var))
+    return lam * (2.0 * var) / d / d  # not d**2 (OverflowError for min_diff > 1e154)
 
 
 def _nagata_n(method: str, **kw: Any) -> int | float:

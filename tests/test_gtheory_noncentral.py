@@ -136,3 +136,15 @@ def test_quadrature_refuses_what_it_does_not_define():
     with pytest.raises(ValueError, match="c > 0"):
         nct_tail_quadrature(-1.0, 5, 1.0)
     assert list(itertools.islice(iter(nct_tail_quadrature([1.0, 2.0], 5, 0.0)), 2))  # vectorised
+
+
+def test_critical_values_hold_for_extreme_alpha():
+    # where the quantile functions fail (stdtrit(5, 5e-301) is -inf, betaincinv NaN at 1e-300 with 8 df) the
+    # bisection on the tail gives the value whose tail is alpha
+    for df in (1.0, 5.0, 100.0):
+        c = float(t_crit(df, 1e-300))
+        assert math.isfinite(c) and special.stdtr(df, -c) == pytest.approx(5e-301, rel=1e-9)
+    for d2 in (8.0, 16.0):
+        c = float(f_crit(7.0, d2, 1e-300))
+        assert math.isfinite(c) and special.fdtrc(7.0, d2, c) == pytest.approx(1e-300, rel=1e-9)
+    assert np.all(np.isfinite(ncf_sf(2.0, 3.0, 10.0, [np.inf, 1e300])))

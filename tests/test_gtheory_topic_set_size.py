@@ -480,3 +480,14 @@ def test_small_alpha_gives_a_size_in_both_modes():
         nagata = topic_set_size(0.02, method=method, min_diff=0.05, alpha=1e-20, n_systems=m,
                                 approximation="nagata").n
         assert math.isfinite(exact) and abs(nagata - exact) <= max(2, 0.03 * exact)
+
+
+def test_extreme_requirements_answer_or_refuse_never_crash():
+    # min_diff 1e300 (d**2 overflowed in the closed-form start: OverflowError, "internal error" in the CLI), alpha
+    # 1e-300 (the F critical value was NaN, read as power 1 at n = 2)
+    assert topic_set_size(0.02, method="anova", min_diff=1e300, n_systems=3).n == 2
+    assert topic_set_size(0.02, method="ci", ci_width=1e300).n == 2
+    for approximation in ("exact", "nagata"):
+        r = topic_set_size(0.0107, method="anova", min_diff=0.05, n_systems=8, alpha=1e-300,
+                           approximation=approximation)
+        assert math.isfinite(r.n) and r.n > 1000 and np.all(np.isfinite(r.curve))
