@@ -66,10 +66,10 @@ def test_t_tails_equal_r_pt_and_never_nan(r_tails):
 
 @needs_r
 def test_the_quadrature_alone_equals_r_pt_where_boost_fails_or_not(r_tails):
-    # the fallback is checked on the whole grid, not only where Boost happens to fail today: upper tails for
-    # ncp >= 20 (its large-tail branch is for large ncp) and every lower tail (the small-tail branch, ncp -> -ncp)
+    # the fallback is checked on the whole grid, not only where Boost happens to fail today: every upper and every
+    # lower tail (ncp -> -ncp)
     a, df, ncp, c, upper, lower = r_tails["t"].T
-    big = ncp >= 20
+    big = ncp >= 0  # every upper tail of the grid
     # R's own error: up to 1.7e-11 absolute at df = 1e5 (its lower tails there are 1.6e-11 where the direct
     # integration gives 1e-17 .. 1e-300; measured), so 5e-11 absolute; the relative accuracy of the small tails is
     # checked against the direct integration below
@@ -121,6 +121,19 @@ def test_tails_are_probabilities_everywhere_boost_fails():
         big = np.minimum(L * 1e10, 1e300)
         f = ncf_sf(q, 3.0, D, big)
         assert np.all(np.isfinite(f)) and np.all(f[big >= 1e19] == 1.0)
+
+
+def test_the_quadrature_equals_boost_where_boost_answers():
+    # a random draw over df 1-1e5, alpha 1e-6-0.5, ncp 0-40: the two forms of the quadrature and their switch
+    # (measured: within 2e-11); Boost's own error in these tails is about 1e-14 absolute
+    rng = np.random.default_rng(3)
+    df = np.exp(rng.uniform(0, math.log(1e5), 3000))
+    df[:500] = rng.integers(1, 6, 500)
+    alpha, ncp = np.exp(rng.uniform(math.log(1e-6), math.log(0.5), 3000)), rng.uniform(0, 40, 3000)
+    c = t_crit(df, alpha)
+    boost = 1 - special.nctdtr(df, ncp, c)
+    ok = np.isfinite(boost)
+    np.testing.assert_allclose(nct_tail_quadrature(c, df, ncp)[ok], boost[ok], rtol=0, atol=1e-10)
 
 
 def test_power_rises_with_the_noncentrality():
