@@ -33,7 +33,8 @@ anova           noncentral F, :math:`(m-1, m(n-1))`, :math:`\lambda=nD^2/(2\sigm
 and for ``"ci"`` the expected width :math:`E[W]=2\,t_{n-1,1-\alpha/2}\,c_4(n)\,\sigma_d/\sqrt{n}` with
 :math:`c_4(n)=\sqrt{2/(n-1)}\,\Gamma(n/2)/\Gamma((n-1)/2)` (so that :math:`E[s]=c_4\sigma`).
 
-``approximation="exact"`` (default) evaluates these with scipy's noncentral t and F and returns the smallest
+``approximation="exact"`` (default) evaluates these with scipy's noncentral t and F (Boost's; where those return
+NaN, the quadrature of :mod:`gtheory.noncentral`, so a power is always a probability) and returns the smallest
 ``n`` that meets the requirement — the same ``n`` as R's ``power.t.test(type="paired")``, ``power.t.test(
 type="two.sample")`` and ``power.anova.test`` rounded up (``tests/test_gtheory_topic_set_size.py`` runs R).
 The two-sided power counts both rejection regions (R's ``strict=TRUE``; R's default counts the upper one only,
