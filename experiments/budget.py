@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from metrics import JudgedRuns
 
-__all__ = ["TopicBudget", "topic_depth_budget", "pool_mask"]
+__all__ = ["TopicBudget", "topic_depth_budget", "pool_mask", "check_requirement"]
 
 _COLUMNS = ["depth", "judged_per_topic", "coverage", "var_system", "var_topic", "var_residual", "phi_topics", "erho2_topics",
             "paired_t_topics", "phi_cost", "erho2_cost", "paired_t_cost", "phi_topics_low", "phi_topics_high",
@@ -218,10 +218,10 @@ def _depth_row(judged: "JudgedRuns", d: int, measure: str, min_diff: float, targ
     top = judged.grades[:, :, :d]
     retrieved = top != metrics.ABSENT
     coverage = float(np.mean(top[retrieved] >= 0)) if retrieved.any() else math.nan
-    try:
-        t_n = gtheory.topic_set_size(scores, method="paired-t", min_diff=min_diff, power=power, alpha=alpha).n
-    except gtheory.ParameterError:  # no within-system variance at this depth (e.g. every score 0)
+    if gtheory.within_system_variance(scores)[0] == 0.0:  # no residual variance at this depth (e.g. every score 0)
         t_n = math.inf
+    else:  # every requirement was checked by topic_depth_budget before any depth ran
+        t_n = gtheory.topic_set_size(scores, method="paired-t", min_diff=min_diff, power=power, alpha=alpha).n
     phi_n = g.topics_needed(target, "phi", level=None).n
     erho2_n = g.topics_needed(target, "erho2", level=None).n
     low = high = math.nan
@@ -236,6 +236,15 @@ def _depth_row(judged: "JudgedRuns", d: int, measure: str, min_diff: float, targ
                paired_t_cost=t_n * per_topic, phi_topics_low=float(low), phi_topics_high=float(high),
                phi_cheapest_share=math.nan)
     return row, replicates
+
+
+def check_requirement(*, power: float, alpha: float) -> None:
+    """The rule between two parameters that the table cannot state: ``power`` must exceed ``alpha`` (a test rejects
+    with probability ``alpha`` when there is no difference, so a lower power is met by any number of topics and the
+    question is empty). Shared by :func:`topic_depth_budget` and ``gtheory budget``."""
+    if not power > alpha:
+        raise gtheory.ParameterError("power", f"`power` must exceed `alpha` ({alpha:g}): a test detects any "
+                                              f"difference with probability at least alpha; got {power!r}.")
 
 
 @validate_params()
@@ -262,10 +271,12 @@ def topic_depth_budget(
         The pilot's runs and qrels.
     measure : str
         The measure (any name of :func:`metrics.evaluate`), default nDCG@10.
-    depths : sequence of int
-        Pool depths, each at most the runs' depth.
+    depths : int or sequence of int
+        Pool depths, integers >= 1 (``2.5`` or ``True`` refused, not truncated), each at most the runs' depth.
     min_diff, power, alpha : float
-        The paired t-test requirement (:func:`gtheory.topic_set_size`, residual variance).
+        The paired t-test requirement (:func:`gtheory.topic_set_size`, residual variance): ``min_diff`` a positive
+        finite number, ``power`` above ``alpha``. Every parameter is checked before any depth runs, by the rules
+        the command line ``gtheory budget`` applies too (the parameter table, :mod:`gtheory.kit.params`).
     target : float
         The Φ and Eρ² to reach.
     bootstrap : int
@@ -292,9 +303,12 @@ def topic_depth_budget(
     from gtheory.kit.checks import check_int, progress_writer
     from gtheory.kit.executors import run_tasks
 
-    say = progress_writer(progress)  # target, power, alpha, seed, level, progress, executor: the parameter table
-    depths = sorted({int(d) for d in depths})
-    if not depths or depths[0] < 1 or depths[-1] > judged.depth:
+    # min_diff, depths, target, power, alpha, seed, level, progress, executor: the parameter table (its rules are
+    # also the command line's, experiments/cli/budget.py); what it cannot say is checked here, before any depth runs
+    say = progress_writer(progress)
+    check_requirement(power=power, alpha=alpha)
+    depths = sorted(set([depths] if isinstance(depths, int) else depths))
+    if depths[-1] > judged.depth:
         raise gtheory.ParameterError("depths", f"`depths` must be integers in [1, {judged.depth}] (the runs' depth); "
                                                f"got {list(depths)!r}.")
     if bootstrap != 0:

@@ -10,7 +10,8 @@ with the numbers of :func:`gtheory.plan` and :func:`experiments.topic_depth_budg
   Φ and Eρ², Urbano et al.'s expected τ, the paired and two-sample t-test, the one-way ANOVA of all systems, the CI
   width, and with ``curves`` the τ between disjoint topic sets of the data, extrapolated), the topics each needs with
   its interval at ``level``, what N topics achieve, and whether N is enough: *yes* when the whole interval lies at or
-  below N, *no* when it lies above, *borderline* when N falls inside it;
+  below N, *no* when it lies above, *borderline* when N falls inside it, *unattainable* when no number of topics
+  meets it (topics needed ∞);
 * **the budget** (with ``judged``) — topics × pool depth: judged documents per topic, V_E, topics needed for Φ and
   for the paired t-test and their judging cost at each depth, and the cheapest depth for each (Sakai, IRJ 2016 §6).
 
@@ -100,7 +101,10 @@ def _num(v: float, digits: int = 3) -> str:
 
 def enough(low: float, high: float, n: int) -> str:
     """Whether ``n`` topics meet a requirement whose topics needed lie in ``[low, high]``: ``"yes"`` (high ≤ n),
-    ``"no"`` (low > n) or ``"borderline"`` (n inside the interval)."""
+    ``"no"`` (low > n) or ``"borderline"`` (n inside the interval). An interval with a NaN end is refused (it
+    would read as borderline)."""
+    if math.isnan(low) or math.isnan(high):
+        raise ValueError(f"the interval of the topics needed has a NaN end ([{low}, {high}]): no verdict")
     if high <= n:
         return "yes"
     if low > n:
@@ -135,7 +139,7 @@ def _html_table(head: Sequence[str], rows: Sequence[Sequence[str]], caption: str
     return "\n".join(out)
 
 
-@validate_params()
+@validate_params(depths=None)  # None or depths: topic_depth_budget checks them by the table's rule
 def topics_section(
     scores: "ScoreInput",
     *,
@@ -234,11 +238,12 @@ def _render(plan: "TopicPlan", budget: "TopicBudget | None", measure: str, n_sys
                                                 power=plan.power)
     except ValueError:  # a degenerate variance (every system equal on every topic)
         mdd = math.nan
-    # the interval of the data-based row need not hold its estimate: judge by both
-    verdicts = {m: enough(min(r.low, r.topics), max(r.high, r.topics), n) for m, r in t.iterrows()}
+    # every row's interval holds its estimate (gtheory.plan); a requirement no number of topics meets is unattainable
+    verdicts = {m: "unattainable" if math.isinf(r.topics) else enough(r.low, r.high, n) for m, r in t.iterrows()}
     met = [t.loc[m, "question"] for m, v in verdicts.items() if v == "yes"]
     unmet = [t.loc[m, "question"] for m, v in verdicts.items() if v == "no"]
     open_ = [t.loc[m, "question"] for m, v in verdicts.items() if v == "borderline"]
+    never = [t.loc[m, "question"] for m, v in verdicts.items() if v == "unattainable"]
     short = (f"With its {n} topics the collection reaches Φ = {phi_at:.3f} and Eρ² = {erho2_at:.3f} for "
              f"{measure} ({n_sys} systems; target {plan.target:g}: {_count(t.loc['phi', 'topics'])} and "
              f"{_count(t.loc['erho2', 'topics'])} topics needed). A paired t-test on {n} topics detects a true "
@@ -248,7 +253,9 @@ def _render(plan: "TopicPlan", budget: "TopicBudget | None", measure: str, n_sys
     verdict = ("Big enough for: " + ("; ".join(met) if met else "none of the requirements below") + ". "
                + ("Not big enough for: " + "; ".join(unmet) + ". " if unmet else "")
                + ("Borderline (the collection's size lies inside the interval of the topics needed): "
-                  + "; ".join(open_) + "." if open_ else ""))
+                  + "; ".join(open_) + ". " if open_ else "")
+               + ("Unattainable (no number of topics reaches it, by this pilot's estimates): "
+                  + "; ".join(never) + "." if never else "")).rstrip()
     head = ["requirement", "topics needed", f"{plan.level:.0%} interval", f"at {n} topics", f"{n} topics enough?"]
     rows = [[r.question, _count(r.topics), f"[{_count(r.low)}, {_count(r.high)}]", _num(r.at_pilot),
              verdicts[r.method]] for r in plan.table.itertuples(index=False)]

@@ -94,9 +94,14 @@ class TopicCurves(JsonResult):
     JSON_FORMAT: ClassVar[str] = "gtheory.TopicCurves/1"
 
     def extrapolate(self, n: ArrayLike) -> float | NDArray[np.float64]:
-        """τ at ``n`` topics by the fitted power law (an empirical extrapolation, also past the collection's size)."""
+        """τ at ``n`` topics by the fitted power law (an empirical extrapolation, also past the collection's size),
+        kept within [−1, 1], where Kendall's τ lies: a fit whose τ falls with ``n`` (``fit_b < 0``) would otherwise
+        run below −1 (−1301 at 10⁶ topics), and such a value is reported as −1, the fit's limit in τ's range."""
         a = np.asarray(n, dtype=np.float64)
-        tau = 1.0 - self.fit_c * a ** (-self.fit_b)
+        if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a <= 0):
+            raise ParameterError("n", f"`n` (topics) must be positive finite numbers; got {n!r}.")
+        with np.errstate(over="ignore"):
+            tau = np.clip(1.0 - self.fit_c * a ** (-self.fit_b), -1.0, 1.0)
         return float(tau) if a.ndim == 0 else tau
 
     def topics_for_tau(self, tau: float = 0.9) -> float:

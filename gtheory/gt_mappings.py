@@ -53,6 +53,8 @@ def _map(name: str, value: ArrayLike) -> float | NDArray[np.float64]:
     coef, a, form = GT2TAU_EXPONENTS[name]
     param = "erho2" if coef == "erho2" else "phi"
     try:
+        if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind not in "biuf":  # "0.5" is not 0.5
+            raise TypeError
         x = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise ParameterError(param, f"`{param}` must be numbers in (0, 1); got {value!r}.") from None

@@ -18,7 +18,10 @@ One row per method, each answering a different question about the same pilot sys
   freedom) — how much the pilot's variance estimate leaves the answer open.
 * **data: τ** (``curves=True``): topics at which τ between disjoint topic sets of the pilot itself reaches ``tau``,
   by the power law fitted to :func:`gtheory.topic_curves`; the interval is the ``level`` inverse-regression
-  (Fieller) interval of that same fit (:meth:`gtheory.TopicCurves.topics_for_tau_interval`).
+  (Fieller) interval of that same fit (:meth:`gtheory.TopicCurves.topics_for_tau_interval`). When the fit cannot be
+  bounded (fewer than 3 topic set sizes with τ < 1, e.g. a pilot of fewer than 14 topics) the row is left out with
+  a warning; when the fitted τ does not rise with the topics, the row says so: ``topics`` inf (unattainable by the
+  extrapolation), with its interval (``[1, inf]`` or ``[inf, inf]``).
 
 In every row the estimate lies in its interval (``low <= topics <= high``): each interval is of the row's own estimate.
 
@@ -289,8 +292,19 @@ def plan(
 
         c = topic_curves(x, repeats=repeats, seed=seed, alpha=alpha, executor=executor)
         low, high = c.topics_for_tau_interval(tau, level)  # the same fit as topics_for_tau: low <= topics <= high
-        rows.append(dict(method="data-tau", question=f"data: τ between disjoint topic sets ≥ {tau:g} (extrapolated)",
-                         topics=c.topics_for_tau(tau), low=low, high=high, at_pilot=float(c.extrapolate(n))))
+        if math.isnan(low) or math.isnan(high):  # fewer than 3 sizes with τ < 1: the fit has no interval
+            import warnings
+
+            usable = int(((c.table["tau"] < 1) & np.isfinite(c.table["tau"])).sum())
+            warnings.warn(f"plan(curves=True): no data-based τ row: the power law needs at least 3 topic set sizes "
+                          f"with τ < 1 to be fitted and bounded, and this pilot of {n} topics gives {usable} "
+                          f"(sizes {list(c.table['n'])}, observed τ {[round(v, 3) for v in c.table['tau']]}); "
+                          "a pilot of at least 14 topics (3 default sizes) with τ < 1 at them gives the row.",
+                          UserWarning, stacklevel=2)
+        else:
+            rows.append(dict(method="data-tau",
+                             question=f"data: τ between disjoint topic sets ≥ {tau:g} (extrapolated)",
+                             topics=c.topics_for_tau(tau), low=low, high=high, at_pilot=float(c.extrapolate(n))))
     table = pd.DataFrame(rows, columns=_COLUMNS)
     for c in _FLOATS:
         table[c] = table[c].astype(float)

@@ -33,7 +33,8 @@ anova           noncentral F, :math:`(m-1, m(n-1))`, :math:`\lambda=nD^2/(2\sigm
 and for ``"ci"`` the expected width :math:`E[W]=2\,t_{n-1,1-\alpha/2}\,c_4(n)\,\sigma_d/\sqrt{n}` with
 :math:`c_4(n)=\sqrt{2/(n-1)}\,\Gamma(n/2)/\Gamma((n-1)/2)` (so that :math:`E[s]=c_4\sigma`).
 
-``approximation="exact"`` (default) evaluates these with scipy's noncentral t and F and returns the smallest
+``approximation="exact"`` (default) evaluates these with scipy's noncentral t and F (Boost's; where those return
+NaN, the quadrature of :mod:`gtheory.noncentral`, so a power is always a probability) and returns the smallest
 ``n`` that meets the requirement — the same ``n`` as R's ``power.t.test(type="paired")``, ``power.t.test(
 type="two.sample")`` and ``power.anova.test`` rounded up (``tests/test_gtheory_topic_set_size.py`` runs R).
 The two-sided power counts both rejection regions (R's ``strict=TRUE``; R's default counts the upper one only,
@@ -55,7 +56,6 @@ digit.)
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -66,7 +66,7 @@ from numpy.typing import ArrayLike, NDArray
 from .kit.display import fmt, kv_table
 from .kit.jsonio import JsonResult
 from .errors import ParameterError
-from .kit.params import check_param, choice, validate_params
+from .kit.params import check_param, choice, real, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -143,66 +143,63 @@ def within_system_variance(scores: "ScoreInput", variance: str = "residual") -> 
     ``"residual"``: :math:`V_E=\sum_{ij}(x_{ij}-\bar x_{i\cdot}-\bar x_{\cdot j}+\bar x)^2/((m-1)(n-1))`, the
     residual mean square of the two-way ANOVA without replication (Sakai 2018, ch. 6). ``"pooled"``:
     :math:`V_W=\sum_{ij}(x_{ij}-\bar x_{i\cdot})^2/(m(n-1))`, the within-groups mean square of the one-way ANOVA
-    (Sakai 2016, IRJ). Returns ``(variance, m systems, n topics)``.
+    (Sakai 2016, IRJ). Returns ``(variance, m systems, n topics)``. Computed from deviations (the grand mean
+    subtracted first); an estimate within rounding of 0 (at most :data:`gtheory.errors.ROUNDING_TOLERANCE` of the
+    scores' variance, e.g. 4.6e-33 for additive scores) is returned as 0, which :func:`topic_set_size` refuses.
     """
+    from .errors import is_rounding_noise
     from .io import as_score_matrix
 
     check_param("variance", variance, _VARIANCE)
     x, _, _ = as_score_matrix(scores)
     m, n = x.shape
-    within = x - x.mean(axis=1, keepdims=True)
+    centred = x - x.mean()  # deviations first: a constant added to every score changes nothing
+    centred -= centred.mean()
+    within = centred - centred.mean(axis=1, keepdims=True)
     if variance == "pooled":
-        return float(np.sum(within**2) / (m * (n - 1))), m, n
-    resid = within - x.mean(axis=0, keepdims=True) + x.mean()
-    return float(np.sum(resid**2) / ((m - 1) * (n - 1))), m, n
+        v = float(np.sum(within**2) / (m * (n - 1)))
+    else:
+        resid = within - within.mean(axis=0, keepdims=True)
+        v = float(np.sum(resid**2) / ((m - 1) * (n - 1)))
+    # an estimate within rounding of 0 (relative to the scores' variance) is 0: a constant or additive pilot
+    if is_rounding_noise(v, float(np.mean(centred**2))):
+        v = 0.0
+    return v, m, n
+
+
+def _no_variance_message(variance: str) -> str:
+    if variance == "pooled":
+        return ("the pilot scores have no within-system variance V_W = 0 (every system scores the same on every "
+                "topic); a test would detect any difference with 2 topics, so no topic set size can be designed "
+                "from this pilot: check the scores.")
+    return ("the pilot scores have no residual variance: V_E = 0 to rounding (the scores are additive, a system "
+            "effect plus a topic effect with no system × topic interaction, e.g. every system the same pattern "
+            "shifted, or a constant matrix); a paired difference would then have variance 0 and be detected with "
+            "2 topics, so no topic set size can be designed from this pilot: check the scores, or give "
+            "`variance='pooled'` or σ² itself.")
 
 
 # ------------------------------------------------------------------------------------------------ power (exact)
-@functools.cache
-def _noncentral_cdfs() -> tuple[Any, Any]:
-    """The noncentral F and t CDFs as ``(ncf(x, df1, df2, nc), nct(x, df, nc))``, both Boost's on every supported SciPy.
-
-    From SciPy 1.15 ``scipy.special.ncfdtr`` / ``nctdtr`` are Boost's (scipy PRs 21505, 21728): the ufuncs, without
-    the per-call overhead of the distribution objects (the search for n evaluates them many times). Before 1.15
-    they are CDFLIB's series, up to 9e-5 (ncfdtr) and 1e-3 (nctdtr) off Boost over df 2–600, ncp 0–36 (F), 0–12 (t)
-    (powers against R's ``power.anova.test`` off by 3e-6, enough to move n by one near the target), while
-    ``scipy.stats.ncf`` / ``nct`` already call Boost, so those are used there. Upper tails are ``1 - cdf``:
-    ``stats.ncf.sf`` returns ``-cdf`` at nc = 0 (Boost; scipy issue 26188), and powers are >= alpha, so the
-    cancellation costs nothing."""
-    import scipy
-    from scipy import special
-
-    if tuple(int(x) for x in scipy.__version__.split(".")[:2]) >= (1, 15):
-        return (lambda x, d1, d2, nc: special.ncfdtr(d1, d2, nc, x)), (lambda x, df, nc: special.nctdtr(df, nc, x))
-    from scipy import stats  # pragma: no cover - SciPy < 1.15
-
-    return stats.ncf.cdf, stats.nct.cdf  # pragma: no cover - SciPy < 1.15 (the minimum-versions pass of .ci/run)
-
-
 def _exact_power(method: str, n: NDArray[np.float64], d: NDArray[np.float64] | float, var: float, alpha: float,
                  m: int | None) -> NDArray[np.float64]:
-    from scipy import special
+    """The exact power (noncentral t / F), by :mod:`gtheory.noncentral`: Boost's tails, and where Boost returns NaN
+    (a lower tail below 1e-16 at ncp >= 6.3, both tails from ncp 36, the F from ncp 1e19) a quadrature that always
+    answers."""
+    from .noncentral import f_crit, ncf_sf, nct_power, t_crit
 
-    ncf_cdf, nct_cdf = _noncentral_cdfs()
     d = np.abs(d)
-    if method == "anova":
-        assert m is not None
-        df1, df2 = m - 1.0, m * (n - 1.0)
-        lam = n * d**2 / (2.0 * var)
-        crit = special.fdtri(df1, df2, 1.0 - alpha)
-        return np.asarray(1.0 - ncf_cdf(crit, df1, df2, lam), dtype=np.float64)
-    df, lam = _t_df_ncp(method, n, d, var)
-    crit = special.stdtrit(df, 1.0 - alpha / 2.0)
-    with np.errstate(invalid="ignore"):  # SciPy < 1.15's stats.nct warns on the NaN handled below
-        upper = 1.0 - nct_cdf(crit, df, lam)
-        lower = np.asarray(nct_cdf(-crit, df, lam), dtype=np.float64)
-    # the noncentral t (boost) returns NaN for some far-tail arguments; P(T < -c) <= P(Z + λ < 0) = Φ(-λ), so where
-    # that bound is below 1e-12 the lower tail is 0 to the precision of the upper one
-    lower = np.where(np.isnan(lower) & (special.ndtr(-lam) < 1e-12), 0.0, lower)
-    p = np.asarray(upper + lower, dtype=np.float64)
-    if np.any(np.isnan(p)):  # pragma: no cover - not met in the tests
-        raise FloatingPointError(f"the noncentral t returned NaN at df={df}, ncp={lam}")
-    return p
+    with np.errstate(over="ignore"):
+        if method == "anova":
+            assert m is not None
+            df1, df2 = m - 1.0, m * (n - 1.0)
+            lam = np.minimum(n * d**2 / (2.0 * var), 1e300)  # beyond, the power is 1 (and inf would be NaN)
+            crit = f_crit(df1, df2, alpha)
+            p = ncf_sf(crit, df1, df2, lam)
+        else:
+            df, lam = _t_df_ncp(method, n, d, var)
+            crit = t_crit(df, alpha)
+            p = nct_power(crit, df, lam)
+    return np.asarray(np.clip(p, 0.0, 1.0), dtype=np.float64)
 
 
 def _t_df_ncp(method: str, n: NDArray[np.float64], d: Any, var: float) -> tuple[Any, Any]:
@@ -224,18 +221,21 @@ def _nagata_power(method: str, n: NDArray[np.float64], d: Any, var: float, alpha
     """
     from scipy import stats
 
+    from .noncentral import f_crit, t_crit
+
     d = np.abs(d)
     if method == "anova":
         assert m is not None
         fa, fe = m - 1.0, m * (n - 1.0)
-        lam = n * d**2 / (2.0 * var)
-        F = stats.f.isf(alpha, fa, fe)
+        with np.errstate(over="ignore"):
+            lam = np.minimum(n * d**2 / (2.0 * var), 1e300)  # an infinite λ would make b NaN; the power is 1
+        F = f_crit(fa, fe, alpha)
         a = fa * F / fe
         b = (fa + 2.0 * lam) / (fa + lam)
         c = (np.sqrt(a * (2.0 * fe - 1.0)) - np.sqrt(2.0 * (fa + lam) - b)) / np.sqrt(a + b)
         return np.asarray(stats.norm.sf(c), dtype=np.float64)
     phi, lam = _t_df_ncp(method, n, d, var)
-    w = stats.t.isf(alpha / 2.0, phi)
+    w = t_crit(phi, alpha)
     shrink, scale = w * (1.0 - 1.0 / (4.0 * phi)), np.sqrt(1.0 + w**2 / (2.0 * phi))
     return np.asarray(stats.norm.sf((shrink - lam) / scale) + stats.norm.cdf((-shrink - lam) / scale),
                       dtype=np.float64)
@@ -278,39 +278,55 @@ def expected_ci_width(n: ArrayLike, *, variance: float, alpha: float = 0.05) -> 
     >>> round(float(expected_ci_width(100, variance=0.02)), 4)
     0.0792
     """
-    from scipy import special, stats
+    from scipy import special
+
+    from .noncentral import t_crit
 
     a = _check_topics(n)
     var = _check_positive("variance", variance)
     c4 = np.sqrt(2.0 / (a - 1.0)) * np.exp(special.gammaln(a / 2.0) - special.gammaln((a - 1.0) / 2.0))
-    w = 2.0 * stats.t.isf(alpha / 2.0, a - 1.0) * c4 * np.sqrt(2.0 * var / a)
+    w = 2.0 * t_crit(a - 1.0, alpha) * c4 * np.sqrt(2.0 * var / a)
     return float(w) if a.ndim == 0 else np.asarray(w, dtype=np.float64)
 
 
 @validate_params()
-def min_detectable_difference(method: str, n: int, *, variance: float, alpha: float = 0.05, power: float = 0.8,
-                              n_systems: int | None = None, approximation: str = "exact") -> float:
+def min_detectable_difference(method: str, n: ArrayLike, *, variance: float, alpha: float = 0.05, power: float = 0.8,
+                              n_systems: int | None = None,
+                              approximation: str = "exact") -> float | NDArray[np.float64]:
     r"""The smallest true difference a test with ``n`` topics detects with probability ``power``.
 
     Solves ``power_at(method, n, min_diff=D, ...) = power`` for ``D`` (power rises with ``D``; Brent's method
-    on a bracket). For ``method="ci"`` it is the expected CI width at ``n`` (:func:`expected_ci_width`): the
-    finest difference the interval resolves.
-    """
-    from scipy import optimize
+    on a bracket found by at most 20 doublings and 40 halvings of σ). For ``method="ci"`` it is the expected CI
+    width at ``n`` (:func:`expected_ci_width`): the finest difference the interval resolves. A scalar ``n`` gives
+    a float, an array (or list) of sizes an array of the same shape, one solution per size.
 
+    >>> [round(float(v), 4) for v in min_detectable_difference("paired-t", [50, 100], variance=0.02)]
+    [0.0808, 0.0566]
+    """
     method = check_param("method", method, _METHOD)
-    _check_topics(n)
+    sizes = _check_topics(n)
     if method == "ci":
-        return float(expected_ci_width(n, variance=variance, alpha=alpha))
+        w = expected_ci_width(sizes, variance=variance, alpha=alpha)
+        return float(w) if sizes.ndim == 0 else np.asarray(w, dtype=np.float64)
     target = power  # power and alpha: the parameter table (gtheory.kit.params)
     var = _check_positive("variance", variance)
     if target <= alpha:
         raise ParameterError("power", f"`power` must exceed `alpha` ({alpha:g}): any difference is detected with "
                                       f"probability >= alpha; got {power!r}.")
-    sd = math.sqrt(var)
     m = _check_systems(method, n_systems)
     fn = _exact_power if approximation == "exact" else _nagata_power
-    nn = np.float64(n)
+    if sizes.ndim == 0:
+        return _detectable(fn, method, np.float64(sizes), var, alpha, target, m)
+    out = [_detectable(fn, method, np.float64(k), var, alpha, target, m) for k in sizes.ravel()]
+    return np.asarray(out, dtype=np.float64).reshape(sizes.shape)
+
+
+def _detectable(fn: Any, method: str, nn: np.float64, var: float, alpha: float, target: float,
+                m: int | None) -> float:
+    """The root in D of ``fn(method, nn, D, ...) = target`` (one size)."""
+    from scipy import optimize
+
+    sd = math.sqrt(var)
 
     def gap(d: float) -> float:
         return float(fn(method, nn, d, var, alpha, m)) - target
@@ -387,7 +403,7 @@ def _nagata_start(method: str, *, d: float | None, width: float | None, var: flo
     za = stats.norm.isf(alpha / 2.0)
     if method == "ci":
         assert width is not None
-        return 4.0 * za**2 * 2.0 * var / width**2
+        return 4.0 * za**2 * 2.0 * var / width / width  # not width**2: a float's ** raises on overflow
     assert d is not None and target is not None
     zb = stats.norm.isf(1.0 - target)
     if method == "paired-t":
@@ -398,23 +414,16 @@ def _nagata_start(method: str, *, d: float | None, width: float | None, var: flo
         return 2.0 * ((za + zb) / delta) ** 2 + za**2 / 4.0
     assert m is not None  # λ of the noncentral χ² with m-1 df reaching the power at level α (φ_E = ∞)
     lam = (_nagata_lambda if tabulated else _chi2_lambda)(m - 1, alpha, 1.0 - target)
-    return lam / (d**2 / (2.0 * var))
+    return lam * (2.0 * var) / d / d  # not d**2 (OverflowError for min_diff > 1e154)
 
 
 def _nagata_n(method: str, **kw: Any) -> int | float:
-    """Nagata's start (ANOVA: with Sakai's tabulated λ), then up while the requirement is not met, and down while
-    ``n - 1`` still meets it: the smallest ``n >= 2`` that meets it under Nagata's approximations."""
+    """Nagata's start (ANOVA: with Sakai's tabulated λ), then the smallest ``n >= 2`` that meets the requirement
+    under Nagata's approximations: the window around the start that Sakai's tools step through (up until met, down
+    while ``n - 1`` still meets it), else doubling and bisection, as :func:`_smallest` — a bounded search (about 60
+    evaluations at most), inf past :data:`MAX_TOPICS` as in the exact mode."""
     meets = kw.pop("meets")
-    n = max(2, math.ceil(_nagata_start(method, tabulated=True, **kw) - 1e-9))
-    if meets(np.float64(n)):
-        while n > 2 and meets(np.float64(n - 1)):
-            n -= 1
-        return n
-    while not meets(np.float64(n)):  # Sakai's tools: increment until the requirement is met
-        n += 1
-        if n > MAX_TOPICS:  # pragma: no cover
-            return math.inf
-    return n
+    return _smallest(meets, guess=_nagata_start(method, tabulated=True, **kw))
 
 
 # ------------------------------------------------------------------------------------------------------ result
@@ -576,7 +585,7 @@ def _curve_sizes(n: float, pilot: int | None) -> NDArray[np.float64]:
     return np.unique(np.concatenate([grid, np.asarray(extra, dtype=np.float64)]))
 
 
-@validate_params()
+@validate_params(min_diff=real(0.0, none=True, rule="a positive finite number"))
 def topic_set_size(
     scores: "ScoreInput | float",
     *,
@@ -657,8 +666,7 @@ def topic_set_size(
         var, pilot_m, pilot_n = within_system_variance(scores, variance)
         vmethod = variance
         if not (math.isfinite(var) and var > 0):
-            raise ParameterError("scores", "the pilot scores have no within-system variance (every system scores "
-                                           "the same pattern over topics); no topic set size can be designed.")
+            raise ParameterError("scores", _no_variance_message(variance))
     if method == "anova" and n_systems is None:
         if pilot_m is None:
             raise ParameterError("n_systems", "method='anova' with a given variance needs `n_systems`.")

@@ -104,3 +104,38 @@ def test_an_executor_gives_the_same_result(judged, kind):
     assert topic_depth_budget(judged, "nDCG@10", **{**kw, "seed": 8}) != alone  # the comparison can fail
     with pytest.raises(TypeError, match="executor"):
         topic_depth_budget(judged, depths=[5], executor="pool")
+
+
+@pytest.mark.parametrize("kw,param", [
+    (dict(min_diff=0), "min_diff"), (dict(min_diff=-0.05), "min_diff"), (dict(min_diff=math.nan), "min_diff"),
+    (dict(min_diff="0.05"), "min_diff"), (dict(min_diff=None), "min_diff"), (dict(min_diff=math.inf), "min_diff"),
+    (dict(power=0.04, alpha=0.05), "power"), (dict(power=0.05, alpha=0.05), "power"),
+    (dict(depths=[2.5]), "depths"), (dict(depths=[True]), "depths"), (dict(depths=[]), "depths"),
+    (dict(depths=[0, 5]), "depths"), (dict(depths=["5"]), "depths"), (dict(depths=[10**6]), "depths"),
+])
+def test_bad_requirements_are_refused_up_front_naming_the_parameter(judged, kw, param):
+    # regression (issue 34, class 9): these returned paired-t topics = inf, ran at a truncated depth (2.5 -> 2,
+    # True -> 1), or failed with a TypeError after all the work; now the one rule of the parameter table (the
+    # command line's too) refuses them before any depth is evaluated
+    seen = []
+    with pytest.raises(gtheory.ParameterError) as e:
+        topic_depth_budget(judged, "nDCG@10", **{"depths": [5], **kw}, progress=seen.append)
+    assert e.value.param == param and f"`{param}`" in str(e.value)
+    assert not seen  # nothing ran
+
+
+def test_the_api_and_the_command_line_share_one_rule(judged):
+    # the same values are refused by `gtheory budget` before any run is read, naming the option
+    import argparse
+
+    from experiments.cli import UsageError
+    from experiments.cli.budget import _validate, register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    for argv, option in ((["--min-diff", "0"], "--min-diff"), (["--min-diff", "nan"], "--min-diff"),
+                         (["--power", "0.04", "--alpha", "0.05"], "--power"), (["--depths", "0", "5"], "--depths")):
+        args = parser.parse_args(["budget", *argv])
+        with pytest.raises(UsageError, match=option):
+            _validate(args)
+    assert topic_depth_budget(judged, "nDCG@10", depths=5, min_diff=0.1).table["depth"].tolist() == [5]

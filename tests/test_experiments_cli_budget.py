@@ -80,7 +80,9 @@ def test_plot_and_out_to_stdout(tmp_path, capsys):
     (["--seed", "3"], "--seed is the seed of the --bootstrap resamples"),
     (["--bootstrap", "3"], "--bootstrap must be at least 10"),
     (["--target", "1.5"], "--target must be a probability strictly in (0, 1); got 1.5"),
-    (["--min-diff", "0"], "--min-diff must be a positive number"),
+    (["--min-diff", "0"], "--min-diff must be a positive finite number; got 0"),
+    (["--power", "0.04"], "--power must exceed --alpha (0.05)"),
+    (["--depths", "0", "5"], "--depths must be an integer >= 1"),
     (["--measure", "nDCG@0"], "nDCG@0"),
     (["--measure", "NoSuchMeasure"], "NoSuchMeasure"),
     (["--out", "budget.txt"], "must end in .json"),
@@ -100,6 +102,6 @@ def test_bad_input_is_one_line_naming_the_option(tmp_path, capsys, monkeypatch, 
 def test_missing_output_directory_and_bad_depth(tmp_path, capsys):
     assert main(["budget", "--out", str(tmp_path / "nodir" / "b.json")]) == 2
     assert "--out" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as e:  # argparse: a depth must be a positive integer
-        main(["budget", "--depths", "0"])
-    assert e.value.code == 2 and "--depths: must be a positive integer" in capsys.readouterr().err
+    # a depth must be an integer >= 1: the API's rule (the parameter table), before any run is read
+    assert main(["budget", "--depths", "0"]) == 2
+    assert "--depths must be an integer >= 1" in capsys.readouterr().err

@@ -74,3 +74,38 @@ def test_curves_row(capsys, WEB):
     c = gtheory.topic_curves(x, repeats=5, seed=1)
     row = next(r for r in data["table"]["rows"] if r[0] == "data-tau")
     assert row[2] == c.topics_for_tau(0.9)
+
+
+def _write(path, x):
+    import pandas as pd
+
+    pd.DataFrame(x, index=[f"sys{i}" for i in range(x.shape[0])],
+                 columns=[f"t{j}" for j in range(x.shape[1])]).to_csv(path)
+    return str(path)
+
+
+def test_additive_pilot_is_refused_not_an_internal_error(tmp_path, capsys):
+    # regression (issue 34, class 3): V_E = 4.6e-33 from rounding gave "internal error" (FloatingPointError)
+    import numpy as np
+
+    x = np.array([0.1, 0.3, 0.5, 0.2])[:, None] + np.linspace(0.05, 0.6, 12)[None, :]
+    assert main(["plan", _write(tmp_path / "s.csv", x), "--orientation", "systems-by-topics", "--min-diff", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "V_E = 0" in err and "internal error" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_nagata_with_a_tiny_min_diff_answers_at_once(tmp_path, capsys):
+    # regression (issue 34, class 4): --approximation nagata --min-diff 1e-5 ran for minutes
+    import time
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = 0.4 + rng.normal(0, 0.05, (8, 1)) + rng.normal(0, 0.15, (1, 30)) + rng.normal(0, 0.1, (8, 30))
+    f = _write(tmp_path / "p.csv", x)
+    t0 = time.perf_counter()
+    assert main(["plan", f, "--orientation", "systems-by-topics", "--approximation", "nagata", "--min-diff", "1e-5",
+                 "--json"]) == 0
+    assert time.perf_counter() - t0 < 5  # measured 0.05 s; the bound is for a loaded machine
+    rows = {r[0]: r for r in json.loads(capsys.readouterr().out)["table"]["rows"]}
+    assert all(rows[m][2] is None for m in ("paired-t", "two-sample-t", "anova"))  # inf (beyond 1e9 topics) as null

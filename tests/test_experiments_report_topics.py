@@ -3,6 +3,7 @@ gtheory.plan's, experiments.topic_depth_budget's or gtheory.min_detectable_diffe
 verdict per requirement follows the interval; the Markdown and the HTML show the same cells, escaped for each."""
 from __future__ import annotations
 
+import math
 import re
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
@@ -154,3 +155,21 @@ def test_without_a_heading_the_section_is_its_body_only(embedded_trec9):
     assert titled.markdown == f"## {HEADING}\n\n" + bare.markdown
     assert titled.html == bare.html.replace("<section>", f"<section><h2>{HEADING}</h2>", 1)
     assert HEADING not in bare.markdown and "<h2>" not in bare.html
+
+
+def test_an_unattainable_requirement_is_reported_so_not_as_borderline():
+    # regression (issue 34, class 5): a row with topics inf (interval [nan, nan] or [1, inf]) was called borderline
+    import warnings
+
+    rng = np.random.default_rng(26)
+    x = rng.normal(0.4, 0.001, (6, 1)) + rng.normal(0, 0.15, (1, 16)) + rng.normal(0, 0.1, (6, 16))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        sec = topics_section(x, measure="AP", curves=True, repeats=10, seed=26)
+    t = sec.plan.table.set_index("method")
+    assert math.isinf(t.loc["data-tau", "topics"])
+    assert "Unattainable (no number of topics reaches it" in sec.markdown
+    row = next(line for line in sec.markdown.splitlines() if line.startswith("| data: τ"))
+    assert row.rstrip(" |").endswith("unattainable") and "borderline" not in row
+    with pytest.raises(ValueError, match="NaN"):
+        enough(math.nan, math.nan, 10)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -187,3 +188,18 @@ def test_topics_interval_edge_cases():
     with pytest.raises(gtheory.ParameterError) as e:
         exact.topics_for_tau_interval(0.9, level=1.5)
     assert e.value.param == "level"
+
+
+def test_extrapolated_tau_stays_within_its_range():
+    # regression (issue 34, class 5): a fit whose τ falls with n extrapolated to -1301 at 10**6 topics
+    rng = np.random.default_rng(26)
+    x = rng.normal(0.4, 0.001, (6, 1)) + rng.normal(0, 0.15, (1, 16)) + rng.normal(0, 0.1, (6, 16))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)  # σ²(system) ≈ 0: the systems barely differ
+        c = gtheory.topic_curves(x, repeats=10, seed=26)
+    assert c.fit_b < 0  # the falling fit of the issue
+    grid = np.geomspace(1, 1e12, 50)
+    tau = c.extrapolate(grid)
+    assert np.all((tau >= -1) & (tau <= 1)) and -1 <= c.extrapolate(10**6) <= 1
+    with pytest.raises(gtheory.ParameterError, match="`n`"):
+        c.extrapolate(0)

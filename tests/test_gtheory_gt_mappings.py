@@ -78,3 +78,10 @@ def test_exported():
     for name in ("gt2tau", "gt2tau_ap", "gt2power", "gt2minor", "gt2major", "gt2asens", "gt2rsens", "gt2rmse",
                  "gt2data"):
         assert name in gtheory.__all__ and callable(getattr(gtheory, name))
+
+
+@pytest.mark.parametrize("bad", ["0.5", b"0.5", ["0.5", "0.6"], None, object()])
+def test_text_is_not_a_coefficient(bad):
+    # a string was converted by NumPy and mapped as a number ("0.5" gave 0.139)
+    with pytest.raises(gtheory.ParameterError, match="`erho2`"):
+        gtheory.gt2tau(bad)

@@ -60,6 +60,7 @@ OVERRIDES = {
     ("optimize.tune_parameters", "n_splits"): "0 means no out-of-sample check; 1 split is none",
     **{(f, "what"): "a one-parameter family or penalty tunes the gain or the discount, not both" for f in (
         "optimize.optimize_family", "optimize.optimize_regularised")},
+    ("gtheory.topic_set_size", "min_diff"): "None: method='ci' takes ci_width instead",
 }
 
 

@@ -2,8 +2,10 @@
 from the variance's own confidence interval."""
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -118,3 +120,57 @@ def test_every_row_interval_contains_its_estimate(name):
     assert finite.any()
     inside = (t["low"] <= t["topics"]) & (t["topics"] <= t["high"])
     assert inside[finite].all(), t.loc[finite & ~inside, ["method", "topics", "low", "high"]].to_string()
+
+
+# ------------------------------------------------------------------------------------- issue 34, class 5 and grid
+def _pilot_with_v_e(v: float, seed: int = 0, m: int = 10, n: int = 30) -> np.ndarray:
+    """A pilot whose residual variance V_E is exactly ``v`` (a double-centred residual scaled to it), with large
+    system and topic effects."""
+    rng = np.random.default_rng(seed)
+    e = rng.normal(size=(m, n))
+    e -= e.mean(axis=1, keepdims=True)
+    e -= e.mean(axis=0, keepdims=True)
+    e *= math.sqrt(v / (np.sum(e**2) / ((m - 1) * (n - 1))))
+    return 0.4 + np.linspace(-0.2, 0.2, m)[:, None] + rng.normal(0, 0.15, (1, n)) + e
+
+
+def test_plan_answers_on_the_issue_grid_fast():
+    # a thinned grid of issue 34 (its full grid, every cell of which topic_set_size answers as R does, is in
+    # tests/test_gtheory_topic_set_size.py; plan's test rows are topic_set_size at the pilot's V_E): each call under 1 s
+    import time
+
+    slowest = 0.0
+    for (a, p), d, v in itertools.product([(0.05, 0.8), (0.01, 0.9)], (0.02, 0.1, 1.5), (1e-6, 0.004, 0.05)):
+        x = _pilot_with_v_e(v)
+        for approximation in ("exact", "nagata"):
+            t0 = time.perf_counter()
+            pl = gtheory.plan(x, min_diff=d, alpha=a, power=p, approximation=approximation)
+            slowest = max(slowest, time.perf_counter() - t0)
+            t = pl.table
+            assert np.all((t["low"] <= t["topics"]) & (t["topics"] <= t["high"])), t
+            assert pl.topics("paired-t") == gtheory.topic_set_size(
+                pl.variance, method="paired-t", min_diff=d, alpha=a, power=p, approximation=approximation).n
+    assert slowest < 1.0  # measured: < 0.1 s
+
+
+def test_plan_never_reports_an_unbounded_data_row():
+    # regression (issue 34, class 5): a pilot too small for the fit gave a data-τ row with topics inf and interval
+    # [nan, nan]; now the row is left out, with a warning that says why
+    x = _pilot_with_v_e(0.01, n=8)
+    with pytest.warns(UserWarning, match="no data-based τ row"):
+        pl = gtheory.plan(x, min_diff=0.05, curves=True, repeats=5)
+    assert "data-tau" not in set(pl.table["method"])
+    assert not pl.table[["low", "high"]].isna().any().any()
+
+
+def test_plan_expected_tau_at_the_pilot_is_a_tau():
+    # regression (issue 34, class 5): systems that barely differ give a τ curve that falls with n; the fit's value
+    # at the pilot was -1.51 (τ lies in [-1, 1]); the row is unattainable with its interval, not borderline
+    rng = np.random.default_rng(26)
+    x = rng.normal(0.4, 0.001, (6, 1)) + rng.normal(0, 0.15, (1, 16)) + rng.normal(0, 0.1, (6, 16))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        pl = gtheory.plan(x, min_diff=0.05, curves=True, repeats=10, seed=26)
+    row = pl.table.set_index("method").loc["data-tau"]
+    assert -1.0 <= row["at_pilot"] <= 1.0
+    assert math.isinf(row["topics"]) and row["low"] <= row["topics"] <= row["high"]

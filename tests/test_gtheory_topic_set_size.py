@@ -32,10 +32,12 @@ and page it comes from).
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import shutil
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -341,5 +343,151 @@ def test_bad_arguments_name_the_parameter(kw, param):
 
 def test_flat_pilot_is_refused():
     x = np.tile(np.linspace(0, 1, 10), (4, 1))  # every system the same scores: no within-system variance left
-    with pytest.raises(gtheory.ParameterError, match="no within-system variance"):
+    with pytest.raises(gtheory.ParameterError, match="no residual variance: V_E = 0"):
         topic_set_size(x, method="paired-t", min_diff=0.05)
+
+
+# ------------------------------------------------------------------------ issue 34: a power core that always answers
+#: the grid of issue 34: alpha x power x min_diff x sigma^2, each method exact and Nagata
+GRID = list(itertools.product((0.05, 0.01), (0.8, 0.9), (0.02, 0.05, 0.1, 0.5, 1.5), (1e-6, 0.004, 0.01, 0.02, 0.05)))
+GRID_M = (3, 10)
+
+#: R's smallest integer n >= 2 whose power (R's own pt / pf) meets the target, for every cell and method: the real n
+#: of power.t.test / power.anova.test (uniroot) is only the start of R's integer search, so its tolerance cannot
+#: move the answer; where power.*.test finds no root (n = 2 already has the power) R's answer is 2
+_R_GRID = r"""
+pw_t <- function(n, d, v, a, type) power.t.test(n = n, delta = d, sd = if (type == "paired") sqrt(2 * v) else sqrt(v),
+  sig.level = a, type = type, strict = TRUE)$power
+pw_f <- function(n, d, v, a, m) power.anova.test(groups = m, n = n, between.var = var(c(d / 2, rep(0, m - 2), -d / 2)),
+  within.var = v, sig.level = a)$power
+smallest <- function(f, target, root) {
+  if (f(2) >= target) return(2)
+  k <- max(2, floor(root) - 2)
+  while (k > 2 && f(k) >= target) k <- k - 1
+  while (f(k) < target) k <- k + 1
+  k
+}
+for (r in list(%s)) { a <- r[1]; p <- r[2]; d <- r[3]; v <- r[4]
+  for (type in c("paired", "two.sample")) {
+    root <- tryCatch(power.t.test(delta = d, sd = if (type == "paired") sqrt(2 * v) else sqrt(v), sig.level = a,
+      power = p, type = type, strict = TRUE, tol = 1e-10)$n, error = function(e) 2)
+    cat(smallest(function(n) pw_t(n, d, v, a, type), p, root), "")
+  }
+  for (m in c(%s)) {
+    root <- tryCatch(power.anova.test(groups = m, between.var = var(c(d / 2, rep(0, m - 2), -d / 2)),
+      within.var = v, sig.level = a, power = p)$n, error = function(e) 2)
+    cat(smallest(function(n) pw_f(n, d, v, a, m), p, root), "")
+  }
+  cat("\n")
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def r_grid() -> list[list[float]]:
+    cells = ", ".join(f"c({a}, {p}, {d}, {v})" for a, p, d, v in GRID)
+    return _rscript(_R_GRID % (cells, ", ".join(map(str, GRID_M))))
+
+
+@needs_r
+def test_sizes_on_the_issue_grid_equal_r_and_answer_fast(r_grid):
+    assert len(r_grid) == len(GRID)
+    slowest = 0.0
+    for (a, p, d, v), r_row in zip(GRID, r_grid):
+        methods = [("paired-t", None), ("two-sample-t", None)] + [("anova", m) for m in GRID_M]
+        for (method, m), n_r in zip(methods, r_row):
+            for approximation in ("exact", "nagata"):
+                t0 = time.perf_counter()
+                res = topic_set_size(v, method=method, min_diff=d, alpha=a, power=p, n_systems=m,
+                                     approximation=approximation)
+                slowest = max(slowest, time.perf_counter() - t0)
+                if approximation == "exact":
+                    assert res.n == n_r, (method, m, a, p, d, v)
+                elif method != "anova":  # Nagata's t approximations: the exact n on this grid (measured)
+                    assert abs(res.n - n_r) <= 1, (method, a, p, d, v)
+                else:  # the tabulated λ of Sakai's Table 6.4 (within 8 % at φ_A = 1): within 3 % or 1 topic
+                    assert abs(res.n - n_r) <= max(1, 0.03 * n_r), (m, a, p, d, v)
+    assert slowest < 1.0  # each call well under a second (measured: < 0.02 s)
+
+
+def test_alpha_01_and_extreme_variances_answer():
+    # regression (issue 34, class 3): these raised FloatingPointError("the noncentral t returned NaN")
+    assert topic_set_size(0.005, method="paired-t", min_diff=0.1, alpha=0.01).n == 16  # R: power.t.test -> 15.3
+    for method in ("paired-t", "two-sample-t", "anova"):
+        m = 4 if method == "anova" else None
+        assert topic_set_size(1e-300, method=method, min_diff=0.1, n_systems=m).n == 2  # power 1 at n = 2
+        for d in (1.2, 1.5, 3.0):
+            r = topic_set_size(0.02, method=method, min_diff=d, n_systems=m, alpha=0.01)
+            assert 2 <= r.n <= 5 and np.all(np.isfinite(r.curve))
+            kw = dict(min_diff=d, variance=0.02, alpha=0.01, n_systems=m)
+            assert power_at(method, r.n, **kw) >= 0.8 and (r.n == 2 or power_at(method, r.n - 1, **kw) < 0.8)
+            assert np.all(np.diff(r.curve) >= -1e-12)  # power rises with n, no NaN or seam
+
+
+@pytest.mark.parametrize("method", ["paired-t", "two-sample-t", "anova"])
+def test_tiny_min_diff_is_answered_at_once_and_agrees_with_exact(method):
+    # regression (issue 34, class 4): Nagata mode stepped one topic at a time to n = 3.1e11 (minutes)
+    m = 5 if method == "anova" else None
+    for d in (1e-6, 1e-5):
+        t0 = time.perf_counter()
+        nagata = topic_set_size(0.02, method=method, min_diff=d, n_systems=m, approximation="nagata")
+        assert time.perf_counter() - t0 < 1.0
+        exact = topic_set_size(0.02, method=method, min_diff=d, n_systems=m)
+        assert math.isinf(nagata.n) and math.isinf(exact.n)  # beyond MAX_TOPICS = 1e9 in both modes
+    # just inside the cap both modes answer a number, within Nagata's approximation of each other
+    d = 1e-4
+    exact = topic_set_size(0.02, method=method, min_diff=d, n_systems=m).n
+    nagata = topic_set_size(0.02, method=method, min_diff=d, n_systems=m, approximation="nagata").n
+    assert math.isfinite(exact) and abs(nagata - exact) <= 0.01 * exact
+
+
+def test_additive_or_constant_pilot_is_refused_naming_v_e():
+    # regression (issue 34, class 3): an additive pilot's V_E came out as 4.6e-33 (rounding), and the power search
+    # failed with "internal error" instead of a refusal
+    a, b = np.array([0.1, 0.3, 0.5, 0.2]), np.linspace(0.05, 0.6, 12)
+    x = a[:, None] + b[None, :]
+    assert within_system_variance(x)[0] == 0.0
+    for scores in (x, x * 1e-6, x + 1e6):
+        with pytest.raises(gtheory.ParameterError, match="V_E = 0") as e:
+            topic_set_size(scores, method="paired-t", min_diff=2)
+        assert e.value.param == "scores"
+    # a small but real interaction is kept: 1e-4 of the scores' variance is far above rounding
+    rng = np.random.default_rng(0)
+    y = x + rng.normal(0, 0.01 * x.std(), x.shape)
+    assert within_system_variance(y)[0] > 0
+
+
+def test_min_detectable_difference_takes_several_sizes():
+    # regression (issue 34, class 10): a list of sizes failed with NumPy's "only 0-dimensional arrays"
+    sizes = [5, 6, 50]
+    many = min_detectable_difference("paired-t", sizes, variance=0.02)
+    assert many.shape == (3,)
+    for k, d in zip(sizes, many):
+        assert d == min_detectable_difference("paired-t", k, variance=0.02)
+        assert power_at("paired-t", k, min_diff=d, variance=0.02) == pytest.approx(0.8, abs=1e-9)  # the root
+    assert np.all(np.diff(many) < 0)  # more topics detect smaller differences
+    np.testing.assert_allclose(min_detectable_difference("ci", sizes, variance=0.02),
+                               expected_ci_width(np.asarray(sizes), variance=0.02))
+    with pytest.raises(gtheory.ParameterError, match="`n`"):
+        min_detectable_difference("paired-t", [5, 1.5], variance=0.02)
+
+
+def test_small_alpha_gives_a_size_in_both_modes():
+    # regression: at alpha = 1e-20 the exact mode's critical value was inf (1 - alpha/2 rounds to 1): n = inf while
+    # Nagata's answered; both now answer, within Nagata's approximation of each other
+    for method, m in (("paired-t", None), ("two-sample-t", None), ("anova", 4)):
+        exact = topic_set_size(0.02, method=method, min_diff=0.05, alpha=1e-20, n_systems=m).n
+        nagata = topic_set_size(0.02, method=method, min_diff=0.05, alpha=1e-20, n_systems=m,
+                                approximation="nagata").n
+        assert math.isfinite(exact) and abs(nagata - exact) <= max(2, 0.03 * exact)
+
+
+def test_extreme_requirements_answer_or_refuse_never_crash():
+    # min_diff 1e300 (d**2 overflowed in the closed-form start: OverflowError, "internal error" in the CLI), alpha
+    # 1e-300 (the F critical value was NaN, read as power 1 at n = 2)
+    assert topic_set_size(0.02, method="anova", min_diff=1e300, n_systems=3).n == 2
+    assert topic_set_size(0.02, method="ci", ci_width=1e300).n == 2
+    for approximation in ("exact", "nagata"):
+        r = topic_set_size(0.0107, method="anova", min_diff=0.05, n_systems=8, alpha=1e-300,
+                           approximation=approximation)
+        assert math.isfinite(r.n) and r.n > 1000 and np.all(np.isfinite(r.curve))

@@ -9,7 +9,6 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,7 +57,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_data_args(p)
     p.add_argument("--measure", default="nDCG@10", metavar="NAME",
                    help='the measure (ir_measures syntax: "nDCG@10", AP, P@10, ...; default nDCG@10)')
-    p.add_argument("--depths", nargs="+", type=positive_int("--depths"), default=[5, 10, 20, 30, 50, 100],
+    p.add_argument("--depths", nargs="+", type=int, default=[5, 10, 20, 30, 50, 100],
                    metavar="D", help="pool depths, each at most the runs' depth (default 5 10 20 30 50 100)")
     p.add_argument("--target", type=float, default=0.95, help="target Phi and Erho2, in (0, 1) (default 0.95)")
     p.add_argument("--min-diff", type=float, default=0.05, metavar="D",
@@ -106,10 +105,15 @@ def _out_format(args: argparse.Namespace) -> str | None:
 
 
 def _validate(args: argparse.Namespace) -> str | None:
-    for option, param in (("--target", "target"), ("--power", "power"), ("--alpha", "alpha"), ("--level", "level")):
+    for option, param in (("--target", "target"), ("--power", "power"), ("--alpha", "alpha"), ("--level", "level"),
+                          ("--min-diff", "min_diff"), ("--depths", "depths")):
         check_option(option, param, getattr(args, param))  # the API's rules (gtheory.kit.params)
-    if not (args.min_diff > 0 and math.isfinite(args.min_diff)):
-        raise UsageError(f"--min-diff must be a positive number; got {args.min_diff:g}.")
+    from experiments.budget import check_requirement
+
+    try:
+        check_requirement(power=args.power, alpha=args.alpha)  # the API's rule between the two
+    except ValueError as exc:
+        raise in_option_names(exc, _OPTIONS) from None
     if args.bootstrap != 0:
         check_least("--bootstrap", args.bootstrap, 10, " (0 for none)")
     elif args.seed is not None:

@@ -286,6 +286,9 @@ PARAMS: dict[str, Rule] = {
     "tau": probability(fix="give the Kendall τ wanted, e.g. `tau=0.9`"),
     # topic set size design (Sakai)
     "approximation": choice("exact", "nagata"),
+    "min_diff": real(0.0, rule="a positive finite number",
+                     fix="give the true difference between systems to detect, e.g. `min_diff=0.05`"),
+    "depths": one_or_many(integer(1, fix="give pool depths (ranks >= 1), e.g. `depths=[10, 20, 50]`")),
     # ranks and systems
     "cutoff": integer(1, none=True, fix="give the rank cut-off, e.g. `cutoff=10`, or None for the whole list"),
     "top_k": integer(2, none=True, fix="give the number of best systems to keep (at least 2), or None for all"),
