@@ -53,6 +53,8 @@ OVERRIDES = {
     **{(f, "fraction"): "one fraction or a list of them" for f in ("metrics.reduction_mask",
                                                                     "experiments.reduction_mask")},
     **{(f, "n_resamples"): "a bootstrap interval needs at least 10 replicates" for f in ("gtheory.dstudy_subset",)},
+    **{(f, "n_resamples"): "resampled comparisons are capped (memory and time; docs/compare.md)" for f in (
+        "experiments.compare", "experiments.compare_measures")},
     **{(f, "target"): "None: no target line" for f in ("gtheory.plot_dstudy", "experiments.plot_phi_vs_fraction")},
     ("gtheory.plot_dstudy", "level"): "None: no interval band",
     ("experiments.plot_asl_curves", "alpha"): "None: no significance line",
