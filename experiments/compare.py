@@ -55,7 +55,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 import numpy as np
 import pandas as pd
 
-from gtheory.kit.display import fmt, kv_table
+from gtheory.kit.display import fmt, html_table, kv_table
+from gtheory.kit.render import Math, compose, latex, markdown, md_row, plot_label, text, text_table
 from gtheory.kit.jsonio import JsonResult
 
 from experiments._validation import TIE_REL, Scores, check_choice, keep_top_k, pair_indices, score_matrix
@@ -78,6 +79,7 @@ _TEST_NAMES = {
     "randomization": "paired randomisation test (Fisher)", "bootstrap": "paired bootstrap test (Sakai 2006)",
     "tukey-hsd": "randomised Tukey HSD (Carterette 2012)",
 }
+_ALPHA = Math(r"\alpha", "alpha")
 _TABLE_FLOATS = ("mean_a", "mean_b", "diff", "ci_lo", "ci_hi", "statistic", "p", "p_adjusted", "effect_size")
 #: largest number of topics for the exact randomisation test (2^n sign vectors)
 _EXACT_MAX_TOPICS = 24
@@ -235,27 +237,27 @@ class Comparison(JsonResult):
         """Number of significant pairs."""
         return int(self.table["significant"].sum())
 
-    def _title(self) -> str:
-        what = f"{self.measure}: " if self.measure else ""
-        against = f"against {self.baseline}" if self.baseline is not None else "all pairs"
+    def _title(self, fmt: str = "text") -> str:
+        """The table's title for ``fmt`` (:mod:`gtheory.kit.render`: names and measure escaped)."""
+        what = [self.measure, ": "] if self.measure else []
+        against = ["against ", self.baseline] if self.baseline is not None else ["all pairs"]
         corr = "" if self.correction == "none" else f", {self.correction}-corrected"
-        return f"{what}{_TEST_NAMES[self.test]}, {against}{corr}, alpha = {self.alpha:g}, {self.n_topics} topics"
+        return compose([*what, _TEST_NAMES.get(self.test, self.test), ", ", *against, corr, ", ", _ALPHA,
+                        f" = {self.alpha:g}, {self.n_topics} topics"], fmt)
 
     def summary(self) -> str:
-        """The pairs table as text (numbers rounded for display only)."""
+        """The pairs table as text (numbers rounded for display only; significant pairs marked ``*``)."""
         t = self.table
         lines = [self._title(),
-                 f"{self.n_significant} of {len(t)} pairs significant; effect size "
+                 f"{self.n_significant} of {len(t)} pairs significant (*); effect size "
                  f"{'diff/sqrt(V_E)' if self.effect_size == 'sakai' else 'Cohen d_z'}; intervals "
                  f"{100 * (1 - self.alpha):g}% paired-t, per pair"]
         if self._footnote():
             lines.append(f"minimum detectable difference: {self._footnote()}")
-        w = max([len(str(x)) for x in list(t["a"]) + list(t["b"])] + [4])
-        lines.append(f"{'a':<{w}}  {'b':<{w}}  {'diff':>8}  {'interval':>19}  {'p':>8}  {'p adj':>8}  {'ES':>6}")
-        for r in t.itertuples(index=False):
-            star = " *" if r.significant else ""
-            lines.append(f"{str(r.a):<{w}}  {str(r.b):<{w}}  {r.diff:8.4f}  [{r.ci_lo:8.4f}, {r.ci_hi:8.4f}]  "
-                         f"{_fmt_p(r.p):>8}  {_fmt_p(r.p_adjusted):>8}  {r.effect_size:6.2f}{star}")
+        rows = [[text(r.a), text(r.b), f"{r.diff:.4f}", f"[{r.ci_lo:8.4f}, {r.ci_hi:8.4f}]", _fmt_p(r.p),
+                 _fmt_p(r.p_adjusted), f"{r.effect_size:.2f}", "*" if r.significant else ""]
+                for r in t.itertuples(index=False)]
+        lines += text_table(["a", "b", "diff", "interval", "p", "p adj", "ES", ""], rows, "<<>>>>><")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -269,7 +271,7 @@ class Comparison(JsonResult):
         head = kv_table(f"Comparison — {self._title()}", {
             "significant pairs": f"{self.n_significant} of {len(self.table)}",
             "V_E": fmt(self.residual_variance, 4)})
-        return head + self.table.to_html(index=False, float_format=lambda v: f"{v:.4g}", escape=True)
+        return head + html_table(self.table.itertuples(index=False), header=list(self.table.columns))
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain JSON values plus ``"format"``; non-finite numbers are None."""
@@ -310,27 +312,32 @@ class Comparison(JsonResult):
         return text
 
     def to_markdown(self) -> str:
-        """The pairs table as a GitHub-flavoured Markdown table (significant pairs marked ``*``)."""
-        rows = ["| a | b | diff | interval | p | p adj. | ES | |", "|---|---|---:|---:|---:|---:|---:|---|"]
+        """The pairs table as a GitHub-flavoured Markdown table (significant pairs marked ``*``); names and the title
+        are literal text (:func:`gtheory.kit.render.markdown`: no live HTML, link or cell break)."""
+        rows = [md_row(["a", "b", "diff", "interval", "p", "p adj.", "ES", ""]),
+                "|---|---|---:|---:|---:|---:|---:|---|"]
         for r in self.table.itertuples(index=False):
-            rows.append(f"| {_md(r.a)} | {_md(r.b)} | {r.diff:.4f} | [{r.ci_lo:.4f}, {r.ci_hi:.4f}] | {_fmt_p(r.p)} | "
-                        f"{_fmt_p(r.p_adjusted)} | {r.effect_size:.2f} | {'*' if r.significant else ''} |")
-        return f"{self._title()}\n\n" + "\n".join(rows) + "\n"
+            rows.append(md_row([markdown(r.a), markdown(r.b), f"{r.diff:.4f}", f"[{r.ci_lo:.4f}, {r.ci_hi:.4f}]",
+                                markdown(_fmt_p(r.p)), markdown(_fmt_p(r.p_adjusted)), f"{r.effect_size:.2f}",
+                                "\\*" if r.significant else ""]))
+        return f"{self._title('md')}\n\n" + "\n".join(rows) + "\n\n\\*: significant\n"
 
     def to_latex(self) -> str:
-        """The pairs table as a LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``)."""
+        """The pairs table as a LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``); names escaped
+        (:func:`gtheory.kit.render.latex`: specials as text commands, newlines as spaces)."""
         lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{llrrrrr}", r"\toprule",
                  r"$a$ & $b$ & $\bar d$ & CI & $p$ & $p_{\mathrm{adj}}$ & ES \\", r"\midrule"]
         for r in self.table.itertuples(index=False):
             d = f"\\textbf{{{r.diff:.4f}}}" if r.significant else f"{r.diff:.4f}"
-            lines.append(f"{_tex(r.a)} & {_tex(r.b)} & {d} & [{r.ci_lo:.4f}, {r.ci_hi:.4f}] & "
-                         f"{_tex(_fmt_p(r.p))} & {_tex(_fmt_p(r.p_adjusted))} & {r.effect_size:.2f} \\\\")
-        lines += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{_tex(self._title())}; bold: significant.}}",
+            lines.append(f"{latex(r.a)} & {latex(r.b)} & {d} & [{r.ci_lo:.4f}, {r.ci_hi:.4f}] & "
+                         f"{latex(_fmt_p(r.p))} & {latex(_fmt_p(r.p_adjusted))} & {r.effect_size:.2f} \\\\")
+        lines += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{self._title('latex')}; bold: significant.}}",
                   r"\end{table}"]
         return "\n".join(lines) + "\n"
 
     def plot(self, ax: "Axes | None" = None) -> "Axes":
-        """The differences with their intervals, one line per pair (significant ones filled)."""
+        """The differences with their intervals, one line per pair (significant ones filled); names shown literally
+        (:func:`gtheory.kit.render.plot_label`: never parsed as mathtext)."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -342,23 +349,22 @@ class Comparison(JsonResult):
         ax.plot(t["diff"][sig], y[sig], "o", color="C0", label="significant")
         ax.plot(t["diff"][~sig], y[~sig], "o", mfc="white", color="C0", label="not significant")
         ax.axvline(0.0, color="0.7", lw=0.8)
-        ax.set_yticks(y, [f"{a} − {b}" for a, b in zip(t["a"], t["b"])])
-        ax.set_xlabel(f"difference in mean {self.measure or 'score'} ({100 * (1 - self.alpha):g}% interval)")
-        ax.set_title(self._title(), fontsize="small")
+        ax.set_yticks(y, [plot_label(f"{a} − {b}") for a, b in zip(t["a"], t["b"])])
+        ax.set_xlabel(plot_label(f"difference in mean {self.measure or 'score'} ({100 * (1 - self.alpha):g}% "
+                                 "interval)"))
+        ax.set_title(self._title("plot"), fontsize="small")
         ax.legend(fontsize="small")
         return ax
 
 
 def _md(s: Any) -> str:
-    return str(s).replace("|", "\\|")
-
-
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-        "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+    """Literal Markdown text (:func:`gtheory.kit.render.markdown`)."""
+    return markdown(s)
 
 
 def _tex(s: Any) -> str:
-    return "".join(_TEX.get(c, c) for c in str(s))
+    """Literal LaTeX text (:func:`gtheory.kit.render.latex`)."""
+    return latex(s)
 
 
 def _csv(frame: pd.DataFrame, raw: bool = False) -> str:

@@ -35,8 +35,9 @@ def _cells(t: _Table) -> tuple[list[str], list[list[str]]]:
 
 
 def _md_cell(text: str) -> str:
-    """A table cell's text safe in a Markdown table: ``|`` escaped, HTML-special characters as entities."""
-    return _md_text(text).replace("|", "\\|")
+    """A table cell's text as literal Markdown (:func:`gtheory.kit.render.markdown`: ``|`` escaped, HTML-special
+    characters as entities, a newline as a space)."""
+    return _md_text(text)
 
 
 def _md_table(t: _Table) -> str:
