@@ -61,19 +61,19 @@ class ComparisonTable(JsonResult):
 
     def markers(self) -> pd.DataFrame:
         """Runs x measures: the marker text of each cell ('▲', '▼', letters, or '')."""
-        out = pd.DataFrame("", index=self.means.index, columns=self.means.columns)
         letters = self.letters()
+        out = {}
         for meas, c in self.comparisons.items():
+            col = {r: [] for r in self.means.index}
             t = c.table[c.table["significant"]]
-            for r in t.itertuples(index=False):
+            for a, b, diff in zip(t["a"], t["b"], t["diff"]):
                 if self.baseline is not None:
-                    out.loc[r.a, meas] += "▲" if r.diff > 0 else "▼"
+                    col[a].append("▲" if diff > 0 else "▼")
                 else:
-                    win, lose = (r.a, r.b) if r.diff > 0 else (r.b, r.a)
-                    out.loc[win, meas] += letters[lose]
-            if self.baseline is None:
-                out[meas] = out[meas].map(lambda s: "".join(sorted(s)))
-        return out
+                    win, lose = (a, b) if diff > 0 else (b, a)
+                    col[win].append(letters[lose])
+            out[meas] = ["".join(v if self.baseline is not None else sorted(v)) for v in col.values()]
+        return pd.DataFrame(out, index=self.means.index, columns=self.means.columns)
 
     def _best(self) -> pd.DataFrame:
         m = self.means

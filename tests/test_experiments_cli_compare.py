@@ -104,3 +104,22 @@ def test_refusals_exit_2_with_the_option(scores_csv, argv, message, capsys):
     assert main(["compare", str(path), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_markdown_output_keeps_a_hostile_run_name_as_text(tmp_path, capsys):
+    # run names are chosen by campaign participants: markup in them must stay text in `--format md`
+    import markdown
+
+    from _markup import parse as _parse
+
+    X = _matrix(m=4)
+    hostile = ["<img src=x onerror=alert(1)>", "[x](javascript:alert(1))", "a|b", "run3"]
+    X.index = pd.Index(hostile, name="system")
+    path = tmp_path / "s.csv"
+    X.to_csv(path)
+    assert main(["compare", str(path), "--format", "md", "--pairs"]) == 0
+    md = capsys.readouterr().out
+    page = _parse(markdown.markdown(md, extensions=["tables"]))
+    assert not page.tags & {"img", "a", "script"} and "onerror" not in page.attrs
+    runs = [r[0].split(") ", 1)[1] for r in page.rows[1:5]]  # the runs x measures table: one row per run
+    assert sorted(runs) == sorted(hostile)
