@@ -31,6 +31,7 @@ import pandas as pd
 import gtheory
 from gtheory.kit.display import fmt, html_table
 from gtheory.kit.jsonio import JsonResult
+from gtheory.kit.render import plot_label
 from gtheory.kit.params import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -195,7 +196,8 @@ class TopicBudget(JsonResult):
         ax.set_yscale("log")
         ax.set_xlabel("pool depth")
         ax.set_ylabel("judgments (topics × judged per topic)")
-        ax.set_title(title if title is not None else f"Topics × depth budget: {self.measure}", fontsize=10)
+        ax.set_title(title if title is not None else plot_label(f"Topics × depth budget: {self.measure}"),
+                     fontsize=10)
         ax.legend(fontsize=8)
         return ax
 

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory.kit.display import fmt, kv_table
+from gtheory.kit.render import plot_label
 from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.signatures import renamed
 
@@ -542,7 +543,7 @@ def plot_asl_curves(
 
         _, ax = plt.subplots(figsize=(5.5, 4))
     for name, values in series.items():
-        ax.plot(np.arange(1, values.size + 1), values, label=str(name), linewidth=1.5)
+        ax.plot(np.arange(1, values.size + 1), values, label=plot_label(name), linewidth=1.5)
     if alpha is not None:
         ax.axhline(alpha, color="0.5", linestyle="--", linewidth=1, label=f"α = {alpha:g}")
     ax.set_xlabel("system pair (sorted by ASL)")
