@@ -65,7 +65,7 @@ from gtheory.kit.params import validate_params
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["compare", "Comparison", "TESTS", "CORRECTIONS", "residual_variance"]
+__all__ = ["compare", "Comparison", "COMPARISON_SCHEMA", "TESTS", "CORRECTIONS", "residual_variance"]
 
 #: the tests of :func:`compare`
 TESTS: tuple[str, ...] = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey-hsd")
@@ -284,21 +284,12 @@ class Comparison(JsonResult):
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "Comparison":
-        """A :class:`Comparison` from :meth:`to_json` output (text or a file path)."""
-        from gtheory.kit.jsonio import load_document, number, table_back
+        """A :class:`Comparison` from :meth:`to_json` output (text or a file path), checked field by field against
+        :data:`COMPARISON_SCHEMA` (:func:`gtheory.kit.schema.read_document`): a tampered or truncated document is
+        refused with a :class:`gtheory.kit.errors.DocumentError` naming the field."""
+        from gtheory.kit.schema import read_document
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        names = [f.name for f in fields(cls)]
-        if missing := [k for k in names if k not in d and k != "min_detectable_difference"]:
-            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
-        frame = table_back(d["table"], "table", _TABLE_FLOATS)
-        frame["significant"] = frame["significant"].astype(bool)
-        means = pd.Series([float(number(v)) for v in d["means"]["values"]], index=d["means"]["systems"],
-                          name="mean")
-        kw = {k: d[k] for k in names if k not in ("table", "means", "min_detectable_difference")}
-        kw["residual_variance"] = float(number(kw["residual_variance"]))
-        kw["min_detectable_difference"] = float(number(d.get("min_detectable_difference")))
-        return cls(**kw, means=means, table=frame)
+        return _comparison_from(read_document(text_or_path, cls.JSON_FORMAT, COMPARISON_SCHEMA), cls.JSON_FORMAT)
 
     def to_csv(self, path: Any = None, *, raw: bool = False) -> str:
         """The pairs table as CSV text; also written to ``path`` if given (:func:`gtheory.kit.write_text`: atomic for a
@@ -371,6 +362,55 @@ def _csv(frame: pd.DataFrame, raw: bool = False) -> str:
     from gtheory.kit import csv_safe
 
     return (frame if raw else csv_safe(frame)).to_csv(index=False, float_format="%.10g")
+
+
+def _comparison_schema() -> dict[str, Any]:
+    from gtheory.kit.schema import choice, count, flag, integer, list_of, obj, real, table, text
+
+    number = real(nullable=True, null_as=math.nan)  # a non-finite number is written as null
+    p = real(0.0, 1.0, nullable=True, null_as=math.nan)
+    return {
+        "test": choice(*TESTS), "correction": choice("none", *CORRECTIONS), "alpha": real(0.0, 1.0, low_open=True,
+                                                                                        high_open=True),
+        "baseline": text(nullable=True), "effect_size": choice("sakai", "dz"), "measure": text(nullable=True),
+        "n_systems": integer(2), "n_topics": integer(2), "n_resamples": integer(0), "exact": flag(),
+        "seed": integer(0, nullable=True), "residual_variance": real(0.0, nullable=True, null_as=math.nan),
+        "means": obj({"systems": list_of(text()), "values": list_of(number)}),
+        "table": table({"a": text(), "b": text(), **{c: number for c in _TABLE_FLOATS if c not in ("p", "p_adjusted")},
+                        "p": p, "p_adjusted": p, "significant": flag()}),
+        "min_detectable_difference": real(0.0, nullable=True, null_as=math.nan, required=False, default=math.nan),
+    }
+
+
+#: the declared schema of a :class:`Comparison` document (field -> rule, :mod:`gtheory.kit.schema`)
+COMPARISON_SCHEMA: dict[str, Any] = _comparison_schema()
+
+
+def _comparison_from(d: dict[str, Any], fmt: str) -> Comparison:
+    """A :class:`Comparison` from its checked fields, after the checks between fields (the means of the compared
+    systems, the pairs' names, Tukey without a correction)."""
+    from gtheory.kit.errors import DocumentError
+    from gtheory.kit.jsonio import table_back
+
+    systems, values = d["means"]["systems"], d["means"]["values"]
+    if len(systems) != len(values) or len(systems) != d["n_systems"] or len(set(systems)) != len(systems):
+        raise DocumentError(fmt, "means", f"must give one mean for each of the n_systems = {d['n_systems']} "
+                                          f"distinct systems; got {len(systems)} systems, {len(values)} values")
+    if d["baseline"] is not None and d["baseline"] not in systems:
+        raise DocumentError(fmt, "baseline", f"must be one of the compared systems; got {d['baseline']!r}")
+    if d["test"] == "tukey-hsd" and d["correction"] != "none":
+        raise DocumentError(fmt, "correction", "must be 'none' with test 'tukey-hsd' (it controls the family-wise "
+                                               f"error itself); got {d['correction']!r}")
+    frame = table_back(d["table"], "table", _TABLE_FLOATS)
+    known = set(systems)
+    for col in ("a", "b"):
+        if not frame[col].isin(known).all():
+            bad = frame.loc[~frame[col].isin(known), col].iloc[0]
+            raise DocumentError(fmt, f"table.{col}", f"must name compared systems (those of 'means'); got {bad!r}")
+    frame["significant"] = frame["significant"].astype(bool)
+    means = pd.Series(values, index=systems, name="mean", dtype=float)
+    kw = {k: d[k] for k in d if k not in ("table", "means")}
+    return Comparison(**kw, means=means, table=frame)
 
 
 # ----------------------------------------------------------------------------------------------- compare

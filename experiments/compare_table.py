@@ -23,6 +23,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["compare_measures", "ComparisonTable"]
 
+def _table_schema() -> dict:
+    from gtheory.kit.schema import obj, real, table, text
+
+    return {"baseline": text(nullable=True),
+            "means": table(index=text(), cells=real(nullable=True, null_as=float("nan"))),
+            "comparisons": obj()}
+
+
+#: the declared schema of a :class:`ComparisonTable` document (each comparison: the Comparison's own schema)
+_TABLE_SCHEMA = _table_schema()
 _SIGMA2 = Math(r"\sigma^2 = V_E", "σ² = V_E")
 _ARROWS = Math(r"\uparrow/\downarrow", "▲/▼")
 
@@ -213,16 +223,37 @@ class ComparisonTable(JsonResult):
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "ComparisonTable":
-        """A :class:`ComparisonTable` from :meth:`to_json` output."""
-        import json
+        """A :class:`ComparisonTable` from :meth:`to_json` output, checked field by field (the means table, and each
+        measure's comparison by :data:`experiments.compare.COMPARISON_SCHEMA`); a tampered document is refused
+        with a :class:`gtheory.kit.errors.DocumentError` naming the field."""
+        from gtheory.kit.errors import DocumentError
+        from gtheory.kit.jsonio import table_back
+        from gtheory.kit.schema import check_document, read_document
 
-        from gtheory.kit.jsonio import load_document, table_back
+        from experiments.compare import COMPARISON_SCHEMA, _comparison_from
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        means = table_back(d["means"], "means")
-        means = means.astype(float)
-        comps = {k: Comparison.from_json(json.dumps(v)) for k, v in d["comparisons"].items()}
-        return cls(means=means, comparisons=comps, baseline=d.get("baseline"))
+        fmt = cls.JSON_FORMAT
+        d = read_document(text_or_path, fmt, _TABLE_SCHEMA)
+        inner = Comparison.JSON_FORMAT
+        comps = {}
+        for k, v in d["comparisons"].items():
+            if v.get("format") != inner:
+                raise DocumentError(fmt, f"comparisons.{k}.format", f"must be {inner!r}; got {v.get('format')!r}")
+            checked = check_document({f: x for f, x in v.items() if f != "format"}, COMPARISON_SCHEMA, fmt,
+                                     prefix=f"comparisons.{k}.")
+            comps[k] = _comparison_from(checked, inner)
+        means = table_back(d["means"], "means").astype(float)
+        if not comps or list(means.columns) != list(comps):
+            raise DocumentError(fmt, "means", f"must have one column per compared measure {list(comps)}; got "
+                                              f"{list(means.columns)}")
+        for k, c in comps.items():
+            if set(c.means.index) != set(means.index):
+                raise DocumentError(fmt, f"comparisons.{k}.means", "must compare the runs of 'means'")
+            if d["baseline"] != c.baseline:
+                raise DocumentError(fmt, "baseline", f"must be the comparisons' baseline {c.baseline!r}; got "
+                                                     f"{d['baseline']!r}")
+        means.index.name = None
+        return cls(means=means, comparisons=comps, baseline=d["baseline"])
 
     def plot(self, ax: "Axes | None" = None) -> "Axes":
         """The first measure's differences with their intervals (:meth:`Comparison.plot`)."""
