@@ -101,6 +101,8 @@ class TopicBudget(JsonResult):
     level: float = 0.95
 
     JSON_FORMAT: ClassVar[str] = "experiments.TopicBudget/1"
+    #: the declared schema of the document (:mod:`gtheory.kit.schema`), checked by :meth:`from_json`
+    JSON_SCHEMA: ClassVar[dict] = {}
 
     def cheapest(self, requirement: str = "phi") -> dict[str, float]:
         """The depth of least judging cost for ``requirement`` ("phi", "erho2" or "paired_t"): its depth, topics and
@@ -326,3 +328,23 @@ def topic_depth_budget(
         table[c] = table[c].astype(float)
     return TopicBudget(table, str(measure), float(target), float(min_diff), float(power), float(alpha),
                        judged.n_systems, judged.n_topics, int(bootstrap), seed, float(level))
+
+
+def _budget_schema() -> dict:
+    from gtheory.kit.schema import count, integer, real, table, text
+
+    unit = real(0.0, 1.0, low_open=True, high_open=True)
+    number = real(nullable=True, null_as=math.nan)
+    cols = {"depth": integer(1), "judged_per_topic": real(0.0), "coverage": real(0.0, 1.0, nullable=True,
+                                                                                  null_as=math.nan),
+            "var_system": number, "var_topic": number, "var_residual": number,
+            **{c: count(0) for c in ("phi_topics", "erho2_topics", "paired_t_topics")},
+            **{c: real(0.0, nullable=True, null_as=math.inf) for c in ("phi_cost", "erho2_cost", "paired_t_cost")},
+            "phi_topics_low": count(0, null_as=math.nan), "phi_topics_high": count(0, null_as=math.nan),
+            "phi_cheapest_share": real(0.0, 1.0, nullable=True, null_as=math.nan)}
+    return {"table": table(cols), "measure": text(), "target": unit, "min_diff": real(0.0, low_open=True),
+            "power": unit, "alpha": unit, "n_systems": integer(2), "n_topics": integer(2), "bootstrap": integer(0),
+            "seed": integer(0, nullable=True), "level": unit}
+
+
+TopicBudget.JSON_SCHEMA.update(_budget_schema())
