@@ -92,6 +92,15 @@ def _without_kept(study: Study, frame: pd.DataFrame, keys: dict[str, str], axis:
     return frame.drop(columns=[k for k in drop if k in frame.columns]) if axis else frame
 
 
+#: appended to the baseline's row label when a verdict keeps it (its one row is also the adopted configuration)
+KEPT_SUFFIX = " (kept: the adopted configuration)"
+
+
+def _kept_label(study: Study, what: str, label: str) -> str:
+    """The baseline row's label, saying that the ``what`` verdict keeps it (one row for one configuration)."""
+    return label + KEPT_SUFFIX if _kept(study, what) else label
+
+
 def _adopted_needs(study: Study) -> str:
     """", X (adopted: rbp(p=0.81))" for the "In short" sentence; "" without an adopted discount or when it keeps
     the baseline (whose number the sentence gives already)."""
@@ -215,7 +224,7 @@ def _discount_section(study: Study) -> list[Block]:
     B.append(("h2", "Discount (Table 1, Figs. 2, 3, 4, 6)"))
     t1 = _without_kept(study, dt[["share_system", "share_topic", "share_residual", "phi", "erho2",
                                   "topics_needed"]].copy(), {"adopted": "discount"})
-    t1.index = [study.label(i) for i in t1.index]
+    t1.index = [_kept_label(study, "discount", study.label(i)) if i == "log2" else study.label(i) for i in t1.index]
     t1.index.name = "discount"
     need_col = f"topics for Φ ≥ {s.target:g}"
     t1.columns = ["σ²(s) share", "σ²(t) share", "σ²(st,e) share", f"Φ({study.n_topics})",
@@ -276,7 +285,8 @@ def _gain_section(study: Study) -> list[Block]:
                                          "exponential gains' ratios.")))
     t3 = _without_kept(study, study.gain_table[["share_system", "phi", "erho2", "topics_needed"]].copy(),
                        {"adopted": "gain"})
-    t3.index = [_GAIN_NAMES.get(i, i) if i != "adopted" else study.label("adopted gain") for i in t3.index]
+    t3.index = [_kept_label(study, "gain", _GAIN_NAMES.get(i, i)) if i == "linear" else
+                _GAIN_NAMES.get(i, i) if i != "adopted" else study.label("adopted gain") for i in t3.index]
     t3.index.name = "gain"
     t3.columns = ["σ²(s) share", f"Φ({study.n_topics})", f"Eρ²({study.n_topics})", need_col]
     B.append(("table", _Table(t3, counts=frozenset({need_col}),
@@ -290,8 +300,9 @@ def _rankings_section(study: Study) -> list[Block]:
     B: list[Block] = []
     B.append(("h2", "Rankings of systems (Table 4, Figs. 7, 8)"))
     tau = _without_kept(study, study.tau_discount.copy(), {"adopted": "discount"}, axis=1)
-    tau.index = [study.label(i) for i in tau.index]
-    tau.columns = [study.label(i) for i in tau.columns]
+    tau.index = [_kept_label(study, "discount", study.label(i)) if i == "log2" else study.label(i) for i in tau.index]
+    tau.columns = [_kept_label(study, "discount", study.label(i)) if i == "log2" else study.label(i)
+                   for i in tau.columns]
     B.append(("table", _Table(tau, digits={c: 4 for c in tau.columns},
                               caption=f"Table 4 — Kendall τ between the system rankings of the discounts, nDCG@{k}.")))
     agr = study.agreement.copy()
@@ -328,8 +339,9 @@ def _power_section(study: Study) -> list[Block]:
     if reconcile:
         B.append(("p", reconcile))
     if study.swap is not None and not study.swap.empty:
-        sw = study.swap.copy()
-        sw.index = [_config_label(study, i) for i in sw.index]
+        sw = _without_kept(study, study.swap.copy(), {"adopted": "discount", "adopted gain": "gain"})
+        sw.index = [_kept_label(study, "discount", _config_label(study, i)) if i == "log2" else
+                    _config_label(study, i) for i in sw.index]
         sw = sw[~sw.index.duplicated()]  # the baseline kept for the discount and for the gains: one row
         sw.index.name = "configuration"
         sw.columns = ["topics per set", "swap rate", "difference for ≤ 5 % swaps", "share of comparisons reaching it"]

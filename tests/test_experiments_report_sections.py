@@ -74,3 +74,25 @@ def test_reconcile_says_why_stability_and_power_disagree(study):
     assert f"at nDCG@{ka} the most stable configuration" in text and "Trust Φ" in text
     power.loc[rows[0], "power"] = 0.99  # now it is also the most discriminative: nothing to reconcile there
     assert f"at nDCG@{ka}" not in _reconcile(replace(study, power=power))
+
+
+def test_a_kept_baseline_is_shown_once(study):
+    # the quick study keeps the baseline (too few splits to decide): no table repeats it as an adopted row or column
+    from experiments._adopted import KEPT_BASELINE
+    from experiments.report_render import _cells
+
+    assert study.adopted and all(a.is_baseline for a in study.adopted)
+    tables = [c for k, c in report_blocks(study) if k == "table"]
+    for t in tables:
+        head, rows = _cells(t)
+        labels = [r[0] for r in rows] + head
+        if t.caption.startswith("Sakai's paired bootstrap"):  # Fig. 9's series: the kept baseline is its one row
+            assert sum(x.startswith("baseline: ") for x in labels) + sum(x.startswith(KEPT_BASELINE)
+                                                                        for x in labels) == 2  # two cut-offs
+            continue
+        assert not any(KEPT_BASELINE in x for x in labels), t.caption
+    md = render(study, "md")
+    best = md[md.index("Comparing the best runs"):]
+    header = best[best.index("| run |"):].splitlines()[0]
+    assert header.count("|") == 3 and "adopted" not in header  # the run and the baseline's column, once
+    assert sections.KEPT_SUFFIX in md and "Shown below as" not in md
