@@ -122,6 +122,17 @@ def test_latex_table_one_row_per_name_specials_escaped(runs):
         assert back == f"({letters[run]}) {one_line(run)}".rstrip()
         stripped = _TEX_TOKEN.sub("", cells[0])
         assert not re.search(r"[\\$&%#_^~{}\[\]]", stripped)  # nothing special left unescaped
+    # the pairs table of one measure: one row per pair, both names read back
+    from experiments.compare import compare
+
+    c = compare(_scores(runs), baseline=runs[-1])
+    body = c.to_latex().split("\\midrule\n")[1].split("\\bottomrule")[0].splitlines()
+    assert len(body) == len(c.table)
+    for line, (a, b) in zip(body, zip(c.table["a"], c.table["b"])):
+        cells = _tex_cells(line)
+        assert len(cells) == 7
+        assert [_TEX_TOKEN.sub(lambda m: _TEX_BACK[m.group(0)], x) for x in cells[:2]] == [one_line(a).strip(),
+                                                                                          one_line(b).strip()]
 
 
 @FEW
@@ -147,6 +158,25 @@ def test_html_and_text_one_row_per_name(runs):
         assert line.startswith(f"({letters[run]})") and one_line(run) in line
     starts = {line.index(f"{t.means.loc[run, 'AP']:.4f}") for line, run in zip(lines[1:], t.means.index)}
     assert len(starts) == 1
+    lines = c.summary().splitlines()
+    rows = lines[lines.index(next(x for x in lines if x.startswith("a "))) + 1:]
+    assert len(rows) == len(c.table) and all(r.startswith(one_line(a)) for r, a in zip(rows, c.table["a"]))
+
+
+@FEW
+@given(names)
+def test_report_tables_one_row_per_name(runs):
+    # the report's tables (Markdown, then rendered to HTML as the report does) and the topics section's HTML tables
+    from experiments.report_render import _md_table
+    from experiments.report_sections import _Table
+    from experiments.report_topics import _html_table
+
+    frame = pd.DataFrame({"Φ": np.linspace(0.1, 0.9, len(runs))}, index=pd.Index(runs, name="run <b>|"))
+    page = _parse(_md_to_html(_md_table(_Table(frame, caption="runs of *x* <i>"))))
+    assert page.tags <= _TABLE_TAGS and len(page.rows) == 1 + len(runs)
+    assert [r[0] for r in page.rows] == ["run <b>|", *map(_shown, runs)]
+    page = _parse(_html_table(["run", "x"], [[r, "1"] for r in runs], caption="<b>c</b>"))
+    assert page.tags <= _TABLE_TAGS and [r[0] for r in page.rows[1:]] == [one_line(r) for r in runs]
 
 
 @settings(max_examples=10, deadline=None)
