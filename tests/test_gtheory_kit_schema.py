@@ -47,6 +47,8 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
             out[f"TopicSetSize/{method}"] = (TopicSetSize, TopicSetSize.JSON_SCHEMA,
                                              gtheory.topic_set_size(X, method=method, **kw).to_json())
         out["TopicPlan"] = (TopicPlan, TopicPlan.JSON_SCHEMA, gtheory.plan(X, min_diff=0.1).to_json())
+        need = gtheory.gstudy(X.to_numpy()).topics_needed(0.95, level=0.9)
+        out["TopicsNeeded"] = (type(need), type(need).JSON_SCHEMA, need.to_json())
         out["TopicCurves"] = (TopicCurves, TopicCurves.JSON_SCHEMA, gtheory.topic_curves(X, repeats=3).to_json())
         judged = metrics.load_trec9().subset(topics=list(range(8)), systems=list(range(6)))
         out["TopicBudget"] = (TopicBudget, TopicBudget.JSON_SCHEMA,
@@ -55,7 +57,7 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
 
 
 NAMES = ["Comparison", "Comparison/baseline", "ComparisonTable", "TopicSetSize/paired-t", "TopicSetSize/anova",
-         "TopicSetSize/ci", "TopicPlan", "TopicCurves", "TopicBudget"]
+         "TopicSetSize/ci", "TopicPlan", "TopicCurves", "TopicBudget", "TopicsNeeded"]
 
 
 @pytest.mark.parametrize("name", NAMES)
