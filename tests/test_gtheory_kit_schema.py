@@ -47,6 +47,13 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
             out[f"TopicSetSize/{method}"] = (TopicSetSize, TopicSetSize.JSON_SCHEMA,
                                              gtheory.topic_set_size(X, method=method, **kw).to_json())
         out["TopicPlan"] = (TopicPlan, TopicPlan.JSON_SCHEMA, gtheory.plan(X, min_diff=0.1).to_json())
+        from experiments.confusion import _CONFUSION_SCHEMA, SignificanceConfusion, significance_confusion
+        from experiments.discriminative import _POWER_SCHEMA, DiscriminativePower, discriminative_power
+
+        out["DiscriminativePower"] = (DiscriminativePower, _POWER_SCHEMA,
+                                      discriminative_power(X, 0.05, n_resamples=50, seed=0).to_json())
+        out["SignificanceConfusion"] = (SignificanceConfusion, _CONFUSION_SCHEMA,
+                                        significance_confusion(X, X * 0.9 + 0.01, test="t").to_json())
         need = gtheory.gstudy(X.to_numpy()).topics_needed(0.95, level=0.9)
         out["TopicsNeeded"] = (type(need), type(need).JSON_SCHEMA, need.to_json())
         out["TopicCurves"] = (TopicCurves, TopicCurves.JSON_SCHEMA, gtheory.topic_curves(X, repeats=3).to_json())
@@ -57,7 +64,8 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
 
 
 NAMES = ["Comparison", "Comparison/baseline", "ComparisonTable", "TopicSetSize/paired-t", "TopicSetSize/anova",
-         "TopicSetSize/ci", "TopicPlan", "TopicCurves", "TopicBudget", "TopicsNeeded"]
+         "TopicSetSize/ci", "TopicPlan", "TopicCurves", "TopicBudget", "TopicsNeeded",
+         "DiscriminativePower", "SignificanceConfusion"]
 
 
 @pytest.mark.parametrize("name", NAMES)
