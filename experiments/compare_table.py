@@ -44,7 +44,8 @@ class ComparisonTable(JsonResult):
 
     With a baseline, a cell is marked ▲ (significantly better than the baseline) or ▼ (worse). Without one, each run
     gets a letter (a, b, c, ... in row order) and a cell lists, as superscripts, the letters of the runs it is
-    significantly better than (the convention of ranx and of many IR papers). The best mean of each column is bold (``*`` in the text table).
+    significantly better than (the convention of ranx and of many IR papers). The best mean of each column is bold
+    (``*`` in the text table).
 
     Attributes
     ----------

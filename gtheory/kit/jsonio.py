@@ -234,7 +234,8 @@ def read_fields_document(cls: Any, text_or_path: Any, tables: dict[str, tuple[st
     """The fields of a :func:`fields_document` (JSON text or a path) for ``cls(**fields)``: the document's
     ``"format"`` must be ``cls.JSON_FORMAT`` and its fields exactly the dataclass's (ValueError naming the ones that
     differ), each checked by the class's ``JSON_SCHEMA`` when it declares one (:mod:`gtheory.kit.schema`: a
-    :class:`~gtheory.kit.errors.DocumentError` naming the field); each field named in ``tables`` is read back as a DataFrame whose listed columns are floats (None → NaN).
+    :class:`~gtheory.kit.errors.DocumentError` naming the field); each field named in ``tables`` is read back as
+    a DataFrame whose listed columns are floats (None → NaN).
     The caller converts what JSON cannot say (inf written as null, integer columns)."""
     from dataclasses import fields
 
