@@ -12,8 +12,7 @@ the data's text through the rule of their format here — one rule per format:
   HTML-special characters ``& < > " '``, ``~`` (strike-through) and ``$`` (GitHub's math) as character references
   (``<img …>`` stays text, not raw HTML), every inline-markup character ``\ ` * _ [ ] |`` backslash-escaped
   (``[x](javascript:…)`` is not a link, ``![x](…)`` not an image: both need the brackets; ``|`` does not split a
-  cell), and a start that would open
-  a block (``#``, ``-``, ``+``, ``1.``) escaped. A bare ``http://`` or ``www.`` address stays text in
+  cell), and a start that would open a block (``#``, ``-``, ``+``, ``1.``) escaped. A bare ``http://`` or ``www.`` address stays text in
   Python-Markdown; GitHub may show it as a plain link to that very address (no script, no other target).
 * :func:`latex` (LaTeX text mode, a ``tabular`` cell or a caption): the specials ``# $ % & _ { } ~ ^ \`` as their
   text commands, ``< > |`` as ``\textless{}`` …, ``[`` and ``]`` braced (a cell starting with ``[`` after ``\\`` is
