@@ -386,27 +386,31 @@ def _comparison_schema() -> dict[str, Any]:
 COMPARISON_SCHEMA: dict[str, Any] = _comparison_schema()
 
 
-def _comparison_from(d: dict[str, Any], fmt: str) -> Comparison:
+def _comparison_from(d: dict[str, Any], fmt: str, prefix: str = "") -> Comparison:
     """A :class:`Comparison` from its checked fields, after the checks between fields (the means of the compared
-    systems, the pairs' names, Tukey without a correction)."""
+    systems, the pairs' names, Tukey without a correction); ``prefix`` names where the comparison sits in a larger
+    document (``"comparisons.AP."``)."""
     from gtheory.kit.errors import DocumentError
     from gtheory.kit.jsonio import table_back
 
     systems, values = d["means"]["systems"], d["means"]["values"]
     if len(systems) != len(values) or len(systems) != d["n_systems"] or len(set(systems)) != len(systems):
-        raise DocumentError(fmt, "means", f"must give one mean for each of the n_systems = {d['n_systems']} "
-                                          f"distinct systems; got {len(systems)} systems, {len(values)} values")
+        raise DocumentError(fmt, prefix + "means", f"must give one mean for each of the n_systems = "
+                                                   f"{d['n_systems']} distinct systems; got {len(systems)} systems, "
+                                                   f"{len(values)} values")
     if d["baseline"] is not None and d["baseline"] not in systems:
-        raise DocumentError(fmt, "baseline", f"must be one of the compared systems; got {d['baseline']!r}")
+        raise DocumentError(fmt, prefix + "baseline",
+                            f"must be one of the compared systems; got {d['baseline']!r}")
     if d["test"] == "tukey-hsd" and d["correction"] != "none":
-        raise DocumentError(fmt, "correction", "must be 'none' with test 'tukey-hsd' (it controls the family-wise "
-                                               f"error itself); got {d['correction']!r}")
+        raise DocumentError(fmt, prefix + "correction", "must be 'none' with test 'tukey-hsd' (it controls the "
+                                                        f"family-wise error itself); got {d['correction']!r}")
     frame = table_back(d["table"], "table", _TABLE_FLOATS)
     known = set(systems)
     for col in ("a", "b"):
         if not frame[col].isin(known).all():
             bad = frame.loc[~frame[col].isin(known), col].iloc[0]
-            raise DocumentError(fmt, f"table.{col}", f"must name compared systems (those of 'means'); got {bad!r}")
+            raise DocumentError(fmt, prefix + f"table.{col}",
+                                f"must name compared systems (those of 'means'); got {bad!r}")
     frame["significant"] = frame["significant"].astype(bool)
     means = pd.Series(values, index=systems, name="mean", dtype=float)
     kw = {k: d[k] for k in d if k not in ("table", "means")}

@@ -242,7 +242,7 @@ class ComparisonTable(JsonResult):
                 raise DocumentError(fmt, f"comparisons.{k}.format", f"must be {inner!r}; got {v.get('format')!r}")
             checked = check_document({f: x for f, x in v.items() if f != "format"}, COMPARISON_SCHEMA, fmt,
                                      prefix=f"comparisons.{k}.")
-            comps[k] = _comparison_from(checked, inner)
+            comps[k] = _comparison_from(checked, fmt, prefix=f"comparisons.{k}.")
         means = table_back(d["means"], "means").astype(float)
         if not comps or list(means.columns) != list(comps):
             raise DocumentError(fmt, "means", f"must have one column per compared measure {list(comps)}; got "
