@@ -33,6 +33,7 @@ from scipy.stats import rankdata
 
 from experiments._validation import align_pair, as_scores, check_choice
 from gtheory.kit.ties import tie_values
+from gtheory.kit.render import plot_label
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -427,7 +428,7 @@ def plot_mean_scatter(
     top = np.argsort(-x, kind="stable")[:label_top]
     for i, s in enumerate(top):  # best first, in a column in the empty lower right (below y = x), leader lines
         ax.scatter([x[s]], [y[s]], s=30, facecolors="none", edgecolors="k", linewidths=0.8, zorder=3)
-        ax.annotate(str(systems[s]), (x[s], y[s]), xycoords="data", textcoords="axes fraction",
+        ax.annotate(plot_label(systems[s]), (x[s], y[s]), xycoords="data", textcoords="axes fraction",
                     xytext=(0.97, 0.06 + 0.065 * (len(top) - 1 - i)), fontsize=7, ha="right", va="center",
                     zorder=4, arrowprops=dict(arrowstyle="-", color="0.5", lw=0.6, shrinkA=1, shrinkB=3))
     return ax

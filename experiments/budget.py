@@ -31,6 +31,7 @@ import pandas as pd
 import gtheory
 from gtheory.kit.display import fmt, html_table
 from gtheory.kit.jsonio import JsonResult
+from gtheory.kit.render import plot_label
 from gtheory.kit.params import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,6 +101,8 @@ class TopicBudget(JsonResult):
     level: float = 0.95
 
     JSON_FORMAT: ClassVar[str] = "experiments.TopicBudget/1"
+    #: the declared schema of the document (:mod:`gtheory.kit.schema`), checked by :meth:`from_json`
+    JSON_SCHEMA: ClassVar[dict] = {}
 
     def cheapest(self, requirement: str = "phi") -> dict[str, float]:
         """The depth of least judging cost for ``requirement`` ("phi", "erho2" or "paired_t"): its depth, topics and
@@ -195,7 +198,8 @@ class TopicBudget(JsonResult):
         ax.set_yscale("log")
         ax.set_xlabel("pool depth")
         ax.set_ylabel("judgments (topics × judged per topic)")
-        ax.set_title(title if title is not None else f"Topics × depth budget: {self.measure}", fontsize=10)
+        ax.set_title(title if title is not None else plot_label(f"Topics × depth budget: {self.measure}"),
+                     fontsize=10)
         ax.legend(fontsize=8)
         return ax
 
@@ -338,3 +342,23 @@ def topic_depth_budget(
         table[c] = table[c].astype(float)
     return TopicBudget(table, str(measure), float(target), float(min_diff), float(power), float(alpha),
                        judged.n_systems, judged.n_topics, int(bootstrap), seed, float(level))
+
+
+def _budget_schema() -> dict:
+    from gtheory.kit.schema import count, integer, real, table, text
+
+    unit = real(0.0, 1.0, low_open=True, high_open=True)
+    number = real(nullable=True, null_as=math.nan)
+    cols = {"depth": integer(1), "judged_per_topic": real(0.0), "coverage": real(0.0, 1.0, nullable=True,
+                                                                                  null_as=math.nan),
+            "var_system": number, "var_topic": number, "var_residual": number,
+            **{c: count(0) for c in ("phi_topics", "erho2_topics", "paired_t_topics")},
+            **{c: real(0.0, nullable=True, null_as=math.inf) for c in ("phi_cost", "erho2_cost", "paired_t_cost")},
+            "phi_topics_low": count(0, null_as=math.nan), "phi_topics_high": count(0, null_as=math.nan),
+            "phi_cheapest_share": real(0.0, 1.0, nullable=True, null_as=math.nan)}
+    return {"table": table(cols), "measure": text(), "target": unit, "min_diff": real(0.0, low_open=True),
+            "power": unit, "alpha": unit, "n_systems": integer(2), "n_topics": integer(2), "bootstrap": integer(0),
+            "seed": integer(0, nullable=True), "level": unit}
+
+
+TopicBudget.JSON_SCHEMA.update(_budget_schema())

@@ -64,7 +64,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 import numpy as np
 import pandas as pd
 
-from gtheory.kit.display import fmt, kv_table
+from gtheory.kit.display import fmt, html_table, kv_table
+from gtheory.kit.render import Math, compose, latex, markdown, md_row, plot_label, text, text_table
 from gtheory.kit.jsonio import JsonResult
 
 from gtheory.kit.params import BOOLEAN, integer, validate_params
@@ -79,13 +80,14 @@ from experiments.pairwise_tests import _exact_differences
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["compare", "Comparison", "TESTS", "CORRECTIONS", "residual_variance"]
+__all__ = ["compare", "Comparison", "COMPARISON_SCHEMA", "TESTS", "CORRECTIONS", "residual_variance"]
 
 #: the tests of :func:`compare` (:data:`experiments.compare_registry.TEST_REGISTRY`)
 TESTS: tuple[str, ...] = _registry.TESTS
 #: correction name -> statsmodels' ``multipletests`` method (:data:`experiments.compare_registry.CORRECTION_REGISTRY`)
 CORRECTIONS: dict[str, str] = _registry.CORRECTIONS
 _TEST_NAMES = {t.name: t.title for t in _registry.TEST_REGISTRY}
+_ALPHA = Math(r"\alpha", "alpha")
 _TABLE_FLOATS = ("mean_a", "mean_b", "diff", "ci_lo", "ci_hi", "statistic", "p", "p_adjusted", "effect_size")
 
 
@@ -186,27 +188,27 @@ class Comparison(JsonResult):
         """Number of significant pairs."""
         return int(self.table["significant"].sum())
 
-    def _title(self) -> str:
-        what = f"{self.measure}: " if self.measure else ""
-        against = f"against {self.baseline}" if self.baseline is not None else "all pairs"
+    def _title(self, fmt: str = "text") -> str:
+        """The table's title for ``fmt`` (:mod:`gtheory.kit.render`: names and measure escaped)."""
+        what = [self.measure, ": "] if self.measure else []
+        against = ["against ", self.baseline] if self.baseline is not None else ["all pairs"]
         corr = "" if self.correction == "none" else f", {self.correction}-corrected"
-        return f"{what}{_TEST_NAMES[self.test]}, {against}{corr}, alpha = {self.alpha:g}, {self.n_topics} topics"
+        return compose([*what, _TEST_NAMES.get(self.test, self.test), ", ", *against, corr, ", ", _ALPHA,
+                        f" = {self.alpha:g}, {self.n_topics} topics"], fmt)
 
     def summary(self) -> str:
-        """The pairs table as text (numbers rounded for display only)."""
+        """The pairs table as text (numbers rounded for display only; significant pairs marked ``*``)."""
         t = self.table
         lines = [self._title(),
-                 f"{self.n_significant} of {len(t)} pairs significant; effect size "
+                 f"{self.n_significant} of {len(t)} pairs significant (*); effect size "
                  f"{'diff/sqrt(V_E)' if self.effect_size == 'sakai' else 'Cohen d_z'}; intervals "
                  f"{100 * (1 - self.alpha):g}% paired-t, per pair"]
         if self._footnote():
             lines.append(f"minimum detectable difference: {self._footnote()}")
-        w = max([len(str(x)) for x in list(t["a"]) + list(t["b"])] + [4])
-        lines.append(f"{'a':<{w}}  {'b':<{w}}  {'diff':>8}  {'interval':>19}  {'p':>8}  {'p adj':>8}  {'ES':>6}")
-        for r in t.itertuples(index=False):
-            star = " *" if r.significant else ""
-            lines.append(f"{str(r.a):<{w}}  {str(r.b):<{w}}  {r.diff:8.4f}  [{r.ci_lo:8.4f}, {r.ci_hi:8.4f}]  "
-                         f"{_fmt_p(r.p):>8}  {_fmt_p(r.p_adjusted):>8}  {r.effect_size:6.2f}{star}")
+        rows = [[text(r.a), text(r.b), f"{r.diff:.4f}", f"[{r.ci_lo:8.4f}, {r.ci_hi:8.4f}]", _fmt_p(r.p),
+                 _fmt_p(r.p_adjusted), f"{r.effect_size:.2f}", "*" if r.significant else ""]
+                for r in t.itertuples(index=False)]
+        lines += text_table(["a", "b", "diff", "interval", "p", "p adj", "ES", ""], rows, "<<>>>>><")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -220,7 +222,7 @@ class Comparison(JsonResult):
         head = kv_table(f"Comparison — {self._title()}", {
             "significant pairs": f"{self.n_significant} of {len(self.table)}",
             "V_E": fmt(self.residual_variance, 4)})
-        return head + self.table.to_html(index=False, float_format=lambda v: f"{v:.4g}", escape=True)
+        return head + html_table(self.table.itertuples(index=False), header=list(self.table.columns))
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain JSON values plus ``"format"``; non-finite numbers are None."""
@@ -233,21 +235,12 @@ class Comparison(JsonResult):
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "Comparison":
-        """A :class:`Comparison` from :meth:`to_json` output (text or a file path)."""
-        from gtheory.kit.jsonio import load_document, number, table_back
+        """A :class:`Comparison` from :meth:`to_json` output (text or a file path), checked field by field against
+        :data:`COMPARISON_SCHEMA` (:func:`gtheory.kit.schema.read_document`): a tampered or truncated document is
+        refused with a :class:`gtheory.kit.errors.DocumentError` naming the field."""
+        from gtheory.kit.schema import read_document
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        names = [f.name for f in fields(cls)]
-        if missing := [k for k in names if k not in d and k != "min_detectable_difference"]:
-            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
-        frame = table_back(d["table"], "table", _TABLE_FLOATS)
-        frame["significant"] = frame["significant"].astype(bool)
-        means = pd.Series([float(number(v)) for v in d["means"]["values"]], index=d["means"]["systems"],
-                          name="mean")
-        kw = {k: d[k] for k in names if k not in ("table", "means", "min_detectable_difference")}
-        kw["residual_variance"] = float(number(kw["residual_variance"]))
-        kw["min_detectable_difference"] = float(number(d.get("min_detectable_difference")))
-        return cls(**kw, means=means, table=frame)
+        return _comparison_from(read_document(text_or_path, cls.JSON_FORMAT, COMPARISON_SCHEMA), cls.JSON_FORMAT)
 
     def to_csv(self, path: Any = None, *, raw: bool = False) -> str:
         """The pairs table as CSV text; also written to ``path`` if given (:func:`gtheory.kit.write_text`: atomic for a
@@ -261,27 +254,32 @@ class Comparison(JsonResult):
         return text
 
     def to_markdown(self) -> str:
-        """The pairs table as a GitHub-flavoured Markdown table (significant pairs marked ``*``)."""
-        rows = ["| a | b | diff | interval | p | p adj. | ES | |", "|---|---|---:|---:|---:|---:|---:|---|"]
+        """The pairs table as a GitHub-flavoured Markdown table (significant pairs marked ``*``); names and the title
+        are literal text (:func:`gtheory.kit.render.markdown`: no live HTML, link or cell break)."""
+        rows = [md_row(["a", "b", "diff", "interval", "p", "p adj.", "ES", ""]),
+                "|---|---|---:|---:|---:|---:|---:|---|"]
         for r in self.table.itertuples(index=False):
-            rows.append(f"| {_md(r.a)} | {_md(r.b)} | {r.diff:.4f} | [{r.ci_lo:.4f}, {r.ci_hi:.4f}] | {_fmt_p(r.p)} | "
-                        f"{_fmt_p(r.p_adjusted)} | {r.effect_size:.2f} | {'*' if r.significant else ''} |")
-        return f"{self._title()}\n\n" + "\n".join(rows) + "\n"
+            rows.append(md_row([markdown(r.a), markdown(r.b), f"{r.diff:.4f}", f"[{r.ci_lo:.4f}, {r.ci_hi:.4f}]",
+                                markdown(_fmt_p(r.p)), markdown(_fmt_p(r.p_adjusted)), f"{r.effect_size:.2f}",
+                                "\\*" if r.significant else ""]))
+        return f"{self._title('md')}\n\n" + "\n".join(rows) + "\n\n\\*: significant\n"
 
     def to_latex(self) -> str:
-        """The pairs table as a LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``)."""
+        """The pairs table as a LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``); names escaped
+        (:func:`gtheory.kit.render.latex`: specials as text commands, newlines as spaces)."""
         lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{llrrrrr}", r"\toprule",
                  r"$a$ & $b$ & $\bar d$ & CI & $p$ & $p_{\mathrm{adj}}$ & ES \\", r"\midrule"]
         for r in self.table.itertuples(index=False):
             d = f"\\textbf{{{r.diff:.4f}}}" if r.significant else f"{r.diff:.4f}"
-            lines.append(f"{_tex(r.a)} & {_tex(r.b)} & {d} & [{r.ci_lo:.4f}, {r.ci_hi:.4f}] & "
-                         f"{_tex(_fmt_p(r.p))} & {_tex(_fmt_p(r.p_adjusted))} & {r.effect_size:.2f} \\\\")
-        lines += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{_tex(self._title())}; bold: significant.}}",
+            lines.append(f"{latex(r.a)} & {latex(r.b)} & {d} & [{r.ci_lo:.4f}, {r.ci_hi:.4f}] & "
+                         f"{latex(_fmt_p(r.p))} & {latex(_fmt_p(r.p_adjusted))} & {r.effect_size:.2f} \\\\")
+        lines += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{self._title('latex')}; bold: significant.}}",
                   r"\end{table}"]
         return "\n".join(lines) + "\n"
 
     def plot(self, ax: "Axes | None" = None) -> "Axes":
-        """The differences with their intervals, one line per pair (significant ones filled)."""
+        """The differences with their intervals, one line per pair (significant ones filled); names shown literally
+        (:func:`gtheory.kit.render.plot_label`: never parsed as mathtext)."""
         import matplotlib.pyplot as plt
 
         if ax is None:
@@ -293,29 +291,71 @@ class Comparison(JsonResult):
         ax.plot(t["diff"][sig], y[sig], "o", color="C0", label="significant")
         ax.plot(t["diff"][~sig], y[~sig], "o", mfc="white", color="C0", label="not significant")
         ax.axvline(0.0, color="0.7", lw=0.8)
-        ax.set_yticks(y, [f"{a} − {b}" for a, b in zip(t["a"], t["b"])])
-        ax.set_xlabel(f"difference in mean {self.measure or 'score'} ({100 * (1 - self.alpha):g}% interval)")
-        ax.set_title(self._title(), fontsize="small")
+        ax.set_yticks(y, [plot_label(f"{a} − {b}") for a, b in zip(t["a"], t["b"])])
+        ax.set_xlabel(plot_label(f"difference in mean {self.measure or 'score'} ({100 * (1 - self.alpha):g}% "
+                                 "interval)"))
+        ax.set_title(self._title("plot"), fontsize="small")
         ax.legend(fontsize="small")
         return ax
-
-
-def _md(s: Any) -> str:
-    return str(s).replace("|", "\\|")
-
-
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-        "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
-
-
-def _tex(s: Any) -> str:
-    return "".join(_TEX.get(c, c) for c in str(s))
 
 
 def _csv(frame: pd.DataFrame, raw: bool = False) -> str:
     from gtheory.kit import csv_safe
 
     return (frame if raw else csv_safe(frame)).to_csv(index=False, float_format="%.10g")
+
+
+def _comparison_schema() -> dict[str, Any]:
+    from gtheory.kit.schema import choice, count, flag, integer, list_of, obj, real, table, text
+
+    number = real(nullable=True, null_as=math.nan)  # a non-finite number is written as null
+    p = real(0.0, 1.0, nullable=True, null_as=math.nan)
+    return {
+        "test": choice(*TESTS), "correction": choice("none", *CORRECTIONS), "alpha": real(0.0, 1.0, low_open=True,
+                                                                                        high_open=True),
+        "baseline": text(nullable=True), "effect_size": choice("sakai", "dz"), "measure": text(nullable=True),
+        "n_systems": integer(2), "n_topics": integer(2), "n_resamples": integer(0), "exact": flag(),
+        "seed": integer(0, nullable=True), "residual_variance": real(0.0, nullable=True, null_as=math.nan),
+        "means": obj({"systems": list_of(text()), "values": list_of(number)}),
+        "table": table({"a": text(), "b": text(), **{c: number for c in _TABLE_FLOATS if c not in ("p", "p_adjusted")},
+                        "p": p, "p_adjusted": p, "significant": flag()}),
+        "min_detectable_difference": real(0.0, nullable=True, null_as=math.nan, required=False, default=math.nan),
+    }
+
+
+#: the declared schema of a :class:`Comparison` document (field -> rule, :mod:`gtheory.kit.schema`)
+COMPARISON_SCHEMA: dict[str, Any] = _comparison_schema()
+
+
+def _comparison_from(d: dict[str, Any], fmt: str, prefix: str = "") -> Comparison:
+    """A :class:`Comparison` from its checked fields, after the checks between fields (the means of the compared
+    systems, the pairs' names, Tukey without a correction); ``prefix`` names where the comparison sits in a larger
+    document (``"comparisons.AP."``)."""
+    from gtheory.kit.errors import DocumentError
+    from gtheory.kit.jsonio import table_back
+
+    systems, values = d["means"]["systems"], d["means"]["values"]
+    if len(systems) != len(values) or len(systems) != d["n_systems"] or len(set(systems)) != len(systems):
+        raise DocumentError(fmt, prefix + "means", f"must give one mean for each of the n_systems = "
+                                                   f"{d['n_systems']} distinct systems; got {len(systems)} systems, "
+                                                   f"{len(values)} values")
+    if d["baseline"] is not None and d["baseline"] not in systems:
+        raise DocumentError(fmt, prefix + "baseline",
+                            f"must be one of the compared systems; got {d['baseline']!r}")
+    if d["test"] == "tukey-hsd" and d["correction"] != "none":
+        raise DocumentError(fmt, prefix + "correction", "must be 'none' with test 'tukey-hsd' (it controls the "
+                                                        f"family-wise error itself); got {d['correction']!r}")
+    frame = table_back(d["table"], "table", _TABLE_FLOATS)
+    known = set(systems)
+    for col in ("a", "b"):
+        if not frame[col].isin(known).all():
+            bad = frame.loc[~frame[col].isin(known), col].iloc[0]
+            raise DocumentError(fmt, prefix + f"table.{col}",
+                                f"must name compared systems (those of 'means'); got {bad!r}")
+    frame["significant"] = frame["significant"].astype(bool)
+    means = pd.Series(values, index=systems, name="mean", dtype=float)
+    kw = {k: d[k] for k in d if k not in ("table", "means")}
+    return Comparison(**kw, means=means, table=frame)
 
 
 # ----------------------------------------------------------------------------------------------- compare

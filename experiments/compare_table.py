@@ -14,14 +14,28 @@ from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
 
 from experiments._validation import TIE_REL, as_scores
-from experiments.compare import (N_RESAMPLES_RULE, _TEST_NAMES, Comparison, _csv, _label, _md, _select, _tex,
+from experiments.compare import (N_RESAMPLES_RULE, _ALPHA, _TEST_NAMES, Comparison, _csv, _label, _select,
                                  compare)
+from gtheory.kit.render import Math, compose, escape, html, latex, markdown, md_row, text, text_table
 from gtheory.kit.params import BOOLEAN, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = ["compare_measures", "ComparisonTable"]
+
+def _table_schema() -> dict:
+    from gtheory.kit.schema import obj, real, table, text
+
+    return {"baseline": text(nullable=True),
+            "means": table(index=text(), cells=real(nullable=True, null_as=float("nan"))),
+            "comparisons": obj()}
+
+
+#: the declared schema of a :class:`ComparisonTable` document (each comparison: the Comparison's own schema)
+_TABLE_SCHEMA = _table_schema()
+_SIGMA2 = Math(r"\sigma^2 = V_E", "σ² = V_E")
+_ARROWS = Math(r"\uparrow/\downarrow", "▲/▼")
 
 
 
@@ -31,7 +45,8 @@ class ComparisonTable(JsonResult):
 
     With a baseline, a cell is marked ▲ (significantly better than the baseline) or ▼ (worse). Without one, each run
     gets a letter (a, b, c, ... in row order) and a cell lists, as superscripts, the letters of the runs it is
-    significantly better than (the convention of ranx and of many IR papers). The best mean of each column is bold.
+    significantly better than (the convention of ranx and of many IR papers). The best mean of each column is bold
+    (``*`` in the text table).
 
     Attributes
     ----------
@@ -58,19 +73,19 @@ class ComparisonTable(JsonResult):
 
     def markers(self) -> pd.DataFrame:
         """Runs x measures: the marker text of each cell ('▲', '▼', letters, or '')."""
-        out = pd.DataFrame("", index=self.means.index, columns=self.means.columns)
         letters = self.letters()
+        out = {}
         for meas, c in self.comparisons.items():
+            col = {r: [] for r in self.means.index}
             t = c.table[c.table["significant"]]
-            for r in t.itertuples(index=False):
+            for a, b, diff in zip(t["a"], t["b"], t["diff"]):
                 if self.baseline is not None:
-                    out.loc[r.a, meas] += "▲" if r.diff > 0 else "▼"
+                    col[a].append("▲" if diff > 0 else "▼")
                 else:
-                    win, lose = (r.a, r.b) if r.diff > 0 else (r.b, r.a)
-                    out.loc[win, meas] += letters[lose]
-            if self.baseline is None:
-                out[meas] = out[meas].map(lambda s: "".join(sorted(s)))
-        return out
+                    win, lose = (a, b) if diff > 0 else (b, a)
+                    col[win].append(letters[lose])
+            out[meas] = ["".join(v if self.baseline is not None else sorted(v)) for v in col.values()]
+        return pd.DataFrame(out, index=self.means.index, columns=self.means.columns)
 
     def _best(self) -> pd.DataFrame:
         """Runs x measures: the column's best mean, ties decided with :data:`gtheory.kit.ties.TIE_REL` of the
@@ -80,36 +95,57 @@ class ComparisonTable(JsonResult):
         tol = TIE_REL * m.abs().max(axis=0)
         return m.ge(top - tol, axis=1)
 
-    def _caption(self) -> str:
+    def _caption(self, fmt: str = "text") -> str:
+        """The caption for ``fmt`` (:mod:`gtheory.kit.render`): formulas as math in LaTeX, names escaped; the text
+        table marks the best of a column with ``*`` (it cannot show bold), the others bold it."""
         c = self._first()
         corr = "" if c.correction == "none" else f", {c.correction} correction"
         if self.baseline is not None:
-            mark = f"▲/▼: significantly better/worse than {self.baseline}"
+            mark = [_ARROWS, ": significantly better/worse than ", self.baseline]
         else:
-            mark = "superscripts: the runs (by letter) a run is significantly better than"
-        foot = "; ".join(f"{m}: {v.min_detectable_difference:.3g}" for m, v in self.comparisons.items()
-                         if np.isfinite(v.min_detectable_difference))
-        foot = (f" Minimum detectable difference (paired t, power 0.8, sigma^2 = V_E): {foot}." if foot else "")
+            mark = ["superscripts: the runs (by letter) a run is significantly better than"]
+        best = "*: best in column" if fmt == "text" else "bold: best in column"
+        foot: list = []
+        for m, v in self.comparisons.items():
+            if np.isfinite(v.min_detectable_difference):
+                foot += ["; " if foot else "", m, f": {v.min_detectable_difference:.3f}"]
+        if foot:
+            foot = [" Minimum detectable difference (paired t, power 0.8, ", _SIGMA2, "): ", *foot, "."]
         counts = {m: v.n_topics for m, v in self.comparisons.items()}
         if len(set(counts.values())) == 1:
-            topics = f"{c.n_topics} topics"
+            n = f"{c.n_topics} topics"
         else:  # measures over different topics: each with its own count
-            topics = "topics: " + ", ".join(f"{k} {v}" for k, v in counts.items())
-        return (f"{_TEST_NAMES[c.test]}{corr}, alpha = {c.alpha:g}, {topics}; {mark}; "
-                f"bold: best in column.{foot}")
+            n = "topics: " + ", ".join(f"{k} {v}" for k, v in counts.items())
+        return compose([_TEST_NAMES.get(c.test, c.test), corr, ", ", _ALPHA, f" = {c.alpha:g}, {n}; ", *mark,
+                        f"; {best}.", *foot], fmt)
+
+    def _marker_text(self, s: str, fmt: str) -> str:
+        """A cell's marker (letters of run names, or ▲/▼: the package's own characters) for ``fmt``."""
+        if not s:
+            return ""
+        if fmt == "latex":
+            return "$^{" + s.replace("▲", r"\uparrow").replace("▼", r"\downarrow") + "}$"
+        if fmt in ("md", "html"):
+            return f"<sup>{s}</sup>"
+        return s
 
     def summary(self) -> str:
-        """The table as text."""
-        mk = self.markers()
-        letters = self.letters()
-        w = max(len(str(r)) for r in self.means.index) + (4 if self.baseline is None else 0)
-        head = f"{'run':<{w}}" + "".join(f"  {m:>14}" for m in self.means.columns)
-        lines = [head]
+        """The table as fixed-width text: each column as wide as its widest cell (the letters and markers of many
+        runs stay in line); the best mean of a column marked ``*`` (legend in the caption)."""
+        mk, best, letters = self.markers(), self._best(), self.letters()
+        cols = list(self.means.columns)
+        head = ["", "run"] if self.baseline is None else ["run"]
+        align = "<<" if self.baseline is None else "<"
+        for m in cols:
+            head += [text(m), ""]
+            align += "><"
+        rows = []
         for r in self.means.index:
-            name = f"({letters[r]}) {r}" if self.baseline is None else str(r)
-            cells = "".join(f"  {self.means.loc[r, m]:>8.4f}{mk.loc[r, m]:<6}" for m in self.means.columns)
-            lines.append(f"{name:<{w}}{cells}")
-        return "\n".join(lines + ["", self._caption()])
+            row = [f"({letters[r]})", text(r)] if self.baseline is None else [text(r)]
+            for m in cols:
+                row += [f"{self.means.loc[r, m]:.4f}" + ("*" if best.loc[r, m] else " "), mk.loc[r, m]]
+            rows.append(row)
+        return "\n".join(text_table(head, rows, align) + ["", self._caption("text")])
 
     def __str__(self) -> str:
         return self.summary()
@@ -118,41 +154,44 @@ class ComparisonTable(JsonResult):
         return (f"ComparisonTable({len(self.means)} runs x {self.means.shape[1]} measures, "
                 f"{'baseline ' + str(self.baseline) if self.baseline is not None else 'all pairs'})")
 
-    def _rows(self, escape: Callable[[Any], str], bold: Callable[[str], str],
-              mark: Callable[[str], str]) -> list[tuple[str, list[str]]]:
+    def _rows(self, fmt: str, bold: Callable[[str], str], sep: str = "") -> list[tuple[str, list[str]]]:
         """The one layout of every format: (run label, cells) per row, the run's letter first in all-pairs tables,
-        each mean to 4 decimals, the column's best through ``bold``, a non-empty marker through ``mark``, run names
-        through the format's ``escape``."""
+        each mean to 4 decimals, the column's best through ``bold``, a non-empty marker after ``sep``, run names
+        escaped by the format's one rule (:func:`gtheory.kit.render.escape`)."""
         mk, best, letters = self.markers(), self._best(), self.letters()
         rows = []
         for r in self.means.index:
-            name = f"({letters[r]}) {escape(r)}" if self.baseline is None else escape(r)
+            name = f"({letters[r]}) {escape(r, fmt)}" if self.baseline is None else escape(r, fmt)
             cells = []
             for m in self.means.columns:
                 v = f"{self.means.loc[r, m]:.4f}"
                 v = bold(v) if best.loc[r, m] else v
-                cells.append(v + (mark(mk.loc[r, m]) if mk.loc[r, m] else ""))
+                cells.append(v + sep + self._marker_text(mk.loc[r, m], fmt))
             rows.append((name, cells))
         return rows
 
     def to_markdown(self) -> str:
-        """GitHub-flavoured Markdown: means with markers, best bold."""
+        """GitHub-flavoured Markdown: means with markers, best bold; names, measures and the caption literal text
+        (:func:`gtheory.kit.render.markdown`)."""
         cols = list(self.means.columns)
-        rows = ["| run | " + " | ".join(map(_md, cols)) + " |", "|---|" + "---:|" * len(cols)]
-        for name, cells in self._rows(_md, lambda v: f"**{v}**", lambda s: f"<sup>{s}</sup>"):
-            rows.append(f"| {name} | " + " | ".join(cells) + " |")
-        return "\n".join(rows) + "\n\n" + self._caption() + "\n"
+        rows = [md_row(["run", *(markdown(c) for c in cols)]), "|---|" + "---:|" * len(cols)]
+        for name, cells in self._rows("md", lambda v: f"**{v}**"):
+            rows.append(md_row([name, *cells]))
+        return "\n".join(rows) + "\n\n" + self._caption("md") + "\n"
 
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
-        """A LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``): means, markers as superscripts
-        (``$^{\\blacktriangle}$`` needs amssymb, so ``$\\uparrow$``/``$\\downarrow$`` are used), best bold."""
+        """A LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``): each measure is a pair of columns,
+        the means right-aligned and their markers (superscripts: ``$\\uparrow$``/``$\\downarrow$`` against a
+        baseline, the letters of the runs beaten otherwise) in a left-aligned column of their own, so long markers
+        never push the means out of line; best bold; the caption's formulas as math (``$\\sigma^2 = V_E$``).
+        A given ``caption`` is text (escaped); ``label`` is written as given."""
         cols = list(self.means.columns)
-        lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{l" + "r" * len(cols) + "}", r"\toprule",
-                 "Run & " + " & ".join(_tex(c) for c in cols) + r" \\", r"\midrule"]
-        for name, cells in self._rows(_tex, lambda v: f"\\textbf{{{v}}}", _tex_marker):
+        lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{l" + "r@{}l" * len(cols) + "}", r"\toprule",
+                 "Run & " + " & ".join(f"\\multicolumn{{2}}{{c}}{{{latex(c)}}}" for c in cols) + r" \\",
+                 r"\midrule"]
+        for name, cells in self._rows("latex", lambda v: f"\\textbf{{{v}}}", sep="&"):
             lines.append(f"{name} & " + " & ".join(cells) + r" \\")
-        cap = caption if caption is not None else self._caption()
-        cap = _tex(cap).replace("▲/▼", r"$\uparrow$/$\downarrow$")
+        cap = latex(caption) if caption is not None else self._caption("latex")
         lines += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{cap}}}"]
         if label:
             lines.append(f"\\label{{{label}}}")
@@ -160,15 +199,12 @@ class ComparisonTable(JsonResult):
         return "\n".join(lines) + "\n"
 
     def _repr_html_(self) -> str:
-        import html
-
         cols = list(self.means.columns)
-        out = ["<table><thead><tr><th>run</th>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
+        out = ["<table><thead><tr><th>run</th>" + "".join(f"<th>{html(c)}</th>" for c in cols)
                + "</tr></thead><tbody>"]
-        for name, cells in self._rows(lambda r: html.escape(str(r)), lambda v: f"<b>{v}</b>",
-                                      lambda s: f"<sup>{s}</sup>"):
+        for name, cells in self._rows("html", lambda v: f"<b>{v}</b>"):
             out.append(f"<tr><td>{name}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        out.append(f"</tbody></table><p>{html.escape(self._caption())}</p>")
+        out.append(f"</tbody></table><p>{self._caption('html')}</p>")
         return "".join(out)
 
     def to_csv(self, path: Any = None, *, raw: bool = False) -> str:
@@ -196,25 +232,41 @@ class ComparisonTable(JsonResult):
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "ComparisonTable":
-        """A :class:`ComparisonTable` from :meth:`to_json` output."""
-        import json
+        """A :class:`ComparisonTable` from :meth:`to_json` output, checked field by field (the means table, and each
+        measure's comparison by :data:`experiments.compare.COMPARISON_SCHEMA`); a tampered document is refused
+        with a :class:`gtheory.kit.errors.DocumentError` naming the field."""
+        from gtheory.kit.errors import DocumentError
+        from gtheory.kit.jsonio import table_back
+        from gtheory.kit.schema import check_document, read_document
 
-        from gtheory.kit.jsonio import load_document, table_back
+        from experiments.compare import COMPARISON_SCHEMA, _comparison_from
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        means = table_back(d["means"], "means")
-        means = means.astype(float)
-        comps = {k: Comparison.from_json(json.dumps(v)) for k, v in d["comparisons"].items()}
-        return cls(means=means, comparisons=comps, baseline=d.get("baseline"))
+        fmt = cls.JSON_FORMAT
+        d = read_document(text_or_path, fmt, _TABLE_SCHEMA)
+        inner = Comparison.JSON_FORMAT
+        comps = {}
+        for k, v in d["comparisons"].items():
+            if v.get("format") != inner:
+                raise DocumentError(fmt, f"comparisons.{k}.format", f"must be {inner!r}; got {v.get('format')!r}")
+            checked = check_document({f: x for f, x in v.items() if f != "format"}, COMPARISON_SCHEMA, fmt,
+                                     prefix=f"comparisons.{k}.")
+            comps[k] = _comparison_from(checked, fmt, prefix=f"comparisons.{k}.")
+        means = table_back(d["means"], "means").astype(float)
+        if not comps or list(means.columns) != list(comps):
+            raise DocumentError(fmt, "means", f"must have one column per compared measure {list(comps)}; got "
+                                              f"{list(means.columns)}")
+        for k, c in comps.items():
+            if set(c.means.index) != set(means.index):
+                raise DocumentError(fmt, f"comparisons.{k}.means", "must compare the runs of 'means'")
+            if d["baseline"] != c.baseline:
+                raise DocumentError(fmt, "baseline", f"must be the comparisons' baseline {c.baseline!r}; got "
+                                                     f"{d['baseline']!r}")
+        means.index.name = None
+        return cls(means=means, comparisons=comps, baseline=d["baseline"])
 
     def plot(self, ax: "Axes | None" = None) -> "Axes":
         """The first measure's differences with their intervals (:meth:`Comparison.plot`)."""
         return self._first().plot(ax)
-
-
-def _tex_marker(s: str) -> str:
-    """A cell's marker as a LaTeX superscript (arrows: ▲/▼ need amssymb)."""
-    return "$^{" + s.replace("▲", r"\uparrow").replace("▼", r"\downarrow") + "}$"
 
 
 def _letter(i: int) -> str:

@@ -191,18 +191,20 @@ class SignificanceConfusion(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "SignificanceConfusion":
         """A :class:`SignificanceConfusion` from :meth:`to_json` output (text or a file path)."""
-        from gtheory.kit.jsonio import load_document, table_back
+        from gtheory.kit.errors import DocumentError
+        from gtheory.kit.jsonio import table_back
+        from gtheory.kit.schema import read_document
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        if missing := [k for k in ("alpha", "test", "matrix", "table") if k not in d]:
-            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+        d = read_document(text_or_path, cls.JSON_FORMAT, _CONFUSION_SCHEMA)  # DocumentError naming the field
         m = d["matrix"]
+        if m["labels"] != list(_DECISION_LABELS) or len(m["counts"]) != 3 or any(len(r) != 3 for r in m["counts"]):
+            raise DocumentError(cls.JSON_FORMAT, "matrix", f"must be the 3 x 3 counts of {list(_DECISION_LABELS)}")
         matrix = pd.DataFrame(m["counts"], index=pd.Index(m["labels"], name=m["index"]),
                               columns=pd.Index(m["labels"], name=m["columns"]))
         frame = table_back(d["table"], "table", ("mean_diff_full", "mean_diff_reduced", "p_full", "p_reduced"))
         for c in ("decision_full", "decision_reduced"):  # +1, 0, -1
             frame[c] = frame[c].astype(np.int8)
-        return cls(matrix=matrix, alpha=float(d["alpha"]), test=str(d["test"]), table=frame)
+        return cls(matrix=matrix, alpha=d["alpha"], test=d["test"], table=frame)
 
     def _repr_html_(self) -> str:
         m = self.matrix
@@ -310,3 +312,20 @@ def significance_confusion(
         columns=pd.Index(list(_DECISION_LABELS), name="reduced qrels"),
     )
     return SignificanceConfusion(matrix=matrix, alpha=alpha, test=test, table=table)
+
+
+def _confusion_schema() -> dict:
+    from gtheory.kit.schema import anything, choice, integer, list_of, obj, real, table, text
+
+    p = real(0.0, 1.0, nullable=True, null_as=np.nan)
+    diff = real(nullable=True, null_as=np.nan)
+    return {"alpha": real(0.0, 1.0, low_open=True, high_open=True), "test": choice("bootstrap", "t", "wilcoxon"),
+            "matrix": obj({"index": text(nullable=True), "columns": text(nullable=True),
+                           "labels": list_of(choice(*_DECISION_LABELS)), "counts": list_of(list_of(integer(0)))}),
+            "table": table({"system_a": anything(), "system_b": anything(), "mean_diff_full": diff,
+                            "mean_diff_reduced": diff, "p_full": p, "p_reduced": p,
+                            "decision_full": integer(-1, 1), "decision_reduced": integer(-1, 1)})}
+
+
+#: the declared schema of a :class:`SignificanceConfusion` document (:mod:`gtheory.kit.schema`)
+_CONFUSION_SCHEMA = _confusion_schema()

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory.kit.display import fmt, kv_table
+from gtheory.kit.render import plot_label
 from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.signatures import renamed
 
@@ -374,19 +375,17 @@ class DiscriminativePower(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "DiscriminativePower":
         """A :class:`DiscriminativePower` from :meth:`to_json` output (text or a file path); null numbers are NaN."""
-        from gtheory.kit.jsonio import load_document, number, table_back
+        from gtheory.kit.jsonio import load_document, table_back
+        from gtheory.kit.schema import check_document
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
         if "n_resamples" not in d and "B" in d:  # written before B was renamed n_resamples
             d["n_resamples"] = d.pop("B")
-        names = [f.name for f in fields(cls)]
-        if missing := [k for k in names if k not in d]:
-            raise ValueError(f"incomplete {cls.JSON_FORMAT} document: missing {', '.join(missing)}.")
+        d = check_document(d, _POWER_SCHEMA, cls.JSON_FORMAT)  # a DocumentError naming the field
         frame = table_back(d["table"], "table", ("mean_diff", "t", "asl", "critical_diff"))
-        frame.attrs.update(d.get("table_attrs") or {})
-        return cls(alpha=float(d["alpha"]), power=float(number(d["power"])), n_significant=int(d["n_significant"]),
-                   n_pairs=int(d["n_pairs"]), estimated_difference=float(number(d["estimated_difference"])),
-                   n_topics=int(d["n_topics"]), n_resamples=int(d["n_resamples"]), table=frame)
+        frame["significant"] = frame["significant"].astype(bool)
+        frame.attrs.update(d["table_attrs"] or {})
+        return cls(**{k: v for k, v in d.items() if k not in ("table", "table_attrs")}, table=frame)
 
     def _repr_html_(self) -> str:
         return kv_table(f"DiscriminativePower (paired bootstrap, B = {self.n_resamples}, {self.n_topics} topics)", {
@@ -542,7 +541,7 @@ def plot_asl_curves(
 
         _, ax = plt.subplots(figsize=(5.5, 4))
     for name, values in series.items():
-        ax.plot(np.arange(1, values.size + 1), values, label=str(name), linewidth=1.5)
+        ax.plot(np.arange(1, values.size + 1), values, label=plot_label(name), linewidth=1.5)
     if alpha is not None:
         ax.axhline(alpha, color="0.5", linestyle="--", linewidth=1, label=f"α = {alpha:g}")
     ax.set_xlabel("system pair (sorted by ASL)")
@@ -553,3 +552,20 @@ def plot_asl_curves(
     ax.legend(frameon=False)
     return ax
 
+
+
+def _power_schema() -> dict:
+    from gtheory.kit.schema import anything, flag, integer, obj, real, table
+
+    number = real(nullable=True, null_as=math.nan)
+    return {"alpha": real(0.0, 1.0, low_open=True, high_open=True),
+            "power": real(0.0, 1.0, nullable=True, null_as=math.nan), "n_significant": integer(0),
+            "n_pairs": integer(0), "estimated_difference": number, "n_topics": integer(2), "n_resamples": integer(1),
+            "table": table({"system_a": anything(), "system_b": anything(), "mean_diff": number, "t": number,
+                            "asl": real(0.0, 1.0, nullable=True, null_as=math.nan), "critical_diff": number,
+                            "significant": flag()}),
+            "table_attrs": obj(required=False, nullable=True)}
+
+
+#: the declared schema of a :class:`DiscriminativePower` document (:mod:`gtheory.kit.schema`)
+_POWER_SCHEMA = _power_schema()

@@ -8,6 +8,7 @@ section needs no change here.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal, Mapping
@@ -18,6 +19,7 @@ from experiments.report_figures import (_MIME, FIGURE_FORMATS, FIGURES, _check_f
                                         render_figures, write_figures)
 from experiments.report_sections import _md_text, _Table, report_blocks
 from experiments.report_study import Study, _check_title, _fmt, fmt_count
+from gtheory.kit.render import html as render_html
 
 __all__ = ["render", "write_report", "check_report_directory", "REPORT_MARKER"]
 
@@ -35,8 +37,9 @@ def _cells(t: _Table) -> tuple[list[str], list[list[str]]]:
 
 
 def _md_cell(text: str) -> str:
-    """A table cell's text safe in a Markdown table: ``|`` escaped, HTML-special characters as entities."""
-    return _md_text(text).replace("|", "\\|")
+    """A table cell's text as literal Markdown (:func:`gtheory.kit.render.markdown`: ``|`` escaped, HTML-special
+    characters as entities, a newline as a space)."""
+    return _md_text(text)
 
 
 def _md_table(t: _Table) -> str:
@@ -94,7 +97,7 @@ def render(study: Study, format: Literal["md", "html"] = "md", *, figure_format:
                                  f"figure_format={figure_format!r}).")
             uri = f"data:{_MIME[figure_format]};base64,{base64.b64encode(figures[name]).decode('ascii')}"
             body = body.replace(f'src="figure:{name}"', f'src="{uri}"')
-    title = html.escape(html.unescape(blocks[0][1]).replace("\\", ""))
+    title = render_html(re.sub(r"\\(.)", r"\1", html.unescape(blocks[0][1])))  # the title's text, escaped for HTML
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
             f"<style>{_STYLE}</style></head><body>\n{body}\n</body></html>\n")
 

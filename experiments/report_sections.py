@@ -26,7 +26,6 @@ and shown here with an ``"img"`` block.
 """
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -35,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from experiments._adopted import BASELINE_LABEL
+from gtheory.kit.render import markdown
 from experiments.report_figures import _BAND_LEVEL, _LABEL_TOP, _LOG_FLOOR, _phi_legend, asl_legend
 from experiments.report_study import IN_SAMPLE, Study, fmt_count
 
@@ -56,13 +56,10 @@ class _Table:
 
 
 def _md_text(text: str) -> str:
-    """Free text (a collection name, a description) as literal Markdown: HTML-special characters as
-    entities and Markdown's emphasis / link characters backslash-escaped, so nothing in a name is
-    taken for markup."""
-    text = html.escape(str(text), quote=False)
-    for ch in "\\`*_[]":
-        text = text.replace(ch, "\\" + ch)
-    return text
+    """Free text (a collection name, a description, a run name) as literal Markdown, by the kit's one Markdown rule
+    (:func:`gtheory.kit.render.markdown`): nothing in a name is taken for markup, raw HTML or a link, and a newline
+    never breaks a table row."""
+    return markdown(text)
 
 
 #: Table 3's gains as the report names them
@@ -80,10 +77,35 @@ def _config_label(study: Study, key: str) -> str:
     return study.label(key)
 
 
+def _kept(study: Study, what: str) -> bool:
+    """The ``what`` ("discount"/"gain") verdict keeps the baseline: its adopted configuration *is* the baseline, so
+    the tables show the baseline's row once (named as kept) instead of a second, identical "adopted" row."""
+    a = study.adopted_for(what)
+    return a is not None and a.is_baseline
+
+
+def _without_kept(study: Study, frame: pd.DataFrame, keys: dict[str, str], axis: int = 0) -> pd.DataFrame:
+    """``frame`` without the rows (``axis`` 0; 1: also the columns) of the adopted configurations that keep the
+    baseline (``keys``: row key → "discount"/"gain")."""
+    drop = [k for k, what in keys.items() if _kept(study, what) and k in frame.index]
+    frame = frame.drop(index=drop)
+    return frame.drop(columns=[k for k in drop if k in frame.columns]) if axis else frame
+
+
+#: appended to the baseline's row label when a verdict keeps it (its one row is also the adopted configuration)
+KEPT_SUFFIX = " (kept: the adopted configuration)"
+
+
+def _kept_label(study: Study, what: str, label: str) -> str:
+    """The baseline row's label, saying that the ``what`` verdict keeps it (one row for one configuration)."""
+    return label + KEPT_SUFFIX if _kept(study, what) else label
+
+
 def _adopted_needs(study: Study) -> str:
-    """", X (adopted: rbp(p=0.81))" for the "In short" sentence; "" without an adopted discount."""
+    """", X (adopted: rbp(p=0.81))" for the "In short" sentence; "" without an adopted discount or when it keeps
+    the baseline (whose number the sentence gives already)."""
     a = study.adopted_for("discount")
-    if a is None or "adopted" not in study.discount_table.index:
+    if a is None or a.is_baseline or "adopted" not in study.discount_table.index:
         return ""
     return f", {fmt_count(study.discount_table.loc['adopted', 'topics_needed'])} ({_md_text(a.row_label)})"
 
@@ -143,11 +165,16 @@ def _verdict(study: Study) -> str | None:
         return None
     n = study.n_topics
     text = f"**Should I tune nDCG@{study.settings.cutoff}?** {_md_text(study.verdict)}"
-    if study.adopted:
-        shown = "; ".join(f"{a.what}: *{_md_text(a.row_label)}*" for a in study.adopted)
+    switched = [a for a in study.adopted if not a.is_baseline]
+    if switched:
+        shown = "; ".join(f"{a.what}: *{_md_text(a.row_label)}*" for a in switched)
         text += (f" **Shown below as** {shown} — its own row or series in every table and figure that compares "
                  f"configurations, beside the *baseline* ({_md_text(BASELINE_LABEL)}, what you use without this "
                  f"tool). Rows named *optimal* are the {IN_SAMPLE}: tuned and measured on the same topics.")
+    kept = [a.what for a in study.adopted if a.is_baseline]
+    if kept:
+        text += (f" The {' and '.join(kept)} verdict keeps the *baseline* ({_md_text(BASELINE_LABEL)}): the tables "
+                 "show it once, as the baseline's row, not again as an adopted one.")
     text += (f" Φ(1) is the stability of a comparison on one topic, Φ({n}) that of the mean over this "
              f"collection's n = {n} topics (the share of its variance due to real differences between systems).")
     return text
@@ -194,9 +221,10 @@ def _discount_section(study: Study) -> list[Block]:
     k = s.cutoff
     dt = study.discount_table
     B: list[Block] = []
-    B.append(("h2", "1. Discount (Table 1, Figs. 2, 3, 4, 6)"))
-    t1 = dt[["share_system", "share_topic", "share_residual", "phi", "erho2", "topics_needed"]].copy()
-    t1.index = [study.label(i) for i in t1.index]
+    B.append(("h2", "Discount (Table 1, Figs. 2, 3, 4, 6)"))
+    t1 = _without_kept(study, dt[["share_system", "share_topic", "share_residual", "phi", "erho2",
+                                  "topics_needed"]].copy(), {"adopted": "discount"})
+    t1.index = [_kept_label(study, "discount", study.label(i)) if i == "log2" else study.label(i) for i in t1.index]
     t1.index.name = "discount"
     need_col = f"topics for Φ ≥ {s.target:g}"
     t1.columns = ["σ²(s) share", "σ²(t) share", "σ²(st,e) share", f"Φ({study.n_topics})",
@@ -214,7 +242,7 @@ def _discount_section(study: Study) -> list[Block]:
         if (bound := t.__dict__.get("_optimality_bound")) is not None:  # shown once Tuning.bound() ran
             rows[-1]["Φ(1) bound − achieved"] = bound.bound - t.fun
     a = study.adopted_for("discount")
-    if a is not None and "adopted" in study.gstudies:
+    if a is not None and not a.is_baseline and "adopted" in study.gstudies:
         g = study.gstudies["adopted"]
         rows.append({"discount": f"nDCG@{k}: {a.row_label}", "Φ": float(g.phi()),
                      "topics needed": g.topics_needed(s.target, "phi", level=None).n, **_shape(a.discount)})
@@ -239,13 +267,13 @@ def _gain_section(study: Study) -> list[Block]:
     k = s.cutoff
     need_col = f"topics for Φ ≥ {s.target:g}"
     B: list[Block] = []
-    B.append(("h2", "2. Gain (Tables 2, 3)"))
+    B.append(("h2", "Gain (Tables 2, 3)"))
     gr = study.gain_ratio_table[["unconstrained", "constrained", "joint", "linear", "exponential"]].copy()
     gr.columns = ["optimal, unconstrained (log)", "optimal, non-decreasing (log)", "optimal, joint w/ discount",
                   "linear — baseline", "exponential"]
     low = study.levels[study.levels > 0][0]
     ag = study.adopted_for("gain")
-    if ag is not None:  # the adopted gains' ratios, at the cut-off they were chosen at
+    if ag is not None and not ag.is_baseline:  # the adopted gains' ratios, at the cut-off they were chosen at
         base = float(ag.gain[list(ag.levels).index(low)]) if low in list(ag.levels) else math.nan
         gr[ag.row_label] = [float(ag.gain[list(ag.levels).index(grade)]) / base
                             if kk == ag.cutoff and grade in list(ag.levels) and base > 0 else math.nan
@@ -255,8 +283,10 @@ def _gain_section(study: Study) -> list[Block]:
                                       f"(optimal: {IN_SAMPLE}).")))
     B.append(("img", ("gain_ratios.png", "Table 2 as a figure: optimal gain ratios against the linear and "
                                          "exponential gains' ratios.")))
-    t3 = study.gain_table[["share_system", "phi", "erho2", "topics_needed"]].copy()
-    t3.index = [_GAIN_NAMES.get(i, i) if i != "adopted" else study.label("adopted gain") for i in t3.index]
+    t3 = _without_kept(study, study.gain_table[["share_system", "phi", "erho2", "topics_needed"]].copy(),
+                       {"adopted": "gain"})
+    t3.index = [_kept_label(study, "gain", _GAIN_NAMES.get(i, i)) if i == "linear" else
+                _GAIN_NAMES.get(i, i) if i != "adopted" else study.label("adopted gain") for i in t3.index]
     t3.index.name = "gain"
     t3.columns = ["σ²(s) share", f"Φ({study.n_topics})", f"Eρ²({study.n_topics})", need_col]
     B.append(("table", _Table(t3, counts=frozenset({need_col}),
@@ -268,10 +298,11 @@ def _rankings_section(study: Study) -> list[Block]:
     """3. Rankings of systems: Table 4 (Kendall τ), the agreement table, Figs. 7 and 8."""
     k = study.settings.cutoff
     B: list[Block] = []
-    B.append(("h2", "3. Rankings of systems (Table 4, Figs. 7, 8)"))
-    tau = study.tau_discount.copy()
-    tau.index = [study.label(i) for i in tau.index]
-    tau.columns = [study.label(i) for i in tau.columns]
+    B.append(("h2", "Rankings of systems (Table 4, Figs. 7, 8)"))
+    tau = _without_kept(study, study.tau_discount.copy(), {"adopted": "discount"}, axis=1)
+    tau.index = [_kept_label(study, "discount", study.label(i)) if i == "log2" else study.label(i) for i in tau.index]
+    tau.columns = [_kept_label(study, "discount", study.label(i)) if i == "log2" else study.label(i)
+                   for i in tau.columns]
     B.append(("table", _Table(tau, digits={c: 4 for c in tau.columns},
                               caption=f"Table 4 — Kendall τ between the system rankings of the discounts, nDCG@{k}.")))
     agr = study.agreement.copy()
@@ -292,7 +323,7 @@ def _power_section(study: Study) -> list[Block]:
     s = study.settings
     k = s.cutoff
     B: list[Block] = []
-    B.append(("h2", "4. Discriminative power (Fig. 9) and swap rates"))
+    B.append(("h2", "Discriminative power (Fig. 9) and swap rates"))
     pw = study.power.copy()
     pw.columns = ["cut-off", f"share of pairs with ASL < {s.alpha:g}", "significant pairs", "pairs",
                   "difference needed", f"Φ({study.n_topics})"]
@@ -308,8 +339,9 @@ def _power_section(study: Study) -> list[Block]:
     if reconcile:
         B.append(("p", reconcile))
     if study.swap is not None and not study.swap.empty:
-        sw = study.swap.copy()
-        sw.index = [_config_label(study, i) for i in sw.index]
+        sw = _without_kept(study, study.swap.copy(), {"adopted": "discount", "adopted gain": "gain"})
+        sw.index = [_kept_label(study, "discount", _config_label(study, i)) if i == "log2" else
+                    _config_label(study, i) for i in sw.index]
         sw = sw[~sw.index.duplicated()]  # the baseline kept for the discount and for the gains: one row
         sw.index.name = "configuration"
         sw.columns = ["topics per set", "swap rate", "difference for ≤ 5 % swaps", "share of comparisons reaching it"]
@@ -325,7 +357,7 @@ def _out_of_sample_section(study: Study) -> list[Block]:
     s = study.settings
     k = s.cutoff
     B: list[Block] = []
-    B.append(("h2", "5. Out of sample"))
+    B.append(("h2", "Out of sample"))
     cv = study.cv_summary.copy()
     base = {"discount": "log2", "gain": "linear"}
     cv.index = pd.MultiIndex.from_tuples(
@@ -346,7 +378,7 @@ def _published_section(study: Study) -> list[Block]:
     B: list[Block] = []
     comp = study.published_comparison()
     if comp:
-        B.append(("h2", "6. Published numbers (TREC 9, Kanoulas & Aslam 2009) beside ours"))
+        B.append(("h2", "Published numbers (TREC 9, Kanoulas & Aslam 2009) beside ours"))
         B.append(("p", (
             "Published values transcribed from the paper (Tables 1–4, TREC 9 rows). Our embedded data has 104 of "
             "the paper's 105 runs and the paper's solver (MATLAB fmincon/fminimax) differs from ours (SLSQP with "
@@ -368,7 +400,7 @@ def _topics_section(study: Study) -> list[Block]:
 
     if study.topics is None:
         return []
-    return [("h2", f"7. {HEADING}"), ("md", study.topics.markdown.strip())]
+    return [("h2", HEADING), ("md", study.topics.markdown.strip())]
 
 
 def _reading_guide(study: Study) -> list[Block]:
@@ -385,14 +417,15 @@ def _comparison_blocks(study: Study, top: int = 5) -> list[Block]:
     from experiments.compare_table import compare_measures
 
     k = study.settings.cutoff
-    keys = [key for key in ("log2", "adopted", "adopted gain") if key in study.scores]
+    keys = [key for key, what in (("log2", ""), ("adopted", "discount"), ("adopted gain", "gain"))
+            if key in study.scores and not (what and _kept(study, what))]  # a kept baseline: its column once
     if not keys or study.n_systems < 2:
         return []
     frames = {f"nDCG@{k}, {_config_label(study, key)}": study.scores[key] for key in keys}
     first = study.scores[keys[0]]
     runs = list(first.mean(axis=1).sort_values(ascending=False, kind="stable").index[: min(top, len(first))])
     table = compare_measures(frames, systems=runs, test="t", correction="holm", alpha=study.settings.alpha)
-    return [("h2", "4b. Comparing the best runs"),
+    return [("h2", "Comparing the best runs"),
             ("p", f"The {len(runs)} best runs by the baseline nDCG@{k}, compared pair by pair under the baseline and "
                   "under the adopted configuration(s), as a paper would report them: paired t-tests, Holm-corrected "
                   "over the pairs of each column (experiments.compare_measures; `gtheory compare` gives the same "
@@ -429,21 +462,35 @@ def _how_to_read(study: Study) -> str:
 
 #: The report's sections in reading order: each turns the :class:`Study` into its blocks (none: left out).
 #: The one place where sections are assembled — a new section is a function added here (module docstring).
+#: Numbers are given by :func:`report_blocks`, in order of appearance.
 SECTIONS: tuple[Callable[[Study], list[Block]], ...] = (
     _opening,                 # title, verdict, data, in short, notes
-    _discount_section,        # 1. Discount (Table 1, Figs. 2, 3, 4, 6)
-    _gain_section,            # 2. Gain (Tables 2, 3)
-    _rankings_section,        # 3. Rankings of systems (Table 4, Figs. 7, 8)
-    _power_section,           # 4. Discriminative power (Fig. 9) and swap rates
-    _comparison_blocks,       # 4b. Comparing the best runs
-    _out_of_sample_section,   # 5. Out of sample
-    _published_section,       # 6. Published numbers (TREC-9 only)
-    _topics_section,          # 7. Is this collection big enough? (experiments.report_topics)
+    _discount_section,        # Discount (Table 1, Figs. 2, 3, 4, 6)
+    _gain_section,            # Gain (Tables 2, 3)
+    _rankings_section,        # Rankings of systems (Table 4, Figs. 7, 8)
+    _power_section,           # Discriminative power (Fig. 9) and swap rates
+    _comparison_blocks,       # Comparing the best runs
+    _out_of_sample_section,   # Out of sample
+    _published_section,       # Published numbers (TREC-9 only)
+    _topics_section,          # Is this collection big enough? (experiments.report_topics)
     _reading_guide,           # How to read this report
 )
 
 
+#: the section headings that carry no number (the reading guide closes the report)
+_UNNUMBERED = frozenset({"How to read this report"})
+
+
 def report_blocks(study: Study) -> list[Block]:
     """The report as a list of ("h1"|"h2"|"p"|"md"|"table"|"img", content) blocks: those of every section of
-    :data:`SECTIONS`, in order."""
-    return [block for section in SECTIONS for block in section(study)]
+    :data:`SECTIONS`, in order. The sections are numbered here, 1, 2, 3 … in the order they appear (a section left
+    out, as the published numbers off TREC-9, leaves no gap); a section's own heading carries no number."""
+    out: list[Block] = []
+    number = 0
+    for section in SECTIONS:
+        for kind, content in section(study):
+            if kind == "h2" and content not in _UNNUMBERED:
+                number += 1
+                content = f"{number}. {content}"
+            out.append((kind, content))
+    return out

@@ -21,13 +21,14 @@ needed) for a notebook or an HTML page. Every text cell is escaped for its forma
 """
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from gtheory.kit.params import validate_params
+from gtheory.kit.render import html as _html
+from gtheory.kit.render import markdown
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
@@ -113,11 +114,8 @@ def enough(low: float, high: float, n: int) -> str:
 
 
 def _md_escape(text: str) -> str:
-    """Literal text in Markdown: HTML-special characters as entities, emphasis/link/table characters escaped."""
-    text = html.escape(str(text), quote=False)
-    for ch in "\\`*_[]|":
-        text = text.replace(ch, "\\" + ch)
-    return text
+    """Literal text in Markdown (:func:`gtheory.kit.render.markdown`, the kit's one rule)."""
+    return markdown(text)
 
 
 def _md_table(head: Sequence[str], rows: Sequence[Sequence[str]], n_labels: int = 1) -> str:
@@ -130,9 +128,9 @@ def _md_table(head: Sequence[str], rows: Sequence[Sequence[str]], n_labels: int 
 def _html_table(head: Sequence[str], rows: Sequence[Sequence[str]], caption: str, n_labels: int = 1) -> str:
     def cell(tag: str, text: str, i: int) -> str:
         align = "left" if i < n_labels else "right"
-        return f'<{tag} style="text-align:{align}">{html.escape(str(text))}</{tag}>'
+        return f'<{tag} style="text-align:{align}">{_html(str(text))}</{tag}>'
 
-    out = [f"<table><caption>{html.escape(caption)}</caption>",
+    out = [f"<table><caption>{_html(caption)}</caption>",
            "<thead><tr>" + "".join(cell("th", h, i) for i, h in enumerate(head)) + "</tr></thead><tbody>"]
     out += ["<tr>" + "".join(cell("td", c, i) for i, c in enumerate(r)) + "</tr>" for r in rows]
     out.append("</tbody></table>")
@@ -266,9 +264,9 @@ def _render(plan: "TopicPlan", budget: "TopicBudget | None", measure: str, n_sys
            "asks whether the systems' scores or ranking generalise to other topic sets; the tests ask whether a "
            f"chosen difference ({plan.min_diff:g}) between two systems would be detected. The intervals come from the "
            "uncertainty of the pilot's variance estimates, not from the choice of the difference.")
-    md = ([f"## {_md_escape(heading)}"] if heading else []) + [
+    md = ([f"## {markdown(heading, line_start=False)}"] if heading else []) + [
         _md_par(short, "In short."), _md_par(verdict), f"*{_md_escape(caption)}*", _md_table(head, rows), _md_par(how)]
-    ht = ["<section>" + (f"<h2>{html.escape(heading)}</h2>" if heading else ""), _html_par(short, "In short."),
+    ht = ["<section>" + (f"<h2>{_html(heading)}</h2>" if heading else ""), _html_par(short, "In short."),
           _html_par(verdict), _html_table(head, rows, caption), _html_par(how)]
     if budget is not None:
         bt = budget.table
@@ -300,4 +298,4 @@ def _md_par(text: str, lead: str = "") -> str:
 
 def _html_par(text: str, lead: str = "") -> str:
     """An HTML paragraph of plain ``text``, escaped, after a bold ``lead``."""
-    return "<p>" + (f"<strong>{html.escape(lead)}</strong> " if lead else "") + html.escape(text) + "</p>"
+    return "<p>" + (f"<strong>{_html(lead)}</strong> " if lead else "") + _html(text) + "</p>"

@@ -19,6 +19,7 @@ import gtheory
 import metrics
 from gtheory.kit.checks import fixed_seed, progress_writer
 from gtheory.kit.jsonio import JsonResult
+from gtheory.kit.render import plot_label
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau
@@ -144,7 +145,7 @@ class DemoStudy(JsonResult):
         for yi, r in zip(y, rows):
             ax.text(r["phi"] if r["phi"] == r["phi"] else 0.0, yi, f" {_needed(r['topics_needed'])} topics",
                     va="center", fontsize=8)
-        ax.set_yticks(y, [r["configuration"] for r in rows])
+        ax.set_yticks(y, [plot_label(r["configuration"]) for r in rows])
         ax.set_xlim(0, 1.15)
         ax.set_xlabel(f"Φ({self.n_topics}) (in sample); label: topics for Φ ≥ {self.target:g}")
         ax.set_title(f"nDCG@{self.cutoff}: {self.n_systems} systems × {self.n_topics} topics", fontsize=10)

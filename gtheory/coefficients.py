@@ -102,6 +102,8 @@ class TopicsNeeded(JsonResult):
 
     #: the ``"format"`` of :meth:`to_dict`
     JSON_FORMAT: ClassVar[str] = "gtheory.TopicsNeeded/1"
+    #: the declared schema of the document (:mod:`gtheory.kit.schema`), checked by :meth:`from_json`
+    JSON_SCHEMA: ClassVar[dict] = {}
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; ``inf`` (never reached) is None (:mod:`gtheory.kit.jsonio`)."""
@@ -147,6 +149,11 @@ def _read_fields(cls: Any, text_or_path: Any) -> dict[str, Any]:
     fields)."""
     from .kit.jsonio import load_document
 
+    schema = getattr(cls, "JSON_SCHEMA", None)
+    if schema is not None:  # the declared schema (gtheory.kit.schema): a DocumentError naming the field
+        from .kit.schema import read_document
+
+        return read_document(text_or_path, cls.JSON_FORMAT, schema)  # absent optional fields: their defaults
     d = load_document(text_or_path, cls.JSON_FORMAT)
     names = {f.name: f for f in fields(cls)}
     unknown = sorted(set(d) - set(names))
@@ -399,3 +406,16 @@ def why_never_reached(ratio: float, target: float, coefficient: str = "phi") -> 
     return (f"the variance ratio {ratio:.3g} is at the level of rounding noise: {name} ≥ {target:g} would need "
             f"more than {MAX_TOPICS:.0e} topics (σ²(system) is 0 up to floating point)")
 
+
+
+def _topics_needed_schema() -> dict:
+    from .kit.schema import choice, count, real, text
+
+    unit = real(0.0, 1.0, low_open=True, high_open=True)
+    optional = dict(required=False, nullable=True, null_as=None)
+    return {"coefficient": choice("phi", "erho2"), "target": unit, "n": count(1),
+            "n_exact": real(0.0, nullable=True, null_as=None), "level": unit.but(**optional),
+            "n_low": count(1, **optional), "n_high": count(1, **optional), "reason": text(**optional)}
+
+
+TopicsNeeded.JSON_SCHEMA.update(_topics_needed_schema())

@@ -92,6 +92,8 @@ class TopicCurves(JsonResult):
     fit_b: float
 
     JSON_FORMAT: ClassVar[str] = "gtheory.TopicCurves/1"
+    #: the declared schema of the document (:mod:`gtheory.kit.schema`), checked by :meth:`from_json`
+    JSON_SCHEMA: ClassVar[dict] = {}
 
     def extrapolate(self, n: ArrayLike) -> float | NDArray[np.float64]:
         """τ at ``n`` topics by the fitted power law (an empirical extrapolation, also past the collection's size),
@@ -372,3 +374,20 @@ def topic_curves(
         fit_c = fit_b = math.nan
     recorded = int(seed) if isinstance(seed, (int, np.integer)) else None  # a Generator cannot be recorded
     return TopicCurves(table, m, N, int(repeats), alpha, recorded, fit_c, fit_b)
+
+
+def _curves_schema() -> dict:
+    from .kit.schema import integer, real, table
+
+    number = real(nullable=True, null_as=math.nan)
+    share = real(0.0, 1.0, nullable=True, null_as=math.nan)
+    cols = {"n": integer(1), "tau": real(-1.0, 1.0, nullable=True, null_as=math.nan),
+            "tau_sd": real(0.0, nullable=True, null_as=math.nan), "swap": share, "significant": share,
+            "minor": share, "major": share, "gt_tau": number, "gt_power": number, "gt_minor": number,
+            "gt_major": number}
+    return {"table": table(cols), "n_systems": integer(2), "n_topics": integer(2), "repeats": integer(1),
+            "alpha": real(0.0, 1.0, low_open=True, high_open=True), "seed": integer(0, nullable=True),
+            "fit_c": number, "fit_b": number}
+
+
+TopicCurves.JSON_SCHEMA.update(_curves_schema())

@@ -89,6 +89,8 @@ class TopicPlan(JsonResult):
     approximation: str
 
     JSON_FORMAT: ClassVar[str] = "gtheory.TopicPlan/1"
+    #: the declared schema of the document (:mod:`gtheory.kit.schema`), checked by :meth:`from_json`
+    JSON_SCHEMA: ClassVar[dict] = {}
 
     def topics(self, method: str) -> float:
         """The topics the row ``method`` needs (``KeyError`` naming the rows for an unknown one)."""
@@ -136,6 +138,11 @@ class TopicPlan(JsonResult):
 
         d = read_fields_document(cls, text_or_path, {"table": _FLOATS})
         t = d["table"]
+        if t["method"].duplicated().any():
+            from .kit.errors import DocumentError
+
+            raise DocumentError(cls.JSON_FORMAT, "table.method", "must name each method once; "
+                                f"got {list(t['method'])}")
         for c in ("topics", "low", "high"):
             t[c] = t[c].fillna(math.inf)
         d["table"] = t
@@ -310,3 +317,19 @@ def plan(
         table[c] = table[c].astype(float)
     return TopicPlan(table, m, n, float(min_diff), float(target), float(tau), float(alpha), float(power),
                      float(ci_width), float(level), var, variance, approximation)
+
+
+def _plan_schema() -> dict:
+    from .kit.schema import choice, count, integer, real, table, text
+
+    unit = real(0.0, 1.0, low_open=True, high_open=True)
+    return {"table": table({"method": text(), "question": text(), "topics": count(0), "low": count(0),
+                            "high": count(0), "at_pilot": real(nullable=True, null_as=math.nan)}),
+            "pilot_systems": integer(2), "pilot_topics": integer(2), "min_diff": real(0.0, low_open=True),
+            "target": unit, "tau": real(-1.0, 1.0, low_open=True, high_open=True), "alpha": unit, "power": unit,
+            "ci_width": real(0.0, low_open=True), "level": unit,
+            "variance": real(0.0, nullable=True, null_as=math.nan),
+            "variance_method": choice("residual", "pooled", "given"), "approximation": choice("exact", "nagata")}
+
+
+TopicPlan.JSON_SCHEMA.update(_plan_schema())

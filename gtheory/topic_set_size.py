@@ -475,6 +475,8 @@ class TopicSetSize(JsonResult):
 
     #: the ``"format"`` of :meth:`to_dict`
     JSON_FORMAT: ClassVar[str] = "gtheory.TopicSetSize/1"
+    #: the declared schema of the document (:mod:`gtheory.kit.schema`), checked by :meth:`from_json`
+    JSON_SCHEMA: ClassVar[dict] = {}
 
     @property
     def requirement(self) -> str:
@@ -527,16 +529,28 @@ class TopicSetSize(JsonResult):
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicSetSize":
-        """A :class:`TopicSetSize` from :meth:`to_json` output (text or a file path); ``null`` ``n`` is ``inf``."""
-        from .kit.jsonio import load_document, number
+        """A :class:`TopicSetSize` from :meth:`to_json` output (text or a file path); ``null`` ``n`` is ``inf``.
+        Every field is checked by :data:`JSON_SCHEMA` (:func:`gtheory.kit.schema.read_document`), and the fields
+        the method needs must be there: a tampered document is refused with a
+        :class:`gtheory.kit.errors.DocumentError` naming the field."""
+        from .kit.errors import DocumentError
+        from .kit.schema import read_document
 
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-        names = {f.name for f in fields(cls)}
-        if set(d) != names:
-            raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
-        d["n"] = number(d["n"], math.inf)
+        fmt = cls.JSON_FORMAT
+        d = read_document(text_or_path, fmt, cls.JSON_SCHEMA)
+        need = ("ci_width",) if d["method"] == "ci" else ("power", "min_diff")
+        for k in need + (("n_systems",) if d["method"] == "anova" else ()):
+            if d[k] is None:
+                raise DocumentError(fmt, k, f"must be given (not null) for method {d['method']!r}")
+        if (d["pilot_systems"] is None) != (d["pilot_topics"] is None) or \
+                (d["pilot_topics"] is None) != (d["variance_method"] == "given"):
+            raise DocumentError(fmt, "pilot_topics", "and pilot_systems must both be given with a pilot's variance "
+                                                     "('residual', 'pooled') and both null with a given one")
+        if len(d["curve_n"]) != len(d["curve"]):
+            raise DocumentError(fmt, "curve", f"must have one value per curve_n ({len(d['curve_n'])}); got "
+                                              f"{len(d['curve'])}")
         for k in ("curve_n", "curve"):
-            d[k] = np.asarray([number(v) for v in d[k]], dtype=np.float64)
+            d[k] = np.asarray(d[k], dtype=np.float64)
         for k in ("achieved", "detectable"):
             if d[k] is None and d["pilot_topics"] is not None:
                 d[k] = math.nan
@@ -699,3 +713,20 @@ def topic_set_size(
                                                    n_systems=m, approximation=approximation)
     return TopicSetSize(method, approximation, n, var, vmethod, alpha, target, d, width, m, pilot_m, pilot_n,
                         achieved, detectable, sizes, np.asarray(curve, dtype=np.float64))
+
+
+def _topic_set_size_schema() -> dict:
+    from .kit.schema import choice, count, integer, list_of, real
+
+    unit = real(0.0, 1.0, low_open=True, high_open=True)
+    positive = real(0.0, low_open=True, nullable=True)
+    return {"method": choice("paired-t", "two-sample-t", "anova", "ci"), "approximation": choice("exact", "nagata"),
+            "n": count(1), "variance": real(0.0), "variance_method": choice("residual", "pooled", "given"),
+            "alpha": unit, "power": unit.but(nullable=True), "min_diff": positive, "ci_width": positive,
+            "n_systems": integer(2, nullable=True), "pilot_systems": integer(2, nullable=True),
+            "pilot_topics": integer(2, nullable=True), "achieved": real(nullable=True),
+            "detectable": real(nullable=True), "curve_n": list_of(real(0.0, nullable=True, null_as=math.nan)),
+            "curve": list_of(real(nullable=True, null_as=math.nan))}
+
+
+TopicSetSize.JSON_SCHEMA.update(_topic_set_size_schema())

@@ -265,13 +265,11 @@ class Recommendation(JsonResult):
         d = read_json(text_or_path, "gtheory optimize.Recommendation")
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ValueError("not a gtheory optimize.Recommendation JSON document (missing 'format').")
-        need = ("what", "cutoff", "verdict", "table", "comparisons", "outer", "tuning")
-        missing = [k for k in need if k not in d]
-        if missing:
-            raise ValueError(f"incomplete optimize.Recommendation JSON document: missing {', '.join(missing)}.")
-        bad = _invalid_fields(d)
-        if bad:
-            raise ValueError(f"invalid optimize.Recommendation JSON document: {bad}.")
+        from gtheory.kit.schema import check_document
+
+        # every field by the declared schema (gtheory.kit.schema): a DocumentError naming the field
+        d = check_document({k: v for k, v in d.items() if k != "format"}, JSON_SCHEMA, FORMAT)
+        d = {k: v for k, v in d.items() if k in _WRITTEN or v is not None}
         nan = lambda v: math.nan if v is None else v  # noqa: E731
         table = pd.DataFrame(d["table"]).set_index("candidate")
         tuning = Tuning.from_json(json.dumps(d["tuning"]))
@@ -290,31 +288,6 @@ class Recommendation(JsonResult):
                    tuning=tuning, seconds=float(nan(d.get("seconds", 0.0))))
 
 
-def _invalid_fields(d: dict[str, Any]) -> str:
-    """The first invalid field of a parsed document, described; "" when all are valid."""
-    if d["what"] not in ("discount", "gain", "joint"):
-        return f"field 'what' must be 'discount', 'gain' or 'joint'; got {d['what']!r}"
-    if not isinstance(d["cutoff"], int) or isinstance(d["cutoff"], bool) or d["cutoff"] < 1:
-        return f"field 'cutoff' must be a positive integer; got {d['cutoff']!r}"
-    for name in ("verdict", "choice", "label", "kind", "selected", "best_standard"):
-        if not isinstance(d.get(name), str):
-            return f"field {name!r} must be a string; got {d.get(name)!r}"
-    if not isinstance(d.get("adopt"), bool):
-        return f"field 'adopt' must be true or false; got {d.get('adopt')!r}"
-    for name in ("table", "comparisons", "outer"):
-        if not isinstance(d[name], list) or not all(isinstance(r, dict) for r in d[name]):
-            return f"field {name!r} must be a list of objects"
-    if not all("candidate" in r for r in d["table"]):
-        return "field 'table' must give each row's 'candidate'"
-    if not isinstance(d["tuning"], dict):
-        return "field 'tuning' must be an optimize.Tuning document"
-    for name in ("procedure_diff", "procedure_lo", "procedure_hi", *_NEW_FLOATS):
-        v = d.get(name)
-        if v is not None and not _is_number(v):
-            return f"field {name!r} must be a number or null; got {v!r}"
-    return ""
-
-
 _FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs_best_standard", "diff_lo",
            "diff_hi", "topics_needed", "topics_saved", "topics_saved_lo", "topics_saved_hi")
 
@@ -324,3 +297,44 @@ _NEW_FLOATS = ("diff", "diff_lo", "diff_hi", "phi_n_baseline", "phi_n_adopted", 
 _NEW_SCALARS = ("baseline", "decided", "measure", "alternative", "alternative_label", *_NEW_FLOATS, "splits_won",
                 "n_outer", "n_seeds", "agreement", "phi_meaning", "base_gain", "base_discount")
 _FLOATS = _FLOATS + ("diff_vs_baseline", "baseline_lo", "baseline_hi")
+
+
+def _recommendation_schema() -> dict:
+    from gtheory.kit.schema import anything, choice, flag, integer, list_of, obj, real, records, text
+
+    number = real(nullable=True, null_as=math.nan)
+
+    def candidates(rows: list) -> str:
+        return "" if all("candidate" in r for r in rows) else "must give each row's 'candidate'"
+
+    later = dict(required=False)  # fields added with the baseline rule: absent from earlier documents
+    return {
+        "what": choice("discount", "gain", "joint"), "cutoff": integer(1), "objective": text(),
+        "target": real(0.0, 1.0, low_open=True, high_open=True), "seed": integer(0, nullable=True),
+        "n_splits": integer(1), "n_inner": integer(1), "min_wins": real(0.0), "n_systems": integer(2),
+        "n_topics": integer(2), **{k: text() for k in ("choice", "label", "kind", "selected", "best_standard",
+                                                       "verdict")},
+        "adopt": flag(), "procedure_diff": number, "procedure_lo": number, "procedure_hi": number,
+        "seconds": real(0.0, nullable=True, null_as=math.nan, required=False, default=0.0),
+        "table": records(check=candidates), "comparisons": records(), "outer": records(), "tuning": obj(),
+        "baseline": text(**later, default=""), "decided": flag(**later, default=True),
+        "measure": text(nullable=True, **later), "alternative": text(**later, default=""),
+        "alternative_label": text(**later, default=""),
+        **{k: number.but(**later, default=math.nan) for k in _NEW_FLOATS},
+        "splits_won": integer(0, **later, default=0), "n_outer": integer(0, **later, default=0),
+        "n_seeds": integer(1, **later, default=1), "agreement": integer(0, **later, default=0),
+        "phi_meaning": text(**later, default=""), "base_gain": anything(**later), "base_discount": anything(**later),
+        "seed_decisions": list_of(text(), **later), "levels": list_of(real(), **later),
+        "gain": list_of(real(nullable=True), **later), "discount": list_of(real(nullable=True), **later),
+        "gain_vector": list_of(real(nullable=True), **later), "discount_vector": list_of(real(nullable=True), **later),
+    }
+
+
+#: the fields a document of the current format always writes (an absent later field of an earlier document is
+#: left to the dataclass's default)
+_WRITTEN = ("what", "cutoff", "objective", "target", "seed", "n_splits", "n_inner", "min_wins", "n_systems",
+            "n_topics", "choice", "label", "kind", "selected", "best_standard", "verdict", "adopt", "procedure_diff",
+            "procedure_lo", "procedure_hi", "seconds", "table", "comparisons", "outer", "tuning", "measure")
+
+#: the declared schema of a Recommendation document (field -> rule, :mod:`gtheory.kit.schema`)
+JSON_SCHEMA: dict = _recommendation_schema()

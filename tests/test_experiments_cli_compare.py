@@ -134,3 +134,22 @@ def test_no_continuity_correction_is_scipys_default(tmp_path, capsys):
         d = np.round(d, 10)
         ref = stats.wilcoxon(d, method="asymptotic", correction=corr).pvalue
         assert got.p[0] == pytest.approx(ref, rel=1e-9)
+
+
+def test_markdown_output_keeps_a_hostile_run_name_as_text(tmp_path, capsys):
+    # run names are chosen by campaign participants: markup in them must stay text in `--format md`
+    import markdown
+
+    from _markup import parse as _parse
+
+    X = _matrix(m=4)
+    hostile = ["<img src=x onerror=alert(1)>", "[x](javascript:alert(1))", "a|b", "run3"]
+    X.index = pd.Index(hostile, name="system")
+    path = tmp_path / "s.csv"
+    X.to_csv(path)
+    assert main(["compare", str(path), "--format", "md", "--pairs"]) == 0
+    md = capsys.readouterr().out
+    page = _parse(markdown.markdown(md, extensions=["tables"]))
+    assert not page.tags & {"img", "a", "script"} and "onerror" not in page.attrs
+    runs = [r[0].split(") ", 1)[1] for r in page.rows[1:5]]  # the runs x measures table: one row per run
+    assert sorted(runs) == sorted(hostile)

@@ -157,7 +157,14 @@ def test_json_round_trip(tmp_path):
 
     d = json.loads(cm.to_json())
     d.pop("table")
-    with pytest.raises(ValueError, match="missing table"):
+    with pytest.raises(ValueError, match="field 'table' is missing"):
+        SignificanceConfusion.from_json(json.dumps(d))
+    d = json.loads(cm.to_json())
+    for key, value in (("alpha", "0.05"), ("test", "nonsense")):  # read by its schema: not float("0.05")
+        with pytest.raises(ValueError, match=f"field '{key}' must be"):
+            SignificanceConfusion.from_json(json.dumps({**d, key: value}))
+    d["table"]["rows"][0][-1] = 2
+    with pytest.raises(ValueError, match="field 'table.decision_reduced row 0' must be an integer in \\[-1, 1\\]"):
         SignificanceConfusion.from_json(json.dumps(d))
 
 

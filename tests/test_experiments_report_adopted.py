@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from experiments._adopted import KEPT_BASELINE, Adopted
+from experiments.report_sections import KEPT_SUFFIX
 from experiments.cli import main
 from experiments.report import IN_SAMPLE, asl_legend, run_study, write_report
 
@@ -83,8 +84,11 @@ def test_chromium_finds_the_adopted_configuration(study, tmp_path):
     d_study = next(t for t in found["tables"] if t["caption"].startswith("Table 1 (D-study)"))
     gains = next(t for t in found["tables"] if t["caption"].startswith("Table 3 (D-study)"))
     a, ag = study.adopted_for("discount"), study.adopted_for("gain")
-    assert a.row_label in d_study["rows"] and ag.row_label in gains["rows"]
-    assert any(row.endswith("— baseline") for row in d_study["rows"])
+    for x, rows in ((a, d_study["rows"]), (ag, gains["rows"])):
+        if x.is_baseline:  # kept: the baseline's one row says so; no second "adopted: baseline kept" row
+            assert KEPT_BASELINE not in rows and sum(r.endswith("— baseline" + KEPT_SUFFIX) for r in rows) == 1
+        else:
+            assert x.row_label in rows and sum(r.endswith("— baseline") for r in rows) == 1
     fig9 = next(i for i in found["images"] if i["alt"].startswith("Fig. 9"))
     assert fig9["ok"]
     legend = fig9["alt"].split("Legend: ", 1)[1]

@@ -12,6 +12,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 import gtheory
+from gtheory.kit.render import one_line
 from gtheory.kit.display import fmt, html_table, kv_table, signed
 
 
@@ -87,7 +88,8 @@ def test_html_table_layout_and_kv_table():
 def test_any_label_is_escaped_and_read_back(rows):
     # whatever the labels hold (<, &, quotes), the table parses and each cell reads back as the text fmt gives
     cells = parse(html_table(rows)).cells
-    assert [text for _, text in cells] == [fmt(v) for row in rows for v in row]
+    # (on one line: the kit's HTML rule writes a control character or line break as a space, gtheory.kit.render)
+    assert [text for _, text in cells] == [one_line(fmt(v)) for row in rows for v in row]
 
 
 @settings(max_examples=200, deadline=None)

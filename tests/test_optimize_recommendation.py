@@ -89,27 +89,30 @@ def test_non_finite_numbers_are_null_and_read_back_as_nan(small_rec):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"cutoff": 0}, "field 'cutoff' must be a positive integer; got 0"),
-    ({"cutoff": True}, "field 'cutoff' must be a positive integer; got True"),
-    ({"verdict": 3}, "field 'verdict' must be a string; got 3"),
-    ({"outer": [1, 2]}, "field 'outer' must be a list of objects"),
+    ({"cutoff": 0}, "field 'cutoff' must be an integer >= 1; got int 0"),
+    ({"cutoff": True}, "field 'cutoff' must be an integer >= 1; got bool True"),
+    ({"verdict": 3}, "field 'verdict' must be a string; got int 3"),
+    ({"outer": [1, 2]}, "field 'outer' must be a list of records"),
     ({"table": [{"kind": "baseline"}]}, "field 'table' must give each row's 'candidate'"),
-    ({"tuning": []}, "field 'tuning' must be an optimize.Tuning document"),
-    ({"diff": "0.1"}, "field 'diff' must be a number or null; got '0.1'"),
-    ({"topics_to_decide": "many"}, "field 'topics_to_decide' must be a number or null; got 'many'"),
-    ({"procedure_lo": False}, "field 'procedure_lo' must be a number or null; got False"),
+    ({"tuning": []}, "field 'tuning' must be an object"),
+    ({"diff": "0.1"}, "field 'diff' must be a finite number; got str '0.1'"),
+    ({"topics_to_decide": "many"}, "field 'topics_to_decide' must be a finite number; got str 'many'"),
+    ({"procedure_lo": False}, "field 'procedure_lo' must be a finite number; got bool False"),
 ])
 def test_invalid_documents_are_refused_naming_the_field(small_rec, change, message):
+    from gtheory.kit.errors import DocumentError
+
     d = {**json.loads(small_rec.to_json()), **change}
-    with pytest.raises(ValueError, match=f"invalid optimize.Recommendation JSON document: {message}"):
+    with pytest.raises(DocumentError, match=f"not a valid gtheory.optimize.Recommendation/1 document: {message}") as e:
         optimize.Recommendation.from_json(json.dumps(d))
+    assert e.value.field == next(iter(change))
 
 
 def test_incomplete_documents_name_what_is_missing(small_rec):
     d = json.loads(small_rec.to_json())
     for k in ("outer", "verdict"):
         d.pop(k)
-    with pytest.raises(ValueError, match="incomplete optimize.Recommendation JSON document: missing verdict, outer"):
+    with pytest.raises(ValueError, match="field 'verdict' is missing"):
         optimize.Recommendation.from_json(json.dumps(d))
 
 

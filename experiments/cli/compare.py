@@ -18,6 +18,7 @@ from ._common import (add_data_args, check_option, check_output_path, in_option_
 from ._ndcg import add_ndcg_args
 from ._outputs import add_raw_csv_arg
 from experiments.compare_registry import CORRECTION_REGISTRY, TEST_REGISTRY, TESTS, corrections_help, tests_help
+from gtheory.kit.render import one_line
 
 __all__ = ["register", "run"]
 
@@ -176,6 +177,6 @@ def _render(table: Any, args: argparse.Namespace) -> str:
         return _csv(pd.concat(frames, ignore_index=True), args.raw_csv)
     text = table.summary() + "\n"
     for m, c in table.comparisons.items():
-        text += f"\n{m}: {c.n_significant} of {len(c.table)} pairs significant"
+        text += f"\n{one_line(m)}: {c.n_significant} of {len(c.table)} pairs significant"
         text += ("\n" + c.summary() + "\n") if args.pairs else ""
     return text + ("\n" if not args.pairs else "")

@@ -17,6 +17,9 @@ heavier than NumPy at import time, so ``import metrics`` stays light. One concep
   atomic for regular files, written through for devices, FIFOs and standard output; CSV text cells neutralised
   against formula injection;
 * :mod:`gtheory.kit.display` — the notebook display helpers (HTML tables) and number formatting;
+* :mod:`gtheory.kit.render` — one renderer per output format (text, Markdown, LaTeX, HTML, plot labels), each with
+  one escaping rule for text from the data;
+* :mod:`gtheory.kit.schema` — the declared schema of a result document and the one reader that checks it;
 * :mod:`gtheory.kit.compressed` — compressed input files told by their leading bytes (gzip, bzip2, xz), for every
   reader of runs, qrels and score files;
 * :mod:`gtheory.kit.ties` — equality up to rounding (:data:`~gtheory.kit.ties.TIE_REL`), used by every rank

@@ -7,11 +7,12 @@ when one is displayed); optimize and experiments import this module.
 """
 from __future__ import annotations
 
-import html
 import math
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from .render import html as _esc
 
 __all__ = ["fmt", "html_table", "kv_table"]
 
@@ -48,17 +49,18 @@ def fmt(v: Any, digits: int = 4) -> str:
 
 def html_table(rows: Iterable[Sequence[Any]], header: Sequence[str] | None = None, caption: str = "",
                digits: int = 4) -> str:
-    """An HTML ``<table>``: optional ``caption`` and ``header``; cells formatted by :func:`fmt` and escaped.
+    """An HTML ``<table>``: optional ``caption`` and ``header``; cells formatted by :func:`fmt` and escaped by the
+    kit's one HTML rule (:func:`gtheory.kit.render.html`).
 
     The first column is left-aligned (labels), the others right-aligned (numbers).
     """
     def cell(tag: str, i: int, v: Any) -> str:
         align = "left" if i == 0 else "right"
-        return f'<{tag} style="{_CELL}text-align:{align}">{html.escape(fmt(v, digits))}</{tag}>'
+        return f'<{tag} style="{_CELL}text-align:{align}">{_esc(fmt(v, digits))}</{tag}>'
 
     out = [f'<table style="{_STYLE}">']
     if caption:
-        out.append(f'<caption style="text-align:left;font-weight:bold">{html.escape(caption)}</caption>')
+        out.append(f'<caption style="text-align:left;font-weight:bold">{_esc(caption)}</caption>')
     if header:
         out.append("<thead><tr>" + "".join(cell("th", i, h) for i, h in enumerate(header)) + "</tr></thead>")
     out.append("<tbody>")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FixableError", "FixableWarning", "ParameterError", "ParameterTypeError", "python_fix"]
+__all__ = ["DocumentError", "FixableError", "FixableWarning", "ParameterError", "ParameterTypeError", "python_fix"]
 
 
 def _value(v: Any) -> str:
@@ -130,3 +130,21 @@ class ParameterTypeError(ParameterError, TypeError):
     >>> isinstance(err, TypeError), isinstance(err, ValueError), err.param
     (True, True, 'cutoff')
     """
+
+
+class DocumentError(FixableError):
+    """A result document (the JSON a ``to_json`` wrote, maybe edited since) breaks its declared schema
+    (:mod:`gtheory.kit.schema`): a :class:`ValueError` naming the document's format and the ``field`` at fault
+    (``"alpha"``, ``"table.depth row 2"``), with what it must be and what it is.
+
+    >>> err = DocumentError("gtheory.TopicSetSize/1", "n", "must be a whole number >= 1; got int -3")
+    >>> err.field, str(err)
+    ('n', "not a valid gtheory.TopicSetSize/1 document: field 'n' must be a whole number >= 1; got int -3")
+    """
+
+    def __init__(self, fmt: str, field: str, problem: str) -> None:
+        super().__init__(f"not a valid {fmt} document: field {field!r} {problem}")
+        self.format, self.field, self.problem = fmt, field, problem
+
+    def __reduce__(self):  # picklable with its field
+        return (DocumentError, (self.format, self.field, self.problem))
