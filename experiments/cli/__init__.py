@@ -28,7 +28,7 @@ from typing import Sequence
 __all__ = ["main", "build_parser", "UsageError", "SUBCOMMANDS"]
 
 #: subcommand modules, in the order ``--help`` lists them
-SUBCOMMANDS: tuple[str, ...] = ("demo", "evaluate", "gstudy", "plan", "budget", "tune", "recommend", "check", "robustness", "report", "sweep", "compare")
+SUBCOMMANDS: tuple[str, ...] = ("demo", "judge", "evaluate", "gstudy", "plan", "budget", "tune", "recommend", "check", "robustness", "report", "sweep", "compare")
 
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the work ran but did not succeed (e.g. an optimiser that did not converge under --strict)
@@ -118,10 +118,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     OUTPUTS.clear()
     COMMAND[0] = f"gtheory {args.command}"
     try:
+        if getattr(args, "relevance_level", None) is not None:  # -l: rel=L on the binary --measure names
+            from ._measures import apply_relevance_level
+
+            args._run = _with(apply_relevance_level, args._run)
         return _run(args, traceback)
     finally:
         if STDOUT[0] is not None:  # an output was `-`: give standard output back
             sys.stdout, STDOUT[0] = STDOUT[0], None
+
+
+def _with(first, run):
+    """``run`` preceded by ``first(args)`` (so that its errors are reported as the subcommand's)."""
+    def both(args: argparse.Namespace) -> int:
+        first(args)
+        return run(args)
+    return both
 
 
 def _run(args: argparse.Namespace, traceback: bool) -> int:
