@@ -115,3 +115,16 @@ def test_a_tensor_without_sources_loads_and_warns_nothing(tmp_path, capsys):
     shutil.rmtree(runs)
     assert main(["evaluate", "--judged", str(path), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_missing_policy_of_judge_is_kept_unless_given_again(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    lines = (runs / "runD.txt").read_text().splitlines(keepends=True)
+    (runs / "runD.txt").write_text("".join(x for x in lines if not x.startswith("4 ")))  # runD misses topic 4
+    out = _judge(tmp_path, capsys, [runs], qrels, "--missing", "exclude", "--quiet")
+    argv = ["evaluate", "--judged", str(out), "--measure", "AP", "--json", "--quiet"]
+    rows = json.loads(_stdout(capsys, argv))
+    assert [r["score"] for r in rows if r["system"] == "runD" and r["topic"] == "4"] == [None]  # excluded
+    rows = json.loads(_stdout(capsys, [*argv, "--missing", "zero"]))
+    assert [r["score"] for r in rows if r["system"] == "runD" and r["topic"] == "4"] == [0.0]  # as trec_eval -c
+

@@ -158,7 +158,9 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
                              "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
         import numpy as np
 
-        if judged.missing != _policy(args):
+        # a tensor of `gtheory judge --missing exclude` keeps its policy unless --missing is given here
+        keep = bool(args.judged) and not getattr(args, "_given_missing", False) and "sources" in judged.report
+        if not keep and judged.missing != _policy(args):
             from dataclasses import replace
 
             judged = replace(judged, missing=_policy(args))  # the policy is applied when measures are computed

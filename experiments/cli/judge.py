@@ -23,8 +23,8 @@ that reads runs takes --judged FILE instead of --runs/--qrels and gives the same
 compressed NumPy archive (.npz; .npz.xz for LZMA, about 30 % smaller; no pickles) holding the grade of every
 retrieved document and the qrels' grades, and a record of what it was judged from: every run file and the
 qrels file (absolute path, size, SHA-256) and the options (--depth, --grades, --duplicates, --missing). A
-subcommand given --judged warns once when one of those files is gone or changed since. --missing is recorded
-as the default of the tensor; a later --missing overrides it. The file is written atomically.
+subcommand given --judged warns once when one of those files is gone or changed since. --missing is kept with
+the tensor: a subcommand given --judged uses it unless given --missing itself. The file is written atomically.
 """
 
 
