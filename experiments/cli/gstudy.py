@@ -54,7 +54,10 @@ confidence intervals (Feldt 1965; Arteaga et al. 1982), and the number of topics
 
 def _orientation(text: str) -> str:
     """The canonical spelling of a layout (the library's vocabulary: 'topics x systems' is topics-by-systems);
-    anything else unchanged, for argparse's choices to refuse."""
+    anything else unchanged, for argparse's choices to refuse. A canonical spelling (the default "auto") returns
+    at once: gtheory.advanced imports scipy.optimize (half a second of every command's start-up)."""
+    if text in ("auto", "systems-by-topics", "topics-by-systems", "long"):
+        return text
     from gtheory.advanced import canonical_orientation as _canonical_orientation
 
     try:
@@ -186,7 +189,10 @@ def run(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"gtheory gstudy: warning: {w.message}", file=sys.stderr)
 
-    level = None if isinstance(g, gtheory.UnbalancedGStudy) else args.level  # no normal-theory intervals
+    # no normal-theory intervals for an unbalanced G-study; gtheory.unbalanced is loaded only when one was made
+    # (importing it to ask costs scipy.optimize, half a second of start-up)
+    unbalanced = sys.modules.get("gtheory.unbalanced")
+    level = None if unbalanced is not None and isinstance(g, unbalanced.UnbalancedGStudy) else args.level
     kept = scores.loc[[s for s in scores.index if s not in set(g.dropped_systems)]] if hasattr(g, "dropped_systems") \
         else scores
     extra = competitive_answer(kept, args.target, top=args.top,
