@@ -172,11 +172,13 @@ def test_relevance_level_gives_trec_evals_numbers_on_dl2019(capsys):
 def test_relevance_level_is_refused_where_it_cannot_apply(tmp_path, capsys):
     runs, qrels = toy_runs(tmp_path)
     code, _, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "-l", "nan"])
-    assert code == 2 and "-l/--relevance-level must be a finite number" in err
+    assert code == 2 and "-l/--relevance-level must be a positive finite number; got nan" in err
+    code, _, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "-l", "0"])
+    assert code == 2 and "got 0." in err
     csv = tmp_path / "s.csv"
     assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), "--measure", "AP", "--out", str(csv)]) == 0
     capsys.readouterr()
     code, _, err = _cli(capsys, ["gstudy", str(csv), "-l", "2"])
     assert code == 2 and "applies to measures computed from runs" in err
     code, _, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "-l", "2"])
-    assert code == 0 and "-l 2 applies to binary measures" in err  # nDCG@10 is graded: said, not silent
+    assert code == 0 and "-l 2 applies to binary measures" in err and "changes none of the default nDCG" in err

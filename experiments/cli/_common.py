@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ._data import (  # noqa: F401 - re-exported for the subcommands
-    ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, QUIET_HELP, SEED_HELP, SORT_HELP, TARGET_HELP, UNBALANCED, add_data_args, add_quiet_arg, add_resamples_arg, add_sort_arg, check_shape, drop_missed_topics, load_judged, positive_int, progress_option,
+    UNBALANCED, add_data_args, add_quiet_arg, add_resamples_arg, add_sort_arg, check_shape, drop_missed_topics, load_judged, positive_int, progress_option,
 )
 from ._errors import in_option_names  # noqa: F401
 from ._outputs import (  # noqa: F401

@@ -142,7 +142,6 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
               file=sys.stderr)
 
 
-
 #: help of ``-l/--relevance-level``, the same on every subcommand that takes it
 RELEVANCE_HELP = ("as trec_eval -l L: the binary measures (AP, P@k, R-prec, RR, bpref, infAP, recall, success, "
                   "num_rel, num_rel_ret) count grade >= L as relevant (default 1, as trec_eval); a measure's own "
@@ -190,8 +189,8 @@ def apply_relevance_level(args: argparse.Namespace) -> None:
     level = getattr(args, "relevance_level", None)
     if level is None:
         return
-    if not math.isfinite(level):
-        raise UsageError(f"-l/--relevance-level must be a finite number; got {level:g}.")
+    if not (math.isfinite(level) and level > 0):  # grade >= 0 would count every judged document as relevant
+        raise UsageError(f"-l/--relevance-level must be a positive finite number; got {level:g}.")
     if getattr(args, "scores", None) is not None:
         raise UsageError(f"-l/--relevance-level applies to measures computed from runs; {args.scores} holds scores "
                          "already.")
@@ -209,9 +208,8 @@ def apply_relevance_level(args: argparse.Namespace) -> None:
         args.measure = new[0] if isinstance(given, str) else new
     if args.command != "robustness" and not getattr(args, "quiet", False) and \
             not any(is_binary(metrics.parse_measure(n)) for n in names):
-        print(f"gtheory {args.command}: note: -l {level:g} applies to binary measures (AP, P@k, RR, ...); "
-              f"{', '.join(names) or 'the default nDCG'} {'is' if len(names) < 2 else 'are'} graded.",
-              file=sys.stderr)
+        print(f"gtheory {args.command}: note: -l {level:g} applies to binary measures (AP, P@k, RR, ...) without "
+              f"their own rel=; it changes none of {', '.join(names) or 'the default nDCG'}.", file=sys.stderr)
 
 
 def sort_runs(frames: dict[str, Any], sort: str) -> dict[str, Any]:

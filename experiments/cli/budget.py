@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import ALPHA_HELP, LEVEL_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
 from ._measures import add_relevance_level_arg
 from ._common import (add_data_args, add_quiet_arg, add_raw_csv_arg, check_least, check_option, check_output_path, check_shape,

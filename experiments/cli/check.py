@@ -31,7 +31,7 @@ from typing import Any, Callable
 import gtheory
 import metrics
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import ALPHA_HELP, CUTOFF_HELP, SEED_HELP
 from . import UsageError
 from ._common import (add_data_args, add_quiet_arg, add_resamples_arg, check_option, check_shape, drop_missed_topics, emit_json,
                       in_option_names, load_judged, seed_rule)

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import ALPHA_HELP, ORIENTATION_HELP, SEED_HELP
 from . import UsageError
 from ._measures import add_relevance_level_arg
 from .gstudy import _orientation, add_top_arg

@@ -11,7 +11,7 @@ import sys
 import warnings
 from typing import Any
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import CUTOFF_HELP, TARGET_HELP
 from ._common import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, emit_json, load_judged
 
 

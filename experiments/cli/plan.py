@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import ALPHA_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
 from .evaluate import add_ndcg_args
 from ._measures import add_relevance_level_arg

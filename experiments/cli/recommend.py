@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import CUTOFF_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
 from ._common import (add_data_args, add_quiet_arg, check_least, check_option, check_output_path, check_shape, drop_missed_topics,
-                      emit_json, in_option_names, load_judged, output_text, positive_int, progress_option, seed_rule)
+                      emit_json, in_option_names, load_judged, output_text, progress_option, seed_rule)
 from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import ALPHA_HELP
 from . import EXIT_FAILURE, UsageError
 from ._measures import add_relevance_level_arg
 from ._common import (SEEDS_HELP, add_data_args, add_quiet_arg, add_raw_csv_arg, add_resamples_arg, check_option, check_output_path,

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import TARGET_HELP
 from . import UsageError
 from ._common import (SEEDS_HELP, add_data_args, add_quiet_arg, add_raw_csv_arg, check_option, check_output_path, check_shape,
                       drop_missed_topics, emit_json, in_option_names, load_judged, seeds_option, write_csv_output)

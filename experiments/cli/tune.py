@@ -12,7 +12,7 @@ import sys
 import warnings
 from typing import Any
 
-from ._data import ALPHA_HELP, CUTOFF_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP  # noqa: F401
+from ._data import CUTOFF_HELP, SEED_HELP
 from . import EXIT_FAILURE, UsageError
 from ._common import (add_data_args, add_quiet_arg, check_option, check_output_path, check_shape, drop_missed_topics, emit_json,
                       in_option_names, load_judged, output_text, seed_rule)
