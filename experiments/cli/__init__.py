@@ -50,6 +50,16 @@ def _version() -> str:
         return "unknown"
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (importlib.metadata costs ~40 ms of every
+    command's start-up otherwise)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: object, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"gtheory {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gtheory",
@@ -59,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Run 'gtheory demo' for an end-to-end study on the embedded TREC-9 Web data.",
     )
-    parser.add_argument("--version", action="version", version=f"gtheory {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     parser.add_argument("--traceback", action="store_true",
                         help="show the Python traceback of an error (also after the subcommand's options)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
