@@ -117,6 +117,9 @@ def test_sort_by_mean_lists_the_best_run_first(tmp_path, capsys):
     for sort, want in (("mean", ranked), ("name", names)):  # compare's table rows in the same order
         _, table, _ = _cli(capsys, ["compare", *data, "--sort", sort, "--format", "json"])
         assert [row[0] for row in json.loads(table)["means"]["rows"]] == want
+        # --top keeps the best runs, listed in the same order (by name unless --sort mean)
+        _, table, _ = _cli(capsys, ["compare", *data, "--sort", sort, "--top", "3", "--format", "json"])
+        assert [row[0] for row in json.loads(table)["means"]["rows"]] == [s for s in want if s in ranked[:3]]
 
 
 def test_relevance_level_rewrites_only_binary_measures():

@@ -128,17 +128,12 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         check_output_path(args.out, "--out", args=args, quiet=args.quiet)
     scores = _scores(args)
-    systems = args.systems
-    if args.sort == "mean":  # best first by the first measure (within --run's runs when given)
-        from ._measures import sort_runs
-
-        order = list(next(iter(sort_runs(scores, "mean").values())).index)
-        systems = order if systems is None else [s for s in order if s in set(systems)]
+    systems, top = _order(scores, args)
     try:
         table = compare_measures(scores, test=args.test, correction=None if args.correction == "none" else args.correction,
                                  baseline=args.baseline, alpha=args.alpha, seed=args.seed,
                                  n_resamples=args.n_resamples, effect_size=args.effect_size,
-                                 systems=systems, top_k=args.top)
+                                 systems=systems, top_k=top)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
     text = _render(table, args)
@@ -150,6 +145,32 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _order(scores: dict[str, Any], args: argparse.Namespace) -> tuple[list[str] | None, int | None]:
+    """The runs of the table and their order under --sort, as ``(systems, top_k)`` for compare_measures: --run's
+    runs (or all) and, with --top, the N best of them by the first measure; listed by name (``name``: in the
+    order the runs are read, or --run's order) or best first (``mean``). The baseline is added by compare_measures
+    when --top leaves it out."""
+    if args.sort == "name" and args.top is None:
+        return args.systems, None
+    from experiments._validation import best_first
+
+    first = next(iter(scores.values()))
+    means = first.mean(axis=1)
+    wanted = [str(s) for s in first.index] if args.systems is None else list(args.systems)
+    labels = {str(s): s for s in first.index}
+    if any(w not in labels for w in wanted):
+        return args.systems, args.top  # compare_measures names the unknown run
+    chosen = [wanted[i] for i in best_first(means.loc[[labels[w] for w in wanted]].to_numpy(dtype=float))]
+    if args.top is not None:
+        check_option("--top", "top_k", args.top)
+        if args.top > len(chosen):
+            return args.systems, args.top  # compare_measures refuses it, in its words
+        chosen = chosen[:args.top]
+    if args.sort == "name":
+        chosen = [w for w in wanted if w in set(chosen)]
+    return [labels[w] for w in chosen], None  # the labels as the scores hold them (a CSV's may be numbers)
 
 
 def _render(table: Any, args: argparse.Namespace) -> str:
