@@ -109,7 +109,7 @@ def test_runs_and_qrels_plot_and_quiet(capsys, tmp_path):
         (["--threshold", "2"], "--threshold is a level of Kendall's tau, in [-1, 1]; got 2."),
         (["--relevance-level", "5"], "--relevance-level must split the qrels grades (0 1 2) into relevant (>= it) "
                                      "and non-relevant: a value in (0, 2]; got 5."),
-        (["--relevance-level", "0"], "a value in (0, 2]; got 0."),
+        (["--relevance-level", "0"], "-l/--relevance-level must be a positive finite number; got 0."),  # as everywhere
         # the Python API's `top_k` is the --top-k the user typed
         (["--test", "t", "--top-k", "500"], "--top-k must not exceed the number of systems (104); got 500."),
     ],
