@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 from gtheory.kit.params import validate_params
@@ -196,7 +196,7 @@ def topics_section(
     import gtheory
     from gtheory.io import as_score_matrix
 
-    x, _, _ = as_score_matrix(scores)
+    x, systems, _ = as_score_matrix(scores)
     n_sys, n = x.shape
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
@@ -221,11 +221,19 @@ def topics_section(
             depths = [d for d in _DEFAULT_DEPTHS if d <= judged.depth] or [judged.depth]
         budget = topic_depth_budget(judged, measure, depths=depths, min_diff=min_diff, target=target, power=power,
                                     alpha=alpha, executor=executor)
-    return _render(plan, budget, str(measure), n_sys, n, heading)
+    import pandas as pd
+
+    from gtheory.outliers import competitive_answer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
+        # the runs far below the rest, and the topics the competitive systems need beside all runs'
+        competitive = competitive_answer(pd.DataFrame(x, index=systems), target)
+    return _render(plan, budget, str(measure), n_sys, n, heading, competitive=competitive)
 
 
 def _render(plan: "TopicPlan", budget: "TopicBudget | None", measure: str, n_sys: int, n: int,
-            heading: str | None) -> TopicsSection:
+            heading: str | None, competitive: Any = None) -> TopicsSection:
     import gtheory
 
     t = plan.table.set_index("method")
@@ -268,6 +276,15 @@ def _render(plan: "TopicPlan", budget: "TopicBudget | None", measure: str, n_sys
         _md_par(short, "In short."), _md_par(verdict), f"*{_md_escape(caption)}*", _md_table(head, rows), _md_par(how)]
     ht = ["<section>" + (f"<h2>{_html(heading)}</h2>" if heading else ""), _html_par(short, "In short."),
           _html_par(verdict), _html_table(head, rows, caption), _html_par(how)]
+    if competitive is not None:  # gtheory.outliers: a broken run makes the topics needed look small
+        c, a = competitive.topics_needed, competitive.topics_needed_all_runs
+        runs = (f"{competitive.outlying.one_line()[0].upper()}{competitive.outlying.one_line()[1:]} The "
+                f"{len(competitive.systems)} best runs (all but the lowest quarter, the systems a paper compares) need "
+                f"{_count(c['phi'])} topics for Φ ≥ {competitive.target:g} and {_count(c['erho2'])} for Eρ² (all "
+                f"{competitive.n_systems} runs: {_count(a['phi'])} and {_count(a['erho2'])}; gtheory plan --top N "
+                "for another number).")
+        md.append(_md_par(runs, "Outlying runs and the competitive systems."))
+        ht.append(_html_par(runs, "Outlying runs and the competitive systems."))
     if budget is not None:
         bt = budget.table
         bhead = ["pool depth", "judged per topic", "coverage", "V_E", f"topics for Φ ≥ {budget.target:g}",

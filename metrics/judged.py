@@ -20,7 +20,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -404,8 +404,13 @@ class JudgedRuns:
         )
 
     # ------------------------------------------------------------------------------------------------- io
-    def save(self, path: PathLike) -> None:
+    def save(self, path: PathLike, *, sources: Mapping[str, Any] | None = None) -> None:
         """Save as ``.npz`` (zlib-compressed; no pickles), or as ``.npz.xz`` (LZMA, about 30 % smaller).
+
+        ``sources``, a JSON-serialisable mapping (``gtheory judge`` records the run and qrels files with their
+        sizes and SHA-256 hashes, and the judging options), is stored beside the arrays as a JSON text and comes
+        back as ``report["sources"]`` from :meth:`load`, so that a reader can tell whether the files it was made
+        from changed since.
 
         Document ids are stored only where a judged document sits (they are implied -1 elsewhere). The file
         is written atomically (a temporary file beside it, renamed at the end); an existing device, named pipe or
@@ -424,6 +429,10 @@ class JudgedRuns:
             n_retrieved=self.n_retrieved,
             missing=np.array(self.missing),
         )
+        if sources is not None:
+            import json
+
+            arrays["sources"] = np.array(json.dumps(dict(sources), sort_keys=True))
         from gtheory.kit.output import open_output, target_kind  # the package's one writer (imported when saving)
 
         p = Path(path)
@@ -474,7 +483,7 @@ class JudgedRuns:
 
         try:
             with np.load(src, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files if k in _SAVED}  # each member read (and decompressed) here
+                arrays = {k: z[k] for k in z.files if k in _SAVED | _OPTIONAL}  # each member read (and decompressed) here
         except (ValueError, OSError, EOFError, KeyError, RuntimeError, zipfile.BadZipFile, zlib.error,
                 NotImplementedError) as exc:
             raise FixableError(f"{p}: a damaged or truncated JudgedRuns file ({type(exc).__name__}: "
@@ -486,6 +495,8 @@ _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 #: the arrays :meth:`JudgedRuns.save` writes (other members of an archive are not read)
 _SAVED = frozenset({"format_version", "grades", "judged_ids", "doc_id_dtype", "levels", "qrels_level",
                     "qrels_offsets", "systems", "topics", "n_retrieved", "missing"})
+#: optional members: ``sources`` (a JSON text: what the tensor was judged from, see :meth:`JudgedRuns.save`)
+_OPTIONAL = frozenset({"sources"})
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 
 
@@ -505,6 +516,19 @@ def _from_saved(cls: type, z: dict, p: Path) -> "JudgedRuns":
         return FixableError(f"{p}: a damaged JudgedRuns file: {problem}; save it again with JudgedRuns.save")
 
     lacking = _SAVED - {"format_version"} - set(z)
+    report: dict = {"loaded_from": str(p)}
+    if "sources" in z:
+        import json
+
+        src = z["sources"]
+        try:
+            sources = json.loads(str(src)) if src.shape == () and src.dtype.kind == "U" else None
+        except ValueError:
+            sources = None
+        if not isinstance(sources, dict):
+            raise FixableError(f"{p}: a damaged JudgedRuns file: 'sources' is not a JSON object; save it again "
+                               "with JudgedRuns.save")
+        report["sources"] = sources
     if lacking:
         raise FixableError(f"{p}: not a JudgedRuns .npz file (lacks {sorted(lacking)})")
     version = z.get("format_version")
@@ -579,7 +603,7 @@ def _from_saved(cls: type, z: dict, p: Path) -> "JudgedRuns":
     return cls(grades=grades, doc_ids=doc_ids, levels=levels, qrels_level=qrels_level.astype(np.int8, copy=False),
                qrels_offsets=offsets.astype(np.int64, copy=False), systems=names["systems"], topics=names["topics"],
                n_retrieved=n_ret.astype(np.int32, copy=False), missing=str(missing),
-               report={"loaded_from": str(p)})
+               report=report)
 
 
 # ------------------------------------------------------------------------------------------------------- judge

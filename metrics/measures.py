@@ -65,6 +65,45 @@ _CUT_ONLY = tuple(c for c in _CUT_ALIASES if c not in MEASURE_SPECS and c not in
 _CUT_NAME = re.compile(rf"^({'|'.join(map(re.escape, _CUT_ALIASES))})_(\d+)$")
 _TREC_DOT = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z_]*)\.(?P<cuts>\d+(?:\s*,\s*\d+)*)\s*$")
 
+#: every spelling of a measure name the parser knows (canonical names, aliases, trec_eval cut names), by its
+#: case-folded form: a name in another case is read as the one spelling it folds to (``mrr`` → ``MRR``)
+_SPELLINGS: dict[str, list[str]] = {}
+for _s in (*MEASURE_SPECS, *_ALIASES, *_CUT_ALIASES):
+    if _s not in _SPELLINGS.setdefault(_s.casefold(), []):
+        _SPELLINGS[_s.casefold()].append(_s)
+
+
+def _meaning(spelling: str) -> tuple:
+    """What a known spelling means: the canonical name and the parameters it sets (a cut name: its measure)."""
+    if spelling in MEASURE_SPECS:
+        return (spelling, ())
+    if spelling in _ALIASES:
+        name, implied = _ALIASES[spelling]
+        return (name, tuple(sorted(implied.items())))
+    return (_CUT_ALIASES[spelling], ("cut",))
+
+
+def _fold_case(name: str) -> str:
+    """``name`` as the parser knows it: unchanged when it is a known spelling, else the one known spelling it equals
+    ignoring case (``mrr`` → ``MRR``, ``NDCG_CUT_10`` → ``ndcg_cut_10``), as trec_eval and ir_measures users write
+    them. Spellings that differ only in case and mean different measures are refused, naming them; an unknown name
+    is returned unchanged (the caller reports it)."""
+    if name in MEASURE_SPECS or name in _ALIASES or _CUT_NAME.match(name) or name in _CUT_ONLY:
+        return name
+    tail = re.search(r"_\d+$", name)
+    for base, rest in ((name, ""), *(((name[:tail.start()], tail.group()),) if tail else ())):
+        found = _SPELLINGS.get(base.casefold(), [])
+        if rest:
+            found = [f for f in found if f in _CUT_ALIASES]
+        if not found:
+            continue
+        if len({_meaning(f) for f in found}) > 1:
+            raise ValueError(f"measure name {name!r} is ambiguous ignoring case: it could be "
+                             f"{' or '.join(f + rest for f in found)}; write it in one of these cases")
+        return found[0] + rest
+    return name
+
+
 _MEASURE = re.compile(
     r"""^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?P<prime>['′])?\s*
         (?:\(\s*(?P<params>[^()]*?)\s*\))?\s*
@@ -229,7 +268,7 @@ def parse_measure(text: str | Measure | object) -> Measure:
     m = _MEASURE.match(text)
     if not m:
         raise ValueError(f"cannot parse measure {text_in!r}; expected {GRAMMAR}")
-    name = m.group("name")
+    name = _fold_case(m.group("name"))
     cutoff_text = m.group("cutoff")
     cm = _CUT_NAME.match(name)
     if cm and cutoff_text is None:

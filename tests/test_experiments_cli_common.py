@@ -404,7 +404,6 @@ def test_ndcg_cutoff_beyond_the_run_depth_is_scored_as_trec_eval_with_a_note(com
     (["evaluate", "--measure", "AP", "--measure", "AP"], "--measure AP is given twice"),  # wrote every row twice
     (["evaluate", "--measure", "AP", "--gain", "exponential"], "--gain applies to nDCG; --measure AP is not nDCG."),
     (["gstudy", "--measure", "P@10", "--discount", "zipf"], "--discount applies to nDCG; --measure P@10 is not"),
-    (["tune", "--json", "--quiet"], "--json and --quiet exclude each other."),  # printed nothing, exit 0
 ])
 def test_options_that_would_be_ignored_or_repeated_are_refused(subset, argv, message, capsys):
     assert main([*argv, "--judged", subset]) == 2

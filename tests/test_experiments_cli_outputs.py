@@ -205,7 +205,7 @@ def test_robustness_on_identical_runs_is_an_error_not_tau_nan(embedded_trec9, tm
             "--quiet"]
     assert main(argv) == 1
     out, err = capsys.readouterr()
-    assert out == "" and "Kendall's τ is undefined for nDCG@100: every system has the same mean score" in err
+    assert out == "" and "Kendall's τ is undefined for nDCG@10: every system has the same mean score" in err
 
 
 def test_interrupt_after_one_output_says_what_was_written(embedded_trec9, tmp_path, monkeypatch, capsys):

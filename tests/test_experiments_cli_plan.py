@@ -27,6 +27,12 @@ def test_json_equals_the_api_on_a_csv(capsys, WEB):
     x = gtheory.read_scores(WEB, orientation="topics-by-systems")
     p = gtheory.plan(x, min_diff=0.05, target=0.9)
     assert data["source"] == WEB
+    from gtheory.outliers import competitive_systems, outlying_runs
+
+    # the CLI's additions beside the plan: the source, the outlying runs and the competitive systems' answer
+    assert data.pop("outlying_runs") == json.loads(json.dumps(outlying_runs(x).to_dict()))
+    competitive = data.pop("competitive")
+    assert competitive["systems"] == list(competitive_systems(x)) and competitive["target"] == 0.9
     del data["source"]
     assert gtheory.TopicPlan.from_json(json.dumps(data)) == p
 

@@ -122,3 +122,17 @@ def test_phi_interval_brackets_the_estimate_in_degenerate_cases():
             assert iv.low <= g.phi(n) + 1e-12 and g.phi(n) <= iv.high + 1e-12
             need = g.topics_needed(0.8)
             assert need.n_low <= need.n_high
+
+
+def test_quantiles_are_scipy_stats_without_importing_it():
+    """The F and χ² quantiles of the intervals are scipy.stats' (the same special functions it calls), so the
+    intervals did not move when scipy.stats stopped being imported for them."""
+    from scipy import stats
+
+    from gtheory.intervals import _chi2_ppf, _f_ppf
+
+    for q in (0.005, 0.025, 0.5, 0.975, 0.995):
+        for d1, d2 in ((1, 1), (3, 7), (36, 1512), (103, 5047)):
+            assert _f_ppf(q, d1, d2) == pytest.approx(float(stats.f.ppf(q, d1, d2)), rel=1e-13)
+            assert _chi2_ppf(q, d1) == pytest.approx(float(stats.chi2.ppf(q, d1)), rel=1e-13)
+

@@ -207,3 +207,28 @@ def test_round_trip_of_the_canonical_string(name_cut, k, prime, p):
     assert m.name == name and m.cutoff == (k if with_cut else None)
     if "p" in spec.params:
         assert math.isclose(m.param("p"), p, rel_tol=0, abs_tol=0)  # a decimal written back by repr reads exactly
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("mrr@10", "RR@10"), ("MAP", "AP"), ("Map", "AP"), ("ndcg_cut_10", "nDCG@10"), ("NDCG_CUT_10", "nDCG@10"),
+    ("NDCG_CUT.10", "nDCG@10"), ("p@10", "P@10"), ("p_5", "P@5"), ("rprec", "Rprec"), ("BPREF", "Bpref"),
+    ("Recip_Rank", "RR"), ("numrelret", "NumRet(rel=1)"), ("INFAP", "infAP"), ("ndcg@10", "nDCG@10"),
+    ("err@20", "ERR@20"), ("rbp(p=0.8)", "RBP(p=0.8)"),
+])
+def test_names_are_case_insensitive_where_unambiguous(text, canonical):
+    """As trec_eval and ir_measures users write them: a name in another case is the one spelling it folds to."""
+    assert str(parse_measure(text)) == canonical
+
+
+def test_a_name_ambiguous_ignoring_case_is_refused_with_the_candidates(monkeypatch):
+    import metrics.measures as mm
+
+    # no two measures of the registry differ only in case today; a spelling table with such a pair must refuse
+    assert all(len({mm._meaning(x) for x in v}) == 1 for v in mm._SPELLINGS.values())
+    monkeypatch.setitem(mm._SPELLINGS, "xr", ["xR", "Xr"])
+    monkeypatch.setattr(mm, "_meaning", lambda s: (s,))
+    with pytest.raises(ValueError, match="ambiguous ignoring case: it could be xR or Xr"):
+        parse_measure("XR@5")
+    with pytest.raises(ValueError, match="unknown measure 'nosuch'"):
+        parse_measure("nosuch")
+

@@ -28,7 +28,7 @@ from typing import Sequence
 __all__ = ["main", "build_parser", "UsageError", "SUBCOMMANDS"]
 
 #: subcommand modules, in the order ``--help`` lists them
-SUBCOMMANDS: tuple[str, ...] = ("demo", "evaluate", "gstudy", "plan", "budget", "tune", "recommend", "check", "robustness", "report", "sweep", "compare")
+SUBCOMMANDS: tuple[str, ...] = ("demo", "judge", "evaluate", "gstudy", "plan", "budget", "tune", "recommend", "check", "robustness", "report", "sweep", "compare")
 
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the work ran but did not succeed (e.g. an optimiser that did not converge under --strict)
@@ -50,6 +50,16 @@ def _version() -> str:
         return "unknown"
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (importlib.metadata costs ~40 ms of every
+    command's start-up otherwise)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: object, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"gtheory {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gtheory",
@@ -59,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Run 'gtheory demo' for an end-to-end study on the embedded TREC-9 Web data.",
     )
-    parser.add_argument("--version", action="version", version=f"gtheory {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     parser.add_argument("--traceback", action="store_true",
                         help="show the Python traceback of an error (also after the subcommand's options)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -118,10 +128,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     OUTPUTS.clear()
     COMMAND[0] = f"gtheory {args.command}"
     try:
+        if getattr(args, "relevance_level", None) is not None:  # -l: rel=L on the binary --measure names
+            from ._measures import apply_relevance_level
+
+            args._run = _with(apply_relevance_level, args._run)
         return _run(args, traceback)
     finally:
         if STDOUT[0] is not None:  # an output was `-`: give standard output back
             sys.stdout, STDOUT[0] = STDOUT[0], None
+
+
+def _with(first, run):
+    """``run`` preceded by ``first(args)`` (so that its errors are reported as the subcommand's)."""
+    def both(args: argparse.Namespace) -> int:
+        first(args)
+        return run(args)
+    return both
 
 
 def _run(args: argparse.Namespace, traceback: bool) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ._data import (  # noqa: F401 - re-exported for the subcommands
-    UNBALANCED, add_data_args, add_resamples_arg, check_shape, drop_missed_topics, load_judged, positive_int, progress_option,
+    UNBALANCED, add_data_args, add_quiet_arg, add_resamples_arg, add_sort_arg, check_shape, drop_missed_topics, load_judged, positive_int, progress_option,
 )
 from ._errors import in_option_names  # noqa: F401
 from ._outputs import (  # noqa: F401

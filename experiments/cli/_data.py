@@ -14,14 +14,18 @@ from . import UsageError
 from ._errors import in_option_names
 
 
-def add_data_args(p: argparse.ArgumentParser) -> None:
-    """``--runs DIR|FILE... --qrels FILE [--depth N]``; without them the embedded TREC-9 Web data is used."""
-    g = p.add_argument_group("data (default: the embedded TREC-9 Web runs, 104 systems x 50 topics)")
+def add_data_args(p: argparse.ArgumentParser, *, judged: bool = True) -> None:
+    """``--runs DIR|FILE... --qrels FILE [--depth N]``, and ``--judged FILE`` (unless ``judged`` is false: ``gtheory
+    judge`` writes that file); without them the embedded TREC-9 Web data is used."""
+    g = p.add_argument_group("data (default: the embedded TREC-9 Web runs, 104 systems x 50 topics)" if judged
+                             else "data")
     g.add_argument("--runs", nargs="+", metavar="RUNS", default=None,
                    help="a directory of TREC run files, or run files (plain, .gz, .xz)")
     g.add_argument("--qrels", metavar="FILE", default=None, help="TREC qrels file (needed with --runs)")
-    g.add_argument("--judged", metavar="TENSOR.npz", default=None,
-                   help="a judged-grade tensor saved with JudgedRuns.save (instead of --runs/--qrels)")
+    if judged:
+        g.add_argument("--judged", metavar="JUDGED.npz", default=None,
+                       help="the runs judged once by 'gtheory judge' (or JudgedRuns.save), instead of --runs/--qrels: "
+                            "the same numbers without reading the runs again")
     g.add_argument("--depth", type=positive_int("--depth"), default=1000, action=_Given,
                    help="ranks of each run read with --runs (default 1000); the embedded data and --judged "
                         "tensors keep the depth they were judged to")
@@ -69,6 +73,15 @@ def add_resamples_arg(p: argparse.ArgumentParser, default: int | None, help: str
     p.add_argument("--n-resamples", type=int, default=default, metavar="B", help=help)
     p.add_argument("--B", dest="n_resamples", type=int, action=_OldSpelling, new="--n-resamples",
                    default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+#: help of ``--quiet``, the same on every subcommand: notes and progress go, results and warnings stay
+QUIET_HELP = "no notes and no progress on stderr; the results and the warnings are still printed"
+
+
+def add_quiet_arg(p: Any) -> None:
+    """``-q/--quiet`` with the one meaning it has on every subcommand (:data:`QUIET_HELP`)."""
+    p.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
 
 
 def positive_int(option: str) -> Any:
@@ -120,7 +133,7 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     --depth applies to --runs only (a saved or embedded tensor cannot be re-read at another depth): with the
     others it is refused unless it equals the tensor's depth. --missing applies to all three.
     """
-    if args.judged or (args.runs is None and args.qrels is None):
+    if getattr(args, "judged", None) or (args.runs is None and args.qrels is None):
         if args.judged:
             if args.runs or args.qrels:
                 raise UsageError("give either --judged or --runs/--qrels, not both")
@@ -130,6 +143,11 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             except ValueError as exc:  # not a saved tensor (a text file: --qrels), damaged: one line, exit 2
                 raise in_option_names(exc, {}, {"qrels": "a qrels file goes to --qrels (with the runs in --runs)"},
                                       where="--judged") from None
+            from ._sources import sources_warning
+
+            changed = sources_warning(args.judged, judged.report.get("sources"))
+            if changed:  # a warning, not a note: --quiet does not hide it
+                print(f"gtheory {getattr(args, 'command', None) or 'gtheory'}: warning: {changed}", file=sys.stderr)
         else:
             what = "the embedded TREC-9 data"
             judged = metrics.load_trec9()
@@ -140,7 +158,9 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
                              "here; --depth applies to --runs (evaluate fewer ranks with nDCG@k, P@k, ...).")
         import numpy as np
 
-        if judged.missing != _policy(args):
+        # a tensor of `gtheory judge --missing exclude` keeps its policy unless --missing is given here
+        keep = bool(args.judged) and not getattr(args, "_given_missing", False) and "sources" in judged.report
+        if not keep and judged.missing != _policy(args):
             from dataclasses import replace
 
             judged = replace(judged, missing=_policy(args))  # the policy is applied when measures are computed
@@ -254,3 +274,24 @@ def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None
     for n, least, what in ((n_s, min_systems, "system"), (n_t, min_topics, "topic")):
         if n < least:
             raise UsageError(f"the data has only {n} {what}{'s' * (n != 1)}; at least {least} are needed.")
+
+
+#: help of ``--sort``, the same on every subcommand that lists runs
+SORT_HELP = "order of the runs listed: by name (default) or by mean score of the first measure, best first"
+
+
+def add_sort_arg(p: Any) -> None:
+    """``--sort {name,mean}`` (:data:`SORT_HELP`)."""
+    p.add_argument("--sort", choices=["name", "mean"], default="name", help=SORT_HELP)
+
+
+#: the help of options that several subcommands take, one text each (an option means the same everywhere)
+ALPHA_HELP = "significance level of the tests, in (0, 1) (default 0.05)"
+LEVEL_HELP = "confidence level of the intervals, in (0, 1) (default 0.95)"
+POWER_HELP = "required power of the tests, in (0, 1) (default 0.8)"
+TARGET_HELP = "target Φ (and Eρ² where shown) for the number of topics needed, in (0, 1) (default 0.95)"
+SEED_HELP = "seed of the command's random draws (resamples, permutations, splits, starts; default 0)"
+CUTOFF_HELP = ("nDCG cut-off k of the tuning study (default 100, as Kanoulas & Aslam's Table 1; named in every output "
+               "that uses it; the measures of evaluate, gstudy, plan and compare default to nDCG@10)")
+ORIENTATION_HELP = ("layout of SCORES.csv (default auto; 'systems x topics' and 'topics x systems' are the same "
+                    "layouts as systems-by-topics and topics-by-systems)")

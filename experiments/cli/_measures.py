@@ -141,3 +141,87 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
               f"{shown}; only its discount is used. Give --tuning {value} for its gain, discount and cut-off.",
               file=sys.stderr)
 
+
+#: help of ``-l/--relevance-level``, the same on every subcommand that takes it
+RELEVANCE_HELP = ("as trec_eval -l L: the binary measures (AP, P@k, R-prec, RR, bpref, infAP, recall, success, "
+                  "num_rel, num_rel_ret) count grade >= L as relevant (default 1, as trec_eval); a measure's own "
+                  "rel=... wins; graded measures (nDCG, ERR, RBP, Q) use the grades themselves; robustness also "
+                  "samples the qrels by it")
+
+
+def add_relevance_level_arg(p: Any) -> None:
+    """``-l/--relevance-level L`` (:data:`RELEVANCE_HELP`)."""
+    p.add_argument("-l", "--relevance-level", type=float, default=None, metavar="L", help=RELEVANCE_HELP)
+
+
+def is_binary(measure: Any) -> bool:
+    """Whether ``-l`` applies to ``measure`` (a :class:`metrics.Measure`): a measure of binary relevance (a ``rel``
+    parameter and no graded ``gain``), not already given its own ``rel``, and not ``NumRet`` (documents retrieved,
+    relevant or not: with ``rel`` it would become NumRelRet)."""
+    params = measure.spec.params
+    return ("rel" in params and "gain" not in params and "beta" not in params and measure.param("rel") is None
+            and measure.name != "NumRet")
+
+
+def with_relevance_level(names: list[str], level: float | None) -> list[str]:
+    """``names`` with ``rel=level`` added to each binary measure (:func:`is_binary`), as trec_eval's ``-l level``
+    applies to its binary measures (``AP`` → ``AP(rel=2)``); the others unchanged. ``None``: unchanged."""
+    if level is None:
+        return list(names)
+    out = []
+    for name in names:
+        m = metrics.parse_measure(name)
+        if is_binary(m):
+            rel = int(level) if float(level).is_integer() else float(level)
+            m = metrics.Measure(m.name, (*m.params, ("rel", rel)), m.cutoff)
+            out.append(str(m))
+        else:
+            out.append(name)
+    return out
+
+
+def apply_relevance_level(args: argparse.Namespace) -> None:
+    """Give ``-l`` to the subcommand's ``--measure`` names (a list, one name or None: the default, nDCG, which -l
+    does not change), before anything else reads them; refused with SCORES.csv (scores computed already) and for a
+    level that is not a finite number. A note (unless --quiet) when no measure given is binary."""
+    import math
+
+    level = getattr(args, "relevance_level", None)
+    if level is None:
+        return
+    if not (math.isfinite(level) and level > 0):  # grade >= 0 would count every judged document as relevant
+        raise UsageError(f"-l/--relevance-level must be a positive finite number; got {level:g}.")
+    if getattr(args, "scores", None) is not None:
+        raise UsageError(f"-l/--relevance-level applies to measures computed from runs; {args.scores} holds scores "
+                         "already.")
+    given = getattr(args, "measure", None)
+    if given is None:
+        names: list[str] = []
+    else:
+        names = [given] if isinstance(given, str) else list(given)
+        for name in names:
+            try:
+                metrics.parse_measure(name)
+            except ValueError as exc:
+                raise measure_error(name, exc) from None
+        new = with_relevance_level(names, level)
+        args.measure = new[0] if isinstance(given, str) else new
+    if args.command != "robustness" and not getattr(args, "quiet", False) and \
+            not any(is_binary(metrics.parse_measure(n)) for n in names):
+        print(f"gtheory {args.command}: note: -l {level:g} applies to binary measures (AP, P@k, RR, ...) without "
+              f"their own rel=; it changes none of {', '.join(names) or 'the default nDCG'}.", file=sys.stderr)
+
+
+def sort_runs(frames: dict[str, Any], sort: str) -> dict[str, Any]:
+    """``--sort``: the systems x topics frames of each measure with their rows by name (``"name"``, as they are:
+    the runs are read in name order) or by the mean of the first measure, best first (``"mean"``; ties in name
+    order, :func:`experiments._validation.best_first`)."""
+    if sort != "mean" or not frames:
+        return frames
+    import numpy as np
+
+    from experiments._validation import best_first
+
+    first = next(iter(frames.values()))
+    order = first.index[best_first(np.nanmean(first.to_numpy(dtype=float), axis=1))]
+    return {name: df.loc[order] for name, df in frames.items()}

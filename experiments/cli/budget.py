@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ._data import ALPHA_HELP, LEVEL_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
-from ._common import (add_data_args, add_raw_csv_arg, check_least, check_option, check_output_path, check_shape,
+from ._measures import add_relevance_level_arg
+from ._common import (add_data_args, add_quiet_arg, add_raw_csv_arg, check_least, check_option, check_output_path, check_shape,
                       drop_missed_topics, emit_json, in_option_names, load_judged, positive_int, save_figure,
                       seed_rule, write_csv_output)
 
@@ -55,21 +57,22 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_data_args(p)
+    add_quiet_arg(p)
+    add_relevance_level_arg(p)
     p.add_argument("--measure", default="nDCG@10", metavar="NAME",
                    help='the measure (ir_measures syntax: "nDCG@10", AP, P@10, ...; default nDCG@10)')
     p.add_argument("--depths", nargs="+", type=int, default=[5, 10, 20, 30, 50, 100],
                    metavar="D", help="pool depths, each at most the runs' depth (default 5 10 20 30 50 100)")
-    p.add_argument("--target", type=float, default=0.95, help="target Phi and Erho2, in (0, 1) (default 0.95)")
+    p.add_argument("--target", type=float, default=0.95, help=TARGET_HELP)
     p.add_argument("--min-diff", type=float, default=0.05, metavar="D",
                    help="the difference the paired t-test must detect (default 0.05)")
-    p.add_argument("--power", type=float, default=0.8, help="power of the paired t-test, in (0, 1) (default 0.8)")
-    p.add_argument("--alpha", type=float, default=0.05, help="level of the paired t-test, in (0, 1) (default 0.05)")
+    p.add_argument("--power", type=float, default=0.8, help=POWER_HELP)
+    p.add_argument("--alpha", type=float, default=0.05, help=ALPHA_HELP)
     p.add_argument("--bootstrap", type=int, default=0, metavar="B",
                    help="resamples of systems and topics for the interval of the topics for Phi and the share of "
                         "resamples in which each depth is the cheapest (default 0: none; 1000 is usual; at least 10)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the --bootstrap resamples (default 0)")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level of the --bootstrap intervals "
-                                                             "(default 0.95)")
+    p.add_argument("--seed", type=int, default=None, help=SEED_HELP)
+    p.add_argument("--level", type=float, default=0.95, help=LEVEL_HELP)
     p.add_argument("--workers", type=positive_int("--workers"), default=1, metavar="N",
                    help="evaluate the depths in N processes (default 1: in this process); the numbers do not "
                         "depend on it. Each process receives the judged runs, so it pays off only with idle cores")

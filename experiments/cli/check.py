@@ -31,8 +31,9 @@ from typing import Any, Callable
 import gtheory
 import metrics
 
+from ._data import ALPHA_HELP, CUTOFF_HELP, SEED_HELP
 from . import UsageError
-from ._common import (add_data_args, add_resamples_arg, check_option, check_shape, drop_missed_topics, emit_json,
+from ._common import (add_data_args, add_quiet_arg, add_resamples_arg, check_option, check_shape, drop_missed_topics, emit_json,
                       in_option_names, load_judged, seed_rule)
 from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
 
@@ -51,15 +52,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="a tuning written by 'gtheory tune --out' (default: tune the discount here)")
     add_allow_failed(p)
     p.add_argument("--cutoff", type=int, default=None,
-                   help="nDCG cut-off (default: the tuning's, else 100)")
+                   help=CUTOFF_HELP)
     p.add_argument("--against", nargs="+", metavar="CONFIG", default=["zipf", "linear", "log2"],
                    help="standard configurations: DISCOUNT (linear gains) or GAIN+DISCOUNT (default zipf linear log2)")
     p.add_argument("--top-k", type=int, default=30, help="best systems kept for the bootstrap (default 30, as Sakai)")
     add_resamples_arg(p, 1000, "bootstrap replicates and swap-method trials (default 1000)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the topic subsets (default 0)")
+    p.add_argument("--alpha", type=float, default=0.05, help=ALPHA_HELP)
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+    add_quiet_arg(p)
     return p
 
 

@@ -12,8 +12,11 @@ import argparse
 import sys
 from typing import Any
 
+from ._data import ALPHA_HELP, ORIENTATION_HELP, SEED_HELP
 from . import UsageError
-from ._common import (add_data_args, check_option, check_output_path, in_option_names, load_judged, output_file,
+from ._measures import add_relevance_level_arg
+from .gstudy import _orientation, add_top_arg
+from ._common import (add_data_args, add_quiet_arg, add_sort_arg, check_option, check_output_path, in_option_names, load_judged, output_file,
                       seed_rule)
 from ._ndcg import add_ndcg_args
 from ._outputs import add_raw_csv_arg
@@ -61,21 +64,20 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("scores", metavar="SCORES.csv", nargs="?", default=None,
                    help="per-topic scores (a CSV of 'gtheory evaluate' or a systems x topics table); or use --runs and --qrels")
     p.add_argument("--orientation", default="auto", choices=["auto", "systems-by-topics", "topics-by-systems", "long"],
-                   help="layout of SCORES.csv (default: auto)")
+                   type=_orientation, help=ORIENTATION_HELP)
     p.add_argument("--measure", action="append", default=None, metavar="NAME",
                    help="measure to compare on; repeat for several (default nDCG@10)")
     add_ndcg_args(p)
     add_data_args(p)
     p.add_argument("--baseline", metavar="RUN", default=None, help="compare every run with this one")
     who_top = p.add_argument_group("which runs")
-    who_top.add_argument("--top", type=int, metavar="N", default=None,
-                         help="only the N best runs by the first measure (the baseline is always kept)")
+    add_top_arg(who_top)  # the baseline is always kept
     who_top.add_argument("--run", action="append", metavar="RUN", default=None, dest="systems",
                          help="only these runs (repeat), in this order")
     p.add_argument("--test", choices=_TESTS, default="t", help="the paired test (default t; list below)")
     p.add_argument("--correction", choices=_CORRECTIONS, default="none",
                    help="multiple-comparison correction over each measure's pairs (default none)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--alpha", type=float, default=0.05, help=ALPHA_HELP)
     p.add_argument("--effect-size", choices=["sakai", "dz"], default="sakai", help="effect size (default sakai)")
     p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
                    help="sign vectors / bootstrap replicates / permutations of the randomised tests (default 10000, "
@@ -83,13 +85,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-continuity-correction", dest="continuity_correction", action="store_false",
                    help="Wilcoxon's normal approximation without the continuity correction (scipy's default; "
                         "with it by default, as R's wilcox.test)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the randomised tests (default 0)")
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--format", choices=["text", "latex", "md", "csv", "json"], default="text",
                    help="output format (default text)")
     add_raw_csv_arg(p)
     p.add_argument("--pairs", action="store_true", help="also the per-pair tables (text; csv: only the pairs)")
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of standard output")
-    p.add_argument("--quiet", action="store_true", help="no coverage line and no progress bar on stderr")
+    add_quiet_arg(p)
+    add_relevance_level_arg(p)
+    add_sort_arg(p)
     return p
 
 
@@ -136,11 +140,12 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         check_output_path(args.out, "--out", args=args, quiet=args.quiet)
     scores = _scores(args)
+    systems, top = _order(scores, args)
     try:
         table = compare_measures(scores, test=args.test, correction=None if args.correction == "none" else args.correction,
                                  baseline=args.baseline, alpha=args.alpha, seed=args.seed,
                                  n_resamples=args.n_resamples, effect_size=args.effect_size,
-                                 systems=args.systems, top_k=args.top,
+                                 systems=systems, top_k=top,
                                  continuity_correction=args.continuity_correction)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
@@ -153,6 +158,32 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _order(scores: dict[str, Any], args: argparse.Namespace) -> tuple[list[str] | None, int | None]:
+    """The runs of the table and their order under --sort, as ``(systems, top_k)`` for compare_measures: --run's
+    runs (or all) and, with --top, the N best of them by the first measure; listed by name (``name``: in the
+    order the runs are read, or --run's order) or best first (``mean``). The baseline is added by compare_measures
+    when --top leaves it out."""
+    if args.sort == "name" and args.top is None:
+        return args.systems, None
+    from experiments._validation import best_first
+
+    first = next(iter(scores.values()))
+    means = first.mean(axis=1)
+    wanted = [str(s) for s in first.index] if args.systems is None else list(args.systems)
+    labels = {str(s): s for s in first.index}
+    if any(w not in labels for w in wanted):
+        return args.systems, args.top  # compare_measures names the unknown run
+    chosen = [wanted[i] for i in best_first(means.loc[[labels[w] for w in wanted]].to_numpy(dtype=float))]
+    if args.top is not None:
+        check_option("--top", "top_k", args.top)
+        if args.top > len(chosen):
+            return args.systems, args.top  # compare_measures refuses it, in its words
+        chosen = chosen[:args.top]
+    if args.sort == "name":
+        chosen = [w for w in wanted if w in set(chosen)]
+    return [labels[w] for w in chosen], None  # the labels as the scores hold them (a CSV's may be numbers)
 
 
 def _render(table: Any, args: argparse.Namespace) -> str:

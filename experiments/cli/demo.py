@@ -11,7 +11,8 @@ import sys
 import warnings
 from typing import Any
 
-from ._common import add_data_args, check_shape, drop_missed_topics, emit_json, load_judged
+from ._data import CUTOFF_HELP, TARGET_HELP
+from ._common import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, emit_json, load_judged
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -22,10 +23,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_data_args(p)
-    p.add_argument("--cutoff", type=int, default=100, help="nDCG cut-off (default 100, as in the paper's Table 1)")
-    p.add_argument("--target", type=float, default=0.95, help="target Φ for the topics needed (default 0.95)")
+    p.add_argument("--cutoff", type=int, default=100, help=CUTOFF_HELP)
+    p.add_argument("--target", type=float, default=0.95, help=TARGET_HELP)
     p.add_argument("--splits", type=int, default=10, help="topic splits of the out-of-sample check (default 10)")
-    p.add_argument("--quiet", action="store_true", help="print only the final table")
+    add_quiet_arg(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     return p
 

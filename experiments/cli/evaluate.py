@@ -14,9 +14,9 @@ import argparse
 import sys
 from typing import Any
 
-from ._common import add_data_args, add_raw_csv_arg, check_output_path, emit_json, load_judged, write_csv_output
+from ._common import add_data_args, add_quiet_arg, add_raw_csv_arg, add_sort_arg, check_output_path, emit_json, load_judged, write_csv_output
 from . import UsageError
-from ._measures import DEFAULT_MEASURE, resolve_measures
+from ._measures import DEFAULT_MEASURE, sort_runs, add_relevance_level_arg, resolve_measures
 from ._ndcg import (  # noqa: F401 - the nDCG options are shared with tune, check, gstudy and recommend
     NDCG_OPTIONS, add_ndcg_args, compute, ndcg_cutoff, parse_discount, parse_gain,
 )
@@ -62,8 +62,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="write JSON records instead of CSV (long: one {system, topic, measure, score} per cell; "
                         "wide: one per system; --means: one per system)")
-    p.add_argument("--quiet", action="store_true",
-                   help="no coverage line and no progress bar on stderr (warnings are still printed)")
+    add_quiet_arg(p)
+    add_relevance_level_arg(p)
+    add_sort_arg(p)
     return p
 
 
@@ -79,8 +80,9 @@ def run(args: argparse.Namespace) -> int:
     default = ["nDCG"] if args.tuning else [DEFAULT_MEASURE]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
-    ev = metrics.Evaluation({name: compute(judged, name, nd["gain"], nd["discount"], args.judged_only, nd["tuning"])
-                             for name in nd["measures"]})
+    frames = {name: compute(judged, name, nd["gain"], nd["discount"], args.judged_only, nd["tuning"])
+              for name in nd["measures"]}
+    ev = metrics.Evaluation(sort_runs(frames, args.sort))
     per_topic = args.per_topic or (not args.means and (args.out or args.json or args.format))
     if not per_topic and not args.means:  # the terminal's view: trec_eval's per-run table
         print(ev.summary())

@@ -15,9 +15,11 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ._data import LEVEL_HELP, ORIENTATION_HELP, TARGET_HELP
 from . import UsageError
 from .evaluate import add_ndcg_args
-from ._common import (UNBALANCED, add_data_args, check_option, check_output_path, check_shape, drop_missed_topics,
+from ._measures import add_relevance_level_arg
+from ._common import (UNBALANCED, add_data_args, add_quiet_arg, check_option, check_output_path, check_shape, drop_missed_topics,
                       emit_json, in_option_names, load_judged, save_figure)
 
 __all__ = ["register", "run"]
@@ -52,7 +54,10 @@ confidence intervals (Feldt 1965; Arteaga et al. 1982), and the number of topics
 
 def _orientation(text: str) -> str:
     """The canonical spelling of a layout (the library's vocabulary: 'topics x systems' is topics-by-systems);
-    anything else unchanged, for argparse's choices to refuse."""
+    anything else unchanged, for argparse's choices to refuse. A canonical spelling (the default "auto") returns
+    at once: gtheory.advanced imports scipy.optimize (half a second of every command's start-up)."""
+    if text in ("auto", "systems-by-topics", "topics-by-systems", "long"):
+        return text
     from gtheory.advanced import canonical_orientation as _canonical_orientation
 
     try:
@@ -76,14 +81,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="per-topic scores of each system (CSV); or use --runs and --qrels")
     p.add_argument("--orientation", default="auto", type=_orientation,
                    choices=["auto", "systems-by-topics", "topics-by-systems", "long"],
-                   help="layout of the CSV (default: auto; 'systems x topics' and 'topics x systems' are the same "
-                        "layouts as systems-by-topics and topics-by-systems)")
+                   help=ORIENTATION_HELP)
     p.add_argument("--n-topics", nargs="+", type=float, metavar="N", default=None,
                    help="D-study numbers of topics (default: 10 25 50 100 and the file's)")
     p.add_argument("--target", type=float, default=0.95,
-                   help="target Φ / Eρ² for the number of topics needed (default 0.95)")
+                   help=TARGET_HELP)
     p.add_argument("--level", type=float, default=0.95,
-                   help="confidence level of the intervals (default 0.95)")
+                   help=LEVEL_HELP)
     p.add_argument("--drop-lowest", type=float, default=0.0, metavar="F",
                    help="drop this fraction of lowest-mean systems first (e.g. 0.25)")
     p.add_argument("--measure", default=None, metavar="NAME",
@@ -94,8 +98,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     p.add_argument("--plot", metavar="OUT.png", default=None,
                    help="also save a plot of Φ and Eρ² against the number of topics")
-    p.add_argument("--quiet", action="store_true",
-                   help="print nothing on standard output and no notes on stderr (warnings still); use with --plot")
+    add_quiet_arg(p)
+    add_relevance_level_arg(p)
+    add_top_arg(p)
     return p
 
 
@@ -132,8 +137,6 @@ def run(args: argparse.Namespace) -> int:
     data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
-    if args.quiet and args.json:
-        raise UsageError("--json and --quiet exclude each other.")
 
     check_option("--target", "target", args.target)  # the API's rules (gtheory.kit.params)
     check_option("--level", "level", args.level)
@@ -186,12 +189,23 @@ def run(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"gtheory gstudy: warning: {w.message}", file=sys.stderr)
 
-    level = None if isinstance(g, gtheory.UnbalancedGStudy) else args.level  # no normal-theory intervals
+    # no normal-theory intervals for an unbalanced G-study; gtheory.unbalanced is loaded only when one was made
+    # (importing it to ask costs scipy.optimize, half a second of start-up)
+    unbalanced = sys.modules.get("gtheory.unbalanced")
+    level = None if unbalanced is not None and isinstance(g, unbalanced.UnbalancedGStudy) else args.level
+    kept = scores.loc[[s for s in scores.index if s not in set(g.dropped_systems)]] if hasattr(g, "dropped_systems") \
+        else scores
+    extra = competitive_answer(kept, args.target, top=args.top,
+                               study=lambda sub: gtheory.gstudy(sub, orientation="systems-by-topics",
+                                                                missing=args.missing if args.missing in UNBALANCED
+                                                                else "error"),
+                               all_runs=g)
     if args.json:
-        emit_json({"source": source, **g.summary_dict(n_topics, target=args.target, level=level)})
-    elif not args.quiet:
+        emit_json({"source": source, **g.summary_dict(n_topics, target=args.target, level=level), **extra["json"]})
+    else:
         print(f"{source}\n")
         print(g.summary(n_topics, target=args.target, level=level))
+        print("\n" + "\n".join(extra["lines"]))
 
     if args.plot:
         import matplotlib
@@ -208,3 +222,26 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
+
+
+#: help of ``--top``, the same on every subcommand that takes it
+TOP_HELP = ("the competitive systems: the N best runs by mean (of the first measure). compare tests only them; gstudy "
+            "and plan show the topics needed for them beside all runs' (default there: all but the lowest quarter, "
+            "as TREC analyses drop the bottom 25%% of runs)")
+
+
+def add_top_arg(p: Any) -> None:
+    """``--top N`` (:data:`TOP_HELP`)."""
+    p.add_argument("--top", type=int, metavar="N", default=None, help=TOP_HELP)
+
+
+def competitive_answer(scores: Any, target: float, *, top: int | None, study: Any, all_runs: Any) -> dict[str, Any]:
+    """:func:`gtheory.outliers.competitive_answer` for gstudy and plan: ``{"lines": text lines, "json": keys of
+    the --json document}``; --top out of range is a usage error."""
+    from gtheory.outliers import competitive_answer as answer
+
+    n = len(scores.index)
+    if top is not None and not 2 <= top <= n:
+        raise UsageError(f"--top must be from 2 to the number of runs ({n}); got {top}.")
+    a = answer(scores, target, top=top, study=study, all_runs=all_runs)
+    return {"lines": a.lines(), "json": a.to_dict()}

@@ -14,9 +14,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ._data import ALPHA_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
 from .evaluate import add_ndcg_args
-from ._common import add_data_args, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names, \
+from ._measures import add_relevance_level_arg
+from .gstudy import _orientation, add_top_arg, competitive_answer
+from ._common import add_data_args, add_quiet_arg, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names, \
     load_judged, save_figure
 
 __all__ = ["register", "run"]
@@ -56,21 +59,20 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("scores", metavar="SCORES.csv", nargs="?", default=None,
                    help="per-topic scores of each system (CSV); or use --runs and --qrels")
-    p.add_argument("--orientation", default="auto",
-                   choices=["auto", "systems-by-topics", "topics-by-systems", "long"],
-                   help="layout of the CSV (default: auto)")
+    p.add_argument("--orientation", default="auto", type=_orientation,
+                   choices=["auto", "systems-by-topics", "topics-by-systems", "long"], help=ORIENTATION_HELP)
     p.add_argument("--measure", default=None, metavar="NAME",
                    help="with a CSV of several measures: the one to plan for; with the data options: the measure to "
-                        "compute, e.g. nDCG@10, AP (default nDCG)")
+                        "compute, e.g. nDCG@10, AP (default nDCG@10, as every subcommand)")
     p.add_argument("--min-diff", type=float, default=None, metavar="D",
                    help="(required) the difference between systems the tests must detect (ANOVA: best - worst)")
-    p.add_argument("--target", type=float, default=0.95, help="target Phi and Erho2 (default 0.95)")
+    p.add_argument("--target", type=float, default=0.95, help=TARGET_HELP)
     p.add_argument("--tau", type=float, default=0.9, help="target expected Kendall tau (default 0.9)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the tests (default 0.05)")
-    p.add_argument("--power", type=float, default=0.8, help="required power of the tests (default 0.8)")
+    p.add_argument("--alpha", type=float, default=0.05, help=ALPHA_HELP)
+    p.add_argument("--power", type=float, default=0.8, help=POWER_HELP)
     p.add_argument("--ci-width", type=float, default=None, metavar="W",
                    help="largest expected width of the CI of a paired difference (default --min-diff)")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
+    p.add_argument("--level", type=float, default=0.95, help=LEVEL_HELP)
     p.add_argument("--variance", choices=["residual", "pooled"], default="residual",
                    help="within-system variance of the test rows (default residual)")
     p.add_argument("--approximation", choices=["exact", "nagata"], default="exact",
@@ -79,10 +81,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="also the data-based row: tau between disjoint random topic sets of the pilot, extrapolated "
                         "(takes seconds)")
     p.add_argument("--repeats", type=int, default=50, help="pairs of topic sets per size with --curves (default 50)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the topic sets drawn with --curves (default 0)")
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     add_ndcg_args(p)
     add_data_args(p)
     p.add_argument("--json", action="store_true", help="print the plan as JSON instead of a table")
+    add_quiet_arg(p)
+    add_relevance_level_arg(p)
+    add_top_arg(p)
     p.add_argument("--plot", metavar="OUT.png", default=None, help="also save a chart of the topics per method")
     return p
 
@@ -106,9 +111,10 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         check_output_path(args.plot, "--plot", args=args)
     if args.scores is None:
+        from ._measures import DEFAULT_MEASURE
         from .evaluate import compute, resolve_measures
 
-        nd = resolve_measures(args, [args.measure or "nDCG"], command="plan")
+        nd = resolve_measures(args, [args.measure or ("nDCG" if args.tuning else DEFAULT_MEASURE)], command="plan")
         judged = drop_missed_topics(load_judged(args), "plan")
         check_shape(judged)
         measure = nd["measures"][0]
@@ -137,13 +143,16 @@ def run(args: argparse.Namespace) -> int:
                                   curves=args.curves, repeats=args.repeats, seed=args.seed)
         except (ValueError, TypeError) as exc:
             raise in_option_names(exc, _OPTIONS) from None
+        # the outlying runs, and the G-study topics needed by the competitive systems beside all runs'
+        extra = competitive_answer(scores, args.target, top=args.top, study=None, all_runs=None)
     for w in caught:
         print(f"gtheory plan: warning: {w.message}", file=sys.stderr)
     if args.json:
-        emit_json({"source": source, **result.to_dict()})
+        emit_json({"source": source, **result.to_dict(), **extra["json"]})
     else:
         print(f"{source}\n")
         print(result.summary())
+        print("\n" + "\n".join(extra["lines"]))
     if args.plot:
         import matplotlib
 

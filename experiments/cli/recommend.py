@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ._data import CUTOFF_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
-from ._common import (add_data_args, check_least, check_option, check_output_path, check_shape, drop_missed_topics,
-                      emit_json, in_option_names, load_judged, output_text, positive_int, progress_option, seed_rule)
+from ._common import (add_data_args, add_quiet_arg, check_least, check_option, check_output_path, check_shape, drop_missed_topics,
+                      emit_json, in_option_names, load_judged, output_text, progress_option, seed_rule)
 from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
@@ -45,18 +46,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     add_data_args(p)
     p.add_argument("--what", choices=["discount", "gain", "joint"], default="discount", help="what to recommend")
-    p.add_argument("--cutoff", type=positive_int("--cutoff"), default=100, help="nDCG cut-off k (default 100)")
+    p.add_argument("--cutoff", type=int, default=100, help=CUTOFF_HELP)
     p.add_argument("--gain", nargs="+", default=["linear"], metavar="GAIN",
                    help="fixed gain for --what discount (family or numbers per grade; default linear)")
     p.add_argument("--discount", default="log2", help="fixed discount for --what gain (default log2)")
     p.add_argument("--baseline", default=None, metavar="MEASURE",
                    help="the nDCG you would use without this tool, e.g. nDCG@10 or 'nDCG(discount=zipf)@10' "
                         "(default: --gain and --discount, i.e. trec_eval's nDCG)")
-    p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="what the tuned candidates maximise")
-    p.add_argument("--target", type=float, default=0.95, help="Φ target of the topics needed (default 0.95)")
+    p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="the coefficient the tuning maximises (default phi)")
+    p.add_argument("--target", type=float, default=0.95, help=TARGET_HELP)
     p.add_argument("--splits", type=int, default=10, help="outer topic halvings (default 10)")
     p.add_argument("--inner", type=int, default=4, help="inner topic halvings choosing a candidate (default 4)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every split (a non-negative integer)")
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--seeds", type=int, default=5, help="reseedings of the whole procedure (default 5)")
     p.add_argument("--min-agreement", type=float, default=0.75,
                    help="share of the seeds that must make the same switch (default 0.75)")
@@ -70,7 +71,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="share of held-out halves an alternative must win against the baseline (default 0.8)")
     p.add_argument("--out", metavar="REC.json", default=None, help="write the recommendation as JSON ('-': standard output)")
     p.add_argument("--json", action="store_true", help="print the recommendation as JSON instead of a summary")
-    p.add_argument("--quiet", action="store_true", help="print only the verdict; no progress bar")
+    add_quiet_arg(p)
     return p
 
 
@@ -90,8 +91,6 @@ def _inputs(args: argparse.Namespace) -> list[Path]:
 def run(args: argparse.Namespace) -> int:
     import optimize
 
-    if args.json and args.quiet:
-        raise UsageError("--json and --quiet exclude each other.")
     from gtheory.kit.params import param_rules
     from optimize.nested import recommend as api
 
@@ -99,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     check_option("--target", "target", args.target, rules["target"])
     check_option("--splits", "n_splits", args.splits, rules["n_splits"])
     check_option("--seed", "seed", args.seed, seed_rule())
-    for option, value, least in (("--inner", args.inner, 2), ("--seeds", args.seeds, 1)):
+    for option, value, least in (("--cutoff", args.cutoff, 1), ("--inner", args.inner, 2), ("--seeds", args.seeds, 1)):
         check_least(option, value, least)
     gain = parse_gain(args.gain)
     discount = parse_discount(args.discount)
@@ -127,10 +126,8 @@ def run(args: argparse.Namespace) -> int:
         output_text(args.out, rec.to_json())  # a file: atomic; a device, FIFO or `-`: written through
     if args.json:
         emit_json(rec.to_dict())
-    elif args.quiet:
-        print(rec.verdict)
     else:
         print(rec.summary())
-        if args.out:
+        if args.out and not args.quiet:
             print(f"written to {args.out} (gtheory evaluate --tuning {args.out} applies it)", file=sys.stderr)
     return 0

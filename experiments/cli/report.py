@@ -32,7 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ._common import (add_data_args, add_resamples_arg, check_option, check_output_path, check_shape,
+from ._data import CUTOFF_HELP, SEED_HELP
+from ._common import (add_data_args, add_quiet_arg, add_resamples_arg, check_option, check_output_path, check_shape,
                       drop_missed_topics, emit_json, in_option_names, load_judged, mark_written, seed_rule)
 from . import UsageError
 
@@ -51,9 +52,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="report format (default md); html is one self-contained file with the figures embedded")
     p.add_argument("--figure-format", choices=["png", "svg"], default="png",
                    help="figure format, in the HTML and as files (default png)")
-    p.add_argument("--cutoff", type=int, default=None,
-                   help="main nDCG cut-off (Tables 1, 3, 4; default 100 as in the paper); also the cut-off of "
-                        "Fig. 9 unless --asl-cutoff is given")
+    p.add_argument("--cutoff", type=int, default=None, help=CUTOFF_HELP)  # Tables 1, 3, 4; Fig. 9 unless --asl-cutoff
     p.add_argument("--asl-cutoff", type=int, default=None,
                    help="cut-off of Fig. 9 (ASL curves) and of the unconstrained / joint discounts (default: "
                         "--cutoff when given, else 20 as in the paper)")
@@ -62,11 +61,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_resamples_arg(p, None, "bootstrap replicates and swap-method trials (default 1000; 200 with --quick)")
     p.add_argument("--splits", type=int, default=None,
                    help="topic splits of the out-of-sample check (default 10; 3 with --quick)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap, splits and random starts (default 0)")
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--title", default=None,
                    help="the collection's name in the report's title (default: the folder of --runs, or the "
                         "data's own description, e.g. the embedded TREC-9 data's)")
-    p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+    add_quiet_arg(p)
     p.add_argument("--json", action="store_true",
                    help="print the files written and the key numbers as JSON (instead of the report's path)")
     return p

@@ -13,8 +13,10 @@ import sys
 import time
 from typing import Any
 
+from ._data import ALPHA_HELP
 from . import EXIT_FAILURE, UsageError
-from ._common import (SEEDS_HELP, add_data_args, add_raw_csv_arg, add_resamples_arg, check_option, check_output_path,
+from ._measures import add_relevance_level_arg
+from ._common import (SEEDS_HELP, add_data_args, add_quiet_arg, add_raw_csv_arg, add_resamples_arg, check_option, check_output_path,
                       check_shape, drop_missed_topics, emit_json, in_option_names, load_judged, save_figure,
                       seeds_option, write_csv_output)
 
@@ -59,7 +61,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_data_args(p)
     p.add_argument("--measure", action="append", default=None, metavar="NAME",
                    help='measure name (ir_measures syntax: "nDCG@100", AP, P@10, Bpref, infAP, ...); '
-                        "repeat for several (default nDCG@100)")
+                        "repeat for several (default nDCG@10, as every subcommand)")
     p.add_argument("--fractions", nargs="+", type=float, metavar="F",
                    default=[1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05],
                    help="fractions of the judgments to keep, in (0, 1] (default 1 .7 .5 .3 .2 .1 .05)")
@@ -73,23 +75,19 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="significance test for discriminative power and accuracy (default bootstrap; "
                         "'none' skips both and is much faster)")
     add_resamples_arg(p, 1000, "bootstrap replicates (default 1000)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--alpha", type=float, default=0.05, help=ALPHA_HELP)
     p.add_argument("--top-k", type=int, default=None, metavar="K",
                    help="test significance only among the K best systems with the full qrels")
     p.add_argument("--threshold", type=float, default=0.9, help="tau level of the knee, in [-1, 1] (default 0.9)")
     p.add_argument("--rounding", choices=["ceil", "round", "floor"], default="ceil",
                    help="how f*R and f*N become counts (default ceil, as Bompada et al.)")
-    p.add_argument("--relevance-level", type=float, default=1.0,
-                   help="grades >= this are relevant when sampling; it must lie above the lowest grade of the "
-                        "qrels and at most at the highest (default 1)")
+    add_relevance_level_arg(p)
     p.add_argument("--out", metavar="FILE.csv", default=None, help="write the per-seed results as CSV ('-': standard output)")
     add_raw_csv_arg(p)
     p.add_argument("--plot", metavar="OUT.png", default=None,
                    help="save a figure: tau, mean score, discriminative power and accuracy vs fraction")
     p.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
-    p.add_argument("--quiet", action="store_true",
-                   help="print nothing on standard output and no progress on stderr (progress is one line per "
-                        "measure x fraction x seed)")
+    add_quiet_arg(p)  # progress is one line per measure x fraction x seed
     return p
 
 
@@ -108,8 +106,6 @@ def _validate(args: argparse.Namespace) -> None:
         check_option(option, param, value)  # the API's rules (gtheory.kit.params)
     if not -1.0 <= args.threshold <= 1.0:  # also NaN
         raise UsageError(f"--threshold is a level of Kendall's tau, in [-1, 1]; got {args.threshold:g}.")
-    if args.json and args.quiet:
-        raise UsageError("--json and --quiet exclude each other.")
     from ._measures import check_measure_names
 
     check_measure_names(args.measure or [])  # before any run is read
@@ -124,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
 
     judged = drop_missed_topics(load_judged(args), "robustness")
     check_shape(judged)
-    measures = args.measure or ["nDCG@100"]
+    from ._measures import DEFAULT_MEASURE
+
+    measures = args.measure or [DEFAULT_MEASURE]
     from ._measures import check_measure_names
 
     check_measure_names(measures, judged.subset(systems=[0]))  # a parameter the data refuse: ERR(max_grade=1)
@@ -137,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         study = robustness_study(judged, measures, fractions=args.fractions, seeds=args.seeds,
                                  judged_only=args.judged_only, test=test, alpha=args.alpha, n_resamples=args.n_resamples, top_k=args.top_k,
-                                 relevance_level=args.relevance_level, rounding=args.rounding,
+                                 relevance_level=1.0 if args.relevance_level is None else args.relevance_level, rounding=args.rounding,
                                  threshold=args.threshold, progress=False if args.quiet else say)
     except (ValueError, TypeError) as exc:
         raise in_option_names(exc, _OPTIONS) from None
@@ -146,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.out:
         write_csv_output(df, args.out, args, index=False)
-        print(f"per-seed results written to {args.out}", file=sys.stderr)
+        if not args.quiet:
+            print(f"per-seed results written to {args.out}", file=sys.stderr)
     if args.plot:
         import matplotlib
 
@@ -156,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
         fig = study.plot()
         save_figure(fig, args.plot)
         plt.close(fig)
-        print(f"plot written to {args.plot}", file=sys.stderr)
+        if not args.quiet:
+            print(f"plot written to {args.plot}", file=sys.stderr)
 
     n_curves = df.groupby(["measure", "judged_only"], sort=False).ngroups
     if len(undefined) == n_curves:  # nothing but τ = nan: an error, not a table
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if args.json:
         emit_json(study.to_dict())
-    elif not args.quiet:
+    else:
         print(study.summary())
     return EXIT_FAILURE if undefined else 0
 

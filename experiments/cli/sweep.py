@@ -13,8 +13,9 @@ import sys
 from typing import Any
 
 
+from ._data import TARGET_HELP
 from . import UsageError
-from ._common import (SEEDS_HELP, add_data_args, add_raw_csv_arg, check_option, check_output_path, check_shape,
+from ._common import (SEEDS_HELP, add_data_args, add_quiet_arg, add_raw_csv_arg, check_option, check_output_path, check_shape,
                       drop_missed_topics, emit_json, in_option_names, load_judged, seeds_option, write_csv_output)
 
 __all__ = ["register", "run"]
@@ -77,7 +78,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     g.add_argument("--seeds", nargs="+", type=int, default=None, metavar="N",
                    help=f"seeds of the qrels reduction: {SEEDS_HELP} (default 1: the seed 0)")
     s = p.add_argument_group("study")
-    s.add_argument("--target", type=float, default=0.95, help="target Φ for the topics needed (default 0.95)")
+    s.add_argument("--target", type=float, default=0.95, help=TARGET_HELP)
     s.add_argument("--reference-cutoff", default=None, metavar="K",
                    help="cut-off of the τ reference (default: the largest of --cutoffs)")
     s.add_argument("--reference-gain", default="linear", help="gain of the τ reference (default linear)")
@@ -94,7 +95,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     x.add_argument("--json", action="store_true",
                    help='print JSON instead of the table: {"attrs": the settings, "rows": one object per grid point '
                         'with all the columns of --out}')
-    x.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_quiet_arg(x)
     return p
 
 

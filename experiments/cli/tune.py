@@ -12,8 +12,9 @@ import sys
 import warnings
 from typing import Any
 
+from ._data import CUTOFF_HELP, SEED_HELP
 from . import EXIT_FAILURE, UsageError
-from ._common import (add_data_args, check_option, check_output_path, check_shape, drop_missed_topics, emit_json,
+from ._common import (add_data_args, add_quiet_arg, check_option, check_output_path, check_shape, drop_missed_topics, emit_json,
                       in_option_names, load_judged, output_text, seed_rule)
 from .evaluate import NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
 
@@ -40,31 +41,29 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     add_data_args(p)
     p.add_argument("--what", choices=["discount", "gain", "joint"], default="discount", help="what to tune")
-    p.add_argument("--cutoff", type=int, default=100, help="nDCG cut-off k (default 100)")
+    p.add_argument("--cutoff", type=int, default=100, help=CUTOFF_HELP)
     p.add_argument("--gain", nargs="+", default=["linear"], metavar="GAIN",
                    help="fixed gain when tuning the discount: a family (linear, exponential, binary; default "
                         "linear) or numbers per grade (--gain 0 1 3), as 'gtheory evaluate'")
     p.add_argument("--discount", default="log2", help="fixed discount when tuning the gain (default log2)")
     add_allow_failed(p)
-    p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="coefficient to maximise")
+    p.add_argument("--objective", choices=["phi", "erho2"], default="phi", help="the coefficient the tuning maximises (default phi)")
     p.add_argument("--unconstrained", action="store_true",
                    help="drop the monotonicity constraints (keep non-negativity)")
     p.add_argument("--solver", choices=["auto", "slsqp", "lbfgsb", "cvxpy"], default="auto",
                    help="auto: SLSQP up to 200 variables, L-BFGS-B above")
     p.add_argument("--starts", type=int, default=4, help="number of starting points (default 4)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random starts (a non-negative integer)")
+    p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--strict", action="store_true", help="exit 1 if the optimiser does not converge")
     p.add_argument("--out", metavar="TUNING.json", default=None, help="write the tuning as JSON ('-': standard output)")
     p.add_argument("--json", action="store_true", help="print the tuning as JSON instead of a summary")
-    p.add_argument("--quiet", action="store_true", help="print nothing (use with --out; not with --json)")
+    add_quiet_arg(p)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     import optimize
 
-    if args.json and args.quiet:  # as gstudy and robustness
-        raise UsageError("--json and --quiet exclude each other.")
     for option, param, value in (("--cutoff", "cutoff", args.cutoff), ("--starts", "starts", args.starts)):
         check_option(option, param, value)  # the API's rules (gtheory.kit.params)
     check_option("--seed", "seed", args.seed, seed_rule())
@@ -88,14 +87,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"gtheory tune: warning: {w.message}", file=sys.stderr)
     if args.out:
         output_text(args.out, t.to_json())  # a file: atomic; a device, FIFO or `-`: written through
-    if not args.quiet:
-        if args.json:
-            emit_json(t.to_dict())
-        else:
-            print(t.summary())
+    if args.json:
+        emit_json(t.to_dict())
+    else:
+        print(t.summary())
+        if not args.quiet:
             print(_CAVEAT, file=sys.stderr)
             if args.out:
-                print(f"written to {args.out}")
+                print(f"written to {args.out}", file=sys.stderr)
     if args.strict and not t.success:
         print(f"gtheory tune: the optimiser did not converge: {t.message}", file=sys.stderr)
         return EXIT_FAILURE

@@ -1,0 +1,187 @@
+"""One convention for every subcommand: an option shared by several subcommands means the same on each (help,
+default, type), --quiet silences notes and never results, --sort, -l/--relevance-level as trec_eval's -l."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+from conftest import run_files, toy_runs
+from experiments.cli import build_parser, main
+
+#: options several subcommands take whose help differs on purpose, each with why; any other shared option must be
+#: the same everywhere (a new divergence fails the test below)
+DIFFERENT_ON_PURPOSE = {
+    "--json": "what each subcommand prints as JSON (its own result document)",
+    "--out": "what each subcommand writes (a CSV, a tuning JSON, a report directory, a tensor)",
+    "--plot": "each subcommand's own figure",
+    "--format": "each subcommand's own output formats",
+    "--measure": "one measure (gstudy, plan, budget) or repeatable (evaluate, compare, robustness); the same default",
+    "--baseline": "compare: a run; recommend: the nDCG configuration a tuning must beat",
+    "--fractions": "robustness: the curve's fractions; sweep: one axis of the grid (other defaults)",
+    "--gain": "tune/recommend: the gain held fixed while tuning the discount",
+    "--discount": "tune/recommend: the discount held fixed while tuning the gain",
+    "--judged-only": "robustness adds condensed lists beside the full ones; evaluate and sweep replace them",
+    "--min-diff": "plan: required, best - worst of an ANOVA; budget: the paired difference, with a default",
+    "--n-resamples": "what is resampled (bootstrap replicates, permutations) and its cost differ",
+    "--seeds": "robustness/sweep: qrels reductions; recommend: reseedings of the whole procedure",
+    "--splits": "demo/report: topic splits of the check; recommend: outer halvings of the nested validation",
+    "--test": "compare: the paired test; robustness: the test of discriminative power (with 'none')",
+    "--top-k": "check: systems kept for the bootstrap; robustness: systems tested (compare/gstudy/plan: --top)",
+    "--tuning": "check: the tuning to check (else tuned there); elsewhere: the nDCG of a tuning",
+    "--what": "tune: what to tune; recommend: what to recommend (the same choices)",
+    "--workers": "budget: processes per depth (default 1); sweep: grid points (default all cores)",
+}
+#: (option, subcommand) whose *default* differs on purpose (the help says why)
+DEFAULT_DIFFERS = {
+    ("--seed", "budget"): "None: --seed is refused without --bootstrap (0 is used)",
+    ("--cutoff", "check"): "None: the tuning's cut-off, else 100",
+    ("--cutoff", "report"): "None: 100, and the ASL figure's 20 unless --asl-cutoff",
+}
+
+
+def _parsers() -> dict[str, argparse.ArgumentParser]:
+    p = build_parser()
+    sub = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def _options() -> dict[str, dict[str, argparse.Action]]:
+    out: dict[str, dict[str, argparse.Action]] = {}
+    for name, parser in _parsers().items():
+        for action in parser._actions:
+            if action.help == argparse.SUPPRESS:
+                continue
+            for opt in action.option_strings:
+                if opt.startswith("--") and opt not in ("--help",):
+                    out.setdefault(opt, {})[name] = action
+    return out
+
+
+def test_a_shared_option_means_the_same_on_every_subcommand():
+    differ = []
+    for opt, where in _options().items():
+        if len(where) < 2:
+            continue
+        if opt in DIFFERENT_ON_PURPOSE:
+            continue
+        kinds = {(type(a).__name__, getattr(a.type, "__name__", a.type), tuple(a.choices or ())) for a in where.values()}
+        helps = {a.help for a in where.values()}
+        defaults = {repr(a.default) for c, a in where.items() if (opt, c) not in DEFAULT_DIFFERS}
+        if len(helps) > 1 or len(defaults) > 1 or len(kinds) > 1:
+            differ.append(f"{opt}: {sorted(where)}")
+    assert differ == [], "options that differ between subcommands:\n" + "\n".join(differ)
+    # the conventions of the issue are there, with one spelling
+    opts = _options()
+    readers = {"evaluate", "gstudy", "plan", "compare", "budget", "robustness"}
+    assert readers <= set(opts["--relevance-level"]) and set(opts["--quiet"]) == set(_parsers())
+    assert {a.option_strings[0] for a in opts["--relevance-level"].values()} == {"-l"}
+    assert {"evaluate", "compare"} <= set(opts["--sort"])
+    runs_readers = {c for c, p in _parsers().items() if any("--runs" in a.option_strings for a in p._actions)}
+    assert runs_readers - {"judge"} <= set(opts["--judged"]) and "judge" not in opts["--judged"]
+
+
+def _cli(capsys, argv):
+    code = main(argv)
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+@pytest.mark.parametrize("argv", [
+    ["evaluate"], ["gstudy"], ["plan", "--min-diff", "0.1"], ["compare"], ["budget", "--depths", "5", "10"],
+])
+def test_quiet_silences_notes_never_results(tmp_path, capsys, argv):
+    runs, qrels = toy_runs(tmp_path)
+    data = ["--runs", str(runs), "--qrels", str(qrels)]
+    code, loud, loud_err = _cli(capsys, [*argv, *data])
+    assert code == 0 and "coverage" in loud_err  # the notes of reading runs
+    code, quiet, quiet_err = _cli(capsys, [*argv, *data, "--quiet"])
+    # the same results; on stderr only the warnings (a negative variance estimate set to 0, on these toy runs)
+    assert code == 0 and quiet == loud
+    assert all(": warning: " in line for line in quiet_err.splitlines()), quiet_err
+    assert [x for x in loud_err.splitlines() if ": warning: " in x] == quiet_err.splitlines()
+
+
+def test_sort_by_mean_lists_the_best_run_first(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    data = ["--runs", str(runs), "--qrels", str(qrels), "--quiet", "--measure", "AP"]
+    _, by_name, _ = _cli(capsys, ["evaluate", *data, "--means", "--json"])
+    _, by_mean, _ = _cli(capsys, ["evaluate", *data, "--means", "--json", "--sort", "mean"])
+    names = [r["system"] for r in json.loads(by_name)]
+    ranked = [r["system"] for r in json.loads(by_mean)]
+    means = {r["system"]: r["AP"] for r in json.loads(by_name)}
+    assert names == sorted(names) and sorted(ranked) == names
+    assert [means[s] for s in ranked] == sorted(means.values(), reverse=True)
+    for sort, want in (("mean", ranked), ("name", names)):  # compare's table rows in the same order
+        _, table, _ = _cli(capsys, ["compare", *data, "--sort", sort, "--format", "json"])
+        assert [row[0] for row in json.loads(table)["means"]["rows"]] == want
+        # --top keeps the best runs, listed in the same order (by name unless --sort mean)
+        _, table, _ = _cli(capsys, ["compare", *data, "--sort", sort, "--top", "3", "--format", "json"])
+        assert [row[0] for row in json.loads(table)["means"]["rows"]] == [s for s in want if s in ranked[:3]]
+
+
+def test_relevance_level_rewrites_only_binary_measures():
+    from experiments.cli._measures import with_relevance_level
+
+    got = with_relevance_level(["AP", "P@10", "Rprec", "RR@10", "Bpref", "nDCG@10", "ERR@20", "NumRet", "num_rel_ret",
+                                "AP(rel=3)", "RBP(p=0.8)"], 2)
+    assert got == ["AP(rel=2)", "P(rel=2)@10", "Rprec(rel=2)", "RR(rel=2)@10", "Bpref(rel=2)", "nDCG@10", "ERR@20",
+                   "NumRet", "num_rel_ret", "AP(rel=3)", "RBP(p=0.8)"]
+    assert with_relevance_level(["AP"], None) == ["AP"] and with_relevance_level(["P@5"], 1.5) == ["P(rel=1.5)@5"]
+
+
+def test_relevance_level_gives_trec_evals_numbers_on_dl2019(capsys):
+    """``-l 2`` against pytrec_eval's ``relevance_level=2`` (trec_eval -l 2) on three DL 2019 runs, per topic:
+    AP, P@10, R-prec, RR and bpref. Both sides do the same float arithmetic on the same counts, so they agree to
+    the last few ulps (1e-12); a wrong level changes scores by far more (a relevant document more or less)."""
+    import lzma
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    files, qrels = run_files("dl19")
+    if not qrels.exists():
+        pytest.skip("shared data not found")
+    some = files[:3]
+    names = {"AP": "map", "P@10": "P_10", "Rprec": "Rprec", "RR": "recip_rank", "Bpref": "bpref"}
+    flags = [a for m in names for a in ("--measure", m)]
+    code, out, err = _cli(capsys, ["evaluate", "--runs", *map(str, some), "--qrels", str(qrels), *flags, "-l", "2",
+                                   "--json", "--quiet"])
+    assert code == 0, err
+    rows = json.loads(out)
+    with open(qrels) as fh:
+        q = pytrec_eval.parse_qrel(fh)
+    ev = pytrec_eval.RelevanceEvaluator(q, set(names.values()), relevance_level=2)
+    ours = {(r["system"], r["topic"], r["measure"]): r["score"] for r in rows}
+    checked = 0
+    systems = list(dict.fromkeys(r["system"] for r in rows))  # the runs in file order
+    for path, system in zip(some, systems, strict=True):
+        with lzma.open(path, "rt") as fh:
+            ref = ev.evaluate(pytrec_eval.parse_run(fh))
+        for topic, vals in ref.items():
+            for ours_name, trec_name in names.items():
+                label = ours_name.replace("@", "(rel=2)@") if "@" in ours_name else f"{ours_name}(rel=2)"
+                assert ours[(system, topic, label)] == pytest.approx(vals[trec_name], abs=1e-12), (system, topic, label)
+                checked += 1
+    assert checked >= 3 * 40 * 5
+    # and -l 1 is not -l 2 on these graded qrels (the test can fail)
+    code, out1, _ = _cli(capsys, ["evaluate", "--runs", str(some[0]), "--qrels", str(qrels), "--measure", "AP",
+                                  "--means", "--json", "--quiet"])
+    code, out2, _ = _cli(capsys, ["evaluate", "--runs", str(some[0]), "--qrels", str(qrels), "--measure", "AP",
+                                  "-l", "2", "--means", "--json", "--quiet"])
+    assert not np.isclose(json.loads(out1)[0]["AP"], json.loads(out2)[0]["AP(rel=2)"])
+
+
+def test_relevance_level_is_refused_where_it_cannot_apply(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    code, _, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "-l", "nan"])
+    assert code == 2 and "-l/--relevance-level must be a positive finite number; got nan" in err
+    code, _, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "-l", "0"])
+    assert code == 2 and "got 0." in err
+    csv = tmp_path / "s.csv"
+    assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), "--measure", "AP", "--out", str(csv)]) == 0
+    capsys.readouterr()
+    code, _, err = _cli(capsys, ["gstudy", str(csv), "-l", "2"])
+    assert code == 2 and "applies to measures computed from runs" in err
+    code, _, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "-l", "2"])
+    assert code == 0 and "-l 2 applies to binary measures" in err and "changes none of the default nDCG" in err

@@ -1,0 +1,130 @@
+"""Tests of ``gtheory judge`` (experiments/cli/judge.py) and of ``--judged`` on the subcommands that read runs:
+the same numbers as from --runs/--qrels, the record of the sources, the warning when they changed."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import metrics
+from conftest import run_files, toy_runs
+from experiments.cli import main
+
+
+def _judge(tmp_path, capsys, runs, qrels, *extra):
+    out = tmp_path / "judged.npz"
+    assert main(["judge", "--runs", *map(str, runs), "--qrels", str(qrels), "--out", str(out), *extra]) == 0
+    err = capsys.readouterr().err
+    assert f"to {out}" in err
+    return out
+
+
+def _stdout(capsys, argv):
+    assert main(argv) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+#: every subcommand's numbers from --judged must equal those from --runs/--qrels (the same tensor, so exactly)
+SESSION = [
+    ["evaluate", "--measure", "nDCG@10", "--measure", "AP", "--means", "--json"],
+    ["gstudy", "--measure", "nDCG@10", "--json"],
+    ["plan", "--measure", "AP", "--min-diff", "0.1", "--json"],
+    ["compare", "--measure", "nDCG@10", "--format", "json"],
+]
+
+
+def _numbers(text: str) -> object:
+    d = json.loads(text)
+    if isinstance(d, dict):
+        d.pop("source", None)  # names the data (the runs or the --judged file)
+    return d
+
+
+def test_judge_once_then_every_subcommand_gives_the_same_numbers(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    out = _judge(tmp_path, capsys, [runs], qrels, "--depth", "12", "--grades", "trec_eval")
+    saved = metrics.JudgedRuns.load(out)
+    direct = metrics.judge(str(runs), str(qrels), depth=12, grades="trec_eval")
+    assert saved.depth == 12 and np.array_equal(saved.grades, direct.grades)
+    src = saved.report["sources"]  # what it was made from: paths, sizes, hashes, options
+    assert [os.path.basename(e["path"]) for e in src["runs"]] == ["runA.txt", "runB.txt", "runC.txt", "runD.txt"]
+    assert src["qrels"]["size"] == qrels.stat().st_size and len(src["qrels"]["sha256"]) == 64
+    assert src["options"] == {"depth": 12, "grades": "trec_eval", "duplicates": "error", "missing": "zero"}
+    for argv in SESSION:
+        from_runs = _stdout(capsys, [*argv, "--runs", str(runs), "--qrels", str(qrels), "--depth", "12",
+                                     "--grades", "trec_eval"])
+        from_judged = _stdout(capsys, [*argv, "--judged", str(out)])
+        assert _numbers(from_judged) == _numbers(from_runs), argv[0]
+
+
+def test_changed_or_removed_sources_are_named_in_one_warning(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    out = _judge(tmp_path, capsys, [runs], qrels)
+    argv = ["evaluate", "--judged", str(out), "--quiet"]
+    _stdout(capsys, argv)
+    assert main(argv) == 0 and capsys.readouterr().err == ""  # unchanged: no warning, nothing hashed again
+    (runs / "runB.txt").unlink()
+    text = qrels.read_text()
+    qrels.write_text(text.replace(" 2\n", " 1\n", 1))  # the same size, another content
+    os.utime(qrels, ns=(1, 1))
+    assert main(argv) == 0  # the old judgments are still usable; the warning is not a note: --quiet keeps it
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("gtheory evaluate: warning: --judged ")
+    assert "runB.txt is gone" in err[0] and "qrels.txt changed (another SHA-256)" in err[0]
+    (runs / "runE.txt").write_text((runs / "runA.txt").read_text())
+    assert main(argv) == 0
+    assert "1 run file more (runE.txt)" in capsys.readouterr().err
+
+
+def test_judge_refuses_what_it_cannot_write(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    assert main(["judge", "--runs", str(runs), "--qrels", str(qrels), "--out", str(tmp_path / "j.csv")]) == 2
+    assert ".npz (or .npz.xz for LZMA)" in capsys.readouterr().err
+    assert main(["judge", "--qrels", str(qrels), "--out", str(tmp_path / "j.npz")]) == 2
+    assert "--runs and --qrels are needed" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # judge writes --judged; it does not read one
+        main(["judge", "--judged", "x.npz", "--out", str(tmp_path / "j.npz")])
+    capsys.readouterr()
+    # an .npz.xz is LZMA-compressed and read back the same
+    xz = tmp_path / "j.npz.xz"
+    assert main(["judge", "--runs", str(runs), "--qrels", str(qrels), "--out", str(xz), "--quiet"]) == 0
+    assert metrics.JudgedRuns.load(xz).report["sources"]["qrels"]["path"] == str(qrels.resolve())
+
+
+def test_judged_gives_the_same_numbers_on_dl2019(tmp_path, capsys):
+    """Three of the shared DL 2019 runs (cheap): evaluate from --runs/--qrels and from --judged agree exactly."""
+    files, qrels = run_files("dl19")
+    if not qrels.exists():
+        pytest.skip("shared data not found")
+    some = files[:3]
+    out = _judge(tmp_path, capsys, some, qrels, "--quiet")
+    argv = ["evaluate", "--measure", "nDCG@10", "--measure", "AP", "--measure", "RR@10", "--json", "--quiet"]
+    a = _stdout(capsys, [*argv, "--runs", *map(str, some), "--qrels", str(qrels)])
+    b = _stdout(capsys, [*argv, "--judged", str(out)])
+    assert json.loads(a) == json.loads(b) and len(json.loads(a)) == 3 * 43 * 3
+
+
+def test_a_tensor_without_sources_loads_and_warns_nothing(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    path = tmp_path / "plain.npz"
+    metrics.judge(str(runs), str(qrels)).save(path)  # JudgedRuns.save without sources
+    assert "sources" not in metrics.JudgedRuns.load(path).report
+    shutil.rmtree(runs)
+    assert main(["evaluate", "--judged", str(path), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_the_missing_policy_of_judge_is_kept_unless_given_again(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    lines = (runs / "runD.txt").read_text().splitlines(keepends=True)
+    (runs / "runD.txt").write_text("".join(x for x in lines if not x.startswith("4 ")))  # runD misses topic 4
+    out = _judge(tmp_path, capsys, [runs], qrels, "--missing", "exclude", "--quiet")
+    argv = ["evaluate", "--judged", str(out), "--measure", "AP", "--json", "--quiet"]
+    rows = json.loads(_stdout(capsys, argv))
+    assert [r["score"] for r in rows if r["system"] == "runD" and r["topic"] == "4"] == [None]  # excluded
+    rows = json.loads(_stdout(capsys, [*argv, "--missing", "zero"]))
+    assert [r["score"] for r in rows if r["system"] == "runD" and r["topic"] == "4"] == [0.0]  # as trec_eval -c
+
