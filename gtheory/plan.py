@@ -136,7 +136,7 @@ class TopicPlan(JsonResult):
         """A :class:`TopicPlan` from :meth:`to_json` output; a ``null`` topic count is ``inf`` (never reached)."""
         from .kit.jsonio import read_fields_document
 
-        d = read_fields_document(cls, text_or_path, {"table": _FLOATS})
+        d = read_fields_document(cls, text_or_path, {"table": _FLOATS}, context=_CLI_CONTEXT)
         t = d["table"]
         if t["method"].duplicated().any():
             from .kit.errors import DocumentError
@@ -319,8 +319,13 @@ def plan(
                      float(ci_width), float(level), var, variance, approximation)
 
 
+#: keys `gtheory plan --json` writes beside the plan's own fields (the score file, the outlying runs and the
+#: competitive systems' answer, :mod:`gtheory.outliers`): accepted by :meth:`TopicPlan.from_json` and dropped
+_CLI_CONTEXT = ("source", "outlying_runs", "competitive")
+
+
 def _plan_schema() -> dict:
-    from .kit.schema import choice, count, integer, real, table, text
+    from .kit.schema import anything, choice, count, integer, real, table, text
 
     unit = real(0.0, 1.0, low_open=True, high_open=True)
     return {"table": table({"method": text(), "question": text(), "topics": count(0), "low": count(0),
@@ -329,7 +334,8 @@ def _plan_schema() -> dict:
             "target": unit, "tau": real(-1.0, 1.0, low_open=True, high_open=True), "alpha": unit, "power": unit,
             "ci_width": real(0.0, low_open=True), "level": unit,
             "variance": real(0.0, nullable=True, null_as=math.nan),
-            "variance_method": choice("residual", "pooled", "given"), "approximation": choice("exact", "nagata")}
+            "variance_method": choice("residual", "pooled", "given"), "approximation": choice("exact", "nagata"),
+            **{key: anything(required=False) for key in _CLI_CONTEXT}}
 
 
 TopicPlan.JSON_SCHEMA.update(_plan_schema())

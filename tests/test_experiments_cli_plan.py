@@ -23,9 +23,11 @@ def test_registered():
 def test_json_equals_the_api_on_a_csv(capsys, WEB):
     assert main(["plan", WEB, "--orientation", "topics-by-systems", "--min-diff", "0.05", "--target", "0.9",
                  "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    data = json.loads(out)
     x = gtheory.read_scores(WEB, orientation="topics-by-systems")
     p = gtheory.plan(x, min_diff=0.05, target=0.9)
+    assert gtheory.TopicPlan.from_json(out) == p  # the command's document reads back as the plan, additions aside
     assert data["source"] == WEB
     from gtheory.outliers import competitive_systems, outlying_runs
 

@@ -230,13 +230,15 @@ def fields_document(result: Any) -> dict[str, Any]:
     return out
 
 
-def read_fields_document(cls: Any, text_or_path: Any, tables: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+def read_fields_document(cls: Any, text_or_path: Any, tables: dict[str, tuple[str, ...]],
+                         context: tuple[str, ...] = ()) -> dict[str, Any]:
     """The fields of a :func:`fields_document` (JSON text or a path) for ``cls(**fields)``: the document's
     ``"format"`` must be ``cls.JSON_FORMAT`` and its fields exactly the dataclass's (ValueError naming the ones that
     differ), each checked by the class's ``JSON_SCHEMA`` when it declares one (:mod:`gtheory.kit.schema`: a
     :class:`~gtheory.kit.errors.DocumentError` naming the field); each field named in ``tables`` is read back as
     a DataFrame whose listed columns are floats (None → NaN).
-    The caller converts what JSON cannot say (inf written as null, integer columns)."""
+    The caller converts what JSON cannot say (inf written as null, integer columns). ``context``: keys a writer
+    adds beside the fields (declared in the schema, e.g. a command's ``source``), read past and dropped."""
     from dataclasses import fields
 
     schema = getattr(cls, "JSON_SCHEMA", None)
@@ -246,6 +248,8 @@ def read_fields_document(cls: Any, text_or_path: Any, tables: dict[str, tuple[st
         d = read_document(text_or_path, cls.JSON_FORMAT, schema)
     else:
         d = load_document(text_or_path, cls.JSON_FORMAT)
+    for key in context:
+        d.pop(key, None)
     names = {f.name for f in fields(cls)}
     if set(d) != names:
         raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
