@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -610,8 +610,7 @@ class Tuning(_Coefficients, JsonResult):
         if not isinstance(d, dict) or d.pop("format", None) != "gtheory.optimize.Tuning/1":
             raise ValueError("not a gtheory optimize.Tuning JSON document (missing 'format').")
         known = {f.name for f in fields(cls) if not f.name.startswith("_")} | set(_DERIVED)
-        required = [f.name for f in fields(cls) if not f.name.startswith("_")
-                    and (f.name in _PROVENANCE or (f.default is MISSING and f.default_factory is MISSING))]
+        required = [f.name for f in fields(cls) if not f.name.startswith("_")]  # to_dict writes every field
         missing = [k for k in required if k not in d]
         if missing:
             raise ValueError(f"incomplete optimize.Tuning JSON document: missing field(s) {', '.join(map(repr, missing))}.")
@@ -629,8 +628,6 @@ _DOC = "invalid optimize.Tuning JSON document"
 #: keys of a Tuning document that are not fields: Φ and Eρ² at ``n_topics`` (what ``phi()``/``erho2()`` return)
 _DERIVED = ("phi", "erho2")
 _COMPONENTS = ("system", "topic", "residual")
-#: keys every Tuning document has (``to_dict`` writes every field), though their fields have a default
-_PROVENANCE = ("version", "measure", "fingerprint")
 
 
 def _invalid(name: str, rule: str, value: Any) -> ValueError:
@@ -746,12 +743,6 @@ def _check_document(d: dict[str, Any]) -> dict[str, Any]:
                        d["binding_cutoff"])
     if d.get("binding_label") is not None and not isinstance(d["binding_label"], str):
         raise _invalid("binding_label", "a string or null", d["binding_label"])
-    if d.get("success") is False:
-        # a failed tuning's coefficients follow from its components (documents written before the
-        # rounding-noise rule held ratios of noise to noise, e.g. Eρ² = 0.97 for indistinguishable systems)
-        r_phi, r_erho2 = gstudy_ratios(d["var_system"], d["var_topic"], d["var_residual"])
-        for name, r, n in (("phi_1", r_phi, 1), ("erho2_1", r_erho2, 1)):
-            d[name] = float(gtheory.project(r, n))
     for name in ("version", "measure", "fingerprint"):  # provenance; null when the tuning was not made from data
         if d.get(name) is not None and not isinstance(d[name], str):
             raise _invalid(name, "a string or null", d[name])

@@ -1,5 +1,5 @@
 """Tuning provenance: the JSON records the package version, the measure, the cut-off and the fingerprint of the
-judged tensor it was tuned on; applying it to other data warns DataMismatchWarning; old documents still load."""
+judged tensor it was tuned on; applying it to other data warns DataMismatchWarning; a document with null provenance loads."""
 from __future__ import annotations
 
 import json

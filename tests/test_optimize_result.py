@@ -200,9 +200,6 @@ def test_from_json_names_missing_and_invalid_fields(t10):
         optimize.Tuning.from_json("{not json")
     with pytest.raises(ValueError, match="missing 'format'"):
         optimize.Tuning.from_json("[1, 2]")
-    # old documents without the new optional fields still load
-    old = {k: v for k, v in d.items() if k not in ("gain_family", "binding_cutoff", "binding_label")}
-    assert optimize.Tuning.from_json(json.dumps(old)).gain_family is None
 
 
 def test_summary_uses_plain_numbers(t10):
