@@ -547,7 +547,7 @@ def _power_schema() -> dict:
             "table": table({"system_a": anything(), "system_b": anything(), "mean_diff": number, "t": number,
                             "asl": real(0.0, 1.0, nullable=True, null_as=math.nan), "critical_diff": number,
                             "significant": flag()}),
-            "table_attrs": obj(required=False, nullable=True)}
+            "table_attrs": obj(nullable=True)}
 
 
 #: the declared schema of a :class:`DiscriminativePower` document (:mod:`gtheory.kit.schema`)
