@@ -17,7 +17,6 @@ import pandas as pd
 import gtheory
 from gtheory.kit.checks import fixed_seed, progress_writer
 from gtheory.kit.jsonio import JsonResult
-from gtheory.kit.signatures import renamed
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau, rmse, tau_ap
@@ -28,7 +27,6 @@ from gtheory.kit.params import validate_params
 __all__ = ["check_configurations", "check_tuning", "parse_configuration", "ConfigurationCheck", "DEFAULT_AGAINST"]
 
 
-@renamed("B", "n_resamples")
 @validate_params()
 def check_configurations(
     configurations: dict[str, pd.DataFrame],
@@ -48,7 +46,7 @@ def check_configurations(
     configurations : name → systems × topics score matrix (same systems and topics).
     reference : the configuration the others are compared with (τ, τ_AP, RMSE).
     top_k : best systems (by mean) kept for the bootstrap.
-    n_resamples : bootstrap replicates, and topic-subset pairs of the swap method (formerly ``B``).
+    n_resamples : bootstrap replicates, and topic-subset pairs of the swap method.
     alpha : significance level.
     seed : seed of both resampling schemes, the same for every configuration (a Generator gives one seed, drawn
         from it: :func:`gtheory.kit.checks.fixed_seed`).
@@ -126,7 +124,6 @@ def parse_configuration(spec: str) -> tuple[str, str]:
     return "linear", spec.strip()
 
 
-@renamed("B", "n_resamples")
 @validate_params()
 def check_tuning(
     judged: Any,
@@ -238,13 +235,6 @@ class ConfigurationCheck(JsonResult):
 
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.ConfigurationCheck/1"
 
-    @property
-    def B(self) -> int:
-        """Deprecated: :attr:`n_resamples` (the old name, for one release)."""
-        warnings.warn(FutureWarning("ConfigurationCheck.B is now called n_resamples; the old name will stop "
-                                    "working in the next release"), stacklevel=2)
-        return self.n_resamples
-
     def __repr__(self) -> str:
         return (f"ConfigurationCheck(nDCG@{self.cutoff}, {self.n_systems} systems × {self.n_topics} topics; "
                 f"{len(self.table)} configurations against {self.reference!r})")
@@ -286,8 +276,6 @@ class ConfigurationCheck(JsonResult):
         from gtheory.kit.jsonio import load_document, number
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
-        if "n_resamples" not in d and "B" in d:  # written before B was renamed n_resamples
-            d["n_resamples"] = d.pop("B")
         rows = [{k: (number(v, math.inf) if k == "topics_needed" else v if k == "configuration" else number(v))
                  for k, v in r.items()} for r in d.pop("configurations")]
         table = pd.DataFrame(rows).set_index("configuration")

@@ -14,7 +14,6 @@ the number of pairs.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -209,9 +208,7 @@ def tukey_hsd(inp: PairsInput) -> PairsOutcome:
 
     X, I, J = inp.X, inp.I, inp.J
     m = X.shape[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        tk = tukey_hsd_randomised(pd.DataFrame(X, index=range(m)), n_resamples=inp.n_resamples, seed=inp.rng)
+    tk = tukey_hsd_randomised(pd.DataFrame(X, index=range(m)), n_resamples=inp.n_resamples, seed=inp.rng)
     lookup = {(int(a), int(b)): pv for a, b, pv in zip(tk["system_a"], tk["system_b"], tk["p_value"])}
     p = np.array([lookup[(min(i, j), max(i, j))] for i, j in zip(I, J)], dtype=float)
     return PairsOutcome(X[I].mean(axis=1) - X[J].mean(axis=1), p, False, inp.n_resamples, 0.0)

@@ -22,7 +22,6 @@ import pandas as pd
 from gtheory.kit.display import fmt, html_table, kv_table
 from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
-from gtheory.kit.signatures import renamed
 from experiments._validation import align_pair, as_scores, best_first, check_choice, pair_indices
 from experiments.significance import bootstrap_asl, paired_ttest, wilcoxon_test
 from gtheory.kit.params import validate_params
@@ -34,10 +33,10 @@ Test = Literal["bootstrap", "t", "wilcoxon"]
 _DECISION_LABELS = ("a>b", "n.s.", "a<b")  # significant with a better / not significant / b better
 
 
-def _decisions(values: np.ndarray, test: str, alpha: float, B: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _decisions(values: np.ndarray, test: str, alpha: float, n_resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Per pair i < j (triu order): p-value (or ASL) and the decision +1 (i better), 0 (n.s.), -1 (j better)."""
     if test == "bootstrap":
-        table = bootstrap_asl(values, n_resamples=B, seed=seed)
+        table = bootstrap_asl(values, n_resamples=n_resamples, seed=seed)
         p = table["asl"].to_numpy()
     elif test == "t":
         table = paired_ttest(values)
@@ -222,7 +221,6 @@ def _check_test(test: Any) -> str:
     return check_choice(test, "test", ("bootstrap", "t", "wilcoxon"))
 
 
-@renamed("B", "n_resamples")
 @validate_params()
 def significance_confusion(
     full_scores: Any,
@@ -247,7 +245,7 @@ def significance_confusion(
         Sakai's paired bootstrap (:func:`experiments.bootstrap_asl`, ASL < alpha), the paired t-test or the
         Wilcoxon signed-rank test (Bompada et al.'s) on every system pair.
     n_resamples : int
-        Bootstrap replicates (``test="bootstrap"`` only; formerly ``B``).
+        Bootstrap replicates (``test="bootstrap"`` only).
     seed : int, Generator or None
         Seed of the bootstrap (``test="bootstrap"`` only). The *same* seed is used for both matrices, so
         identical matrices give identical decisions (a Generator gives one seed, drawn from it).
@@ -274,7 +272,7 @@ def significance_confusion(
     >>> cm.accuracy
     1.0
     """
-    test, B = _check_test(test), n_resamples
+    test = _check_test(test)
     seed = fixed_seed(seed)  # the same seed serves both matrices
     a = as_scores(full_scores, "full_scores", require_matrix=True, min_topics=2)
     b = as_scores(reduced_scores, "reduced_scores", require_matrix=True, min_topics=2)
@@ -290,8 +288,8 @@ def significance_confusion(
             raise ValueError(f"`top_k` must not exceed the number of systems ({len(a.systems)}); got {k}.")
         keep = best_first(a.means)[:k]
         a, b = a.take(keep), b.take(keep)
-    p_full, d_full = _decisions(a.values, test, alpha, B, seed)
-    p_red, d_red = _decisions(b.values, test, alpha, B, seed)
+    p_full, d_full = _decisions(a.values, test, alpha, n_resamples, seed)
+    p_red, d_red = _decisions(b.values, test, alpha, n_resamples, seed)
     I, J = pair_indices(len(a.systems))
     table = pd.DataFrame(
         {

@@ -26,7 +26,6 @@ References
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
@@ -36,7 +35,6 @@ import pandas as pd
 from gtheory.kit.display import fmt, kv_table
 from gtheory.kit.render import plot_label
 from gtheory.kit.jsonio import JsonResult
-from gtheory.kit.signatures import renamed
 
 from experiments._validation import TIE_REL, pair_frame, pair_indices, score_matrix
 from gtheory.kit.params import probability, validate_params
@@ -74,23 +72,23 @@ def _studentise(mean: np.ndarray, var: np.ndarray, n: int, scale: np.ndarray) ->
 
 
 def _bootstrap(
-    values: np.ndarray, B: int, rng: np.random.Generator, k_crit: int | None = None
+    values: np.ndarray, n_resamples: int, rng: np.random.Generator, k_crit: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Observed t, ASL and (if ``k_crit``) the critical |mean difference| for every pair i < j."""
     I, J = pair_indices(values.shape[0])
-    return _bootstrap_differences(values[I] - values[J], B, rng, k_crit)
+    return _bootstrap_differences(values[I] - values[J], n_resamples, rng, k_crit)
 
 
 def _bootstrap_differences(
-    D: np.ndarray, B: int, rng: np.random.Generator, k_crit: int | None = None
+    D: np.ndarray, n_resamples: int, rng: np.random.Generator, k_crit: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """:func:`_bootstrap` on the P x n per-topic differences ``D`` of any list of pairs (the same draws for the same
     seed: the resampled topics are drawn before anything else)."""
     n = D.shape[1]
     # One B x n matrix of resampled topic indices, shared by all pairs (see bootstrap_asl Notes).
-    idx = rng.integers(0, n, size=(B, n))
-    counts = np.bincount((idx + n * np.arange(B)[:, None]).ravel(), minlength=B * n)
-    counts = counts.reshape(B, n).astype(np.float64)
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    counts = np.bincount((idx + n * np.arange(n_resamples)[:, None]).ravel(), minlength=n_resamples * n)
+    counts = counts.reshape(n_resamples, n).astype(np.float64)
     scale = np.abs(D).max(axis=1)
     zbar = D.mean(axis=1)
     W = D - zbar[:, None]  # shifted to the null hypothesis: w = z - mean(z)
@@ -114,9 +112,9 @@ def _bootstrap_differences(
     needs_mask = kappa * n * W2.min(axis=1) <= 2.0 * mean_tol2
     if k_crit is not None:
         exceed, crit = _bootstrap_general(counts, W, K, scale, abs_t_obs, mean_tol2, regular, k_crit)
-        return t_obs, exceed / B, crit
+        return t_obs, exceed / n_resamples, crit
     exceed = _bootstrap_exceed(counts, W, K, scale, abs_t_obs, mean_tol2, regular, needs_mask)
-    return t_obs, exceed / B, None
+    return t_obs, exceed / n_resamples, None
 
 
 def _bootstrap_exceed(counts, W, K, scale, abs_t_obs, mean_tol2, regular, needs_mask) -> np.ndarray:
@@ -128,19 +126,19 @@ def _bootstrap_exceed(counts, W, K, scale, abs_t_obs, mean_tol2, regular, needs_
     comparison q >= kappa s2. The products are the floor: 4 B n P flops
     (benchmarks/bench_significance.py states and measures it).
     """
-    B, n = counts.shape
+    n_resamples, n = counts.shape
     P = W.shape[0]
     exceed = np.empty(P, dtype=np.int64)
     block = max(1, min(P, _BLOCK_PAIRS))
     CT = np.ascontiguousarray(counts.T)  # n x B
     operand = np.empty((2 * block, n))
-    sums = np.empty((2 * block, B))
-    hit = np.empty((block, B), dtype=bool)
-    small = np.uint16 if B < np.iinfo(np.uint16).max else None
+    sums = np.empty((2 * block, n_resamples))
+    hit = np.empty((block, n_resamples), dtype=bool)
+    small = np.uint16 if n_resamples < np.iinfo(np.uint16).max else None
     # B a multiple of 8 with at most 255 words per row: sum the hit bytes 8 at a time as uint64
     # words (each byte lane gathers at most B/8 <= 255 ones, so no carry crosses lanes), then add
     # the 8 lanes of each row's word sum
-    words = B % 8 == 0 and B // 8 <= 255
+    words = n_resamples % 8 == 0 and n_resamples // 8 <= 255
     for start in range(0, P, block):
         stop = min(P, start + block)
         p = stop - start
@@ -181,11 +179,11 @@ def _bootstrap_exceed(counts, W, K, scale, abs_t_obs, mean_tol2, regular, needs_
 def _bootstrap_general(counts, W, K, scale, abs_t_obs, mean_tol2, regular, k_crit: int):
     """ASL counts (the test of :func:`_bootstrap_exceed`) and Sakai's critical differences (every
     replicate's studentised statistic)."""
-    B, n = counts.shape
+    n_resamples, n = counts.shape
     P = W.shape[0]
     exceed = np.empty(P, dtype=np.int64)
     crit = np.empty(P)
-    block = max(1, _PAIR_BLOCK_ELEMENTS // B)
+    block = max(1, _PAIR_BLOCK_ELEMENTS // n_resamples)
     for start in range(0, P, block):
         sl = slice(start, start + block)
         Wb = W[sl]
@@ -200,12 +198,11 @@ def _bootstrap_general(counts, W, K, scale, abs_t_obs, mean_tol2, regular, k_cri
         abs_t = np.abs(_studentise(mean, var, n, scale[sl]))
         exceed[sl] = np.where(odd, np.count_nonzero(abs_t >= abs_t_obs[sl], axis=0), np.count_nonzero(hit, axis=0))
         # the replicate whose |t(w*_b)| is the (B alpha)-th largest; ties -> largest |mean|
-        kth = np.partition(abs_t, B - k_crit, axis=0)[B - k_crit]
+        kth = np.partition(abs_t, n_resamples - k_crit, axis=0)[n_resamples - k_crit]
         crit[sl] = np.where(abs_t == kth, np.abs(mean), -np.inf).max(axis=0)
     return exceed, crit
 
 
-@renamed("B", "n_resamples")
 @validate_params()
 def bootstrap_asl(
     scores: ScoresLike, *, n_resamples: int = 1000, seed: int | np.random.Generator | None = 0,
@@ -219,8 +216,7 @@ def bootstrap_asl(
         Systems x topics score matrix (rows = systems; DataFrame index = system labels). At least 2
         systems and 2 topics; no NaN.
     n_resamples : int
-        Number of bootstrap replicates :math:`B` (Sakai used 1000). Formerly ``B`` (still accepted, with a
-        FutureWarning, for one release).
+        Number of bootstrap replicates :math:`B` (Sakai used 1000).
     seed : int, Generator or None
         Randomness, via :func:`numpy.random.default_rng`. The same seed gives the same numbers.
     top_k : int, optional
@@ -287,12 +283,11 @@ def bootstrap_asl(
     True
     """
     s = score_matrix(scores, top_k)
-    B = n_resamples
     rng = np.random.default_rng(seed)
-    t_obs, asl, _ = _bootstrap(s.values, B, rng)
+    t_obs, asl, _ = _bootstrap(s.values, n_resamples, rng)
     I, J = pair_indices(len(s.systems))
     frame = pair_frame(s, I, J, t=t_obs, asl=asl)
-    frame.attrs.update(n_resamples=B, n_topics=s.values.shape[1], test="paired bootstrap (Sakai 2006)")
+    frame.attrs.update(n_resamples=n_resamples, n_topics=s.values.shape[1], test="paired bootstrap (Sakai 2006)")
     return frame
 
 
@@ -320,8 +315,7 @@ class DiscriminativePower(JsonResult):
     n_topics : int
         Topics in the matrix.
     n_resamples : int
-        Bootstrap replicates (formerly ``B``; the attribute ``B`` still reads it, with a FutureWarning, for one
-        release).
+        Bootstrap replicates.
     table : DataFrame
         The per-pair results of :func:`bootstrap_asl` plus ``critical_diff`` (each pair's
         difference required) and ``significant``.
@@ -335,13 +329,6 @@ class DiscriminativePower(JsonResult):
     n_topics: int
     n_resamples: int
     table: pd.DataFrame = field(repr=False)
-
-    @property
-    def B(self) -> int:
-        """Deprecated: :attr:`n_resamples` (the old name, for one release)."""
-        warnings.warn(FutureWarning("DiscriminativePower.B is now called n_resamples; the old name will stop "
-                                    "working in the next release"), stacklevel=2)
-        return self.n_resamples
 
     def summary(self) -> str:
         """A short text report (numbers rounded for display only)."""
@@ -379,8 +366,6 @@ class DiscriminativePower(JsonResult):
         from gtheory.kit.schema import check_document
 
         d = load_document(text_or_path, cls.JSON_FORMAT)
-        if "n_resamples" not in d and "B" in d:  # written before B was renamed n_resamples
-            d["n_resamples"] = d.pop("B")
         d = check_document(d, _POWER_SCHEMA, cls.JSON_FORMAT)  # a DocumentError naming the field
         frame = table_back(d["table"], "table", ("mean_diff", "t", "asl", "critical_diff"))
         frame["significant"] = frame["significant"].astype(bool)
@@ -393,7 +378,6 @@ class DiscriminativePower(JsonResult):
             "power": self.power, "difference required": self.estimated_difference})
 
 
-@renamed("B", "n_resamples")
 @validate_params()
 def discriminative_power(
     scores: ScoresLike,
@@ -456,14 +440,13 @@ def discriminative_power(
     True
     """
     s = score_matrix(scores, top_k)
-    B = n_resamples
     rng = np.random.default_rng(seed)
-    k_crit = min(B, max(1, math.ceil(B * alpha - 1e-9)))
-    t_obs, asl, crit = _bootstrap(s.values, B, rng, k_crit=k_crit)
+    k_crit = min(n_resamples, max(1, math.ceil(n_resamples * alpha - 1e-9)))
+    t_obs, asl, crit = _bootstrap(s.values, n_resamples, rng, k_crit=k_crit)
     I, J = pair_indices(len(s.systems))
     significant = asl < alpha
     table = pair_frame(s, I, J, t=t_obs, asl=asl, critical_diff=crit, significant=significant)
-    table.attrs.update(n_resamples=B, n_topics=s.values.shape[1], test="paired bootstrap (Sakai 2006)")
+    table.attrs.update(n_resamples=n_resamples, n_topics=s.values.shape[1], test="paired bootstrap (Sakai 2006)")
     n_sig = int(significant.sum())
     return DiscriminativePower(
         alpha=alpha,
@@ -472,7 +455,7 @@ def discriminative_power(
         n_pairs=len(table),
         estimated_difference=float(crit.max()),
         n_topics=s.values.shape[1],
-        n_resamples=B,
+        n_resamples=n_resamples,
         table=table,
     )
 
@@ -564,7 +547,7 @@ def _power_schema() -> dict:
             "table": table({"system_a": anything(), "system_b": anything(), "mean_diff": number, "t": number,
                             "asl": real(0.0, 1.0, nullable=True, null_as=math.nan), "critical_diff": number,
                             "significant": flag()}),
-            "table_attrs": obj(required=False, nullable=True)}
+            "table_attrs": obj(nullable=True)}
 
 
 #: the declared schema of a :class:`DiscriminativePower` document (:mod:`gtheory.kit.schema`)

@@ -46,7 +46,6 @@ import pandas as pd
 
 from metrics import JudgedRuns
 from gtheory.kit.checks import fixed_seed, progress_writer
-from gtheory.kit.signatures import renamed
 from metrics import reduce_qrels, reduction_mask
 from metrics.advanced import (
     Rounding,
@@ -90,7 +89,6 @@ __all__ = [
 
 
 # ================================================================================================== study
-@renamed("B", "n_resamples")
 @validate_params(relevance_level=ANY_LEVEL)
 def incompleteness_study(
     judged: JudgedRuns,
@@ -137,7 +135,7 @@ def incompleteness_study(
         condensed lists (Sakai [5]_, AP′, nDCG′). Default both.
     test : {"bootstrap", "t", "wilcoxon"} or None
         Significance test on all system pairs for discriminative power and the confusion matrix
-        (``None`` skips both; much faster). The bootstrap uses ``n_resamples`` replicates (formerly ``B``) and
+        (``None`` skips both; much faster). The bootstrap uses ``n_resamples`` replicates and
         ``test_seed`` for every matrix, so identical matrices give identical decisions (a Generator gives one seed,
         drawn from it).
     alpha : float
@@ -207,7 +205,7 @@ def incompleteness_study(
         raise ValueError(f"`judged_only` must be a bool or distinct bools, e.g. (False, True); got {judged_only!r}.")
     conds = tuple(bool(c) for c in conds)
     if test is not None:
-        test, B = _check_test(test), n_resamples
+        test = _check_test(test)
         test_seed = fixed_seed(test_seed, "test_seed")  # the same seed for every row's test
 
     # ---- full-qrels reference, once per (measure, list type)
@@ -225,7 +223,7 @@ def incompleteness_study(
                         raise ValueError(f"`top_k` must not exceed the number of systems ({judged.n_systems}); got {k}.")
                     sys_idx = best_first(means)[:k]
                 entry["sys_idx"] = sys_idx
-                _, entry["decisions"] = _decisions(values[sys_idx], test, alpha, B, test_seed)
+                _, entry["decisions"] = _decisions(values[sys_idx], test, alpha, n_resamples, test_seed)
             ref[key, c] = entry
         # one tau_AP variant per measure, for the plain and the condensed lists alike: "a" needs an untied
         # reference ranking, so a tie in either list type's full-qrels means makes both "b"
@@ -272,7 +270,7 @@ def incompleteness_study(
                         if values is r["values"]:
                             dec = r["decisions"]
                         else:
-                            _, dec = _decisions(values[r["sys_idx"]], test, alpha, B, test_seed)
+                            _, dec = _decisions(values[r["sys_idx"]], test, alpha, n_resamples, test_seed)
                         stats = _confusion_stats(_confusion_counts(r["decisions"], dec))
                         row.update(
                             power=float(np.mean(dec != 0)) if dec.size else math.nan,
@@ -294,7 +292,7 @@ def incompleteness_study(
         seeds=list(seeds),
         test=test,
         alpha=alpha,
-        n_resamples=B if test == "bootstrap" else None,
+        n_resamples=n_resamples if test == "bootstrap" else None,
         top_k=top_k,
         relevance_level=relevance_level,
         min_relevant=min_relevant,

@@ -17,7 +17,6 @@ References
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Integral, Real
 from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
@@ -48,24 +47,10 @@ DEFAULT_FRACTIONS: tuple[float, ...] = (1.0, 0.7, 0.5, 0.3, 0.2, 0.1, 0.05)
 GROUP_COLUMNS = ("measure", "judged_only", "discount", "tuned_on")
 
 
-def _legacy_columns(study: pd.DataFrame) -> pd.DataFrame:
-    """A study table with the column ``condensed`` (before this release) renamed ``judged_only``, with a warning."""
-    if "condensed" in study.columns and "judged_only" not in study.columns:
-        warnings.warn(
-            "the study column 'condensed' is now named 'judged_only' (the parameter's name); "
-            "tables with 'condensed' are read for now",
-            FutureWarning,
-            stacklevel=4,
-        )
-        return study.rename(columns={"condensed": "judged_only"})
-    return study
-
-
 def _group_keys(study: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The study (legacy column names updated) and the columns naming its curves."""
+    """The study and the columns naming its curves."""
     if not isinstance(study, pd.DataFrame) or "fraction" not in study.columns:
         raise TypeError("`study` must be a DataFrame from incompleteness_study() (with a 'fraction' column).")
-    study = _legacy_columns(study)
     keys = [k for k in GROUP_COLUMNS if k in study.columns]
     if not keys:
         raise ValueError("`study` has none of the group columns 'measure', 'judged_only', 'discount'.")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from experiments.incomplete_knee import GROUP_COLUMNS, _legacy_columns
+from experiments.incomplete_knee import GROUP_COLUMNS
 from gtheory.kit.params import probability, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,7 +59,6 @@ def _curves(study: pd.DataFrame, value: str) -> list[tuple[str, pd.DataFrame]]:
         )
     if value not in study.columns:
         raise ValueError(f"`value` {value!r} is not a column of the study; it has {list(study.columns)}.")
-    study = _legacy_columns(study)
     keys = [k for k in GROUP_COLUMNS if k in study.columns]
     out = []
     for group, g in study.groupby(keys, sort=False):

@@ -28,7 +28,6 @@ import pandas as pd
 import scipy as _scipy
 from scipy import stats
 
-from gtheory.kit.signatures import renamed
 from gtheory.kit.ties import tie_values
 
 from experiments._validation import TIE_REL, check_choice, pair_frame, pair_indices, score_matrix
@@ -199,7 +198,6 @@ def _exact_differences(d: np.ndarray, tol: float) -> np.ndarray:
     return np.copysign(a, d)
 
 
-@renamed("B", "n_resamples")
 @validate_params()
 def tukey_hsd_randomised(
     scores: ScoresLike,
@@ -219,8 +217,7 @@ def tukey_hsd_randomised(
     scores : ndarray or DataFrame
         Systems x topics score matrix.
     n_resamples : int
-        Number of random permutations :math:`B` (formerly ``B``, still accepted with a FutureWarning for one
-        release).
+        Number of random permutations :math:`B`.
     seed : int, Generator or None
         Randomness; the same seed gives the same numbers.
     top_k : int, optional
@@ -259,7 +256,6 @@ def tukey_hsd_randomised(
     True
     """
     s = score_matrix(scores, top_k)
-    B = n_resamples
     rng = np.random.default_rng(seed)
     m, n = s.values.shape
     base = s.values.T  # n x m: permute along systems within each topic
@@ -272,15 +268,15 @@ def tukey_hsd_randomised(
     tie = TIE_REL * float(np.abs(s.values).max())
     reach = np.zeros(len(diff), dtype=np.int64)
     block = max(1, (1 << 21) // (m * n))
-    for start in range(0, B, block):
-        k = min(block, B - start)
+    for start in range(0, n_resamples, block):
+        k = min(block, n_resamples - start)
         perm = rng.permuted(np.broadcast_to(base, (k, n, m)), axis=2)
         bmeans = perm.mean(axis=1)  # k x m
         ranges = np.sort(bmeans.max(axis=1) - bmeans.min(axis=1))
         reach += k - np.searchsorted(ranges, diff - tie, side="left")
-    p = reach / B
+    p = reach / n_resamples
     frame = pair_frame(s, I, J, p_value=p)
-    frame.attrs.update(n_resamples=B, n_topics=n, test="randomised Tukey HSD (Carterette 2012)")
+    frame.attrs.update(n_resamples=n_resamples, n_topics=n, test="randomised Tukey HSD (Carterette 2012)")
     return frame
 
 

@@ -31,7 +31,6 @@ import metrics
 from metrics import JudgedRuns
 from gtheory.kit.checks import progress_writer
 from gtheory.kit.params import REQUIRED_CUTOFF, check_param, validate_params
-from gtheory.kit.signatures import renamed, renamed_field
 from experiments._adopted import BASELINE_LABEL, KEPT_BASELINE, Adopted, adopted_from, adopted_summary
 from experiments.published import PUBLISHED_TREC9
 
@@ -51,17 +50,6 @@ _NAMES = {"zipf": "Zipf (1/r)", "linear": "linear ((k+1-r)/k)", "log2": "log (1/
           "optimal": f"optimal ({IN_SAMPLE})"}
 
 # --------------------------------------------------------------------------------------------- settings
-def _renamed_overrides(overrides: dict[str, Any], method: str) -> dict[str, Any]:
-    """``overrides`` of :meth:`ReportSettings.default` / :meth:`ReportSettings.quick` with ``B`` (the old name)
-    as ``n_resamples``, with a FutureWarning (:func:`gtheory.kit.signatures.renamed`'s wording)."""
-    def settings(**kw: Any) -> dict[str, Any]:
-        return kw
-
-    settings.__name__ = f"ReportSettings.{method}"
-    return renamed("B", "n_resamples")(settings)(**overrides)
-
-
-@renamed_field("B", "n_resamples")
 @dataclass(frozen=True)
 class ReportSettings:
     """What :func:`run_study` computes and how hard it tries.
@@ -75,8 +63,7 @@ class ReportSettings:
     joint_cutoffs : cut-offs where gain and discount are tuned jointly (Table 2's third column); None:
         ``gain_cutoffs`` (``asl_cutoff`` is always added).
     top_k : systems kept (best by mean) for the bootstrap (Sakai / the paper: 30).
-    n_resamples : bootstrap replicates of the ASLs and draws of the swap method (1000; was ``B``, which still works
-        for one release with a FutureWarning: ``ReportSettings(B=...)``, ``settings.B``).
+    n_resamples : bootstrap replicates of the ASLs and draws of the swap method (1000).
     alpha : significance level of the discriminative power.
     n_splits : random topic splits of the out-of-sample check.
     target : Φ target of the topics-needed columns (0.95).
@@ -102,22 +89,19 @@ class ReportSettings:
         """The full study (a few minutes on TREC-9): the paper's cut-offs plus ``cutoff``."""
         s = cls(cutoff=cutoff, discount_cutoffs=tuple(sorted({10, 20, cutoff})),
                 gain_cutoffs=tuple(sorted({3, 10, 20, 100, 200, cutoff})))
-        return replace(s, **_renamed_overrides(overrides, "default"))
+        return replace(s, **overrides)
 
     @classmethod
     def quick(cls, cutoff: int = 100, **overrides: Any) -> "ReportSettings":
         """A fast study for tests and CI (under a minute on TREC-9): fewer cut-offs, 200 resamples, 3 splits."""
         s = cls(cutoff=cutoff, discount_cutoffs=tuple(sorted({10, cutoff})),
                 gain_cutoffs=tuple(sorted({10, cutoff})), joint_cutoffs=(10,), n_resamples=200, n_splits=3, starts=2)
-        return replace(s, **_renamed_overrides(overrides, "quick"))
+        return replace(s, **overrides)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "ReportSettings":
-        """The settings of a report's ``tables.json`` (``Study.to_dict()["settings"]``), lists back to tuples;
-        a document written before the rename (key ``B``) still reads."""
+        """The settings of a report's ``tables.json`` (``Study.to_dict()["settings"]``), lists back to tuples."""
         d = dict(d)
-        if "B" in d and "n_resamples" not in d:  # written before B was renamed n_resamples
-            d["n_resamples"] = d.pop("B")
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - names)
         if unknown:
@@ -492,7 +476,7 @@ def power_variants(judged: JudgedRuns, adopted: Sequence[Adopted], asl_cutoff: i
 _BASELINE_SERIES = "baseline: linear gain + log discount"
 
 
-def _swap_table(scores: Mapping[str, pd.DataFrame], *, B: int, seed: int, rate: float = 0.05) -> pd.DataFrame:
+def _swap_table(scores: Mapping[str, pd.DataFrame], *, n_resamples: int, seed: int, rate: float = 0.05) -> pd.DataFrame:
     """Swap rates at half the topics per configuration (:func:`experiments.swap_rates`, Voorhees & Buckley 2002):
     the pooled swap rate over all system pairs and trials, the smallest mean difference whose swap rate stays
     at or below ``rate`` (:func:`experiments.min_difference_for_swap_rate`) and the share of comparisons that
@@ -502,7 +486,7 @@ def _swap_table(scores: Mapping[str, pd.DataFrame], *, B: int, seed: int, rate: 
     rows = []
     for key, X in scores.items():
         c = X.shape[1] // 2
-        t = experiments.swap_rates(X, topic_set_sizes=[c], n_resamples=B, seed=seed)
+        t = experiments.swap_rates(X, topic_set_sizes=[c], n_resamples=n_resamples, seed=seed)
         m = experiments.min_difference_for_swap_rate(t, rate).iloc[0]
         rows.append({"configuration": key, "topic_set_size": c,
                      "swap_rate": float(t["n_swaps"].sum() / max(int(t["n_comparisons"].sum()), 1)),
@@ -698,7 +682,7 @@ def run_study(
     say(f"swap rates at {judged.n_topics // 2} topics (B = {s.n_resamples})")
     swap = _swap_table({key: scores[key] for key in ("zipf", "linear", "log2", "optimal", "adopted",
                                                      "exponential gain", "optimal gain", "adopted gain")
-                        if key in scores}, B=s.n_resamples, seed=s.seed)
+                        if key in scores}, n_resamples=s.n_resamples, seed=s.seed)
 
     # out of sample
     say(f"out-of-sample check ({s.n_splits} topic splits, discount and gain)")

@@ -8,14 +8,12 @@ each curve's knee (:func:`experiments.knee`); :class:`RobustnessStudy` follows t
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import pandas as pd
 
 from gtheory.errors import ParameterError
-from gtheory.kit.signatures import renamed
 from gtheory.kit.params import ANY_LEVEL, validate_params
 
 __all__ = ["robustness_study", "RobustnessStudy"]
@@ -192,7 +190,6 @@ def _check_relevance_level(level: float, judged: Any) -> None:
                              f"{level:g}.")
 
 
-@renamed("B", "n_resamples")
 @validate_params(relevance_level=ANY_LEVEL)
 def robustness_study(
     judged: Any,
@@ -209,12 +206,11 @@ def robustness_study(
     rounding: str = "floor",
     threshold: float = 0.9,
     progress: bool | str | Callable[[str], Any] = "auto",
-    condensed: bool | None = None,
 ) -> RobustnessStudy:
     """The incompleteness study of ``measures`` on ``judged``, summarised over seeds with each curve's knee.
 
     :func:`experiments.incompleteness_study` with ``judged_only`` (False,) or, with ``judged_only=True``, (False,
-    True) (Sakai's condensed lists; ``condensed`` is its deprecated spelling); ``seeds`` is a number of seeds
+    True) (Sakai's condensed lists); ``seeds`` is a number of seeds
     (``n``: 0 .. n-1) or the seeds; then :func:`experiments.summarize_study` of the share of judgments kept, τ, τ_AP,
     the mean and its drift (and, with a ``test``, power and accuracy), and :func:`experiments.knee` at
     ``threshold``. The other parameters are :func:`experiments.incompleteness_study`'s; ``relevance_level`` must
@@ -222,10 +218,6 @@ def robustness_study(
     """
     from experiments.incomplete import incompleteness_study, knee, summarize_study
 
-    if condensed is not None:
-        warnings.warn("`condensed` is now `judged_only` (the name of the parameter everywhere else)", FutureWarning,
-                      stacklevel=2)
-        judged_only = bool(condensed)
     _check_relevance_level(relevance_level, judged)  # seeds and the rest: the parameter table
     names = dict(measures) if isinstance(measures, Mapping) else {m: m for m in measures}
     df = incompleteness_study(judged, names, fractions=fractions, seeds=seeds,

@@ -23,7 +23,6 @@ from gtheory.kit.render import plot_label
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau
-from gtheory.kit.signatures import keyword_only
 from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["demo_study", "check_demo_parameters", "DemoStudy"]
@@ -205,7 +204,6 @@ def check_demo_parameters(cutoff: int, target: float, n_splits: int, *, depth: i
                                        f"{depth}.")
 
 
-@keyword_only("cutoff", "target", "n_splits")
 @validate_params(cutoff=REQUIRED_CUTOFF)
 def demo_study(
     judged: metrics.JudgedRuns,

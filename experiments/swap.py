@@ -39,7 +39,6 @@ from typing import Any, Iterable, Literal
 import numpy as np
 import pandas as pd
 
-from gtheory.kit.signatures import renamed
 
 from experiments._validation import (
     TIE_REL,
@@ -115,16 +114,16 @@ def _sizes(topic_set_sizes: Any, n: int) -> list[int]:
 
 
 def _draw_subsets(
-    rng: np.random.Generator, n: int, c: int, B: int, sampling: str
+    rng: np.random.Generator, n: int, c: int, n_resamples: int, sampling: str
 ) -> tuple[np.ndarray, np.ndarray]:
     """Topic indices (B x c each) of the two disjoint subsets, drawn as documented in swap_rates."""
     if sampling == "without_replacement":
-        order = np.argsort(rng.random((B, n)), axis=1)
+        order = np.argsort(rng.random((n_resamples, n)), axis=1)
         return order[:, :c], order[:, c:2 * c]
-    first = rng.integers(0, n, size=(B, c))
-    u = rng.random((B, c))
-    used = np.zeros((B, n), dtype=bool)
-    used[np.arange(B)[:, None], first] = True
+    first = rng.integers(0, n, size=(n_resamples, c))
+    u = rng.random((n_resamples, c))
+    used = np.zeros((n_resamples, n), dtype=bool)
+    used[np.arange(n_resamples)[:, None], first] = True
     # unused topics first, in ascending topic order (stable sort of the 0/1 flags)
     order = np.argsort(used, axis=1, kind="stable")
     n_free = n - used.sum(axis=1)
@@ -134,13 +133,12 @@ def _draw_subsets(
 
 def _subset_means(values: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     """B x m mean scores over each replicate's subset (repeated topics counted repeatedly)."""
-    B, c = subsets.shape
+    n_resamples, c = subsets.shape
     n = values.shape[1]
-    weights = np.bincount((subsets + n * np.arange(B)[:, None]).ravel(), minlength=B * n)
-    return (weights.reshape(B, n) / c) @ values.T
+    weights = np.bincount((subsets + n * np.arange(n_resamples)[:, None]).ravel(), minlength=n_resamples * n)
+    return (weights.reshape(n_resamples, n) / c) @ values.T
 
 
-@renamed("B", "n_resamples")
 @validate_params()
 def swap_rates(
     scores: ScoresLike,
@@ -167,8 +165,7 @@ def swap_rates(
         every larger difference. Default :data:`DEFAULT_SWAP_BINS`: width 0.01 up to 0.2, then
         :math:`[0.2, \infty)` as in [1]_ [3]_.
     n_resamples : int
-        Pairs of topic subsets drawn per size, :math:`B` (1000 in [1]_ [2]_ [3]_). Formerly ``B`` (still accepted,
-        with a FutureWarning, for one release).
+        Pairs of topic subsets drawn per size, :math:`B` (1000 in [1]_ [2]_ [3]_).
     seed : int, Generator or None
         Randomness; the same seed gives the same numbers.
     sampling : {'without_replacement', 'bootstrap'}
@@ -225,7 +222,6 @@ def swap_rates(
     5600
     """
     s = score_matrix(scores, top_k)
-    B = n_resamples
     check_choice(sampling, "sampling", ("without_replacement", "bootstrap"))
     rng = np.random.default_rng(seed)
     values = s.values
@@ -235,12 +231,12 @@ def swap_rates(
     n_bins = edges.size - 1
     I, J = pair_indices(m)
     P = I.size
-    block = max(1, _BLOCK_ELEMENTS // B)
+    block = max(1, _BLOCK_ELEMENTS // n_resamples)
 
     tie = TIE_REL * float(np.abs(values).max())  # a mean difference this close to 0 is a tie
     rows = []
     for c in sizes:
-        first, second = _draw_subsets(rng, n, c, B, sampling)
+        first, second = _draw_subsets(rng, n, c, n_resamples, sampling)
         m1 = _subset_means(values, first)
         m2 = _subset_means(values, second)
         max_mean = float(max(m1.max(), m2.max()))
@@ -265,7 +261,7 @@ def swap_rates(
                  int(comparisons[b]), int(swaps[b]), float(rate[b]), max_mean)
             )
     table = pd.DataFrame(rows, columns=_COLUMNS)
-    table.attrs.update(n_resamples=B, sampling=sampling, n_topics=n, n_pairs=P)
+    table.attrs.update(n_resamples=n_resamples, sampling=sampling, n_topics=n, n_pairs=P)
     return table
 
 
@@ -318,7 +314,7 @@ def min_difference_for_swap_rate(swaps: pd.DataFrame, rate: float = 0.05) -> pd.
     >>> from experiments import swap_rates, min_difference_for_swap_rate
     >>> rng = np.random.default_rng(0)
     >>> scores = rng.random((10, 50)) * 0.5 + np.linspace(0, 0.3, 10)[:, None]
-    >>> table = min_difference_for_swap_rate(swap_rates(scores, topic_set_sizes=[25], B=300))
+    >>> table = min_difference_for_swap_rate(swap_rates(scores, topic_set_sizes=[25], n_resamples=300))
     >>> list(table.columns)
     ['min_difference', 'max_mean', 'relative_difference', 'share_of_comparisons', 'swap_rate_above', 'n_comparisons']
     """

@@ -7,7 +7,6 @@ table and its notes are :mod:`experiments.sweep`, the public front of all three.
 from __future__ import annotations
 
 import itertools
-import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Iterable, Mapping, Sequence, Union
@@ -75,14 +74,7 @@ def _check_specs(specs: Any, name: str, known: Mapping[str, tuple[str, ...]], wh
 
 
 def _check_seed_list(seeds: Any) -> tuple[int, ...]:
-    if isinstance(seeds, Integral) and not isinstance(seeds, bool) and seeds >= 1:
-        warnings.warn(
-            f"`seeds={int(seeds)}` means the {int(seeds)} seeds 0..{int(seeds) - 1}, as everywhere in the project "
-            f"(it meant the single seed {int(seeds)} before); pass seeds=[{int(seeds)}] for that seed.",
-            UserWarning,
-            stacklevel=4,
-        )
-    elif isinstance(seeds, Integral) and not isinstance(seeds, bool):
+    if isinstance(seeds, Integral) and not isinstance(seeds, bool) and seeds < 1:
         raise ValueError(
             f"`seeds` must be a number of seeds >= 1 (n means 0 .. n-1) or a sequence of seeds; got {seeds!r} "
             f"(for the single seed {seeds!r} pass [{seeds!r}])."

@@ -16,7 +16,6 @@ from numpy.typing import ArrayLike, NDArray
 from .kit.ties import tie_values
 from .kit.display import fmt, html_table, kv_table
 from .kit.jsonio import JsonResult
-from .kit.signatures import keyword_only, renamed
 from .components import variance_components
 from .coefficients import (Coefficient, CoefficientInterval, _Coefficients, _check_coefficient, _check_n,
                            _fields_document, _read_fields, _scalar_or_array, _METHODS)
@@ -275,8 +274,6 @@ class GStudy(_Coefficients, JsonResult):
 
         return cls(**{k: value(str(names[k].type), v) for k, v in d.items()})
 
-    @renamed("B", "n_resamples")
-    @keyword_only("n_resamples")
     def bootstrap(self, *, n_resamples: int = 1000, over: str = "both",
                   seed: int | np.random.Generator | None = None, level: float = 0.95, n_topics: float | None = None,
                   target: float = 0.95):  # -> gtheory.bootstrap.BootstrapResult

@@ -83,7 +83,6 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .kit.jsonio import JsonResult
-from .kit.signatures import keyword_only, renamed
 from .kit.ties import tie_values
 from .components import erho2_from_components, phi_from_components, variance_components
 from .errors import ParameterError
@@ -367,7 +366,7 @@ class BootstrapResult(JsonResult):
         from .kit.jsonio import read_json
 
         d = read_json(text_or_path, "BootstrapResult")
-        if not isinstance(d, dict) or d.get("format", cls.JSON_FORMAT) != cls.JSON_FORMAT:  # no key: written before it
+        if not isinstance(d, dict) or d.get("format") != cls.JSON_FORMAT:
             raise ValueError(f"not a {cls.JSON_FORMAT} document (format {d.get('format') if isinstance(d, dict) else d!r}).")
         missing = [f for f in (x.name for x in fields(cls)) if not f.startswith("replicates") and f not in d]
         if missing:
@@ -508,8 +507,6 @@ def _replicate_components(x: NDArray[np.float64], rows: NDArray[np.intp], cols: 
     return out
 
 
-@renamed("B", "n_resamples")
-@keyword_only("n_resamples")
 @validate_params(n_resamples=_RESAMPLES)
 def bootstrap(
     study: GStudy, *, n_resamples: int = 1000, over: Over = "both", seed: int | np.random.Generator | None = None,
@@ -523,8 +520,7 @@ def bootstrap(
     study : GStudy
         A result of :func:`gtheory.gstudy` (it keeps its score matrix).
     n_resamples : int
-        Number of resamples :math:`B` (>= 10; 1000 is usual for 95 % percentile intervals). Keyword-only; formerly ``B``
-        (``B=`` and a positional number still work, with a FutureWarning, for one release).
+        Number of resamples :math:`B` (>= 10; 1000 is usual for 95 % percentile intervals). Keyword-only.
     over : {"both", "auto", "systems", "topics"}
         Brennan's boot-p,i (``"both"``, the default: it holds its level on real IR scores, see
         *On real IR scores* below), boot-p or boot-i; ``"auto"`` draws ``n_resamples`` boot-p and as many
@@ -609,7 +605,6 @@ def bootstrap(
     (2000) Resampling and exchangeable arrays, *Bernoulli* 6(2); A. B. Owen (2007) The pigeonhole
     bootstrap, *Ann. Appl. Stat.* 1(2); Brennan (2001) ch. 6; Tong & Brennan (2007).
     """
-    B = n_resamples  # n_resamples, level, seed (and target): the parameter table (gtheory.kit.params)
     if over not in _PROCEDURE:
         raise ParameterError("over", f"`over` must be 'auto', 'systems', 'topics' or 'both'; got {over!r}.")
     x = getattr(study, "scores", None)
@@ -622,15 +617,15 @@ def bootstrap(
     if not (n_d > 0 and math.isfinite(n_d)):
         raise ValueError(f"`n_topics` must be positive and finite; got {n_topics!r}.")
     rng = np.random.default_rng(seed)
-    all_s, all_t = np.broadcast_to(np.arange(n_s), (B, n_s)), np.broadcast_to(np.arange(n_t), (B, n_t))
-    rows = rng.integers(0, n_s, size=(B, n_s)) if over != "topics" else all_s
-    cols = rng.integers(0, n_t, size=(B, n_t)) if over != "systems" else all_t
+    all_s, all_t = np.broadcast_to(np.arange(n_s), (n_resamples, n_s)), np.broadcast_to(np.arange(n_t), (n_resamples, n_t))
+    rows = rng.integers(0, n_s, size=(n_resamples, n_s)) if over != "topics" else all_s
+    cols = rng.integers(0, n_t, size=(n_resamples, n_t)) if over != "systems" else all_t
     start = None
     if method == "reml":
         e = max(study.var_residual_raw, 1e-12)
         start = (math.sqrt(max(study.var_system_raw, 1e-4 * e) / e), math.sqrt(max(study.var_topic_raw, 1e-4 * e) / e))
     est = (study.var_system, study.var_topic, study.var_residual)
-    common = dict(B=B, seed=seed, level=level, n_d=n_d, target=target, method=method, n_s=n_s, n_t=n_t,
+    common = dict(n_resamples=n_resamples, seed=seed, level=level, n_d=n_d, target=target, method=method, n_s=n_s, n_t=n_t,
                   est_raw=(study.var_system_raw, study.var_topic_raw, study.var_residual_raw))
     if over != "auto":
         raw = _replicate_components(x, np.asarray(rows), np.asarray(cols), method, start)
@@ -647,7 +642,7 @@ def bootstrap(
 
 
 def _assemble(raw: NDArray[np.float64], adj: NDArray[np.float64], est3: tuple[float, float, float], *, over: str,
-              B: int, seed: int | None, level: float, n_d: float, target: float, method: str, n_s: int, n_t: int,
+              n_resamples: int, seed: int | None, level: float, n_d: float, target: float, method: str, n_s: int, n_t: int,
               est_raw: tuple[float, float, float], selection: str = "") -> BootstrapResult:
     """The :class:`BootstrapResult` of raw and bias-corrected replicate components (B, 3); ``est3``
     the reported (clipped) estimates, ``est_raw`` the unclipped ones."""
@@ -674,7 +669,7 @@ def _assemble(raw: NDArray[np.float64], adj: NDArray[np.float64], est3: tuple[fl
         return tuple(float(v) for v in r.mean(axis=0))
 
     return BootstrapResult(
-        over=over, n_resamples=int(B), seed=int(seed) if isinstance(seed, (int, np.integer)) else None, level=float(level),
+        over=over, n_resamples=int(n_resamples), seed=int(seed) if isinstance(seed, (int, np.integer)) else None, level=float(level),
         n_topics=n_d, target=float(target), method=method, n_systems=n_s, n_topics_study=n_t,
         quantities=QUANTITIES, estimate=tuple(float(v) for v in est),
         mean=mean(rep), mean_adjusted=mean(rep_adj), se=sd(rep), se_adjusted=sd(rep_adj),
@@ -684,8 +679,6 @@ def _assemble(raw: NDArray[np.float64], adj: NDArray[np.float64], est3: tuple[fl
     )
 
 
-@renamed("B", "n_resamples")
-@keyword_only("n_resamples")
 @validate_params(n_resamples=_RESAMPLES)
 def dstudy_subset(
     study: GStudy, *, n_resamples: int = 1000, top: int | None = None, drop_lowest: float | None = None,
@@ -731,7 +724,6 @@ def dstudy_subset(
     >>> bool(sub.estimate[0] < g.var_system)   # the better 75 % of systems differ less
     True
     """
-    B = n_resamples  # n_resamples, level, seed (and target): the parameter table (gtheory.kit.params)
     if over not in _PROCEDURE:
         raise ParameterError("over", f"`over` must be 'auto', 'systems', 'topics' or 'both'; got {over!r}.")
     if over == "auto":
@@ -762,16 +754,16 @@ def dstudy_subset(
     est3 = tuple(max(v, 0.0) for v in est_raw)
     n_d = float(n_t) if n_topics is None else float(n_topics)
     rng = np.random.default_rng(seed)
-    rows = rng.integers(0, n_all, size=(B, n_all)) if over in ("systems", "both") else np.broadcast_to(np.arange(n_all), (B, n_all))
-    cols = rng.integers(0, n_t, size=(B, n_t)) if over in ("topics", "both") else np.broadcast_to(np.arange(n_t), (B, n_t))
-    raw = np.empty((B, 3))
+    rows = rng.integers(0, n_all, size=(n_resamples, n_all)) if over in ("systems", "both") else np.broadcast_to(np.arange(n_all), (n_resamples, n_all))
+    cols = rng.integers(0, n_t, size=(n_resamples, n_t)) if over in ("topics", "both") else np.broadcast_to(np.arange(n_t), (n_resamples, n_t))
+    raw = np.empty((n_resamples, 3))
     chunk = max(1, int(4e6 // x.size))
-    for lo in range(0, B, chunk):
+    for lo in range(0, n_resamples, chunk):
         xb = x[np.asarray(rows[lo:lo + chunk])[:, :, None], np.asarray(cols[lo:lo + chunk])[:, None, :]]
         order = np.argsort(-tie_values(xb.mean(axis=2)), axis=1, kind="stable")[:, :k]   # re-select per replicate
         sub = np.take_along_axis(xb, order[:, :, None], axis=1)
         v = variance_components(sub)
         raw[lo:lo + chunk] = np.stack([v.system, v.topic, v.residual], axis=-1)
     adj = np.stack(bias_adjust(raw[:, 0], raw[:, 1], raw[:, 2], k, n_t, over), axis=-1)
-    return _assemble(raw, adj, est3, over=over, B=B, seed=seed, level=level, n_d=n_d, target=target, method="anova",
+    return _assemble(raw, adj, est3, over=over, n_resamples=n_resamples, seed=seed, level=level, n_d=n_d, target=target, method="anova",
                      n_s=k, n_t=n_t, est_raw=est_raw, selection=selection)

@@ -412,7 +412,7 @@ def _topics_needed_schema() -> dict:
     from .kit.schema import choice, count, real, text
 
     unit = real(0.0, 1.0, low_open=True, high_open=True)
-    optional = dict(required=False, nullable=True, null_as=None)
+    optional = dict(nullable=True, null_as=None)  # null: not requested / not infinite
     return {"coefficient": choice("phi", "erho2"), "target": unit, "n": count(1),
             "n_exact": real(0.0, nullable=True, null_as=None), "level": unit.but(**optional),
             "n_low": count(1, **optional), "n_high": count(1, **optional), "reason": text(**optional)}

@@ -88,7 +88,6 @@ References
 """
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import dataclass
@@ -162,13 +161,8 @@ class OptimalityBound(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: str) -> OptimalityBound:
         """An :class:`OptimalityBound` from :meth:`to_json` output, JSON text or a file path (a None bound/margin is
-        +inf; documents written before the ``"format"`` key still load)."""
-        from gtheory.kit.jsonio import read_json
-
-        d = read_json(text_or_path, cls.JSON_FORMAT)
-        if isinstance(d, dict) and "format" not in d:  # written before the key
-            d["format"] = cls.JSON_FORMAT
-        d = _read_fields(cls, json.dumps(d))
+        +inf)."""
+        d = _read_fields(cls, text_or_path)
         for f in ("bound", "margin"):
             d[f] = math.inf if d[f] is None else d[f]
         for f in ("relaxed", "rank_one_ratio"):

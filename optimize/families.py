@@ -51,7 +51,6 @@ from metrics import JudgedRuns
 from ._ratio import RatioModel, coefficient_f
 from .objective import Problem
 from .result import SolverRun, Tuning
-from gtheory.kit.signatures import keyword_only
 from gtheory.kit.params import REQUIRED_CUTOFF, choice, validate_params
 
 __all__ = ["Family", "FAMILIES", "optimize_family", "fit_family"]
@@ -286,7 +285,6 @@ def tuning_from_vector(judged: JudgedRuns, cutoff: int, what: str, x: NDArray, *
                        gain_family=gain_family_of(gain) if what == "discount" else None)
 
 
-@keyword_only("family", "cutoff")
 @validate_params(cutoff=REQUIRED_CUTOFF, what=choice("discount", "gain"))
 def optimize_family(
     judged: JudgedRuns,

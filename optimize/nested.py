@@ -85,7 +85,6 @@ from .families import FAMILIES, tuning_from_vector
 from .objective import Problem
 from .recommendation import Recommendation
 from ._threads import single_threaded_blas
-from gtheory.kit.signatures import keyword_only
 from gtheory.kit.params import REQUIRED_CUTOFF, integer, validate_params
 
 __all__ = ["recommend", "LAMBDAS", "MIN_SPLITS", "corrected_interval", "topics_to_decide"]
@@ -415,7 +414,6 @@ def measure_spec(gain: Any, discount: Any, cutoff: int, levels: NDArray) -> str 
         return str(metrics.parse_measure(f"nDCG({params})@{int(cutoff)}"))
     except ValueError:
         return None
-@keyword_only("cutoff")
 @validate_params(cutoff=REQUIRED_CUTOFF, n_splits=integer(2))
 def recommend(
     judged: JudgedRuns,

@@ -43,7 +43,6 @@ from .families import tuning_from_vector
 from .objective import Problem
 from .parametrize import discount_to_increments, gain_to_increments, increments_to_discount, increments_to_gain
 from .result import Tuning
-from gtheory.kit.signatures import keyword_only
 from gtheory.kit.params import REQUIRED_CUTOFF, choice, validate_params
 
 __all__ = ["optimize_regularised", "fit_vector", "PENALTIES"]
@@ -109,7 +108,6 @@ def fit_vector(model: RatioModel, topics: NDArray | None, objective: str, lam: f
     return x, f, ok and np.isfinite(f), str(res.message), int(res.nit)
 
 
-@keyword_only("cutoff")
 @validate_params(cutoff=REQUIRED_CUTOFF, what=choice("discount", "gain"))
 def optimize_regularised(
     judged: JudgedRuns,

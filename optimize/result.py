@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -204,8 +204,8 @@ class Tuning(_Coefficients, JsonResult):
         otherwise.
     version, measure, fingerprint : provenance — the gtheory version that made the tuning, the measure tuned
         (``"nDCG@k"``; ``"nDCG'@k"`` on condensed lists) and :attr:`metrics.JudgedRuns.fingerprint` of the data it
-        was tuned on (for a minimax tuning, of the binding problem's data). Filled in when the tuning is made;
-        ``None`` in documents written before they were recorded. :meth:`ndcg` (and :meth:`evaluate`) warn
+        was tuned on (for a minimax tuning, of the binding problem's data). Filled in when the tuning is made from
+        data (``None`` for a Tuning built by hand); every document has the three keys. :meth:`ndcg` (and :meth:`evaluate`) warn
         :class:`DataMismatchWarning` when applied to data with another fingerprint.
 
     Notes
@@ -360,18 +360,6 @@ class Tuning(_Coefficients, JsonResult):
     # gtheory.coefficients._Coefficients, the code of GStudy.phi, GStudy.erho2 and GStudy.topics_needed: the same
     # checks, the same numbers (those of ``gstudy``, the G-study of the tuned nDCG on the tuning data). The
     # interval of topics_needed treats the configuration as fixed; it was chosen on these data, so it is optimistic.
-
-    def phi_at(self, n_topics: float) -> float:
-        """Deprecated alias of :meth:`phi` (``phi(n_topics)``); warns :class:`DeprecationWarning`."""
-        warnings.warn("Tuning.phi_at(n) is deprecated; use Tuning.phi(n), as on gtheory.GStudy.",
-                      DeprecationWarning, stacklevel=2)
-        return float(self.phi(n_topics))
-
-    def erho2_at(self, n_topics: float) -> float:
-        """Deprecated alias of :meth:`erho2` (``erho2(n_topics)``); warns :class:`DeprecationWarning`."""
-        warnings.warn("Tuning.erho2_at(n) is deprecated; use Tuning.erho2(n), as on gtheory.GStudy.",
-                      DeprecationWarning, stacklevel=2)
-        return float(self.erho2(n_topics))
 
     # --------------------------------------------------------- evaluation
     def _describe(self) -> str:
@@ -622,8 +610,7 @@ class Tuning(_Coefficients, JsonResult):
         if not isinstance(d, dict) or d.pop("format", None) != "gtheory.optimize.Tuning/1":
             raise ValueError("not a gtheory optimize.Tuning JSON document (missing 'format').")
         known = {f.name for f in fields(cls) if not f.name.startswith("_")} | set(_DERIVED)
-        required = [f.name for f in fields(cls) if not f.name.startswith("_")
-                    and f.default is MISSING and f.default_factory is MISSING]
+        required = [f.name for f in fields(cls) if not f.name.startswith("_")]  # to_dict writes every field
         missing = [k for k in required if k not in d]
         if missing:
             raise ValueError(f"incomplete optimize.Tuning JSON document: missing field(s) {', '.join(map(repr, missing))}.")
@@ -709,9 +696,6 @@ def _check_document(d: dict[str, Any]) -> dict[str, Any]:
         raise _invalid("discount", "positive at some rank", d["discount"])
     d["discount"] = discount
     _integer(d, "cutoff", 1)
-    if d["cutoff"] < discount.size and d.get("per_problem") and d.get("binding_cutoff") is None:
-        # minimax documents written before `binding_cutoff` stored the binding cut-off as `cutoff`
-        d["binding_cutoff"], d["cutoff"] = d["cutoff"], int(discount.size)
     if d["cutoff"] != discount.size:
         raise ValueError(f"{_DOC}: 'cutoff' {d['cutoff']!r} must be the length of 'discount' ({discount.size}).")
     for name in ("phi_1", "erho2_1", "var_system", "var_topic", "var_residual"):
@@ -759,13 +743,7 @@ def _check_document(d: dict[str, Any]) -> dict[str, Any]:
                        d["binding_cutoff"])
     if d.get("binding_label") is not None and not isinstance(d["binding_label"], str):
         raise _invalid("binding_label", "a string or null", d["binding_label"])
-    if d.get("success") is False:
-        # a failed tuning's coefficients follow from its components (documents written before the
-        # rounding-noise rule held ratios of noise to noise, e.g. Eρ² = 0.97 for indistinguishable systems)
-        r_phi, r_erho2 = gstudy_ratios(d["var_system"], d["var_topic"], d["var_residual"])
-        for name, r, n in (("phi_1", r_phi, 1), ("erho2_1", r_erho2, 1)):
-            d[name] = float(gtheory.project(r, n))
-    for name in ("version", "measure", "fingerprint"):  # provenance; absent from documents written before it
+    for name in ("version", "measure", "fingerprint"):  # provenance; null when the tuning was not made from data
         if d.get(name) is not None and not isinstance(d[name], str):
             raise _invalid(name, "a string or null", d[name])
     return d

@@ -44,7 +44,6 @@ from .objective import Objective, Problem
 from .parametrize import Parametrization
 from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
 from .slsqp import solve_lbfgsb, solve_slsqp
-from gtheory.kit.signatures import keyword_only
 from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["optimize_discount", "optimize_gain", "optimize_joint", "tune_problem", "SOLVERS"]
@@ -225,7 +224,6 @@ def gain_family_of(gain: Any) -> str | None:
     return gain if isinstance(gain, str) else None
 
 
-@keyword_only("gain", "cutoff")
 @validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_discount(
     judged: JudgedRuns,
@@ -291,7 +289,6 @@ def optimize_discount(
                  gain_family=gain_family_of(gain))
 
 
-@keyword_only("discount", "cutoff")
 @validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_gain(
     judged: JudgedRuns,
@@ -353,7 +350,6 @@ def optimize_gain(
     return _tune(p, solver=solver, starts=starts, seed=seed, agree_tol=agree_tol, strict=strict)
 
 
-@keyword_only("cutoff")
 @validate_params(cutoff=REQUIRED_CUTOFF)
 def optimize_joint(
     judged: JudgedRuns,

@@ -78,3 +78,40 @@ def test_no_library_module_over_800_lines():
     big = [f"{p.relative_to(ROOT)}: {n}" for top in TOPS for p in sorted((ROOT / top).rglob("*.py"))
            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
     assert not big, big
+
+
+# ------------------------------------------------------------------ no compatibility scaffolding (issue 32)
+# Nothing was released, so no caller needs an old spelling: each thing has one name, and a shim that comes back
+# (a renamed parameter that warns, a moved name served by a module's __getattr__, a hidden old CLI option) fails here.
+
+def test_the_library_raises_no_future_or_deprecation_warning():
+    found = [f"{p.relative_to(ROOT)}:{k}" for p in _library_modules()
+             for k, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if "FutureWarning" in line or "DeprecationWarning" in line]
+    assert not found, "old spellings kept with a warning:\n" + "\n".join(found)
+
+
+def test_no_module_level_getattr_outside_package_fronts():
+    """A module-level ``__getattr__`` (PEP 562) serves lazy names in a package's ``__init__``; anywhere else it
+    serves names that moved away."""
+    found = []
+    for path in _library_modules():
+        if path.name == "__init__.py":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else
+                     [t.id for t in node.targets if isinstance(t, ast.Name)] if isinstance(node, ast.Assign) else [])
+            if "__getattr__" in names:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found
+
+
+def test_no_subcommand_takes_an_old_option_spelling():
+    from experiments.cli import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+    assert len(sub.choices) >= 10  # every subcommand is looked at
+    old = {"--B", "--condensed"}
+    bad = {name: sorted(old & set(p._option_string_actions)) for name, p in sub.choices.items()}
+    assert not any(bad.values()), {k: v for k, v in bad.items() if v}

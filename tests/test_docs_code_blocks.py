@@ -10,8 +10,8 @@ must match it: the same words, each decimal number to one unit in its last print
 numbers; the last digit may move with the BLAS), column padding free (pandas pads columns differently across
 releases). The ``gtheory`` commands of the shell blocks listed in ``SHELL_RUN`` run too; every other shell block is
 in ``SHELL_NOT_RUN`` with the reason (a test says so), and so is every text block right after a python block that
-is not in ``OUTPUT_CHECKED``. A docs block that calls a spelling the project has deprecated (positional ``cutoff``,
-``B=``) fails: the docs show the current API.
+is not in ``OUTPUT_CHECKED``. A docs block that calls a spelling the API does not have (positional ``cutoff``,
+``B=``) fails: the docs show the one current API.
 """
 from __future__ import annotations
 
@@ -76,8 +76,6 @@ SHELL_NOT_RUN = {
 }
 
 _BLOCK = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.S | re.M)
-#: the message of the FutureWarning of gtheory.kit.signatures (a deprecated positional use or old keyword name)
-_DEPRECATED = r"\w+\(\): (pass .* by keyword|`\w+` is now called)|\w+\.\w+ is now called"
 _DECIMAL = re.compile(r"-?\d+\.\d+")
 
 
@@ -109,12 +107,10 @@ def text_after_python(page: str) -> dict[int, int]:
 
 
 def run(code: str, name: str, namespace: dict | None = None) -> str:
-    """Run ``code`` as a script named ``name`` (in ``namespace``, a fresh one by default); what it printed. A call of
-    a deprecated spelling of the project's API is an error."""
+    """Run ``code`` as a script named ``name`` (in ``namespace``, a fresh one by default); what it printed."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the docs show results, not warnings
-        warnings.filterwarnings("error", message=_DEPRECATED, category=FutureWarning)
         exec(compile(code, name, "exec"), {"__name__": "__docs__"} if namespace is None else namespace)
     return out.getvalue()
 
@@ -233,9 +229,9 @@ def test_output_comparison_rule():
     assert not same_output("n phi\n10 0.70", "n phi kept\n10 0.70")
 
 
-def test_deprecated_spellings_fail_in_docs_blocks():
-    with pytest.raises(FutureWarning, match="by keyword"):
+def test_old_spellings_fail_in_docs_blocks():
+    with pytest.raises(TypeError, match="positional argument"):
         run("import optimize, metrics\noptimize.optimize_discount(metrics.load_trec9(), [0, 1, 2], 10)", "docs")
-    with pytest.raises(FutureWarning, match="now called"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'B'"):
         run("import gtheory, numpy as np\n"
             "gtheory.gstudy(np.arange(12.0).reshape(3, 4) ** 1.5).bootstrap(B=5, seed=0)", "docs")

@@ -86,7 +86,7 @@ def test_check_tuning_rows_are_the_configurations_ndcg(small, checked):
                     ("log2", metrics.ndcg(small, gain="linear", discount="log2", cutoff=10)),
                     ("exponential+zipf", metrics.ndcg(small, gain="exponential", discount="zipf", cutoff=10))):
         assert c.table.loc[name, "phi"] == pytest.approx(phi_n_by_hand(X.to_numpy(), 20), abs=1e-12)
-    assert (c.cutoff, c.n_systems, c.n_topics, c.top_k, c.B) == (10, 13, 20, 8, 100)
+    assert (c.cutoff, c.n_systems, c.n_topics, c.top_k, c.n_resamples) == (10, 13, 20, 8, 100)
     # the reference's gains: linear (grade 0 gains 0, grade 2 twice grade 1), whatever their scale
     assert set(c.gain) == {"0", "1", "2"} and c.gain["0"] == 0.0
     assert c.gain["2"] == pytest.approx(2 * c.gain["1"], rel=1e-12)
@@ -100,7 +100,7 @@ def test_check_tuning_rows_are_the_configurations_ndcg(small, checked):
 def test_check_tuning_refusals_name_the_parameter(small, checked, kwargs, param, message):
     t, _ = checked
     with pytest.raises(gtheory.ParameterError, match=re.escape(message)) as exc:
-        check_tuning(small, t, **{"B": 10, **kwargs})
+        check_tuning(small, t, **{"n_resamples": 10, **kwargs})
     assert exc.value.param == param
 
 

@@ -78,48 +78,15 @@ def test_check_configurations_same_ranking():
     assert list(t.index) == ["a", "b"]
 
 
-def test_check_configurations_old_keyword_B_and_a_generator_seed():
+def test_check_configurations_a_generator_seed():
     rng = np.random.default_rng(1)
     base = pd.DataFrame(rng.random((8, 20)) * 0.5 + np.linspace(0.4, 0, 8)[:, None])
     configs = {"a": base, "b": base ** 2}
-    new = check_configurations(configs, "a", n_resamples=40, top_k=5, seed=7)
-    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
-        old = check_configurations(configs, "a", B=40, top_k=5, seed=7)
-    pd.testing.assert_frame_equal(old, new)
     # a Generator gives one seed, drawn from it, used for every configuration: the same table as that int seed
     seed = int(np.random.default_rng(3).integers(2**63))
     pd.testing.assert_frame_equal(
         check_configurations(configs, "a", n_resamples=40, top_k=5, seed=np.random.default_rng(3)),
         check_configurations(configs, "a", n_resamples=40, top_k=5, seed=seed))
-
-
-def test_check_old_option_B_still_works_with_a_warning(subset, capsys):
-    args = ["check", "--judged", subset, "--cutoff", "10", "--top-k", "6", "--json", "--quiet", "--against", "log2"]
-    assert main([*args, "--B", "30"]) == 0
-    old = capsys.readouterr()
-    assert "--B is now --n-resamples" in old.err
-    assert main([*args, "--n-resamples", "30"]) == 0
-    new = capsys.readouterr()
-    assert "--B" not in new.err
-    assert json.loads(old.out)["n_resamples"] == 30
-    assert json.loads(old.out)["configurations"] == json.loads(new.out)["configurations"]
-    # a document written before the rename (key "B") still reads
-    from experiments import ConfigurationCheck
-
-    doc = json.loads(new.out)
-    doc["B"] = doc.pop("n_resamples")
-    doc["format"] = ConfigurationCheck.JSON_FORMAT
-    back = ConfigurationCheck.from_json(json.dumps(doc))
-    assert back.n_resamples == 30
-    with pytest.warns(FutureWarning, match="ConfigurationCheck.B is now called n_resamples"):
-        assert back.B == 30
-
-
-def test_the_old_option_B_is_hidden_from_help(capsys):
-    with pytest.raises(SystemExit):
-        main(["check", "--help"])
-    out = capsys.readouterr().out
-    assert "--n-resamples" in out and "--B" not in out
 
 
 @pytest.mark.parametrize(

@@ -46,12 +46,11 @@ def test_table_matches_api(capsys, api_study):
 
 def test_json_and_csv_match_api(capsys, tmp_path, api_study):
     csv = tmp_path / "study.csv"
-    argv = ["robustness", "--measure", "nDCG@100", "--fractions", "1", "0.3", "--seeds", "2", "--condensed",
-            "--test", "t", "--json", "--out", str(csv)]  # --condensed: the deprecated spelling of --judged-only
+    argv = ["robustness", "--measure", "nDCG@100", "--fractions", "1", "0.3", "--seeds", "2", "--judged-only",
+            "--test", "t", "--json", "--out", str(csv)]
     assert main(argv) == 0
     cap = capsys.readouterr()
     data = json.loads(cap.out)
-    assert "--condensed is now --judged-only" in cap.err
     assert data["n_systems"] == 104 and data["fractions"] == [1.0, 0.3] and data["test"] == "t"
     curves = {(c["measure"], c["judged_only"]): c for c in data["curves"]}
     assert set(curves) == {("nDCG@100", False), ("nDCG@100", True)}

@@ -19,7 +19,6 @@ from metrics import JudgedRuns
 from experiments import (
     bootstrap_asl,
     incompleteness_study,
-    knee,
     reduce_qrels,
     reduction_mask,
     summarize_study,
@@ -147,19 +146,6 @@ def test_tau_ap_variant_sees_means_tied_in_exact_arithmetic(embedded_trec9):
     assert row.tau_ap == pytest.approx(tau_ap(full.astype(float), red.astype(float), variant="b"), abs=1e-12)
 
 
-def test_legacy_condensed_column_is_read_with_a_warning():
-    # the study column was named `condensed` before it took the parameter's name `judged_only`
-    new = pd.DataFrame({"measure": "AP", "judged_only": [False, False, True, True], "fraction": [1.0, 0.5] * 2,
-                        "seed": 0, "tau": [1.0, 0.95, 1.0, 0.8]})
-    old = new.rename(columns={"judged_only": "condensed"})
-    with pytest.warns(FutureWarning, match="'condensed' is now named 'judged_only'"):
-        got = knee(old)
-    pd.testing.assert_frame_equal(got, knee(new))
-    assert list(got.judged_only) == [False, True] and list(got.knee) == [0.5, 1.0]
-    with pytest.warns(FutureWarning):
-        pd.testing.assert_frame_equal(summarize_study(old), summarize_study(new))
-
-
 def test_metrics_reduce_qrels_is_the_experiments_one(embedded_trec9):
     # the reduction is a JudgedRuns operation in metrics; experiments.reduce_qrels stays as its alias
     a = metrics.reduce_qrels(embedded_trec9, 0.3, seed=2)
@@ -173,5 +159,3 @@ def test_progress_true_prints_on_stderr(small, capsys):
     incompleteness_study(small, "AP", fractions=[1.0, 0.5], seeds=1, judged_only=False, test=None, progress=True)
     err = capsys.readouterr().err.splitlines()
     assert err == ["[1/2] AP: f=1, seed 0", "[2/2] AP: f=0.5, seed 0"]
-
-

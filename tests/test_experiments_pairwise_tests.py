@@ -2,7 +2,6 @@
 the randomised Tukey HSD (Carterette 2012) against a per-trial loop and an integer-arithmetic reference."""
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -43,20 +42,6 @@ def test_the_tests_are_importable_from_significance_and_experiments_as_the_same_
     for name in PAIRWISE:
         assert getattr(experiments.significance, name) is getattr(experiments.pairwise_tests, name)
         assert getattr(experiments, name) is getattr(experiments.pairwise_tests, name)
-
-
-def test_tukey_old_keyword_B_warns_and_gives_the_same_table():
-    scores = np.random.default_rng(3).random((5, 20))
-    new = tukey_hsd_randomised(scores, n_resamples=200, seed=4)
-    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
-        old = tukey_hsd_randomised(scores, B=200, seed=4)
-    pd.testing.assert_frame_equal(old, new)
-    assert new.attrs["n_resamples"] == 200
-    with pytest.raises(TypeError, match="got both 'B' and its new name 'n_resamples'"):
-        tukey_hsd_randomised(scores, B=200, n_resamples=200)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the new spelling does not warn
-        tukey_hsd_randomised(scores, n_resamples=20, seed=4)
 
 
 @pytest.mark.parametrize(
@@ -145,8 +130,6 @@ def test_randomised_tukey_hsd_agrees_with_loop_simulation():
     # the family-wise test is more conservative than the per-pair t-test
     assert np.all(table["p_value"].to_numpy() >= paired_ttest(scores)["p_value"].to_numpy() - 0.05)
     pd.testing.assert_frame_equal(table, tukey_hsd_randomised(scores, n_resamples=3000, seed=0))
-
-
 
 
 def exact_tukey_p_integer_scores(grades: np.ndarray, B: int, seed: int) -> tuple[np.ndarray, int]:

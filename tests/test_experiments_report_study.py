@@ -4,7 +4,7 @@ printed."""
 from __future__ import annotations
 
 import json
-from dataclasses import fields, replace
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -24,22 +24,12 @@ def test_settings_validation(embedded_trec9):
         ReportSettings.quick(cutoff=2000).validate(judged)
 
 
-def test_settings_n_resamples_was_B_and_the_old_name_works_for_one_release():
+def test_settings_n_resamples_and_the_settings_of_a_tables_json():
     s = ReportSettings.quick(n_resamples=50)
-    assert s.n_resamples == 50 and "B" not in {f.name for f in fields(s)}
-    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
-        assert ReportSettings(B=7).n_resamples == 7
-    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
-        assert ReportSettings.quick(B=9) == replace(ReportSettings.quick(), n_resamples=9)
-    with pytest.warns(FutureWarning, match="ReportSettings.B is now called n_resamples"):
-        assert s.B == 50
-    with pytest.raises(TypeError, match="both 'B' and its new name"):
-        ReportSettings(B=7, n_resamples=8)
-    # the settings of a report's tables.json: written now (n_resamples) and before the rename (B) both read back
+    assert s.n_resamples == 50
+    # the settings of a report's tables.json read back
     doc = {k: (list(v) if isinstance(v, tuple) else v) for k, v in s.__dict__.items()}
     assert ReportSettings.from_dict(doc) == s
-    old = {("B" if k == "n_resamples" else k): v for k, v in doc.items()}
-    assert ReportSettings.from_dict(old) == s
     with pytest.raises(ValueError, match="unknown field"):
         ReportSettings.from_dict({**doc, "resamples": 3})
 

@@ -40,9 +40,6 @@ def test_robustness_study_refuses_a_relevance_level_that_splits_nothing(level, m
 def test_robustness_study_takes_judged_only_and_seeds_as_a_list(small):
     a = robustness_study(small, ["AP"], fractions=[1.0, 0.5], seeds=[0, 1], judged_only=True, test=None)
     assert set(a.results.judged_only) == {False, True} and sorted(set(a.results.seed)) == [0, 1] and a.seeds == 2
-    with pytest.warns(FutureWarning, match="`condensed` is now `judged_only`"):
-        b = robustness_study(small, ["AP"], fractions=[1.0, 0.5], seeds=2, condensed=True, test=None)
-    pd.testing.assert_frame_equal(a.results, b.results)
 
 
 @pytest.fixture(scope="module")

@@ -270,12 +270,3 @@ def test_differences_on_a_bin_edge_in_exact_arithmetic_are_binned_at_it(sampling
     assert on_edge > 0
     table = swap_rates(grades / top, topic_set_sizes=[c], n_resamples=B, seed=seed, sampling=sampling)
     assert table.n_comparisons.tolist() == want.tolist()
-
-
-def test_old_keyword_B_warns_and_gives_the_same_table():
-    scores = np.random.default_rng(5).random((5, 30))
-    new = swap_rates(scores, topic_set_sizes=[5, 10], n_resamples=60, seed=1)
-    with pytest.warns(FutureWarning, match="swap_rates\\(\\): `B` is now called `n_resamples`"):
-        old = swap_rates(scores, topic_set_sizes=[5, 10], B=60, seed=1)
-    pd.testing.assert_frame_equal(old, new)
-    assert new.attrs["n_resamples"] == 60

@@ -31,10 +31,8 @@ def test_scalar_axes_and_labelled_specs():
 
 
 def test_seeds_int_is_a_count_everywhere():
-    # one meaning of `seeds` (as in incompleteness_study): an int n is the n seeds 0 .. n-1, a list gives them;
-    # an int used to be the single seed in sweep, so an int now warns about the change
-    with pytest.warns(UserWarning, match=r"`seeds=2` means the 2 seeds 0..1"):
-        grid = ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], 2)
+    # one meaning of `seeds` (as in incompleteness_study): an int n is the n seeds 0 .. n-1, a list gives them
+    grid = ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], 2)
     assert grid.seeds == (0, 1) and ex.SweepGrid.of(10, "linear", "log2", [1.0, 0.5], [2]).seeds == (2,)
     with pytest.raises(ValueError, match=r"for the single seed 0 pass \[0\]"):
         ex.SweepGrid.of(10, "linear", "log2", [1.0], 0)

@@ -310,20 +310,3 @@ def test_dstudy_subset_selects_ties_of_exact_arithmetic_by_input_order():
                                                  rel=1e-12)
     drop = gtheory.dstudy_subset(gstudy(load_matrix("web2013_p20")), n_resamples=50, drop_lowest=0.2, seed=0)
     assert drop.n_systems == gstudy(load_matrix("web2013_p20"), drop_lowest=0.2).n_systems == 28
-
-
-def test_old_keyword_B_warns_and_gives_the_same_result():
-    g = gstudy(_matrix(12, 10, seed=4))
-    new = g.bootstrap(n_resamples=50, seed=3)
-    with pytest.warns(FutureWarning, match=r"bootstrap\(\): pass n_resamples=\.\.\. by keyword"):
-        assert new == g.bootstrap(50, seed=3)  # positional, as before: keyword-only now
-    with pytest.warns(FutureWarning, match="by keyword"):
-        assert gtheory.dstudy_subset(g, 40, top=6, seed=1) == gtheory.dstudy_subset(g, n_resamples=40, top=6, seed=1)
-    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
-        assert g.bootstrap(B=50, seed=3) == new
-    with pytest.warns(FutureWarning, match="`B` is now called `n_resamples`"):
-        assert gtheory.bootstrap.bootstrap(g, B=50, seed=3) == new
-    sub = gtheory.dstudy_subset(g, n_resamples=40, top=6, seed=1)
-    with pytest.warns(FutureWarning, match="dstudy_subset\\(\\): `B` is now called `n_resamples`"):
-        assert gtheory.dstudy_subset(g, B=40, top=6, seed=1) == sub
-    assert new.n_resamples == 50 and sub.n_resamples == 40

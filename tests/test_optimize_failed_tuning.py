@@ -46,14 +46,6 @@ def test_failed_tuning_has_consistent_coefficients(failed):
     assert json.loads(t.to_json())["erho2"] is None  # strict JSON: null, not 0.97
 
 
-def test_old_document_with_noise_coefficients_is_read_consistently(failed):
-    t, _ = failed
-    doc = json.loads(t.to_json())
-    doc.update(erho2=0.9558163265306122, erho2_1=0.30199567978850306)  # what the old code wrote
-    back = optimize.Tuning.from_json(json.dumps(doc))
-    assert math.isnan(back.erho2()) and math.isnan(back.erho2_1) and back.phi() == 0.0
-
-
 def test_failed_tuning_summary_and_topics_needed_return_promptly(failed):
     t, _ = failed
     t0 = time.perf_counter()

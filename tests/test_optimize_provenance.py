@@ -1,5 +1,5 @@
 """Tuning provenance: the JSON records the package version, the measure, the cut-off and the fingerprint of the
-judged tensor it was tuned on; applying it to other data warns DataMismatchWarning; old documents still load."""
+judged tensor it was tuned on; applying it to other data warns DataMismatchWarning; a document with null provenance loads."""
 from __future__ import annotations
 
 import json
@@ -59,10 +59,10 @@ def test_applying_to_other_data_warns_and_to_the_same_data_does_not(small, tunin
         back.evaluate(other)
 
 
-def test_old_documents_without_provenance_still_load_and_do_not_warn(small, tuning):
+def test_documents_with_null_provenance_load_and_do_not_warn(small, tuning):
     d = json.loads(tuning.to_json())
     for k in ("version", "measure", "fingerprint"):
-        del d[k]
+        d[k] = None  # a Tuning not made from data
     old = optimize.Tuning.from_json(json.dumps(d))
     assert old.version is None and old.fingerprint is None and old.measure is None
     with warnings.catch_warnings():
@@ -70,6 +70,9 @@ def test_old_documents_without_provenance_still_load_and_do_not_warn(small, tuni
         old.ndcg(small.subset(topics=list(range(10))))
     d["fingerprint"] = 12
     with pytest.raises(ValueError, match="field 'fingerprint' must be a string or null; got 12"):
+        optimize.Tuning.from_json(json.dumps(d))
+    del d["fingerprint"]  # every document the package writes has the three keys
+    with pytest.raises(ValueError, match="missing field\\(s\\) 'fingerprint'"):
         optimize.Tuning.from_json(json.dumps(d))
 
 

@@ -76,7 +76,6 @@ def test_phi_equals_gstudy_for_every_front_end(j, t10):
         assert t.fun == pytest.approx(t.phi_1 if t.objective == "phi" else t.erho2_1, abs=1e-12)
 
 
-
 def test_coefficients_at_n_use_gtheorys_projection(t10, neg):
     # one D-study formula: Tuning.phi / erho2 and the coefficients of a new Tuning are gtheory.project
     for t in (t10, neg[1]):
@@ -201,9 +200,6 @@ def test_from_json_names_missing_and_invalid_fields(t10):
         optimize.Tuning.from_json("{not json")
     with pytest.raises(ValueError, match="missing 'format'"):
         optimize.Tuning.from_json("[1, 2]")
-    # old documents without the new optional fields still load
-    old = {k: v for k, v in d.items() if k not in ("gain_family", "binding_cutoff", "binding_label")}
-    assert optimize.Tuning.from_json(json.dumps(old)).gain_family is None
 
 
 def test_summary_uses_plain_numbers(t10):
@@ -240,11 +236,6 @@ def test_json_is_strict_at_every_depth_and_nulls_read_back_as_nan(t10):
     assert math.isnan(back.per_problem[0]["fun"]) and math.isnan(back.per_problem[0]["phi"])
     assert back.per_problem[0]["cutoff"] == 10 and back.per_problem[1]["fun"] == 0.2
     assert back.to_json() == t.to_json()  # a second trip is stable
-    # documents written before non-finite numbers became null ("inf" strings) still load
-    d = t10.to_dict()
-    d.update(var_system="inf", start_values={"log2": "-inf"})
-    old = optimize.Tuning.from_json(json.dumps(d))
-    assert old.var_system == inf and old.start_values == {"log2": -inf}
 
 
 _BAD_FIELDS = [
@@ -360,7 +351,7 @@ _OLD_DOCUMENT = """{"what": "discount", "objective": "phi", "cutoff": 5, "levels
 
 def test_an_old_document_loads_with_the_same_coefficients():
     t = optimize.Tuning.from_json(_OLD_DOCUMENT)
-    # the numbers the old Tuning gave: t.phi, t.erho2, t.topics_needed(0.95), t.phi_at(50)
+    # the numbers the old Tuning gave: t.phi, t.erho2, t.topics_needed(0.95), t.phi(50)
     assert t.phi() == pytest.approx(0.7592947532228534, rel=1e-12)
     assert t.erho2() == pytest.approx(0.8367434835935061, rel=1e-12)
     assert t.topics_needed(0.95).n == 49 and t.phi(50) == pytest.approx(0.951726657108316, rel=1e-12)
@@ -390,13 +381,6 @@ def test_tuning_and_solver_run_are_frozen(t10):
     fresh = replace(t10)
     assert fresh.__dict__.get("gstudy") is None and fresh.data_fingerprint == t10.data_fingerprint
     assert fresh.gstudy is fresh.gstudy and fresh.gstudy.phi() == pytest.approx(fresh.phi(), abs=1e-12)
-
-
-def test_phi_at_and_erho2_at_are_deprecated_aliases(t10):
-    with pytest.warns(DeprecationWarning, match=r"use Tuning.phi\(n\)"):
-        assert t10.phi_at(9) == t10.phi(9)
-    with pytest.warns(DeprecationWarning, match=r"use Tuning.erho2\(n\)"):
-        assert t10.erho2_at(9) == t10.erho2(9)
 
 
 @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])

@@ -60,14 +60,6 @@ def test_minimax_cutoff_is_the_largest_and_binding_is_recorded(j):
     assert (back.cutoff, back.binding_cutoff, back.binding_label) == (30, 10, "collection-1@10")
     assert back.evaluate(j, cutoff=back.binding_cutoff).phi() == pytest.approx(u.phi(), abs=1e-12)
     np.testing.assert_allclose(back.ndcg(j).to_numpy(), ref30, atol=1e-15)
-    # a minimax document written before `binding_cutoff` (cutoff = the binding one) is read as now
-    d = u.to_dict()
-    d.update(cutoff=10)
-    for k in ("binding_cutoff", "binding_label", "gain_family"):
-        d.pop(k)
-    import json
-    old = optimize.Tuning.from_json(json.dumps(d))
-    assert (old.cutoff, old.binding_cutoff) == (30, 10)
 
 
 @pytest.mark.parametrize("objective", ["phi", "erho2"])

@@ -1,10 +1,8 @@
-"""One signature style (gtheory.kit.signatures, docs/architecture.md "The shared vocabulary"): the shared parameters
-``progress``, ``seed`` and ``n_resamples`` have one type and one meaning in every public function, and an old
-spelling keeps working for one release."""
+"""One signature style (docs/architecture.md "The shared vocabulary"): the shared parameters ``progress``, ``seed``
+and ``n_resamples`` have one type and one meaning in every public function."""
 from __future__ import annotations
 
 import inspect
-import warnings
 
 import numpy as np
 import pytest
@@ -14,7 +12,6 @@ import gtheory
 import metrics
 import optimize
 from gtheory.kit.checks import fixed_seed
-from gtheory.kit.signatures import renamed
 
 PROGRESS = "bool | str | Callable[[str], Any]"
 SEED = "int | np.random.Generator | None"
@@ -79,18 +76,3 @@ def test_fixed_seed_is_one_int_for_every_kind_of_seed():
         fixed_seed(-1)
     with pytest.raises(TypeError, match="`test_seed` must be"):
         fixed_seed("0", "test_seed")
-
-
-def test_renamed_passes_the_new_name_through_and_warns_once_for_the_old():
-    @renamed("B", "n_resamples")
-    def f(x, *, n_resamples=10):
-        return x * n_resamples
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert f(2, n_resamples=3) == 6
-    with pytest.warns(FutureWarning, match=r"f\(\): `B` is now called `n_resamples`") as rec:
-        assert f(2, B=3) == 6
-    assert len(rec) == 1
-    with pytest.raises(TypeError, match="got both"):
-        f(2, B=3, n_resamples=3)

@@ -53,26 +53,9 @@ class _Given(argparse.Action):
         setattr(namespace, f"_given_{self.dest}", True)
 
 
-class _OldSpelling(argparse.Action):
-    """The old spelling of an option (hidden from ``--help``): ``store`` into the new option's ``dest``, with a
-    warning on stderr naming the new spelling. It keeps working for one release (the CHANGELOG lists it)."""
-
-    def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
-        self.new = new
-        super().__init__(*args, **kwargs)
-
-    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
-        print(f"{parser.prog}: warning: {option_string} is now {self.new}; the old spelling will stop working in the "
-              "next release.", file=sys.stderr)
-        setattr(namespace, self.dest, values)
-
-
 def add_resamples_arg(p: argparse.ArgumentParser, default: int | None, help: str) -> None:
-    """``--n-resamples`` (the API's ``n_resamples``: bootstrap replicates, permutations, drawn topic-subset pairs),
-    and its old spelling ``--B``, hidden and still accepted with a warning for one release."""
+    """``--n-resamples`` (the API's ``n_resamples``: bootstrap replicates, permutations, drawn topic-subset pairs)."""
     p.add_argument("--n-resamples", type=int, default=default, metavar="B", help=help)
-    p.add_argument("--B", dest="n_resamples", type=int, action=_OldSpelling, new="--n-resamples",
-                   default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
 #: help of ``--quiet``, the same on every subcommand: notes and progress go, results and warnings stay

@@ -69,8 +69,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"random reductions per fraction: {SEEDS_HELP} (default 5)")
     p.add_argument("--judged-only", action="store_true",
                    help="also evaluate the condensed lists (unjudged documents removed: AP', nDCG')")
-    p.add_argument("--condensed", dest="condensed_alias", action="store_true",
-                   help="deprecated spelling of --judged-only")
     p.add_argument("--test", choices=["bootstrap", "t", "wilcoxon", "none"], default="bootstrap",
                    help="significance test for discriminative power and accuracy (default bootstrap; "
                         "'none' skips both and is much faster)")
@@ -98,9 +96,6 @@ def _validate(args: argparse.Namespace) -> None:
     if len(set(args.fractions)) != len(args.fractions):
         raise UsageError(f"--fractions must be distinct; got {' '.join(f'{f:g}' for f in args.fractions)}.")
     args.seeds = seeds_option(args.seeds, 5)
-    if args.condensed_alias:
-        print("gtheory robustness: warning: --condensed is now --judged-only (the API's name).", file=sys.stderr)
-        args.judged_only = True
     for option, param, value in (("--n-resamples", "n_resamples", args.n_resamples), ("--alpha", "alpha", args.alpha),
                                  ("--top-k", "top_k", args.top_k)):
         check_option(option, param, value)  # the API's rules (gtheory.kit.params)

@@ -9,8 +9,6 @@ heavier than NumPy at import time, so ``import metrics`` stays light. One concep
   the helpers of ``seed`` and ``progress``, built on the parameter table's rules;
 * :mod:`gtheory.kit.params` — the one table of parameter rules keyed by parameter name (:data:`PARAMS`) and the
   decorator that checks a public function's arguments by it (:func:`~gtheory.kit.params.validate_params`);
-* :mod:`gtheory.kit.signatures` — one signature style (data first, the rest keyword-only) and the deprecation
-  shims of old spellings;
 * :mod:`gtheory.kit.jsonio` — the result protocol's JSON: :class:`~gtheory.kit.jsonio.JsonResult`, the one strict
   encoder, the readers of a result document and its tables;
 * :mod:`gtheory.kit.output` — the one writer of every output file (CSV, JSON, figures, reports, ``.npz``):

@@ -66,13 +66,8 @@ def dumps(obj: Any, *, indent: int | None = 2, ensure_ascii: bool = False) -> st
 
 
 def number(v: Any, none: float = math.nan) -> Any:
-    """A JSON number field read back: None → ``none`` (NaN unless the field says ``inf``); the strings
-    ``"inf"``/``"-inf"`` (written by versions before non-finite numbers became null) → ±inf."""
-    if v is None:
-        return none
-    if isinstance(v, str) and v in ("inf", "-inf", "Infinity", "-Infinity"):
-        return float(v.replace("Infinity", "inf"))
-    return v
+    """A JSON number field read back: None → ``none`` (NaN unless the field says ``inf``)."""
+    return none if v is None else v
 
 
 def write_text(path: Any, text: str) -> None:

@@ -415,7 +415,7 @@ def validate_params(**overrides: Rule | None) -> Callable[[F], F]:
 
 def param_rules(fn: Callable[..., Any]) -> dict[str, Rule]:
     """The rules :func:`validate_params` applies to ``fn``'s parameters (empty if it is not decorated), through
-    the other decorators (``renamed``, ``keyword_only``) wrapped around it."""
+    any decorator wrapped around it that keeps ``__wrapped__`` (:func:`functools.wraps`)."""
     seen = fn
     while seen is not None:
         rules = getattr(seen, "__param_rules__", None)
