@@ -37,7 +37,8 @@ if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that t
     from .errors import MissingCellsWarning, NegativeVarianceWarning, ParameterError, PrecisionLossWarning
     from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
     from .intervals import project
-    from .io import as_score_matrix, read_scores
+    from .score_csv import read_scores
+    from .score_matrix import as_score_matrix
     from .plot import plot_dstudy
     from .unbalanced import UnbalancedGStudy
     from .gt_mappings import gt2asens, gt2data, gt2major, gt2minor, gt2power, gt2rmse, gt2rsens, gt2tau, gt2tau_ap
@@ -55,7 +56,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     'errors': ('MissingCellsWarning', 'NegativeVarianceWarning', 'ParameterError', 'PrecisionLossWarning'),
     'gstudy': ('CoefficientInterval', 'GStudy', 'TopicsNeeded', 'gstudy', 'topics_needed_for_ratio'),
     'intervals': ('project',),
-    'io': ('as_score_matrix', 'read_scores'),
+    'score_csv': ('read_scores',),
+    'score_matrix': ('as_score_matrix',),
     'plot': ('plot_dstudy',),
     'unbalanced': ('UnbalancedGStudy',),
     'gt_mappings': ('gt2asens', 'gt2data', 'gt2major', 'gt2minor', 'gt2power', 'gt2rmse', 'gt2rsens', 'gt2tau',

@@ -19,7 +19,8 @@ from .coefficients import (  # noqa: F401  (the coefficient API, re-exported whe
     Coefficient, CoefficientInterval, MAX_TOPICS, TopicsNeeded, _Coefficients, _fields_document, _read_fields,
     topics_needed_for_ratio, why_never_reached,
 )
-from .io import Orientation, ScoreInput, as_score_matrix
+from .score_layout import Orientation
+from .score_matrix import ScoreInput, as_score_matrix
 
 __all__ = ["gstudy", "GStudy", "TopicsNeeded", "CoefficientInterval", "Coefficient", "topics_needed_for_ratio"]
 

@@ -7,7 +7,7 @@ One concept: telling the layout, never guessing it. The names that mark a role (
 (:func:`_canonical_orientation`), whether a first column holds row labels (:func:`_first_column_is_labels`,
 :func:`_first_column_doubt`) and what the rows of a wide table are (:func:`_rows_are`). The CSV reader
 (:mod:`gtheory.score_csv`) and the coercion of in-memory input (:mod:`gtheory.score_matrix`) both follow it;
-:mod:`gtheory.io` is the public front of all three.
+the package exports :func:`gtheory.read_scores` and :func:`gtheory.as_score_matrix`.
 """
 from __future__ import annotations
 

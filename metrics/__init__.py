@@ -12,16 +12,18 @@ except ImportError:
     raise
 
 if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
+    from gtheory.kit.errors import FixableError, FixableWarning
     from .datasets import load_trec9
     from .discounts import DISCOUNT_FAMILIES, discount_vector, read_discount
     from .gains import GAIN_FAMILIES, gain_vector
-    from .fixes import FixableError, FixableWarning
     from ._grades import FractionalGradeWarning
     from .coverage import Coverage, InputMismatchError, LowCoverageWarning
     from .inputs import InputFormatError
     from .judged import ABSENT, UNJUDGED, DepthWarning, JudgedRuns, judge
     from .ndcg import dcg_parts, ideal_gains, ndcg
-    from .trecio import Qrels, Run, RunSet, TrecFormatError, read_qrels, read_run, read_runs
+    from .trec_lines import TrecFormatError
+    from .trec_qrels import Qrels, read_qrels
+    from .trec_runs import Run, RunSet, read_run, read_runs
     from .ap import average_precision
     from .bpref import bpref, bpref_10, bpref_n, bpref_r, rank_eff
     from .cg import andcg, dcg, ncg
@@ -40,16 +42,18 @@ if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that t
 
 #: each submodule and the public names it defines (the imports above, for type checkers)
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    'gtheory.kit.errors': ('FixableError', 'FixableWarning'),
     'datasets': ('load_trec9',),
     'discounts': ('DISCOUNT_FAMILIES', 'discount_vector', 'read_discount'),
     'gains': ('GAIN_FAMILIES', 'gain_vector'),
-    'fixes': ('FixableError', 'FixableWarning'),
     '_grades': ('FractionalGradeWarning',),
     'coverage': ('Coverage', 'InputMismatchError', 'LowCoverageWarning'),
     'inputs': ('InputFormatError',),
     'judged': ('ABSENT', 'UNJUDGED', 'DepthWarning', 'JudgedRuns', 'judge'),
     'ndcg': ('dcg_parts', 'ideal_gains', 'ndcg'),
-    'trecio': ('Qrels', 'Run', 'RunSet', 'TrecFormatError', 'read_qrels', 'read_run', 'read_runs'),
+    'trec_lines': ('TrecFormatError',),
+    'trec_qrels': ('Qrels', 'read_qrels'),
+    'trec_runs': ('Run', 'RunSet', 'read_run', 'read_runs'),
     'ap': ('average_precision',),
     'bpref': ('bpref', 'bpref_10', 'bpref_n', 'bpref_r', 'rank_eff'),
     'cg': ('andcg', 'dcg', 'ncg'),

@@ -29,7 +29,7 @@ from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
 from gtheory.kit.checks import check_progress
 from .coverage import Coverage, check_coverage, coverage
-from .fixes import FixableError, FixableWarning
+from gtheory.kit.errors import FixableError, FixableWarning
 from .trec_lines import PathLike
 from .trec_qrels import Qrels, read_qrels
 from .trec_runs import Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_run
@@ -129,7 +129,7 @@ class JudgedRuns:
         )
 
     def _repr_html_(self) -> str:
-        from ._display import kv_table
+        from gtheory.kit.display import kv_table
 
         return kv_table("JudgedRuns", {
             "systems": self.n_systems, "topics": self.n_topics, "depth": self.depth,

@@ -25,7 +25,7 @@ from ._ranked import _labels, as_frame
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from ._sparse import relevant_cells
-from .fixes import FixableError
+from gtheory.kit.errors import FixableError
 from .judged import JudgedRuns
 from gtheory.kit.params import validate_params
 

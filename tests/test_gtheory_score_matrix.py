@@ -15,6 +15,7 @@ import pytest
 
 import gtheory
 import metrics
+from gtheory import score_csv, score_matrix
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +139,11 @@ def test_a_summary_row_or_column_of_a_frame_is_refused(ap, axis, label):
         frame.loc[label] = frame.mean(axis=0)
     with pytest.raises(ValueError, match=f"a (topic|system) labelled '{label}', which names a summary"):
         gtheory.gstudy(frame)
+
+
+def test_a_csv_path_is_read_as_the_reader_reads_it(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("system,t1,t2\nsys1,0.1,0.5\nsys2,0.3,0.2\n")
+    x, systems, topics = gtheory.as_score_matrix(path)
+    assert systems == ["sys1", "sys2"] and topics == ["t1", "t2"] and x.tolist() == [[0.1, 0.5], [0.3, 0.2]]
+    assert gtheory.as_score_matrix is score_matrix.as_score_matrix and gtheory.read_scores is score_csv.read_scores

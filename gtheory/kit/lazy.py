@@ -34,19 +34,20 @@ def lazy_package(package: str, exports: dict[str, tuple[str, ...]]
                  ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Make ``package`` (being initialised) resolve ``exports`` lazily; returns its ``__getattr__`` and ``__dir__``.
 
-    ``exports`` maps each submodule (relative name, e.g. ``"gstudy"``) to the public names it defines. A name is
-    imported from its submodule on first access and then cached in the package's namespace; any submodule is
+    ``exports`` maps each module to the public names it defines: a submodule by its relative name (``"gstudy"``),
+    any other module by its full dotted name (``"gtheory.kit.errors"``: a name containing a dot is absolute). A name
+    is imported from its module on first access and then cached in the package's namespace; any submodule is
     reachable as an attribute too (``gtheory.<submodule>``), as after an eager import.
     """
     module = sys.modules[package]
-    where = {name: sub for sub, names in exports.items() for name in names}
+    where = {name: sub if "." in sub else f"{package}.{sub}" for sub, names in exports.items() for name in names}
     module.__dict__["_lazy_exports"] = where
     module.__class__ = _LazyPackage
 
     def __getattr__(name: str) -> Any:
         sub = where.get(name)
         if sub is not None:
-            value = getattr(importlib.import_module(f"{package}.{sub}"), name)
+            value = getattr(importlib.import_module(sub), name)
             module.__dict__[name] = value
             return value
         if not name.startswith("__"):
