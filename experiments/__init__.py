@@ -6,8 +6,7 @@ with systems as the index and topics as the columns) from any metric in any conf
 
 Ranking agreement (:mod:`experiments.agreement`)
     :func:`kendall_tau`, :func:`tau_ap`, :func:`rmse`, :func:`tau_matrix`, :func:`plot_mean_scatter`.
-Significance and discriminative power (:mod:`experiments.significance`: :mod:`experiments.discriminative`,
-:mod:`experiments.pairwise_tests`)
+Significance and discriminative power (:mod:`experiments.discriminative`, :mod:`experiments.pairwise_tests`)
     :func:`bootstrap_asl`, :func:`discriminative_power`, :func:`paired_ttest`, :func:`wilcoxon_test`,
     :func:`tukey_hsd_randomised`, :func:`plot_asl_curves`.
 Comparing systems as papers do (:mod:`experiments.compare`)
@@ -38,15 +37,8 @@ from gtheory.kit.lazy import lazy_package as _lazy_package
 
 if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
     from experiments.agreement import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix
-    from experiments.significance import (
-        DiscriminativePower,
-        bootstrap_asl,
-        discriminative_power,
-        paired_ttest,
-        plot_asl_curves,
-        tukey_hsd_randomised,
-        wilcoxon_test,
-    )
+    from experiments.discriminative import DiscriminativePower, bootstrap_asl, discriminative_power, plot_asl_curves
+    from experiments.pairwise_tests import paired_ttest, tukey_hsd_randomised, wilcoxon_test
     from experiments.compare import Comparison, compare
     from experiments.compare_table import ComparisonTable, compare_measures
     from experiments.swap import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
@@ -72,12 +64,14 @@ if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that t
     from experiments.study import DemoStudy, demo_study
     from experiments.robustness import RobustnessStudy, robustness_study
     from experiments.budget import TopicBudget, pool_mask, topic_depth_budget
+    from experiments.report_study import ReportSettings, run_study
+    from experiments.report_render import write_report
 
 #: each submodule and the public names it defines (the imports above, for type checkers)
 _EXPORTS: dict[str, tuple[str, ...]] = {
     'agreement': ('kendall_tau', 'plot_mean_scatter', 'rmse', 'tau_ap', 'tau_matrix'),
-    'significance': ('DiscriminativePower', 'bootstrap_asl', 'discriminative_power', 'paired_ttest',
-                     'plot_asl_curves', 'tukey_hsd_randomised', 'wilcoxon_test'),
+    'discriminative': ('DiscriminativePower', 'bootstrap_asl', 'discriminative_power', 'plot_asl_curves'),
+    'pairwise_tests': ('paired_ttest', 'tukey_hsd_randomised', 'wilcoxon_test'),
     'compare': ('Comparison', 'compare'),
     'compare_table': ('ComparisonTable', 'compare_measures'),
     'swap': ('DEFAULT_SWAP_BINS', 'min_difference_for_swap_rate', 'swap_rates'),
@@ -91,6 +85,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     'study': ('DemoStudy', 'demo_study'),
     'robustness': ('RobustnessStudy', 'robustness_study'),
     'budget': ('TopicBudget', 'pool_mask', 'topic_depth_budget'),
+    'report_study': ('ReportSettings', 'run_study'),
+    'report_render': ('write_report',),
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 
@@ -147,4 +143,8 @@ __all__ = [
     "DemoStudy",
     "robustness_study",
     "RobustnessStudy",
+    # the Kanoulas & Aslam study as a report (gtheory report)
+    "run_study",
+    "ReportSettings",
+    "write_report",
 ]

@@ -1,8 +1,8 @@
-"""Input validation shared by :mod:`experiments.agreement`, :mod:`experiments.significance` and
-:mod:`experiments.swap`.
+"""Input validation shared by :mod:`experiments.agreement`, :mod:`experiments.discriminative`,
+:mod:`experiments.pairwise_tests` and :mod:`experiments.swap`.
 
 Every public function in those modules takes *score matrices*: systems x topics, as a NumPy array or a
-pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.io._coerce_matrix``, documented at
+pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.score_matrix.coerce_matrix``, documented at
 :func:`gtheory.as_score_matrix`: named axes honoured, a long table pivoted, an unnamed labelled frame refused
 with the fix — these functions have no ``orientation``, so name the axes), and some also accept per-system mean
 scores (1-D array or Series). The helpers here turn whatever was given into a :class:`Scores` value
@@ -96,7 +96,7 @@ def as_scores(
             raise TypeError(f"`{name}` must hold numeric scores; got dtype {x.dtype}.") from None
         systems, topics, labelled = x.index, None, True
     elif isinstance(x, pd.DataFrame):
-        # the one rule of every score-matrix input (gtheory.io.as_score_matrix): axis names decide, a long table is
+        # the one rule of every score-matrix input (gtheory.as_score_matrix): axis names decide, a long table is
         # pivoted, an unnamed labelled frame or a long-looking one is refused with the fix
         values, systems, topics, labelled = _coerce_matrix(x, name=name, min_systems=min_systems,
                                                            min_topics=min_topics, can_orient=False,

@@ -24,7 +24,8 @@ from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.signatures import renamed
 from experiments._validation import align_pair, as_scores, best_first, check_choice, pair_indices
-from experiments.significance import bootstrap_asl, paired_ttest, wilcoxon_test
+from experiments.discriminative import bootstrap_asl
+from experiments.pairwise_tests import paired_ttest, wilcoxon_test
 from gtheory.kit.params import validate_params
 
 __all__ = ["significance_confusion", "SignificanceConfusion"]

@@ -6,7 +6,7 @@ r"""The classical and randomised significance tests over all system pairs.
   error over all pairs [1]_.
 
 Sakai's bootstrap test and discriminative power are in :mod:`experiments.discriminative`; both are importable
-from :mod:`experiments.significance` (and from :mod:`experiments`). Every result table has one row per unordered
+from :mod:`experiments`. Every result table has one row per unordered
 system pair, in the order of :func:`numpy.triu_indices` (input order, or best-first with ``top_k``).
 
 Validated against :func:`scipy.stats.ttest_rel` and :func:`scipy.stats.wilcoxon` pair by pair and a per-trial loop
