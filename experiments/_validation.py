@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory.kit.ties import TIE_REL, tie_values  # noqa: F401  (TIE_REL re-exported for the randomised tests)
-from gtheory.advanced import coerce_matrix as _coerce_matrix
+from gtheory.score_matrix import coerce_matrix
 from gtheory.kit.params import check_param
 from gtheory.kit.checks import (  # noqa: F401  (re-exported: the checks of one function's own parameters)
     check_choice,
@@ -98,7 +98,7 @@ def as_scores(
     elif isinstance(x, pd.DataFrame):
         # the one rule of every score-matrix input (gtheory.as_score_matrix): axis names decide, a long table is
         # pivoted, an unnamed labelled frame or a long-looking one is refused with the fix
-        values, systems, topics, labelled = _coerce_matrix(x, name=name, min_systems=min_systems,
+        values, systems, topics, labelled = coerce_matrix(x, name=name, min_systems=min_systems,
                                                            min_topics=min_topics, can_orient=False,
                                                            nan_advice=_NAN_ADVICE)
     else:
@@ -115,7 +115,7 @@ def as_scores(
                 "that NumPy cannot convert to float."
             ) from None
         if values.ndim == 2:  # an array: rows = systems, by the same coercion (long-looking arrays refused)
-            values, systems, topics, labelled = _coerce_matrix(values, name=name, min_systems=min_systems,
+            values, systems, topics, labelled = coerce_matrix(values, name=name, min_systems=min_systems,
                                                                min_topics=min_topics, can_orient=False,
                                                                nan_advice=_NAN_ADVICE)
         else:

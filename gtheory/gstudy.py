@@ -16,7 +16,7 @@ import numpy as np
 
 from .balanced import GStudy, _drop_lowest_systems, all_equal_message, balanced_gstudy, centred_total  # noqa: F401
 from .coefficients import (  # noqa: F401  (the coefficient API, re-exported where it has always been importable)
-    Coefficient, CoefficientInterval, MAX_TOPICS, TopicsNeeded, _Coefficients, _fields_document, _read_fields,
+    Coefficient, CoefficientInterval, MAX_TOPICS, TopicsNeeded,
     topics_needed_for_ratio, why_never_reached,
 )
 from .score_layout import Orientation

@@ -24,9 +24,12 @@ from .judged import ABSENT, UNJUDGED, JudgedRuns
 __all__: list[str] = []
 
 
-def check_judged(judged: object) -> None:
+def check_judged(judged: object) -> JudgedRuns:
+    """``judged`` itself if it is a :class:`metrics.JudgedRuns`; otherwise a TypeError naming ``judged`` and the
+    type given."""
     if not isinstance(judged, JudgedRuns):
         raise TypeError(f"`judged` must be a metrics.JudgedRuns (from metrics.judge); got {type(judged).__name__}")
+    return judged
 
 
 def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:

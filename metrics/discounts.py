@@ -23,7 +23,7 @@ from typing import Union
 
 import numpy as np
 
-from ._families import check_finite_vector, check_parameter, parse_family
+from .families import check_finite_vector, check_parameter, parse_family
 from gtheory.kit.errors import FixableError
 
 __all__ = ["DiscountSpec", "discount_vector", "read_discount", "DISCOUNT_FAMILIES", "DISCOUNT_SUFFIXES"]

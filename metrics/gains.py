@@ -18,7 +18,7 @@ from typing import Union
 
 import numpy as np
 
-from ._families import check_finite_vector, parse_family
+from .families import check_finite_vector, parse_family
 from ._grades import pooled_unjudged
 from gtheory.kit.errors import FixableError
 

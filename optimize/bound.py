@@ -100,7 +100,7 @@ from numpy.typing import NDArray
 
 from gtheory.kit.display import fmt
 from gtheory.kit.jsonio import JsonResult
-from gtheory.advanced import fields_document as _fields_document, read_fields as _read_fields
+from gtheory.coefficients import fields_document, read_fields
 
 from .objective import Problem
 
@@ -157,7 +157,7 @@ class OptimalityBound(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields plus ``"format"``; non-finite numbers as None (strict JSON)."""
-        return _fields_document(self)
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: str) -> OptimalityBound:
@@ -168,7 +168,7 @@ class OptimalityBound(JsonResult):
         d = read_json(text_or_path, cls.JSON_FORMAT)
         if isinstance(d, dict) and "format" not in d:  # written before the key
             d["format"] = cls.JSON_FORMAT
-        d = _read_fields(cls, json.dumps(d))
+        d = read_fields(cls, json.dumps(d))
         for f in ("bound", "margin"):
             d[f] = math.inf if d[f] is None else d[f]
         for f in ("relaxed", "rank_one_ratio"):

@@ -53,7 +53,7 @@ confidence intervals (Feldt 1965; Arteaga et al. 1982), and the number of topics
 def _orientation(text: str) -> str:
     """The canonical spelling of a layout (the library's vocabulary: 'topics x systems' is topics-by-systems);
     anything else unchanged, for argparse's choices to refuse."""
-    from gtheory.advanced import canonical_orientation as _canonical_orientation
+    from gtheory.score_layout import canonical_orientation as _canonical_orientation
 
     try:
         return _canonical_orientation(text)
