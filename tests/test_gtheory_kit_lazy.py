@@ -22,7 +22,7 @@ def toy_package(tmp_path, monkeypatch):
     pkg.mkdir()
     (pkg / "__init__.py").write_text(textwrap.dedent("""
         from gtheory.kit.lazy import lazy_package
-        __getattr__, __dir__ = lazy_package(__name__, {"area": ("area", "UNIT"), "other": ("helper",)})
+        __getattr__, __dir__ = lazy_package(__name__, {"area": "area", "UNIT": "area", "helper": "other"})
     """))
     (pkg / "area.py").write_text("UNIT = 'm2'\ndef area(w, h):\n    return w * h\n")
     (pkg / "other.py").write_text("def helper():\n    return 42\n")
@@ -97,7 +97,7 @@ def test_a_dotted_module_in_the_table_is_absolute(toy_package, tmp_path):
     # a name defined outside the package (metrics.FixableError is gtheory.kit.errors') is listed by its full module
     (tmp_path / "lazytoy" / "__init__.py").write_text(
         "from gtheory.kit.lazy import lazy_package\n"
-        "__getattr__, __dir__ = lazy_package(__name__, {'gtheory.kit.errors': ('FixableError',), 'other': ('helper',)})\n")
+        "__getattr__, __dir__ = lazy_package(__name__, {'FixableError': 'gtheory.kit.errors', 'helper': 'other'})\n")
     import lazytoy
     import gtheory.kit.errors
 
