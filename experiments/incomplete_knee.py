@@ -26,7 +26,8 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
-from metrics.reduce import Rounding, check_fractions, check_judged, reduction_masks, stratify
+from metrics.judged import check_judged
+from metrics.reduce import Rounding, check_fractions, reduction_masks, stratify
 from experiments._validation import check_choice
 from experiments._stability import stability
 from experiments.agreement import kendall_tau, tau_ap

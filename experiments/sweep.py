@@ -63,7 +63,7 @@ from metrics import JudgedRuns
 from metrics.families import parse_family
 from gtheory.errors import ParameterError
 from experiments._validation import check_progress
-from metrics.reduce import check_judged
+from metrics.judged import check_judged
 from experiments.sweep_grid import Cutoff, SweepGrid, _check_cutoffs, parse_cutoff
 from experiments.sweep_tasks import _execute, _Progress, _truncate, _whole_list_discount, dask_executor
 from gtheory.kit.params import ANY_LEVEL, validate_params

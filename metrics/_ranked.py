@@ -19,17 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ._grades import pooled_unjudged
-from .judged import ABSENT, UNJUDGED, JudgedRuns
+from .judged import ABSENT, UNJUDGED, JudgedRuns, check_judged
 
 __all__: list[str] = []
-
-
-def check_judged(judged: object) -> JudgedRuns:
-    """``judged`` itself if it is a :class:`metrics.JudgedRuns`; otherwise a TypeError naming ``judged`` and the
-    type given."""
-    if not isinstance(judged, JudgedRuns):
-        raise TypeError(f"`judged` must be a metrics.JudgedRuns (from metrics.judge); got {type(judged).__name__}")
-    return judged
 
 
 def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:

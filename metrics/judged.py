@@ -35,7 +35,7 @@ from .trec_qrels import Qrels, read_qrels
 from .trec_runs import Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_run
 from gtheory.kit.params import validate_params
 
-__all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT"]
+__all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT", "check_judged"]
 
 #: sentinel in ``JudgedRuns.grades``: a retrieved document with no judgment
 UNJUDGED: int = -1
@@ -585,6 +585,14 @@ def _from_saved(cls: type, z: dict, p: Path) -> "JudgedRuns":
 # ------------------------------------------------------------------------------------------------------- judge
 _WHAT = {"runs": "run files, a directory of runs, a RunSet, or runs in memory (a DataFrame or a dict)",
          "qrels": "a qrels file, a Qrels, or qrels in memory (a DataFrame or a dict)"}
+
+
+def check_judged(judged: object) -> JudgedRuns:
+    """``judged`` itself if it is a :class:`metrics.JudgedRuns`; otherwise a TypeError naming ``judged`` and the
+    type given."""
+    if not isinstance(judged, JudgedRuns):
+        raise TypeError(f"`judged` must be a metrics.JudgedRuns (from metrics.judge); got {type(judged).__name__}")
+    return judged
 
 
 @validate_params()

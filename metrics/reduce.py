@@ -44,12 +44,10 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from metrics._ranked import check_judged  # public here too: the sampling's check, which experiments uses
-from metrics.judged import JudgedRuns
+from metrics.judged import JudgedRuns, check_judged
 from gtheory.kit.params import ANY_LEVEL, PARAMS, check_param, one_or_many, validate_params
 
-__all__ = ["reduction_mask", "reduce_qrels", "Rounding", "check_judged", "check_fractions", "stratify",
-           "reduction_masks"]
+__all__ = ["reduction_mask", "reduce_qrels", "Rounding", "check_fractions", "stratify", "reduction_masks"]
 
 Rounding = Literal["ceil", "round", "floor"]
 

@@ -214,7 +214,8 @@ def test_report_records_the_reduction():
 
 
 from metrics._toy import single_topic  # noqa: E402
-from metrics.reduce import check_fractions, check_judged, reduction_mask, reduction_masks, stratify  # noqa: E402
+from metrics.judged import check_judged  # noqa: E402
+from metrics.reduce import check_fractions, reduction_mask, reduction_masks, stratify  # noqa: E402
 
 def test_check_fractions_sorts_descending_and_names_the_parameter():
     assert check_fractions([0.1, 1, 0.5]) == (1.0, 0.5, 0.1)
