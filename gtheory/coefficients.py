@@ -71,7 +71,7 @@ class TopicsNeeded(JsonResult):
         coefficient's single-topic ratio, respectively (``math.inf`` when the lower bound is 0).
     reason : str or None
         Why ``n`` is ``math.inf`` (σ²(system) = 0, or a ratio at the level of rounding noise that
-        would need more than :data:`gtheory.gstudy.MAX_TOPICS` topics); None when ``n`` is finite.
+        would need more than :data:`MAX_TOPICS` topics); None when ``n`` is finite.
     """
 
     coefficient: str
