@@ -17,15 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gtheory.kit.ties import TIE_REL, tie_values  # noqa: F401  (TIE_REL re-exported for the randomised tests)
+from gtheory.kit.ties import tie_values
 from gtheory.score_matrix import coerce_matrix
 from gtheory.kit.params import check_param
-from gtheory.kit.checks import (  # noqa: F401  (re-exported: the checks of one function's own parameters)
-    check_choice,
-    check_int,
-    check_probability,
-    check_progress,
-)
 
 __all__: list[str] = []  # private module
 
@@ -209,7 +203,7 @@ def best_first(means: np.ndarray) -> np.ndarray:
 
     Means that are equal in exact arithmetic often differ in the last bits (P@10 means of 0.302 computed from
     different per-topic values), so a plain ``argsort`` would order them by rounding. They are made exactly equal
-    first (:func:`gtheory.kit.ties.tie_values`: within :data:`TIE_REL` of the largest |mean|, the rule of
+    first (:func:`gtheory.kit.ties.tie_values`: within :data:`gtheory.kit.ties.TIE_REL` of the largest |mean|, the rule of
     the rank correlations of :mod:`experiments.agreement`), then sorted stably: ties go in input order, as documented by every
     ``top_k`` parameter.
     """

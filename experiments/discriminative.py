@@ -38,7 +38,8 @@ from gtheory.kit.render import plot_label
 from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.signatures import renamed
 
-from experiments._validation import TIE_REL, pair_frame, pair_indices, score_matrix
+from gtheory.kit.ties import TIE_REL
+from experiments._validation import pair_frame, pair_indices, score_matrix
 from gtheory.kit.params import probability, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover

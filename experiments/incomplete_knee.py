@@ -28,7 +28,7 @@ import metrics
 from metrics import JudgedRuns
 from metrics.judged import check_judged
 from metrics.reduce import Rounding, check_fractions, reduction_masks, stratify
-from experiments._validation import check_choice
+from gtheory.kit.checks import check_choice
 from experiments._stability import stability
 from experiments.agreement import kendall_tau, tau_ap
 from gtheory.kit.params import ANY_LEVEL, validate_params

@@ -31,7 +31,9 @@ from scipy import stats
 from gtheory.kit.signatures import renamed
 from gtheory.kit.ties import tie_values
 
-from experiments._validation import TIE_REL, check_choice, pair_frame, pair_indices, score_matrix
+from gtheory.kit.checks import check_choice
+from gtheory.kit.ties import TIE_REL
+from experiments._validation import pair_frame, pair_indices, score_matrix
 from gtheory.kit.params import validate_params
 
 __all__ = ["paired_ttest", "wilcoxon_test", "tukey_hsd_randomised"]

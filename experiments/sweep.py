@@ -62,7 +62,7 @@ import metrics
 from metrics import JudgedRuns
 from metrics.families import parse_family
 from gtheory.errors import ParameterError
-from experiments._validation import check_progress
+from gtheory.kit.checks import check_progress
 from metrics.judged import check_judged
 from experiments.sweep_grid import Cutoff, SweepGrid, _check_cutoffs, parse_cutoff
 from experiments.sweep_tasks import _execute, _Progress, _truncate, _whole_list_discount, dask_executor
