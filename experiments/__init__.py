@@ -6,8 +6,7 @@ with systems as the index and topics as the columns) from any metric in any conf
 
 Ranking agreement (:mod:`experiments.agreement`)
     :func:`kendall_tau`, :func:`tau_ap`, :func:`rmse`, :func:`tau_matrix`, :func:`plot_mean_scatter`.
-Significance and discriminative power (:mod:`experiments.significance`: :mod:`experiments.discriminative`,
-:mod:`experiments.pairwise_tests`)
+Significance and discriminative power (:mod:`experiments.discriminative`, :mod:`experiments.pairwise_tests`)
     :func:`bootstrap_asl`, :func:`discriminative_power`, :func:`paired_ttest`, :func:`wilcoxon_test`,
     :func:`tukey_hsd_randomised`, :func:`plot_asl_curves`.
 Comparing systems as papers do (:mod:`experiments.compare`)
@@ -32,119 +31,45 @@ except ImportError:
     raise
 _require_siblings("experiments", "metrics", "gtheory", "optimize")
 
-from typing import TYPE_CHECKING as _TYPE_CHECKING
-
 from gtheory.kit.lazy import lazy_package as _lazy_package
 
-if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
-    from experiments.agreement import kendall_tau, plot_mean_scatter, rmse, tau_ap, tau_matrix
-    from experiments.significance import (
-        DiscriminativePower,
-        bootstrap_asl,
-        discriminative_power,
-        paired_ttest,
-        plot_asl_curves,
-        tukey_hsd_randomised,
-        wilcoxon_test,
-    )
-    from experiments.compare import Comparison, compare
-    from experiments.compare_table import ComparisonTable, compare_measures
-    from experiments.swap import DEFAULT_SWAP_BINS, min_difference_for_swap_rate, swap_rates
-    from experiments.incomplete import (
-        DEFAULT_FRACTIONS,
-        SignificanceConfusion,
-        incompleteness_study,
-        knee,
-        reduce_qrels,
-        reduction_mask,
-        significance_confusion,
-        summarize_study,
-        tuned_stability_under_incompleteness,
-    )
-    from experiments.incomplete_plots import (
-        plot_discriminative_power,
-        plot_mean_drift,
-        plot_phi_vs_fraction,
-        plot_tau_vs_fraction,
-    )
-    from experiments.sweep import SWEEP_COLUMNS, SweepGrid, sweep
-    from experiments.check import ConfigurationCheck, check_configurations, check_tuning
-    from experiments.study import DemoStudy, demo_study
-    from experiments.robustness import RobustnessStudy, robustness_study
-    from experiments.budget import TopicBudget, pool_mask, topic_depth_budget
-
-#: each submodule and the public names it defines (the imports above, for type checkers)
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    'agreement': ('kendall_tau', 'plot_mean_scatter', 'rmse', 'tau_ap', 'tau_matrix'),
-    'significance': ('DiscriminativePower', 'bootstrap_asl', 'discriminative_power', 'paired_ttest',
-                     'plot_asl_curves', 'tukey_hsd_randomised', 'wilcoxon_test'),
-    'compare': ('Comparison', 'compare'),
-    'compare_table': ('ComparisonTable', 'compare_measures'),
-    'swap': ('DEFAULT_SWAP_BINS', 'min_difference_for_swap_rate', 'swap_rates'),
-    'incomplete': ('DEFAULT_FRACTIONS', 'SignificanceConfusion', 'incompleteness_study', 'knee', 'reduce_qrels',
-                   'reduction_mask', 'significance_confusion', 'summarize_study',
-                   'tuned_stability_under_incompleteness'),
-    'incomplete_plots': ('plot_discriminative_power', 'plot_mean_drift', 'plot_phi_vs_fraction',
-                         'plot_tau_vs_fraction'),
-    'sweep': ('SWEEP_COLUMNS', 'SweepGrid', 'sweep'),
-    'check': ('ConfigurationCheck', 'check_configurations', 'check_tuning'),
-    'study': ('DemoStudy', 'demo_study'),
-    'robustness': ('RobustnessStudy', 'robustness_study'),
-    'budget': ('TopicBudget', 'pool_mask', 'topic_depth_budget'),
+#: every public name and the module that defines it, in the documented order: the one list of the public names
+#: (``__all__`` is its keys; each name is imported from its module on first use, PEP 562, so that the import
+#: stays cheap)
+_EXPORTS: dict[str, str] = {
+    "topic_depth_budget": "budget", "TopicBudget": "budget", "pool_mask": "budget",
+    # agreement
+    "kendall_tau": "agreement", "tau_ap": "agreement", "rmse": "agreement", "tau_matrix": "agreement",
+    "plot_mean_scatter": "agreement",
+    # comparing systems (experiments.compare)
+    "compare": "compare",
+    "compare_measures": "compare_table",
+    "Comparison": "compare",
+    "ComparisonTable": "compare_table",
+    # significance
+    "bootstrap_asl": "discriminative", "discriminative_power": "discriminative",
+    "DiscriminativePower": "discriminative",
+    "paired_ttest": "pairwise_tests", "wilcoxon_test": "pairwise_tests", "tukey_hsd_randomised": "pairwise_tests",
+    "plot_asl_curves": "discriminative",
+    # swap method
+    "swap_rates": "swap", "min_difference_for_swap_rate": "swap", "DEFAULT_SWAP_BINS": "swap",
+    # incomplete judgments
+    "reduce_qrels": "metrics.reduce", "reduction_mask": "metrics.reduce", "incompleteness_study": "incomplete",
+    "summarize_study": "incomplete", "knee": "incomplete_knee", "significance_confusion": "confusion",
+    "SignificanceConfusion": "confusion", "tuned_stability_under_incompleteness": "incomplete_knee",
+    "DEFAULT_FRACTIONS": "incomplete",
+    "plot_tau_vs_fraction": "incomplete_plots", "plot_mean_drift": "incomplete_plots",
+    "plot_discriminative_power": "incomplete_plots", "plot_phi_vs_fraction": "incomplete_plots",
+    # sensitivity sweeps
+    "sweep": "sweep", "SweepGrid": "sweep_grid", "SWEEP_COLUMNS": "sweep",
+    # configuration checks and the demo study (gtheory check / gtheory demo)
+    "check_configurations": "check", "check_tuning": "check", "ConfigurationCheck": "check",
+    "demo_study": "study", "DemoStudy": "study",
+    "robustness_study": "robustness", "RobustnessStudy": "robustness",
+    # the Kanoulas & Aslam study as a report (gtheory report)
+    "run_study": "report_study", "ReportSettings": "report_study",
+    "write_report": "report_render",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 
-__all__ = [
-    "topic_depth_budget",
-    "TopicBudget",
-    "pool_mask",
-    # agreement
-    "kendall_tau",
-    "tau_ap",
-    "rmse",
-    "tau_matrix",
-    "plot_mean_scatter",
-    # comparing systems (experiments.compare)
-    "compare",
-    "compare_measures",
-    "Comparison",
-    "ComparisonTable",
-    # significance
-    "bootstrap_asl",
-    "discriminative_power",
-    "DiscriminativePower",
-    "paired_ttest",
-    "wilcoxon_test",
-    "tukey_hsd_randomised",
-    "plot_asl_curves",
-    # swap method
-    "swap_rates",
-    "min_difference_for_swap_rate",
-    "DEFAULT_SWAP_BINS",
-    # incomplete judgments
-    "reduce_qrels",
-    "reduction_mask",
-    "incompleteness_study",
-    "summarize_study",
-    "knee",
-    "significance_confusion",
-    "SignificanceConfusion",
-    "tuned_stability_under_incompleteness",
-    "DEFAULT_FRACTIONS",
-    "plot_tau_vs_fraction",
-    "plot_mean_drift",
-    "plot_discriminative_power",
-    "plot_phi_vs_fraction",
-    # sensitivity sweeps
-    "sweep",
-    "SweepGrid",
-    "SWEEP_COLUMNS",
-    # configuration checks and the demo study (gtheory check / gtheory demo)
-    "check_configurations",
-    "check_tuning",
-    "ConfigurationCheck",
-    "demo_study",
-    "DemoStudy",
-    "robustness_study",
-    "RobustnessStudy",
-]
+__all__ = list(_EXPORTS)

@@ -1,7 +1,7 @@
 r"""The configuration the report recommends, as the report shows it: :class:`Adopted`, and the one adapter
 from :class:`optimize.Recommendation` to it (:func:`adopted_from`).
 
-The report (:mod:`experiments.report`) compares configurations in many tables and figures; the one it recommends
+The report (:func:`experiments.run_study`) compares configurations in many tables and figures; the one it recommends
 must appear in each of them, computed with its own gain and discount, beside the *baseline* a user would have
 used without the tool (trec_eval's nDCG: linear gains, log2 discount). Everything the report needs of a
 recommendation goes through :func:`adopted_from`, so a change of the recommend engine changes that function only.

@@ -1,8 +1,8 @@
-"""Input validation shared by :mod:`experiments.agreement`, :mod:`experiments.significance` and
-:mod:`experiments.swap`.
+"""Input validation shared by :mod:`experiments.agreement`, :mod:`experiments.discriminative`,
+:mod:`experiments.pairwise_tests` and :mod:`experiments.swap`.
 
 Every public function in those modules takes *score matrices*: systems x topics, as a NumPy array or a
-pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.io._coerce_matrix``, documented at
+pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.score_matrix.coerce_matrix``, documented at
 :func:`gtheory.as_score_matrix`: named axes honoured, a long table pivoted, an unnamed labelled frame refused
 with the fix — these functions have no ``orientation``, so name the axes), and some also accept per-system mean
 scores (1-D array or Series). The helpers here turn whatever was given into a :class:`Scores` value
@@ -17,15 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gtheory.kit.ties import TIE_REL, tie_values  # noqa: F401  (TIE_REL re-exported for the randomised tests)
-from gtheory.advanced import coerce_matrix as _coerce_matrix
+from gtheory.kit.ties import tie_values
+from gtheory.score_matrix import coerce_matrix
 from gtheory.kit.params import check_param
-from gtheory.kit.checks import (  # noqa: F401  (re-exported: the checks of one function's own parameters)
-    check_choice,
-    check_int,
-    check_probability,
-    check_progress,
-)
 
 __all__: list[str] = []  # private module
 
@@ -96,9 +90,9 @@ def as_scores(
             raise TypeError(f"`{name}` must hold numeric scores; got dtype {x.dtype}.") from None
         systems, topics, labelled = x.index, None, True
     elif isinstance(x, pd.DataFrame):
-        # the one rule of every score-matrix input (gtheory.io.as_score_matrix): axis names decide, a long table is
+        # the one rule of every score-matrix input (gtheory.as_score_matrix): axis names decide, a long table is
         # pivoted, an unnamed labelled frame or a long-looking one is refused with the fix
-        values, systems, topics, labelled = _coerce_matrix(x, name=name, min_systems=min_systems,
+        values, systems, topics, labelled = coerce_matrix(x, name=name, min_systems=min_systems,
                                                            min_topics=min_topics, can_orient=False,
                                                            nan_advice=_NAN_ADVICE)
     else:
@@ -115,7 +109,7 @@ def as_scores(
                 "that NumPy cannot convert to float."
             ) from None
         if values.ndim == 2:  # an array: rows = systems, by the same coercion (long-looking arrays refused)
-            values, systems, topics, labelled = _coerce_matrix(values, name=name, min_systems=min_systems,
+            values, systems, topics, labelled = coerce_matrix(values, name=name, min_systems=min_systems,
                                                                min_topics=min_topics, can_orient=False,
                                                                nan_advice=_NAN_ADVICE)
         else:
@@ -209,7 +203,7 @@ def best_first(means: np.ndarray) -> np.ndarray:
 
     Means that are equal in exact arithmetic often differ in the last bits (P@10 means of 0.302 computed from
     different per-topic values), so a plain ``argsort`` would order them by rounding. They are made exactly equal
-    first (:func:`gtheory.kit.ties.tie_values`: within :data:`TIE_REL` of the largest |mean|, the rule of
+    first (:func:`gtheory.kit.ties.tie_values`: within :data:`gtheory.kit.ties.TIE_REL` of the largest |mean|, the rule of
     the rank correlations of :mod:`experiments.agreement`), then sorted stably: ties go in input order, as documented by every
     ``top_k`` parameter.
     """

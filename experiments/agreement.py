@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from experiments._validation import align_pair, as_scores, check_choice
+from gtheory.kit.checks import check_choice
+from experiments._validation import align_pair, as_scores
 from gtheory.kit.ties import tie_values
 from gtheory.kit.render import plot_label
 

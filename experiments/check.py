@@ -20,7 +20,7 @@ from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError
 
 from experiments.agreement import kendall_tau, rmse, tau_ap
-from experiments.significance import discriminative_power
+from experiments.discriminative import discriminative_power
 from experiments.swap import min_difference_for_swap_rate, swap_rates
 from gtheory.kit.params import validate_params
 

@@ -73,7 +73,9 @@ from gtheory.kit.ties import tie_values
 
 from experiments import compare_registry as _registry
 from experiments import compare_tests as _tests
-from experiments._validation import TIE_REL, Scores, check_choice, keep_top_k, pair_indices, score_matrix
+from gtheory.kit.checks import check_choice
+from gtheory.kit.ties import TIE_REL
+from experiments._validation import Scores, keep_top_k, pair_indices, score_matrix
 from experiments.compare_tests import MAX_RESAMPLES
 from experiments.pairwise_tests import _exact_differences
 

@@ -13,7 +13,8 @@ import pandas as pd
 from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
 
-from experiments._validation import TIE_REL, as_scores
+from gtheory.kit.ties import TIE_REL
+from experiments._validation import as_scores
 from experiments.compare import (N_RESAMPLES_RULE, _ALPHA, _TEST_NAMES, Comparison, _csv, _label, _select,
                                  compare)
 from gtheory.kit.render import Math, compose, escape, html, latex, markdown, md_row, text, text_table

@@ -22,8 +22,10 @@ import pandas as pd
 from gtheory.kit.display import fmt, html_table, kv_table
 from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
-from experiments._validation import align_pair, as_scores, best_first, check_choice, pair_indices
-from experiments.significance import bootstrap_asl, paired_ttest, wilcoxon_test
+from gtheory.kit.checks import check_choice
+from experiments._validation import align_pair, as_scores, best_first, pair_indices
+from experiments.discriminative import bootstrap_asl
+from experiments.pairwise_tests import paired_ttest, wilcoxon_test
 from gtheory.kit.params import validate_params
 
 __all__ = ["significance_confusion", "SignificanceConfusion"]

@@ -8,7 +8,7 @@ r"""Sakai's paired bootstrap test over all system pairs, and the discriminative 
   (Figure 9 of Kanoulas & Aslam [2]_).
 
 The classical and randomised alternatives are in :mod:`experiments.pairwise_tests`; both are importable from
-:mod:`experiments.significance` (and from :mod:`experiments`). Every result table has one row per unordered system
+:mod:`experiments`. Every result table has one row per unordered system
 pair :math:`(a, b)`, in the order of :func:`numpy.triu_indices` over the systems (input order, or best-first when
 ``top_k`` is given), with ``mean_diff`` = mean(a) - mean(b).
 
@@ -36,7 +36,8 @@ from gtheory.kit.display import fmt, kv_table
 from gtheory.kit.render import plot_label
 from gtheory.kit.jsonio import JsonResult
 
-from experiments._validation import TIE_REL, pair_frame, pair_indices, score_matrix
+from gtheory.kit.ties import TIE_REL
+from experiments._validation import pair_frame, pair_indices, score_matrix
 from gtheory.kit.params import probability, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover

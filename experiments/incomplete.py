@@ -47,12 +47,8 @@ import pandas as pd
 from metrics import JudgedRuns
 from gtheory.kit.checks import fixed_seed, progress_writer
 from metrics import reduce_qrels, reduction_mask
-from metrics.advanced import (
-    Rounding,
-    check_judged as _check_judged,
-    reduction_masks as _masks,
-    strata as _strata,
-)
+from metrics.judged import check_judged
+from metrics.reduce import Rounding, reduction_masks, stratify
 from experiments._measures import Measure, _check_measures, _resolve_measure, _scores
 from experiments._validation import best_first
 from experiments.agreement import kendall_tau, rmse, tau_ap
@@ -68,7 +64,7 @@ from experiments.confusion import (
 )
 from experiments.incomplete_knee import (
     DEFAULT_FRACTIONS,
-    _check_fractions,
+    check_fractions,
     _group_keys,
     knee,
     tuned_stability_under_incompleteness,
@@ -196,10 +192,10 @@ def incompleteness_study(
     >>> float(df.loc[df.fraction == 1.0, "tau"].min())
     1.0
     """
-    judged = _check_judged(judged)
+    judged = check_judged(judged)
     measures = _check_measures(measures)
     fns = {k: _resolve_measure(m, k) for k, m in measures.items()}
-    fractions = _check_fractions(fractions)  # seeds, alpha, n_resamples, top_k, the sampling's: the parameter table
+    fractions = check_fractions(fractions)  # seeds, alpha, n_resamples, top_k, the sampling's: the parameter table
     conds = (judged_only,) if isinstance(judged_only, (bool, np.bool_)) else tuple(judged_only)
     if not conds or not all(isinstance(c, (bool, np.bool_)) for c in conds) or len(set(conds)) != len(conds):
         raise ValueError(f"`judged_only` must be a bool or distinct bools, e.g. (False, True); got {judged_only!r}.")
@@ -237,8 +233,8 @@ def incompleteness_study(
     relevant = judged.levels[judged.qrels_level] >= relevance_level
     rows: list[dict[str, Any]] = []
     for seed in seeds:
-        strata = _strata(judged, np.random.default_rng(seed), relevance_level)
-        masks = _masks(judged, strata, fractions, min_relevant, min_nonrelevant, rounding)
+        strata = stratify(judged, np.random.default_rng(seed), relevance_level)
+        masks = reduction_masks(judged, strata, fractions, min_relevant, min_nonrelevant, rounding)
         for f, mask in zip(fractions, masks):
             reduced = judged if mask.all() else judged.restrict_judgments(mask)
             judged_kept = mask.sum() / n_judged if n_judged else 1.0

@@ -25,14 +25,9 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
-from metrics.advanced import (
-    Rounding,
-    check_fractions as _check_fractions,
-    check_judged as _check_judged,
-    reduction_masks as _masks,
-    strata as _strata,
-)
-from experiments._validation import check_choice
+from metrics.judged import check_judged
+from metrics.reduce import Rounding, check_fractions, reduction_masks, stratify
+from gtheory.kit.checks import check_choice
 from experiments._stability import stability
 from experiments.agreement import kendall_tau, tau_ap
 from gtheory.kit.params import ANY_LEVEL, validate_params
@@ -245,8 +240,8 @@ def tuned_stability_under_incompleteness(
     >>> list(df.discount.unique()), bool((df.phi > 0).all())
     (['log2'], True)
     """
-    judged = _check_judged(judged)
-    fractions = _check_fractions(fractions)  # seeds, cutoff, target, the sampling's: the parameter table
+    judged = check_judged(judged)
+    fractions = check_fractions(fractions)  # seeds, cutoff, target, the sampling's: the parameter table
     if isinstance(standard_discounts, str):
         standard_discounts = [standard_discounts]
     standard_discounts = list(standard_discounts)
@@ -284,8 +279,8 @@ def tuned_stability_under_incompleteness(
 
     rows = []
     for seed in seeds:
-        strata = _strata(judged, np.random.default_rng(seed), relevance_level)
-        masks = _masks(judged, strata, fractions, min_relevant, min_nonrelevant, rounding)
+        strata = stratify(judged, np.random.default_rng(seed), relevance_level)
+        masks = reduction_masks(judged, strata, fractions, min_relevant, min_nonrelevant, rounding)
         for f, mask in zip(fractions, masks):
             reduced = judged if mask.all() else judged.restrict_judgments(mask)
             for name, tuned_on, disc in specs:

@@ -6,7 +6,7 @@ r"""The classical and randomised significance tests over all system pairs.
   error over all pairs [1]_.
 
 Sakai's bootstrap test and discriminative power are in :mod:`experiments.discriminative`; both are importable
-from :mod:`experiments.significance` (and from :mod:`experiments`). Every result table has one row per unordered
+from :mod:`experiments`. Every result table has one row per unordered
 system pair, in the order of :func:`numpy.triu_indices` (input order, or best-first with ``top_k``).
 
 Validated against :func:`scipy.stats.ttest_rel` and :func:`scipy.stats.wilcoxon` pair by pair and a per-trial loop
@@ -30,7 +30,9 @@ from scipy import stats
 
 from gtheory.kit.ties import tie_values
 
-from experiments._validation import TIE_REL, check_choice, pair_frame, pair_indices, score_matrix
+from gtheory.kit.checks import check_choice
+from gtheory.kit.ties import TIE_REL
+from experiments._validation import pair_frame, pair_indices, score_matrix
 from gtheory.kit.params import validate_params
 
 __all__ = ["paired_ttest", "wilcoxon_test", "tukey_hsd_randomised"]

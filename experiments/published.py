@@ -2,7 +2,7 @@
 
 Transcribed from the paper (its Tables 1–4 and the numbers in its text) and
 used by the reproduction tests (``tests/test_optimize_reproduction.py``,
-``tests/test_experiments_reproduction_trec9.py``) and by the report (:mod:`experiments.report`), so a
+``tests/test_experiments_reproduction_trec9.py``) and by the report (:func:`experiments.run_study`), so a
 correction here reaches all of them.
 
 ``PUBLISHED_TREC9`` keys:

@@ -120,7 +120,7 @@ def write_report(study: Study, out_dir: str | Path, *, format: Literal["md", "ht
     Examples
     --------
     >>> import metrics
-    >>> from experiments.report import run_study, write_report
+    >>> from experiments import run_study, write_report
     >>> path = write_report(run_study(metrics.load_trec9(), quick=True), "out", format="html")  # doctest: +SKIP
     >>> path.name                                                                                 # doctest: +SKIP
     'report.html'

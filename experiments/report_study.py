@@ -3,9 +3,9 @@ r"""The study behind the report: :func:`run_study` computes every table of Kanou
 
 One concept: the computation. The figures are drawn by :mod:`experiments.report_figures`, the report's sections
 assembled by :mod:`experiments.report_sections` and rendered (Markdown, HTML, JSON) by
-:mod:`experiments.report_render`; :mod:`experiments.report` is the public front of all four (what is computed, in
-the paper's numbering, is listed there). The number formatting every part of the report shares (:func:`fmt_count`)
-lives here, beside :meth:`Study.summary`, its first user.
+:mod:`experiments.report_render`; :mod:`experiments` exports :func:`run_study`, :class:`ReportSettings` and
+:func:`write_report`. The number formatting every part of the report shares (:func:`fmt_count`) lives here, beside
+:meth:`Study.summary`, its first user. What is computed, in the paper's numbering, is listed in docs/report.md.
 
 References
 ----------
@@ -552,7 +552,7 @@ def run_study(
     Examples
     --------
     >>> import metrics
-    >>> from experiments.report import ReportSettings, run_study
+    >>> from experiments import ReportSettings, run_study
     >>> s = ReportSettings.quick(cutoff=20, discount_cutoffs=(20,), gain_cutoffs=(20,), n_splits=2, n_resamples=50)
     >>> study = run_study(metrics.load_trec9().subset(topics=range(20)), settings=s)   # doctest: +SKIP
     >>> list(study.discount_table.index)                                               # doctest: +SKIP

@@ -33,7 +33,7 @@ from gtheory.kit.render import markdown
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
 
-    from gtheory.io import ScoreInput
+    from gtheory.score_matrix import ScoreInput
     from gtheory.plan import TopicPlan
     from metrics import JudgedRuns
 
@@ -194,7 +194,7 @@ def topics_section(
     import warnings
 
     import gtheory
-    from gtheory.io import as_score_matrix
+    from gtheory.score_matrix import as_score_matrix
 
     x, systems, _ = as_score_matrix(scores)
     n_sys, n = x.shape

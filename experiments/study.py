@@ -1,6 +1,6 @@
 """The short tuning study of ``gtheory demo``: standard discounts, the tuned discount and gains, one table.
 
-:func:`demo_study` is a few-second version of :func:`experiments.report.run_study` (Kanoulas & Aslam, CIKM
+:func:`demo_study` is a few-second version of :func:`experiments.run_study` (Kanoulas & Aslam, CIKM
 2009): the G-study of nDCG@k with the Zipf, linear and log discounts, the discount tuned for Φ, the gain ratios
 tuned with the log discount, Kendall τ of each system ranking with the log discount's, and the out-of-sample
 check of :func:`optimize.cross_validate`. The result, :class:`DemoStudy`, follows the result protocol

@@ -40,14 +40,9 @@ import numpy as np
 import pandas as pd
 
 
-from experiments._validation import (
-    TIE_REL,
-    check_choice,
-    check_int,
-    check_probability,
-    pair_indices,
-    score_matrix,
-)
+from gtheory.kit.checks import check_choice, check_int, check_probability
+from gtheory.kit.ties import TIE_REL
+from experiments._validation import pair_indices, score_matrix
 from gtheory.kit.params import validate_params
 
 __all__ = ["swap_rates", "min_difference_for_swap_rate", "DEFAULT_SWAP_BINS"]

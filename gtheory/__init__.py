@@ -20,98 +20,35 @@ True
 """
 __gtheory_package__ = "gtheory"  # marker the sibling packages check (gtheory/kit/siblings.py)
 
-from typing import TYPE_CHECKING as _TYPE_CHECKING
-
 from gtheory.kit.lazy import lazy_package as _lazy_package
 
-if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
-    from .components import (
-        VarianceComponents,
-        erho2_from_components,
-        phi_from_components,
-        stability_ratio,
-        variance_components,
-    )
-    from .designs import Design, DesignDStudy, DesignGStudy, Effect, gstudy_design, parse_design
-    from .bootstrap import BootstrapResult, dstudy_subset
-    from .errors import MissingCellsWarning, NegativeVarianceWarning, ParameterError, PrecisionLossWarning
-    from .gstudy import CoefficientInterval, GStudy, TopicsNeeded, gstudy, topics_needed_for_ratio
-    from .intervals import project
-    from .io import as_score_matrix, read_scores
-    from .plot import plot_dstudy
-    from .unbalanced import UnbalancedGStudy
-    from .gt_mappings import gt2asens, gt2data, gt2major, gt2minor, gt2power, gt2rmse, gt2rsens, gt2tau, gt2tau_ap
-    from .curves import TopicCurves, topic_curves
-    from .plan import TopicPlan, plan
-    from .topic_set_size import (TopicSetSize, expected_ci_width, min_detectable_difference, power_at,
-                                 topic_set_size, within_system_variance)
-
-#: each submodule and the public names it defines (the imports above, for type checkers)
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    'components': ('VarianceComponents', 'erho2_from_components', 'phi_from_components', 'stability_ratio',
-                   'variance_components'),
-    'designs': ('Design', 'DesignDStudy', 'DesignGStudy', 'Effect', 'gstudy_design', 'parse_design'),
-    'bootstrap': ('BootstrapResult', 'dstudy_subset'),
-    'errors': ('MissingCellsWarning', 'NegativeVarianceWarning', 'ParameterError', 'PrecisionLossWarning'),
-    'gstudy': ('CoefficientInterval', 'GStudy', 'TopicsNeeded', 'gstudy', 'topics_needed_for_ratio'),
-    'intervals': ('project',),
-    'io': ('as_score_matrix', 'read_scores'),
-    'plot': ('plot_dstudy',),
-    'unbalanced': ('UnbalancedGStudy',),
-    'gt_mappings': ('gt2asens', 'gt2data', 'gt2major', 'gt2minor', 'gt2power', 'gt2rmse', 'gt2rsens', 'gt2tau',
-                    'gt2tau_ap'),
-    'curves': ('TopicCurves', 'topic_curves'),
-    'plan': ('TopicPlan', 'plan'),
-    'topic_set_size': ('TopicSetSize', 'expected_ci_width', 'min_detectable_difference', 'power_at',
-                       'topic_set_size', 'within_system_variance'),
+#: every public name and the module that defines it, in the documented order: the one list of the public names
+#: (``__all__`` is its keys; each name is imported from its module on first use, PEP 562, so that the import
+#: stays cheap)
+_EXPORTS: dict[str, str] = {
+    "gstudy": "gstudy", "GStudy": "balanced", "TopicsNeeded": "coefficients", "topics_needed_for_ratio": "coefficients",
+    "project": "intervals",
+    "CoefficientInterval": "coefficients",
+    "NegativeVarianceWarning": "errors", "ParameterError": "gtheory.kit.errors", "MissingCellsWarning": "errors",
+    "PrecisionLossWarning": "errors",
+    "UnbalancedGStudy": "unbalanced",
+    "BootstrapResult": "bootstrap", "dstudy_subset": "bootstrap",
+    "variance_components": "components", "VarianceComponents": "components", "phi_from_components": "components",
+    "erho2_from_components": "components", "stability_ratio": "components",
+    "read_scores": "score_csv",
+    "as_score_matrix": "score_matrix",
+    "gstudy_design": "designs", "parse_design": "designs", "Design": "designs", "Effect": "designs",
+    "DesignGStudy": "designs", "DesignDStudy": "designs",
+    "plot_dstudy": "plot",
+    "topic_set_size": "topic_set_size", "TopicSetSize": "topic_set_size", "power_at": "topic_set_size",
+    "expected_ci_width": "topic_set_size", "min_detectable_difference": "topic_set_size",
+    "within_system_variance": "topic_set_size",
+    "gt2tau": "gt_mappings", "gt2tau_ap": "gt_mappings", "gt2power": "gt_mappings", "gt2minor": "gt_mappings",
+    "gt2major": "gt_mappings", "gt2asens": "gt_mappings", "gt2rsens": "gt_mappings", "gt2rmse": "gt_mappings",
+    "gt2data": "gt_mappings",
+    "plan": "plan", "TopicPlan": "plan",
+    "topic_curves": "curves", "TopicCurves": "curves",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 
-__all__ = [
-    "gstudy",
-    "GStudy",
-    "TopicsNeeded",
-    "topics_needed_for_ratio",
-    "project",
-    "CoefficientInterval",
-    "NegativeVarianceWarning",
-    "ParameterError",
-    "MissingCellsWarning",
-    "PrecisionLossWarning",
-    "UnbalancedGStudy",
-    "BootstrapResult",
-    "dstudy_subset",
-    "variance_components",
-    "VarianceComponents",
-    "phi_from_components",
-    "erho2_from_components",
-    "stability_ratio",
-    "read_scores",
-    "as_score_matrix",
-    "gstudy_design",
-    "parse_design",
-    "Design",
-    "Effect",
-    "DesignGStudy",
-    "DesignDStudy",
-    "plot_dstudy",
-    "topic_set_size",
-    "TopicSetSize",
-    "power_at",
-    "expected_ci_width",
-    "min_detectable_difference",
-    "within_system_variance",
-    "gt2tau",
-    "gt2tau_ap",
-    "gt2power",
-    "gt2minor",
-    "gt2major",
-    "gt2asens",
-    "gt2rsens",
-    "gt2rmse",
-    "gt2data",
-    "plan",
-    "TopicPlan",
-    "topic_curves",
-    "TopicCurves",
-]
+__all__ = list(_EXPORTS)

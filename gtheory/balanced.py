@@ -17,8 +17,8 @@ from .kit.ties import tie_values
 from .kit.display import fmt, html_table, kv_table
 from .kit.jsonio import JsonResult
 from .components import variance_components
-from .coefficients import (Coefficient, CoefficientInterval, _Coefficients, _check_coefficient, _check_n,
-                           _fields_document, _read_fields, _scalar_or_array, _METHODS)
+from .coefficients import (Coefficient, CoefficientInterval, Coefficients, _check_coefficient, _check_n,
+                           fields_document, read_fields, _scalar_or_array, _METHODS)
 from .errors import ROUNDING_TOLERANCE, is_rounding_noise, precision_lost, warn_negative, warn_precision_loss
 from .intervals import project
 
@@ -29,7 +29,7 @@ __all__ = ["GStudy", "balanced_gstudy"]
 
 
 @dataclass(frozen=True)
-class GStudy(_Coefficients, JsonResult):
+class GStudy(Coefficients, JsonResult):
     r"""Result of :func:`gstudy`: variance components of a crossed systems × topics design.
 
     Attributes
@@ -245,7 +245,7 @@ class GStudy(_Coefficients, JsonResult):
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; non-finite numbers are None
         (:mod:`gtheory.kit.jsonio`, the encoder of every result type)."""
-        return _fields_document(self)
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "GStudy":
@@ -258,7 +258,7 @@ class GStudy(_Coefficients, JsonResult):
         """
         from .kit.jsonio import number
 
-        d = _read_fields(cls, text_or_path)
+        d = read_fields(cls, text_or_path)
         names = {f.name: f for f in fields(cls)}
 
         def value(kind: str, v: Any) -> Any:  # by the field's annotation (postponed: a string)

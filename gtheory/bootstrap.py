@@ -597,7 +597,7 @@ def bootstrap(
     Vectorised: complete matrices are resampled through the resampling counts (three matrix
     products per batch, no copies); with missing cells the resampled matrices are built by fancy
     indexing in chunks and re-estimated in one batched call
-    (:func:`gtheory.unbalanced.henderson_components`; REML one replicate at a time).
+    (:func:`gtheory.reml.henderson_components`; REML one replicate at a time).
 
     References: Davison & Hinkley (1997) *Bootstrap Methods and their Application*, §5.2–5.3;
     T. Hesterberg (2015) What teachers should know about the bootstrap, *Am. Stat.* 69(4);

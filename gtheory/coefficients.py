@@ -2,7 +2,7 @@ r"""The coefficient API shared by every result that has variance components: ``p
 ``topics_needed(target)`` (:class:`TopicsNeeded`), their intervals (:class:`CoefficientInterval`), and the topics
 needed for a ratio (Brennan 2001, ch. 4; Kanoulas & Aslam, CIKM 2009, §2). :class:`gtheory.GStudy`,
 :class:`gtheory.UnbalancedGStudy`, :class:`optimize.Tuning` and :class:`optimize.ParameterTuning` share it
-(``gtheory.advanced.Coefficients``).
+(:class:`Coefficients`, a base class; with :func:`fields_document` and :func:`read_fields`, the JSON of plain fields).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .intervals import (
 from .kit.params import check_param, validate_params
 
 __all__ = ["TopicsNeeded", "CoefficientInterval", "Coefficient", "topics_needed_for_ratio", "why_never_reached",
-           "MAX_TOPICS"]
+           "MAX_TOPICS", "Coefficients", "fields_document", "read_fields"]
 
 Coefficient = Literal["phi", "erho2"]
 _COEF_NAMES = {"phi": "Φ", "erho2": "Eρ²"}
@@ -71,7 +71,7 @@ class TopicsNeeded(JsonResult):
         coefficient's single-topic ratio, respectively (``math.inf`` when the lower bound is 0).
     reason : str or None
         Why ``n`` is ``math.inf`` (σ²(system) = 0, or a ratio at the level of rounding noise that
-        would need more than :data:`gtheory.gstudy.MAX_TOPICS` topics); None when ``n`` is finite.
+        would need more than :data:`MAX_TOPICS` topics); None when ``n`` is finite.
     """
 
     coefficient: str
@@ -107,7 +107,7 @@ class TopicsNeeded(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values plus ``"format"``; ``inf`` (never reached) is None (:mod:`gtheory.kit.jsonio`)."""
-        return _fields_document(self)
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicsNeeded":
@@ -116,7 +116,7 @@ class TopicsNeeded(JsonResult):
         ``reason`` says the coefficient is undefined."""
         from .kit.jsonio import number
 
-        d = _read_fields(cls, text_or_path)
+        d = read_fields(cls, text_or_path)
         d["n"] = number(d["n"], math.inf)
         if d.get("level") is not None:
             d["n_low"], d["n_high"] = number(d.get("n_low"), math.inf), number(d.get("n_high"), math.inf)
@@ -134,7 +134,7 @@ class TopicsNeeded(JsonResult):
         return kv_table("TopicsNeeded", items)
 
 
-def _fields_document(result: Any) -> dict[str, Any]:
+def fields_document(result: Any) -> dict[str, Any]:
     """A frozen result of plain fields as a JSON document: every field (:func:`gtheory.kit.jsonio.jsonable`, non-finite
     numbers as None) plus ``"format"`` (the class's ``JSON_FORMAT``)."""
     from .kit.jsonio import jsonable
@@ -144,8 +144,8 @@ def _fields_document(result: Any) -> dict[str, Any]:
     return d
 
 
-def _read_fields(cls: Any, text_or_path: Any) -> dict[str, Any]:
-    """The fields of a :func:`_fields_document` of ``cls`` (format checked; ValueError naming missing or unknown
+def read_fields(cls: Any, text_or_path: Any) -> dict[str, Any]:
+    """The fields of a :func:`fields_document` of ``cls`` (format checked; ValueError naming missing or unknown
     fields)."""
     from .kit.jsonio import load_document
 
@@ -200,13 +200,13 @@ class CoefficientInterval(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values (arrays as lists) plus ``"format"``; NaN is None."""
-        return _fields_document(self)
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "CoefficientInterval":
         """A :class:`CoefficientInterval` from :meth:`to_json` output (text or a file path); ``null`` is NaN, a list
         an array (one entry per number of topics)."""
-        d = _read_fields(cls, text_or_path)
+        d = read_fields(cls, text_or_path)
         for k in ("n_topics", "estimate", "low", "high"):
             v = d[k]
             d[k] = np.asarray(v, dtype=np.float64) if isinstance(v, list) else (math.nan if v is None else float(v))
@@ -229,7 +229,7 @@ class CoefficientInterval(JsonResult):
                           caption=f"{name}: {self.level:.0%} intervals ({self.method})")
 
 
-class _Coefficients:
+class Coefficients:
     r"""Φ(n), Eρ²(n) and the topics needed for a target, from single-topic ratios: the one code path of
     :class:`GStudy` (and its subclasses) and :class:`optimize.Tuning`.
 

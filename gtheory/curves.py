@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from matplotlib.axes import Axes
 
-    from .io import ScoreInput
+    from .score_matrix import ScoreInput
 
 __all__ = ["TopicCurves", "topic_curves"]
 
@@ -332,7 +332,7 @@ def topic_curves(
     """
     from .gstudy import gstudy
     from .gt_mappings import gt2major, gt2minor, gt2power, gt2tau
-    from .io import as_score_matrix
+    from .score_matrix import as_score_matrix
     from .kit.executors import run_tasks
 
     x, _, _ = as_score_matrix(scores)

@@ -14,14 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from .balanced import GStudy, _drop_lowest_systems, all_equal_message, balanced_gstudy, centred_total  # noqa: F401
-from .coefficients import (  # noqa: F401  (the coefficient API, re-exported where it has always been importable)
-    Coefficient, CoefficientInterval, MAX_TOPICS, TopicsNeeded, _Coefficients, _fields_document, _read_fields,
-    topics_needed_for_ratio, why_never_reached,
-)
-from .io import Orientation, ScoreInput, as_score_matrix
+from .balanced import GStudy, balanced_gstudy
+from .score_layout import Orientation
+from .score_matrix import ScoreInput, as_score_matrix
 
-__all__ = ["gstudy", "GStudy", "TopicsNeeded", "CoefficientInterval", "Coefficient", "topics_needed_for_ratio"]
+__all__ = ["gstudy"]
 
 
 def gstudy(

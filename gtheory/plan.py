@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from matplotlib.axes import Axes
 
-    from .io import ScoreInput
+    from .score_matrix import ScoreInput
 
 __all__ = ["TopicPlan", "plan"]
 
@@ -254,7 +254,7 @@ def plan(
     True
     """
     from .gstudy import gstudy
-    from .io import as_score_matrix
+    from .score_matrix import as_score_matrix
 
     _check_positive("min_diff", min_diff)
     if ci_width is None:

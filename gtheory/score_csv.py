@@ -24,7 +24,7 @@ from .kit.checks import c_float
 from .kit.compressed import compression
 from .kit.output import csv_unsafe
 from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, _SYSTEM_NAMES, _TOPIC_NAMES, Orientation, _Ambiguous,
-                           _axis_role, _canonical_orientation, _first_column_doubt, _first_column_is_labels, _rows_are,
+                           _axis_role, canonical_orientation, _first_column_doubt, _first_column_is_labels, _rows_are,
                            _summary_label, _summary_problem)
 
 __all__ = ["read_scores"]
@@ -144,7 +144,7 @@ def read_scores(
     >>> AP.attrs["measure"]                                                    # doctest: +SKIP
     'AP'
     """
-    orientation = _canonical_orientation(orientation)
+    orientation = canonical_orientation(orientation)
     if measure is not None and not isinstance(measure, str):
         raise TypeError(f"`measure` must be a measure name (str) or None; got {type(measure).__name__}.")
     p = Path(path)

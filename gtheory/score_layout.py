@@ -4,10 +4,10 @@ score-matrix input (:func:`gtheory.as_score_matrix`, :func:`gtheory.read_scores`
 
 One concept: telling the layout, never guessing it. The names that mark a role (``system``, ``run_id``,
 ``topic``, ``query_id``, ``Topic ID``, ...: :func:`_axis_role`), the spellings of ``orientation``
-(:func:`_canonical_orientation`), whether a first column holds row labels (:func:`_first_column_is_labels`,
+(:func:`canonical_orientation`), whether a first column holds row labels (:func:`_first_column_is_labels`,
 :func:`_first_column_doubt`) and what the rows of a wide table are (:func:`_rows_are`). The CSV reader
 (:mod:`gtheory.score_csv`) and the coercion of in-memory input (:mod:`gtheory.score_matrix`) both follow it;
-:mod:`gtheory.io` is the public front of all three.
+the package exports :func:`gtheory.read_scores` and :func:`gtheory.as_score_matrix`.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from .errors import ParameterError
 
-__all__ = ["Orientation"]
+__all__ = ["Orientation", "canonical_orientation"]
 
 Orientation = Literal["auto", "systems x topics", "topics x systems", "systems-by-topics", "topics-by-systems", "long"]
 
@@ -72,7 +72,7 @@ def _summary_problem(label: str, what: str) -> str:
             f"row or column, or, if {label!r} really is a {what}, rename it.")
 
 
-def _canonical_orientation(orientation: Any) -> str:
+def canonical_orientation(orientation: Any) -> str:
     """``orientation`` as one of :data:`_ORIENTATIONS` (``"systems x topics"`` and ``"systems-by-topics"`` are one
     layout), or a :class:`ParameterError` listing the spellings."""
     if isinstance(orientation, str):

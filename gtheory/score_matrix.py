@@ -3,7 +3,7 @@ DataFrame, or a CSV path (read by :mod:`gtheory.score_csv`), coerced to float64 
 missing, non-finite, repeated or too few cells are refused with the fix in the message.
 
 Which axis holds the systems follows the one rule of every score-matrix input (:mod:`gtheory.score_layout`);
-:func:`_coerce_matrix` is that rule's one implementation, shared through :mod:`gtheory.advanced`.
+:func:`coerce_matrix` is that rule's one implementation (public: the packages above use it).
 """
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from numpy.typing import NDArray
 
 from .score_csv import read_scores
 from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, Orientation, _Ambiguous, _ambiguous_fix, _axis_role,
-                           _canonical_orientation, _first_column_doubt, _first_column_is_labels, _is_default,
+                           canonical_orientation, _first_column_doubt, _first_column_is_labels, _is_default,
                            _preview, _rows_are, _summary_label, _summary_problem)
 
-__all__ = ["as_score_matrix", "ScoreInput"]
+__all__ = ["as_score_matrix", "ScoreInput", "coerce_matrix", "frame_to_matrix"]
 
 ScoreInput = Union[np.ndarray, pd.DataFrame, str, "os.PathLike[str]", Sequence[Sequence[float]]]
 
@@ -150,7 +150,7 @@ def _label_column(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     return frame
 
 
-def _frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None, name: str,
+def frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None, name: str,
                      allow_nan: bool = False, can_orient: bool = True) -> pd.DataFrame:
     """A DataFrame as systems × topics (axes named ``system`` and ``topic``) by the rule of :func:`as_score_matrix`.
 
@@ -215,7 +215,7 @@ def _frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None,
     return out.rename_axis(index="system", columns="topic")
 
 
-def _coerce_matrix(
+def coerce_matrix(
     scores: Any, *, orientation: str = "auto", name: str = "scores", measure: str | None = None,
     allow_nan: bool = False, min_systems: int = 2, min_topics: int = 2, can_orient: bool = True,
     nan_advice: str | None = None,
@@ -228,13 +228,13 @@ def _coerce_matrix(
     the caller has no ``orientation`` parameter (the messages then say to name the axes); ``nan_advice`` replaces
     the advice after a NaN.
     """
-    orientation = _canonical_orientation(orientation)
+    orientation = canonical_orientation(orientation)
     if isinstance(scores, (str, os.PathLike)):
         scores = read_scores(scores, orientation=orientation, measure=measure, allow_missing=allow_nan)
         orientation, measure = "systems-by-topics", None
     labelled = isinstance(scores, pd.DataFrame)
     if labelled:
-        frame = _frame_to_matrix(scores, orientation, measure, name, allow_nan, can_orient)
+        frame = frame_to_matrix(scores, orientation, measure, name, allow_nan, can_orient)
         systems, topics = frame.index, frame.columns
         try:
             x = frame.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -346,6 +346,6 @@ def as_score_matrix(
     ``"orientation"``). With ``allow_nan`` a missing cell is kept as NaN (NaN in an array or frame; an empty
     cell or absent system/topic pair of a CSV file or long table); infinite values are still refused.
     """
-    x, systems, topics, _ = _coerce_matrix(scores, orientation=orientation, name=name, measure=measure,
+    x, systems, topics, _ = coerce_matrix(scores, orientation=orientation, name=name, measure=measure,
                                            allow_nan=allow_nan)
     return x, [str(s) for s in systems], [str(t) for t in topics]

@@ -71,7 +71,7 @@ from .kit.params import check_param, choice, real, validate_params
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from .io import ScoreInput
+    from .score_matrix import ScoreInput
 
 __all__ = [
     "TopicSetSize",
@@ -148,7 +148,7 @@ def within_system_variance(scores: "ScoreInput", variance: str = "residual") -> 
     scores' variance, e.g. 4.6e-33 for additive scores) is returned as 0, which :func:`topic_set_size` refuses.
     """
     from .errors import is_rounding_noise
-    from .io import as_score_matrix
+    from .score_matrix import as_score_matrix
 
     check_param("variance", variance, _VARIANCE)
     x, _, _ = as_score_matrix(scores)

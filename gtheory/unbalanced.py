@@ -16,14 +16,9 @@ from .kit.display import fmt
 from .errors import MissingCellsWarning, precision_lost, warn_negative, warn_precision_loss
 from .balanced import GStudy, _drop_lowest_systems, all_equal_message, balanced_gstudy
 from .coefficients import TopicsNeeded
-from .reml import (  # noqa: F401  (the estimators, importable from here as before)
-    _Reml, _centre,
-    MISSING_METHODS, MissingMethod, UnbalancedComponents, harmonic_topics, henderson_components, henderson_t_terms,
-    reml_components,
-)
+from .reml import _centre, harmonic_topics, henderson_components, henderson_t_terms, reml_components
 
-__all__ = ["UnbalancedComponents", "henderson_components", "reml_components", "UnbalancedGStudy",
-           "MissingMethod"]
+__all__ = ["UnbalancedGStudy"]
 
 
 

@@ -1,8 +1,6 @@
 """metrics: TREC runs and qrels, the judged-grade tensor, and IR measures on it (nDCG with any gain and discount)."""
 __gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/kit/siblings.py)
 
-from typing import TYPE_CHECKING as _TYPE_CHECKING
-
 try:  # metrics needs gtheory.kit: a module of the user's project may shadow gtheory (gtheory/kit/siblings.py)
     from gtheory.kit.lazy import lazy_package as _lazy_package
 except ImportError:
@@ -11,123 +9,41 @@ except ImportError:
     _g = _u.module_from_spec(_s); _s.loader.exec_module(_g); _g.explain_shadowed_gtheory("metrics")  # noqa: E702
     raise
 
-if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
-    from .datasets import load_trec9
-    from .discounts import DISCOUNT_FAMILIES, discount_vector, read_discount
-    from .gains import GAIN_FAMILIES, gain_vector
-    from .fixes import FixableError, FixableWarning
-    from ._grades import FractionalGradeWarning
-    from .coverage import Coverage, InputMismatchError, LowCoverageWarning
-    from .inputs import InputFormatError
-    from .judged import ABSENT, UNJUDGED, DepthWarning, JudgedRuns, judge
-    from .ndcg import dcg_parts, ideal_gains, ndcg
-    from .trecio import Qrels, Run, RunSet, TrecFormatError, read_qrels, read_run, read_runs
-    from .ap import average_precision
-    from .bpref import bpref, bpref_10, bpref_n, bpref_r, rank_eff
-    from .cg import andcg, dcg, ncg
-    from .counts import judged_at_k, num_rel, num_rel_ret, num_ret
-    from .err import err
-    from .evaluate import evaluate, measure_names
-    from .evaluation import Evaluation
-    from .infap import inferred_ap
-    from .measures import MEASURE_SPECS, Measure, MeasureError, parse_measure
-    from .precision import precision, r_precision
-    from .qmeasure import q_measure, r_measure
-    from .rbp import rbp, rbp_residual
-    from .reduce import reduce_qrels, reduction_mask
-    from .recall import recall, success
-    from .rr import reciprocal_rank
-
-#: each submodule and the public names it defines (the imports above, for type checkers)
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    'datasets': ('load_trec9',),
-    'discounts': ('DISCOUNT_FAMILIES', 'discount_vector', 'read_discount'),
-    'gains': ('GAIN_FAMILIES', 'gain_vector'),
-    'fixes': ('FixableError', 'FixableWarning'),
-    '_grades': ('FractionalGradeWarning',),
-    'coverage': ('Coverage', 'InputMismatchError', 'LowCoverageWarning'),
-    'inputs': ('InputFormatError',),
-    'judged': ('ABSENT', 'UNJUDGED', 'DepthWarning', 'JudgedRuns', 'judge'),
-    'ndcg': ('dcg_parts', 'ideal_gains', 'ndcg'),
-    'trecio': ('Qrels', 'Run', 'RunSet', 'TrecFormatError', 'read_qrels', 'read_run', 'read_runs'),
-    'ap': ('average_precision',),
-    'bpref': ('bpref', 'bpref_10', 'bpref_n', 'bpref_r', 'rank_eff'),
-    'cg': ('andcg', 'dcg', 'ncg'),
-    'counts': ('judged_at_k', 'num_rel', 'num_rel_ret', 'num_ret'),
-    'err': ('err',),
-    'evaluate': ('evaluate', 'measure_names'),
-    'evaluation': ('Evaluation',),
-    'infap': ('inferred_ap',),
-    'measures': ('MEASURE_SPECS', 'Measure', 'MeasureError', 'parse_measure'),
-    'precision': ('precision', 'r_precision'),
-    'qmeasure': ('q_measure', 'r_measure'),
-    'rbp': ('rbp', 'rbp_residual'),
-    'reduce': ('reduce_qrels', 'reduction_mask'),
-    'recall': ('recall', 'success'),
-    'rr': ('reciprocal_rank',),
+#: every public name and the module that defines it, in the documented order: the one list of the public names
+#: (``__all__`` is its keys; each name is imported from its module on first use, PEP 562, so that the import
+#: stays cheap)
+_EXPORTS: dict[str, str] = {
+    "load_trec9": "datasets",
+    "DISCOUNT_FAMILIES": "discounts", "discount_vector": "discounts", "read_discount": "discounts",
+    "GAIN_FAMILIES": "gains", "gain_vector": "gains",
+    "ndcg": "ndcg", "dcg_parts": "ndcg", "ideal_gains": "ndcg",
+    "ABSENT": "judged", "UNJUDGED": "judged", "JudgedRuns": "judged", "judge": "judged",
+    "Qrels": "trec_qrels",
+    "Run": "trec_runs", "RunSet": "trec_runs",
+    "TrecFormatError": "trec_lines",
+    "InputFormatError": "inputs",
+    "Coverage": "coverage", "InputMismatchError": "coverage", "LowCoverageWarning": "coverage",
+    "DepthWarning": "judged",
+    "FractionalGradeWarning": "_grades",
+    "FixableError": "gtheory.kit.errors", "FixableWarning": "gtheory.kit.errors",
+    "read_qrels": "trec_qrels",
+    "read_run": "trec_runs", "read_runs": "trec_runs",
+    "average_precision": "ap",
+    "precision": "precision", "r_precision": "precision",
+    "reciprocal_rank": "rr",
+    "bpref": "bpref", "bpref_10": "bpref", "bpref_r": "bpref", "bpref_n": "bpref", "rank_eff": "bpref",
+    "inferred_ap": "infap",
+    "rbp": "rbp", "rbp_residual": "rbp",
+    "q_measure": "qmeasure", "r_measure": "qmeasure",
+    "dcg": "cg", "ncg": "cg", "andcg": "cg",
+    "recall": "recall", "success": "recall",
+    "err": "err",
+    "judged_at_k": "counts", "num_rel": "counts", "num_ret": "counts", "num_rel_ret": "counts",
+    "evaluate": "evaluate", "measure_names": "evaluate",
+    "Evaluation": "evaluation",
+    "Measure": "measures", "MeasureError": "measures", "MEASURE_SPECS": "measures", "parse_measure": "measures",
+    "reduction_mask": "reduce", "reduce_qrels": "reduce",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 
-__all__ = [
-    "load_trec9",
-    "DISCOUNT_FAMILIES",
-    "discount_vector",
-    "read_discount",
-    "GAIN_FAMILIES",
-    "gain_vector",
-    "ndcg",
-    "dcg_parts",
-    "ideal_gains",
-    "ABSENT",
-    "UNJUDGED",
-    "JudgedRuns",
-    "judge",
-    "Qrels",
-    "Run",
-    "RunSet",
-    "TrecFormatError",
-    "InputFormatError",
-    "Coverage",
-    "InputMismatchError",
-    "LowCoverageWarning",
-    "DepthWarning",
-    "FractionalGradeWarning",
-    "FixableError",
-    "FixableWarning",
-    "read_qrels",
-    "read_run",
-    "read_runs",
-    "average_precision",
-    "precision",
-    "r_precision",
-    "reciprocal_rank",
-    "bpref",
-    "bpref_10",
-    "bpref_r",
-    "bpref_n",
-    "rank_eff",
-    "inferred_ap",
-    "rbp",
-    "rbp_residual",
-    "q_measure",
-    "r_measure",
-    "dcg",
-    "ncg",
-    "andcg",
-    "recall",
-    "success",
-    "err",
-    "judged_at_k",
-    "num_rel",
-    "num_ret",
-    "num_rel_ret",
-    "evaluate",
-    "measure_names",
-    "Evaluation",
-    "Measure",
-    "MeasureError",
-    "MEASURE_SPECS",
-    "parse_measure",
-    "reduction_mask",
-    "reduce_qrels",
-]
+__all__ = list(_EXPORTS)

@@ -1,6 +1,6 @@
 """Whitespace-separated columns of a text file, found with NumPy on the raw bytes (no per-line Python).
 
-The fast path of the TREC readers (:mod:`metrics.trecio`). :func:`split_columns` locates every token of a file
+The fast path of the TREC readers (:mod:`metrics.trec_runs`, :mod:`metrics.trec_qrels`). :func:`split_columns` locates every token of a file
 with a handful of vectorised passes over its bytes and checks that each non-blank line has the expected number of
 columns; a column then becomes a fixed-width byte array (:meth:`Columns.fixed`), a 64-bit hash per row
 (:func:`hash_rows`) or float64 values (:func:`parse_decimals`) without creating a Python object per row.

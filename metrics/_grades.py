@@ -1,9 +1,9 @@
-"""Grade categories shared by the readers, the tensor and the measures (no dependency but :mod:`metrics.fixes`)."""
+"""Grade categories shared by the readers, the tensor and the measures (no dependency but :mod:`gtheory.kit.errors`)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .fixes import FixableWarning
+from gtheory.kit.errors import FixableWarning
 
 __all__ = ["pooled_unjudged", "apply_grade_policy", "c_atol", "atol_grades", "FractionalGradeWarning", "GRADE_POLICIES"]
 
@@ -28,7 +28,7 @@ GRADE_POLICIES = ("exact", "trec_eval")
 
 class FractionalGradeWarning(FixableWarning):
     """The qrels hold non-integer grades, which trec_eval would truncate (``atol``) and this package keeps exactly;
-    the fix for trec_eval's numbers is data, ``fix={"grades": "trec_eval"}`` (module :mod:`metrics.fixes`)."""
+    the fix for trec_eval's numbers is data, ``fix={"grades": "trec_eval"}`` (module :mod:`gtheory.kit.errors`)."""
 
 
 #: C's ``long`` range (LP64: trec_eval on Linux and macOS), to which ``atol`` (``strtol``) clamps

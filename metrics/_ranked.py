@@ -19,14 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ._grades import pooled_unjudged
-from .judged import ABSENT, UNJUDGED, JudgedRuns
+from .judged import ABSENT, UNJUDGED, JudgedRuns, check_judged
 
 __all__: list[str] = []
-
-
-def check_judged(judged: object) -> None:
-    if not isinstance(judged, JudgedRuns):
-        raise TypeError(f"`judged` must be a metrics.JudgedRuns (from metrics.judge); got {type(judged).__name__}")
 
 
 def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:

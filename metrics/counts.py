@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .judged import check_judged
 from ._ranked import (
     as_frame,
-    check_judged,
     evaluated_list,
     list_length,
     relevance_at_ranks,

@@ -37,11 +37,12 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from .fixes import FixableWarning
+from gtheory.kit.errors import FixableWarning
 
 if TYPE_CHECKING:  # pragma: no cover
     from .judged import JudgedRuns
-    from .trecio import Qrels, Run
+    from .trec_qrels import Qrels
+    from .trec_runs import Run
 
 __all__ = ["Coverage", "coverage", "check_coverage", "InputMismatchError", "LowCoverageWarning", "CUTOFFS"]
 
@@ -59,7 +60,7 @@ class InputMismatchError(ValueError):
 class LowCoverageWarning(FixableWarning):
     """A run retrieved no judged document, or few of the runs' top documents are judged: scores near 0 that say
     more about the judgments than about the systems. Few judged documents carry their fix as data
-    (``fix={"judged_only": True}``, module :mod:`metrics.fixes`)."""
+    (``fix={"judged_only": True}``, module :mod:`gtheory.kit.errors`)."""
 
 
 def _share(judged: np.ndarray, retrieved: np.ndarray) -> np.ndarray:
@@ -275,7 +276,7 @@ def coverage(judged: "JudgedRuns") -> Coverage:
     else:
         keep = set(judged.systems)
         seen = dict.fromkeys(t for s, ts in rep.items() if s in keep for t in ts)
-        from .trecio import natural_topic_order
+        from .trec_lines import natural_topic_order
 
         run_only = tuple(natural_topic_order(seen))
     return Coverage(tuple(judged.systems), cutoffs, ret, jud, judged.n_topics,
@@ -335,7 +336,7 @@ def check_coverage(
     n_ret = judged.n_retrieved
     if int(n_ret.sum()) == 0:
         rep = judged.report.get("run_topics_not_in_qrels", {})
-        from .trecio import natural_topic_order
+        from .trec_lines import natural_topic_order
 
         run_topics = natural_topic_order(t for ts in rep.values() for t in ts)
         qt = list(judged.topics)

@@ -23,8 +23,8 @@ from typing import Union
 
 import numpy as np
 
-from ._families import check_finite_vector, check_parameter, parse_family
-from .fixes import FixableError
+from .families import check_finite_vector, check_parameter, parse_family
+from gtheory.kit.errors import FixableError
 
 __all__ = ["DiscountSpec", "discount_vector", "read_discount", "DISCOUNT_FAMILIES", "DISCOUNT_SUFFIXES"]
 
@@ -195,7 +195,7 @@ def _weight(v: object) -> float:
 
 def _not_utf8(p: "os.PathLike[str]") -> str:
     """Why a file is not read as text: UTF-16 (say so, as the run and qrels readers do) or other non-UTF-8 bytes."""
-    from .trecio import utf16_kind
+    from .trec_lines import utf16_kind
 
     with open(p, "rb") as fh:
         return "UTF-16: convert to UTF-8" if utf16_kind(fh.read(4096)) else "not UTF-8 text"

@@ -39,7 +39,7 @@ from typing import Iterable
 import pandas as pd
 
 from .evaluation import Evaluation
-from .fixes import FixableError
+from gtheory.kit.errors import FixableError
 from .judged import JudgedRuns
 from .measures import MEASURE_SPECS, Measure, _is_ir_measures, parse_measure
 

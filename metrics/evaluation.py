@@ -160,7 +160,7 @@ class Evaluation(Mapping):
                 f"measures {', '.join(self.measures)})")
 
     def _repr_html_(self) -> str:
-        from ._display import html_table
+        from gtheory.kit.display import html_table
 
         m = self.means()
         n = self.num_q()

@@ -18,9 +18,9 @@ from typing import Union
 
 import numpy as np
 
-from ._families import check_finite_vector, parse_family
+from .families import check_finite_vector, parse_family
 from ._grades import pooled_unjudged
-from .fixes import FixableError
+from gtheory.kit.errors import FixableError
 
 __all__ = ["GainSpec", "gain_vector", "GAIN_FAMILIES"]
 

@@ -2,7 +2,7 @@
 
 Every function that takes a run or qrels *path* (:func:`metrics.judge`, :func:`metrics.read_qrels`,
 :func:`metrics.read_run`, :func:`metrics.read_runs`) also takes these in-memory forms; they are turned into the same
-:class:`~metrics.trecio.Run` / :class:`~metrics.trecio.Qrels` objects the file readers build, with the same rules:
+:class:`~metrics.Run` / :class:`~metrics.Qrels` objects the file readers build, with the same rules:
 
 * ranking: score descending, ties by docno descending (trec_eval's order; scores compared in float32 like
   trec_eval's C ``float``), or ``ties="input"`` (tied documents in input order) or ``ties="rank"`` (a ``rank``
@@ -32,7 +32,7 @@ qrels
 ir_measures and ranx are not needed: any object with those attribute names is accepted (a ranx ``Run``/``Qrels`` is
 any object with a ``to_dict()`` method and a ``run``/``qrels`` attribute).
 
-Errors are :class:`InputFormatError` (a :class:`~metrics.trecio.TrecFormatError`) naming the row — a DataFrame's
+Errors are :class:`InputFormatError` (a :class:`~metrics.TrecFormatError`) naming the row — a DataFrame's
 index label, an iterable's item number (from 0) or a dict's keys — instead of a file and line.
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ import pandas as pd
 
 from gtheory.kit.checks import c_float
 
-from .fixes import FixableError
+from gtheory.kit.errors import FixableError
 from .trec_lines import TrecFormatError, natural_topic_order
 from .trec_qrels import Qrels
 from .trec_runs import DUP_EFFECT, DUP_FIX, Run, RunSet, check_read_options
@@ -68,7 +68,7 @@ class InputFormatError(TrecFormatError):
     """Malformed in-memory run or qrels. ``str(err)`` reads ``"<source>, <where>: <problem>"``, where ``where`` names
     the row: ``row 17`` (a DataFrame's index label), ``item 3`` (an iterable, from 0) or ``['451']['WTX-1']`` (a dict).
 
-    A :class:`~metrics.trecio.TrecFormatError`, so one ``except`` catches bad files and bad in-memory inputs alike;
+    A :class:`~metrics.TrecFormatError`, so one ``except`` catches bad files and bad in-memory inputs alike;
     ``path`` is the source (``"run DataFrame"``, ...), ``line`` is None and ``where`` names the row.
     """
 

@@ -29,13 +29,13 @@ from . import _build, inputs
 from ._grades import apply_grade_policy, pooled_unjudged
 from gtheory.kit.checks import check_progress
 from .coverage import Coverage, check_coverage, coverage
-from .fixes import FixableError, FixableWarning
+from gtheory.kit.errors import FixableError, FixableWarning
 from .trec_lines import PathLike
 from .trec_qrels import Qrels, read_qrels
 from .trec_runs import Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_run
 from gtheory.kit.params import validate_params
 
-__all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT"]
+__all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT", "check_judged"]
 
 #: sentinel in ``JudgedRuns.grades``: a retrieved document with no judgment
 UNJUDGED: int = -1
@@ -129,7 +129,7 @@ class JudgedRuns:
         )
 
     def _repr_html_(self) -> str:
-        from ._display import kv_table
+        from gtheory.kit.display import kv_table
 
         return kv_table("JudgedRuns", {
             "systems": self.n_systems, "topics": self.n_topics, "depth": self.depth,
@@ -609,6 +609,14 @@ def _from_saved(cls: type, z: dict, p: Path) -> "JudgedRuns":
 # ------------------------------------------------------------------------------------------------------- judge
 _WHAT = {"runs": "run files, a directory of runs, a RunSet, or runs in memory (a DataFrame or a dict)",
          "qrels": "a qrels file, a Qrels, or qrels in memory (a DataFrame or a dict)"}
+
+
+def check_judged(judged: object) -> JudgedRuns:
+    """``judged`` itself if it is a :class:`metrics.JudgedRuns`; otherwise a TypeError naming ``judged`` and the
+    type given."""
+    if not isinstance(judged, JudgedRuns):
+        raise TypeError(f"`judged` must be a metrics.JudgedRuns (from metrics.judge); got {type(judged).__name__}")
+    return judged
 
 
 @validate_params()

@@ -180,8 +180,8 @@ def _value(text: str, key: str, kind, source: str) -> Value:
         if not _NUMBER.match(text):
             raise ValueError(f"parameter `{key}` in {source!r} must be a number; got {text!r}")
         x = float(text)
-        if not math.isfinite(x):  # 1e999: the one check of family parameters names it (metrics._families)
-            from ._families import check_parameter
+        if not math.isfinite(x):  # 1e999: the one check of family parameters names it (metrics.families)
+            from .families import check_parameter
 
             check_parameter(x, key, f"measure {source!r}")
         return int(x) if x.is_integer() and abs(x) < 2**53 else x

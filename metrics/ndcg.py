@@ -24,8 +24,8 @@ import pandas as pd
 from ._ranked import _labels, as_frame
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
-from ._sparse import relevant_cells
-from .fixes import FixableError
+from .sparse import relevant_cells
+from gtheory.kit.errors import FixableError
 from .judged import JudgedRuns
 from gtheory.kit.params import validate_params
 
@@ -62,7 +62,7 @@ def dcg_parts(
 ) -> tuple[np.ndarray, np.ndarray]:
     """DCG (n_systems, n_topics) and IDCG (n_topics,) as arrays; see :func:`ndcg` for the parameters.
 
-    Computed on the sparse view of the tensor (:mod:`metrics._sparse`): DCG as
+    Computed on the sparse view of the tensor (:mod:`metrics.sparse`): DCG as
     :math:`\\sum_l g_l C^{(l)}` from the per-grade discounted counts of the documents whose gain is non-zero, IDCG
     from the per-topic grade counts and the discount's prefix sums; no (cells × cut-off) array is built.
     """

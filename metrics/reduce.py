@@ -44,30 +44,22 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from metrics._ranked import check_judged
-from metrics.judged import JudgedRuns
+from metrics.judged import JudgedRuns, check_judged
 from gtheory.kit.params import ANY_LEVEL, PARAMS, check_param, one_or_many, validate_params
 
-__all__ = ["reduction_mask", "reduce_qrels"]
+__all__ = ["reduction_mask", "reduce_qrels", "Rounding", "check_fractions", "stratify", "reduction_masks"]
 
 Rounding = Literal["ceil", "round", "floor"]
 
 
 # ================================================================================================ sampling
-def _check_judged(judged: Any) -> JudgedRuns:
-    """``judged`` itself if it is a :class:`metrics.JudgedRuns`; otherwise a TypeError naming ``judged`` and the
-    type given (``metrics.advanced.check_judged``)."""
-    check_judged(judged)
-    return judged
-
-
 #: each of `fractions`: the table's rule of `fraction`
 _FRACTION = PARAMS["fraction"].with_fix("give shares of judgments to keep, e.g. `fractions=[1.0, 0.5, 0.1]`")
 
 
-def _check_fractions(fractions: Any) -> tuple[float, ...]:
+def check_fractions(fractions: Any) -> tuple[float, ...]:
     """The shares of judgments to keep, checked and sorted from largest to smallest: a non-empty sequence of
-    distinct numbers in (0, 1], each by the table's rule of ``fraction`` (``metrics.advanced.check_fractions``)."""
+    distinct numbers in (0, 1], each by the table's rule of ``fraction``."""
     if isinstance(fractions, (Real, str)) or fractions is None:
         raise TypeError(f"`fractions` must be a sequence of numbers in (0, 1]; got {fractions!r}.")
     fs = [check_param("fractions", f, _FRACTION) for f in fractions]
@@ -87,7 +79,7 @@ class _Strata:
     counts: np.ndarray  # (2 * n_topics,) documents per stratum: R_0, N_0, R_1, N_1, ...
 
 
-def _strata(judged: JudgedRuns, rng: np.random.Generator, relevance_level: float) -> _Strata:
+def stratify(judged: JudgedRuns, rng: np.random.Generator, relevance_level: float) -> _Strata:
     """Random order within each (topic, relevant/non-relevant) stratum, vectorised over all topics.
 
     One global random permutation gives every judged document a distinct key; a lexicographic sort by
@@ -119,7 +111,7 @@ def _quota(counts: np.ndarray, f: float, minimums: np.ndarray, rounding: str) ->
     return np.minimum(counts, np.maximum(minimums, k)).astype(np.int64)
 
 
-def _masks(
+def reduction_masks(
     judged: JudgedRuns,
     strata: _Strata,
     fractions: Sequence[float],
@@ -127,7 +119,7 @@ def _masks(
     min_nonrelevant: int,
     rounding: str,
 ) -> np.ndarray:
-    r"""Which judged documents each fraction keeps (``metrics.advanced.reduction_masks``): a boolean array
+    r"""Which judged documents each fraction keeps: a boolean array
     (fractions × judged documents, in qrels order). In each (topic, relevant / non-relevant) stratum of ``strata``
     with :math:`N` documents, fraction :math:`f` keeps the first :math:`\min(N, \max(m, r(fN)))` documents of the
     stratum's random order, :math:`m` = ``min_relevant`` or ``min_nonrelevant`` and :math:`r` = ``rounding``
@@ -196,12 +188,12 @@ def reduction_mask(
     >>> bool((m[1] <= m[0]).all())      # nested: the 10 % qrels lie inside the 50 % qrels
     True
     """
-    judged = _check_judged(judged)
+    judged = check_judged(judged)
     scalar = not isinstance(fraction, list)  # the parameter table gives a float or a list of floats
     fractions = [fraction] if scalar else fraction
     rng = np.random.default_rng(seed)
-    strata = _strata(judged, rng, relevance_level)
-    masks = _masks(judged, strata, fractions, min_relevant, min_nonrelevant, rounding)
+    strata = stratify(judged, rng, relevance_level)
+    masks = reduction_masks(judged, strata, fractions, min_relevant, min_nonrelevant, rounding)
     return masks[0] if scalar else masks
 
 

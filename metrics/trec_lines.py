@@ -8,8 +8,8 @@ Blank lines are skipped (line numbers in messages still count them). Columns are
 Refused as corruption, naming the file: UTF-16 text ("UTF-16: convert to UTF-8"), and a NUL byte anywhere (with
 its line and byte offset; trec_eval's C strings would silently end the token there).
 
-The readers: :mod:`metrics.trec_runs` (runs) and :mod:`metrics.trec_qrels` (qrels); :mod:`metrics.trecio` is the
-public front of all three.
+The readers: :mod:`metrics.trec_runs` (runs) and :mod:`metrics.trec_qrels` (qrels); :mod:`metrics` exports
+the public names of all three.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence, Union
 import numpy as np
 
 from ._columns import Columns, parse_decimals
-from .fixes import FixableError
+from gtheory.kit.errors import FixableError
 
 __all__ = ["TrecFormatError", "PathLike", "utf16_kind", "natural_topic_order"]
 
@@ -35,8 +35,8 @@ class TrecFormatError(FixableError):
 
     When a parameter value would accept the file, ``err.fix`` maps the parameter to that value (e.g.
     ``{"duplicates": "first"}``) and ``err.fix_effect`` says what it does; the message ends with the fix in Python
-    terms (:func:`metrics.fixes.python_fix`), and a front end can word it in its own (the ``gtheory`` CLI:
-    ``--duplicates first``) from these attributes (:mod:`metrics.fixes`). ``err.problem`` is the problem without the
+    terms (:func:`gtheory.kit.errors.python_fix`), and a front end can word it in its own (the ``gtheory`` CLI:
+    ``--duplicates first``) from these attributes (:mod:`gtheory.kit.errors`). ``err.problem`` is the problem without the
     place and the fix, ``err.statement`` the message without the fix.
     """
 

@@ -95,7 +95,7 @@ class Qrels:
         return f"Qrels({len(self)} judgments, {len(set(self.topic))} topics, grades [{grades}], from {self.path!r})"
 
     def _repr_html_(self) -> str:
-        from ._display import kv_table
+        from gtheory.kit.display import kv_table
 
         return kv_table("Qrels", {"judgments": len(self), "topics": len(set(self.topic)),
                                   "grades": ", ".join(f"{g:g}" for g in np.unique(self.grade)), "from": self.path})

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._columns import Columns, hash_rows, split_columns
-from .fixes import FixableError
+from gtheory.kit.errors import FixableError
 from .trec_lines import (_COMPRESSED, PathLike, TrecFormatError, _as_str, _column_floats, _floats, _read_bytes,
                          _tokenise, _topic_codes, natural_topic_order)
 
@@ -84,7 +84,7 @@ class Run:
         return f"Run({self.name!r}: {len(self)} rows, {len(set(self.topic))} topics, from {self.path!r})"
 
     def _repr_html_(self) -> str:
-        from ._display import kv_table
+        from gtheory.kit.display import kv_table
 
         return kv_table(f"Run {self.name}", {"rows": len(self), "topics": len(set(self.topic)), "from": self.path,
                                              "ties": self.ties, "duplicates dropped": self.duplicates_dropped})
@@ -120,7 +120,7 @@ class RunSet:
         return f"RunSet({len(self)} runs: {names})"
 
     def _repr_html_(self) -> str:
-        from ._display import html_table
+        from gtheory.kit.display import html_table
 
         return html_table(((r.name, len(r), len(set(r.topic)), r.path) for r in self.runs),
                           header=["run", "rows", "topics", "from"], caption=f"RunSet: {len(self)} runs")

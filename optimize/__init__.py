@@ -26,66 +26,29 @@ except ImportError:
     raise
 _require_siblings("optimize", "metrics", "gtheory")
 
-from typing import TYPE_CHECKING as _TYPE_CHECKING
-
 from gtheory.kit.lazy import lazy_package as _lazy_package
 
-if _TYPE_CHECKING:  # the names below, imported on first use (PEP 562) so that the import stays cheap
-    from .bound import OptimalityBound, optimality_bound
-    from .objective import Problem, stability_and_gradient
-    from .result import (DataMismatchWarning, FailedTuningWarning, GradeMismatchWarning, OptimizationError,
-                         OptimizationWarning, SolverRun, Tuning)
-    from .robust import optimize_minimax
-    from .tune import SOLVERS, optimize_discount, optimize_gain, optimize_joint, tune_problem
-    from .validation import STANDARD_CONFIGS, cross_validate
-    from .families import FAMILIES, optimize_family
-    from .regularised import optimize_regularised
-    from .nested import recommend
-    from .recommendation import Recommendation
-    from .parameters import ParameterTuning, tune_parameters
-
-#: each submodule and the public names it defines (the imports above, for type checkers)
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    'bound': ('OptimalityBound', 'optimality_bound'),
-    'objective': ('Problem', 'stability_and_gradient'),
-    'result': ('DataMismatchWarning', 'FailedTuningWarning', 'GradeMismatchWarning', 'OptimizationError',
-               'OptimizationWarning', 'SolverRun', 'Tuning'),
-    'robust': ('optimize_minimax',),
-    'tune': ('SOLVERS', 'optimize_discount', 'optimize_gain', 'optimize_joint', 'tune_problem'),
-    'validation': ('STANDARD_CONFIGS', 'cross_validate'),
-    'families': ('FAMILIES', 'optimize_family'),
-    'regularised': ('optimize_regularised',),
-    'nested': ('recommend',),
-    'recommendation': ('Recommendation',),
-    'parameters': ('ParameterTuning', 'tune_parameters'),
+#: every public name and the module that defines it, in the documented order: the one list of the public names
+#: (``__all__`` is its keys; each name is imported from its module on first use, PEP 562, so that the import
+#: stays cheap)
+_EXPORTS: dict[str, str] = {
+    "optimize_discount": "tune", "optimize_gain": "tune", "optimize_joint": "tune",
+    "optimize_minimax": "robust",
+    "cross_validate": "validation",
+    "recommend": "nested",
+    "Recommendation": "recommendation",
+    "tune_parameters": "parameters", "ParameterTuning": "parameters",
+    "optimize_family": "families",
+    "optimize_regularised": "regularised",
+    "FAMILIES": "families",
+    "tune_problem": "tune",
+    "optimality_bound": "bound", "OptimalityBound": "bound",
+    "Problem": "objective", "stability_and_gradient": "objective",
+    "Tuning": "result", "SolverRun": "result", "OptimizationWarning": "result", "OptimizationError": "result",
+    "GradeMismatchWarning": "result", "FailedTuningWarning": "result", "DataMismatchWarning": "result",
+    "SOLVERS": "tune",
+    "STANDARD_CONFIGS": "validation",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 
-__all__ = [
-    "optimize_discount",
-    "optimize_gain",
-    "optimize_joint",
-    "optimize_minimax",
-    "cross_validate",
-    "recommend",
-    "Recommendation",
-    "tune_parameters",
-    "ParameterTuning",
-    "optimize_family",
-    "optimize_regularised",
-    "FAMILIES",
-    "tune_problem",
-    "optimality_bound",
-    "OptimalityBound",
-    "Problem",
-    "stability_and_gradient",
-    "Tuning",
-    "SolverRun",
-    "OptimizationWarning",
-    "OptimizationError",
-    "GradeMismatchWarning",
-    "FailedTuningWarning",
-    "DataMismatchWarning",
-    "SOLVERS",
-    "STANDARD_CONFIGS",
-]
+__all__ = list(_EXPORTS)

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 import gtheory
 import metrics
 from metrics import JudgedRuns
-from metrics.advanced import matvec as _matvec, relevant_cells
+from metrics.sparse import matvec, relevant_cells
 
 from .objective import _compact, _gain_matrix, _stability_and_gradient
 
@@ -44,7 +44,7 @@ class RatioModel:
 
     For the discount, ``P`` is held as the (S·T, k) matrix of the gains of the documents at ranks ≤ k (row
     ``s·T + t``), sparse (CSR: only the documents with a non-zero gain, built from
-    :func:`metrics._sparse.relevant_cells`) unless more than a quarter of the cells are relevant; memory is
+    :func:`metrics.sparse.relevant_cells`) unless more than a quarter of the cells are relevant; memory is
     O(relevant cells), not O(S·T·k). For the gains, ``P`` is the dense (S, T, n_levels) array of per-grade
     discounted counts (small).
 
@@ -74,7 +74,7 @@ class RatioModel:
         else:
             d = metrics.discount_vector(discount, k, cutoff=k)
             self.fixed = d
-            # per-grade discounted counts from the sparse view (no cells x k array; metrics._sparse)
+            # per-grade discounted counts from the sparse view (no cells x k array; metrics.sparse)
             P = np.stack([rc.discounted_counts(lv, d[:kr]).reshape(S, T) for lv in self.positive], axis=-1)
             # ideal ranking of non-decreasing gains: the positive grades in descending order
             order = self.positive[::-1]
@@ -153,7 +153,7 @@ class RatioModel:
         sequential sum over ranks (SciPy's CSR kernel adds a row's entries in rank order from 0)."""
         P, _, t = self._sub(topics)
         if sp.issparse(P):
-            out = _matvec(P, np.ones(self.n))
+            out = matvec(P, np.ones(self.n))
         else:
             out = np.cumsum(P, axis=1)[:, -1]
         return out.reshape(self.n_systems, t, 1)
@@ -189,7 +189,7 @@ _BLOCK_ELEMENTS = 1 << 18
 
 def _dot(P, x: NDArray[np.float64]) -> NDArray[np.float64]:
     """``P @ x`` for a CSR matrix (SciPy's kernel without its per-call checks) or an array."""
-    return _matvec(P, np.ascontiguousarray(x, dtype=np.float64)) if sp.issparse(P) else P @ x
+    return matvec(P, np.ascontiguousarray(x, dtype=np.float64)) if sp.issparse(P) else P @ x
 
 
 def _tdot(P, w: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -289,7 +289,7 @@ class JointModel:
     (:meth:`gain_view`). Variables ``x`` = the discount (k) then the positive grades' gains.
 
     :math:`M` is held as one sparse (S·T, k) 0/1 pattern per positive grade
-    (:meth:`metrics._sparse.RelevantCells.pattern`): memory O(relevant cells), not O(S·T·k·L)."""
+    (:meth:`metrics.sparse.RelevantCells.pattern`): memory O(relevant cells), not O(S·T·k·L)."""
 
     what = "joint"
 
@@ -353,7 +353,7 @@ class JointModel:
         """The gain model for a fixed discount ``d``, on ``topics`` (all when None)."""
         M, _, H, t = self._mh(topics)
         d = np.ascontiguousarray(d, dtype=np.float64)
-        P = np.stack([_matvec(Ml, d).reshape(self.n_systems, t) for Ml in M], axis=-1)
+        P = np.stack([matvec(Ml, d).reshape(self.n_systems, t) for Ml in M], axis=-1)
         return _view(P, np.einsum("tkl,k->tl", H, d), "gain", self.levels, self.cutoff, self.n_systems, t)
 
     def scores(self, x: NDArray[np.float64], topics: NDArray[np.int64] | None = None) -> NDArray[np.float64]:

@@ -99,7 +99,7 @@ from numpy.typing import NDArray
 
 from gtheory.kit.display import fmt
 from gtheory.kit.jsonio import JsonResult
-from gtheory.advanced import fields_document as _fields_document, read_fields as _read_fields
+from gtheory.coefficients import fields_document, read_fields
 
 from .objective import Problem
 
@@ -156,13 +156,13 @@ class OptimalityBound(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields plus ``"format"``; non-finite numbers as None (strict JSON)."""
-        return _fields_document(self)
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: str) -> OptimalityBound:
         """An :class:`OptimalityBound` from :meth:`to_json` output, JSON text or a file path (a None bound/margin is
         +inf)."""
-        d = _read_fields(cls, text_or_path)
+        d = read_fields(cls, text_or_path)
         for f in ("bound", "margin"):
             d[f] = math.inf if d[f] is None else d[f]
         for f in ("relaxed", "rank_one_ratio"):

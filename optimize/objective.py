@@ -73,7 +73,7 @@ from numpy.typing import NDArray
 
 import metrics
 from metrics import FixableError, JudgedRuns
-from metrics.advanced import RelevantCells, relevant_cells
+from metrics.sparse import RelevantCells, relevant_cells
 from gtheory.kit.params import REQUIRED_CUTOFF, check_param, validate_params
 
 __all__ = ["Objective", "Problem", "stability_and_gradient", "identified_depth"]
@@ -183,7 +183,7 @@ def _compact(M: sp.csr_matrix):
 
 def _gain_matrix(rc: RelevantCells, gains: NDArray[np.float64], k: int) -> sp.csr_matrix:
     r"""The (cells, k) CSR matrix of the gains :math:`g(x_{s,t,r})` at ranks ≤ k, built from the
-    sparse view (:mod:`metrics._sparse`) without a dense cells × k array: :math:`\sum_l g_l P_l`
+    sparse view (:mod:`metrics.sparse`) without a dense cells × k array: :math:`\sum_l g_l P_l`
     over the levels with a non-zero gain, :math:`P_l` the 0/1 pattern of level :math:`l` (the
     patterns do not overlap, so every stored value is exactly its :math:`g_l`)."""
     out = sp.csr_matrix((rc.n_cells, k))
@@ -248,7 +248,7 @@ class Problem:
     :math:`n_s n_t \times k` matrix (127,000 entries, 1.5 MB, for TREC-9 at :math:`k=1000`;
     dense only where more than a quarter of the cells are relevant) for the discount, one 0/1
     pattern per positive grade for joint tuning, and per-grade discounted counts for the gain. They
-    are built from :func:`metrics._sparse.relevant_cells`; no dense cells × k array is made.
+    are built from :func:`metrics.sparse.relevant_cells`; no dense cells × k array is made.
     """
 
     def __init__(

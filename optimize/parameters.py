@@ -49,7 +49,7 @@ from gtheory.kit.checks import seed_sequence
 from gtheory.kit.display import signed
 from gtheory.kit.jsonio import JsonResult, read_json
 from gtheory import TopicsNeeded
-from gtheory.advanced import Coefficients as _Coefficients
+from gtheory.coefficients import Coefficients
 from gtheory.kit.splits import topic_splits
 
 from ._ratio import coefficients, topics_needed
@@ -67,7 +67,7 @@ Measure = str | Callable[[JudgedRuns, dict[str, float]], pd.DataFrame]
 
 
 @dataclass(frozen=True, eq=False)
-class ParameterTuning(_Coefficients, JsonResult):
+class ParameterTuning(Coefficients, JsonResult):
     r"""The stability-optimal parameters of a metric (:func:`tune_parameters`).
 
     Attributes

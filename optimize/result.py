@@ -20,8 +20,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import gtheory
-from gtheory.advanced import (  # phi(n), erho2(n), topics_needed and the JSON of plain fields: GStudy's code
-    Coefficients as _Coefficients, fields_document as _fields_document, read_fields as _read_fields, why_never_reached)
+from gtheory.coefficients import (  # phi(n), erho2(n), topics_needed and the JSON of plain fields: GStudy's code
+    Coefficients, fields_document, read_fields, why_never_reached)
 import metrics
 from gtheory.kit.display import fmt, html_table, kv_table
 from gtheory.kit.jsonio import JsonResult, jsonable, number, read_json
@@ -103,12 +103,12 @@ class SolverRun(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values (``x`` a list) plus ``"format"``; a non-finite ``fun`` is None."""
-        return _fields_document(self)
+        return fields_document(self)
 
     @classmethod
     def from_json(cls, text_or_path: str | os.PathLike) -> "SolverRun":
         """A :class:`SolverRun` from :meth:`to_json` output (text or a file path); ``null`` numbers are NaN."""
-        d = _read_fields(cls, text_or_path)
+        d = read_fields(cls, text_or_path)
         d["x"] = np.asarray(d["x"], dtype=np.float64)
         d["fun"], d["seconds"] = float(_from_json_number(d["fun"])), float(_from_json_number(d["seconds"]))
         return cls(**d)
@@ -154,7 +154,7 @@ def _fmt_grades(values) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class Tuning(_Coefficients, JsonResult):
+class Tuning(Coefficients, JsonResult):
     r"""Stability-optimal nDCG configuration.
 
     A frozen dataclass (a changed tuning is a new one: :func:`dataclasses.replace`) with the coefficient API of
@@ -357,7 +357,7 @@ class Tuning(_Coefficients, JsonResult):
         return self.var_residual
 
     # phi(n_topics=None), erho2(n_topics=None) and topics_needed(target, coefficient, *, level) come from
-    # gtheory.coefficients._Coefficients, the code of GStudy.phi, GStudy.erho2 and GStudy.topics_needed: the same
+    # gtheory.coefficients.Coefficients, the code of GStudy.phi, GStudy.erho2 and GStudy.topics_needed: the same
     # checks, the same numbers (those of ``gstudy``, the G-study of the tuned nDCG on the tuning data). The
     # interval of topics_needed treats the configuration as fixed; it was chosen on these data, so it is optimistic.
 

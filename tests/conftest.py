@@ -213,10 +213,10 @@ def toy_runs(tmp_path: Path) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="session")
 def study():
-    """``experiments.report.run_study(metrics.load_trec9(), quick=True)``: the quick study of the embedded TREC-9
+    """``experiments.run_study(metrics.load_trec9(), quick=True)``: the quick study of the embedded TREC-9
     data at nDCG@100, computed once per test session for the report's tests (a quick study takes ~15 s). A test
     module with a ``study`` fixture of its own (test_experiments_study.py: the demo's) overrides it."""
-    from experiments.report import run_study
+    from experiments import run_study
 
     return run_study(metrics.load_trec9(), quick=True)
 
@@ -225,7 +225,7 @@ def study():
 def small_study():
     """A fast report study on 20 topics of TREC-9 at nDCG@20 (a few seconds; not recognised as the published
     collection), computed once per test session for the report's tests."""
-    from experiments.report import ReportSettings, run_study
+    from experiments import ReportSettings, run_study
 
     judged = metrics.load_trec9().subset(topics=list(range(20)))
     s = ReportSettings.quick(cutoff=20, discount_cutoffs=(10, 20), gain_cutoffs=(10, 20), n_resamples=50, n_splits=2,

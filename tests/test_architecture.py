@@ -115,3 +115,81 @@ def test_no_subcommand_takes_an_old_option_spelling():
     old = {"--B", "--condensed"}
     bad = {name: sorted(old & set(p._option_string_actions)) for name, p in sub.choices.items()}
     assert not any(bad.values()), {k: v for k, v in bad.items() if v}
+
+
+def _only_reexports(tree: ast.Module) -> bool:
+    """A module whose body is only a docstring, imports, ``__all__`` and ``try``/``if`` blocks of the same: it
+    defines nothing and only gives other modules' names a second import path."""
+    def plain(nodes) -> bool:
+        for n in nodes:
+            if isinstance(n, (ast.Import, ast.ImportFrom, ast.Pass)):
+                continue
+            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant):  # the docstring
+                continue
+            if (isinstance(n, (ast.Assign, ast.AnnAssign))
+                    and [getattr(t, "id", None) for t in (n.targets if isinstance(n, ast.Assign) else [n.target])]
+                    == ["__all__"]):
+                continue
+            if isinstance(n, ast.Try) and plain(n.body) and all(plain(h.body) or _raises(h.body) for h in n.handlers):
+                continue
+            if isinstance(n, ast.If) and plain(n.body) and plain(n.orelse):
+                continue
+            return False
+        return True
+    return plain(tree.body) and any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(tree))
+
+
+def _raises(nodes) -> bool:
+    return bool(nodes) and isinstance(nodes[-1], ast.Raise)
+
+
+def test_no_library_module_only_re_exports():
+    """One import path per name (issue 32): a module that defines nothing (only imports and ``__all__``) is a second
+    front for names defined elsewhere; importers use the defining module. Package ``__init__`` files are the fronts."""
+    fronts = [str(p.relative_to(ROOT)) for p in _library_modules()
+              if p.stem not in ("__init__", "__main__") and _only_reexports(ast.parse(p.read_text(encoding="utf-8")))]
+    assert not fronts, fronts
+
+
+def test_the_check_finds_a_module_that_only_re_exports():
+    # the rule above on modules written for it: a front is found, a module that defines one thing is not
+    front = '"""A front."""\nfrom __future__ import annotations\ntry:\n    from .a import f\nexcept ImportError:\n' \
+            '    raise\nfrom .b import g as h\n__all__ = ["f", "h"]\n'
+    assert _only_reexports(ast.parse(front))
+    assert not _only_reexports(ast.parse(front + "X = 1\n"))
+    assert not _only_reexports(ast.parse(front + "def f():\n    pass\n"))
+
+
+def _names_written_more_than_once(source: str) -> list[str]:
+    """The public names (keys of the ``_EXPORTS`` dict literal: name -> defining module) that the ``__init__`` source
+    writes again: a repeated key, an import of the name, or the name as a string elsewhere (an ``__all__`` list);
+    also ``__all__`` not derived from the table."""
+    tree = ast.parse(source)
+    table = [n for n in tree.body if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "_EXPORTS"]
+    assert len(table) == 1 and isinstance(table[0].value, ast.Dict), "one _EXPORTS table, a dict literal"
+    keys = [k.value for k in table[0].value.keys]
+    written = list(keys)
+    entries = {id(k) for k in table[0].value.keys} | {id(v) for v in table[0].value.values}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            written += [a.asname or a.name for a in node.names if (a.asname or a.name) in keys]
+        elif isinstance(node, ast.Constant) and node.value in keys and id(node) not in entries:
+            written.append(node.value)
+    alls = [n for n in tree.body if isinstance(n, ast.Assign) and [getattr(t, "id", "") for t in n.targets] == ["__all__"]]
+    if len(alls) != 1 or ast.unparse(alls[0].value) != "list(_EXPORTS)":
+        written.append("__all__")
+    return sorted({w for w in written if written.count(w) > 1 or w == "__all__"})
+
+
+@pytest.mark.parametrize("top", TOPS)
+def test_each_package_init_writes_each_public_name_once(top):
+    """Each public name is written in one place, the package's ``_EXPORTS`` table; ``__all__`` is derived from it."""
+    assert _names_written_more_than_once((ROOT / top / "__init__.py").read_text(encoding="utf-8")) == []
+
+
+def test_the_check_finds_a_name_written_twice():
+    one = '_EXPORTS: dict[str, str] = {"f": "a", "g": "g"}\n__all__ = list(_EXPORTS)\n'
+    assert _names_written_more_than_once(one) == []
+    assert _names_written_more_than_once(one.replace('"g": "g"}', '"g": "g", "f": "b"}')) == ["f"]
+    assert _names_written_more_than_once("if T:\n    from .a import f\n" + one) == ["f"]
+    assert _names_written_more_than_once(one.replace("list(_EXPORTS)", '["f", "g"]')) == ["__all__", "f", "g"]

@@ -1,5 +1,5 @@
 """Tests for experiments.discriminative: the module of Sakai's bootstrap test and discriminative power, importable
-from experiments.significance; its old keyword ``B`` (now ``n_resamples``) and the old ``DiscriminativePower``
+from experiments; its old keyword ``B`` (now ``n_resamples``) and the old ``DiscriminativePower``
 documents. The numbers themselves are checked against per-pair loops in tests/test_experiments_significance.py."""
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import experiments
-import experiments.significance
-from experiments import discriminative_power
+from experiments import DiscriminativePower, bootstrap_asl, discriminative_power
 from experiments.discriminative import __all__ as DISCRIMINATIVE
 
 
@@ -19,9 +18,8 @@ def _scores(seed: int = 0) -> np.ndarray:
     return rng.random((6, 30)) * 0.4 + np.linspace(0.3, 0, 6)[:, None]
 
 
-def test_the_names_are_importable_from_significance_and_experiments_as_the_same_objects():
+def test_the_names_are_importable_from_experiments_as_the_same_objects():
     for name in DISCRIMINATIVE:
-        assert getattr(experiments.significance, name) is getattr(experiments.discriminative, name)
         assert getattr(experiments, name) is getattr(experiments.discriminative, name)
 
 

@@ -10,7 +10,6 @@ import scipy
 from scipy import stats
 
 import experiments
-import experiments.significance
 
 _OLD_SCIPY = tuple(int(x) for x in scipy.__version__.split(".")[:2]) < (1, 13)
 
@@ -38,9 +37,8 @@ def distinct_systems(frame: pd.DataFrame, k: int) -> pd.DataFrame:
     return frame.drop_duplicates().iloc[:k]
 
 
-def test_the_tests_are_importable_from_significance_and_experiments_as_the_same_objects():
+def test_the_tests_are_importable_from_experiments_as_the_same_objects():
     for name in PAIRWISE:
-        assert getattr(experiments.significance, name) is getattr(experiments.pairwise_tests, name)
         assert getattr(experiments, name) is getattr(experiments.pairwise_tests, name)
 
 
@@ -135,7 +133,7 @@ def test_randomised_tukey_hsd_agrees_with_loop_simulation():
 def exact_tukey_p_integer_scores(grades: np.ndarray, B: int, seed: int) -> tuple[np.ndarray, int]:
     """Randomised Tukey HSD p-values in integer arithmetic (the same documented permutations, system SUMS instead of
     means: the range comparison is scale-free), and the number of exact ties range = |difference|."""
-    from experiments.significance import pair_indices  # the documented pair order
+    from experiments._validation import pair_indices  # the documented pair order
 
     rng = np.random.default_rng(seed)
     m, n = grades.shape

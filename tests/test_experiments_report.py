@@ -1,5 +1,5 @@
 """Tests of the report end to end through ``gtheory report`` (experiments/cli/report.py) on the embedded TREC-9
-data, and of ``experiments.report``, the public front of the report's modules (each part is tested in
+data (each part of the report is tested in
 tests/test_experiments_report_study.py, _figures.py, _sections.py and _render.py)."""
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import json
 import pytest
 
 from experiments.cli import main
-from experiments.report import FIGURES, PUBLISHED_TREC9
+from experiments.report_figures import FIGURES
+from experiments.report_study import PUBLISHED_TREC9
 
 
 @pytest.fixture(scope="module")
@@ -88,21 +89,3 @@ def test_report_opens_with_the_recommend_verdict(quick_dir):
     assert first_paragraph.startswith("**Should I tune nDCG@100?** Discount: ")
     assert "Gain: " in first_paragraph and ("keep " in first_paragraph or "adopt tuned" in first_paragraph)
     assert json.loads(_QUICK_JSON["stdout"])["verdict"] in first_paragraph.replace("\\", "")
-
-
-def test_every_public_name_is_importable_from_the_front():
-    # `experiments.report` keeps the import path of every name it had before it was split into modules
-    import importlib
-
-    import experiments.report as front
-
-    home = {"report_study": ["ReportSettings", "Study", "run_study", "PUBLISHED_TREC9", "STANDARD_DISCOUNTS",
-                             "IN_SAMPLE", "is_trec9", "default_title", "power_variants", "fmt_count"],
-            "report_figures": ["FIGURES", "FIGURE_FORMATS", "figure_file", "render_figures", "write_figures",
-                               "asl_legend"],
-            "report_render": ["render", "write_report", "check_report_directory", "REPORT_MARKER"]}
-    assert sorted(front.__all__) == sorted(n for names in home.values() for n in names
-                                           if n not in ("check_report_directory", "REPORT_MARKER"))
-    for module, names in home.items():
-        m = importlib.import_module(f"experiments.{module}")
-        assert all(getattr(front, n) is getattr(m, n) for n in names), module

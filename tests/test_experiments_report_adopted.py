@@ -13,7 +13,9 @@ import pytest
 from experiments._adopted import KEPT_BASELINE, Adopted
 from experiments.report_sections import KEPT_SUFFIX
 from experiments.cli import main
-from experiments.report import IN_SAMPLE, asl_legend, run_study, write_report
+from experiments.report_figures import asl_legend
+from experiments.report_render import write_report
+from experiments.report_study import IN_SAMPLE, run_study
 
 
 # `study` (tests/conftest.py): the quick study of the embedded TREC-9 data at nDCG@100 (all 50 topics; on seed 0 its
@@ -33,7 +35,7 @@ def test_title_names_the_collection(embedded_trec9, study, tmp_path):
 
 
 def test_cli_title_and_default_title(monkeypatch, tmp_path, capsys):
-    import experiments.report as rep
+    import experiments.report_study as rep
 
     seen = {}
 

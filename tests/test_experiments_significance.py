@@ -1,4 +1,4 @@
-"""Tests for experiments.significance (the bootstrap test and discriminative power: experiments.discriminative; the
+"""Tests of the significance tests over system pairs (the bootstrap test and discriminative power: experiments.discriminative; the
 classical and randomised tests of experiments.pairwise_tests are in tests/test_experiments_pairwise_tests.py).
 
 References: straightforward per-pair loops written here (Sakai 2006's bootstrap test and estimated

@@ -17,7 +17,7 @@ import pytest
 
 import gtheory
 from conftest import shared
-from gtheory.gstudy import topics_needed_for_ratio
+from gtheory.coefficients import topics_needed_for_ratio
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "coverage_real.py"
 _spec = importlib.util.spec_from_file_location("coverage_real", _PATH)

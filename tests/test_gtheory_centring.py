@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gtheory
-from gtheory.unbalanced import henderson_components, reml_components
+from gtheory.reml import henderson_components, reml_components
 
 EPS = np.finfo(np.float64).eps
 

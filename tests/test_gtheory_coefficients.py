@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 import gtheory
 from gtheory.coefficients import (MAX_TOPICS, CoefficientInterval, TopicsNeeded, topics_needed_for_ratio,
                                   why_never_reached)
-from gtheory.advanced import Coefficients
+from gtheory.coefficients import Coefficients
 
 
 @dataclass(frozen=True)
@@ -166,3 +166,31 @@ def test_coefficient_interval_json_round_trip_scalar_and_array():
         np.testing.assert_array_equal(getattr(back, k), getattr(many, k))  # NaN written as null, read back as NaN
     assert many.summary().splitlines() == ["Eρ²: 90% confidence intervals (Feldt (1965))",
                                            "  Eρ²(5) = 0.5  [0.4, 0.6]", "  Eρ²(50) = –  [–, –]"]
+
+
+import json  # noqa: E402
+from typing import ClassVar  # noqa: E402
+
+from gtheory.coefficients import fields_document, read_fields, why_never_reached  # noqa: E402
+
+@dataclass(frozen=True)
+class _Doc:
+    JSON_FORMAT: ClassVar[str] = "gtheory.test-doc/1"
+    value: float
+    label: str = "x"
+
+
+def test_fields_document_and_read_fields_round_trip():
+    d = fields_document(_Doc(math.inf, "é"))
+    assert d == {"value": None, "label": "é", "format": "gtheory.test-doc/1"}  # inf is null in strict JSON
+    assert read_fields(_Doc, json.dumps(d)) == {"value": None, "label": "é"}
+    with pytest.raises(ValueError, match=r"not a gtheory.test-doc/1 document: missing fields \['value'\]"):
+        read_fields(_Doc, json.dumps({"format": "gtheory.test-doc/1"}))
+
+
+def test_why_never_reached_is_the_rule_of_topics_needed():
+    # equal system means: MS(system) = 0, so σ²(system) = -MS(st)/n_t < 0, set to 0
+    with pytest.warns(gtheory.NegativeVarianceWarning):
+        g = gtheory.gstudy(np.array([[0.2, 0.6, 0.4], [0.4, 0.4, 0.4]]))
+    need = g.topics_needed(0.9, "phi", level=None)
+    assert need.n == math.inf and need.reason == why_never_reached(g.phi_ratio, 0.9)

@@ -12,7 +12,7 @@ import pytest
 import gtheory
 
 MODULES = ["gtheory", "gtheory.components", "gtheory.gstudy", "gtheory.intervals", "gtheory.designs",
-           "gtheory.io", "gtheory.score_layout", "gtheory.score_csv", "gtheory.score_matrix", "gtheory.plot",
+           "gtheory.score_layout", "gtheory.score_csv", "gtheory.score_matrix", "gtheory.plot",
            "gtheory.errors", "gtheory.topic_set_size", "gtheory.gt_mappings", "gtheory.plan", "gtheory.curves"]
 
 

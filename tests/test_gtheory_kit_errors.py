@@ -1,4 +1,4 @@
-"""Fixes as data (gtheory.kit.errors, also metrics.fixes): the errors and warnings that know what the caller can do carry the parameter and
+"""Fixes as data (gtheory.kit.errors, also metrics.FixableError / FixableWarning): the errors and warnings that know what the caller can do carry the parameter and
 the value, and their message ends with that advice in Python terms; a front end reads the attributes, not the text."""
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 import metrics
 import optimize
 from metrics import FixableError, FixableWarning
-from metrics.fixes import python_fix
+import gtheory.kit.errors
+from gtheory.kit.errors import python_fix
 
 
 def test_doctests():
@@ -139,3 +140,32 @@ def test_an_incomplete_matrix_is_refused_with_the_judging_fix(tiny):
         _scores(_resolve_measure("AP", "AP"), judged, False, "AP")
     assert (exc.value.param, exc.value.fix) == ("judged", {"missing": "zero"})
     assert str(exc.value).startswith("measure 'AP' returned NaN or infinite scores (is `judged` read with")
+
+
+def test_metrics_names_are_the_kits():
+    # one protocol: an error raised in metrics is caught as the kit's class and vice versa
+    assert metrics.FixableError is gtheory.kit.errors.FixableError
+    assert metrics.FixableWarning is gtheory.kit.errors.FixableWarning
+
+
+@pytest.mark.parametrize("call, param, fix", [
+    (lambda: metrics.discount_vector("linear", 5), None, {"cutoff": ...}),
+    (lambda: metrics.discount_vector("rbp(p=2)", 5), "p", {}),
+    (lambda: metrics.gain_vector([0, 1], np.array([0.0, 1.5])), "gain", {"gain": ...}),
+    (lambda: metrics.gain_vector([0, np.nan], np.array([0.0, 1.0])), "gain", {}),
+])
+def test_metrics_errors_carry_the_parameter_and_fix(call, param, fix):
+    # the parameter each raiser names, read from its signature (docs/architecture.md, "Errors and their fixes")
+    with pytest.raises(gtheory.kit.errors.FixableError) as err:
+        call()
+    assert isinstance(err.value, ValueError)
+    assert err.value.param == param and err.value.fix == fix
+    if fix:  # the advice ends the message
+        assert str(err.value).endswith(err.value.advice) and err.value.advice
+
+
+def test_low_coverage_warning_suggests_judged_only():
+    assert issubclass(metrics.LowCoverageWarning, gtheory.kit.errors.FixableWarning)
+    with pytest.warns(metrics.LowCoverageWarning) as w:
+        metrics.judge({"q": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}}, {"q": {"a": 1}})
+    assert w[0].message.fix == {"judged_only": True}

@@ -22,7 +22,7 @@ def toy_package(tmp_path, monkeypatch):
     pkg.mkdir()
     (pkg / "__init__.py").write_text(textwrap.dedent("""
         from gtheory.kit.lazy import lazy_package
-        __getattr__, __dir__ = lazy_package(__name__, {"area": ("area", "UNIT"), "other": ("helper",)})
+        __getattr__, __dir__ = lazy_package(__name__, {"area": "area", "UNIT": "area", "helper": "other"})
     """))
     (pkg / "area.py").write_text("UNIT = 'm2'\ndef area(w, h):\n    return w * h\n")
     (pkg / "other.py").write_text("def helper():\n    return 42\n")
@@ -84,3 +84,21 @@ def test_import_of_the_packages_loads_none_of_their_modules():
     loaded = set(eval(r.stdout))
     assert {"gtheory", "metrics", "gtheory.kit.lazy"} <= loaded
     assert not loaded & {"gtheory.gstudy", "gtheory.balanced", "metrics.ndcg", "metrics.judged"}
+
+
+def test_import_metrics_loads_only_the_kit_of_gtheory():
+    # metrics stands on the shared kit only: importing it loads no G-theory module (gtheory's own __init__ is lazy)
+    code = ("import sys, metrics; bad = sorted(m for m in sys.modules if m.startswith('gtheory.') and "
+            "not m.startswith('gtheory.kit')); assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_a_dotted_module_in_the_table_is_absolute(toy_package, tmp_path):
+    # a name defined outside the package (metrics.FixableError is gtheory.kit.errors') is listed by its full module
+    (tmp_path / "lazytoy" / "__init__.py").write_text(
+        "from gtheory.kit.lazy import lazy_package\n"
+        "__getattr__, __dir__ = lazy_package(__name__, {'FixableError': 'gtheory.kit.errors', 'helper': 'other'})\n")
+    import lazytoy
+    import gtheory.kit.errors
+
+    assert lazytoy.FixableError is gtheory.kit.errors.FixableError and lazytoy.helper() == 42

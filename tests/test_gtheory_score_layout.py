@@ -204,14 +204,14 @@ def test_role_names():
 
 
 def test_orientation_spellings_are_one_layout():
-    from gtheory.score_layout import _canonical_orientation
+    from gtheory.score_layout import canonical_orientation
 
     for spelling, layout in (("systems x topics", "systems-by-topics"), ("System × Topic", "systems-by-topics"),
                              ("Topics by Systems", "topics-by-systems"), ("LONG", "long"), ("auto", "auto")):
-        assert _canonical_orientation(spelling) == layout
+        assert canonical_orientation(spelling) == layout
     for bad in ("rows", None, 1):
         with pytest.raises(gtheory.ParameterError) as err:
-            _canonical_orientation(bad)
+            canonical_orientation(bad)
         assert err.value.param == "orientation"
 
 
@@ -266,3 +266,12 @@ def test_a_name_contradicted_by_system_like_labels_is_refused_not_transposed(tmp
     assert gtheory.read_scores(p, orientation=said).shape == (3, 3)
     frame = _matrix().rename_axis(index="topic")  # the same rule for frames: rows S0.. are not system-like here
     assert gtheory.gstudy(frame).n_systems == 9
+
+
+from gtheory.score_layout import canonical_orientation  # noqa: E402  (the public building block)
+
+def test_an_unknown_orientation_is_a_parameter_error_listing_the_spellings():
+    with pytest.raises(gtheory.ParameterError, match=r"`orientation` must be one of 'auto', 'systems x topics'.*"
+                                                     r"got 'diagonal'") as err:
+        canonical_orientation("diagonal")
+    assert err.value.param == "orientation"

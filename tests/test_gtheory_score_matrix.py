@@ -15,6 +15,7 @@ import pytest
 
 import gtheory
 import metrics
+from gtheory import score_csv, score_matrix
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +139,39 @@ def test_a_summary_row_or_column_of_a_frame_is_refused(ap, axis, label):
         frame.loc[label] = frame.mean(axis=0)
     with pytest.raises(ValueError, match=f"a (topic|system) labelled '{label}', which names a summary"):
         gtheory.gstudy(frame)
+
+
+def test_a_csv_path_is_read_as_the_reader_reads_it(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("system,t1,t2\nsys1,0.1,0.5\nsys2,0.3,0.2\n")
+    x, systems, topics = gtheory.as_score_matrix(path)
+    assert systems == ["sys1", "sys2"] and topics == ["t1", "t2"] and x.tolist() == [[0.1, 0.5], [0.3, 0.2]]
+    assert gtheory.as_score_matrix is score_matrix.as_score_matrix and gtheory.read_scores is score_csv.read_scores
+
+
+from gtheory.score_matrix import coerce_matrix, frame_to_matrix  # noqa: E402  (the public building blocks)
+
+def test_coerce_matrix_long_wide_and_array_agree():
+    want = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])  # systems a, b × topics 1, 2, 3
+    long = pd.DataFrame({"system": ["a"] * 3 + ["b"] * 3, "topic": ["1", "2", "3"] * 2, "score": want.ravel()})
+    x, systems, topics, labelled = coerce_matrix(long)
+    assert labelled and list(systems) == ["a", "b"] and list(topics) == ["1", "2", "3"]
+    np.testing.assert_array_equal(x, want)
+    wide = long.pivot(index="topic", columns="system", values="score")  # topics × systems, axes named
+    x2, s2, t2, _ = coerce_matrix(wide)
+    np.testing.assert_array_equal(x2, want)
+    assert list(s2) == ["a", "b"] and list(t2) == ["1", "2", "3"]
+    x3, s3, t3, labelled3 = coerce_matrix(want)  # an array is systems × topics
+    np.testing.assert_array_equal(x3, want)
+    assert not labelled3 and list(s3) == [0, 1] and list(t3) == [0, 1, 2]
+    frame = frame_to_matrix(long, "auto", None, "scores")
+    assert frame.index.name == "system" and frame.columns.name == "topic"
+    np.testing.assert_array_equal(frame.to_numpy(), want)
+
+
+def test_coerce_matrix_refuses_nan_unless_allowed():
+    x = np.array([[0.1, np.nan], [0.3, 0.4], [0.5, 0.6]])
+    with pytest.raises(ValueError, match="NaN"):
+        coerce_matrix(x)
+    got, *_ = coerce_matrix(x, allow_nan=True)
+    assert np.isnan(got[0, 1]) and got[2, 1] == 0.6

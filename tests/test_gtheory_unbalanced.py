@@ -17,7 +17,8 @@ import pytest
 
 import gtheory
 from gtheory import MissingCellsWarning, gstudy
-from gtheory.unbalanced import UnbalancedGStudy, henderson_t_terms
+from gtheory.reml import henderson_t_terms
+from gtheory.unbalanced import UnbalancedGStudy
 
 from conftest import SHARED, brennan_missing
 

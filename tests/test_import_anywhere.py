@@ -107,8 +107,9 @@ def test_the_message_tells_a_clone_from_a_project_folder(tmp_path):
 
 @pytest.mark.parametrize("shadow", ["clone", "gtheory.py"])
 def test_metrics_display_names_what_shadows_gtheory(tmp_path, monkeypatch, shadow):
-    """metrics imports gtheory only to display its results: the same message there, not `No module named
-    'gtheory.kit.display'` (the clone's folder, or a gtheory.py of the user's project)."""
+    """metrics stands on gtheory's shared kit only (lazy names, errors, display): the guard of its first kit import
+    (metrics/__init__.py) gives the same message, not `No module named 'gtheory.kit'` (the clone's folder, or a
+    gtheory.py of the user's project)."""
     if shadow == "clone":
         fake = types.ModuleType("gtheory")
         fake.__path__ = [str(clone_named_gtheory(tmp_path))]
@@ -119,11 +120,11 @@ def test_metrics_display_names_what_shadows_gtheory(tmp_path, monkeypatch, shado
         fake.__file__ = str(tmp_path / "gtheory.py")
         expected = f"finds the file {tmp_path / 'gtheory.py'} first on sys.path"
     monkeypatch.setitem(sys.modules, "gtheory", fake)
-    for name in [m for m in sys.modules if m.startswith("gtheory.")] + ["metrics._display"]:
+    for name in [m for m in sys.modules if m.startswith("gtheory.") or m == "metrics" or m.startswith("metrics.")]:
         monkeypatch.delitem(sys.modules, name, raising=False)
     # only the standard finders: an older editable install's import hook would find gtheory.kit.display regardless
     monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path
                                            if getattr(f, "__module__", "").startswith("_frozen_importlib")])
     with pytest.raises(ImportError, match=re.escape(expected)) as e:
-        importlib.import_module("metrics._display")
+        importlib.import_module("metrics")
     assert type(e.value).__name__ == ShadowedPackageError.__name__ and e.value.name == "gtheory"

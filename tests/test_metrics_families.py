@@ -1,4 +1,4 @@
-"""Tests of metrics/_families.py: family specifications such as ``"rbp(p=0.8)"`` parsed without eval, and the one
+"""Tests of metrics/families.py: family specifications such as ``"rbp(p=0.8)"`` parsed without eval, and the one
 check of a family's numeric parameters (finite, in range, the parameter named).
 
 References: the ranges documented for each family (``PARAMETER_RANGES``: RBP's p in (0, 1], Järvelin's b > 1,
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from metrics import FixableError
-from metrics._families import PARAMETER_RANGES, check_finite_vector, check_parameter, parse_family
+from metrics.families import PARAMETER_RANGES, check_finite_vector, check_parameter, parse_family
 
 KNOWN = {"rbp": ("p",), "jarvelin": ("b",), "log2": (), "linear": ("k",)}
 

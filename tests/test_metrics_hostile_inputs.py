@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import metrics
 from experiments.cli import main
 from metrics import TrecFormatError
-from metrics.trecio import natural_topic_order
+from metrics.trec_lines import natural_topic_order
 
 RUN_A = b"1 Q0 d1 1 3.0 a\n1 Q0 d2 2 2.0 a\n2 Q0 d3 1 1.0 a\n2 Q0 d1 2 0.5 a\n"
 RUN_B = b"1 Q0 d2 1 3.0 b\n1 Q0 d1 2 2.0 b\n2 Q0 d1 1 1.0 b\n2 Q0 d3 2 0.5 b\n"

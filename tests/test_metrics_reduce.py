@@ -211,3 +211,47 @@ def test_report_records_the_reduction():
     kept = r.grades >= 0
     assert np.array_equal(r.levels[r.grades[kept]], j.levels[j.grades[kept]])
     assert ((j.grades >= 0) & ~kept <= (r.grades == UNJUDGED)).all()
+
+
+from metrics._toy import single_topic  # noqa: E402
+from metrics.judged import check_judged  # noqa: E402
+from metrics.reduce import check_fractions, reduction_mask, reduction_masks, stratify  # noqa: E402
+
+def test_check_fractions_sorts_descending_and_names_the_parameter():
+    assert check_fractions([0.1, 1, 0.5]) == (1.0, 0.5, 0.1)
+    with pytest.raises(TypeError, match=r"`fractions` must be a sequence of numbers in \(0, 1\]; got 0.5"):
+        check_fractions(0.5)
+    with pytest.raises(ValueError, match=r"`fractions` must be distinct; got \[0.5, 0.5\]"):
+        check_fractions([0.5, 0.5])
+    with pytest.raises(ValueError, match=r"`fractions` must be a number in \(0, 1\]") as caught:
+        check_fractions([0.5, 0])
+    assert caught.value.param == "fractions"  # each fraction by the parameter table's rule of `fraction`
+    with pytest.raises(ValueError, match="`fractions` must not be empty"):
+        check_fractions([])
+
+
+def test_check_judged():
+    # (the sampling's relevance_level, min_relevant, min_nonrelevant and rounding are the parameter table's:
+    # tests/test_gtheory_kit_params.py)
+    with pytest.raises(TypeError, match="`judged` must be a metrics.JudgedRuns"):
+        check_judged([[1]])
+
+
+def test_strata_count_each_topics_relevant_and_nonrelevant_judgments():
+    # one topic, qrels grades 2, 1, 0, 0, -2 at relevance level 1: R = 2, N = 3 (the -2 is a judgment of
+    # non-relevance for the sampling)
+    j = single_topic([[2]], qrels=[2, 1, 0, 0, -2])
+    st = stratify(j, np.random.default_rng(0), 1.0)
+    assert st.counts.tolist() == [2, 3]
+    levels = j.levels[j.qrels_level]
+    assert st.stratum.tolist() == [0 if g >= 1 else 1 for g in levels]
+    for k in (0, 1):  # ranks within each stratum are a permutation of 0..count-1
+        assert sorted(st.rank[st.stratum == k].tolist()) == list(range(st.counts[k]))
+
+
+def test_reduction_masks_are_reduction_mask():
+    j = single_topic([[1, 0, 1]], qrels=[1] * 30 + [0] * 60)
+    fr = check_fractions([0.5, 0.2])
+    masks = reduction_masks(j, stratify(j, np.random.default_rng(3), 1.0), fr, 1, 10, "ceil")
+    assert np.array_equal(masks, reduction_mask(j, list(fr), seed=3))
+    assert masks.sum(axis=1).tolist() == [15 + 30, 6 + 12]  # ceil(f R) + ceil(f N)

@@ -1,4 +1,4 @@
-"""The sparse "relevant cells" path of nDCG (metrics._sparse) against the dense definition.
+"""The sparse "relevant cells" path of nDCG (metrics.sparse) against the dense definition.
 
 References, independent of the library's code: nDCG written out per ranked list in plain Python (DCG as the sum of
 discount × gain over the ranks, IDCG over the ideal ranking built by sorting the topic's judged gains), on
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import metrics
 from metrics import ABSENT, UNJUDGED, JudgedRuns, dcg_parts, ndcg
-from metrics._sparse import ideal_dcg, relevant_cells
+from metrics.sparse import ideal_dcg, relevant_cells
 from metrics._toy import single_topic
 from optimize.objective import Problem, identified_depth
 
@@ -294,3 +294,23 @@ def test_a_huge_integer_grade_is_no_index_and_no_cast_warning():
     assert scores[0, 0] == pytest.approx(1.0) and 0 < scores[1, 0] < 1  # linear gain: a first is the ideal
     with pytest.raises(ValueError, match="grade"):  # a vector of gains per grade cannot cover grade 1e20
         ndcg(j, gain=[0, 1, 2], cutoff=2)
+
+
+import scipy.sparse as sp  # noqa: E402
+
+from metrics.sparse import RelevantCells, matvec  # noqa: E402
+
+def test_matvec_is_the_csr_product():
+    rng = np.random.default_rng(1)
+    A = sp.random(40, 30, density=0.2, format="csr", random_state=2, dtype=np.float64)
+    x = rng.random(30)
+    # the same products summed in the same row order: equal to rounding (1e-12 on values of order 1)
+    np.testing.assert_allclose(matvec(A, x), A @ x, rtol=0, atol=1e-12)
+
+
+def test_relevant_cells_built_once_per_tensor():
+    j = single_topic([[1, 0, None, 2]], qrels=[2, 1, 0])
+    rc = relevant_cells(j)
+    assert isinstance(rc, RelevantCells) and relevant_cells(j) is rc
+    assert (rc.n_systems, rc.n_topics) == (1, 1) and rc.levels.tolist() == [0.0, 1.0, 2.0]
+    assert relevant_cells(j, judged_only=True) is not rc

@@ -103,7 +103,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
         return experiments.SweepGrid.of(cutoffs=[10, None], gains={"linear": "linear", "steep": {0: 0.0, 1: 1.0, 2: 4.0}},
                                         discounts=["log2", "zipf"], fractions=[1.0, 0.5], seeds=[0, 3])
     if name == "Study":
-        from experiments.report import ReportSettings, run_study
+        from experiments import ReportSettings, run_study
 
         s = ReportSettings.quick(cutoff=10, discount_cutoffs=(10,), gain_cutoffs=(10,), n_resamples=20, n_splits=2, starts=1)
         return _quiet(run_study, judged, settings=s, published=False)

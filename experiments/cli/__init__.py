@@ -7,7 +7,7 @@ Each subcommand lives in its own module in this package and exposes
 
 Errors that are the user's (bad file, bad option) are raised as :class:`UsageError`, or by the library as
 ``ValueError`` / ``OSError`` (a :class:`gtheory.ParameterError` names its parameter, shown as the option of the
-subcommand's ``_OPTIONS`` table; a fix carried as data, :mod:`metrics.fixes`, is worded with the options), and printed as one line on stderr without a traceback; exit code 2. Any other
+subcommand's ``_OPTIONS`` table; a fix carried as data, :mod:`gtheory.kit.errors`, is worded with the options), and printed as one line on stderr without a traceback; exit code 2. Any other
 exception is a bug, not a usage error: one line with a hint to rerun with ``--traceback``; exit code 1.
 ``--traceback`` (or ``GTHEORY_DEBUG=1``) shows the traceback. Every output goes through the package's one writer
 (:mod:`gtheory.kit.output`): a regular file (or a new path) is written atomically (a temporary file beside it,

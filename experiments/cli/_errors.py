@@ -2,7 +2,7 @@
 
 Each parameter a message names in backticks becomes the option the user typed (one table per subcommand,
 ``_OPTIONS``, over :data:`DATA_OPTIONS`); the parameter an error is about (``err.param``) is named; a fix carried as
-data (``err.fix``, :mod:`metrics.fixes`) is worded with the options, or, for a parameter the CLI has no option for,
+data (``err.fix``, :mod:`gtheory.kit.errors`) is worded with the options, or, for a parameter the CLI has no option for,
 with what a CLI user does instead (:data:`CLI_FIXES`, keyed by parameter).
 """
 from __future__ import annotations
@@ -67,7 +67,7 @@ def in_option_names(exc: Exception | str, options: dict[str, str], advice: dict[
     """``exc`` (a library error or warning, or a message) as a one-line CLI message in the terms of the options.
 
     ``options`` maps a parameter to its option (``{"top_k": "--top-k"}``), over :data:`DATA_OPTIONS`. An error with
-    a fix as data (``exc.fix``, :mod:`metrics.fixes`) is its ``statement`` followed by the fix worded by
+    a fix as data (``exc.fix``, :mod:`gtheory.kit.errors`) is its ``statement`` followed by the fix worded by
     :func:`cli_fix`, with ``advice`` (keyed by parameter, over :data:`CLI_FIXES`) for a parameter without an
     option. The parameter the error is about (``exc.param``) is named first unless the message names it. Each
     `parameter` or `parameter=value` in backticks becomes its option (:func:`option_words`); others are kept.

@@ -55,10 +55,10 @@ confidence intervals (Feldt 1965; Arteaga et al. 1982), and the number of topics
 def _orientation(text: str) -> str:
     """The canonical spelling of a layout (the library's vocabulary: 'topics x systems' is topics-by-systems);
     anything else unchanged, for argparse's choices to refuse. A canonical spelling (the default "auto") returns
-    at once: gtheory.advanced imports scipy.optimize (half a second of every command's start-up)."""
+    at once (the layout module's import costs part of a second of every command's start-up)."""
     if text in ("auto", "systems-by-topics", "topics-by-systems", "long"):
         return text
-    from gtheory.advanced import canonical_orientation as _canonical_orientation
+    from gtheory.score_layout import canonical_orientation as _canonical_orientation
 
     try:
         return _canonical_orientation(text)

@@ -2,8 +2,8 @@
 
 Jupyter calls ``obj._repr_html_()`` when a cell's value is displayed; every result object of the package builds
 its table with :func:`html_table` so that all look alike. This is the one implementation: ``gtheory`` imports no
-sibling package, and ``metrics/_display.py`` re-exports these functions for metrics' result types (imported only
-when one is displayed); optimize and experiments import this module.
+sibling package, so the helpers every package shares live in its kit; metrics' result types import this module
+inside their display methods, optimize and experiments at the top.
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ An error or warning that knows what the caller can do about it carries the advic
 one of them too, with ``param`` first and, where known, the ``rule`` it breaks and the ``value`` given.
 
 It lives in the shared kit (:mod:`gtheory.kit`), the layer below every package: ``metrics.FixableError``,
-``metrics.fixes`` and ``gtheory.ParameterError`` are these very classes.
+``metrics.FixableWarning`` and ``gtheory.ParameterError`` are these very classes.
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def _rebuild(cls: type, statement: str, param: str | None, fix: dict, fix_effect
 
 
 class FixableError(_Fixable, ValueError):
-    """A :class:`ValueError` whose advice is data (module :mod:`metrics.fixes`): ``statement``, ``param``, ``fix``,
+    """A :class:`ValueError` whose advice is data (module :mod:`gtheory.kit.errors`): ``statement``, ``param``, ``fix``,
     ``fix_effect`` and ``advice``; ``str(err)`` is the statement followed by the advice.
 
     >>> err = FixableError("`judged` is read with `missing='exclude'`", param="judged", fix={"missing": "zero"},

@@ -30,23 +30,24 @@ class _LazyPackage(types.ModuleType):
         super().__setattr__(name, value)
 
 
-def lazy_package(package: str, exports: dict[str, tuple[str, ...]]
-                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_package(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Make ``package`` (being initialised) resolve ``exports`` lazily; returns its ``__getattr__`` and ``__dir__``.
 
-    ``exports`` maps each submodule (relative name, e.g. ``"gstudy"``) to the public names it defines. A name is
-    imported from its submodule on first access and then cached in the package's namespace; any submodule is
-    reachable as an attribute too (``gtheory.<submodule>``), as after an eager import.
+    ``exports`` is the package's one table of public names: each name and the module that defines it, a submodule by
+    its relative name (``"gstudy"``), any other module by its full dotted name (``"gtheory.kit.errors"``: a name
+    containing a dot is absolute); the package's ``__all__`` is its keys. A name is imported from its module on first
+    access and then cached in the package's namespace; any submodule is reachable as an attribute too
+    (``gtheory.<submodule>``), as after an eager import.
     """
     module = sys.modules[package]
-    where = {name: sub for sub, names in exports.items() for name in names}
+    where = {name: sub if "." in sub else f"{package}.{sub}" for name, sub in exports.items()}
     module.__dict__["_lazy_exports"] = where
     module.__class__ = _LazyPackage
 
     def __getattr__(name: str) -> Any:
         sub = where.get(name)
         if sub is not None:
-            value = getattr(importlib.import_module(f"{package}.{sub}"), name)
+            value = getattr(importlib.import_module(sub), name)
             module.__dict__[name] = value
             return value
         if not name.startswith("__"):

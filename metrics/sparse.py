@@ -37,7 +37,7 @@ from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from .judged import JudgedRuns
 
-__all__ = ["RelevantCells", "relevant_cells", "ideal_dcg", "active_codes"]
+__all__ = ["RelevantCells", "relevant_cells", "ideal_dcg", "active_codes", "matvec"]
 
 #: tensor elements scanned per block when collecting the entries (bounds the temporary bool mask to ~8 MB)
 _SCAN_BLOCK = 1 << 23
@@ -57,7 +57,7 @@ except ImportError:  # pragma: no cover - a SciPy without it: the public operato
     _csr_matvec = None
 
 
-def _matvec(A: sp.csr_matrix, x: np.ndarray) -> np.ndarray:
+def matvec(A: sp.csr_matrix, x: np.ndarray) -> np.ndarray:
     """``A @ x`` for a canonical CSR ``A`` and a contiguous float64 ``x`` (the same kernel and summation order)."""
     if _csr_matvec is None or A.data.dtype != np.float64:
         return np.asarray(A @ x)
@@ -260,7 +260,7 @@ class RelevantCells:
         hit = self._counts.get(key)
         if hit is not None:
             return hit
-        out = _matvec(self.pattern(code, d.size), d)
+        out = matvec(self.pattern(code, d.size), d)
         out.setflags(write=False)
         with self._lock:
             self._counts[key] = out

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .fixes import FixableError
+from gtheory.kit.errors import FixableError
 
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
