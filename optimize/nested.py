@@ -822,7 +822,7 @@ def _fixed_clause(dec: Decision, T: int, level: float) -> str:
         return "no other fixed configuration to compare"
     c = f.index if f.adopt else f.best
     return (f"{f.names[c]} on all {T} topics Φ(1) {f.phi[0]:.3f} → {f.phi[c]:.3f} ({signed(f.diff[c], 3)}; "
-            f"one-sided {level:.0%} lower bound {signed(f.lo[c], 3)}, Bonferroni over {f.m} standard"
+            f"lower end of the {level:.0%} interval {signed(f.lo[c], 3)}, Bonferroni over {f.m} standard"
             f"{'s' if f.m != 1 else ''}, paired topic bootstrap of {f.n_resamples} resamples)")
 
 

@@ -11,7 +11,8 @@ each resample :math:`\Delta^*_c` from the G-study of the resampled matrices.
 
 The multiplicity of choosing among :math:`m` alternatives is controlled by Bonferroni: alternative :math:`c`'s
 one-sided lower bound is the :math:`\alpha/m` quantile of :math:`\Delta^*_c` (percentile bootstrap), with
-:math:`\alpha = 1 -` ``level``. The rule switches to the alternative with the largest :math:`\Delta_c` among those
+:math:`\alpha = (1 -` ``level``:math:`)/2`: the lower end of the two-sided ``level`` (95 %) interval, Bonferroni-corrected
+— the same convention as tier 2's corrected interval, whose lower end must be above 0. The rule switches to the alternative with the largest :math:`\Delta_c` among those
 whose lower bound is above 0, else keeps the baseline. So under a null where every alternative is exchangeable
 with the baseline topic by topic, the chance of any switch is at most :math:`\alpha` (about :math:`\alpha/m` for
 each alternative), as far as the bootstrap quantile is accurate — measured, not assumed:
@@ -39,9 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["FixedDecision", "fixed_decision", "resampled_phi", "topic_resamples", "N_RESAMPLES", "FIXED_STREAM"]
+__all__ = ["FixedDecision", "fixed_decision", "resampled_phi", "topic_resamples", "topic_counts", "N_RESAMPLES", "FIXED_STREAM"]
 
-#: default number of paired topic resamples of tier 1 (the α/m = 0.025 quantile rests on 100 resamples beyond it)
+#: default number of paired topic resamples of tier 1 (the α/m = 0.0125 quantile rests on 50 resamples beyond it)
 N_RESAMPLES = 4000
 
 #: spawn key of tier 1's random stream under ``recommend``'s seed (distinct from the nested seeds' children 0, 1, …)
@@ -53,12 +54,12 @@ def topic_resamples(n_topics: int, n_resamples: int, rng: np.random.Generator) -
     return rng.integers(0, n_topics, size=(int(n_resamples), int(n_topics)))
 
 
-def _counts(idx: NDArray[np.int64], n_topics: int) -> NDArray[np.float64]:
+def topic_counts(idx: NDArray[np.int64], n_topics: int) -> NDArray[np.float64]:
     """``(B, T)`` how many times each topic is drawn in each resample."""
+    idx = np.asarray(idx, dtype=np.int64)
     B = idx.shape[0]
-    w = np.zeros((B, n_topics))
-    np.add.at(w, (np.repeat(np.arange(B), idx.shape[1]), idx.ravel()), 1.0)
-    return w
+    flat = (np.arange(B, dtype=np.int64)[:, None] * n_topics + idx).ravel()
+    return np.bincount(flat, minlength=B * n_topics).reshape(B, n_topics).astype(np.float64)
 
 
 def resampled_phi(X: NDArray[np.float64], idx: NDArray[np.int64] | None = None,
@@ -72,7 +73,7 @@ def resampled_phi(X: NDArray[np.float64], idx: NDArray[np.int64] | None = None,
     :math:`SS_t = S\sum_t w_t(\bar x_{\cdot t}-\bar x)^2`, :math:`SS_{st} = SS_{tot}-SS_s-SS_t`."""
     X = np.asarray(X, dtype=np.float64)
     C, S, T = X.shape
-    W = _counts(np.asarray(idx), T) if weights is None else np.asarray(weights, dtype=np.float64)
+    W = topic_counts(np.asarray(idx), T) if weights is None else np.asarray(weights, dtype=np.float64)
     X = X - X.mean(axis=(1, 2), keepdims=True)  # Φ is shift invariant; centring keeps the sums of squares exact
     n = W.sum(axis=1)  # (B,) = T for a bootstrap resample
     ct = X.mean(axis=1)  # (C, T) topic means
@@ -98,10 +99,10 @@ class FixedDecision:
     phi: NDArray  # Φ(1) on all topics
     diff: NDArray  # Φ_c(1) − Φ_0(1) on all topics
     lo: NDArray  # one-sided lower bound at α/m (Bonferroni), percentile bootstrap
-    hi: NDArray  # the matching upper bound (1 − α/m quantile): [lo, hi] is a two-sided 1 − 2α/m interval
+    hi: NDArray  # the matching upper bound (1 − α/m quantile): [lo, hi] is the two-sided interval at 1 − 2α/m
     share: NDArray  # share of resamples on which c beats the baseline
     index: int  # the configuration to use (0: keep the baseline)
-    alpha: float  # familywise one-sided level, 1 − level
+    alpha: float  # familywise one-sided level, (1 − level) / 2
     m: int  # number of alternatives (the Bonferroni divisor)
     n_resamples: int
 
@@ -119,24 +120,25 @@ class FixedDecision:
 
 def fixed_decision(X: NDArray[np.float64], names: tuple[str, ...] | list[str], *, level: float = 0.95,
                    n_resamples: int = N_RESAMPLES, rng: np.random.Generator | int | None = None,
-                   idx: NDArray[np.int64] | None = None) -> FixedDecision:
+                   idx: NDArray[np.int64] | None = None, weights: NDArray[np.float64] | None = None) -> FixedDecision:
     r"""Tier 1 on scores ``X`` ``(C, S, T)`` of ``C`` fixed configurations, the baseline first (module docstring):
     switch to the alternative with the largest all-topics Φ(1) gain among those whose Bonferroni-corrected one-sided
     lower bound (paired topic bootstrap, level ``level``) is above 0.
 
     ``idx`` (``(B, T)`` resampled topic indices) replaces the resamples drawn from ``rng`` (the calibration passes
-    one array to many constructed nulls)."""
+    one array to many constructed nulls); ``weights`` (``(B, T)`` topic counts of such resamples) replaces both."""
     X = np.asarray(X, dtype=np.float64)
     C, S, T = X.shape
-    if idx is None:
-        idx = topic_resamples(T, n_resamples, np.random.default_rng(rng))
-    ones = np.ones((1, T))
-    phi = resampled_phi(X, weights=ones)[:, 0]
-    boot = resampled_phi(X, idx)
+    if weights is None:
+        if idx is None:
+            idx = topic_resamples(T, n_resamples, np.random.default_rng(rng))
+        weights = topic_counts(np.asarray(idx), T)
+    phi = resampled_phi(X, weights=np.ones((1, T)))[:, 0]
+    boot = resampled_phi(X, weights=weights)
     d = phi - phi[0]
     db = boot - boot[:1]
     m = C - 1
-    alpha = 1.0 - float(level)
+    alpha = (1.0 - float(level)) / 2.0
     q = alpha / max(m, 1)
     lo = np.quantile(db, q, axis=1)
     hi = np.quantile(db, 1.0 - q, axis=1)
@@ -146,4 +148,4 @@ def fixed_decision(X: NDArray[np.float64], names: tuple[str, ...] | list[str], *
     ok = [c for c in range(1, C) if lo[c] > 0 and d[c] > 0]
     index = max(ok, key=lambda c: (d[c], -c)) if ok else 0
     return FixedDecision(names=tuple(names), phi=phi, diff=d, lo=lo, hi=hi, share=share, index=int(index),
-                         alpha=alpha, m=m, n_resamples=int(idx.shape[0]))
+                         alpha=alpha, m=m, n_resamples=int(weights.shape[0]))

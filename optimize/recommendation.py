@@ -44,7 +44,7 @@ Fields of the two-tier rule (:func:`optimize.recommend`; tier 1 :mod:`optimize.r
 * ``reference`` (str): the candidate tier 2 had to beat (tier 1's choice).
 * ``fixed_choice`` (str): tier 1's choice (the baseline's name when it keeps); ``fixed_alternative``: the standard
   its evidence is about (the choice, or when keeping the one with the largest lower bound); ``fixed_diff``: its
-  Φ(1) minus the baseline's on all topics, ``fixed_lo`` its one-sided lower bound at (1 − level)/``fixed_m``
+  Φ(1) minus the baseline's on all topics, ``fixed_lo`` its one-sided lower bound at (1 − level)/(2 ``fixed_m``)
   (Bonferroni over the ``fixed_m`` alternative standards; paired topic bootstrap of ``n_resamples`` resamples),
   ``fixed_hi`` the matching upper quantile, ``fixed_share`` the share of resamples it beat the baseline on.
 * ``diff``, ``diff_lo``, ``diff_hi``, ``phi_n_*``, ``splits_won``: the evidence of the deciding tier — tier 1's
