@@ -5,13 +5,14 @@
     python benchmarks/calibrate_recommend.py whole-null --collections dl19 clef --cutoffs 10 100 [--nulls 20]
     python benchmarks/calibrate_recommend.py whole-value --collections trec9 dl19 --cutoffs 10 100 [--subsets 10]
     python benchmarks/calibrate_recommend.py halves      # the anti-correlation of complementary halves (cached tensors)
+    python benchmarks/calibrate_recommend.py table       # the docs' tables from the recorded results
 
 Baseline: trec_eval's nDCG (linear gains, log2 discount). Standards: zipf and linear discounts; exponential gains.
 Per collection × cut-off × what (gain cells only where there are at least two positive grades), the standards'
 systems × topics nDCG tensors are computed once and cached (``.npz`` under ``$GTHEORY_CALIBRATION_CACHE``, default
 ``/tmp/gtheory-calibration``); every null and subset below is then a topic index operation on them.
 
-Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.nested.tier_one`, 4,000 paired resamples):
+Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.recommend_fixed.tier_one`, 4,000 paired resamples):
 
 * **validity**: for each alternative standard c, ``--nulls`` constructed nulls in which c and the baseline are
   exchangeable topic by topic: for each topic, with probability 1/2, c's and the baseline's score columns are
@@ -238,6 +239,58 @@ def run_halves(args) -> dict:
     return results
 
 
+LABELS = {"trec9": "TREC-9 Web", "dl19": "DL 2019 passage", "robust04": "Robust 2004", "dl21": "DL 2021 passage",
+          "clef": "CLEF eHealth 2014"}
+
+
+def tables(results: dict) -> str:
+    """The docs' tables (Markdown) from the recorded results."""
+    out = ["| collection | cell | false-switch rate (per standard) | ½: value (switches, worse) | ¾: value (switches, "
+           "worse) | best standard, whole collection | captured ½ / ¾ | all topics, 5 seeds |",
+           "|---|---|---|---|---|---|---|---|"]
+    for key, r in results.items():
+        if not key.startswith("tier1 "):
+            continue
+        _, name, cell = key.split()
+        S, T = r["shape"]
+        v = r["value"]
+        best = max((n for n in r["names"][1:]), key=lambda n: v["gain"][n])
+        cap = " / ".join("-" if v[s]["captured"] is None else f"{v[s]['captured']:.2f}" for s in ("0.5", "0.75"))
+        out.append(
+            f"| {LABELS[name]} ({S}×{T}) | {cell} | "
+            + ", ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
+            + "".join(f" | {v[s]['value']:+.4f} ({v[s]['switches']}/{v[s]['n']}, {v[s]['worse']})" for s in ("0.5", "0.75"))
+            + f" | {best} {v['gain'][best]:+.4f} | {cap} | {r['stability']['decision']} {r['stability']['agree']}/5 "
+              f"(lower end {r['stability']['lo']:+.4f}) |")
+    rows = [(k, r) for k, r in results.items() if k.startswith("whole-null ")]
+    if rows:
+        out += ["", "| collection | cell | nulls | whole rule: false-switch rate | tier 1 alone | any switch | seeds |",
+                "|---|---|---|---|---|---|---|"]
+        for key, r in rows:
+            _, name, cell = key.split()
+            out.append(f"| {LABELS[name]} | {cell} ({r['candidate']} ⇄ baseline) | {r['n']} | {r['false']:.3f} | "
+                       f"{r['tier1_false']:.3f} | {r['any']:.3f} | {r['seeds']} |")
+    rows = [(k, r) for k, r in results.items() if k.startswith("whole-value ")]
+    if rows:
+        out += ["", "| collection | cell | halves | whole rule: mean value | smallest | switches (tier 1 / tier 2) | "
+                "best standard's whole-collection gain |", "|---|---|---|---|---|---|---|"]
+        for key, r in rows:
+            _, name, cell = key.split()
+            sw = [t for t, d in zip(r["tiers"], r["decisions"]) if d != "keep"]
+            out.append(f"| {LABELS[name]} | {cell} | {r['n']} | {r['value']:+.4f} | {min(r['values']):+.4f} | "
+                       f"{sw.count(1)} / {sw.count(2)} | {r['fixed_available']:+.4f} |")
+    rows = [(k, r) for k, r in results.items() if k.startswith("halves ")]
+    if rows:
+        out += ["", "| collection | cell | standard | corr(Δ_A, Δ_B) | whole collection | top tenth of Δ_A | "
+                "their Δ_B |", "|---|---|---|---|---|---|---|"]
+        for key, r in rows:
+            _, name, cell = key.split()
+            for n, x in r.items():
+                out.append(f"| {LABELS[name]} | {cell} | {n} | {x['corr']:+.2f} | {x['whole']:+.4f} | "
+                           f"{x['mean_A_top']:+.4f} | {x['mean_B_top']:+.4f} |")
+    return "\n".join(out)
+
+
 class SwappedModel:
     """A scoring model whose baseline and configuration ``xc`` exchange their per-topic scores on ``swap``: every
     score the rule computes for those two vectors is swapped there; everything else is the real model's."""
@@ -371,7 +424,7 @@ def _write(out: str, results: dict) -> None:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("mode", choices=["tier1", "whole-null", "whole-value", "halves"])
+    p.add_argument("mode", choices=["tier1", "whole-null", "whole-value", "halves", "table"])
     p.add_argument("--collections", nargs="+", default=list(COLLECTIONS))
     p.add_argument("--cutoffs", nargs="+", type=int, default=[10, 20, 100])
     p.add_argument("--what", nargs="+", default=["discount", "gain"])
@@ -384,6 +437,9 @@ def main(argv=None) -> int:
         args.nulls = 200 if args.mode == "tier1" else 20
     if args.subsets is None:
         args.subsets = 20 if args.mode == "tier1" else 10
+    if args.mode == "table":  # the docs' tables from the recorded results
+        print(tables(_read(args.out)))
+        return 0
     with single_threaded_blas():
         {"tier1": run_tier1, "whole-null": run_whole_null, "whole-value": run_whole_value,
          "halves": run_halves}[args.mode](args)

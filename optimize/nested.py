@@ -74,17 +74,18 @@ import metrics
 from metrics import JudgedRuns
 from gtheory.kit.checks import check_progress
 
-from gtheory.kit.display import signed
 from gtheory.kit.errors import ParameterError
 from gtheory.kit.ties import TIE_REL
 from gtheory.kit.splits import topic_splits
 
 from ._ratio import JointModel, RatioModel, coefficients, topics_needed
 from .candidates import FIT_TOL, JOINT_ROUNDS, LAMBDAS, Candidate, _candidates  # noqa: F401
+from .candidates import _jsonable_spec, _use_spec, _vectors_of
 from .families import FAMILIES, tuning_from_vector
 from .objective import Problem
 from .recommendation import Recommendation
-from .recommend_fixed import FIXED_STREAM, N_RESAMPLES, FixedDecision, fixed_decision
+from .recommend_fixed import FIXED_STREAM, N_RESAMPLES, FixedDecision, fixed_index, standard_indices, tier_one  # noqa: F401
+from .recommend_verdict import PHI_MEANING, tier_reason as _tier_reason, verdict as _verdict_text
 from ._threads import single_threaded_blas
 from gtheory.kit.signatures import keyword_only
 from gtheory.kit.params import REQUIRED_CUTOFF, integer, validate_params
@@ -559,25 +560,6 @@ def recommend(
                      level=level, t0=t0)
 
 
-def standard_indices(cands: list[Candidate]) -> list[int]:
-    """Positions of the fixed configurations among the candidates: the baseline (0) first, then the standards."""
-    return [i for i, c in enumerate(cands) if c.kind in ("baseline", "standard")]
-
-
-def tier_one(model, cands: list[Candidate], *, level: float, n_resamples: int = N_RESAMPLES, rng=None,
-             topics: NDArray | None = None) -> FixedDecision:
-    """Tier 1 (:mod:`optimize.recommend_fixed`) on the fixed configurations among ``cands``, on ``topics``
-    (default all)."""
-    std = standard_indices(cands)
-    X = model.scores(np.stack([cands[i].fit(None)[0] for i in std]), topics)
-    return fixed_decision(X, [cands[i].name for i in std], level=level, n_resamples=n_resamples, rng=rng)
-
-
-def fixed_index(cands: list[Candidate], fixed: FixedDecision) -> int:
-    """The candidate position of tier 1's choice."""
-    return standard_indices(cands)[fixed.index]
-
-
 def combine(dec: Decision, fixed: FixedDecision) -> Decision:
     """The whole rule: tier 2's decision ``dec`` (against tier 1's choice, ``dec.reference``) with tier 1's
     ``fixed``: a tuned candidate tier 2 adopts (tier 2), else tier 1's choice (tier 1; the baseline when keeping)."""
@@ -599,11 +581,6 @@ def _jobs(n_jobs: int | None, n_seeds: int) -> int:
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
         raise ValueError(f"`n_jobs` must be a positive integer or None; got {n_jobs!r}.")
     return int(n_jobs)
-
-
-#: Φ in one clause, for a verdict's reader
-PHI_MEANING = ("Φ(n) is the share of the variance of n-topic mean scores that comes from real differences between "
-               "systems (1 = the ranking would not change with other topics)")
 
 
 def _phi_n(p1: float, n: int) -> float:
@@ -719,8 +696,9 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
         measure = measure_spec(gain, discount, cutoff, model.levels)
         gv = tuple(float(v) for v in metrics.gain_vector(gain, model.levels))
         dv = tuple(float(v) for v in metrics.discount_vector(discount, int(cutoff), cutoff=int(cutoff)))
-    verdict = _verdict(dec, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
-                       target, n_splits, min_wins, level, to_decide, alt_i=alt_i, wins=wins)
+    verdict = _verdict_text(dec, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
+                            target, n_splits, min_wins, level, to_decide, alt_i=alt_i, wins=wins,
+                            min_splits=MIN_SPLITS)
     kind = "standard" if chosen.kind in ("baseline", "standard") else chosen.kind
     tuning = tuning_from_vector(judged, cutoff, what, x, gain=gain, discount=discount, objective=objective,
                                 solver=("standard" if kind == "standard" else f"recommend:{kind}"),
@@ -774,126 +752,6 @@ def topics_to_decide(diff: float, lo: float, n_topics: int) -> float:
     if not (math.isfinite(diff) and math.isfinite(lo)) or diff <= 0 or lo > 0:
         return math.nan
     return float(math.ceil(n_topics * ((diff - lo) / diff) ** 2 - 1e-9))
-
-
-def _jsonable_spec(spec: Any) -> Any:
-    """A gain or discount spec as JSON: a name, a list of numbers or a {grade: gain} mapping with text keys."""
-    if isinstance(spec, str):
-        return spec
-    if isinstance(spec, dict):
-        return {str(float(k)): float(v) for k, v in spec.items()}
-    try:
-        return [float(v) for v in spec]
-    except TypeError:
-        return None
-
-
-def _use_spec(c: Candidate, label: str, what: str, gain: Any, discount: Any) -> tuple[Any, Any]:
-    """(gain, discount) names of an adopted candidate when it has named forms; (None, None) otherwise."""
-    if c.spec is not None:
-        return c.spec
-    fam = getattr(c, "family", None)
-    theta = c.thetas.get(b"all") if fam is not None else None
-    if what == "discount" and fam is not None and fam.name in ("rbp", "jarvelin") and theta:
-        (k, v), = theta.items()
-        return gain, f"{fam.name}({k}={v!r})"
-    return None, None
-
-
-def _vectors_of(model, what: str, x: NDArray, gain: Any, discount: Any, cutoff: int):
-    """The full gain (per grade) and discount (per rank) vectors of a candidate's tuned-part vector ``x``."""
-    k = int(cutoff)
-    if what == "joint":
-        d, g = model.split(x)
-        gv = np.zeros(model.levels.size)
-        gv[model.positive] = g
-        return tuple(float(v) for v in gv), tuple(float(v) for v in d)
-    if what == "discount":
-        return tuple(float(v) for v in metrics.gain_vector(gain, model.levels)), tuple(float(v) for v in x)
-    gv = np.zeros(model.levels.size)
-    gv[model.positive] = x
-    return tuple(float(v) for v in gv), tuple(float(v) for v in metrics.discount_vector(discount, k, cutoff=k))
-
-
-def _fixed_clause(dec: Decision, T: int, level: float) -> str:
-    """Tier 1's evidence in one clause: the best alternative standard on all topics and its corrected bound."""
-    f = dec.fixed
-    if f is None or f.m == 0:
-        return "no other fixed configuration to compare"
-    c = f.index if f.adopt else f.best
-    return (f"{f.names[c]} on all {T} topics Φ(1) {f.phi[0]:.3f} → {f.phi[c]:.3f} ({signed(f.diff[c], 3)}; "
-            f"lower end of the {level:.0%} interval {signed(f.lo[c], 3)}, Bonferroni over {f.m} standard"
-            f"{'s' if f.m != 1 else ''}, paired topic bootstrap of {f.n_resamples} resamples)")
-
-
-def _tier_reason(dec: Decision, cands, fitted, T: int, level: float) -> str:
-    """Which tier decided, and why, in one sentence (the verdict's, for the JSON reader)."""
-    f = dec.fixed
-    if not dec.decided:
-        return "neither: too few outer splits to decide; the baseline is kept"
-    if dec.tier == 2:
-        ref = cands[dec.reference].name
-        return (f"tier 2 (tuned, nested cross-validation): {fitted[dec.index][1]} is reliably better than {ref} "
-                f"(tier 1's choice) on held-out topics")
-    if f is not None and f.adopt:
-        return (f"tier 1 (fixed configurations, all topics): {f.names[f.index]}'s corrected lower bound is above 0; "
-                f"no tuned candidate is reliably better than it (tier 2)")
-    return ("tier 1 (fixed configurations, all topics): no standard's corrected lower bound is above 0; tier 2: no "
-            "tuned candidate is reliably better than the baseline; the baseline is kept")
-
-
-def _verdict(dec: Decision, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
-             target, n_splits, min_wins, level, to_decide: float = math.nan, *, alt_i: int | None = None,
-             wins: int | None = None) -> str:
-    """One paragraph: what to use, against what, which tier decided, the gain as Φ(T) and topics saved, one
-    interval, what Φ means."""
-    alt_i = dec.alternative if alt_i is None else alt_i
-    wins = dec.wins if wins is None else wins
-    alt_label = fitted[alt_i][1]
-    saved_txt = f"; {_fmt_topics(saved)} for Φ ≥ {target:g}" if math.isfinite(saved) else ""
-    seeds = f"{dec.agreement}/{len(dec.runs)} seeds agree"
-    if not dec.decided:
-        return (f"keep {base_spec}: too few splits to decide ({n_splits} outer splits; at least {MIN_SPLITS} are "
-                f"needed) — the baseline is kept. {PHI_MEANING}.")
-    fixed = _fixed_clause(dec, T, level)
-    if dec.adopt and dec.tier == 1:
-        f = dec.fixed
-        c = f.index
-        return (f"switch to {measure} instead of {base_spec} (tier 1, fixed configurations on all topics): "
-                f"{fixed}; Φ({T}) {phi_b:.3f} → {phi_a:.3f}{saved_txt}; it was better on {f.share[c]:.0%} of the "
-                f"resamples and {wins}/{dec.n_outer} held-out halves; tier 2: no tuned candidate is reliably better "
-                f"than it ({seeds} to keep it). {PHI_MEANING}.")
-    ev = (f"Φ({T}) on held-out topics {phi_b:.3f} → {phi_a:.3f} ({signed(phi_a - phi_b, 3)}, "
-          f"{level:.0%} interval [{signed(phi_lo, 3)}, {signed(phi_hi, 3)}]{saved_txt})")
-    # the wins are the alternative's own (the interval is the whole procedure's): say whose they are when keeping
-    won = f"better on {wins}/{dec.n_outer} held-out halves"
-    if dec.adopt:
-        use = measure or f"the tuned configuration {label} (gtheory evaluate --tuning REC.json)"
-        ref = cands[dec.reference].name
-        over = ("the baseline" if dec.reference == 0 else f"{ref}, which tier 1 chose over the baseline on all topics")
-        return (f"switch to {use} instead of {base_spec} (tier 2, tuned, compared with {over}): {ev}; {won}; "
-                f"{seeds}; tier 1: {fixed}. {PHI_MEANING}.")
-    if not dec.adopt:
-        won = f"{alt_label} itself was {won}" if alt_i != dec.reference else ""
-    if alt_i == 0:
-        why = "no tuned alternative came close"
-    else:
-        why = f"the best tuned alternative, {alt_label}, is not reliably better"
-    more = ""
-    if math.isfinite(to_decide):  # the 1/√n projection (topics_to_decide); far beyond the data it is only an order
-        more = (f" If it held, a gain this size would be clear with about {to_decide:.0f} topics (now {T})."
-                if to_decide <= 10 * T else
-                f" If it held, a gain this size would need more than ten times these {T} topics to be clear.")
-    return (f"keep {base_spec}: no standard configuration is reliably better on all topics (tier 1: {fixed}) and "
-            f"{why} (tier 2) — switching as these data suggest gives {ev}; {won + '; ' if won else ''}"
-            f"{seeds}.{more} {PHI_MEANING}.")
-
-
-def _fmt_topics(saved: float) -> str:
-    n = int(round(saved))
-    if n == 0:
-        return "no topics saved"
-    return f"{n} topic{'s' if abs(n) != 1 else ''} saved" if n > 0 else f"{-n} more topic{'s' if n != -1 else ''} needed"
 
 
 def _progress(on: bool | Callable[[str], Any], total: int, desc: str = "recommend: outer splits"):

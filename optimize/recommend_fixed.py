@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["FixedDecision", "fixed_decision", "resampled_phi", "topic_resamples", "topic_counts", "N_RESAMPLES", "FIXED_STREAM"]
+__all__ = ["FixedDecision", "fixed_decision", "tier_one", "standard_indices", "fixed_index", "resampled_phi", "topic_resamples", "topic_counts", "N_RESAMPLES", "FIXED_STREAM"]
 
 #: default number of paired topic resamples of tier 1 (the α/m = 0.0125 quantile rests on 50 resamples beyond it)
 N_RESAMPLES = 4000
@@ -149,3 +149,22 @@ def fixed_decision(X: NDArray[np.float64], names: tuple[str, ...] | list[str], *
     index = max(ok, key=lambda c: (d[c], -c)) if ok else 0
     return FixedDecision(names=tuple(names), phi=phi, diff=d, lo=lo, hi=hi, share=share, index=int(index),
                          alpha=alpha, m=m, n_resamples=int(weights.shape[0]))
+
+
+def standard_indices(cands: list) -> list[int]:
+    """Positions of the fixed configurations among the candidates: the baseline (0) first, then the standards."""
+    return [i for i, c in enumerate(cands) if c.kind in ("baseline", "standard")]
+
+
+def tier_one(model, cands: list, *, level: float, n_resamples: int = N_RESAMPLES, rng=None,
+             topics: NDArray | None = None) -> FixedDecision:
+    """Tier 1 (:mod:`optimize.recommend_fixed`) on the fixed configurations among ``cands``, on ``topics``
+    (default all)."""
+    std = standard_indices(cands)
+    X = model.scores(np.stack([cands[i].fit(None)[0] for i in std]), topics)
+    return fixed_decision(X, [cands[i].name for i in std], level=level, n_resamples=n_resamples, rng=rng)
+
+
+def fixed_index(cands: list, fixed: FixedDecision) -> int:
+    """The candidate position of tier 1's choice."""
+    return standard_indices(cands)[fixed.index]

@@ -60,3 +60,23 @@ def test_tier_one_false_switch_rate_under_exchangeable_nulls(dl19):
     d = fixed_decision(_calibration().swapped(X, 1, swap), names, rng=0)
     d0 = fixed_decision(X, names, rng=0)
     assert d.diff[1] == pytest.approx(-d0.diff[1], abs=1e-12)
+
+
+def test_recommend_switches_on_overwhelming_evidence_and_says_tier_one_decided(embedded_trec9):
+    # a user whose nDCG@100 uses the zipf discount, on TREC-9: log2 is better on all 50 topics by about 0.07 Φ(1)
+    # (tier 1's lower end about +0.045; the calibration's whole-collection gains, docs/should-i-tune.md)
+    j = embedded_trec9
+    rec = optimize.recommend(j, cutoff=100, baseline="nDCG(discount=zipf)@100", n_splits=5, n_inner=2, n_seeds=1,
+                             families=("power",), lambdas=(), progress=False)
+    assert rec.adopt and rec.tier == 1 and rec.kind == "standard" and rec.choice == rec.fixed_choice == "log2"
+    assert rec.diff == rec.fixed_diff and rec.diff_lo == rec.fixed_lo > 0.02
+    assert rec.measure == "nDCG(discount=log2,gain=linear)@100"
+    assert rec.verdict.startswith(f"switch to {rec.measure} instead of {rec.baseline} (tier 1")
+    assert rec.tier_reason.startswith("tier 1") and rec.fixed_m == 2
+    np.testing.assert_allclose(rec.ndcg(j).to_numpy(), metrics.ndcg(j, cutoff=100).to_numpy(), atol=1e-12)
+    # the table's Δ and wins are against the baseline the user has (zipf), also in the summary's header
+    assert rec.table.loc["log2", "all_topics_diff"] == rec.fixed_diff
+    assert "Δ vs zipf" in rec.summary()
+    back = optimize.Recommendation.from_json(rec.to_json())
+    assert (back.tier, back.fixed_choice, back.reference, back.n_resamples) == (1, "log2", "log2", 4000)
+    assert back.tier_reason == rec.tier_reason and back.fixed_lo == rec.fixed_lo
