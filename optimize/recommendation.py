@@ -207,7 +207,8 @@ class Recommendation(JsonResult):
         lines = [
             f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  "
             f"{self.n_systems} systems x {self.n_topics} topics, "
-            f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings, "
+            + (f"tier 1: paired topic bootstrap, {self.n_resamples} resamples; " if self.n_resamples else "")
+            + f"tier 2: nested cross-validation, {self.n_splits} outer x {self.n_inner} inner topic halvings, "
             f"{self.n_seeds} seed(s) from {self.seed}",
             f"  verdict: {self.verdict}",
             f"  use: {self.measure or self.label}   (baseline: {self.baseline or self.best_standard})",
