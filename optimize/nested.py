@@ -1,4 +1,12 @@
-r"""Keep your nDCG or switch? Nested cross-validation over topics against the user's baseline, reseeded.
+r"""Keep your nDCG or switch? A two-tier rule against the user's baseline.
+
+**Tier 1** (:mod:`optimize.recommend_fixed`): the fixed configurations (the other standards) are compared with the
+baseline on *all* topics by a paired topic bootstrap of the Φ(1) difference, Bonferroni over the standards; the best
+one whose corrected lower bound is above 0 becomes the *reference* (else the baseline). **Tier 2** (this module): the
+nested cross-validation below, its selection among the reference and the tuned candidates only, each tuned candidate
+judged against the reference — a tuned vector is adopted only over tier 1's choice, on held-out evidence. The
+verdict says which tier decided (:mod:`optimize.recommend_verdict`). In what follows, "the baseline" of tier 2 is
+the reference.
 
 :func:`recommend` starts from a **baseline** — the nDCG the user would use without the tool, by default
 trec_eval's (linear gains, log2 discount) — and treats every other configuration as a *switch* that must earn
@@ -493,6 +501,7 @@ def recommend(
     min_agreement : share of the seeds that must reach the same switch (default 0.75: 4 of 5).
     min_effect : the chosen alternative's mean held-out Φ(1) gain over the baseline must exceed this (default 0).
     level : confidence level of the interval whose lower bound must be positive (default 0.95).
+    n_resamples : paired topic resamples of tier 1 (default :data:`optimize.recommend_fixed.N_RESAMPLES`, 4,000).
     n_jobs : processes running the seeds (default: as many as CPUs, at most ``n_seeds``; 1 runs them here).
         The result does not depend on it.
     progress : ``"auto"`` (default): a progress bar on stderr (after 2 s) when stderr is a terminal (not into pipes
@@ -508,6 +517,10 @@ def recommend(
 
     Notes
     -----
+    Tier 1 (:mod:`optimize.recommend_fixed`) compares the other standard configurations with the baseline on all
+    topics (paired topic bootstrap of the Φ(1) difference, the lower end of its 95 % interval Bonferroni-corrected
+    over the standards) and chooses the reference: the best standard whose bound is above 0, else the baseline.
+    Tier 2 is the nested rule below among the reference and the tuned candidates, against the reference.
     The rule, per seed (module docstring): the inner cross-validation on all topics chooses an alternative; the
     seed switches to it only if (1) the nested procedure's held-out Φ(1) gain over the baseline has a corrected
     resampled lower bound (Nadeau & Bengio 2003) above 0, (2) the alternative beats the baseline on at least
