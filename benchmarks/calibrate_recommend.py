@@ -272,12 +272,12 @@ def tables(results: dict) -> str:
                        f"{r['tier1_false']:.3f} | {r['any']:.3f} | {r['seeds']} |")
     rows = [(k, r) for k, r in results.items() if k.startswith("whole-value ")]
     if rows:
-        out += ["", "| collection | cell | halves | whole rule: mean value | smallest | switches (tier 1 / tier 2) | "
-                "best standard's whole-collection gain |", "|---|---|---|---|---|---|---|"]
+        out += ["", "| collection | cell | subsets (share of topics) | whole rule: mean value | smallest | switches "
+                "(tier 1 / tier 2) | best standard's whole-collection gain |", "|---|---|---|---|---|---|---|"]
         for key, r in rows:
-            _, name, cell = key.split()
+            _, name, cell = key.split()[:3]
             sw = [t for t, d in zip(r["tiers"], r["decisions"]) if d != "keep"]
-            out.append(f"| {LABELS[name]} | {cell} | {r['n']} | {r['value']:+.4f} | {min(r['values']):+.4f} | "
+            out.append(f"| {LABELS[name]} | {cell} | {r['n']} ({r['share']:g}) | {r['value']:+.4f} | {min(r['values']):+.4f} | "
                        f"{sw.count(1)} / {sw.count(2)} | {r['fixed_available']:+.4f} |")
     rows = [(k, r) for k, r in results.items() if k.startswith("halves ")]
     if rows:
@@ -383,7 +383,7 @@ def run_whole_value(args) -> dict:
                 phi_all = coefficients(model.scores(np.stack([cands[i].fit(None)[0] for i in std])))["phi_1"]
                 vals, picks, tiers = [], [], []
                 with single_threaded_blas():
-                    for i, A in enumerate(subsets(T, 0.5, args.subsets)):
+                    for i, A in enumerate(subsets(T, args.share, args.subsets)):
                         dec = _rule(model, cands, A, seed=i, n_seeds=args.seeds)
                         if not dec.adopt:
                             v = 0.0
@@ -398,12 +398,12 @@ def run_whole_value(args) -> dict:
                         picks.append(cands[dec.index].name if dec.adopt else "keep")
                         tiers.append(int(dec.tier))
                 avail = max(0.0, float((phi_all - phi_all[0]).max()))
-                r = {"n": args.subsets, "share": 0.5, "values": vals, "decisions": picks, "tiers": tiers,
+                r = {"n": args.subsets, "share": args.share, "values": vals, "decisions": picks, "tiers": tiers,
                      "value": float(np.mean(vals)), "fixed_available": avail, "seeds": args.seeds,
                      "seconds": time.perf_counter() - t0}
-                results[f"whole-value {name} {what}@{k}"] = r
+                results[f"whole-value {name} {what}@{k}" + ("" if args.share == 0.5 else f" {args.share:g}")] = r
                 _write(args.out, results)
-                print(f"{name:8} {what:8} @{k:<3} whole-rule value on halves {r['value']:+.4f} "
+                print(f"{name:8} {what:8} @{k:<3} whole-rule value on subsets of {args.share:g} {r['value']:+.4f} "
                       f"(switches {sum(p != 'keep' for p in picks)}/{args.subsets}, min {min(vals):+.4f}) "
                       f"fixed available {avail:+.4f}  {r['seconds']:.0f} s", flush=True)
     return results
@@ -430,6 +430,7 @@ def main(argv=None) -> int:
     p.add_argument("--what", nargs="+", default=["discount", "gain"])
     p.add_argument("--nulls", type=int, default=None, help="constructed nulls per cell (tier1: 200, whole-null: 20)")
     p.add_argument("--subsets", type=int, default=None, help="random subsets per size (tier1: 20, whole-value: 10)")
+    p.add_argument("--share", type=float, default=0.5, help="whole-value: the subsets' share of the topics")
     p.add_argument("--seeds", type=int, default=5, help="seeds of the whole rule's tier 2 (recommend's n_seeds)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "calibrate_recommend.json"))
     args = p.parse_args(argv)
