@@ -245,9 +245,9 @@ LABELS = {"trec9": "TREC-9 Web", "dl19": "DL 2019 passage", "robust04": "Robust 
 
 def tables(results: dict) -> str:
     """The docs' tables (Markdown) from the recorded results."""
-    out = ["| collection | cell | false-switch rate (per standard) | ½: value (switches, worse) | ¾: value (switches, "
-           "worse) | best standard, whole collection | captured ½ / ¾ | all topics, 5 seeds |",
-           "|---|---|---|---|---|---|---|---|"]
+    out = (["| collection | cell | false-switch rate (per standard) | ½: value (switches, worse) | ¾: value (switches, "
+            "worse) | best standard, whole collection | captured ½ / ¾ | all topics, 5 seeds |",
+            "|---|---|---|---|---|---|---|---|"] if any(k.startswith("tier1 ") for k in results) else [])
     for key, r in results.items():
         if not key.startswith("tier1 "):
             continue
