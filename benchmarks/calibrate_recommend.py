@@ -1,21 +1,43 @@
-"""Calibration of ``optimize.recommend``'s switching rule by simulation on real collections.
+"""Calibration of ``optimize.recommend``'s two-tier switching rule on the shared collections with runs.
 
-    python benchmarks/calibrate_recommend.py [--collections trec9 dl19 robust04] [--cutoffs 10 20 100]
-        [--what discount gain] [--halvings 10] [--seeds 5] [--out benchmarks/results/calibrate_recommend.json]
+    python benchmarks/calibrate_recommend.py tier1 [--collections ...] [--cutoffs 10 20 100] [--nulls 200]
+        [--subsets 20] [--out benchmarks/results/calibrate_recommend.json]
+    python benchmarks/calibrate_recommend.py whole-null --collections dl19 clef --cutoffs 10 100 [--nulls 20]
+    python benchmarks/calibrate_recommend.py whole-value --collections trec9 dl19 --cutoffs 10 100 [--subsets 10]
+    python benchmarks/calibrate_recommend.py halves      # the anti-correlation of complementary halves (cached tensors)
+    python benchmarks/calibrate_recommend.py table       # the docs' tables from the recorded results
 
-Protocol (issue "advice a user can follow"): for each collection × cut-off × what, ``--halvings`` random halvings
-of the topics (:func:`gtheory.kit.topic_splits`, seed 2026). On each halving, the rule of :func:`optimize.recommend`
-(``--seeds`` reseedings of 10 outer × 4 inner halvings) runs on the first half only; its advice (the baseline when it
-keeps) and every candidate, fitted on the first half, are scored by Φ(1) on the second half. Reported per cell:
+Baseline: trec_eval's nDCG (linear gains, log2 discount). Standards: zipf and linear discounts; exponential gains.
+Per collection × cut-off × what (gain cells only where there are at least two positive grades), the standards'
+systems × topics nDCG tensors are computed once and cached (``.npz`` under ``$GTHEORY_CALIBRATION_CACHE``, default
+``/tmp/gtheory-calibration``); every null and subset below is then a topic index operation on them.
 
-* ``advice``: mean over halvings of Φ(1)(advice) − Φ(1)(baseline) on the second half (0 on a halving that keeps);
-  ``switches``/``false``: halvings that switched, and those whose switch lost on the second half;
-* ``real``: the best candidate's mean held-out gain over the baseline (max over candidates, at least 0) and which;
-  ``captured``: advice / real where real ≥ 0.02;
-* ``agree``: on the whole collection, the 5 seeds' decisions — how many reach the most common one (stability).
+Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.recommend_fixed.tier_one`, 4,000 paired resamples):
 
-The matrices are precomputed once per cell (:class:`optimize._ratio.RatioModel` over all topics; halves are topic
-index subsets of it), so a cell costs the fits only. Baseline: trec_eval's nDCG (linear gains, log2 discount).
+* **validity**: for each alternative standard c, ``--nulls`` constructed nulls in which c and the baseline are
+  exchangeable topic by topic: for each topic, with probability 1/2, c's and the baseline's score columns are
+  swapped. ``false`` = the share of nulls on which the rule switches to c (nominal ≤ 0.05; Bonferroni makes it about
+  0.05/m); ``any`` = the share that switch to any standard.
+* **value** on random topic subsets (half, three quarters; ``--subsets`` each, seed 2026): the rule runs on the
+  subset; a standard it adopts is scored by its Φ(1) gain over the baseline on the *whole* collection (the finite
+  collection as the population), a keep by 0. ``value`` = the mean; ``worse`` = switches to a standard that is worse
+  than the baseline on the whole collection. ``available`` = max(0, the best standard's whole-collection gain);
+  ``captured`` = value / available where available ≥ 0.015.
+* **power and stability** on the whole collection: the rule with 5 seeds (of the resamples); ``whole`` = the most
+  common decision and how many of the 5 reach it.
+
+Whole rule (tier 2 included; :func:`optimize.nested.decide` with ``recommend``'s defaults):
+
+* ``whole-null``: the same exchangeable nulls (c = zipf for the discount, exponential for the gain), the swap applied
+  to every score of c and the baseline the rule computes (tier 1 and tier 2's references); the tuned candidates'
+  fits see the real data. ``false`` = final configuration c.
+* ``whole-value``: random halves; a fixed configuration adopted is scored on the whole collection, a tuned vector
+  (fitted on the half) by its Φ(1) gain over the baseline on the other half — the topics it did not see.
+
+Why not "the other half" for fixed configurations: with a fixed collection, the Φ(1) gains on two complementary
+halves are strongly anti-correlated (docs/should-i-tune.md): a rule that acts on a strong gain in one half is then
+scored on a half that tends to show a weak one, whatever the true gain. The whole collection has no such coupling.
+Single process, BLAS limited to one thread.
 """
 from __future__ import annotations
 
@@ -32,10 +54,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import metrics  # noqa: E402
-from gtheory.kit.splits import topic_splits  # noqa: E402
 from optimize import nested  # noqa: E402
 from optimize._ratio import RatioModel, coefficients  # noqa: E402
 from optimize._threads import single_threaded_blas  # noqa: E402
+from optimize.candidates import _candidates, _standard_candidates  # noqa: E402
+from optimize.recommend_fixed import N_RESAMPLES, fixed_decision, topic_counts, topic_resamples  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 #: all runs of each collection (directories under the shared data) and its qrels
@@ -44,91 +67,383 @@ COLLECTIONS = {
     "dl19": (("trec-dl-2019-passage/runs_judged_full_xz",), "trec-dl-2019-passage/qrels.dl19-passage.txt"),
     "robust04": (("trec-robust2004-subset/runs_full_xz/historical_submitted",
                   "trec-robust2004-subset/runs_full_xz/new_2018_baselines"), "trec-robust2004-subset/qrels.robust2004.txt"),
+    "dl21": (("trec-dl-2021-passage/runs_judged_xz",), "trec-dl-2021-passage/qrels.dl21-passage.txt"),
+    # run tags do not match the file names (systems are named by file); some runs cover 49 of the 50 topics
+    "clef": (("clef-ehealth-2014-task3/runs_xz",), "clef-ehealth-2014-task3/qrels.clef2014.test.graded.txt"),
 }
-HALVING_SEED = 2026
+SUBSET_SEED = 2026
+NULL_SEED = 31
+CACHE = Path(os.environ.get("GTHEORY_CALIBRATION_CACHE", "/tmp/gtheory-calibration"))
+LEVEL = 0.95
+
+_JUDGED: dict[str, metrics.JudgedRuns] = {}
 
 
 def load(name: str) -> metrics.JudgedRuns:
-    if name == "trec9":
-        return metrics.load_trec9()
-    dirs, qrels = COLLECTIONS[name]
-    files = [p for d in dirs for p in sorted((SHARED / d).iterdir()) if not p.name.startswith(".")]
-    return metrics.judge(files, SHARED / qrels)
+    if name not in _JUDGED:
+        if name == "trec9":
+            _JUDGED[name] = metrics.load_trec9()
+        else:
+            dirs, qrels = COLLECTIONS[name]
+            files = [p for d in dirs for p in sorted((SHARED / d).iterdir()) if not p.name.startswith(".")]
+            _JUDGED[name] = metrics.judge(files, SHARED / qrels)
+    return _JUDGED[name]
 
 
-def rule_kwargs(**over):
-    kw = dict(n_splits=10, n_inner=4, objective="phi", min_wins=0.8, min_effect=0.0, min_agreement=0.75, level=0.95)
-    kw.update(over)
-    return kw
+def grades(name: str) -> int:
+    """Number of positive grades of a collection (cached with the tensors)."""
+    f = CACHE / f"{name}-levels.npy"
+    if not f.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        np.save(f, np.asarray(load(name).levels, dtype=float))
+    return int((np.load(f) > 0).sum())
 
 
-def cell(judged: metrics.JudgedRuns, cutoff: int, what: str, halvings: int, n_seeds: int,
-         stability_seeds: int = 5, families: tuple | None = None, lambdas: tuple | None = None, **rule) -> dict:
-    """One cell of the table (module docstring); ``families``/``lambdas`` restrict the candidates (tests)."""
-    model = RatioModel(judged, cutoff, what, gain="linear", discount="log2")
-    cands = nested._candidates(model, what, "phi", "linear", "log2",
-                               nested.LAMBDAS if lambdas is None else tuple(lambdas),
-                               tuple(nested.FAMILIES[what]) if families is None else tuple(families), "ridge")
-    kw = rule_kwargs(**rule)
-    T = judged.n_topics
-    adv, gains, decisions = [], [], []
-    with single_threaded_blas():
-        for h, (A, B) in enumerate(topic_splits(T, n_splits=halvings, seed=HALVING_SEED)):
-            dec = nested.decide(model, cands, A, nested.seed_list(h, n_seeds), **kw)
-            xs = np.stack([c.fit(A)[0] for c in cands])
-            phi = coefficients(model.scores(xs, B))["phi_1"]
-            g = phi - phi[0]
-            gains.append(g)
-            adv.append(float(g[dec.index]) if dec.adopt else 0.0)
-            decisions.append(cands[dec.index].name if dec.adopt else "keep")
-        whole = (nested.decide(model, cands, np.arange(T), nested.seed_list(0, stability_seeds), **kw)
-                 if stability_seeds else None)
-    gains = np.array(gains)
-    mean_g = gains.mean(axis=0)
-    best = int(np.argmax(mean_g))
-    real = max(0.0, float(mean_g[best]))
-    a = float(np.mean(adv))
-    wd = whole.seed_decisions if whole is not None else []
-    counts = {d: wd.count(d) for d in set(wd)} or {"-": 0}
-    return {"advice": a, "advice_per_halving": adv, "decisions": decisions,
-            "switches": sum(d != "keep" for d in decisions), "false": sum(x < 0 for x in adv),
-            "real": real, "real_candidate": cands[best].name if real > 0 else "-",
-            "captured": (a / real) if real >= 0.02 else None,
-            "whole_decisions": wd, "agree": max(counts.values()),
-            "whole_adopt": bool(whole is not None and whole.adopt),
-            "whole_choice": cands[whole.index].name if whole is not None else "-", "seeds": n_seeds}
+def tensor(name: str, cutoff: int, what: str) -> tuple[np.ndarray, list[str]]:
+    """The fixed configurations' nDCG ``(C, S, T)`` (the baseline first) and their names, cached as ``.npz``."""
+    f = CACHE / f"{name}-{what}-{cutoff}.npz"
+    if f.exists():
+        z = np.load(f)
+        return z["X"], [str(n) for n in z["names"]]
+    model = RatioModel(load(name), cutoff, what, gain="linear", discount="log2")
+    cands = _standard_candidates(model, what, "linear", "log2")
+    X = model.scores(np.stack([c.fit(None)[0] for c in cands]))
+    CACHE.mkdir(parents=True, exist_ok=True)
+    np.savez(f, X=X, names=np.array([c.name for c in cands]))
+    return X, [c.name for c in cands]
+
+
+def swapped(X: np.ndarray, c: int, swap: np.ndarray) -> np.ndarray:
+    """``X`` with configuration ``c``'s and the baseline's score columns exchanged on the topics ``swap``."""
+    Y = X.copy()
+    Y[0][:, swap], Y[c][:, swap] = X[c][:, swap], X[0][:, swap]
+    return Y
+
+
+def validity(X: np.ndarray, names: list[str], n_nulls: int, seed: int = NULL_SEED,
+             alternatives: list[str] | None = None) -> dict:
+    """Tier 1 under exchangeable nulls, per alternative (default all): false-switch rate (to it) and any-switch
+    rate. Each null draws its own resamples, as the rule does."""
+    rng = np.random.default_rng(seed)
+    T = X.shape[2]
+    out = {}
+    for c in range(1, len(names)):
+        if alternatives is not None and names[c] not in alternatives:
+            continue
+        to_c = anyw = 0
+        for _ in range(n_nulls):
+            swap = rng.random(T) < 0.5
+            W = topic_counts(topic_resamples(T, N_RESAMPLES, rng), T)
+            d = fixed_decision(swapped(X, c, swap), names, level=LEVEL, weights=W)
+            to_c += d.index == c
+            anyw += d.index != 0
+        out[names[c]] = {"false": to_c / n_nulls, "any": anyw / n_nulls, "n": n_nulls}
+    return out
+
+
+def subsets(T: int, share: float, n: int, seed: int = SUBSET_SEED) -> list[np.ndarray]:
+    rng = np.random.default_rng([seed, int(round(share * 100))])
+    size = int(round(share * T))
+    return [np.sort(rng.choice(T, size=size, replace=False)) for _ in range(n)]
+
+
+def value(X: np.ndarray, names: list[str], n_subsets: int, shares=(0.5, 0.75)) -> dict:
+    """Tier 1 on random topic subsets, scored on the whole collection."""
+    whole = fixed_decision(X, names, level=LEVEL, rng=0)
+    gain = whole.diff  # whole-collection Φ(1) gains over the baseline (the population values)
+    available = max(0.0, float(gain[1:].max())) if len(names) > 1 else 0.0
+    out = {"gain": {n: float(g) for n, g in zip(names, gain)}, "available": available}
+    T = X.shape[2]
+    for share in shares:
+        vals, picks = [], []
+        for i, A in enumerate(subsets(T, share, n_subsets)):
+            d = fixed_decision(X[:, :, A], names, level=LEVEL, rng=[SUBSET_SEED, i])
+            vals.append(float(gain[d.index]))
+            picks.append(names[d.index] if d.adopt else "keep")
+        v = float(np.mean(vals))
+        out[f"{share:g}"] = {"value": v, "min": float(np.min(vals)), "switches": sum(p != "keep" for p in picks),
+                             "worse": int(sum(x < 0 for x in vals)), "n": n_subsets, "decisions": picks,
+                             "captured": v / available if available >= 0.015 else None}
+    return out
+
+
+def stability(X: np.ndarray, names: list[str], seeds=(0, 1, 2, 3, 4)) -> dict:
+    ds = [fixed_decision(X, names, level=LEVEL, rng=s) for s in seeds]
+    picks = [names[d.index] if d.adopt else "keep" for d in ds]
+    top = max(set(picks), key=picks.count)
+    best = ds[0].best
+    return {"decisions": picks, "decision": top, "agree": picks.count(top), "lo": float(ds[0].lo[best]),
+            "best": names[best], "diff": float(ds[0].diff[best])}
+
+
+def run_tier1(args) -> dict:
+    results = _read(args.out)
+    for name in args.collections:
+        for k in args.cutoffs:
+            for what in args.what:
+                if what == "gain" and grades(name) < 2:
+                    continue
+                t0 = time.perf_counter()
+                X, names = tensor(name, k, what)
+                r = {"shape": list(X.shape[1:]), "names": names,
+                     "validity": validity(X, names, args.nulls), "value": value(X, names, args.subsets),
+                     "stability": stability(X, names)}
+                r["seconds"] = time.perf_counter() - t0
+                results[f"tier1 {name} {what}@{k}"] = r
+                _write(args.out, results)
+                v = r["value"]
+                print(f"{name:8} {what:8} @{k:<3} false " + " ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
+                      + f" | value½ {v['0.5']['value']:+.4f} ¾ {v['0.75']['value']:+.4f} avail {v['available']:+.4f} | "
+                      f"whole {r['stability']['decision']} {r['stability']['agree']}/5  {r['seconds']:.1f} s", flush=True)
+    return results
+
+
+def halves(X: np.ndarray, names: list[str], n: int = 200, seed: int = SUBSET_SEED) -> dict:
+    """The anti-correlation of complementary halves: per alternative, corr(Δ_A, Δ_B) of the Φ(1) gain over the
+    baseline on ``n`` random halvings (A, B) of the topics, and the mean of Δ_B on the tenth of the halvings with the
+    largest Δ_A, against the whole collection's gain."""
+    from gtheory.kit.splits import topic_splits
+
+    T = X.shape[2]
+    dA, dB = [], []
+    for A, B in topic_splits(T, n_splits=n, seed=seed):
+        pa = coefficients(X[:, :, A])["phi_1"]
+        pb = coefficients(X[:, :, B])["phi_1"]
+        dA.append(pa[1:] - pa[0])
+        dB.append(pb[1:] - pb[0])
+    dA, dB = np.array(dA), np.array(dB)
+    whole = coefficients(X)["phi_1"]
+    out = {}
+    for j, name in enumerate(names[1:]):
+        top = np.argsort(dA[:, j])[-max(1, n // 10):]
+        out[name] = {"corr": float(np.corrcoef(dA[:, j], dB[:, j])[0, 1]), "whole": float(whole[j + 1] - whole[0]),
+                     "mean_A_top": float(dA[top, j].mean()), "mean_B_top": float(dB[top, j].mean()),
+                     "mean_sum": float((dA[:, j] + dB[:, j]).mean() / 2)}
+    return out
+
+
+def run_halves(args) -> dict:
+    results = _read(args.out)
+    for name in args.collections:
+        for k in args.cutoffs:
+            for what in args.what:
+                if what == "gain" and grades(name) < 2:
+                    continue
+                X, names = tensor(name, k, what)
+                r = halves(X, names)
+                results[f"halves {name} {what}@{k}"] = r
+                _write(args.out, results)
+                print(f"{name:8} {what:8} @{k:<3} " + "  ".join(
+                    f"{n}: corr {x['corr']:+.2f}, whole {x['whole']:+.4f}, top A {x['mean_A_top']:+.4f} -> B "
+                    f"{x['mean_B_top']:+.4f}" for n, x in r.items()), flush=True)
+    return results
+
+
+LABELS = {"trec9": "TREC-9 Web", "dl19": "DL 2019 passage", "robust04": "Robust 2004", "dl21": "DL 2021 passage",
+          "clef": "CLEF eHealth 2014"}
+
+
+def tables(results: dict) -> str:
+    """The docs' tables (Markdown) from the recorded results."""
+    out = (["| collection | cell | false-switch rate (per standard) | ½: value (switches, worse) | ¾: value (switches, "
+            "worse) | best standard, whole collection | captured ½ / ¾ | all topics, 5 seeds |",
+            "|---|---|---|---|---|---|---|---|"] if any(k.startswith("tier1 ") for k in results) else [])
+    for key, r in results.items():
+        if not key.startswith("tier1 "):
+            continue
+        _, name, cell = key.split()
+        S, T = r["shape"]
+        v = r["value"]
+        best = max((n for n in r["names"][1:]), key=lambda n: v["gain"][n])
+        cap = " / ".join("-" if v[s]["captured"] is None else f"{v[s]['captured']:.2f}" for s in ("0.5", "0.75"))
+        out.append(
+            f"| {LABELS[name]} ({S}×{T}) | {cell} | "
+            + ", ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
+            + "".join(f" | {v[s]['value']:+.4f} ({v[s]['switches']}/{v[s]['n']}, {v[s]['worse']})" for s in ("0.5", "0.75"))
+            + f" | {best} {v['gain'][best]:+.4f} | {cap} | {r['stability']['decision']} {r['stability']['agree']}/5 "
+              f"(lower end {r['stability']['lo']:+.4f}) |")
+    rows = [(k, r) for k, r in results.items() if k.startswith("whole-null ")]
+    if rows:
+        out += ["", "| collection | cell | nulls | whole rule: false-switch rate | tier 1 alone | any switch | seeds |",
+                "|---|---|---|---|---|---|---|"]
+        for key, r in rows:
+            _, name, cell = key.split()
+            out.append(f"| {LABELS[name]} | {cell} ({r['candidate']} ⇄ baseline) | {r['n']} | {r['false']:.3f} | "
+                       f"{r['tier1_false']:.3f} | {r['any']:.3f} | {r['seeds']} |")
+    rows = [(k, r) for k, r in results.items() if k.startswith("whole-value ")]
+    if rows:
+        out += ["", "| collection | cell | subsets (share of topics) | whole rule: mean value | smallest | switches "
+                "(tier 1 / tier 2) | best standard's whole-collection gain |", "|---|---|---|---|---|---|---|"]
+        for key, r in rows:
+            _, name, cell = key.split()[:3]
+            sw = [t for t, d in zip(r["tiers"], r["decisions"]) if d != "keep"]
+            out.append(f"| {LABELS[name]} | {cell} | {r['n']} ({r['share']:g}) | {r['value']:+.4f} | {min(r['values']):+.4f} | "
+                       f"{sw.count(1)} / {sw.count(2)} | {r['fixed_available']:+.4f} |")
+    rows = [(k, r) for k, r in results.items() if k.startswith("halves ")]
+    if rows:
+        out += ["", "| collection | cell | standard | corr(Δ_A, Δ_B) | whole collection | top tenth of Δ_A | "
+                "their Δ_B |", "|---|---|---|---|---|---|---|"]
+        for key, r in rows:
+            _, name, cell = key.split()
+            for n, x in r.items():
+                out.append(f"| {LABELS[name]} | {cell} | {n} | {x['corr']:+.2f} | {x['whole']:+.4f} | "
+                           f"{x['mean_A_top']:+.4f} | {x['mean_B_top']:+.4f} |")
+    return "\n".join(out)
+
+
+class SwappedModel:
+    """A scoring model whose baseline and configuration ``xc`` exchange their per-topic scores on ``swap``: every
+    score the rule computes for those two vectors is swapped there; everything else is the real model's."""
+
+    def __init__(self, model, xb: np.ndarray, xc: np.ndarray, swap: np.ndarray) -> None:
+        self._m, self._xb, self._xc, self._swap = model, xb, xc, swap
+
+    def __getattr__(self, k):
+        return getattr(self._m, k)
+
+    def scores(self, x, topics=None):
+        X = self._m.scores(x, topics)
+        xs = np.atleast_2d(np.asarray(x, dtype=float))
+        ib = np.flatnonzero(np.all(xs == self._xb, axis=1))
+        ic = np.flatnonzero(np.all(xs == self._xc, axis=1))
+        if not (ib.size or ic.size):
+            return X
+        t = np.arange(self._m.n_topics) if topics is None else np.asarray(topics)
+        sw = self._swap[t]
+        Sb, Sc = self._m.scores(self._xb, topics), self._m.scores(self._xc, topics)
+        Y = np.array(X, copy=True)
+        Y3 = Y[None] if Y.ndim == 2 else Y
+        for i in ib:
+            Y3[i][:, sw] = Sc[:, sw]
+        for i in ic:
+            Y3[i][:, sw] = Sb[:, sw]
+        return Y
+
+
+def _rule(model, cands, pool, seed, n_seeds=5):
+    """The whole rule (tier 1, then tier 2 against its choice) on topics ``pool``, as :func:`optimize.recommend`."""
+    kw = dict(n_splits=10, n_inner=4, objective="phi", min_wins=0.8, min_effect=0.0, min_agreement=0.75, level=LEVEL)
+    seeds = nested.seed_list(seed, n_seeds)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(nested.FIXED_STREAM,)))
+    fixed = nested.tier_one(model, cands, level=LEVEL, rng=rng, topics=pool)
+    ref = nested.fixed_index(cands, fixed)
+    dec = nested.decide(model, cands, pool, seeds, reference=ref, allowed=nested.tuned_allowed(cands, ref), **kw)
+    return nested.combine(dec, fixed)
+
+
+def _cands(model, what):
+    return _candidates(model, what, "phi", "linear", "log2", nested.LAMBDAS, tuple(nested.FAMILIES[what]), "ridge")
+
+
+def run_whole_null(args) -> dict:
+    results = _read(args.out)
+    for name in args.collections:
+        for k in args.cutoffs:
+            for what in args.what:
+                if what == "gain" and grades(name) < 2:
+                    continue
+                t0 = time.perf_counter()
+                model = RatioModel(load(name), k, what, gain="linear", discount="log2")
+                cands = _cands(model, what)
+                c = [i for i, x in enumerate(cands) if x.name == ("zipf" if what == "discount" else "exponential")][0]
+                xb, xc = cands[0].fit(None)[0], cands[c].fit(None)[0]
+                rng = np.random.default_rng([NULL_SEED, k])
+                T = model.n_topics
+                finals, tier1 = [], []
+                with single_threaded_blas():
+                    for i in range(args.nulls):
+                        m = SwappedModel(model, xb, xc, rng.random(T) < 0.5)
+                        dec = _rule(m, cands, np.arange(T), seed=i, n_seeds=args.seeds)
+                        finals.append(cands[dec.index].name if dec.adopt else "keep")
+                        tier1.append(dec.fixed.names[dec.fixed.index] if dec.fixed.adopt else "keep")
+                r = {"candidate": cands[c].name, "n": args.nulls, "finals": finals, "tier1": tier1,
+                     "false": sum(f == cands[c].name for f in finals) / args.nulls,
+                     "tier1_false": sum(f == cands[c].name for f in tier1) / args.nulls,
+                     "any": sum(f != "keep" for f in finals) / args.nulls, "seeds": args.seeds,
+                     "seconds": time.perf_counter() - t0}
+                results[f"whole-null {name} {what}@{k}"] = r
+                _write(args.out, results)
+                print(f"{name:8} {what:8} @{k:<3} whole-rule false {r['false']:.3f} (tier 1 {r['tier1_false']:.3f}) "
+                      f"any {r['any']:.3f} n={args.nulls} {r['seconds']:.0f} s", flush=True)
+    return results
+
+
+def run_whole_value(args) -> dict:
+    results = _read(args.out)
+    for name in args.collections:
+        for k in args.cutoffs:
+            for what in args.what:
+                if what == "gain" and grades(name) < 2:
+                    continue
+                t0 = time.perf_counter()
+                model = RatioModel(load(name), k, what, gain="linear", discount="log2")
+                cands = _cands(model, what)
+                T = model.n_topics
+                std = nested.standard_indices(cands)
+                phi_all = coefficients(model.scores(np.stack([cands[i].fit(None)[0] for i in std])))["phi_1"]
+                vals, picks, tiers = [], [], []
+                with single_threaded_blas():
+                    for i, A in enumerate(subsets(T, args.share, args.subsets)):
+                        dec = _rule(model, cands, A, seed=i, n_seeds=args.seeds)
+                        if not dec.adopt:
+                            v = 0.0
+                        elif dec.tier == 1:
+                            v = float(phi_all[std.index(dec.index)] - phi_all[0])
+                        else:  # a tuned vector fitted on A, scored on the topics it did not see
+                            B = np.setdiff1d(np.arange(T), A)
+                            x = cands[dec.index].fit(A)[0]
+                            p = coefficients(model.scores(np.stack([x, cands[0].fit(None)[0]]), B))["phi_1"]
+                            v = float(p[0] - p[1])
+                        vals.append(v)
+                        picks.append(cands[dec.index].name if dec.adopt else "keep")
+                        tiers.append(int(dec.tier))
+                avail = max(0.0, float((phi_all - phi_all[0]).max()))
+                r = {"n": args.subsets, "share": args.share, "values": vals, "decisions": picks, "tiers": tiers,
+                     "value": float(np.mean(vals)), "fixed_available": avail, "seeds": args.seeds,
+                     "seconds": time.perf_counter() - t0}
+                results[f"whole-value {name} {what}@{k}" + ("" if args.share == 0.5 else f" {args.share:g}")] = r
+                _write(args.out, results)
+                print(f"{name:8} {what:8} @{k:<3} whole-rule value on subsets of {args.share:g} {r['value']:+.4f} "
+                      f"(switches {sum(p != 'keep' for p in picks)}/{args.subsets}, min {min(vals):+.4f}) "
+                      f"fixed available {avail:+.4f}  {r['seconds']:.0f} s", flush=True)
+    return results
+
+
+def _read(out: str) -> dict:
+    p = Path(out)
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def _write(out: str, results: dict) -> None:
+    p = Path(out)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(".tmp")
+    tmp.write_text(json.dumps(results, indent=1))
+    os.replace(tmp, p)  # atomic: a reader never sees half a file
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("mode", choices=["tier1", "whole-null", "whole-value", "halves", "table"])
     p.add_argument("--collections", nargs="+", default=list(COLLECTIONS))
     p.add_argument("--cutoffs", nargs="+", type=int, default=[10, 20, 100])
     p.add_argument("--what", nargs="+", default=["discount", "gain"])
-    p.add_argument("--halvings", type=int, default=10)
-    p.add_argument("--seeds", type=int, default=5, help="seeds of the rule on each half (recommend's n_seeds)")
-    p.add_argument("--stability-seeds", type=int, default=5,
-                   help="seeds of the rule on the whole collection, whose agreement is reported (0: skip)")
+    p.add_argument("--nulls", type=int, default=None, help="constructed nulls per cell (tier1: 200, whole-null: 20)")
+    p.add_argument("--subsets", type=int, default=None, help="random subsets per size (tier1: 20, whole-value: 10)")
+    p.add_argument("--share", type=float, default=0.5, help="whole-value: the subsets' share of the topics")
+    p.add_argument("--seeds", type=int, default=5, help="seeds of the whole rule's tier 2 (recommend's n_seeds)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "calibrate_recommend.json"))
     args = p.parse_args(argv)
-    out = Path(args.out)
-    results = json.loads(out.read_text()) if out.exists() else {}
-    for name in args.collections:
-        judged = load(name)
-        for k in args.cutoffs:
-            for what in args.what:
-                t0 = time.perf_counter()
-                r = cell(judged, k, what, args.halvings, args.seeds, args.stability_seeds)
-                r["seconds"] = time.perf_counter() - t0
-                r["shape"] = [judged.n_systems, judged.n_topics]
-                results[f"{name} {what}@{k} seeds={args.seeds}"] = r
-                tmp = out.with_suffix(".tmp")
-                tmp.write_text(json.dumps(results, indent=1))
-                os.replace(tmp, out)  # atomic: a reader never sees half a file
-                cap = "-" if r["captured"] is None else f"{r['captured']:.2f}"
-                print(f"{name:9} {what:8} @{k:<4} advice {r['advice']:+.4f}  switches {r['switches']}/{args.halvings} "
-                      f"false {r['false']}  real {r['real']:+.4f} ({r['real_candidate']})  captured {cap}  "
-                      f"agree {r['agree']}/{args.stability_seeds} whole {r['whole_choice'] if r['whole_adopt'] else 'keep'}  "
-                      f"{r['seconds']:.0f} s", flush=True)
+    if args.nulls is None:
+        args.nulls = 200 if args.mode == "tier1" else 20
+    if args.subsets is None:
+        args.subsets = 20 if args.mode == "tier1" else 10
+    if args.mode == "table":  # the docs' tables from the recorded results
+        print(tables(_read(args.out)))
+        return 0
+    with single_threaded_blas():
+        {"tier1": run_tier1, "whole-null": run_whole_null, "whole-value": run_whole_value,
+         "halves": run_halves}[args.mode](args)
     return 0
 
 

@@ -173,3 +173,42 @@ def _candidates(model, what: str, objective: str, gain, discount, lambdas, famil
 
         out.append(Candidate(name, "regularised", 3.0 + 1.0 / (1.0 + lam), fit, model.n - 1, failures))
     return out
+
+
+def _jsonable_spec(spec: Any) -> Any:
+    """A gain or discount spec as JSON: a name, a list of numbers or a {grade: gain} mapping with text keys."""
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, dict):
+        return {str(float(k)): float(v) for k, v in spec.items()}
+    try:
+        return [float(v) for v in spec]
+    except TypeError:
+        return None
+
+
+def _use_spec(c: Candidate, label: str, what: str, gain: Any, discount: Any) -> tuple[Any, Any]:
+    """(gain, discount) names of an adopted candidate when it has named forms; (None, None) otherwise."""
+    if c.spec is not None:
+        return c.spec
+    fam = getattr(c, "family", None)
+    theta = c.thetas.get(b"all") if fam is not None else None
+    if what == "discount" and fam is not None and fam.name in ("rbp", "jarvelin") and theta:
+        (k, v), = theta.items()
+        return gain, f"{fam.name}({k}={v!r})"
+    return None, None
+
+
+def _vectors_of(model, what: str, x: NDArray, gain: Any, discount: Any, cutoff: int):
+    """The full gain (per grade) and discount (per rank) vectors of a candidate's tuned-part vector ``x``."""
+    k = int(cutoff)
+    if what == "joint":
+        d, g = model.split(x)
+        gv = np.zeros(model.levels.size)
+        gv[model.positive] = g
+        return tuple(float(v) for v in gv), tuple(float(v) for v in d)
+    if what == "discount":
+        return tuple(float(v) for v in metrics.gain_vector(gain, model.levels)), tuple(float(v) for v in x)
+    gv = np.zeros(model.levels.size)
+    gv[model.positive] = x
+    return tuple(float(v) for v in gv), tuple(float(v) for v in metrics.discount_vector(discount, k, cutoff=k))

@@ -1,4 +1,12 @@
-r"""Keep your nDCG or switch? Nested cross-validation over topics against the user's baseline, reseeded.
+r"""Keep your nDCG or switch? A two-tier rule against the user's baseline.
+
+**Tier 1** (:mod:`optimize.recommend_fixed`): the fixed configurations (the other standards) are compared with the
+baseline on *all* topics by a paired topic bootstrap of the Φ(1) difference, Bonferroni over the standards; the best
+one whose corrected lower bound is above 0 becomes the *reference* (else the baseline). **Tier 2** (this module): the
+nested cross-validation below, its selection among the reference and the tuned candidates only, each tuned candidate
+judged against the reference — a tuned vector is adopted only over tier 1's choice, on held-out evidence. The
+verdict says which tier decided (:mod:`optimize.recommend_verdict`). In what follows, "the baseline" of tier 2 is
+the reference.
 
 :func:`recommend` starts from a **baseline** — the nDCG the user would use without the tool, by default
 trec_eval's (linear gains, log2 discount) — and treats every other configuration as a *switch* that must earn
@@ -74,16 +82,18 @@ import metrics
 from metrics import JudgedRuns
 from gtheory.kit.checks import check_progress
 
-from gtheory.kit.display import signed
 from gtheory.kit.errors import ParameterError
 from gtheory.kit.ties import TIE_REL
 from gtheory.kit.splits import topic_splits
 
 from ._ratio import JointModel, RatioModel, coefficients, topics_needed
 from .candidates import FIT_TOL, JOINT_ROUNDS, LAMBDAS, Candidate, _candidates  # noqa: F401
+from .candidates import _jsonable_spec, _use_spec, _vectors_of
 from .families import FAMILIES, tuning_from_vector
 from .objective import Problem
 from .recommendation import Recommendation
+from .recommend_fixed import FIXED_STREAM, N_RESAMPLES, FixedDecision, fixed_index, standard_indices, tier_one  # noqa: F401
+from .recommend_verdict import PHI_MEANING, tier_reason as _tier_reason, verdict as _verdict_text
 from ._threads import single_threaded_blas
 from gtheory.kit.params import REQUIRED_CUTOFF, integer, validate_params
 
@@ -109,24 +119,26 @@ def corrected_interval(diffs: NDArray, n_test: int, n_fit: int, level: float = 0
     return m, m - q * se, m + q * se
 
 
-def _select(model, cands: list[Candidate], pool: NDArray, splits: list, objective: str) -> tuple[int, NDArray]:
-    """Index of the candidate the inner cross-validation on ``pool`` chooses (one-SE rule), and the
-    inner held-out Φ(1) matrix (candidates × inner splits). ``splits`` are the inner
+def _select(model, cands: list[Candidate], pool: NDArray, splits: list, objective: str,
+            allowed: list[int] | None = None) -> tuple[int, NDArray]:
+    """Index of the candidate the inner cross-validation on ``pool`` chooses (one-SE rule) among ``allowed``
+    (default all), and the inner held-out Φ(1) matrix (candidates × inner splits). ``splits`` are the inner
     :func:`gtheory.kit.topic_splits` of ``pool`` (positions in ``pool``), drawn by :func:`_plan_seed`."""
     S = np.empty((len(cands), len(splits)))
     for i, (a, b) in enumerate(splits):
         xs = np.stack([c.fit(pool[a])[0] for c in cands])
         S[:, i] = coefficients(model.scores(xs, pool[b]), objective)["phi_1"]
     n_fit = len(splits[0][0])
-    return _one_se(cands, S, len(pool) - n_fit, n_fit), S
+    return _one_se(cands, S, len(pool) - n_fit, n_fit, allowed), S
 
 
-def _one_se(cands: list[Candidate], S: NDArray, n_test: int, n_fit: int) -> int:
+def _one_se(cands: list[Candidate], S: NDArray, n_test: int, n_fit: int, allowed: list[int] | None = None) -> int:
+    allowed = list(range(len(cands))) if allowed is None else list(allowed)
     means = S.mean(axis=1)
-    best = int(np.argmax(means))
+    best = max(allowed, key=lambda c: (means[c], -c))
     J = S.shape[1]
     eligible = []
-    for c in range(len(cands)):
+    for c in allowed:
         d = S[c] - S[best]
         se = math.sqrt((1.0 / J + n_test / n_fit) * float(d.var(ddof=1))) if J > 1 else 0.0
         if means[c] >= means[best] - se:
@@ -192,11 +204,11 @@ def _plan_seed(pool: NDArray, seed, n_splits: int, n_inner: int) -> list[tuple[N
     return tasks
 
 
-def _run_task(model, cands: list[Candidate], task: tuple, objective: str) -> tuple:
+def _run_task(model, cands: list[Candidate], task: tuple, objective: str, allowed: list[int] | None = None) -> tuple:
     """One outer split: ``(selected, held-out Φ(1) per candidate, ratio per candidate, labels)``; or, for the final
-    selection (no held-out part), ``(final, inner Φ(1) matrix)``."""
+    selection (no held-out part), ``(final, inner Φ(1) matrix)``. The selection is among ``allowed``."""
     A, B, inner = task
-    sel, S = _select(model, cands, A, inner, objective)
+    sel, S = _select(model, cands, A, inner, objective, allowed)
     if B is None:
         return sel, S
     fits = [c.fit(A) for c in cands]
@@ -212,12 +224,12 @@ def _assemble_seed(results: list[tuple], n_fit: int, n_test: int) -> _SeedRun:
 
 
 def _run_seed(model, cands: list[Candidate], pool: NDArray, seed, n_splits: int, n_inner: int,
-              objective: str, step: Callable[[], None]) -> _SeedRun:
+              objective: str, step: Callable[[], None], allowed: list[int] | None = None) -> _SeedRun:
     """One seed's nested cross-validation, here (:func:`_run_seeds` spreads the same tasks over processes)."""
     plan = _plan_seed(pool, seed, n_splits, n_inner)
     results = []
     for task in plan:
-        results.append(_run_task(model, cands, task, objective))
+        results.append(_run_task(model, cands, task, objective, allowed))
         step()
     return _assemble_seed(results, len(plan[0][0]), len(pool) - len(plan[0][0]))
 
@@ -227,14 +239,15 @@ _SHARED: tuple | None = None
 
 
 def _task_worker(i: int) -> tuple[tuple, list[list[str]]]:
-    model, cands, tasks, objective = _SHARED
+    model, cands, tasks, objective, allowed = _SHARED
     for c in cands:
         c.failures.clear()
-    out = _run_task(model, cands, tasks[i], objective)
+    out = _run_task(model, cands, tasks[i], objective, allowed)
     return out, [list(c.failures) for c in cands]
 
 
-def _run_seeds(model, cands, pool, seeds, n_splits, n_inner, objective, step, n_jobs: int) -> list[_SeedRun]:
+def _run_seeds(model, cands, pool, seeds, n_splits, n_inner, objective, step, n_jobs: int,
+               allowed: list[int] | None = None) -> list[_SeedRun]:
     """The seeds' runs. With ``n_jobs`` > 1 every outer split of every seed (and each seed's final selection) is one
     task of a pool of ``n_jobs`` forked processes — ``n_seeds × (n_splits + 1)`` tasks of about equal size, so the
     processes stay busy to the end (5 seeds on 2 processes as whole seeds would leave one idle for a fifth of the
@@ -243,11 +256,11 @@ def _run_seeds(model, cands, pool, seeds, n_splits, n_inner, objective, step, n_
     import multiprocessing as mp
 
     if int(n_jobs) <= 1 or "fork" not in mp.get_all_start_methods():
-        return [_run_seed(model, cands, pool, s, n_splits, n_inner, objective, step) for s in seeds]
+        return [_run_seed(model, cands, pool, s, n_splits, n_inner, objective, step, allowed) for s in seeds]
     plans = [_plan_seed(pool, s, n_splits, n_inner) for s in seeds]
     tasks = [t for plan in plans for t in plan]
     global _SHARED
-    _SHARED = (model, cands, tasks, objective)
+    _SHARED = (model, cands, tasks, objective, allowed)
     try:
         with mp.get_context("fork").Pool(min(int(n_jobs), len(tasks))) as workers:
             results = []
@@ -278,54 +291,69 @@ class Decision:
     hi: float
     wins: int
     n_outer: int
-    p0: float  # pooled held-out Φ(1) of the baseline
+    p0: float  # pooled held-out Φ(1) of the reference
     runs: list[_SeedRun]
+    reference: int = 0  # tier 2's reference: the configuration tier 1 chose (0: the baseline)
+    fixed: FixedDecision | None = None  # tier 1's outcome (None: the nested rule alone, as the calibration's tier 2)
+    tier: int = 1  # 1: the configuration to use is the one tier 1 chose (the baseline when keeping); 2: a tuned one
 
 
 def _seed_decision(run: _SeedRun, cands: list[Candidate], min_wins: float, min_effect: float,
-                   level: float) -> str:
-    """One seed's decision: the name of the candidate to switch to, or ``"keep"`` (module docstring's rule)."""
+                   level: float, ref: int = 0) -> str:
+    """One seed's decision: the name of the candidate to switch to, or ``"keep"`` (keep the reference ``ref``:
+    module docstring's rule)."""
     c = run.final
-    if c == 0:
+    if c == ref:
         return "keep"
     J = run.phi.shape[0]
-    proc = run.phi[np.arange(J), run.selected] - run.phi[:, 0]
+    proc = run.phi[np.arange(J), run.selected] - run.phi[:, ref]
     _, lo, _ = corrected_interval(proc, run.n_test, run.n_fit, level)
-    e = run.phi[:, c] - run.phi[:, 0]
+    e = run.phi[:, c] - run.phi[:, ref]
     ok = (math.isfinite(lo) and lo > 0 and _wins(e) >= math.ceil(min_wins * J - 1e-9)
           and float(e.mean()) > max(min_effect, TIE_REL))
     return cands[c].name if ok else "keep"
 
 
+def tuned_allowed(cands: list[Candidate], reference: int) -> list[int]:
+    """Tier 2's selection set: the reference (tier 1's choice) and the tuned candidates (families, vectors) — the
+    other fixed configurations were decided by tier 1 on all topics."""
+    return [reference] + [i for i, c in enumerate(cands) if c.kind not in ("baseline", "standard")]
+
+
 def decide(model, cands: list[Candidate], pool: NDArray, seeds: list, *, n_splits: int, n_inner: int,
            objective: str, min_wins: float, min_effect: float, min_agreement: float, level: float,
-           step: Callable[[], None] = lambda: None, n_jobs: int = 1) -> Decision:
-    """Run the reseeded nested cross-validation on the topics ``pool`` of ``model`` and apply the switching rule."""
-    runs = _run_seeds(model, cands, pool, seeds, n_splits, n_inner, objective, step, n_jobs)
-    decisions = [_seed_decision(r, cands, min_wins, min_effect, level) for r in runs]
+           step: Callable[[], None] = lambda: None, n_jobs: int = 1, reference: int = 0,
+           allowed: list[int] | None = None) -> Decision:
+    """Run the reseeded nested cross-validation on the topics ``pool`` of ``model`` and apply the switching rule
+    against ``reference`` (tier 2: a tuned candidate must beat tier 1's choice), the selection among ``allowed``
+    (default: all candidates, the nested rule alone)."""
+    runs = _run_seeds(model, cands, pool, seeds, n_splits, n_inner, objective, step, n_jobs, allowed)
+    ref = int(reference)
+    decisions = [_seed_decision(r, cands, min_wins, min_effect, level, ref) for r in runs]
     names = [c.name for c in cands]
     counts = {d: decisions.count(d) for d in dict.fromkeys(decisions)}
     top = max(counts, key=lambda d: (counts[d], d == "keep"))  # a tie goes to keep
     decided = n_splits >= MIN_SPLITS
     need = math.ceil(min_agreement * len(seeds) - 1e-9)
     adopt = decided and top != "keep" and counts[top] >= need
-    index = names.index(top) if adopt else 0
+    index = names.index(top) if adopt else ref
     agreement = counts[top] if adopt else counts.get("keep", 0)
     # the evidence: the adopted candidate; when keeping, what the seeds' final selections preferred
+    pick = [c for c in (range(len(cands)) if allowed is None else allowed) if c != ref]
     if adopt:
         alt = index
     else:
-        finals = [r.final for r in runs if r.final != 0]
+        finals = [r.final for r in runs if r.final != ref]
         phi = np.concatenate([r.phi for r in runs])
         alt = (max(set(finals), key=lambda c: (finals.count(c), -c)) if finals
-               else (1 + int(np.argmax(phi[:, 1:].mean(axis=0))) if len(cands) > 1 else 0))
-    proc = np.concatenate([r.phi[np.arange(len(r.selected)), r.selected] - r.phi[:, 0] for r in runs])
+               else (max(pick, key=lambda c: (phi[:, c].mean(), -c)) if pick else ref))
+    proc = np.concatenate([r.phi[np.arange(len(r.selected)), r.selected] - r.phi[:, ref] for r in runs])
     m, lo, hi = corrected_interval(proc, runs[0].n_test, runs[0].n_fit, level)
-    e = np.concatenate([r.phi[:, alt] - r.phi[:, 0] for r in runs])
-    p0 = float(np.concatenate([r.phi[:, 0] for r in runs]).mean())
+    e = np.concatenate([r.phi[:, alt] - r.phi[:, ref] for r in runs])
+    p0 = float(np.concatenate([r.phi[:, ref] for r in runs]).mean())
     return Decision(adopt=bool(adopt), decided=decided, index=index, alternative=alt, seed_decisions=decisions,
                     agreement=int(agreement), diff=m, lo=lo, hi=hi, wins=_wins(e), n_outer=len(proc), p0=p0,
-                    runs=runs)
+                    runs=runs, reference=ref, tier=2 if adopt else 1)
 
 
 def _check(judged, what, n_inner, n_seeds, lambdas, families, min_wins, penalty, min_agreement, min_effect):
@@ -436,6 +464,7 @@ def recommend(
     min_agreement: float = 0.75,
     min_effect: float = 0.0,
     level: float = 0.95,
+    n_resamples: int = N_RESAMPLES,
     n_jobs: int | None = None,
     progress: bool | str | Callable[[str], Any] = "auto",
 ) -> Recommendation:
@@ -470,6 +499,7 @@ def recommend(
     min_agreement : share of the seeds that must reach the same switch (default 0.75: 4 of 5).
     min_effect : the chosen alternative's mean held-out Φ(1) gain over the baseline must exceed this (default 0).
     level : confidence level of the interval whose lower bound must be positive (default 0.95).
+    n_resamples : paired topic resamples of tier 1 (default :data:`optimize.recommend_fixed.N_RESAMPLES`, 4,000).
     n_jobs : processes running the seeds (default: as many as CPUs, at most ``n_seeds``; 1 runs them here).
         The result does not depend on it.
     progress : ``"auto"`` (default): a progress bar on stderr (after 2 s) when stderr is a terminal (not into pipes
@@ -485,6 +515,10 @@ def recommend(
 
     Notes
     -----
+    Tier 1 (:mod:`optimize.recommend_fixed`) compares the other standard configurations with the baseline on all
+    topics (paired topic bootstrap of the Φ(1) difference, the lower end of its 95 % interval Bonferroni-corrected
+    over the standards) and chooses the reference: the best standard whose bound is above 0, else the baseline.
+    Tier 2 is the nested rule below among the reference and the tuned candidates, against the reference.
     The rule, per seed (module docstring): the inner cross-validation on all topics chooses an alternative; the
     seed switches to it only if (1) the nested procedure's held-out Φ(1) gain over the baseline has a corrected
     resampled lower bound (Nadeau & Bengio 2003) above 0, (2) the alternative beats the baseline on at least
@@ -503,6 +537,8 @@ def recommend(
         families = tuple(FAMILIES["discount"]) if what == "joint" else tuple(FAMILIES.get(what, ()))
     families = tuple(families)
     _check(judged, what, n_inner, n_seeds, lambdas, families, min_wins, penalty, min_agreement, min_effect)
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 100:
+        raise ValueError(f"`n_resamples` must be an integer ≥ 100; got {n_resamples!r}.")
     gain, discount = parse_baseline(baseline, what, cutoff, gain, discount)
     Problem(judged, cutoff, what, gain=gain, discount=discount, objective=objective)  # checks the configuration
     t0 = time.perf_counter()
@@ -511,13 +547,19 @@ def recommend(
     cands = _candidates(model, what, objective, gain, discount, lambdas, families, penalty)
     T = judged.n_topics
     seeds = seed_list(seed, n_seeds)
+    fixed_rng = (_spawn(seed, 1)[0] if isinstance(seed, np.random.Generator)
+                 else np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(FIXED_STREAM,))))
     bar = _progress(progress, n_seeds * (n_splits + 1) + 1)
     pool = np.arange(T)
     with single_threaded_blas():  # many small BLAS calls: threads only cost hand-offs (optimize._threads)
         try:
+            fixed = tier_one(model, cands, level=level, n_resamples=n_resamples, rng=fixed_rng)
+            ref = fixed_index(cands, fixed) if n_splits >= MIN_SPLITS else 0
             dec = decide(model, cands, pool, seeds, n_splits=n_splits, n_inner=n_inner, objective=objective,
                          min_wins=min_wins, min_effect=min_effect, min_agreement=min_agreement, level=level,
-                         step=lambda: bar.update(1), n_jobs=_jobs(n_jobs, n_seeds))
+                         step=lambda: bar.update(1), n_jobs=_jobs(n_jobs, n_seeds), reference=ref,
+                         allowed=tuned_allowed(cands, ref))
+            dec = combine(dec, fixed)
             fitted = [c.fit(pool) for c in cands]
             bar.update(1)
         finally:
@@ -529,6 +571,19 @@ def recommend(
                      level=level, t0=t0)
 
 
+def combine(dec: Decision, fixed: FixedDecision) -> Decision:
+    """The whole rule: tier 2's decision ``dec`` (against tier 1's choice, ``dec.reference``) with tier 1's
+    ``fixed``: a tuned candidate tier 2 adopts (tier 2), else tier 1's choice (tier 1; the baseline when keeping)."""
+    dec.fixed = fixed
+    if dec.adopt:
+        dec.tier = 2
+    elif dec.decided and dec.reference != 0:
+        dec.adopt, dec.index, dec.tier = True, dec.reference, 1
+    else:
+        dec.tier = 1
+    return dec
+
+
 def _jobs(n_jobs: int | None, n_seeds: int) -> int:
     if n_jobs is None:
         import os
@@ -537,11 +592,6 @@ def _jobs(n_jobs: int | None, n_seeds: int) -> int:
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
         raise ValueError(f"`n_jobs` must be a positive integer or None; got {n_jobs!r}.")
     return int(n_jobs)
-
-
-#: Φ in one clause, for a verdict's reader
-PHI_MEANING = ("Φ(n) is the share of the variance of n-topic mean scores that comes from real differences between "
-               "systems (1 = the ranking would not change with other topics)")
 
 
 def _phi_n(p1: float, n: int) -> float:
@@ -609,6 +659,13 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
             "times_chosen": int(sum(r.final == i for r in runs)), "fit_failures": len(c.failures),
         })
     table = pd.DataFrame(table_rows).set_index("candidate")
+    fixed = dec.fixed
+    for col in ("all_topics_diff", "all_topics_lo", "all_topics_hi", "all_topics_share"):
+        table[col] = math.nan
+    if fixed is not None:  # tier 1's evidence, on all topics, for the fixed configurations
+        for j, i in enumerate(standard_indices(cands)):
+            table.loc[names[i], ["all_topics_diff", "all_topics_lo", "all_topics_hi", "all_topics_share"]] = (
+                float(fixed.diff[j]), float(fixed.lo[j]), float(fixed.hi[j]), float(fixed.share[j]))
     failed = [c for c in cands if c.failures]
     if failed:  # optimiser failures are reported, not hidden: the scores are those of the points reached
         import warnings
@@ -619,8 +676,19 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
                       + " — their held-out scores are those of the points the optimiser stopped at (the table's "
                       "fit_failures column counts them).", OptimizationWarning, stacklevel=3)
     T = judged.n_topics
-    alt = cands[dec.alternative]
-    p0, m, lo, hi = dec.p0, dec.diff, dec.lo, dec.hi
+    std = standard_indices(cands)
+    f_alt = fixed.index if fixed is not None and fixed.adopt else (fixed.best if fixed is not None else 0)
+    tier1_switch = bool(dec.adopt and dec.tier == 1)
+    if tier1_switch:  # the evidence is tier 1's: all topics, paired topic bootstrap
+        alt_i = std[fixed.index]
+        p0, m, lo, hi = float(fixed.phi[0]), float(fixed.diff[fixed.index]), float(fixed.lo[fixed.index]), \
+            float(fixed.hi[fixed.index])
+        wins = _wins((phi[names[alt_i]] - phi[base]).to_numpy())
+    else:
+        alt_i = dec.alternative
+        p0, m, lo, hi = dec.p0, dec.diff, dec.lo, dec.hi
+        wins = dec.wins
+    alt = cands[alt_i]
     phi_b, phi_a = _phi_n(p0, T), _phi_n(p0 + m, T)
     phi_lo = _phi_n(p0 + lo, T) - phi_b if math.isfinite(lo) else math.nan
     phi_hi = _phi_n(p0 + hi, T) - phi_b if math.isfinite(hi) else math.nan
@@ -639,8 +707,9 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
         measure = measure_spec(gain, discount, cutoff, model.levels)
         gv = tuple(float(v) for v in metrics.gain_vector(gain, model.levels))
         dv = tuple(float(v) for v in metrics.discount_vector(discount, int(cutoff), cutoff=int(cutoff)))
-    verdict = _verdict(dec, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
-                       target, n_splits, min_wins, level, to_decide)
+    verdict = _verdict_text(dec, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
+                            target, n_splits, min_wins, level, to_decide, alt_i=alt_i, wins=wins,
+                            min_splits=MIN_SPLITS)
     kind = "standard" if chosen.kind in ("baseline", "standard") else chosen.kind
     tuning = tuning_from_vector(judged, cutoff, what, x, gain=gain, discount=discount, objective=objective,
                                 solver=("standard" if kind == "standard" else f"recommend:{kind}"),
@@ -652,11 +721,20 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
         best_standard=best_std, verdict=verdict, procedure_diff=m, procedure_lo=lo, procedure_hi=hi, table=table,
         comparisons=comparisons, outer=outer, tuning=tuning, seconds=time.perf_counter() - t0,
         baseline=base_spec, decided=bool(dec.decided), measure=measure, levels=levels, gain_vector=gv,
-        discount_vector=dv, alternative=alt.name, alternative_label=fitted[dec.alternative][1], diff=m, diff_lo=lo,
+        discount_vector=dv, alternative=alt.name, alternative_label=fitted[alt_i][1], diff=m, diff_lo=lo,
         diff_hi=hi, phi_n_baseline=phi_b, phi_n_adopted=phi_a, phi_n_diff=phi_a - phi_b, phi_n_lo=phi_lo,
-        phi_n_hi=phi_hi, topics_saved=saved, splits_won=dec.wins, n_outer=dec.n_outer, n_seeds=len(runs),
+        phi_n_hi=phi_hi, topics_saved=saved, splits_won=wins, n_outer=dec.n_outer, n_seeds=len(runs),
         seed_decisions=tuple(dec.seed_decisions), agreement=dec.agreement, phi_meaning=PHI_MEANING,
         base_gain=_jsonable_spec(gain), base_discount=_jsonable_spec(discount), topics_to_decide=to_decide,
+        tier=int(dec.tier), tier_reason=_tier_reason(dec, cands, fitted, T, level),
+        reference=names[dec.reference], fixed_choice=names[std[fixed.index]] if fixed is not None else base,
+        fixed_alternative=names[std[f_alt]] if fixed is not None else base,
+        fixed_diff=float(fixed.diff[f_alt]) if fixed is not None else math.nan,
+        fixed_lo=float(fixed.lo[f_alt]) if fixed is not None else math.nan,
+        fixed_hi=float(fixed.hi[f_alt]) if fixed is not None else math.nan,
+        fixed_share=float(fixed.share[f_alt]) if fixed is not None else math.nan,
+        fixed_m=int(fixed.m) if fixed is not None else 0,
+        n_resamples=int(fixed.n_resamples) if fixed is not None else 0,
     )
 
 
@@ -685,83 +763,6 @@ def topics_to_decide(diff: float, lo: float, n_topics: int) -> float:
     if not (math.isfinite(diff) and math.isfinite(lo)) or diff <= 0 or lo > 0:
         return math.nan
     return float(math.ceil(n_topics * ((diff - lo) / diff) ** 2 - 1e-9))
-
-
-def _jsonable_spec(spec: Any) -> Any:
-    """A gain or discount spec as JSON: a name, a list of numbers or a {grade: gain} mapping with text keys."""
-    if isinstance(spec, str):
-        return spec
-    if isinstance(spec, dict):
-        return {str(float(k)): float(v) for k, v in spec.items()}
-    try:
-        return [float(v) for v in spec]
-    except TypeError:
-        return None
-
-
-def _use_spec(c: Candidate, label: str, what: str, gain: Any, discount: Any) -> tuple[Any, Any]:
-    """(gain, discount) names of an adopted candidate when it has named forms; (None, None) otherwise."""
-    if c.spec is not None:
-        return c.spec
-    fam = getattr(c, "family", None)
-    theta = c.thetas.get(b"all") if fam is not None else None
-    if what == "discount" and fam is not None and fam.name in ("rbp", "jarvelin") and theta:
-        (k, v), = theta.items()
-        return gain, f"{fam.name}({k}={v!r})"
-    return None, None
-
-
-def _vectors_of(model, what: str, x: NDArray, gain: Any, discount: Any, cutoff: int):
-    """The full gain (per grade) and discount (per rank) vectors of a candidate's tuned-part vector ``x``."""
-    k = int(cutoff)
-    if what == "joint":
-        d, g = model.split(x)
-        gv = np.zeros(model.levels.size)
-        gv[model.positive] = g
-        return tuple(float(v) for v in gv), tuple(float(v) for v in d)
-    if what == "discount":
-        return tuple(float(v) for v in metrics.gain_vector(gain, model.levels)), tuple(float(v) for v in x)
-    gv = np.zeros(model.levels.size)
-    gv[model.positive] = x
-    return tuple(float(v) for v in gv), tuple(float(v) for v in metrics.discount_vector(discount, k, cutoff=k))
-
-
-def _verdict(dec: Decision, cands, fitted, base_spec, measure, label, T, phi_b, phi_a, phi_lo, phi_hi, saved,
-             target, n_splits, min_wins, level, to_decide: float = math.nan) -> str:
-    """One paragraph: what to use, against what, the gain as Φ(T) and topics saved, one interval, what Φ means."""
-    alt_label = fitted[dec.alternative][1]
-    ev = (f"Φ({T}) on held-out topics {phi_b:.3f} → {phi_a:.3f} ({signed(phi_a - phi_b, 3)}, "
-          f"{level:.0%} interval [{signed(phi_lo, 3)}, {signed(phi_hi, 3)}]"
-          + (f"; {_fmt_topics(saved)} for Φ ≥ {target:g}" if math.isfinite(saved) else "") + ")")
-    seeds = f"{dec.agreement}/{len(dec.runs)} seeds agree"
-    # the wins are the alternative's own (the interval is the whole procedure's): say whose they are when keeping
-    won = f"better on {dec.wins}/{dec.n_outer} held-out halves"
-    if not dec.adopt:
-        won = f"{alt_label} itself was {won}" if dec.alternative != 0 else ""
-    if not dec.decided:
-        return (f"keep {base_spec}: too few splits to decide ({n_splits} outer splits; at least {MIN_SPLITS} are "
-                f"needed) — the baseline is kept. {PHI_MEANING}.")
-    if dec.adopt:
-        use = measure or f"the tuned configuration {label} (gtheory evaluate --tuning REC.json)"
-        return (f"switch to {use} instead of {base_spec}: {ev}; {won}; {seeds}. {PHI_MEANING}.")
-    if dec.alternative == 0:
-        why = "no alternative came close"
-    else:
-        why = f"the best alternative, {alt_label}, is not reliably better"
-    more = ""
-    if math.isfinite(to_decide):  # the 1/√n projection (topics_to_decide); far beyond the data it is only an order
-        more = (f" If it held, a gain this size would be clear with about {to_decide:.0f} topics (now {T})."
-                if to_decide <= 10 * T else
-                f" If it held, a gain this size would need more than ten times these {T} topics to be clear.")
-    return (f"keep {base_spec}: {why} — switching as these data suggest gives {ev}; {won + '; ' if won else ''}"
-            f"{seeds}.{more} {PHI_MEANING}.")
-
-
-def _fmt_topics(saved: float) -> str:
-    n = int(round(saved))
-    if n == 0:
-        return "no topics saved"
-    return f"{n} topic{'s' if abs(n) != 1 else ''} saved" if n > 0 else f"{-n} more topic{'s' if n != -1 else ''} needed"
 
 
 def _progress(on: bool | Callable[[str], Any], total: int, desc: str = "recommend: outer splits"):

@@ -35,6 +35,22 @@ Fields for presenting the decision (added with the baseline rule; every earlier 
 * ``topics_to_decide`` (float): when keeping with a positive held-out gain whose interval includes 0, the
   number of topics at which that interval would exclude 0 if the gain held (:func:`optimize.nested.topics_to_decide`:
   the half-width narrowing as 1/√n); NaN otherwise.
+
+Fields of the two-tier rule (:func:`optimize.recommend`; tier 1 :mod:`optimize.recommend_fixed`):
+
+* ``tier`` (int): which tier decided — 1: the configuration to use is tier 1's choice among the fixed
+  configurations (a standard, or the baseline when keeping), 2: a tuned candidate adopted by the nested
+  cross-validation over tier 1's choice. ``tier_reason`` (str): why, in one sentence.
+* ``reference`` (str): the candidate tier 2 had to beat (tier 1's choice).
+* ``fixed_choice`` (str): tier 1's choice (the baseline's name when it keeps); ``fixed_alternative``: the standard
+  its evidence is about (the choice, or when keeping the one with the largest lower bound); ``fixed_diff``: its
+  Φ(1) minus the baseline's on all topics, ``fixed_lo`` its one-sided lower bound at (1 − level)/(2 ``fixed_m``)
+  (Bonferroni over the ``fixed_m`` alternative standards; paired topic bootstrap of ``n_resamples`` resamples),
+  ``fixed_hi`` the matching upper quantile, ``fixed_share`` the share of resamples it beat the baseline on.
+* ``diff``, ``diff_lo``, ``diff_hi``, ``phi_n_*``, ``splits_won``: the evidence of the deciding tier — tier 1's
+  all-topic numbers when it switched, otherwise the nested procedure's against ``reference``.
+* table columns ``all_topics_diff``, ``all_topics_lo``, ``all_topics_hi``, ``all_topics_share``: tier 1's numbers
+  per fixed configuration (NaN for tuned candidates).
 """
 from __future__ import annotations
 
@@ -141,6 +157,18 @@ class Recommendation(JsonResult):
     base_gain: Any = None
     base_discount: Any = None
     topics_to_decide: float = math.nan
+    # ---- the two-tier rule (module docstring)
+    tier: int = 1
+    tier_reason: str = ""
+    reference: str = ""
+    fixed_choice: str = ""
+    fixed_alternative: str = ""
+    fixed_diff: float = math.nan
+    fixed_lo: float = math.nan
+    fixed_hi: float = math.nan
+    fixed_share: float = math.nan
+    fixed_m: int = 0
+    n_resamples: int = 0
 
     # ------------------------------------------------------------------ views
     @property
@@ -175,26 +203,34 @@ class Recommendation(JsonResult):
         t = self.table
         w = max(16, *(len(str(n)) for n in t.index))
         fw = min(44, max(26, *(len(str(f)) for f in t["fitted"])))
+        base = t.index[0]
         lines = [
             f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  "
             f"{self.n_systems} systems x {self.n_topics} topics, "
-            f"nested cross-validation: {self.n_splits} outer x {self.n_inner} inner topic halvings, "
+            + (f"tier 1: paired topic bootstrap, {self.n_resamples} resamples; " if self.n_resamples else "")
+            + f"tier 2: nested cross-validation, {self.n_splits} outer x {self.n_inner} inner topic halvings, "
             f"{self.n_seeds} seed(s) from {self.seed}",
             f"  verdict: {self.verdict}",
             f"  use: {self.measure or self.label}   (baseline: {self.baseline or self.best_standard})",
+            f"  decided by: {self.tier_reason or '-'}",
             f"  seeds' decisions: {', '.join(self.seed_decisions) or '-'}",
             "",
-            f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Φ(1) out':>9} "
-            f"{'Δ vs ' + self.best_standard:>10} {'95% interval':>18} {'wins':>5} {'topics':>7}",
+            f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Δ all':>8} {'lower':>8} "
+            f"{'Φ(1) out':>9} {'Δ vs ' + base:>10} {'95% interval':>18} {'wins':>5} {'topics':>7}",
         ]
         for name, r in t.iterrows():
             need = "inf" if not math.isfinite(r["topics_needed"]) else f"{r['topics_needed']:.0f}"
+            d_all, lo_all = r.get("all_topics_diff", math.nan), r.get("all_topics_lo", math.nan)
+            fix = (f"{signed(d_all, 4):>8} {signed(lo_all, 4) if math.isfinite(lo_all) else '-':>8}"
+                   if math.isfinite(d_all) else f"{'-':>8} {'-':>8}")
             lines.append(
-                f"  {name:<{w}} {str(r['fitted'])[:fw]:<{fw}} {r['phi_1_in_sample']:>8.4f} {r['outer_phi_1']:>9.4f} "
-                f"{signed(r['diff_vs_best_standard'], 4):>10} [{signed(r['diff_lo'], 4)}, {signed(r['diff_hi'], 4)}] "
-                f"{int(r['wins']):>2}/{self._n_outer:<2} {need:>7}")
-        lines.append(f"  (Φ(1) out: mean over outer held-out halves; topics: median topics for Φ ≥ {self.target:g} "
-                     "on a held-out half; interval: corrected resampled t, Nadeau & Bengio 2003)")
+                f"  {name:<{w}} {str(r['fitted'])[:fw]:<{fw}} {r['phi_1_in_sample']:>8.4f} {fix} {r['outer_phi_1']:>9.4f} "
+                f"{signed(r['diff_vs_baseline'], 4):>10} [{signed(r['baseline_lo'], 4)}, {signed(r['baseline_hi'], 4)}] "
+                f"{int(r['wins_vs_baseline']):>2}/{self._n_outer:<2} {need:>7}")
+        lines.append(f"  (Δ all, lower: tier 1 — Φ(1) minus the baseline's on all topics and its one-sided lower bound, "
+                     f"Bonferroni-corrected, paired topic bootstrap; Φ(1) out: mean over outer held-out halves; Δ, "
+                     f"interval, wins: against the baseline {base} on them (corrected resampled t, Nadeau & Bengio "
+                     f"2003); topics: median topics for Φ ≥ {self.target:g} on a held-out half)")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -210,29 +246,30 @@ class Recommendation(JsonResult):
         from gtheory.kit.display import html_table
 
         t = self.table
-        rows = ((n, r["kind"], r["fitted"], r["outer_phi_1"], r["diff_vs_best_standard"], r["diff_lo"], r["diff_hi"],
-                 f"{int(r['wins'])}/{self._n_outer}", r["topics_needed"]) for n, r in t.iterrows())
-        return html_table(rows, header=["candidate", "kind", "fitted on all topics", "Φ(1) held out",
-                                         f"Δ vs {self.best_standard}", "95% lo", "95% hi", "wins", "topics"],
+        rows = ((n, r["kind"], r["fitted"], r.get("all_topics_diff", math.nan), r.get("all_topics_lo", math.nan),
+                 r["outer_phi_1"], r["diff_vs_baseline"], r["baseline_lo"], r["baseline_hi"],
+                 f"{int(r['wins_vs_baseline'])}/{self._n_outer}", r["topics_needed"]) for n, r in t.iterrows())
+        return html_table(rows, header=["candidate", "kind", "fitted on all topics", "Δ all topics", "lower bound",
+                                         "Φ(1) held out", f"Δ vs {t.index[0]}", "95% lo", "95% hi", "wins", "topics"],
                           caption=f"Recommendation, nDCG@{self.cutoff} {self.what}: {self.verdict}")
 
     def plot(self, ax: Any = None) -> Any:
-        """Held-out Φ(1) difference of every candidate to the best standard, with 95 % intervals."""
+        """Held-out Φ(1) difference of every candidate to the baseline, with 95 % intervals."""
         import matplotlib.pyplot as plt
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 0.35 * len(self.table) + 1.2))
         t = self.table.iloc[::-1]
         y = np.arange(len(t))
-        lo = (t["diff_vs_best_standard"] - t["diff_lo"]).fillna(0).to_numpy()
-        hi = (t["diff_hi"] - t["diff_vs_best_standard"]).fillna(0).to_numpy()
+        lo = (t["diff_vs_baseline"] - t["baseline_lo"]).fillna(0).to_numpy()
+        hi = (t["baseline_hi"] - t["diff_vs_baseline"]).fillna(0).to_numpy()
         colours = ["C2" if n == self.choice else ("C7" if k in ("standard", "baseline") else "C0")
                    for n, k in zip(t.index, t["kind"])]
-        ax.errorbar(t["diff_vs_best_standard"], y, xerr=[lo, hi], fmt="none", ecolor="0.5", capsize=3)
-        ax.scatter(t["diff_vs_best_standard"], y, c=colours, zorder=3)
+        ax.errorbar(t["diff_vs_baseline"], y, xerr=[lo, hi], fmt="none", ecolor="0.5", capsize=3)
+        ax.scatter(t["diff_vs_baseline"], y, c=colours, zorder=3)
         ax.axvline(0.0, color="0.3", lw=0.8)
         ax.set_yticks(y, list(t.index))
-        ax.set_xlabel(f"held-out Φ(1) − {self.best_standard} (outer splits)")
+        ax.set_xlabel(f"held-out Φ(1) − {self.table.index[0]} (outer splits)")
         ax.set_title(f"nDCG@{self.cutoff} {self.what}: {'adopt ' + self.label if self.adopt else 'keep ' + self.choice}",
                      fontsize=10)
         return ax
@@ -293,10 +330,12 @@ _FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs
 
 #: fields of the baseline rule written as JSON scalars
 _NEW_FLOATS = ("diff", "diff_lo", "diff_hi", "phi_n_baseline", "phi_n_adopted", "phi_n_diff", "phi_n_lo", "phi_n_hi",
-               "topics_saved", "topics_to_decide")
+               "topics_saved", "topics_to_decide", "fixed_diff", "fixed_lo", "fixed_hi", "fixed_share")
 _NEW_SCALARS = ("baseline", "decided", "measure", "alternative", "alternative_label", *_NEW_FLOATS, "splits_won",
-                "n_outer", "n_seeds", "agreement", "phi_meaning", "base_gain", "base_discount")
-_FLOATS = _FLOATS + ("diff_vs_baseline", "baseline_lo", "baseline_hi")
+                "n_outer", "n_seeds", "agreement", "phi_meaning", "base_gain", "base_discount", "tier", "tier_reason",
+                "reference", "fixed_choice", "fixed_alternative", "fixed_m", "n_resamples")
+_FLOATS = _FLOATS + ("diff_vs_baseline", "baseline_lo", "baseline_hi", "all_topics_diff", "all_topics_lo",
+                     "all_topics_hi", "all_topics_share")
 
 
 def _recommendation_schema() -> dict:
@@ -327,6 +366,10 @@ def _recommendation_schema() -> dict:
         "seed_decisions": list_of(text(), **later), "levels": list_of(real(), **later),
         "gain": list_of(real(nullable=True), **later), "discount": list_of(real(nullable=True), **later),
         "gain_vector": list_of(real(nullable=True), **later), "discount_vector": list_of(real(nullable=True), **later),
+        "tier": integer(1, 2, **later, default=1), "tier_reason": text(**later, default=""),
+        "reference": text(**later, default=""), "fixed_choice": text(**later, default=""),
+        "fixed_alternative": text(**later, default=""), "fixed_m": integer(0, **later, default=0),
+        "n_resamples": integer(0, **later, default=0),
     }
 
 

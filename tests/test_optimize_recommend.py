@@ -36,9 +36,13 @@ def test_keep_means_the_baseline_and_switch_means_held_out_evidence(collections,
     assert rec.baseline == f"nDCG(discount=log2,gain=linear)@{cutoff}"
     assert rec.n_outer == 3 * rec.n_splits == len(phi)
     counts = {d: rec.seed_decisions.count(d) for d in rec.seed_decisions}
-    if rec.adopt:
+    if rec.adopt and rec.tier == 1:  # a standard, on tier 1's all-topic evidence (tests/test_optimize_recommend_fixed.py)
+        assert rec.kind == "standard" and rec.fixed_choice == rec.choice and rec.diff_lo > 0
+        assert rec.table.loc[rec.choice, "all_topics_lo"] == rec.diff_lo
+    elif rec.adopt:  # a tuned candidate, over tier 1's choice
+        ref = rec.reference
         assert rec.diff_lo > 0 and counts[rec.choice] >= 3  # 0.75 of 3 seeds, rounded up
-        assert rec.splits_won == int((phi[rec.choice] - phi[base] > 0).sum())
+        assert rec.splits_won == int((phi[rec.choice] - phi[ref] > 0).sum())
     else:
         assert rec.choice == base and rec.measure == rec.baseline
         np.testing.assert_array_equal(rec.ndcg(judged).to_numpy(),
@@ -206,6 +210,8 @@ def test_a_switch_names_a_measure_when_the_family_has_one(dl19):
     (dict(n_seeds=0), "`n_seeds` must be an integer ≥ 1"),
     (dict(min_effect=-0.1), "`min_effect` must be a non-negative number"),
     (dict(level=1.0), "level"),
+    (dict(n_resamples=10), "`n_resamples` must be an integer ≥ 100"),
+    (dict(n_resamples=True), "`n_resamples` must be an integer"),
 ])
 def test_recommend_refuses_bad_arguments(trec9, kw, match):
     with pytest.raises(ValueError, match=match):
