@@ -45,7 +45,8 @@ OVERRIDES = {
     **{(f, "cutoff"): "a required cut-off (None is not a whole list here)" for f in (
         "metrics.precision", "metrics.recall", "metrics.success", "metrics.andcg", "optimize.optimize_discount",
         "optimize.optimize_gain", "optimize.optimize_joint", "optimize.cross_validate", "optimize.recommend",
-        "optimize.optimize_family", "optimize.optimize_regularised", "experiments.demo_study")},
+        "optimize.optimize_family", "optimize.optimize_regularised", "experiments.demo_study",
+        "experiments.run_study")},
     **{(f, "relevance_level"): "the judgment sampling takes any finite grade (the measures need > 0)" for f in (
         "metrics.reduction_mask", "metrics.reduce_qrels", "experiments.reduction_mask", "experiments.reduce_qrels",
         "experiments.incompleteness_study", "experiments.tuned_stability_under_incompleteness", "experiments.sweep",
