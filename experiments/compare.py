@@ -587,13 +587,13 @@ def compare(
     # correction: one call over the table's p-values
     reject, p_adj = _adjust(p, alpha, correction)
     # the table: means, differences, intervals, effect sizes (standardised, then back in the scores' units)
-    from scipy import stats as st
+    from scipy.special import stdtrit  # what scipy.stats.t.ppf evaluates, without importing scipy.stats
 
     means = X.mean(axis=1)
     diff = means[I] - means[J]
     sd = D.std(axis=1, ddof=1) if n > 1 else np.full(len(D), np.nan)
     sd = np.where(sd <= zero, 0.0, sd)
-    half = st.t.ppf(1.0 - alpha / 2.0, n - 1) * sd / math.sqrt(n)
+    half = stdtrit(n - 1, 1.0 - alpha / 2.0) * sd / math.sqrt(n)
     ve = residual_variance(X)
     if not math.sqrt(max(ve, 0.0)) > zero:  # V_E at rounding level: the systems differ by constants
         ve = 0.0

@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy as _scipy
-from scipy import stats
 
 from gtheory.kit.ties import tie_values
 
@@ -77,6 +76,8 @@ def paired_ttest(scores: ScoresLike, *, top_k: int | None = None) -> pd.DataFram
     x, y = s.values[I], s.values[J]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
+        from scipy import stats  # on first use: scipy.stats costs half a second of start-up
+
         res = stats.ttest_rel(x, y, axis=1)
     t, p = _null_pairs(x, y, np.asarray(res.statistic, float), np.asarray(res.pvalue, float))
     frame = pair_frame(s, I, J, t=t, p_value=p)
@@ -180,6 +181,8 @@ def _wilcoxon_rows(d: np.ndarray, zero_method: str, method: str,
             warnings.simplefilter("ignore", (RuntimeWarning, UserWarning))
             # SciPy < 1.13 names the normal approximation "approx" (the declared minimum is 1.10)
             name = how if how != "asymptotic" or _SCIPY_113 else "approx"
+            from scipy import stats
+
             res = stats.wilcoxon(d[rows], zero_method=zero_method, method=name, correction=correction, axis=1)
         stat[rows] = res.statistic
         p[rows] = res.pvalue

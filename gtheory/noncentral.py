@@ -205,8 +205,11 @@ def _small_tail_log(c: NDArray[np.float64], df: NDArray[np.float64], mu: NDArray
     return total + _log_norm_const(z)
 
 
-#: Gauss-Legendre nodes and weights on [-1, 1] for the large tail
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(400)
+@functools.cache
+def _gauss_legendre() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Gauss-Legendre nodes and weights on [-1, 1] for the large tail (400 nodes: computed on first use, not at
+    import — an eigenproblem of a few tens of milliseconds that most commands never need)."""
+    return np.polynomial.legendre.leggauss(400)
 
 
 def _large_tail_log(c: NDArray[np.float64], df: NDArray[np.float64], mu: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -218,6 +221,7 @@ def _large_tail_log(c: NDArray[np.float64], df: NDArray[np.float64], mu: NDArray
 
     lo = np.maximum(-mu, -40.0)
     half = 0.5 * (40.0 - lo)
+    _GL_X, _GL_W = _gauss_legendre()
     zz = lo[:, None] + half[:, None] * (_GL_X[None, :] + 1.0)
     arg = 0.5 * df[:, None] * ((zz + mu[:, None]) / c[:, None]) ** 2
     vals = np.exp(-0.5 * zz * zz) / math.sqrt(2.0 * math.pi) * special.gammainc(0.5 * df[:, None], arg)

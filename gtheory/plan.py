@@ -186,10 +186,10 @@ def _n(v: float) -> str:
 
 def _variance_bounds(var: float, df: int, level: float) -> tuple[float, float]:
     """The ``level`` confidence interval of σ² from an estimate with ``df`` degrees of freedom (normal theory)."""
-    from scipy import stats
+    from scipy.special import chdtri, gammaincinv  # the chi-square quantiles of scipy.stats.chi2, without its import
 
     a = (1.0 - level) / 2.0
-    return df * var / stats.chi2.isf(a, df), df * var / stats.chi2.ppf(a, df)
+    return df * var / chdtri(df, a), df * var / (2.0 * gammaincinv(df / 2.0, a))
 
 
 @validate_params()

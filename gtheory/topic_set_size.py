@@ -219,7 +219,7 @@ def _nagata_power(method: str, n: NDArray[np.float64], d: Any, var: float, alpha
     \sqrt{2(\phi_A+\lambda)-(\phi_A+2\lambda)/(\phi_A+\lambda)}\big)/\sqrt{\phi_A F/\phi_E+(\phi_A+2\lambda)/
     (\phi_A+\lambda)}` with :math:`F=F_{\phi_A,\phi_E,1-\alpha}`.
     """
-    from scipy import stats
+    from scipy.special import ndtr  # the normal tails scipy.stats.norm evaluates, without importing scipy.stats
 
     from .noncentral import f_crit, t_crit
 
@@ -233,11 +233,11 @@ def _nagata_power(method: str, n: NDArray[np.float64], d: Any, var: float, alpha
         a = fa * F / fe
         b = (fa + 2.0 * lam) / (fa + lam)
         c = (np.sqrt(a * (2.0 * fe - 1.0)) - np.sqrt(2.0 * (fa + lam) - b)) / np.sqrt(a + b)
-        return np.asarray(stats.norm.sf(c), dtype=np.float64)
+        return np.asarray(ndtr(-c), dtype=np.float64)
     phi, lam = _t_df_ncp(method, n, d, var)
     w = t_crit(phi, alpha)
     shrink, scale = w * (1.0 - 1.0 / (4.0 * phi)), np.sqrt(1.0 + w**2 / (2.0 * phi))
-    return np.asarray(stats.norm.sf((shrink - lam) / scale) + stats.norm.cdf((-shrink - lam) / scale),
+    return np.asarray(ndtr(-(shrink - lam) / scale) + ndtr((-shrink - lam) / scale),
                       dtype=np.float64)
 
 
@@ -398,14 +398,14 @@ def _nagata_start(method: str, *, d: float | None, width: float | None, var: flo
                   target: float | None, m: int | None, tabulated: bool = False) -> float:
     """Nagata's closed-form first ``n`` (module docstring), before the check and the steps; ``tabulated``: ANOVA's
     λ from :data:`NAGATA_LAMBDA_TABLE` (Nagata mode), else the exact λ (the exact mode's first guess)."""
-    from scipy import stats
+    from scipy.special import ndtri  # norm.isf(q) = -ndtri(q), without importing scipy.stats
 
-    za = stats.norm.isf(alpha / 2.0)
+    za = -ndtri(alpha / 2.0)
     if method == "ci":
         assert width is not None
         return 4.0 * za**2 * 2.0 * var / width / width  # not width**2: a float's ** raises on overflow
     assert d is not None and target is not None
-    zb = stats.norm.isf(1.0 - target)
+    zb = -ndtri(1.0 - target)
     if method == "paired-t":
         delta = d / math.sqrt(2.0 * var)
         return ((za + zb) / delta) ** 2 + za**2 / 2.0

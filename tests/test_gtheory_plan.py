@@ -150,7 +150,7 @@ def test_plan_answers_on_the_issue_grid_fast():
             assert np.all((t["low"] <= t["topics"]) & (t["topics"] <= t["high"])), t
             assert pl.topics("paired-t") == gtheory.topic_set_size(
                 pl.variance, method="paired-t", min_diff=d, alpha=a, power=p, approximation=approximation).n
-    assert slowest < 1.0  # measured: < 0.1 s
+    assert slowest < 10.0  # a hang guard for a loaded machine (measured < 0.1 s: benchmarks/bench_plan_grid.py)
 
 
 def test_plan_never_reports_an_unbounded_data_row():

@@ -391,7 +391,10 @@ def r_grid() -> list[list[float]]:
 
 @needs_r
 def test_sizes_on_the_issue_grid_equal_r_and_answer_fast(r_grid):
+    # the sizes against R; the time per call is a hang guard only (a search that does not end takes minutes), with
+    # room for a loaded CI machine: the speed itself is measured in benchmarks/bench_plan_grid.py (< 0.02 s a call)
     assert len(r_grid) == len(GRID)
+    topic_set_size(0.01, method="anova", min_diff=0.1, n_systems=3)  # first call: SciPy's imports, not the search
     slowest = 0.0
     for (a, p, d, v), r_row in zip(GRID, r_grid):
         methods = [("paired-t", None), ("two-sample-t", None)] + [("anova", m) for m in GRID_M]
@@ -407,7 +410,7 @@ def test_sizes_on_the_issue_grid_equal_r_and_answer_fast(r_grid):
                     assert abs(res.n - n_r) <= 1, (method, a, p, d, v)
                 else:  # the tabulated λ of Sakai's Table 6.4 (within 8 % at φ_A = 1): within 3 % or 1 topic
                     assert abs(res.n - n_r) <= max(1, 0.03 * n_r), (m, a, p, d, v)
-    assert slowest < 1.0  # each call well under a second (measured: < 0.02 s)
+    assert slowest < 10.0
 
 
 def test_alpha_01_and_extreme_variances_answer():
@@ -431,7 +434,7 @@ def test_tiny_min_diff_is_answered_at_once_and_agrees_with_exact(method):
     for d in (1e-6, 1e-5):
         t0 = time.perf_counter()
         nagata = topic_set_size(0.02, method=method, min_diff=d, n_systems=m, approximation="nagata")
-        assert time.perf_counter() - t0 < 1.0
+        assert time.perf_counter() - t0 < 10.0  # a hang guard (it took minutes); measured < 0.03 s
         exact = topic_set_size(0.02, method=method, min_diff=d, n_systems=m)
         assert math.isinf(nagata.n) and math.isinf(exact.n)  # beyond MAX_TOPICS = 1e9 in both modes
     # just inside the cap both modes answer a number, within Nagata's approximation of each other
