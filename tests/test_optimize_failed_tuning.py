@@ -54,7 +54,7 @@ def test_failed_tuning_summary_and_topics_needed_return_promptly(failed):
     need = t.topics_needed(0.95, "erho2")
     assert need.n_low == need.n_high == math.inf and "undefined" in need.reason
     text = t.summary()
-    assert time.perf_counter() - t0 < 2.0  # used to hang in a k += 1 loop
+    assert time.perf_counter() - t0 < 10.0  # used to hang in a k += 1 loop (a guard with room for a loaded machine)
     assert "CANNOT TUNE" in text and "σ²(system) = 0" in text
 
 
