@@ -55,7 +55,7 @@ class _Given(argparse.Action):
 
 def add_resamples_arg(p: argparse.ArgumentParser, default: int | None, help: str) -> None:
     """``--n-resamples`` (the API's ``n_resamples``: bootstrap replicates, permutations, drawn topic-subset pairs)."""
-    p.add_argument("--n-resamples", type=int, default=default, metavar="B", help=help)
+    p.add_argument("--n-resamples", type=int, default=default, metavar="N", help=help)
 
 
 #: help of ``--quiet``, the same on every subcommand: notes and progress go, results and warnings stay

@@ -68,7 +68,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="the difference the paired t-test must detect (default 0.05)")
     p.add_argument("--power", type=float, default=0.8, help=POWER_HELP)
     p.add_argument("--alpha", type=float, default=0.05, help=ALPHA_HELP)
-    p.add_argument("--bootstrap", type=int, default=0, metavar="B",
+    p.add_argument("--bootstrap", type=int, default=0, metavar="N",
                    help="resamples of systems and topics for the interval of the topics for Phi and the share of "
                         "resamples in which each depth is the cheapest (default 0: none; 1000 is usual; at least 10)")
     p.add_argument("--seed", type=int, default=None, help=SEED_HELP)

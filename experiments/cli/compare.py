@@ -79,7 +79,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="multiple-comparison correction over each measure's pairs (default none)")
     p.add_argument("--alpha", type=float, default=0.05, help=ALPHA_HELP)
     p.add_argument("--effect-size", choices=["sakai", "dz"], default="sakai", help="effect size (default sakai)")
-    p.add_argument("--n-resamples", type=int, default=10000, metavar="B",
+    p.add_argument("--n-resamples", type=int, default=10000, metavar="N",
                    help="sign vectors / bootstrap replicates / permutations of the randomised tests (default 10000, "
                         "at most 100000000; memory does not grow with it)")
     p.add_argument("--no-continuity-correction", dest="continuity_correction", action="store_false",
