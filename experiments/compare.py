@@ -117,6 +117,17 @@ def _unit(X: np.ndarray) -> float:
 # ----------------------------------------------------------------------------------------------- results
 
 
+def _num(x: float, digits: int = 4) -> str:
+    """A score, difference or interval end with ``digits`` decimals, or in scientific notation with ``digits``
+    significant digits when decimals cannot show it (scores in other units: |x| >= 1e5, or 0 < |x| < 10^-digits),
+    so that scores x 1e160 do not print as 160-digit numbers nor scores x 1e-155 as 0.0000."""
+    if not np.isfinite(x):
+        return str(float(x))
+    if x != 0 and not 10.0 ** -digits <= abs(x) < 1e5:
+        return f"{x:.{digits - 1}e}"
+    return f"{x:.{digits}f}"
+
+
 def _fmt_p(p: float) -> str:
     if not np.isfinite(p):
         return "nan"
@@ -207,7 +218,7 @@ class Comparison(JsonResult):
                  f"{100 * (1 - self.alpha):g}% paired-t, per pair"]
         if self._footnote():
             lines.append(f"minimum detectable difference: {self._footnote()}")
-        rows = [[text(r.a), text(r.b), f"{r.diff:.4f}", f"[{r.ci_lo:8.4f}, {r.ci_hi:8.4f}]", _fmt_p(r.p),
+        rows = [[text(r.a), text(r.b), _num(r.diff), f"[{_num(r.ci_lo):>8}, {_num(r.ci_hi):>8}]", _fmt_p(r.p),
                  _fmt_p(r.p_adjusted), f"{r.effect_size:.2f}", "*" if r.significant else ""]
                 for r in t.itertuples(index=False)]
         lines += text_table(["a", "b", "diff", "interval", "p", "p adj", "ES", ""], rows, "<<>>>>><")
@@ -261,7 +272,7 @@ class Comparison(JsonResult):
         rows = [md_row(["a", "b", "diff", "interval", "p", "p adj.", "ES", ""]),
                 "|---|---|---:|---:|---:|---:|---:|---|"]
         for r in self.table.itertuples(index=False):
-            rows.append(md_row([markdown(r.a), markdown(r.b), f"{r.diff:.4f}", f"[{r.ci_lo:.4f}, {r.ci_hi:.4f}]",
+            rows.append(md_row([markdown(r.a), markdown(r.b), _num(r.diff), f"[{_num(r.ci_lo)}, {_num(r.ci_hi)}]",
                                 markdown(_fmt_p(r.p)), markdown(_fmt_p(r.p_adjusted)), f"{r.effect_size:.2f}",
                                 "\\*" if r.significant else ""]))
         return f"{self._title('md')}\n\n" + "\n".join(rows) + "\n\n\\*: significant\n"
@@ -272,8 +283,8 @@ class Comparison(JsonResult):
         lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{llrrrrr}", r"\toprule",
                  r"$a$ & $b$ & $\bar d$ & CI & $p$ & $p_{\mathrm{adj}}$ & ES \\", r"\midrule"]
         for r in self.table.itertuples(index=False):
-            d = f"\\textbf{{{r.diff:.4f}}}" if r.significant else f"{r.diff:.4f}"
-            lines.append(f"{latex(r.a)} & {latex(r.b)} & {d} & [{r.ci_lo:.4f}, {r.ci_hi:.4f}] & "
+            d = f"\\textbf{{{_num(r.diff)}}}" if r.significant else _num(r.diff)
+            lines.append(f"{latex(r.a)} & {latex(r.b)} & {d} & [{_num(r.ci_lo)}, {_num(r.ci_hi)}] & "
                          f"{latex(_fmt_p(r.p))} & {latex(_fmt_p(r.p_adjusted))} & {r.effect_size:.2f} \\\\")
         lines += [r"\bottomrule", r"\end{tabular}", f"\\caption{{{self._title('latex')}; bold: significant.}}",
                   r"\end{table}"]

@@ -15,8 +15,8 @@ from gtheory.kit.jsonio import JsonResult
 
 from gtheory.kit.ties import TIE_REL
 from experiments._validation import as_scores
-from experiments.compare import (N_RESAMPLES_RULE, _ALPHA, _TEST_NAMES, Comparison, _csv, _label, _select,
-                                 compare)
+from experiments.compare import (N_RESAMPLES_RULE, _ALPHA, _TEST_NAMES, Comparison, _csv, _label, _num,
+                                 _select, compare)
 from gtheory.kit.render import Math, compose, escape, html, latex, markdown, md_row, text, text_table
 from gtheory.kit.params import BOOLEAN, validate_params
 
@@ -144,7 +144,7 @@ class ComparisonTable(JsonResult):
         for r in self.means.index:
             row = [f"({letters[r]})", text(r)] if self.baseline is None else [text(r)]
             for m in cols:
-                row += [f"{self.means.loc[r, m]:.4f}" + ("*" if best.loc[r, m] else " "), mk.loc[r, m]]
+                row += [_num(self.means.loc[r, m]) + ("*" if best.loc[r, m] else " "), mk.loc[r, m]]
             rows.append(row)
         return "\n".join(text_table(head, rows, align) + ["", self._caption("text")])
 
@@ -165,7 +165,7 @@ class ComparisonTable(JsonResult):
             name = f"({letters[r]}) {escape(r, fmt)}" if self.baseline is None else escape(r, fmt)
             cells = []
             for m in self.means.columns:
-                v = f"{self.means.loc[r, m]:.4f}"
+                v = _num(self.means.loc[r, m])
                 v = bold(v) if best.loc[r, m] else v
                 cells.append(v + sep + self._marker_text(mk.loc[r, m], fmt))
             rows.append((name, cells))
