@@ -109,7 +109,7 @@ class ComparisonTable(JsonResult):
         foot: list = []
         for m, v in self.comparisons.items():
             if np.isfinite(v.min_detectable_difference):
-                foot += ["; " if foot else "", m, f": {v.min_detectable_difference:.3f}"]
+                foot += ["; " if foot else "", m, f": {_num(v.min_detectable_difference, 3)}"]
         if foot:
             foot = [" Minimum detectable difference (paired t, power 0.8, ", _SIGMA2, "): ", *foot, "."]
         counts = {m: v.n_topics for m, v in self.comparisons.items()}

@@ -375,3 +375,20 @@ def test_holm_is_statsmodels_holm():
         ref_rej, ref_adj = multipletests(p, alpha=0.05, method="holm")[:2]
         np.testing.assert_allclose(adj, ref_adj, rtol=1e-15)
         np.testing.assert_array_equal(rej, ref_rej)
+
+
+@pytest.mark.parametrize("k", [160, -155])
+def test_scores_in_other_units_print_in_scientific_notation(k):
+    # scores x 1e160 printed 160-digit differences, x 1e-155 printed 0.0000: the numbers were right, the text not
+    import re
+
+    rng = np.random.default_rng(0)
+    x = pd.DataFrame(rng.uniform(0, 1, (3, 25)) * 10.0**k, index=pd.Index(["a", "b", "c"], name="system"),
+                     columns=pd.Index([f"t{i}" for i in range(25)], name="topic"))
+    from experiments import compare_measures
+
+    c = compare(x)
+    for out in (c.summary(), c.to_markdown(), c.to_latex(), compare_measures({"m": x}).summary()):
+        assert not re.search(r"\d{12,}", out) and "0.0000 " not in out
+    d = c.table.loc[0, "diff"]
+    assert f"{d:.3e}" in c.summary()
