@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy as _scipy
 
 from gtheory.kit.ties import tie_values
 
@@ -36,7 +35,6 @@ from gtheory.kit.params import validate_params
 
 __all__ = ["paired_ttest", "wilcoxon_test", "tukey_hsd_randomised"]
 
-_SCIPY_113 = tuple(int(x) for x in _scipy.__version__.split(".")[:2]) >= (1, 13)
 
 ScoresLike = Any
 
@@ -179,11 +177,9 @@ def _wilcoxon_rows(d: np.ndarray, zero_method: str, method: str,
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (RuntimeWarning, UserWarning))
-            # SciPy < 1.13 names the normal approximation "approx" (the declared minimum is 1.10)
-            name = how if how != "asymptotic" or _SCIPY_113 else "approx"
             from scipy import stats
 
-            res = stats.wilcoxon(d[rows], zero_method=zero_method, method=name, correction=correction, axis=1)
+            res = stats.wilcoxon(d[rows], zero_method=zero_method, method=how, correction=correction, axis=1)
         stat[rows] = res.statistic
         p[rows] = res.pvalue
     return stat, p

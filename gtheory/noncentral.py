@@ -42,20 +42,13 @@ _SINH, _COSH = np.sinh(_T), np.cosh(_T)
 
 @functools.cache
 def _boost() -> tuple[Any, Any]:
-    """The noncentral F and t CDFs as ``(ncf(x, df1, df2, nc), nct(x, df, nc))``, both Boost's on every supported SciPy.
-
-    From SciPy 1.15 ``scipy.special.ncfdtr`` / ``nctdtr`` are Boost's (scipy PRs 21505, 21728): the ufuncs, without
-    the per-call overhead of the distribution objects. Before 1.15 they are CDFLIB's series, up to 9e-5 (ncfdtr) and
-    1e-3 (nctdtr) off Boost over df 2–600, ncp 0–36 (F), 0–12 (t), while ``scipy.stats.ncf`` / ``nct`` already call
-    Boost, so those are used there."""
-    import scipy
+    """The noncentral F and t CDFs as ``(ncf(x, df1, df2, nc), nct(x, df, nc))``: ``scipy.special.ncfdtr`` /
+    ``nctdtr``, Boost's from SciPy 1.15 (scipy PRs 21505, 21728; the package's lower bound), the ufuncs without the
+    per-call overhead of the distribution objects. (Before 1.15 they were CDFLIB's series, up to 9e-5 and 1e-3 off,
+    and the Boost distributions of ``scipy.stats`` aborted the process on a noncentrality beyond about 6e4.)"""
     from scipy import special
 
-    if tuple(int(x) for x in scipy.__version__.split(".")[:2]) >= (1, 15):
-        return (lambda x, d1, d2, nc: special.ncfdtr(d1, d2, nc, x)), (lambda x, df, nc: special.nctdtr(df, nc, x))
-    from scipy import stats  # pragma: no cover - SciPy < 1.15
-
-    return stats.ncf.cdf, stats.nct.cdf  # pragma: no cover - SciPy < 1.15 (the minimum-versions pass of .ci/run)
+    return (lambda x, d1, d2, nc: special.ncfdtr(d1, d2, nc, x)), (lambda x, df, nc: special.nctdtr(df, nc, x))
 
 
 def t_crit(df: ArrayLike, alpha: ArrayLike) -> NDArray[np.float64]:

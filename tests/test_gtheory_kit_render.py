@@ -22,7 +22,7 @@ HOSTILE = ["<img src=x onerror=alert(1)>", "[x](javascript:alert(1))", "<b onmou
            "&lt;b&gt;", "\\", "a\r\n\n\tb\u2028c\x85d"]
 #: characters that make markup in one format or another, and the line breaks
 _MARKUP = "<>&\"'|`*_[]()!#$\\{}%~^+-=.:/\n\r\t\x85\u2028 "
-names = st.lists(st.text(alphabet=st.sampled_from(_MARKUP) | st.characters(max_codepoint=0x24F, categories=("L", "N")),
+names = st.lists(st.text(alphabet=st.sampled_from(_MARKUP) | st.characters(max_codepoint=0x24F, whitelist_categories=("L", "N")),
                          min_size=1, max_size=12).filter(lambda s: s.strip() and one_line(s).strip()),
                  min_size=2, max_size=4, unique_by=lambda s: " ".join(one_line(s).split()))
 FEW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -174,7 +174,8 @@ def test_report_tables_one_row_per_name(runs):
     frame = pd.DataFrame({"Φ": np.linspace(0.1, 0.9, len(runs))}, index=pd.Index(runs, name="run <b>|"))
     page = _parse(_md_to_html(_md_table(_Table(frame, caption="runs of *x* <i>"))))
     assert page.tags <= _TABLE_TAGS and len(page.rows) == 1 + len(runs)
-    assert [r[0] for r in page.rows] == ["run <b>|", *map(_shown, runs)]
+    # whitespace as HTML shows it (one space; Markdown releases differ in collapsing runs of spaces in a cell)
+    assert [" ".join(r[0].split()) for r in page.rows] == [" ".join(x.split()) for x in ["run <b>|", *map(_shown, runs)]]
     page = _parse(_html_table(["run", "x"], [[r, "1"] for r in runs], caption="<b>c</b>"))
     assert page.tags <= _TABLE_TAGS and [r[0] for r in page.rows[1:]] == [one_line(r) for r in runs]
 
