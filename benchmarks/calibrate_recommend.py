@@ -176,25 +176,31 @@ def stability(X: np.ndarray, names: list[str], seeds=(0, 1, 2, 3, 4)) -> dict:
             "best": names[best], "diff": float(ds[0].diff[best])}
 
 
-def run_tier1(args) -> dict:
-    results = _read(args.out)
+
+def _cells(args):
+    """The cells of a run: each collection x cut-off x {discount, gain} (gain where the collection has grades)."""
     for name in args.collections:
         for k in args.cutoffs:
             for what in args.what:
-                if what == "gain" and grades(name) < 2:
-                    continue
-                t0 = time.perf_counter()
-                X, names = tensor(name, k, what)
-                r = {"shape": list(X.shape[1:]), "names": names,
-                     "validity": validity(X, names, args.nulls), "value": value(X, names, args.subsets),
-                     "stability": stability(X, names)}
-                r["seconds"] = time.perf_counter() - t0
-                results[f"tier1 {name} {what}@{k}"] = r
-                _write(args.out, results)
-                v = r["value"]
-                print(f"{name:8} {what:8} @{k:<3} false " + " ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
-                      + f" | value½ {v['0.5']['value']:+.4f} ¾ {v['0.75']['value']:+.4f} avail {v['available']:+.4f} | "
-                      f"whole {r['stability']['decision']} {r['stability']['agree']}/5  {r['seconds']:.1f} s", flush=True)
+                if what != "gain" or grades(name) >= 2:
+                    yield name, k, what
+
+
+def run_tier1(args) -> dict:
+    results = _read(args.out)
+    for name, k, what in _cells(args):
+        t0 = time.perf_counter()
+        X, names = tensor(name, k, what)
+        r = {"shape": list(X.shape[1:]), "names": names,
+             "validity": validity(X, names, args.nulls), "value": value(X, names, args.subsets),
+             "stability": stability(X, names)}
+        r["seconds"] = time.perf_counter() - t0
+        results[f"tier1 {name} {what}@{k}"] = r
+        _write(args.out, results)
+        v = r["value"]
+        print(f"{name:8} {what:8} @{k:<3} false " + " ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
+              + f" | value½ {v['0.5']['value']:+.4f} ¾ {v['0.75']['value']:+.4f} avail {v['available']:+.4f} | "
+              f"whole {r['stability']['decision']} {r['stability']['agree']}/5  {r['seconds']:.1f} s", flush=True)
     return results
 
 
@@ -224,18 +230,14 @@ def halves(X: np.ndarray, names: list[str], n: int = 200, seed: int = SUBSET_SEE
 
 def run_halves(args) -> dict:
     results = _read(args.out)
-    for name in args.collections:
-        for k in args.cutoffs:
-            for what in args.what:
-                if what == "gain" and grades(name) < 2:
-                    continue
-                X, names = tensor(name, k, what)
-                r = halves(X, names)
-                results[f"halves {name} {what}@{k}"] = r
-                _write(args.out, results)
-                print(f"{name:8} {what:8} @{k:<3} " + "  ".join(
-                    f"{n}: corr {x['corr']:+.2f}, whole {x['whole']:+.4f}, top A {x['mean_A_top']:+.4f} -> B "
-                    f"{x['mean_B_top']:+.4f}" for n, x in r.items()), flush=True)
+    for name, k, what in _cells(args):
+        X, names = tensor(name, k, what)
+        r = halves(X, names)
+        results[f"halves {name} {what}@{k}"] = r
+        _write(args.out, results)
+        print(f"{name:8} {what:8} @{k:<3} " + "  ".join(
+            f"{n}: corr {x['corr']:+.2f}, whole {x['whole']:+.4f}, top A {x['mean_A_top']:+.4f} -> B "
+            f"{x['mean_B_top']:+.4f}" for n, x in r.items()), flush=True)
     return results
 
 
@@ -337,75 +339,67 @@ def _cands(model, what):
 
 def run_whole_null(args) -> dict:
     results = _read(args.out)
-    for name in args.collections:
-        for k in args.cutoffs:
-            for what in args.what:
-                if what == "gain" and grades(name) < 2:
-                    continue
-                t0 = time.perf_counter()
-                model = RatioModel(load(name), k, what, gain="linear", discount="log2")
-                cands = _cands(model, what)
-                c = [i for i, x in enumerate(cands) if x.name == ("zipf" if what == "discount" else "exponential")][0]
-                xb, xc = cands[0].fit(None)[0], cands[c].fit(None)[0]
-                rng = np.random.default_rng([NULL_SEED, k])
-                T = model.n_topics
-                finals, tier1 = [], []
-                with single_threaded_blas():
-                    for i in range(args.nulls):
-                        m = SwappedModel(model, xb, xc, rng.random(T) < 0.5)
-                        dec = _rule(m, cands, np.arange(T), seed=i, n_seeds=args.seeds)
-                        finals.append(cands[dec.index].name if dec.adopt else "keep")
-                        tier1.append(dec.fixed.names[dec.fixed.index] if dec.fixed.adopt else "keep")
-                r = {"candidate": cands[c].name, "n": args.nulls, "finals": finals, "tier1": tier1,
-                     "false": sum(f == cands[c].name for f in finals) / args.nulls,
-                     "tier1_false": sum(f == cands[c].name for f in tier1) / args.nulls,
-                     "any": sum(f != "keep" for f in finals) / args.nulls, "seeds": args.seeds,
-                     "seconds": time.perf_counter() - t0}
-                results[f"whole-null {name} {what}@{k}"] = r
-                _write(args.out, results)
-                print(f"{name:8} {what:8} @{k:<3} whole-rule false {r['false']:.3f} (tier 1 {r['tier1_false']:.3f}) "
-                      f"any {r['any']:.3f} n={args.nulls} {r['seconds']:.0f} s", flush=True)
+    for name, k, what in _cells(args):
+        t0 = time.perf_counter()
+        model = RatioModel(load(name), k, what, gain="linear", discount="log2")
+        cands = _cands(model, what)
+        c = [i for i, x in enumerate(cands) if x.name == ("zipf" if what == "discount" else "exponential")][0]
+        xb, xc = cands[0].fit(None)[0], cands[c].fit(None)[0]
+        rng = np.random.default_rng([NULL_SEED, k])
+        T = model.n_topics
+        finals, tier1 = [], []
+        with single_threaded_blas():
+            for i in range(args.nulls):
+                m = SwappedModel(model, xb, xc, rng.random(T) < 0.5)
+                dec = _rule(m, cands, np.arange(T), seed=i, n_seeds=args.seeds)
+                finals.append(cands[dec.index].name if dec.adopt else "keep")
+                tier1.append(dec.fixed.names[dec.fixed.index] if dec.fixed.adopt else "keep")
+        r = {"candidate": cands[c].name, "n": args.nulls, "finals": finals, "tier1": tier1,
+             "false": sum(f == cands[c].name for f in finals) / args.nulls,
+             "tier1_false": sum(f == cands[c].name for f in tier1) / args.nulls,
+             "any": sum(f != "keep" for f in finals) / args.nulls, "seeds": args.seeds,
+             "seconds": time.perf_counter() - t0}
+        results[f"whole-null {name} {what}@{k}"] = r
+        _write(args.out, results)
+        print(f"{name:8} {what:8} @{k:<3} whole-rule false {r['false']:.3f} (tier 1 {r['tier1_false']:.3f}) "
+              f"any {r['any']:.3f} n={args.nulls} {r['seconds']:.0f} s", flush=True)
     return results
 
 
 def run_whole_value(args) -> dict:
     results = _read(args.out)
-    for name in args.collections:
-        for k in args.cutoffs:
-            for what in args.what:
-                if what == "gain" and grades(name) < 2:
-                    continue
-                t0 = time.perf_counter()
-                model = RatioModel(load(name), k, what, gain="linear", discount="log2")
-                cands = _cands(model, what)
-                T = model.n_topics
-                std = nested.standard_indices(cands)
-                phi_all = coefficients(model.scores(np.stack([cands[i].fit(None)[0] for i in std])))["phi_1"]
-                vals, picks, tiers = [], [], []
-                with single_threaded_blas():
-                    for i, A in enumerate(subsets(T, args.share, args.subsets)):
-                        dec = _rule(model, cands, A, seed=i, n_seeds=args.seeds)
-                        if not dec.adopt:
-                            v = 0.0
-                        elif dec.tier == 1:
-                            v = float(phi_all[std.index(dec.index)] - phi_all[0])
-                        else:  # a tuned vector fitted on A, scored on the topics it did not see
-                            B = np.setdiff1d(np.arange(T), A)
-                            x = cands[dec.index].fit(A)[0]
-                            p = coefficients(model.scores(np.stack([x, cands[0].fit(None)[0]]), B))["phi_1"]
-                            v = float(p[0] - p[1])
-                        vals.append(v)
-                        picks.append(cands[dec.index].name if dec.adopt else "keep")
-                        tiers.append(int(dec.tier))
-                avail = max(0.0, float((phi_all - phi_all[0]).max()))
-                r = {"n": args.subsets, "share": args.share, "values": vals, "decisions": picks, "tiers": tiers,
-                     "value": float(np.mean(vals)), "fixed_available": avail, "seeds": args.seeds,
-                     "seconds": time.perf_counter() - t0}
-                results[f"whole-value {name} {what}@{k}" + ("" if args.share == 0.5 else f" {args.share:g}")] = r
-                _write(args.out, results)
-                print(f"{name:8} {what:8} @{k:<3} whole-rule value on subsets of {args.share:g} {r['value']:+.4f} "
-                      f"(switches {sum(p != 'keep' for p in picks)}/{args.subsets}, min {min(vals):+.4f}) "
-                      f"fixed available {avail:+.4f}  {r['seconds']:.0f} s", flush=True)
+    for name, k, what in _cells(args):
+        t0 = time.perf_counter()
+        model = RatioModel(load(name), k, what, gain="linear", discount="log2")
+        cands = _cands(model, what)
+        T = model.n_topics
+        std = nested.standard_indices(cands)
+        phi_all = coefficients(model.scores(np.stack([cands[i].fit(None)[0] for i in std])))["phi_1"]
+        vals, picks, tiers = [], [], []
+        with single_threaded_blas():
+            for i, A in enumerate(subsets(T, args.share, args.subsets)):
+                dec = _rule(model, cands, A, seed=i, n_seeds=args.seeds)
+                if not dec.adopt:
+                    v = 0.0
+                elif dec.tier == 1:
+                    v = float(phi_all[std.index(dec.index)] - phi_all[0])
+                else:  # a tuned vector fitted on A, scored on the topics it did not see
+                    B = np.setdiff1d(np.arange(T), A)
+                    x = cands[dec.index].fit(A)[0]
+                    p = coefficients(model.scores(np.stack([x, cands[0].fit(None)[0]]), B))["phi_1"]
+                    v = float(p[0] - p[1])
+                vals.append(v)
+                picks.append(cands[dec.index].name if dec.adopt else "keep")
+                tiers.append(int(dec.tier))
+        avail = max(0.0, float((phi_all - phi_all[0]).max()))
+        r = {"n": args.subsets, "share": args.share, "values": vals, "decisions": picks, "tiers": tiers,
+             "value": float(np.mean(vals)), "fixed_available": avail, "seeds": args.seeds,
+             "seconds": time.perf_counter() - t0}
+        results[f"whole-value {name} {what}@{k}" + ("" if args.share == 0.5 else f" {args.share:g}")] = r
+        _write(args.out, results)
+        print(f"{name:8} {what:8} @{k:<3} whole-rule value on subsets of {args.share:g} {r['value']:+.4f} "
+              f"(switches {sum(p != 'keep' for p in picks)}/{args.subsets}, min {min(vals):+.4f}) "
+              f"fixed available {avail:+.4f}  {r['seconds']:.0f} s", flush=True)
     return results
 
 
