@@ -29,7 +29,7 @@ from optimize._threads import single_threaded_blas
 from optimize.objective import Problem
 from optimize.parametrize import Parametrization
 from optimize.result import SolverRun
-from optimize.slsqp import _anchored, _finish, make_feasible
+from optimize.slsqp import _anchored, _finish, _linear_constraints, _negated_objective, make_feasible
 
 FORMULATIONS = ("anchored", "reduced", "paper", "increments")
 
@@ -93,30 +93,16 @@ def solve_slsqp_variant(
         bounds = [(0.0, 1.0)] * problem.n if formulation == "paper" else _reduced_bounds(problem)
 
     counter = {"f": 0, "g": 0}
-    last: dict = {}
-
-    def fun(z):
-        counter["f"] += 1
-        if not jac:  # the finite-difference baseline evaluates f alone
+    fun, grad = _negated_objective(problem, to_x, pull, counter)
+    if not jac:
+        def fun(z):  # noqa: F811  (the finite-difference baseline evaluates f alone)
+            counter["f"] += 1
             return -problem.value(to_x(z))
-        f, state = problem.forward(to_x(z))
-        last["z"], last["state"] = z.copy(), state
-        return -f
 
-    def grad(z):
-        # SLSQP asks for the gradient at accepted iterates only, right after their value: reuse the scores
-        counter["g"] += 1
-        state = last["state"] if "z" in last and np.array_equal(last["z"], z) else problem.forward(to_x(z))[1]
-        return -pull(problem.gradient(state))
-
-    cons = []
-    if A_eq.shape[0]:
-        cons.append({"type": "eq", "fun": lambda z: A_eq @ z - b_eq, "jac": lambda z: A_eq})
-    if A_in.shape[0]:
-        cons.append({"type": "ineq", "fun": lambda z: A_in @ z - b_in, "jac": lambda z: A_in})
     with warnings.catch_warnings(), single_threaded_blas():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = minimize(fun, z0, jac=grad if jac else None, method="SLSQP", bounds=bounds, constraints=cons,
+        res = minimize(fun, z0, jac=grad if jac else None, method="SLSQP", bounds=bounds,
+                       constraints=_linear_constraints(A_eq, b_eq, A_in, b_in),
                        options={"maxiter": maxiter, "ftol": ftol})
     name = "slsqp" if jac else "slsqp-fd"
     if formulation != "anchored":

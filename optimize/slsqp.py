@@ -19,6 +19,8 @@ from __future__ import annotations
 import time
 import warnings
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import OptimizeResult, minimize
@@ -94,6 +96,36 @@ def _anchored(problem: Problem, x0: NDArray[np.float64], A_eq, b_eq, A_in):
     return base, free, A_eq[keep_eq][:, free], b_eq[keep_eq], A_in[~single], b_in[~single], bounds
 
 
+def _negated_objective(problem: Problem, to_x: Any, pull: Any, counter: dict) -> tuple[Any, Any]:
+    """SLSQP's ``(fun, grad)`` in the solver's variables ``z`` (``x = to_x(z)``, gradients pulled back by ``pull``):
+    :math:`-f` and :math:`-\nabla f`, counting calls in ``counter``. SLSQP asks for the gradient at accepted iterates
+    only, right after their value, so the gradient reuses the scores of the last value when ``z`` is the same."""
+    last: dict = {}
+
+    def fun(z):
+        counter["f"] += 1
+        f, state = problem.forward(to_x(z))
+        last["z"], last["state"] = z.copy(), state
+        return -f
+
+    def grad(z):
+        counter["g"] += 1
+        state = last["state"] if "z" in last and np.array_equal(last["z"], z) else problem.forward(to_x(z))[1]
+        return -pull(problem.gradient(state))
+
+    return fun, grad
+
+
+def _linear_constraints(A_eq, b_eq, A_in, b_in) -> list[dict]:
+    """SciPy's constraint dicts of ``A_eq z = b_eq`` and ``A_in z >= b_in`` (the empty ones left out)."""
+    cons = []
+    if A_eq.shape[0]:
+        cons.append({"type": "eq", "fun": lambda z: A_eq @ z - b_eq, "jac": lambda z: A_eq})
+    if A_in.shape[0]:
+        cons.append({"type": "ineq", "fun": lambda z: A_in @ z - b_in, "jac": lambda z: A_in})
+    return cons
+
+
 def solve_slsqp(
     problem: Problem,
     x0: NDArray[np.float64],
@@ -140,28 +172,11 @@ def solve_slsqp(
         x[free] = z
         return x
 
-    last: dict = {}
-
-    def fun(z):
-        counter["f"] += 1
-        f, state = problem.forward(to_x(z))
-        last["z"], last["state"] = z.copy(), state
-        return -f
-
-    def grad(z):
-        # SLSQP asks for the gradient at accepted iterates only, right after their value: reuse the scores
-        counter["g"] += 1
-        state = last["state"] if "z" in last and np.array_equal(last["z"], z) else problem.forward(to_x(z))[1]
-        return -problem.gradient(state)[free]
-
-    cons = []
-    if A_eq.shape[0]:
-        cons.append({"type": "eq", "fun": lambda z: A_eq @ z - b_eq, "jac": lambda z: A_eq})
-    if A_in.shape[0]:
-        cons.append({"type": "ineq", "fun": lambda z: A_in @ z - b_in, "jac": lambda z: A_in})
+    fun, grad = _negated_objective(problem, to_x, lambda g: g[free], counter)
     with warnings.catch_warnings(), single_threaded_blas():
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = minimize(fun, xp[free], jac=grad, method="SLSQP", bounds=bounds, constraints=cons,
+        res = minimize(fun, xp[free], jac=grad, method="SLSQP", bounds=bounds,
+                       constraints=_linear_constraints(A_eq, b_eq, A_in, b_in),
                        options={"maxiter": maxiter, "ftol": ftol})
     return _finish(problem, to_x(res.x), res, "slsqp", t0, counter["f"], counter["g"])
 
