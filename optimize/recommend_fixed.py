@@ -57,9 +57,9 @@ def topic_resamples(n_topics: int, n_resamples: int, rng: np.random.Generator) -
 def topic_counts(idx: NDArray[np.int64], n_topics: int) -> NDArray[np.float64]:
     """``(B, T)`` how many times each topic is drawn in each resample."""
     idx = np.asarray(idx, dtype=np.int64)
-    B = idx.shape[0]
-    flat = (np.arange(B, dtype=np.int64)[:, None] * n_topics + idx).ravel()
-    return np.bincount(flat, minlength=B * n_topics).reshape(B, n_topics).astype(np.float64)
+    n_resamples = idx.shape[0]
+    flat = (np.arange(n_resamples, dtype=np.int64)[:, None] * n_topics + idx).ravel()
+    return np.bincount(flat, minlength=n_resamples * n_topics).reshape(n_resamples, n_topics).astype(np.float64)
 
 
 def resampled_phi(X: NDArray[np.float64], idx: NDArray[np.int64] | None = None,
