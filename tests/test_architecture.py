@@ -21,6 +21,23 @@ def _imports(path: Path):
                 yield node.lineno, a.name, []
 
 
+def _resolved_imports(path: Path):
+    """(line, module, names) of every import in ``path``, relative ones resolved to their absolute module."""
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            yield node.lineno, module, [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                yield node.lineno, a.name, []
+
+
 def _library_modules():
     for top in TOPS:
         yield from sorted((ROOT / top).rglob("*.py"))
@@ -73,11 +90,120 @@ def test_every_library_module_has_a_test_file_named_for_it(top):
     assert not missing, f"{len(missing)} modules without their test file:\n" + "\n".join(missing)
 
 
-def test_no_library_module_over_800_lines():
-    """Rooms of one concept (issue 23): a module past 800 lines is split by concept, its old name kept as a front."""
-    big = [f"{p.relative_to(ROOT)}: {n}" for top in TOPS for p in sorted((ROOT / top).rglob("*.py"))
-           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800]
+@pytest.mark.parametrize("top", TOPS)
+def test_no_library_module_over_600_lines(top):
+    """Rooms of one concept (issue 32): a module past 600 lines holds more than one concept and is split by concept."""
+    big = [f"{p.relative_to(ROOT)}: {n}" for p in sorted((ROOT / top).rglob("*.py"))
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600]
     assert not big, big
+
+
+# ------------------------------------------------------------------ rooms: subpackages entered by their front
+# A package that holds several concepts keeps each in a room, a subpackage whose ``__init__`` (gtheory.kit.lazy's
+# room_front) is its one front. Code outside a room imports from that front (or the package's), never from a
+# module inside it; and within a package the modules import one another without a circle, imports inside
+# functions included (a circle closed inside a function is still two concepts that need each other).
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _rooms() -> set[str]:
+    return {_module_name(p) for top in TOPS for p in (ROOT / top).rglob("__init__.py") if p.parent != ROOT / top}
+
+
+def _room_of(module: str, rooms: set[str]) -> str | None:
+    inside = [r for r in rooms if module == r or module.startswith(r + ".")]
+    return max(inside, key=len) if inside else None
+
+
+def test_code_outside_a_room_imports_from_its_front():
+    rooms = _rooms()
+    bad = []
+    for path in _library_modules():
+        here = _module_name(path)
+        for line, module, _ in _resolved_imports(path):
+            room = _room_of(module, rooms)
+            if room is None or module == room or room == "gtheory.kit":  # the kit: one toolbox, imported by module
+                continue
+            if _room_of(here, rooms) != room:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module} (use its front, {room})")
+    assert not bad, "\n".join(bad)
+
+
+def _defining_module(module: str, name: str) -> str:
+    """Where ``from module import name`` really takes ``name`` from: through a lazy front, its defining module."""
+    import importlib
+
+    if not (ROOT / module.replace(".", "/") / "__init__.py").is_file():
+        return module  # a module, not a front
+    table = importlib.import_module(module).__dict__.get("_lazy_exports", {})
+    if name in table:
+        return table[name]
+    if f"{module}.{name}" in {_module_name(p) for p in _library_modules()}:
+        return f"{module}.{name}"
+    return module
+
+
+def _import_graph(top: str) -> dict[str, set[str]]:
+    names = {_module_name(p): p for p in sorted((ROOT / top).rglob("*.py"))}
+    graph: dict[str, set[str]] = {m: set() for m in names}
+    for here, path in names.items():
+        if path.name == "__init__.py":  # a front's imports are lazy or the kit's: no edge of the package's graph
+            continue
+        for _, module, imported in _resolved_imports(path):
+            if module.split(".")[0] != top:
+                continue
+            targets = [_defining_module(module, n) for n in imported] if imported else [module]
+            graph[here] |= {t for t in targets if t in names and t != here and not names[t].name == "__init__.py"}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+@pytest.mark.parametrize("top", TOPS)
+def test_no_import_circle_inside_a_package(top):
+    circles = _circles(_import_graph(top))
+    assert not circles, "\n".join(" <-> ".join(c) for c in circles)
+
+
+def test_the_circle_check_finds_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
 
 
 # ------------------------------------------------------------------ no compatibility scaffolding (issue 32)

@@ -102,3 +102,54 @@ def test_a_dotted_module_in_the_table_is_absolute(toy_package, tmp_path):
     import gtheory.kit.errors
 
     assert lazytoy.FixableError is gtheory.kit.errors.FixableError and lazytoy.helper() == 42
+
+
+@pytest.fixture
+def toy_rooms(tmp_path, monkeypatch):
+    """A package ``roomtoy`` with one room ``shapes`` (a subpackage) whose public names the package's table places."""
+    pkg = tmp_path / "roomtoy"
+    (pkg / "shapes").mkdir(parents=True)
+    (pkg / "__init__.py").write_text(textwrap.dedent("""
+        from gtheory.kit.lazy import lazy_package
+        _EXPORTS = {"square": "shapes.square", "circle": "shapes.round", "top": "top"}
+        __getattr__, __dir__ = lazy_package(__name__, _EXPORTS)
+        __all__ = list(_EXPORTS)
+    """))
+    (pkg / "shapes" / "__init__.py").write_text(textwrap.dedent("""
+        from gtheory.kit.lazy import room_front
+        __getattr__, __dir__, __all__ = room_front(__name__, internal={"_side": "square"})
+    """))
+    (pkg / "shapes" / "square.py").write_text("def _side(a):\n    return a ** 0.5\ndef square(a):\n    return a * a\n")
+    (pkg / "shapes" / "round.py").write_text("def circle(r):\n    return 3 * r * r\n")
+    (pkg / "top.py").write_text("def top():\n    return 'top'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield
+    for name in [m for m in sys.modules if m == "roomtoy" or m.startswith("roomtoy.")]:
+        del sys.modules[name]
+
+
+def test_a_room_serves_the_names_its_package_places_in_it(toy_rooms):
+    import roomtoy.shapes
+
+    assert roomtoy.shapes.__all__ == ["square", "circle"]  # the package's order; the internal name is not public
+    assert "roomtoy.shapes.square" not in sys.modules  # lazy, as the package front
+    assert roomtoy.shapes.square(3) == 9 and roomtoy.square(3) == 9 and roomtoy.circle(1) == 3
+    assert roomtoy.shapes.square is roomtoy.square  # one object, two fronts of one table entry
+    from roomtoy.shapes import _side  # lent to the package's other rooms
+
+    assert _side(9) == 3.0 and "_side" not in roomtoy.__all__
+    assert roomtoy.top() == "top"
+    with pytest.raises(AttributeError):
+        roomtoy.shapes.top  # a name the table places elsewhere is not served by this room
+
+
+def test_a_room_of_a_package_without_a_table_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "plainpkg" / "room").mkdir(parents=True)
+    (tmp_path / "plainpkg" / "__init__.py").write_text("")
+    (tmp_path / "plainpkg" / "room" / "__init__.py").write_text(
+        "from gtheory.kit.lazy import room_front\n__getattr__, __dir__, __all__ = room_front(__name__)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match="plainpkg.*no lazy table"):
+        import plainpkg.room  # noqa: F401
+    for name in [m for m in sys.modules if m.startswith("plainpkg")]:
+        del sys.modules[name]

@@ -10,7 +10,7 @@ import sys
 import types
 from typing import Any, Callable
 
-__all__ = ["lazy_package"]
+__all__ = ["lazy_package", "room_front", "TOP_PACKAGES"]
 
 
 class _LazyPackage(types.ModuleType):
@@ -30,19 +30,18 @@ class _LazyPackage(types.ModuleType):
         super().__setattr__(name, value)
 
 
-def lazy_package(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """Make ``package`` (being initialised) resolve ``exports`` lazily; returns its ``__getattr__`` and ``__dir__``.
+#: the distribution's top-level packages: a table entry starting with one of them is a full module path
+TOP_PACKAGES = ("gtheory", "metrics", "optimize", "experiments")
 
-    ``exports`` is the package's one table of public names: each name and the module that defines it, a submodule by
-    its relative name (``"gstudy"``), any other module by its full dotted name (``"gtheory.kit.errors"``: a name
-    containing a dot is absolute); the package's ``__all__`` is its keys. A name is imported from its module on first
-    access and then cached in the package's namespace; any submodule is reachable as an attribute too
-    (``gtheory.<submodule>``), as after an eager import.
-    """
-    module = sys.modules[package]
-    where = {name: sub if "." in sub else f"{package}.{sub}" for name, sub in exports.items()}
-    module.__dict__["_lazy_exports"] = where
-    module.__class__ = _LazyPackage
+
+def _module_path(package: str, sub: str) -> str:
+    """The full dotted name of table entry ``sub`` of ``package``: relative (``"gstudy"``, ``"io.judged"``, a module
+    of a room) unless it starts with a top-level package (``"gtheory.kit.errors"``)."""
+    return sub if sub.split(".")[0] in TOP_PACKAGES else f"{package}.{sub}"
+
+
+def _resolver(module: types.ModuleType, where: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    package = module.__name__
 
     def __getattr__(name: str) -> Any:
         sub = where.get(name)
@@ -62,3 +61,42 @@ def lazy_package(package: str, exports: dict[str, str]) -> tuple[Callable[[str],
         return sorted(set(module.__dict__) | set(where))
 
     return __getattr__, __dir__
+
+
+def lazy_package(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """Make ``package`` (being initialised) resolve ``exports`` lazily; returns its ``__getattr__`` and ``__dir__``.
+
+    ``exports`` is the package's one table of public names: each name and the module that defines it, relative to the
+    package (``"gstudy"``; a module of one of its rooms, the subpackages, as ``"io.judged"``) or by its full dotted
+    name when it starts with a top-level package (``"gtheory.kit.errors"``); the package's ``__all__`` is its keys. A
+    name is imported from its module on first access and then cached in the package's namespace; any submodule is
+    reachable as an attribute too (``gtheory.<submodule>``), as after an eager import.
+    """
+    module = sys.modules[package]
+    where = {name: _module_path(package, sub) for name, sub in exports.items()}
+    module.__dict__["_lazy_exports"] = where
+    module.__class__ = _LazyPackage
+    return _resolver(module, where)
+
+
+def room_front(room: str, internal: dict[str, str] | None = None
+               ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """Make the room ``room`` (a subpackage, being initialised) the front of its modules; returns its ``__getattr__``,
+    ``__dir__`` and ``__all__``.
+
+    A room serves, lazily, the public names that its package's ``_EXPORTS`` table places in it (written there only,
+    once), in the table's order, and ``internal``: names its modules lend to the package's other rooms without
+    being public (name -> module relative to the room). Code outside the room imports from this front only.
+    """
+    package, _, _ = room.rpartition(".")
+    parent = importlib.import_module(package)
+    table = parent.__dict__.get("_lazy_exports")
+    if table is None:
+        raise ImportError(f"room {room!r}: its package {package!r} has no lazy table of public names")
+    module = sys.modules[room]
+    where = {name: sub for name, sub in table.items() if sub.startswith(room + ".")}
+    public = list(where)
+    where.update({name: f"{room}.{sub}" for name, sub in (internal or {}).items()})
+    module.__dict__["_lazy_exports"] = where
+    module.__class__ = _LazyPackage
+    return (*_resolver(module, where), public)
