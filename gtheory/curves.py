@@ -199,7 +199,8 @@ class TopicCurves(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicCurves":
         """A :class:`TopicCurves` from :meth:`to_json` output (text or a file path)."""
-        from .kit.jsonio import number, read_fields_document
+        from .kit.jsonio import number
+        from .kit.schema import read_fields_document
 
         d = read_fields_document(cls, text_or_path, {"table": tuple(_COLUMNS[1:])})
         t = d["table"]

@@ -134,7 +134,7 @@ class TopicPlan(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicPlan":
         """A :class:`TopicPlan` from :meth:`to_json` output; a ``null`` topic count is ``inf`` (never reached)."""
-        from .kit.jsonio import read_fields_document
+        from .kit.schema import read_fields_document
 
         d = read_fields_document(cls, text_or_path, {"table": _FLOATS}, context=_CLI_CONTEXT)
         t = d["table"]
