@@ -99,7 +99,7 @@ from numpy.typing import NDArray
 
 from gtheory.kit.display import fmt
 from gtheory.kit.jsonio import JsonResult
-from gtheory.coefficients import fields_document, read_fields
+from gtheory.gstudy import fields_document, read_fields
 
 from .objective import Problem
 

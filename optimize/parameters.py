@@ -49,7 +49,7 @@ from gtheory.kit.checks import seed_sequence
 from gtheory.kit.display import signed
 from gtheory.kit.jsonio import JsonResult, read_json
 from gtheory import TopicsNeeded
-from gtheory.coefficients import Coefficients
+from gtheory.gstudy import Coefficients
 from gtheory.kit.splits import topic_splits
 
 from ._ratio import coefficients, topics_needed

@@ -20,7 +20,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import gtheory
-from gtheory.coefficients import (  # phi(n), erho2(n), topics_needed and the JSON of plain fields: GStudy's code
+from gtheory.gstudy import (  # phi(n), erho2(n), topics_needed and the JSON of plain fields: GStudy's code
     Coefficients, fields_document, read_fields, why_never_reached)
 import metrics
 from gtheory.kit.display import fmt, html_table, kv_table
@@ -357,7 +357,7 @@ class Tuning(Coefficients, JsonResult):
         return self.var_residual
 
     # phi(n_topics=None), erho2(n_topics=None) and topics_needed(target, coefficient, *, level) come from
-    # gtheory.coefficients.Coefficients, the code of GStudy.phi, GStudy.erho2 and GStudy.topics_needed: the same
+    # gtheory.gstudy.coefficients.Coefficients, the code of GStudy.phi, GStudy.erho2 and GStudy.topics_needed: the same
     # checks, the same numbers (those of ``gstudy``, the G-study of the tuned nDCG on the tuning data). The
     # interval of topics_needed treats the configuration as fixed; it was chosen on these data, so it is optimistic.
 
