@@ -58,7 +58,7 @@ from optimize import nested  # noqa: E402
 from optimize._ratio import RatioModel, coefficients  # noqa: E402
 from optimize._threads import single_threaded_blas  # noqa: E402
 from optimize.candidates import _candidates, _standard_candidates  # noqa: E402
-from optimize.recommend_fixed import N_RESAMPLES, fixed_decision, topic_counts, topic_resamples  # noqa: E402
+from optimize.recommend.fixed import N_RESAMPLES, fixed_decision, topic_counts, topic_resamples  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 #: all runs of each collection (directories under the shared data) and its qrels

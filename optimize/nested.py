@@ -92,7 +92,7 @@ from .candidates import _jsonable_spec, _use_spec, _vectors_of
 from .families import FAMILIES, tuning_from_vector
 from .objective import Problem
 from .recommendation import Recommendation
-from .recommend_fixed import FIXED_STREAM, N_RESAMPLES, FixedDecision, fixed_index, standard_indices, tier_one  # noqa: F401
+from .recommend import FIXED_STREAM, N_RESAMPLES, FixedDecision, fixed_index, standard_indices, tier_one  # noqa: F401
 from .recommend_verdict import PHI_MEANING, tier_reason as _tier_reason, verdict as _verdict_text
 from ._threads import single_threaded_blas
 from gtheory.kit.params import REQUIRED_CUTOFF, integer, validate_params

@@ -18,7 +18,7 @@ import metrics
 import optimize
 from optimize._ratio import RatioModel
 from optimize.candidates import _standard_candidates
-from optimize.recommend_fixed import fixed_decision
+from optimize.recommend.fixed import fixed_decision
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"

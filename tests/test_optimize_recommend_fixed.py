@@ -8,7 +8,7 @@ import pytest
 import gtheory
 from optimize._ratio import RatioModel
 from optimize.candidates import _standard_candidates
-from optimize.recommend_fixed import fixed_decision, resampled_phi, topic_counts, topic_resamples
+from optimize.recommend.fixed import fixed_decision, resampled_phi, topic_counts, topic_resamples
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from optimize.recommend_fixed import FixedDecision
+from optimize.recommend.fixed import FixedDecision
 from optimize.recommend_verdict import PHI_MEANING, fixed_clause, tier_reason, verdict
 
 
