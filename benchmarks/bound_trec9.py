@@ -1,7 +1,7 @@
 """The certified optimality bound of the TREC-9 discount problems (docs/optimize.md, "How far from the global optimum?").
 
 Tunes the monotone discount of nDCG@k (linear gains, 104 runs, 50 topics; ``optimize.optimize_discount`` defaults),
-solves the Shor relaxation with SCS and certifies the bound from the dual (``optimize.bound.certify``), then prints
+solves the Shor relaxation with SCS and certifies the bound from the dual (``optimize.solvers.bound.certify``), then prints
 one row of the table in docs/optimize.md and writes ``benchmarks/results/bound_trec9_k<k>.json``.
 
     OMP_NUM_THREADS=1 python benchmarks/bound_trec9.py --cutoff 10            # about 10 minutes on one core
@@ -23,8 +23,8 @@ import numpy as np
 
 import metrics
 import optimize
-from optimize import bound as B
-from optimize.objective import Problem
+from optimize.solvers import bound as B
+from optimize.solvers.objective import Problem
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -40,7 +40,7 @@ def main() -> None:
                     help="method sdp: then run dual_search from SCS's multipliers (λ = tuned + 0.01) this long")
     ap.add_argument("--save", type=Path, help="also save the multipliers (npz) for re-certification")
     ap.add_argument("--method", choices=("sdp", "dual-search"), default="sdp",
-                    help="sdp: SCS then certify its dual; dual-search: no SDP solve, optimize.bound.dual_search")
+                    help="sdp: SCS then certify its dual; dual-search: no SDP solve, optimize.solvers.bound.dual_search")
     ap.add_argument("--seconds", type=float, default=3600, help="time budget of --method dual-search")
     ap.add_argument("--iters", type=int, default=100000, help="iteration limit of --method dual-search")
     args = ap.parse_args()

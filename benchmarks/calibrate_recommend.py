@@ -26,7 +26,7 @@ Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.recommend
 * **power and stability** on the whole collection: the rule with 5 seeds (of the resamples); ``whole`` = the most
   common decision and how many of the 5 reach it.
 
-Whole rule (tier 2 included; :func:`optimize.nested.decide` with ``recommend``'s defaults):
+Whole rule (tier 2 included; :func:`optimize.recommend.nested.decide` with ``recommend``'s defaults):
 
 * ``whole-null``: the same exchangeable nulls (c = zipf for the discount, exponential for the gain), the swap applied
   to every score of c and the baseline the rule computes (tier 1 and tier 2's references); the tuned candidates'
@@ -54,10 +54,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import metrics  # noqa: E402
-from optimize import nested  # noqa: E402
-from optimize._ratio import RatioModel, coefficients  # noqa: E402
-from optimize._threads import single_threaded_blas  # noqa: E402
-from optimize.candidates import _candidates, _standard_candidates  # noqa: E402
+from optimize.recommend import nested  # noqa: E402
+from optimize.solvers._ratio import RatioModel, coefficients  # noqa: E402
+from optimize.solvers._threads import single_threaded_blas  # noqa: E402
+from optimize.recommend.candidates import _candidates, _standard_candidates  # noqa: E402
 from optimize.recommend.fixed import N_RESAMPLES, fixed_decision, topic_counts, topic_resamples  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"

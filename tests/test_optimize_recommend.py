@@ -14,8 +14,8 @@ import pytest
 import gtheory
 import metrics
 import optimize
-from optimize._ratio import RatioModel, coefficients
-from optimize.nested import corrected_interval
+from optimize.solvers._ratio import RatioModel, coefficients
+from optimize.recommend.nested import corrected_interval
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_keep_means_the_baseline_and_switch_means_held_out_evidence(collections,
 
 
 def test_topics_to_decide_is_the_one_over_root_n_projection():
-    from optimize.nested import topics_to_decide
+    from optimize.recommend.nested import topics_to_decide
     assert topics_to_decide(0.01, -0.01, 50) == 200  # half-width 2× the mean: (2)² = 4× the topics
     assert topics_to_decide(0.01, 0.0, 50) == 50  # the interval just touches 0: these topics
     assert topics_to_decide(0.01, -0.0049, 40) == 89  # 40 · 1.49² = 88.8, rounded up to a whole topic
@@ -153,7 +153,9 @@ def test_outer_scores_are_held_out_gstudies(trec9, small_rec):
 
 
 def test_too_few_splits_cannot_decide(small_rec):
-    assert small_rec.n_splits < optimize.nested.MIN_SPLITS
+    from optimize.recommend.nested import MIN_SPLITS
+
+    assert small_rec.n_splits < MIN_SPLITS
     assert not small_rec.decided and not small_rec.adopt
     assert "too few splits to decide" in small_rec.verdict and small_rec.measure == small_rec.baseline
 
@@ -219,7 +221,7 @@ def test_recommend_refuses_bad_arguments(trec9, kw, match):
 
 
 def test_progress_goes_to_stderr(trec9, capsys, monkeypatch):
-    import optimize.nested as nested
+    from optimize.recommend import nested
 
     monkeypatch.setattr(nested, "_PROGRESS_DELAY", 0.0)
     optimize.recommend(trec9.judged, cutoff=10, n_splits=2, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(), progress=True)
@@ -231,7 +233,7 @@ def test_progress_goes_to_stderr(trec9, capsys, monkeypatch):
 
 
 def test_joint_model_reproduces_metrics_ndcg(dl19):
-    from optimize._ratio import JointModel
+    from optimize.solvers._ratio import JointModel
 
     j = dl19.judged
     m = JointModel(j, 15)
@@ -262,7 +264,7 @@ def test_a_candidate_equal_to_the_standard_up_to_rounding_never_wins():
     # noise differences are not wins (nor a positive mean difference), so such a candidate is never adopted
     import numpy as np
 
-    from optimize.nested import _wins
+    from optimize.recommend.nested import _wins
 
     noise = np.array([1e-17, 3e-17, -1e-17, 2e-16, 5e-17])
     assert _wins(noise) == 0
@@ -274,7 +276,7 @@ def test_regularised_fits_that_do_not_converge_are_reported(embedded_trec9, monk
     import warnings
 
     import optimize
-    import optimize.candidates as candidates
+    from optimize.recommend import candidates
 
     real = candidates.fit_vector
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import gtheory
-from optimize._ratio import RatioModel
-from optimize.candidates import _standard_candidates
+from optimize.solvers._ratio import RatioModel
+from optimize.recommend.candidates import _standard_candidates
 from optimize.recommend.fixed import fixed_decision, resampled_phi, topic_counts, topic_resamples
 
 
