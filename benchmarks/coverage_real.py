@@ -53,7 +53,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 import gtheory
-from gtheory.gstudy.bootstrap import QUANTITIES, _derived
+from gtheory.gstudy.bootstrap import _derived
+from gtheory.gstudy.bootstrap_result import QUANTITIES
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "score-matrices" / "sigir2018-simulation"

@@ -14,7 +14,7 @@ import gtheory
 MODULES = ["gtheory", "gtheory.gstudy.components", "gtheory.gstudy.gstudy", "gtheory.gstudy.intervals",
            "gtheory.gstudy.designs", "gtheory.gstudy.score_layout", "gtheory.gstudy.score_csv",
            "gtheory.gstudy.score_matrix", "gtheory.gstudy.plot", "gtheory.errors", "gtheory.topics.topic_set_size",
-           "gtheory.topics.gt_mappings", "gtheory.topics.plan", "gtheory.topics.curves"]
+           "gtheory.topics.power", "gtheory.topics.gt_mappings", "gtheory.topics.plan", "gtheory.topics.curves"]
 
 
 @pytest.mark.parametrize("name", MODULES)

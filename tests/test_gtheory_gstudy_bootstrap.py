@@ -9,7 +9,6 @@ data, so there is no published number to reproduce.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import warnings
 
@@ -17,7 +16,7 @@ import numpy as np
 import pytest
 
 import gtheory
-from gtheory import BootstrapResult, gstudy, variance_components
+from gtheory import gstudy, variance_components
 from gtheory.gstudy.bootstrap import _basic_intervals, _counts_of, _expanded_tail, _weighted_components, bias_adjust
 
 
@@ -55,45 +54,6 @@ def test_bias_adjustment_is_exact_in_expectation(over):
         assert raw[1] == pytest.approx(vc.topic + vc.residual / ns)
     if over == "both":
         assert raw[0] == pytest.approx((ns - 1) / ns * (vc.system + vc.residual / nt))
-
-
-def test_same_seed_same_result_and_json_round_trip(tmp_path):
-    g = gstudy(_matrix(12, 10))
-    a = g.bootstrap(n_resamples=200, over="both", seed=5)
-    b = g.bootstrap(n_resamples=200, over="both", seed=5)
-    assert a == b and np.array_equal(a.replicates, b.replicates)
-    assert g.bootstrap(n_resamples=200, over="both", seed=6) != a
-    text = a.to_json(tmp_path / "boot.json")
-    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
-    assert BootstrapResult.from_json(tmp_path / "boot.json") == a
-    assert "boot-p,i" in a.summary() and "Φ" in a.summary() and repr(a).startswith("BootstrapResult(")
-    k = a.quantities.index("phi")
-    lo, hi = a.interval("phi")
-    assert 0.0 <= lo < a.estimate[k] < hi <= 1.0  # Φ is a share of variance: its interval stays in [0, 1]
-    # the percentile interval, by hand: Hyndman & Fan's type 7 between the sorted Φ replicates (level 0.95)
-    reps = np.sort(a.replicates[:, k])
-
-    def quantile(p):
-        h = (len(reps) - 1) * p
-        i = int(h)
-        return reps[i] + (h - i) * (reps[i + 1] - reps[i])
-
-    assert a.interval("phi", "percentile") == pytest.approx((quantile(0.025), quantile(0.975)), rel=1e-12)
-    ax = a.plot()
-    assert ax.get_xlabel() == "Φ"
-
-
-def test_infinite_topics_needed_written_as_null():
-    # a matrix where σ²(system) is estimated ≤ 0 in many replicates: topics needed = inf there
-    x = np.random.default_rng(0).normal(size=(6, 30))
-    with pytest.warns(gtheory.NegativeVarianceWarning):
-        g = gstudy(x)
-    b = g.bootstrap(n_resamples=100, over="systems", seed=1)
-    k = b.quantities.index("topics_needed")
-    assert b.estimate[k] == math.inf
-    d = json.loads(b.to_json())
-    assert d["estimate"][k] is None
-    assert BootstrapResult.from_json(b.to_json()).estimate[k] == math.inf
 
 
 def test_point_estimates_agree_with_gstudy():

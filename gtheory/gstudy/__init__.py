@@ -2,7 +2,8 @@
 balanced: the crossed systems × topics G-study (GStudy); unbalanced: missing cells (UnbalancedGStudy); reml:
 Henderson and REML variance components; designs: general balanced crossed and nested designs; components: the
 batched pure-NumPy components and coefficients; intervals: confidence intervals of the ratios and the projection;
-coefficients: Φ, Eρ² and the topics needed, shared by every result; bootstrap: resampled systems and topics;
+coefficients: Φ, Eρ² and the topics needed, shared by every result; bootstrap: resampled systems and topics
+(bootstrap_result: its result);
 score_matrix, score_csv, score_layout: reading a score matrix (arrays, frames, CSV) and its orientation; outliers:
 runs far from the rest; plot: the D-study plot."""
 from gtheory.kit.lazy import room_front as _room_front

@@ -276,7 +276,7 @@ class GStudy(Coefficients, JsonResult):
 
     def bootstrap(self, *, n_resamples: int = 1000, over: str = "both",
                   seed: int | np.random.Generator | None = None, level: float = 0.95, n_topics: float | None = None,
-                  target: float = 0.95):  # -> gtheory.gstudy.bootstrap.BootstrapResult
+                  target: float = 0.95):  # -> gtheory.gstudy.bootstrap_result.BootstrapResult
         """Bootstrap intervals of the components, Φ(n), Eρ²(n) and topics needed: by default
         Brennan's boot-p,i (``over="both"``: systems and topics resampled; measured coverage .94–.998
         on real IR score matrices, conservative on normal data), or boot-p (``"systems"``), boot-i

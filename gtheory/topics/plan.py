@@ -39,7 +39,8 @@ import pandas as pd
 from ..kit.display import fmt, html_table
 from ..kit.jsonio import JsonResult
 from .gt_mappings import GT2TAU_EXPONENTS
-from .topic_set_size import _check_positive, topic_set_size, within_system_variance
+from .power import _check_positive
+from .topic_set_size import topic_set_size, within_system_variance
 from ..kit.params import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
