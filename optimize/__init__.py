@@ -37,7 +37,7 @@ _EXPORTS: dict[str, str] = {
     "optimize_minimax": "solvers.robust",
     # should I tune? (optimize/recommend/)
     "cross_validate": "recommend.validation",
-    "recommend": "recommend.nested",
+    "recommend": "recommend.recommend",
     "Recommendation": "recommend.recommendation",
     "tune_parameters": "recommend.parameters", "ParameterTuning": "recommend.parameters",
     # the low-dimensional tuners and the rest of the solvers' room

@@ -1,5 +1,5 @@
 """Tests of optimize/recommend/nested.py's building blocks: the corrected resampled interval, the seed list, the tie-aware
-win count. ``recommend`` end to end is tests/test_optimize_recommend.py; its calibration on half-collections is
+win count. ``recommend`` end to end is tests/test_optimize_recommend_recommend.py; its calibration on half-collections is
 tests/test_optimize_recommend_calibration.py.
 
 References: Nadeau & Bengio (2003)'s variance (1/J + n_test/n_fit) s² written out with scipy's t quantile;

@@ -1,5 +1,5 @@
 """Tests of optimize/recommend/recommendation.py: the Recommendation result (views, presentation, strict JSON and its
-refusals). The procedure that fills it, optimize.recommend, is tested in test_optimize_recommend.py."""
+refusals). The procedure that fills it, optimize.recommend, is tested in test_optimize_recommend_recommend.py."""
 from __future__ import annotations
 
 import json

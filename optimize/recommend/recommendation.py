@@ -33,7 +33,7 @@ Fields for presenting the decision (added with the baseline rule; every earlier 
   ``"keep"``), ``agreement`` (int: seeds that reached the returned decision).
 * ``phi_meaning`` (str): one clause saying what Φ means, for a verdict's reader.
 * ``topics_to_decide`` (float): when keeping with a positive held-out gain whose interval includes 0, the
-  number of topics at which that interval would exclude 0 if the gain held (:func:`optimize.recommend.nested.topics_to_decide`:
+  number of topics at which that interval would exclude 0 if the gain held (:func:`optimize.recommend.recommend.topics_to_decide`:
   the half-width narrowing as 1/√n); NaN otherwise.
 
 Fields of the two-tier rule (:func:`optimize.recommend`; tier 1 :mod:`optimize.recommend_fixed`):

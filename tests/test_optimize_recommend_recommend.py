@@ -60,7 +60,7 @@ def test_keep_means_the_baseline_and_switch_means_held_out_evidence(collections,
 
 
 def test_topics_to_decide_is_the_one_over_root_n_projection():
-    from optimize.recommend.nested import topics_to_decide
+    from optimize.recommend.recommend import topics_to_decide
     assert topics_to_decide(0.01, -0.01, 50) == 200  # half-width 2× the mean: (2)² = 4× the topics
     assert topics_to_decide(0.01, 0.0, 50) == 50  # the interval just touches 0: these topics
     assert topics_to_decide(0.01, -0.0049, 40) == 89  # 40 · 1.49² = 88.8, rounded up to a whole topic
