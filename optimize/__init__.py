@@ -47,9 +47,10 @@ _EXPORTS: dict[str, str] = {
     "tune_problem": "solvers.tune",
     "optimality_bound": "solvers.bound", "OptimalityBound": "solvers.bound",
     "Problem": "solvers.objective", "stability_and_gradient": "solvers.objective",
-    "Tuning": "solvers.result", "SolverRun": "solvers.result", "OptimizationWarning": "solvers.result",
-    "OptimizationError": "solvers.result", "GradeMismatchWarning": "solvers.result",
-    "FailedTuningWarning": "solvers.result", "DataMismatchWarning": "solvers.result",
+    "Tuning": "solvers.result", "SolverRun": "solvers.result",
+    # the warnings and errors of a tuning (optimize/errors.py)
+    "OptimizationWarning": "errors", "OptimizationError": "errors", "GradeMismatchWarning": "errors",
+    "FailedTuningWarning": "errors", "DataMismatchWarning": "errors",
     "SOLVERS": "solvers.tune",
     "STANDARD_CONFIGS": "recommend.validation",
 }

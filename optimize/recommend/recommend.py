@@ -334,7 +334,7 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
     if failed:  # optimiser failures are reported, not hidden: the scores are those of the points reached
         import warnings
 
-        from ..solvers import OptimizationWarning
+        from ..errors import OptimizationWarning
 
         warnings.warn("; ".join(f"{c.name}: {len(c.failures)} fit(s) did not converge ({c.failures[0]})" for c in failed)
                       + " — their held-out scores are those of the points the optimiser stopped at (the table's "

@@ -28,7 +28,7 @@ from metrics import JudgedRuns
 from gtheory.kit.splits import topic_splits
 
 from ..solvers import Objective
-from ..solvers import OptimizationWarning
+from ..errors import OptimizationWarning
 from ..solvers import SOLVERS, optimize_discount, optimize_gain, optimize_joint
 from gtheory.kit.params import REQUIRED_CUTOFF, check_param, probability, validate_params
 

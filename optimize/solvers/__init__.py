@@ -2,8 +2,9 @@
 of the systems × topics matrix) and its exact gradient; parametrize: monotone vectors as increments; slsqp, cvx,
 multistart: the solvers (SLSQP and L-BFGS-B with exact gradients, the convex formulation, the starting points);
 _threads: one BLAS thread per worker; tune: the front ends (optimize_discount, optimize_gain, optimize_joint);
-robust: the worst case over collections and cut-offs; result: Tuning and SolverRun; bound: a certified upper bound
-on Φ(1); _ratio: nDCG as a ratio of two linear maps, for the low-dimensional tuners; families: one- and
+robust: the worst case over collections and cut-offs; result: Tuning and SolverRun (result_document: a Tuning's
+JSON read back strictly); bound: a certified upper bound on Φ(1) (certificate: why it is one, and a search
+without the SDP); _ratio: nDCG as a ratio of two linear maps, for the low-dimensional tuners; families: one- and
 two-parameter families; regularised: full vectors shrunk toward a reference."""
 from gtheory.kit.lazy import room_front as _room_front
 

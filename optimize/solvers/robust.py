@@ -46,7 +46,8 @@ from metrics import JudgedRuns
 from ._threads import single_threaded_blas
 from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
-from .result import SolverRun, Tuning, _fmt_grades, gstudy_ratios
+from .result import SolverRun, Tuning, gstudy_ratios
+from .result_document import _fmt_grades
 from .slsqp import make_feasible
 from .tune import gain_family_of, make_tuning, report_failure
 from gtheory.kit.params import validate_params

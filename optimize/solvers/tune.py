@@ -42,7 +42,8 @@ from metrics import JudgedRuns
 from .multistart import best_run, run_starts, starting_points
 from .objective import Objective, Problem
 from .parametrize import Parametrization
-from .result import OptimizationError, OptimizationWarning, SolverRun, Tuning, gstudy_ratios
+from ..errors import OptimizationError, OptimizationWarning
+from .result import SolverRun, Tuning, gstudy_ratios
 from .slsqp import solve_lbfgsb, solve_slsqp
 from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
