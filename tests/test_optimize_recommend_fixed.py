@@ -1,4 +1,4 @@
-"""Tier 1 of optimize.recommend (optimize.recommend_fixed): the paired topic bootstrap of the Φ(1) difference of the
+"""Tier 1 of optimize.recommend (optimize.recommend.fixed): the paired topic bootstrap of the Φ(1) difference of the
 fixed configurations against the baseline on all topics, Bonferroni over the standards."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 r"""Keep your nDCG or switch? A two-tier rule against the user's baseline.
 
-**Tier 1** (:mod:`optimize.recommend_fixed`): the fixed configurations (the other standards) are compared with the
+**Tier 1** (:mod:`optimize.recommend.fixed`): the fixed configurations (the other standards) are compared with the
 baseline on *all* topics by a paired topic bootstrap of the Φ(1) difference, Bonferroni over the standards; the best
 one whose corrected lower bound is above 0 becomes the *reference* (else the baseline). **Tier 2** (this module): the
 nested cross-validation below, its selection among the reference and the tuned candidates only, each tuned candidate

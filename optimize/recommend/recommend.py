@@ -176,7 +176,7 @@ def recommend(
     min_agreement : share of the seeds that must reach the same switch (default 0.75: 4 of 5).
     min_effect : the chosen alternative's mean held-out Φ(1) gain over the baseline must exceed this (default 0).
     level : confidence level of the interval whose lower bound must be positive (default 0.95).
-    n_resamples : paired topic resamples of tier 1 (default :data:`optimize.recommend_fixed.N_RESAMPLES`, 4,000).
+    n_resamples : paired topic resamples of tier 1 (default :data:`optimize.recommend.fixed.N_RESAMPLES`, 4,000).
     n_jobs : processes running the seeds (default: as many as CPUs, at most ``n_seeds``; 1 runs them here).
         The result does not depend on it.
     progress : ``"auto"`` (default): a progress bar on stderr (after 2 s) when stderr is a terminal (not into pipes
@@ -192,7 +192,7 @@ def recommend(
 
     Notes
     -----
-    Tier 1 (:mod:`optimize.recommend_fixed`) compares the other standard configurations with the baseline on all
+    Tier 1 (:mod:`optimize.recommend.fixed`) compares the other standard configurations with the baseline on all
     topics (paired topic bootstrap of the Φ(1) difference, the lower end of its 95 % interval Bonferroni-corrected
     over the standards) and chooses the reference: the best standard whose bound is above 0, else the baseline.
     Tier 2 is the nested rule below among the reference and the tuned candidates, against the reference.

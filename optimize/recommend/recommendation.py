@@ -36,7 +36,7 @@ Fields for presenting the decision (added with the baseline rule; every earlier 
   number of topics at which that interval would exclude 0 if the gain held (:func:`optimize.recommend.recommend.topics_to_decide`:
   the half-width narrowing as 1/√n); NaN otherwise.
 
-Fields of the two-tier rule (:func:`optimize.recommend`; tier 1 :mod:`optimize.recommend_fixed`):
+Fields of the two-tier rule (:func:`optimize.recommend`; tier 1 :mod:`optimize.recommend.fixed`):
 
 * ``tier`` (int): which tier decided — 1: the configuration to use is tier 1's choice among the fixed
   configurations (a standard, or the baseline when keeping), 2: a tuned candidate adopted by the nested

@@ -1,5 +1,5 @@
 """The verdict of :func:`optimize.recommend`: one paragraph saying what to use, against what, which tier of the rule
-decided and on what evidence (:mod:`optimize.recommend.nested` for the rule, :mod:`optimize.recommend_fixed` for tier 1)."""
+decided and on what evidence (:mod:`optimize.recommend.nested` for the rule, :mod:`optimize.recommend.fixed` for tier 1)."""
 from __future__ import annotations
 
 import math
