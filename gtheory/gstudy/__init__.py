@@ -1,11 +1,11 @@
 """gtheory.gstudy: the G-study of a score matrix and its D-study. gstudy: the one entry point (balanced or not);
-balanced: the crossed systems × topics G-study (GStudy); unbalanced: missing cells (UnbalancedGStudy); reml:
-Henderson and REML variance components; designs: general balanced crossed and nested designs; components: the
-batched pure-NumPy components and coefficients; intervals: confidence intervals of the ratios and the projection;
-coefficients: Φ, Eρ² and the topics needed, shared by every result; bootstrap: resampled systems and topics
-(bootstrap_result: its result);
-score_matrix, score_csv, score_layout: reading a score matrix (arrays, frames, CSV) and its orientation; outliers:
-runs far from the rest; plot: the D-study plot."""
+balanced: the crossed systems × topics G-study (GStudy); unbalanced, reml: missing cells (UnbalancedGStudy) and its
+Henderson and REML components; design_parse, designs: Brennan's design notation parsed, and the G-study and
+D-studies of any balanced crossed and nested design; components: the batched pure-NumPy components and
+coefficients; intervals: normal-theory intervals of the ratios and the projection to n topics; coefficients: Φ, Eρ²
+and the topics needed, shared by every result; bootstrap, bootstrap_result: resampled systems and topics, and the
+result; score_matrix, score_csv, score_layout: a score matrix read (arrays, frames, CSV) and oriented; outliers: runs
+far below the rest; plot: the D-study plot."""
 from gtheory.kit.lazy import room_front as _room_front
 
 __getattr__, __dir__, __all__ = _room_front(__name__, internal={
