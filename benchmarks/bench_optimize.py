@@ -4,7 +4,7 @@ Run:  python benchmarks/bench_optimize.py  [--quick] [--repeat 5] [--out benchma
 
 Side by side in one run, on the embedded TREC-9 Web runs (104 systems x 50 topics), gains 0/1/2:
 
-1. nDCG@100 discount (100 variables), SLSQP in each formulation of ``optimize.slsqp.solve_slsqp``
+1. nDCG@100 discount (100 variables), SLSQP in each formulation of ``optimize.solvers.slsqp.solve_slsqp``
    (``anchored`` = the default, ``reduced``, ``paper`` = Fig. 1 literally, ``increments``), exact
    gradient (``jac=True``) vs SciPy's two-point finite differences (``jac=None``) — like with like:
    same formulation, same options, same starts. Each start (log2, zipf, linear, uniform) is timed
@@ -34,10 +34,10 @@ from _timing import finish, header, measure, one_core, parser  # noqa: E402
 
 import metrics
 import optimize
-from optimize.cvx import solve_cvx
-from optimize.objective import Problem
-from optimize.multistart import starting_points
-from optimize.slsqp import solve_lbfgsb, solve_slsqp
+from optimize.solvers.cvx import solve_cvx
+from optimize.solvers.objective import Problem
+from optimize.solvers.multistart import starting_points
+from optimize.solvers.slsqp import solve_lbfgsb, solve_slsqp
 from slsqp_variants import FORMULATIONS, solve_slsqp_variant  # noqa: E402
 
 DEFAULT = "anchored"  # the library's solve_slsqp

@@ -7,7 +7,7 @@ The grid: α ∈ {.05, .01} × power ∈ {.8, .9} × min_diff ∈ {.02, .05, .1,
 10 systems, exact and Nagata (800 calls), and ``plan`` on a 10 × 30 pilot whose residual variance V_E is exactly
 σ² (all 7 rows, each test row three times for its interval), exact and Nagata (200 calls). Reported: the slowest
 and the median call of each, and how many exact sizes differ from R's smallest n (the integer search of
-tests/test_gtheory_topic_set_size.py on R's own powers, one Rscript call; skipped without Rscript). The test suite
+tests/test_gtheory_topics_topic_set_size.py on R's own powers, one Rscript call; skipped without Rscript). The test suite
 runs the topic_set_size grid and a thinned plan grid; this script is the whole plan grid, too slow for CI (~10 s).
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ import gtheory  # noqa: E402
 
 
 def pilot(v: float, seed: int = 0, m: int = 10, n: int = 30) -> np.ndarray:
-    """A pilot whose V_E is exactly ``v`` (as tests/test_gtheory_plan.py builds it)."""
+    """A pilot whose V_E is exactly ``v`` (as tests/test_gtheory_topics_plan.py builds it)."""
     rng = np.random.default_rng(seed)
     e = rng.normal(size=(m, n))
     e -= e.mean(axis=1, keepdims=True)
@@ -41,7 +41,7 @@ def pilot(v: float, seed: int = 0, m: int = 10, n: int = 30) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from test_gtheory_topic_set_size import GRID, GRID_M, _R_GRID  # the grid and R's integer search, once
+    from test_gtheory_topics_topic_set_size import GRID, GRID_M, _R_GRID  # the grid and R's integer search, once
 
     args = parser(__doc__.splitlines()[0], repeat=1).parse_args(argv)
     grid = GRID[:10] if args.quick else GRID

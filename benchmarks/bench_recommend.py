@@ -14,7 +14,7 @@ Rows (each with its defaults: 10 outer x 4 inner halvings, every family, 3 regul
 Every run is a fresh Python process that loads the data, resets its peak resident memory (``/proc/self/clear_refs``)
 and then times the one call: CPU (process) and wall seconds, and the peak resident memory *above* what the process
 held when the call started (VmHWM − VmRSS; what the call itself needed at its worst). ``recommend`` limits BLAS to
-one thread itself (``optimize._threads``), and the children are also started with one BLAS/OpenMP thread, so every
+one thread itself (``optimize.solvers._threads``), and the children are also started with one BLAS/OpenMP thread, so every
 side runs on one core.
 
 ``--baseline DIR``: the same rows run from another copy of the package (e.g. ``git archive`` of an earlier commit

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 import gtheory
-from gtheory.bootstrap import _counts_of, _weighted_components
-from gtheory.reml import reml_components
+from gtheory.gstudy.bootstrap import _counts_of, _weighted_components
+from gtheory.gstudy.reml import reml_components
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "score-matrices" / "sigir2018-simulation" / "web2010_ndcg20.csv"
 

@@ -1,7 +1,7 @@
 """The certified optimality bound of the TREC-9 discount problems (docs/optimize.md, "How far from the global optimum?").
 
 Tunes the monotone discount of nDCG@k (linear gains, 104 runs, 50 topics; ``optimize.optimize_discount`` defaults),
-solves the Shor relaxation with SCS and certifies the bound from the dual (``optimize.bound.certify``), then prints
+solves the Shor relaxation with SCS and certifies the bound from the dual (``optimize.solvers.certificate.certify``), then prints
 one row of the table in docs/optimize.md and writes ``benchmarks/results/bound_trec9_k<k>.json``.
 
     OMP_NUM_THREADS=1 python benchmarks/bound_trec9.py --cutoff 10            # about 10 minutes on one core
@@ -23,8 +23,9 @@ import numpy as np
 
 import metrics
 import optimize
-from optimize import bound as B
-from optimize.objective import Problem
+from optimize.solvers import bound as B
+from optimize.solvers import certificate as K
+from optimize.solvers.objective import Problem
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -40,7 +41,7 @@ def main() -> None:
                     help="method sdp: then run dual_search from SCS's multipliers (λ = tuned + 0.01) this long")
     ap.add_argument("--save", type=Path, help="also save the multipliers (npz) for re-certification")
     ap.add_argument("--method", choices=("sdp", "dual-search"), default="sdp",
-                    help="sdp: SCS then certify its dual; dual-search: no SDP solve, optimize.bound.dual_search")
+                    help="sdp: SCS then certify its dual; dual-search: no SDP solve, optimize.solvers.certificate.dual_search")
     ap.add_argument("--seconds", type=float, default=3600, help="time budget of --method dual-search")
     ap.add_argument("--iters", type=int, default=100000, help="iteration limit of --method dual-search")
     args = ap.parse_args()
@@ -53,16 +54,16 @@ def main() -> None:
         tuned = optimize.optimize_discount(j, gain="linear", cutoff=args.cutoff)
     t_tune = time.perf_counter() - t0
     p = Problem(j, args.cutoff, "discount", gain="linear")
-    P, Q, active = B.quadratic_forms(p)
-    C = B._topic_blocks(p)[1][active]
+    P, Q, active = K.quadratic_forms(p)
+    C = K._topic_blocks(p)[1][active]
     scale = float(np.max(np.abs(Q)))
     P, Q = P / scale, Q / scale
     t0 = time.perf_counter()
     if args.method == "dual-search":
         status, relaxed, t_sdp, charge = "no SDP solve", float("nan"), 0.0, float("nan")
-        bound, lam = B.dual_search(P, Q, C, tuned.fun, iters=args.iters, seconds=args.seconds,
+        bound, lam = K.dual_search(P, Q, C, tuned.fun, iters=args.iters, seconds=args.seconds,
                                    log=lambda line: print(line, flush=True))
-        floor = B._denominator_floor(Q, C)
+        floor = K._denominator_floor(Q, C)
         t_cert = time.perf_counter() - t0
     else:
         status, relaxed, Z, mult, sel = B._solve(P, Q, C, "SCS", args.eps, args.max_iters, verbose=True)
@@ -73,11 +74,11 @@ def main() -> None:
             np.savez(args.save, P=P, Q=Q, C=C, Z=Z, lam=mult[0], mu0=mult[1], gamma=mult[2],
                      kappa=mult[3] if mult[3] is not None else np.zeros(0), N=mult[4])
         t0 = time.perf_counter()
-        bound, charge, floor = B.certify(P, Q, C, B.dual_matrix(P, Q, C, *mult, sel), mult[0])
-        repaired = B.certified_bound(P, Q, C, mult, sel, repair_iters=args.repair_iters)
+        bound, charge, floor = K.certify(P, Q, C, K.dual_matrix(P, Q, C, *mult, sel), mult[0])
+        repaired = K.certified_bound(P, Q, C, mult, sel, repair_iters=args.repair_iters)
         bound = min(bound, repaired)
         if args.warm_seconds > 0:
-            searched = B.dual_search(P, Q, C, tuned.fun, start=tuned.fun + 0.01, iters=10**6,
+            searched = K.dual_search(P, Q, C, tuned.fun, start=tuned.fun + 0.01, iters=10**6,
                                      seconds=args.warm_seconds, warm=mult, sel=sel,
                                      log=lambda line: print(line, flush=True))[0]
             bound = min(bound, searched)

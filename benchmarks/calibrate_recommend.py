@@ -15,7 +15,7 @@ Per collection × cut-off × what (gain cells only where there are at least two 
 systems × topics nDCG tensors are computed once and cached (``.npz`` under ``$GTHEORY_CALIBRATION_CACHE``, default
 ``/tmp/gtheory-calibration``); every null and subset below is then a topic index operation on them.
 
-Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.recommend_fixed.tier_one`, 4,000 paired resamples):
+Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.recommend.fixed.tier_one`, 4,000 paired resamples):
 
 * **validity**: for each alternative standard c, ``--nulls`` constructed nulls in which c and the baseline are
   exchangeable topic by topic: for each topic, with probability 1/2, c's and the baseline's score columns are
@@ -29,7 +29,7 @@ Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.recommend
 * **power and stability** on the whole collection: the rule with 5 seeds (of the resamples); ``whole`` = the most
   common decision and how many of the 5 reach it.
 
-Whole rule (tier 2 included; :func:`optimize.nested.decide` with ``recommend``'s defaults):
+Whole rule (tier 2 included; :func:`optimize.recommend.nested.decide` with ``recommend``'s defaults):
 
 * ``whole-null``: the same exchangeable nulls (c = zipf for the discount, exponential for the gain), the swap applied
   to every score of c and the baseline the rule computes (tier 1 and tier 2's references); the tuned candidates'
@@ -57,11 +57,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import metrics  # noqa: E402
-from optimize import nested  # noqa: E402
-from optimize._ratio import RatioModel, coefficients  # noqa: E402
-from optimize._threads import single_threaded_blas  # noqa: E402
-from optimize.candidates import _candidates, _standard_candidates  # noqa: E402
-from optimize.recommend_fixed import FixedDecision, fixed_decision, resampled_phi  # noqa: E402
+from optimize.recommend import nested  # noqa: E402
+from optimize.solvers._ratio import RatioModel, coefficients  # noqa: E402
+from optimize.solvers._threads import single_threaded_blas  # noqa: E402
+from optimize.recommend.candidates import _candidates, _standard_candidates  # noqa: E402
+from optimize.recommend.fixed import FixedDecision, fixed_decision, resampled_phi  # noqa: E402
 from gtheory.kit.ties import TIE_REL  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"

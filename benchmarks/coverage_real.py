@@ -17,7 +17,7 @@ The truth (:func:`population_truth`), for each of the two designs (``--design bo
   E MS_t = n_s S²_t + (1 − n_s/N_s) S²_st (S² with N − 1 divisors), so the sample's ANOVA estimates
   have expectations S²_s − S²_st/N_t, S²_t − S²_st/N_s, S²_st — exactly the population matrix's own
   ANOVA estimates. These are therefore the quantities the sample estimators are unbiased for (checked
-  by enumerating every subsample of a small matrix in tests/test_gtheory_bootstrap_real.py). Φ(50),
+  by enumerating every subsample of a small matrix in tests/test_gtheory_gstudy_bootstrap_real.py). Φ(50),
   Eρ²(50) and the topics needed are the same functions of these components. The intervals assume
   infinite populations; the sampling fractions n/N (printed) make the true sampling variance smaller
   than they assume, so coverage above 95 % is expected there from that alone.
@@ -25,7 +25,7 @@ The truth (:func:`population_truth`), for each of the two designs (``--design bo
   the population's, each equally likely — the exchangeable array of McCullagh 2000): the components of
   that array, σ²(st) = (N_s−1)(N_t−1)/(N_s N_t) S²_st, σ²(s) = (N_s−1)/N_s (σ̂²(s) + S²_st/N_t),
   σ²(t) likewise (the population's ANOVA estimates σ̂², the same formulas as the boot-p,i expectations in
-  gtheory.bootstrap). The random-effects model then holds exactly but for the shape of the score
+  gtheory.gstudy.bootstrap). The random-effects model then holds exactly but for the shape of the score
   distribution: this design isolates the effect of bounded, skewed, discrete scores.
 
 Populations: Robust 2004 AP and P@10 (110 x 249), Web 2010 nDCG@20 (88 x 48) — the score matrices of Urbano &
@@ -53,7 +53,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 import gtheory
-from gtheory.bootstrap import QUANTITIES, _derived
+from gtheory.gstudy.bootstrap import _derived
+from gtheory.gstudy.bootstrap_result import QUANTITIES
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "score-matrices" / "sigir2018-simulation"

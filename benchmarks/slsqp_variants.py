@@ -1,16 +1,16 @@
 r"""Research formulations of the SLSQP solve, kept out of the library for the benchmark and its tests.
 
-The library solves one start with :func:`optimize.slsqp.solve_slsqp`: the paper's problem (Kanoulas & Aslam 2009,
-§2.3 and Fig. 1) in the ``"anchored"`` formulation, with the exact gradient of :mod:`optimize.objective`. This module
+The library solves one start with :func:`optimize.solvers.slsqp.solve_slsqp`: the paper's problem (Kanoulas & Aslam 2009,
+§2.3 and Fig. 1) in the ``"anchored"`` formulation, with the exact gradient of :mod:`optimize.solvers.objective`. This module
 holds the descriptions of the same problem that were measured against it, and SciPy's finite differences
 (``jac=False``), so that ``benchmarks/bench_optimize.py`` can time like with like and
-``tests/test_optimize_slsqp.py`` can check that every description reaches the library's optimum:
+``tests/test_optimize_solvers_slsqp.py`` can check that every description reaches the library's optimum:
 
 * ``"anchored"`` — the library's formulation (the scale of each monotone block fixed by its largest variable);
 * ``"reduced"`` — the sum-to-1 equality and the ``k-1`` monotonicity inequalities of each block, and only the one
   bound they do not imply (:math:`d_k \ge 0`; :math:`g_1 \ge 0`; :math:`x \ge 0` for a non-monotone block);
 * ``"paper"`` — Fig. 1 literally: sum-to-1 equalities, monotonicity inequalities and ``0 <= x <= 1``;
-* ``"increments"`` — bounds :math:`u \ge 0` on increments (:mod:`optimize.parametrize`) plus the sum-to-1 equality
+* ``"increments"`` — bounds :math:`u \ge 0` on increments (:mod:`optimize.solvers.parametrize`) plus the sum-to-1 equality
   per block; badly scaled (one :math:`u_j` moves :math:`j` discounts): at ``ftol=1e-12`` SLSQP often stops at the
   optimum with exit mode 8 (a rounding-level failure of the line search).
 
@@ -25,11 +25,11 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import OptimizeResult, minimize
 
-from optimize._threads import single_threaded_blas
-from optimize.objective import Problem
-from optimize.parametrize import Parametrization
-from optimize.result import SolverRun
-from optimize.slsqp import _anchored, _finish, _linear_constraints, _negated_objective, make_feasible
+from optimize.solvers._threads import single_threaded_blas
+from optimize.solvers.objective import Problem
+from optimize.solvers.parametrize import Parametrization
+from optimize.solvers.result import SolverRun
+from optimize.solvers.slsqp import _anchored, _finish, _linear_constraints, _negated_objective, make_feasible
 
 FORMULATIONS = ("anchored", "reduced", "paper", "increments")
 

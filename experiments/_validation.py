@@ -2,7 +2,7 @@
 :mod:`experiments.pairwise_tests` and :mod:`experiments.swap`.
 
 Every public function in those modules takes *score matrices*: systems x topics, as a NumPy array or a
-pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.score_matrix.coerce_matrix``, documented at
+pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.gstudy.score_matrix.coerce_matrix``, documented at
 :func:`gtheory.as_score_matrix`: named axes honoured, a long table pivoted, an unnamed labelled frame refused
 with the fix — these functions have no ``orientation``, so name the axes), and some also accept per-system mean
 scores (1-D array or Series). The helpers here turn whatever was given into a :class:`Scores` value
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from gtheory.kit.ties import tie_values
-from gtheory.score_matrix import coerce_matrix
+from gtheory.gstudy import coerce_matrix
 from gtheory.kit.params import check_param
 
 __all__: list[str] = []  # private module

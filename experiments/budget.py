@@ -165,7 +165,7 @@ class TopicBudget(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicBudget":
         """A :class:`TopicBudget` from :meth:`to_json` output; a ``null`` topic count or cost is inf."""
-        from gtheory.kit.jsonio import read_fields_document
+        from gtheory.kit.schema import read_fields_document
 
         d = read_fields_document(cls, text_or_path, {"table": tuple(_COLUMNS[1:])})
         t = d["table"]

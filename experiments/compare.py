@@ -627,7 +627,7 @@ def compare(
     })
     mdd = math.nan
     if n >= 3 and ve > 0:
-        from gtheory.topic_set_size import min_detectable_difference
+        from gtheory.topics import min_detectable_difference
 
         mdd = float(min_detectable_difference("paired-t", n, variance=ve, alpha=alpha, power=0.8)) * unit
     order = np.argsort(-tie_values(means), kind="stable")

@@ -136,7 +136,7 @@ def _default_tuner(
         )
     if cutoff is None:
         raise ValueError("`tune=True` needs an integer `cutoff` (the tuned discount has `cutoff` entries).")
-    from optimize.objective import identified_depth
+    from optimize.solvers import identified_depth
 
     # condensed lists of sparse qrels can be shallower than the cut-off: there nDCG'@cutoff equals
     # nDCG'@depth for every discount, and the ranks past it cannot be tuned (Problem refuses them)
@@ -196,7 +196,7 @@ def tuned_stability_under_incompleteness(
     tune : bool or callable
         ``True``: tune with ``optimize.optimize_discount(judged, gain=, cutoff=, judged_only=)`` (its
         ``.discount``; where the condensed lists of sparse qrels end before ``cutoff``, at that depth —
-        :func:`optimize.objective.identified_depth` — which changes no score); a callable ``tune(judged) -> discount vector`` (or an object with ``.discount``) is
+        :func:`optimize.solvers.objective.identified_depth` — which changes no score); a callable ``tune(judged) -> discount vector`` (or an object with ``.discount``) is
         called instead, on the condensed tensor if ``judged_only``;
         ``False``: standard discounts only.
     tune_options : mapping, optional

@@ -33,8 +33,8 @@ from gtheory.kit.render import markdown
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
 
-    from gtheory.score_matrix import ScoreInput
-    from gtheory.plan import TopicPlan
+    from gtheory.gstudy import ScoreInput
+    from gtheory.topics import TopicPlan
     from metrics import JudgedRuns
 
     from experiments.budget import TopicBudget
@@ -194,7 +194,7 @@ def topics_section(
     import warnings
 
     import gtheory
-    from gtheory.score_matrix import as_score_matrix
+    from gtheory.gstudy import as_score_matrix
 
     x, systems, _ = as_score_matrix(scores)
     n_sys, n = x.shape
@@ -223,7 +223,7 @@ def topics_section(
                                     alpha=alpha, executor=executor)
     import pandas as pd
 
-    from gtheory.outliers import competitive_answer
+    from gtheory.gstudy import competitive_answer
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
@@ -276,7 +276,7 @@ def _render(plan: "TopicPlan", budget: "TopicBudget | None", measure: str, n_sys
         _md_par(short, "In short."), _md_par(verdict), f"*{_md_escape(caption)}*", _md_table(head, rows), _md_par(how)]
     ht = ["<section>" + (f"<h2>{_html(heading)}</h2>" if heading else ""), _html_par(short, "In short."),
           _html_par(verdict), _html_table(head, rows, caption), _html_par(how)]
-    if competitive is not None:  # gtheory.outliers: a broken run makes the topics needed look small
+    if competitive is not None:  # gtheory.gstudy.outliers: a broken run makes the topics needed look small
         c, a = competitive.topics_needed, competitive.topics_needed_all_runs
         runs = (f"{competitive.outlying.one_line()[0].upper()}{competitive.outlying.one_line()[1:]} The "
                 f"{len(competitive.systems)} best runs (all but the lowest quarter, the systems a paper compares) need "

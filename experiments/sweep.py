@@ -189,7 +189,7 @@ def sweep(
         (:func:`optimize.optimize_discount`) and report its Φ at ``n_topics`` (``phi_tuned``) and the vector
         (``tuned_discount``). Needs integer cut-offs. Slow for large cut-offs (seconds per tuning at k = 100).
         Where the (condensed) lists of sparse reduced qrels end before the cut-off, the discount is tuned
-        to that depth (:func:`optimize.objective.identified_depth`; nDCG@k equals nDCG@depth there for
+        to that depth (:func:`optimize.solvers.objective.identified_depth`; nDCG@k equals nDCG@depth there for
         every discount) and ``tuned_discount`` is that long.
     tune_options : mapping, optional
         Keyword arguments for :func:`optimize.optimize_discount` (default ``{"starts": 1}``).

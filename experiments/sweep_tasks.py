@@ -87,7 +87,7 @@ def _run_task(
             key = (cutoff, g_label)
             if key not in tuned:
                 import optimize
-                from optimize.objective import identified_depth
+                from optimize.solvers import identified_depth
 
                 # sparse reduced qrels: condensed lists may end before the cut-off, where nDCG'@cutoff
                 # equals nDCG'@depth for every discount; the tuned vector is then that long

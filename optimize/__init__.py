@@ -32,22 +32,27 @@ from gtheory.kit.lazy import lazy_package as _lazy_package
 #: (``__all__`` is its keys; each name is imported from its module on first use, PEP 562, so that the import
 #: stays cheap)
 _EXPORTS: dict[str, str] = {
-    "optimize_discount": "tune", "optimize_gain": "tune", "optimize_joint": "tune",
-    "optimize_minimax": "robust",
-    "cross_validate": "validation",
-    "recommend": "nested",
-    "Recommendation": "recommendation",
-    "tune_parameters": "parameters", "ParameterTuning": "parameters",
-    "optimize_family": "families",
-    "optimize_regularised": "regularised",
-    "FAMILIES": "families",
-    "tune_problem": "tune",
-    "optimality_bound": "bound", "OptimalityBound": "bound",
-    "Problem": "objective", "stability_and_gradient": "objective",
-    "Tuning": "result", "SolverRun": "result", "OptimizationWarning": "result", "OptimizationError": "result",
-    "GradeMismatchWarning": "result", "FailedTuningWarning": "result", "DataMismatchWarning": "result",
-    "SOLVERS": "tune",
-    "STANDARD_CONFIGS": "validation",
+    # tuning one problem (optimize/solvers/)
+    "optimize_discount": "solvers.tune", "optimize_gain": "solvers.tune", "optimize_joint": "solvers.tune",
+    "optimize_minimax": "solvers.robust",
+    # should I tune? (optimize/recommend/)
+    "cross_validate": "recommend.validation",
+    "recommend": "recommend.recommend",
+    "Recommendation": "recommend.recommendation",
+    "tune_parameters": "recommend.parameters", "ParameterTuning": "recommend.parameters",
+    # the low-dimensional tuners and the rest of the solvers' room
+    "optimize_family": "solvers.families",
+    "optimize_regularised": "solvers.regularised",
+    "FAMILIES": "solvers.families",
+    "tune_problem": "solvers.tune",
+    "optimality_bound": "solvers.bound", "OptimalityBound": "solvers.bound",
+    "Problem": "solvers.objective", "stability_and_gradient": "solvers.objective",
+    "Tuning": "solvers.result", "SolverRun": "solvers.result",
+    # the warnings and errors of a tuning (optimize/errors.py)
+    "OptimizationWarning": "errors", "OptimizationError": "errors", "GradeMismatchWarning": "errors",
+    "FailedTuningWarning": "errors", "DataMismatchWarning": "errors",
+    "SOLVERS": "solvers.tune",
+    "STANDARD_CONFIGS": "recommend.validation",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 

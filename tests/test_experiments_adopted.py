@@ -37,7 +37,7 @@ def test_adopted_from_reads_the_baseline_rule_fields():
     said = type("R", (), dict(vars(type(rec)), phi_meaning="Φ(n) is a share.", verdict="adopt rbp. Φ(n) is a share."))()
     assert adopted_from(said).verdict == "adopt rbp."  # the report says what Φ means once, not per verdict
     # as recommend words it: the clause without its full stop, then "." (the report's headline read "agree. .")
-    from optimize.nested import PHI_MEANING
+    from optimize.recommend.verdict import PHI_MEANING
 
     real = type("R", (), dict(vars(type(rec)), phi_meaning=PHI_MEANING,
                               verdict=f"keep x; 5/5 seeds agree. {PHI_MEANING}."))()

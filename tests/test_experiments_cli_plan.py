@@ -29,7 +29,7 @@ def test_json_equals_the_api_on_a_csv(capsys, WEB):
     p = gtheory.plan(x, min_diff=0.05, target=0.9)
     assert gtheory.TopicPlan.from_json(out) == p  # the command's document reads back as the plan, additions aside
     assert data["source"] == WEB
-    from gtheory.outliers import competitive_systems, outlying_runs
+    from gtheory.gstudy.outliers import competitive_systems, outlying_runs
 
     # the CLI's additions beside the plan: the source, the outlying runs and the competitive systems' answer
     assert data.pop("outlying_runs") == json.loads(json.dumps(outlying_runs(x).to_dict()))

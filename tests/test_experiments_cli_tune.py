@@ -28,7 +28,7 @@ def test_tune_gain_json_output(capsys):
 
 
 def test_strict_failure_exit_code(monkeypatch, capsys):
-    import optimize.tune as tune
+    import optimize.solvers.tune as tune
 
     real = tune.solve_slsqp
     monkeypatch.setattr(tune, "solve_slsqp", lambda p, x0: real(p, x0, maxiter=1))
@@ -49,7 +49,7 @@ def test_seed_must_be_non_negative_and_the_error_names_it(capsys):
 
 
 def test_unwritable_out_fails_before_tuning(tmp_path, monkeypatch, capsys):
-    import optimize.tune as tune
+    import optimize.solvers.tune as tune
 
     def boom(*a, **k):  # pragma: no cover - must not be reached
         raise AssertionError("tuned before checking --out")

@@ -51,7 +51,9 @@ def test_demo_report_and_quick_report_decide_alike_on_trec9(monkeypatch, embedde
         assert (kw["cutoff"], kw["seed"], kw["n_splits"], kw["target"]) == (100, 0, 10, 0.95)
 
     # --quick has 3 outer splits: it must decline rather than contradict the full runs
-    assert quick_kw["n_splits"] < optimize.nested.MIN_SPLITS
+    from optimize.recommend.nested import MIN_SPLITS
+
+    assert quick_kw["n_splits"] < MIN_SPLITS
     assert not quick.decided and not quick.adopt
     assert "too few splits to decide" in quick.verdict
     assert quick.measure == "nDCG(discount=log2,gain=linear)@100"  # it keeps the baseline, bit for bit

@@ -98,7 +98,7 @@ def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff(embedded_t
     # optimiser refuses to tune discounts of ranks that change no score)
     from experiments import tuned_stability_under_incompleteness
     from experiments.incomplete import reduce_qrels
-    from optimize.objective import identified_depth
+    from optimize.solvers.objective import identified_depth
 
     j = embedded_trec9.subset(topics=list(range(12)))
     depth = identified_depth(reduce_qrels(j, 0.1, 0), judged_only=True)

@@ -180,7 +180,7 @@ def test_the_section_names_outlying_runs_and_the_competitive_systems_answer(judg
     needed are gtheory's on all but the lowest quarter."""
     import pandas as pd
 
-    from gtheory.outliers import competitive_answer
+    from gtheory.gstudy.outliers import competitive_answer
 
     scores = metrics.evaluate(judged, "nDCG@20")
     broken = scores.loc[scores.mean(axis=1).sort_values().index[-12:]].copy()  # the 12 best: a tight group

@@ -11,9 +11,10 @@ import pytest
 
 import gtheory
 
-MODULES = ["gtheory", "gtheory.components", "gtheory.gstudy", "gtheory.intervals", "gtheory.designs",
-           "gtheory.score_layout", "gtheory.score_csv", "gtheory.score_matrix", "gtheory.plot",
-           "gtheory.errors", "gtheory.topic_set_size", "gtheory.gt_mappings", "gtheory.plan", "gtheory.curves"]
+MODULES = ["gtheory", "gtheory.gstudy.components", "gtheory.gstudy.gstudy", "gtheory.gstudy.intervals",
+           "gtheory.gstudy.designs", "gtheory.gstudy.score_layout", "gtheory.gstudy.score_csv",
+           "gtheory.gstudy.score_matrix", "gtheory.gstudy.plot", "gtheory.errors", "gtheory.topics.topic_set_size",
+           "gtheory.topics.power", "gtheory.topics.gt_mappings", "gtheory.topics.plan", "gtheory.topics.curves"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gtheory.kit.jsonio import (fields_document, fields_equal, jsonable, load_document, looks_utf16, loads,
-                                read_fields_document, read_json, table, table_back)
+                                read_json, table, table_back)
+from gtheory.kit.schema import read_fields_document
 
 
 def _strict(text: str):

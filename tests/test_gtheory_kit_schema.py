@@ -28,9 +28,9 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
     from experiments.budget import TopicBudget, topic_depth_budget
     from experiments.compare import COMPARISON_SCHEMA, Comparison, compare
     from experiments.compare_table import _TABLE_SCHEMA, ComparisonTable, compare_measures
-    from gtheory.curves import TopicCurves
-    from gtheory.plan import TopicPlan
-    from gtheory.topic_set_size import TopicSetSize
+    from gtheory.topics.curves import TopicCurves
+    from gtheory.topics.plan import TopicPlan
+    from gtheory.topics.topic_set_size import TopicSetSize
 
     rng = np.random.default_rng(0)
     X = pd.DataFrame(rng.random((4, 20)) * 0.5 + np.linspace(0.3, 0.0, 4)[:, None],
@@ -149,7 +149,7 @@ def test_a_mutated_field_is_refused_naming_it(data):
 
 def test_the_cases_of_the_issue():
     from experiments.compare import Comparison
-    from gtheory.topic_set_size import TopicSetSize
+    from gtheory.topics.topic_set_size import TopicSetSize
     from experiments.budget import TopicBudget
 
     docs = _documents()
@@ -178,7 +178,7 @@ def test_the_cases_of_the_issue():
 
 def test_fields_that_depend_on_each_other():
     from experiments.compare import Comparison
-    from gtheory.topic_set_size import TopicSetSize
+    from gtheory.topics.topic_set_size import TopicSetSize
 
     docs = _documents()
     c = json.loads(docs["Comparison"][2])

@@ -57,9 +57,7 @@ def test_bad_arguments_are_refused(kw, match):
 def test_cross_validate_recommend_and_tune_parameters_use_the_same_splits(embedded_trec9, monkeypatch):
     # the three loops draw their outer splits from the one function with the same arguments: record what each used
     import optimize
-    import optimize.nested
-    import optimize.parameters
-    import optimize.validation
+    from optimize.recommend import nested, parameters, validation
 
     j = embedded_trec9.subset(systems=range(0, 104, 8))
     seen: dict[str, list] = {}
@@ -71,12 +69,12 @@ def test_cross_validate_recommend_and_tune_parameters_use_the_same_splits(embedd
             return out
         return wrapped
 
-    for mod in (optimize.validation, optimize.nested, optimize.parameters):
+    for mod in (validation, nested, parameters):
         monkeypatch.setattr(mod, "topic_splits", spy(mod.__name__, mod.topic_splits))
     optimize.cross_validate(j, cutoff=10, n_splits=3, starts=1, seed=5)
     optimize.recommend(j, cutoff=10, n_splits=3, n_inner=2, n_seeds=1, families=("rbp",), lambdas=(), seed=5, progress=False)
     optimize.tune_parameters(j, "RBP(p={p})@10", {"p": (0.5, 0.95)}, n_splits=3, seed=5)
-    a, b, c = (seen[m] for m in ("optimize.validation", "optimize.nested", "optimize.parameters"))
+    a, b, c = (seen[m] for m in ("optimize.recommend.validation", "optimize.recommend.nested", "optimize.recommend.parameters"))
     assert len(a) == len(b) == len(c) == 3
     for x, y, z in zip(a, b, c):
         assert np.array_equal(x[0], y[0]) and np.array_equal(y[0], z[0])

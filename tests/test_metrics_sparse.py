@@ -20,7 +20,7 @@ import metrics
 from metrics import ABSENT, UNJUDGED, JudgedRuns, dcg_parts, ndcg
 from metrics.sparse import ideal_dcg, relevant_cells
 from metrics._toy import single_topic
-from optimize.objective import Problem, identified_depth
+from optimize.solvers.objective import Problem, identified_depth
 
 
 # ----------------------------------------------------------------------------------------- references

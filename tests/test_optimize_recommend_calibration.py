@@ -16,9 +16,9 @@ from scipy import stats
 
 import metrics
 import optimize
-from optimize._ratio import RatioModel
-from optimize.candidates import _standard_candidates
-from optimize.recommend_fixed import fixed_decision
+from optimize.solvers._ratio import RatioModel
+from optimize.recommend.candidates import _standard_candidates
+from optimize.recommend.fixed import fixed_decision
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"

@@ -1,4 +1,4 @@
-"""Tier 1 of optimize.recommend (optimize.recommend_fixed): the paired topic bootstrap of the Φ(1) difference of the
+"""Tier 1 of optimize.recommend (optimize.recommend.fixed): the paired topic bootstrap of the Φ(1) difference of the
 fixed configurations against the baseline on all topics, Bonferroni over the standards."""
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import gtheory
-from optimize._ratio import RatioModel
-from optimize.candidates import _standard_candidates
-from optimize.recommend_fixed import fixed_decision, resampled_phi, topic_counts, topic_resamples
+from optimize.solvers._ratio import RatioModel
+from optimize.recommend.candidates import _standard_candidates
+from optimize.recommend.fixed import fixed_decision, resampled_phi, topic_counts, topic_resamples
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""optimize.recommend_verdict: the verdict says which tier of the rule decided, on what evidence (the texts of real
+"""optimize.recommend.verdict: the verdict says which tier of the rule decided, on what evidence (the texts of real
 recommendations are checked in tests/test_optimize_recommend*.py; here each branch on constructed decisions)."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from optimize.recommend_fixed import FixedDecision
-from optimize.recommend_verdict import PHI_MEANING, fixed_clause, tier_reason, verdict
+from optimize.recommend.fixed import FixedDecision
+from optimize.recommend.verdict import PHI_MEANING, fixed_clause, tier_reason, verdict
 
 
 def _fixed(index: int) -> FixedDecision:

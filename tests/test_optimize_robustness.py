@@ -1,6 +1,6 @@
 """optimize.recommend on hard inputs: a Generator as seed, a callable as progress. (The tuning front ends' hard
-inputs are in test_optimize_tune.py, minimax in test_optimize_robust.py, cross_validate's arguments in
-test_optimize_validation.py.)"""
+inputs are in test_optimize_solvers_tune.py, minimax in test_optimize_solvers_robust.py, cross_validate's arguments in
+test_optimize_recommend_validation.py.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +31,7 @@ def test_a_generator_seeds_recommend_and_the_bootstrap(j):
 def test_the_children_of_a_generator_seed_are_its_seed_sequence_children():
     # reference: Generator.spawn (NumPy >= 1.25) spawns the seed sequence of the generator's bit generator; built here
     # from numpy.random.SeedSequence(3), which default_rng(3) wraps, so NumPy 1.24's path is checked against it too
-    from optimize.nested import seed_list
+    from optimize.recommend.nested import seed_list
 
     kids = seed_list(np.random.default_rng(3), 3)
     want = [np.random.default_rng(s) for s in np.random.SeedSequence(3).spawn(2)]

@@ -64,7 +64,7 @@ def _make(name: str, judged: metrics.JudgedRuns):
     if name == "Tuning":
         return _quiet(optimize.optimize_discount, judged, gain="linear", cutoff=10, starts=1, seed=0)
     if name == "SolverRun":
-        return optimize.result.SolverRun(x=np.array([0.6, 0.4]), fun=0.31, success=True, message="Optimization "
+        return optimize.solvers.result.SolverRun(x=np.array([0.6, 0.4]), fun=0.31, success=True, message="Optimization "
                                          "terminated successfully", nit=3, nfev=4, njev=3, solver="slsqp",
                                          seconds=0.01, start="log2")
     if name == "Coverage":

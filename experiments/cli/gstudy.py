@@ -58,7 +58,7 @@ def _orientation(text: str) -> str:
     at once (the layout module's import costs part of a second of every command's start-up)."""
     if text in ("auto", "systems-by-topics", "topics-by-systems", "long"):
         return text
-    from gtheory.score_layout import canonical_orientation as _canonical_orientation
+    from gtheory.gstudy import canonical_orientation as _canonical_orientation
 
     try:
         return _canonical_orientation(text)
@@ -189,9 +189,9 @@ def run(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"gtheory gstudy: warning: {w.message}", file=sys.stderr)
 
-    # no normal-theory intervals for an unbalanced G-study; gtheory.unbalanced is loaded only when one was made
+    # no normal-theory intervals for an unbalanced G-study; gtheory.gstudy.unbalanced is loaded only when one was made
     # (importing it to ask costs scipy.optimize, half a second of start-up)
-    unbalanced = sys.modules.get("gtheory.unbalanced")
+    unbalanced = sys.modules.get("gtheory.gstudy.unbalanced")
     level = None if unbalanced is not None and isinstance(g, unbalanced.UnbalancedGStudy) else args.level
     kept = scores.loc[[s for s in scores.index if s not in set(g.dropped_systems)]] if hasattr(g, "dropped_systems") \
         else scores
@@ -236,9 +236,9 @@ def add_top_arg(p: Any) -> None:
 
 
 def competitive_answer(scores: Any, target: float, *, top: int | None, study: Any, all_runs: Any) -> dict[str, Any]:
-    """:func:`gtheory.outliers.competitive_answer` for gstudy and plan: ``{"lines": text lines, "json": keys of
+    """:func:`gtheory.gstudy.outliers.competitive_answer` for gstudy and plan: ``{"lines": text lines, "json": keys of
     the --json document}``; --top out of range is a usage error."""
-    from gtheory.outliers import competitive_answer as answer
+    from gtheory.gstudy import competitive_answer as answer
 
     n = len(scores.index)
     if top is not None and not 2 <= top <= n:

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     import optimize
 
     from gtheory.kit.params import param_rules
-    from optimize.nested import recommend as api
+    from optimize.recommend import LAMBDAS, recommend as api
 
     rules = param_rules(api)  # the API's rules (gtheory.kit.params), its own n_splits >= 2 included
     check_option("--target", "target", args.target, rules["target"])
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
                                  objective=args.objective, target=args.target, seed=args.seed,
                                  n_splits=args.splits, n_inner=args.inner, progress=False if args.json else progress_option(args),
                                  families=tuple(args.families) if args.families else None,
-                                 lambdas=tuple(args.lambdas) if args.lambdas is not None else optimize.nested.LAMBDAS,
+                                 lambdas=tuple(args.lambdas) if args.lambdas is not None else LAMBDAS,
                                  penalty=args.penalty, min_wins=args.min_wins, baseline=args.baseline,
                                  n_seeds=args.seeds, min_agreement=args.min_agreement)
     except (ValueError, TypeError) as exc:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fields_document", "fields_equal", "read_fields_document", "JsonResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "loads", "load_document", "table", "table_back"]
+__all__ = ["fields_document", "fields_equal", "JsonResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "loads", "load_document", "table", "table_back"]
 
 
 def jsonable(o: Any) -> Any:
@@ -214,7 +214,7 @@ def table_back(value: Any, name: str, floats: tuple[str, ...] = ()) -> Any:
 def fields_document(result: Any) -> dict[str, Any]:
     """The ``to_dict`` of a frozen dataclass result derived from its fields: every field as plain JSON values (a
     DataFrame field as a :func:`table`), plus ``"format"`` (the class's ``JSON_FORMAT``); non-finite numbers as None.
-    :func:`read_fields_document` reads it back."""
+    :func:`gtheory.kit.schema.read_fields_document` reads it back."""
     from dataclasses import fields
 
     out = {}
@@ -223,34 +223,6 @@ def fields_document(result: Any) -> dict[str, Any]:
         out[f.name] = table(v) if hasattr(v, "columns") and hasattr(v, "reset_index") else jsonable(v)
     out["format"] = result.JSON_FORMAT
     return out
-
-
-def read_fields_document(cls: Any, text_or_path: Any, tables: dict[str, tuple[str, ...]],
-                         context: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The fields of a :func:`fields_document` (JSON text or a path) for ``cls(**fields)``: the document's
-    ``"format"`` must be ``cls.JSON_FORMAT`` and its fields exactly the dataclass's (ValueError naming the ones that
-    differ), each checked by the class's ``JSON_SCHEMA`` when it declares one (:mod:`gtheory.kit.schema`: a
-    :class:`~gtheory.kit.errors.DocumentError` naming the field); each field named in ``tables`` is read back as
-    a DataFrame whose listed columns are floats (None → NaN).
-    The caller converts what JSON cannot say (inf written as null, integer columns). ``context``: keys a writer
-    adds beside the fields (declared in the schema, e.g. a command's ``source``), read past and dropped."""
-    from dataclasses import fields
-
-    schema = getattr(cls, "JSON_SCHEMA", None)
-    if schema is not None:  # the declared schema: every field's type and range, by the one reader
-        from .schema import read_document
-
-        d = read_document(text_or_path, cls.JSON_FORMAT, schema)
-    else:
-        d = load_document(text_or_path, cls.JSON_FORMAT)
-    for key in context:
-        d.pop(key, None)
-    names = {f.name for f in fields(cls)}
-    if set(d) != names:
-        raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
-    for name, floats in tables.items():
-        d[name] = table_back(d[name], name, floats)
-    return d
 
 
 def fields_equal(a: Any, b: Any) -> bool:

@@ -31,9 +31,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from .errors import DocumentError
+from .jsonio import load_document, table_back
 
 __all__ = ["Field", "text", "choice", "flag", "integer", "real", "count", "list_of", "obj", "table", "records",
-           "anything", "check_value", "read_document", "check_document"]
+           "anything", "check_value", "read_document", "check_document",
+           "read_fields_document"]
 
 _MISSING = object()
 
@@ -251,6 +253,30 @@ def check_document(d: Mapping[str, Any], schema: Mapping[str, Field], fmt: str, 
 def read_document(text_or_path: Any, fmt: str, schema: Mapping[str, Field]) -> dict[str, Any]:
     """The fields of the result document ``text_or_path`` (JSON text or a path, :func:`gtheory.kit.jsonio.read_json`)
     whose ``"format"`` is ``fmt``, each checked by ``schema`` (:func:`check_document`) and read back."""
-    from .jsonio import load_document
-
     return check_document(load_document(text_or_path, fmt), schema, fmt)
+
+
+def read_fields_document(cls: Any, text_or_path: Any, tables: dict[str, tuple[str, ...]],
+                         context: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The fields of a :func:`gtheory.kit.jsonio.fields_document` (JSON text or a path) for ``cls(**fields)``: the
+    document's ``"format"`` must be ``cls.JSON_FORMAT`` and its fields exactly the dataclass's (ValueError naming the ones that
+    differ), each checked by the class's ``JSON_SCHEMA`` when it declares one (:func:`read_document`: a
+    :class:`~gtheory.kit.errors.DocumentError` naming the field); each field named in ``tables`` is read back as
+    a DataFrame whose listed columns are floats (None → NaN).
+    The caller converts what JSON cannot say (inf written as null, integer columns). ``context``: keys a writer
+    adds beside the fields (declared in the schema, e.g. a command's ``source``), read past and dropped."""
+    from dataclasses import fields
+
+    schema = getattr(cls, "JSON_SCHEMA", None)
+    if schema is not None:  # the declared schema: every field's type and range, by the one reader
+        d = read_document(text_or_path, cls.JSON_FORMAT, schema)
+    else:
+        d = load_document(text_or_path, cls.JSON_FORMAT)
+    for key in context:
+        d.pop(key, None)
+    names = {f.name for f in fields(cls)}
+    if set(d) != names:
+        raise ValueError(f"not a {cls.JSON_FORMAT} document: fields {sorted(set(d) ^ names)} differ")
+    for name, floats in tables.items():
+        d[name] = table_back(d[name], name, floats)
+    return d
