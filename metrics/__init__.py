@@ -41,7 +41,7 @@ _EXPORTS: dict[str, str] = {
     "judged_at_k": "measures.counts", "num_rel": "measures.counts", "num_ret": "measures.counts", "num_rel_ret": "measures.counts",
     "evaluate": "measures.evaluate", "measure_names": "measures.evaluate",
     "Evaluation": "measures.evaluation",
-    "Measure": "measures.names", "MeasureError": "measures.names", "MEASURE_SPECS": "measures.registry", "parse_measure": "measures.names",
+    "Measure": "measures.names", "MeasureError": "measures.registry", "MEASURE_SPECS": "measures.registry", "parse_measure": "measures.names",
     "reduction_mask": "io.reduce", "reduce_qrels": "io.reduce",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)

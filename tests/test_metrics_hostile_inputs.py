@@ -126,7 +126,7 @@ def test_odd_topic_ids_are_read_and_judged(tmp_path, tid):
 
 
 def test_a_cutoff_that_only_looks_like_digits_is_a_measure_error():
-    with pytest.raises(metrics.measures.names.MeasureError):
+    with pytest.raises(metrics.measures.registry.MeasureError):
         metrics.parse_measure("nDCG@²")
 
 

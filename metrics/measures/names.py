@@ -25,26 +25,10 @@ import math
 import re
 from dataclasses import dataclass
 
-from .registry import MEASURE_SPECS, MeasureSpec, Value
+from .registry import MEASURE_SPECS, MeasureError, MeasureSpec, Value
 
 __all__ = ["Measure", "MeasureSpec", "MEASURE_SPECS", "MeasureError", "parse_measure", "from_ir_measures", "GRAMMAR"]
 
-
-class MeasureError(ValueError):
-    """A measure name that :func:`parse_measure` refuses for a part of it. ``str(err)`` quotes the name;
-    ``err.measure`` is the name as given and ``err.problem`` the problem without it, so that a front end can name
-    the measure its own way (the ``gtheory`` CLI: ``--measure nDCG@0: the cut-off must be ...``).
-
-    >>> try:
-    ...     parse_measure("nDCG@0")
-    ... except MeasureError as err:
-    ...     print(err.measure, "|", err.problem)
-    nDCG@0 | the cut-off must be a positive integer; got 0
-    """
-
-    def __init__(self, message: str, measure: str, problem: str) -> None:
-        super().__init__(message)
-        self.measure, self.problem = measure, problem
 
 GRAMMAR = (
     "measure := name [\"'\"] [\"(\" [key=value {\",\" key=value}] \")\"] [\"@\" cutoff], "

@@ -14,14 +14,39 @@ measure is evaluated), so parsing a name loads nothing heavier than the standard
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
+from typing import Any, Callable, Mapping, Protocol, Union
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .names import Measure
-
-__all__ = ["MeasureSpec", "MEASURE_SPECS"]
+__all__ = ["MeasureSpec", "MEASURE_SPECS", "MeasureError"]
 
 Value = Union[int, float, bool, str]
+
+
+class ParsedMeasure(Protocol):
+    """What a record reads of a parsed measure (a :class:`metrics.Measure`, which the parser in
+    :mod:`metrics.measures.names` builds from this table): its parameters, and its canonical string."""
+
+    cutoff: int | None
+
+    def param(self, key: str, default: Value | None = None) -> Value | None: ...
+
+
+class MeasureError(ValueError):
+    """A measure name that :func:`parse_measure` refuses for a part of it. ``str(err)`` quotes the name;
+    ``err.measure`` is the name as given and ``err.problem`` the problem without it, so that a front end can name
+    the measure its own way (the ``gtheory`` CLI: ``--measure nDCG@0: the cut-off must be ...``).
+
+    >>> from metrics import parse_measure
+    >>> try:
+    ...     parse_measure("nDCG@0")
+    ... except MeasureError as err:
+    ...     print(err.measure, "|", err.problem)
+    nDCG@0 | the cut-off must be a positive integer; got 0
+    """
+
+    def __init__(self, message: str, measure: str, problem: str) -> None:
+        super().__init__(message)
+        self.measure, self.problem = measure, problem
+
 
 #: the problems of parameters that exclude or need each other in a name (MeasureError: the CLI names the measure)
 _DCG_GAIN = "give either `dcg` (ir_measures) or `gain`, not both"
@@ -30,19 +55,17 @@ _B_JARVELIN = "`b` is the log base of discount=jarvelin; give discount=jarvelin 
 _REL_GAIN = "give either `rel` (binary RBP) or `gain`, not both"
 
 
-def _conflict(m: "Measure", problem: str) -> Exception:
-    """The :class:`metrics.measures.names.MeasureError` of a name whose parameters exclude or need each other."""
-    from .names import MeasureError  # measures imports this module
-
+def _conflict(m: ParsedMeasure, problem: str) -> Exception:
+    """The :class:`MeasureError` of a name whose parameters exclude or need each other."""
     return MeasureError(f"{m}: {problem}", str(m), problem)
 
 
-def _level(m: "Measure") -> dict[str, Any]:
+def _level(m: ParsedMeasure) -> dict[str, Any]:
     """``rel`` is the relevance level (trec_eval ``-l``)."""
     return {"relevance_level": m.param("rel")} if m.param("rel") is not None else {}
 
 
-def _gain_discount(m: "Measure") -> dict[str, Any]:
+def _gain_discount(m: ParsedMeasure) -> dict[str, Any]:
     """The gain and discount of the DCG family: ``gain``, ``discount`` (with ``p`` for ``rbp``, ``b`` for
     ``jarvelin``), or ir_measures' ``dcg=exp-log2`` (exponential gains)."""
     if m.param("gain") is not None and m.param("dcg") is not None:
@@ -67,7 +90,7 @@ def _gain_discount(m: "Measure") -> dict[str, Any]:
     return out
 
 
-def _rbp(m: "Measure") -> dict[str, Any]:
+def _rbp(m: ParsedMeasure) -> dict[str, Any]:
     """Persistence ``p`` (default 0.8); ``rel`` is binary gain at that level, else ``gain``."""
     kw: dict[str, Any] = {"p": m.param("p", 0.8)}
     if m.param("rel") is not None:
@@ -79,7 +102,7 @@ def _rbp(m: "Measure") -> dict[str, Any]:
     return kw
 
 
-def _q(m: "Measure") -> dict[str, Any]:
+def _q(m: ParsedMeasure) -> dict[str, Any]:
     """Sakai's ``beta`` (default 1), the relevance level and the gain."""
     kw = {"beta": m.param("beta", 1.0), **_level(m)}
     if m.param("gain") is not None:
@@ -87,9 +110,9 @@ def _q(m: "Measure") -> dict[str, Any]:
     return kw
 
 
-def _given(*keys: str) -> Callable[["Measure"], dict[str, Any]]:
+def _given(*keys: str) -> Callable[[ParsedMeasure], dict[str, Any]]:
     """The parameters ``keys`` as keyword arguments of the same name, when given (else the function's default)."""
-    def arguments(m: "Measure") -> dict[str, Any]:
+    def arguments(m: ParsedMeasure) -> dict[str, Any]:
         return {k: m.param(k) for k in keys if m.param(k) is not None}
 
     return arguments
@@ -121,16 +144,16 @@ class MeasureSpec:
     cutoff: str
     description: str
     trec_eval: str = ""
-    function: str | Callable[["Measure"], str] = ""
-    arguments: Callable[["Measure"], dict[str, Any]] = field(default=_level, repr=False)
+    function: str | Callable[[ParsedMeasure], str] = ""
+    arguments: Callable[[ParsedMeasure], dict[str, Any]] = field(default=_level, repr=False)
     aliases: tuple[str | tuple[str, Mapping[str, Value]], ...] = ()
     trec_cut: str = ""
 
-    def function_name(self, m: "Measure") -> str:
+    def function_name(self, m: ParsedMeasure) -> str:
         """The name of the function of :mod:`metrics` that computes ``m``."""
         return self.function(m) if callable(self.function) else self.function
 
-    def call(self, m: "Measure", judged_only: bool) -> tuple[str, dict[str, Any]]:
+    def call(self, m: ParsedMeasure, judged_only: bool) -> tuple[str, dict[str, Any]]:
         """The function's name and keyword arguments for ``m`` (checked against this spec by the parser) on the
         plain (``judged_only=False``) or condensed lists."""
         kw = dict(self.arguments(m))
