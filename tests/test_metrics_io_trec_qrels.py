@@ -7,7 +7,7 @@ import pytest
 from metrics.io.trec_qrels import Qrels, read_qrels
 from metrics.io.trec_lines import TrecFormatError
 
-from test_metrics_trec_lines import write
+from test_metrics_io_trec_lines import write
 
 
 @pytest.mark.parametrize(

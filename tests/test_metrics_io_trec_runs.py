@@ -10,7 +10,7 @@ from metrics.io.trec_lines import TrecFormatError
 from metrics.io.trec_runs import read_run, read_runs
 
 from conftest import shared
-from test_metrics_trec_lines import write
+from test_metrics_io_trec_lines import write
 
 RUN = """\
 1 Q0 d1 1 0.5 tag

@@ -2,7 +2,9 @@
 
 Every function that takes a run or qrels *path* (:func:`metrics.judge`, :func:`metrics.read_qrels`,
 :func:`metrics.read_run`, :func:`metrics.read_runs`) also takes these in-memory forms; they are turned into the same
-:class:`~metrics.Run` / :class:`~metrics.Qrels` objects the file readers build, with the same rules:
+:class:`~metrics.Run` / :class:`~metrics.Qrels` objects the file readers build, with the same rules (this module
+turns each form into checked columns, :func:`qrels_columns` and :func:`run_rows`; :mod:`metrics.io.trec_qrels` and
+:mod:`metrics.io.trec_runs` build the objects from them, as from a file's columns):
 
 * ranking: score descending, ties by docno descending (trec_eval's order; scores compared in float32 like
   trec_eval's C ``float``), or ``ties="input"`` (tied documents in input order) or ``ties="rank"`` (a ``rank``
@@ -40,7 +42,7 @@ from __future__ import annotations
 import operator
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -48,11 +50,9 @@ import pandas as pd
 from gtheory.kit.checks import c_float
 
 from gtheory.kit.errors import FixableError
-from .trec_lines import TrecFormatError, natural_topic_order
-from .trec_qrels import Qrels
-from .trec_runs import DUP_EFFECT, DUP_FIX, Run, RunSet, check_read_options
+from .trec_lines import DUP_EFFECT, DUP_FIX, TrecFormatError, check_read_options, natural_topic_order
 
-__all__ = ["InputFormatError", "is_in_memory", "qrels_from_memory", "run_from_memory", "runs_from_memory"]
+__all__ = ["InputFormatError", "is_in_memory", "qrels_columns", "RankedRows", "run_rows"]
 
 #: accepted column names, each role: (ir_measures / ir_datasets name, this package's name[, ranx's name])
 _TOPIC = ("query_id", "topic", "q_id")
@@ -111,16 +111,18 @@ def _from_ranx(obj: Any) -> Any:
     return obj
 
 
-def is_in_memory(obj: Any) -> bool:
-    """Whether ``obj`` is one of the in-memory forms (not a path, a list of paths, a Run/RunSet/Qrels)."""
-    if isinstance(obj, (str, bytes, os.PathLike, Run, RunSet, Qrels)):
+def is_in_memory(obj: Any, read: tuple[type, ...] = (), listed: tuple[type, ...] = ()) -> bool:
+    """Whether ``obj`` is one of the in-memory forms: not a path, a list of paths, nor an object already read (an
+    instance of ``read``: the caller's ``Run``/``RunSet``/``Qrels``), nor a list of paths and ``listed`` objects (a
+    list of ``Run``)."""
+    if isinstance(obj, (str, bytes, os.PathLike, *read)):
         return False
     if _ranx(obj, "run") or _ranx(obj, "qrels"):
         return True
     if isinstance(obj, (pd.DataFrame, Mapping)):
         return True
     if isinstance(obj, (list, tuple)):
-        return bool(obj) and not all(isinstance(x, (str, os.PathLike, Run)) for x in obj)
+        return bool(obj) and not all(isinstance(x, (str, os.PathLike, *listed)) for x in obj)
     return isinstance(obj, Iterable)
 
 
@@ -308,11 +310,12 @@ def _flat(obj: Any, source: str, value_field: str, value_cols: tuple[str, ...], 
 
 
 # ----------------------------------------------------------------------------------------------- qrels
-def qrels_from_memory(obj: Any, *, source: str | None = None) -> Qrels:
-    """:class:`Qrels` from a DataFrame (``query_id, doc_id, relevance`` or ``topic, docno, grade``), a dict
-    ``{qid: {docid: grade}}`` or an iterable of ``Qrel`` named tuples (see the module docstring).
+def qrels_columns(obj: Any, *, source: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
+    """The columns of :class:`~metrics.Qrels` — ``(topic, docno, grade, line, path)`` — from a DataFrame
+    (``query_id, doc_id, relevance`` or ``topic, docno, grade``), a dict ``{qid: {docid: grade}}`` or an iterable of
+    ``Qrel`` named tuples (see the module docstring).
 
-    ``Qrels.line`` holds the row position (from 1) in input order; ``Qrels.path`` the ``source`` description.
+    ``line`` holds the row position (from 1) in input order; ``path`` the ``source`` description.
 
     Raises
     ------
@@ -338,12 +341,26 @@ def qrels_from_memory(obj: Any, *, source: str | None = None) -> Qrels:
         first = int(np.flatnonzero((topic == topic[i]) & (docno == docno[i]))[0])
         raise InputFormatError(source, f.where(i), f"docno {docno[i]!r} is judged twice for topic {topic[i]!r} "
                                                    f"(first at {f.where(first)})")
-    return Qrels(topic, docno, grade, np.arange(1, topic.size + 1), source)
+    return topic, docno, grade, np.arange(1, topic.size + 1), source
 
 
 # ------------------------------------------------------------------------------------------------- runs
-def _ranked(name: str, f: _Flat, rows: np.ndarray | slice, ties: str, duplicates: str) -> Run:
-    """One system's rows (positions ``rows`` of ``f``) as a :class:`Run` in trec_eval order (see module docstring)."""
+class RankedRows(NamedTuple):
+    """One system's rows in rank order: the fields of :class:`~metrics.Run`, in its order (``Run(*rows)``)."""
+
+    name: str
+    topic: np.ndarray
+    docno: np.ndarray
+    score: np.ndarray
+    line: np.ndarray
+    rank: np.ndarray
+    path: str
+    ties: str
+    duplicates_dropped: int
+
+
+def _ranked(name: str, f: _Flat, rows: np.ndarray | slice, ties: str, duplicates: str) -> RankedRows:
+    """One system's rows (positions ``rows`` of ``f``) in trec_eval order (see module docstring)."""
     src = f.source
     pos = np.arange(len(f.topic))[rows]
 
@@ -403,7 +420,7 @@ def _ranked(name: str, f: _Flat, rows: np.ndarray | slice, ties: str, duplicates
     starts = np.flatnonzero(np.r_[True, tc[1:] != tc[:-1]])
     rank = np.arange(tc.size) - np.repeat(starts, np.diff(np.r_[starts, tc.size])) + 1
     line = pos[keep][order] + 1
-    return Run(name, np.array(nat, dtype=object)[tc], d[order], s[order], line, rank, src, ties, dropped)
+    return RankedRows(name, np.array(nat, dtype=object)[tc], d[order], s[order], line, rank, src, ties, dropped)
 
 
 def _one_or_many(obj: Any) -> str:
@@ -422,25 +439,10 @@ def _one_or_many(obj: Any) -> str:
     return "one"
 
 
-def run_from_memory(obj: Any, *, name: str | None = None, ties: str = "trec_eval",
-                    duplicates: str = "error", source: str | None = None) -> Run:
-    """One system's :class:`Run` from a DataFrame (``query_id, doc_id, score`` or ``topic, docno, score``), a dict
-    ``{qid: {docid: score}}`` or an iterable of ``ScoredDoc`` named tuples (see the module docstring).
-
-    ``name`` defaults to ``"run"``. ``ties`` and ``duplicates`` as in :func:`metrics.read_run`.
-    """
-    check_read_options(ties, duplicates)
-    runs = runs_from_memory(obj, ties=ties, duplicates=duplicates, source=source,
-                            names=None if name is None else [name])
-    if len(runs) != 1:
-        raise ValueError(f"expected one run, got {len(runs)} systems ({runs.names[:5]}); use read_runs")
-    return runs.runs[0]
-
-
-def runs_from_memory(obj: Any, *, ties: str = "trec_eval", duplicates: str = "error",
-                     names: Sequence[str] | None = None, source: str | None = None) -> RunSet:
-    """A :class:`RunSet` from any in-memory run form (see the module docstring): one system (named ``"run"`` unless
-    ``names`` gives one) or several (a ``run``/``system`` column, or a dict keyed by system), in order of first
+def run_rows(obj: Any, *, ties: str = "trec_eval", duplicates: str = "error",
+             names: Sequence[str] | None = None, source: str | None = None) -> list[RankedRows]:
+    """Each system's ranked rows from any in-memory run form (see the module docstring): one system (named ``"run"``
+    unless ``names`` gives one) or several (a ``run``/``system`` column, or a dict keyed by system), in order of first
     appearance. ``ties`` and ``duplicates`` as in :func:`metrics.read_run`.
 
     Raises
@@ -458,7 +460,7 @@ def runs_from_memory(obj: Any, *, ties: str = "trec_eval", duplicates: str = "er
         source = source or "ranx Runs"
     obj = _from_ranx(obj)
     source = source or f"run {_kind(obj)}"
-    runs: list[Run] = []
+    runs: list[RankedRows] = []
     if _one_or_many(obj) == "one":
         f = _flat(obj, source, "score", ("score",), "score", runs=True)
         label = names[0] if names else DEFAULT_RUN_NAME
@@ -484,13 +486,10 @@ def runs_from_memory(obj: Any, *, ties: str = "trec_eval", duplicates: str = "er
     if names is not None:
         if len(names) != len(runs):
             raise ValueError(f"`names` has {len(names)} entries for {len(runs)} systems")
-        from dataclasses import replace
-
-        runs = [replace(r, name=str(n)) for r, n in zip(runs, names)]
+        runs = [r._replace(name=str(n)) for r, n in zip(runs, names)]
     seen: set[str] = set()
     for r in runs:
         if r.name in seen:
             raise ValueError(f"two systems are named {r.name!r}; system names must be unique")
         seen.add(r.name)
-    report = {"duplicates_dropped": {r.name: r.duplicates_dropped for r in runs if r.duplicates_dropped}}
-    return RunSet(tuple(runs), report)
+    return runs

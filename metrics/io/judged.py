@@ -25,14 +25,15 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from . import _build, inputs
+from . import _build
+from .inputs import is_in_memory
 from ._grades import apply_grade_policy, pooled_unjudged
 from gtheory.kit.checks import check_progress
 from .coverage import Coverage, check_coverage, coverage
 from gtheory.kit.errors import FixableError, FixableWarning
-from .trec_lines import PathLike
+from .trec_lines import PathLike, check_read_options
 from .trec_qrels import Qrels, read_qrels
-from .trec_runs import Run, RunSet, _expand, _run_name, check_read_options, duplicate_error, read_run
+from .trec_runs import Run, RunSet, _expand, _run_name, duplicate_error, read_run, runs_from_memory
 from gtheory.kit.params import validate_params
 
 __all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT", "check_judged"]
@@ -698,10 +699,10 @@ def judge(
     check_read_options(ties, duplicates)
     if missing not in ("zero", "exclude"):
         raise ValueError(f"`missing` must be 'zero' or 'exclude'; got {missing!r}")
-    if inputs.is_in_memory(qrels):  # DataFrame, {qid: {docid: grade}} or Qrel named tuples
-        qrels = inputs.qrels_from_memory(qrels)
-    if inputs.is_in_memory(runs):  # DataFrame, {qid: {docid: score}} dicts or ScoredDoc named tuples
-        runs = inputs.runs_from_memory(runs, ties=ties, duplicates=duplicates)
+    if is_in_memory(qrels, (Run, RunSet, Qrels), (Run,)):  # DataFrame, {qid: {docid: grade}} or Qrel named tuples
+        qrels = read_qrels(qrels)
+    if is_in_memory(runs, (Run, RunSet, Qrels), (Run,)):  # DataFrame, {qid: {docid: score}} dicts or ScoredDoc tuples
+        runs = runs_from_memory(runs, ties=ties, duplicates=duplicates)
     elif isinstance(runs, Run):
         runs = [runs]
     if not isinstance(qrels, Qrels):

@@ -17,17 +17,33 @@ import re
 import lzma
 import os
 from pathlib import Path
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Iterable, Literal, Sequence, Union
 
 import numpy as np
 
 from ._columns import Columns, parse_decimals
 from gtheory.kit.errors import FixableError
 
-__all__ = ["TrecFormatError", "PathLike", "utf16_kind", "natural_topic_order"]
+__all__ = ["TrecFormatError", "PathLike", "utf16_kind", "natural_topic_order", "Ties", "check_read_options", "DUP_FIX",
+           "DUP_EFFECT"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 _COMPRESSED = (".gz", ".xz", ".bz2")
+
+#: how tied documents of a run are ordered (``ties`` of :func:`metrics.read_run`, files and memory alike)
+Ties = Literal["trec_eval", "input", "rank"]
+_TIES = ("trec_eval", "input", "rank")
+#: the fix of a repeated docno (``TrecFormatError.fix`` / ``fix_effect``)
+DUP_FIX, DUP_EFFECT = {"duplicates": "first"}, "keep only the first occurrence (or remove the repeated lines)"
+
+
+def check_read_options(ties: str, duplicates: str) -> None:
+    """Validate the ``ties`` and ``duplicates`` options shared by :func:`metrics.read_run`, :func:`metrics.read_runs`,
+    :func:`metrics.judge` and the in-memory forms (:mod:`metrics.io.inputs`)."""
+    if ties not in _TIES:
+        raise ValueError(f"`ties` must be one of {_TIES}; got {ties!r}")
+    if duplicates not in ("error", "first"):
+        raise ValueError(f"`duplicates` must be 'error' or 'first'; got {duplicates!r}")
 
 
 class TrecFormatError(FixableError):

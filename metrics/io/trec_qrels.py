@@ -19,6 +19,7 @@ import pandas as pd
 
 from ._columns import hash_rows, split_columns
 from ._grades import atol_grades
+from .inputs import is_in_memory, qrels_columns
 from .trec_lines import (PathLike, TrecFormatError, _as_str, _column_floats, _floats, _read_bytes, _tokenise,
                          _topic_codes, natural_topic_order)
 
@@ -63,11 +64,9 @@ class Qrels:
         """Build from a DataFrame with columns ``query_id, doc_id, relevance`` (ir_measures / ir_datasets naming) or
         ``topic, docno, grade``; errors name ``path`` and the row. See :mod:`metrics.io.inputs` for the rules and the
         other in-memory forms (dicts, named tuples)."""
-        from .inputs import qrels_from_memory
-
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"`df` must be a pandas DataFrame; got {type(df).__name__}")
-        return qrels_from_memory(df, source=path)
+        return cls(*qrels_columns(df, source=path))
 
     def summary_frame(self) -> pd.DataFrame:
         """Judgments per topic and grade (rows: topics, columns: grades) (what ``summary()`` returned before the result protocol)."""
@@ -137,10 +136,8 @@ def read_qrels(path: PathLike) -> Qrels:
     -----
     Real-valued grades are kept exactly (trec_eval truncates them with ``atol``); negative grades are kept.
     """
-    from .inputs import is_in_memory, qrels_from_memory
-
-    if is_in_memory(path):  # a DataFrame, a {qid: {docid: grade}} dict or Qrel named tuples
-        return qrels_from_memory(path)
+    if is_in_memory(path, (Qrels,)):  # a DataFrame, a {qid: {docid: grade}} dict or Qrel named tuples
+        return Qrels(*qrels_columns(path))
     raw = _read_bytes(path)
     cols = split_columns(raw, 4)
     if cols is None:  # the string reader (and its errors)

@@ -25,14 +25,12 @@ import pandas as pd
 
 from ._columns import Columns, hash_rows, split_columns
 from gtheory.kit.errors import FixableError
-from .trec_lines import (_COMPRESSED, PathLike, TrecFormatError, _as_str, _column_floats, _floats, _read_bytes,
-                         _tokenise, _topic_codes, natural_topic_order)
+from .inputs import is_in_memory, run_rows
+from .trec_lines import (_COMPRESSED, DUP_EFFECT, DUP_FIX, PathLike, Ties, TrecFormatError, _as_str, _column_floats,
+                         _floats, _read_bytes, _tokenise, _topic_codes, check_read_options, natural_topic_order)
 
-__all__ = ["Run", "RunSet", "read_run", "read_runs", "check_read_options", "duplicate_error", "DUP_FIX", "DUP_EFFECT",
-           "Ties"]
+__all__ = ["Run", "RunSet", "read_run", "read_runs", "run_from_memory", "runs_from_memory", "duplicate_error"]
 
-Ties = Literal["trec_eval", "input", "rank"]
-_TIES = ("trec_eval", "input", "rank")
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,8 +72,6 @@ class Run:
         naming) or ``topic, docno, score``, ranked as :func:`read_run` ranks a file (``ties``, ``duplicates``);
         ``name`` defaults to ``"run"``. Several systems (a ``run``/``system`` column): :func:`read_runs`. Errors name
         the row; see :mod:`metrics.io.inputs`."""
-        from .inputs import run_from_memory
-
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"`df` must be a pandas DataFrame; got {type(df).__name__}")
         return run_from_memory(df, name=name, ties=ties, duplicates=duplicates)
@@ -124,6 +120,37 @@ class RunSet:
 
         return html_table(((r.name, len(r), len(set(r.topic)), r.path) for r in self.runs),
                           header=["run", "rows", "topics", "from"], caption=f"RunSet: {len(self)} runs")
+
+
+def runs_from_memory(obj: object, *, ties: str = "trec_eval", duplicates: str = "error",
+                     names: Sequence[str] | None = None, source: str | None = None) -> RunSet:
+    """A :class:`RunSet` from any in-memory run form (:mod:`metrics.io.inputs`: one system, or several by a
+    ``run``/``system`` column or a dict keyed by system, in order of first appearance); ``report`` counts the
+    duplicate lines dropped per run. ``ties`` and ``duplicates`` as in :func:`read_run`.
+
+    Raises
+    ------
+    InputFormatError
+        A missing column, a bad id or score, a docno twice for a topic (unless ``duplicates="first"``); the message
+        names the row.
+    """
+    runs = tuple(Run(*rows) for rows in run_rows(obj, ties=ties, duplicates=duplicates, names=names, source=source))
+    return RunSet(runs, {"duplicates_dropped": {r.name: r.duplicates_dropped for r in runs if r.duplicates_dropped}})
+
+
+def run_from_memory(obj: object, *, name: str | None = None, ties: str = "trec_eval",
+                    duplicates: str = "error", source: str | None = None) -> Run:
+    """One system's :class:`Run` from a DataFrame (``query_id, doc_id, score`` or ``topic, docno, score``), a dict
+    ``{qid: {docid: score}}`` or an iterable of ``ScoredDoc`` named tuples (:mod:`metrics.io.inputs`).
+
+    ``name`` defaults to ``"run"``. ``ties`` and ``duplicates`` as in :func:`read_run`.
+    """
+    check_read_options(ties, duplicates)
+    runs = runs_from_memory(obj, ties=ties, duplicates=duplicates, source=source,
+                            names=None if name is None else [name])
+    if len(runs) != 1:
+        raise ValueError(f"expected one run, got {len(runs)} systems ({runs.names[:5]}); use read_runs")
+    return runs.runs[0]
 
 
 def _run_name(path: Path) -> str:
@@ -263,8 +290,6 @@ class _Parsed:
 
 
 _RUN_FORMAT = "run lines are 'qid Q0 docno rank score tag'"
-#: the fix of a repeated docno (``TrecFormatError.fix`` / ``fix_effect``)
-DUP_FIX, DUP_EFFECT = {"duplicates": "first"}, "keep only the first occurrence (or remove the repeated lines)"
 
 
 def _parse_fields(raw: bytes, p: Path, ties: str, duplicates: str) -> _Parsed:
@@ -406,14 +431,6 @@ def _parse_run(raw: bytes, p: Path, name: str, ties: str, duplicates: str) -> Ru
     return Run(name, topic, f.docno_str()[o], f.score[o], f.line[o], f.rank, str(p), ties, f.dropped)
 
 
-def check_read_options(ties: str, duplicates: str) -> None:
-    """Validate the ``ties`` and ``duplicates`` options shared by :func:`read_run`, :func:`read_runs` and ``judge``."""
-    if ties not in _TIES:
-        raise ValueError(f"`ties` must be one of {_TIES}; got {ties!r}")
-    if duplicates not in ("error", "first"):
-        raise ValueError(f"`duplicates` must be 'error' or 'first'; got {duplicates!r}")
-
-
 def read_run(
     path: PathLike,
     *,
@@ -442,9 +459,7 @@ def read_run(
         message names the file, line and problem.
     """
     check_read_options(ties, duplicates)
-    from .inputs import is_in_memory, run_from_memory
-
-    if is_in_memory(path):  # a DataFrame, a {qid: {docid: score}} dict or ScoredDoc named tuples
+    if is_in_memory(path, (Run, RunSet), (Run,)):  # a DataFrame, a {qid: {docid: score}} dict or ScoredDoc named tuples
         return run_from_memory(path, name=name, ties=ties, duplicates=duplicates)
     p = Path(path)
     run = _parse_run(_read_bytes(p), p, name or _run_name(p), ties, duplicates)
@@ -498,9 +513,7 @@ def read_runs(
     RunSet
         Runs in the order of the files; ``report`` counts duplicate lines dropped per run.
     """
-    from .inputs import is_in_memory, runs_from_memory
-
-    if is_in_memory(paths_or_directory):  # DataFrame (with a run/system column), dicts, named tuples
+    if is_in_memory(paths_or_directory, (Run, RunSet), (Run,)):  # DataFrame (with a run/system column), dicts, named tuples
         return runs_from_memory(paths_or_directory, ties=ties, duplicates=duplicates, names=names)
     files = _expand(paths_or_directory)
     if names is not None and len(names) != len(files):
