@@ -358,7 +358,7 @@ def missed(subset, tmp_path_factory) -> str:
     n = j.n_retrieved.copy()
     n[0, 0] = 0
     grades = j.grades.copy()
-    grades[0, 0] = metrics.io.judged.ABSENT
+    grades[0, 0] = metrics.ABSENT
     path = tmp_path_factory.mktemp("missed") / "missed.npz"
     dataclasses.replace(j, n_retrieved=n, grades=grades).save(path)
     return str(path)

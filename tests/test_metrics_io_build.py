@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from metrics import _build, judge, read_qrels, read_run
+from metrics import judge, read_qrels, read_run
+from metrics.io import _build
 
 QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 d 1\n2 0 e 0\n"
 RUN = "1 Q0 a 1 0.9 r\n1 Q0 x 2 0.8 r\n1 Q0 b 3 0.7 r\n2 Q0 d 1 0.5 r\n2 Q0 e 2 0.4 r\n"
@@ -111,7 +112,7 @@ def test_progress_messages_to_a_callable_and_a_bar_only_when_asked(monkeypatch):
 
 
 def test_progress_bar_on_stderr_only_when_asked(tmp_path, capsys, monkeypatch):
-    from metrics import _build
+    from metrics.io import _build
 
     (tmp_path / "q").write_text(QRELS)
     for n in "ab":

@@ -1,11 +1,19 @@
-"""Grade categories shared by the readers, the tensor and the measures (no dependency but :mod:`gtheory.kit.errors`)."""
+"""What a grade means, shared by the readers, the tensor and the measures (no dependency but :mod:`gtheory.kit.errors`):
+the two cell codes of the judged-grade tensor that are not grades, trec_eval's pooled-unjudged grades, and the policy
+for fractional grades."""
 from __future__ import annotations
 
 import numpy as np
 
 from gtheory.kit.errors import FixableWarning
 
-__all__ = ["pooled_unjudged", "apply_grade_policy", "c_atol", "atol_grades", "FractionalGradeWarning", "GRADE_POLICIES"]
+__all__ = ["UNJUDGED", "ABSENT", "pooled_unjudged", "apply_grade_policy", "c_atol", "atol_grades", "FractionalGradeWarning", "GRADE_POLICIES"]
+
+
+#: sentinel in ``JudgedRuns.grades``: a retrieved document with no judgment
+UNJUDGED: int = -1
+#: sentinel in ``JudgedRuns.grades``: no document at this rank (the run returned fewer documents)
+ABSENT: int = -2
 
 
 def pooled_unjudged(levels: np.ndarray) -> np.ndarray:

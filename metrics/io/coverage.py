@@ -2,7 +2,8 @@ r"""Judgment coverage of judged runs: how much of what the runs retrieved the qr
 
 Runs and qrels that do not belong together (another collection's qrels, docnos with a prefix the qrels lack, topic
 ids written differently) do not fail by themselves: every retrieved document is simply unjudged and every measure
-is 0. :func:`metrics.judge` therefore checks the coverage of what it builds (:func:`check_coverage`):
+is 0. :func:`metrics.judge` therefore checks the coverage of what it builds
+(:func:`metrics.io.judge.check_coverage`):
 
 * no run returns a topic of the qrels, or no run retrieved a single judged document: :class:`InputMismatchError`,
   with an example topic / docno from each side;
@@ -31,20 +32,16 @@ References
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ._grades import ABSENT
+from .trec_lines import natural_topic_order
 from gtheory.kit.errors import FixableWarning
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .judged import JudgedRuns
-    from .trec_qrels import Qrels
-    from .trec_runs import Run
-
-__all__ = ["Coverage", "coverage", "check_coverage", "InputMismatchError", "LowCoverageWarning", "CUTOFFS"]
+__all__ = ["Coverage", "coverage", "InputMismatchError", "LowCoverageWarning", "CUTOFFS"]
 
 #: cut-offs reported by :class:`Coverage` (those below the tensor's depth, and the depth itself)
 CUTOFFS: tuple[int, ...] = (1, 5, 10, 20, 50, 100, 200, 500, 1000)
@@ -261,117 +258,24 @@ def _per_rank(g: np.ndarray, test) -> np.ndarray:
     return out
 
 
-def coverage(judged: "JudgedRuns") -> Coverage:
-    """The :class:`Coverage` of ``judged`` (vectorised over the tensor: one cumulative count per rank)."""
-    g = judged.grades
+def coverage(grades: np.ndarray, retrieved: np.ndarray, systems: Sequence[str], topics: Sequence[str],
+             run_topics_not_in_qrels: Mapping[str, Sequence[str]] | None) -> Coverage:
+    """The :class:`Coverage` of a judged-grade tensor (``JudgedRuns.coverage``), from its cell codes ``grades``
+    (systems × topics × ranks), ``retrieved`` (systems × topics: the run returned the topic), its labels and, when
+    known, the run topics absent from the qrels per system (vectorised over the tensor: one cumulative count per
+    rank)."""
+    g = grades
     K = g.shape[2]
     cutoffs = tuple(k for k in CUTOFFS if k < K) + (K,)
     idx = np.array(cutoffs) - 1
-    ret = np.cumsum(_per_rank(g, lambda x: x != -2), axis=1)[:, idx]  # ABSENT = -2
+    ret = np.cumsum(_per_rank(g, lambda x: x != ABSENT), axis=1)[:, idx]
     jud = np.cumsum(_per_rank(g, lambda x: x >= 0), axis=1)[:, idx]
-    none = ~judged.retrieved.any(axis=0)
-    rep = judged.report.get("run_topics_not_in_qrels") if isinstance(judged.report, dict) else None
-    if rep is None:
+    none = ~retrieved.any(axis=0)
+    if run_topics_not_in_qrels is None:
         run_only = None
     else:
-        keep = set(judged.systems)
-        seen = dict.fromkeys(t for s, ts in rep.items() if s in keep for t in ts)
-        from .trec_lines import natural_topic_order
-
+        keep = set(systems)
+        seen = dict.fromkeys(t for s, ts in run_topics_not_in_qrels.items() if s in keep for t in ts)
         run_only = tuple(natural_topic_order(seen))
-    return Coverage(tuple(judged.systems), cutoffs, ret, jud, judged.n_topics,
-                    tuple(t for t, n in zip(judged.topics, none) if n), run_only)
-
-
-# ---------------------------------------------------------------------------------------------------- checks
-def _example_mismatch(run: "Run", qrels: "Qrels", topics: Sequence[str]) -> str:
-    """``run``'s first document for a topic the qrels judge, beside the qrels' documents of that topic, with a hint
-    when the docnos differ only by a prefix, a suffix or case (looked for among the run's top 20 for that topic)."""
-    tset = set(topics)
-    rows = np.flatnonzero([t in tset for t in run.topic])
-    if not rows.size:
-        return ""
-    i = int(rows[0])
-    t, d = str(run.topic[i]), str(run.docno[i])
-    judged_docs = [str(x) for x in qrels.docno[qrels.topic == t]]
-    text = f"e.g. run {run.name!r} ranks {d!r} at rank {int(run.rank[i])} for topic {t!r}, where the qrels judge " \
-           f"{', '.join(map(repr, judged_docs[:3]))}" + (" ..." if len(judged_docs) > 3 else "")
-    lower = {q.lower() for q in judged_docs}
-    for r in run.docno[rows[:20]][run.topic[rows[:20]] == t]:
-        r = str(r)
-        for q in judged_docs:
-            if r == q:
-                continue
-            if r.endswith(q):
-                return text + f" (the run's docnos carry a prefix {r[: len(r) - len(q)]!r} the qrels lack?)"
-            if q.endswith(r):
-                return text + f" (the qrels' docnos carry a prefix {q[: len(q) - len(r)]!r} the run lacks?)"
-            if r.startswith(q):
-                return text + f" (the run's docnos carry a suffix {r[len(q):]!r} the qrels lack?)"
-            if q.startswith(r):
-                return text + f" (the qrels' docnos carry a suffix {q[len(r):]!r} the run lacks?)"
-        if r.lower() in lower:
-            return text + " (the docnos differ in case?)"
-    return text
-
-
-def check_coverage(
-    judged: "JudgedRuns",
-    qrels: "Qrels",
-    run: Callable[[int], "Run"],
-    *,
-    topics_selected: bool = False,
-    stacklevel: int = 3,
-) -> None:
-    """Refuse runs and qrels that do not match; warn about very low coverage (see the module docstring).
-
-    ``run(i)`` gives system ``i``'s :class:`Run` (read again only to quote an example in an error message).
-
-    Raises
-    ------
-    InputMismatchError
-        No run returns a qrels topic (message: example topics of both sides), or no run retrieved a judged document
-        (message: a run's docno beside the qrels' docnos for the same topic).
-    """
-    n_ret = judged.n_retrieved
-    if int(n_ret.sum()) == 0:
-        rep = judged.report.get("run_topics_not_in_qrels", {})
-        from .trec_lines import natural_topic_order
-
-        run_topics = natural_topic_order(t for ts in rep.values() for t in ts)
-        qt = list(judged.topics)
-        which = "the selected `topics`" if topics_selected else "the qrels"
-        raise InputMismatchError(
-            f"the runs and {which} share no topic: the runs' topics are {_listed(run_topics, 5)} "
-            f"({len(run_topics)} topics), {which}' {_listed(qt, 5)} ({len(qt)} topics); are these the qrels of "
-            "this collection, and are the topic ids written alike?"
-        )
-    if not (_per_rank(judged.grades, lambda x: x >= 0) > 0).any():
-        s = int(np.flatnonzero(n_ret.sum(axis=1))[0])
-        example = _example_mismatch(run(s), qrels, judged.topics)
-        raise InputMismatchError(
-            f"no run retrieved a single judged document ({int(n_ret.sum())} documents retrieved for "
-            f"{int((n_ret > 0).any(axis=0).sum())} qrels topics, none of them in the qrels)"
-            + (f": {example}" if example else "")
-            + "; every measure would be 0. Do the run and qrels docnos match (prefix, case, collection)?"
-        )
-    cov = judged.coverage
-    judged_any = cov.n_judged[:, -1]
-    zero = [s for s, n in zip(cov.systems, judged_any) if n == 0]
-    if zero:
-        no_topic = [s for s, row in zip(cov.systems, n_ret) if not row.any()]
-        why = (f" ({_listed(no_topic, 5)} return{'s' * (len(no_topic) == 1)} no qrels topic)" if no_topic else "")
-        warnings.warn(
-            f"{len(zero)} of {len(cov.systems)} runs retrieved no judged document ({_listed(zero, 5)}){why}: their "
-            "scores are 0 whatever they ranked; check their docnos and topic ids against the qrels.",
-            LowCoverageWarning, stacklevel=stacklevel,
-        )
-    k = 10 if 10 in cov.cutoffs else cov.cutoffs[-1]
-    share = cov.at(k)
-    if share < LOW_COVERAGE:
-        warnings.warn(LowCoverageWarning(
-            f"only {100 * share:.1f}% of the documents the runs retrieved in their top {k} are judged (below "
-            f"{100 * LOW_COVERAGE:.0f}%): unjudged documents count as non-relevant, so scores are low and rankings "
-            "unreliable (check that these are the qrels of these runs)", fix={"judged_only": True},
-            fix_effect="evaluate condensed lists (the usual remedy, with bpref)",
-        ), stacklevel=stacklevel)
+    return Coverage(tuple(systems), cutoffs, ret, jud, len(topics), tuple(t for t, n in zip(topics, none) if n),
+                    run_only)

@@ -13,47 +13,21 @@ scores, only small integers:
 """
 from __future__ import annotations
 
-import io
-import lzma
-import os
-import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
-from . import _build
-from .inputs import is_in_memory
-from ._grades import apply_grade_policy, pooled_unjudged
-from gtheory.kit.checks import check_progress
-from .coverage import Coverage, check_coverage, coverage
-from gtheory.kit.errors import FixableError, FixableWarning
-from .trec_lines import PathLike, check_read_options
-from .trec_qrels import Qrels, read_qrels
-from .trec_runs import Run, RunSet, _expand, _run_name, duplicate_error, read_run, runs_from_memory
-from gtheory.kit.params import validate_params
+from ._grades import ABSENT, UNJUDGED, pooled_unjudged
+from .coverage import Coverage, coverage
+from .saved import read_saved, write_saved
+from .trec_lines import PathLike
 
-__all__ = ["JudgedRuns", "judge", "DepthWarning", "UNJUDGED", "ABSENT", "check_judged"]
+__all__ = ["JudgedRuns", "UNJUDGED", "ABSENT", "check_judged"]
 
-#: sentinel in ``JudgedRuns.grades``: a retrieved document with no judgment
-UNJUDGED: int = -1
-#: sentinel in ``JudgedRuns.grades``: no document at this rank (the run returned fewer documents)
-ABSENT: int = -2
-
-Missing = Literal["zero", "exclude"]
-_FORMAT_VERSION = 1
 #: tensor elements per block of :meth:`JudgedRuns.condensed` (bounds its temporaries to a few MB)
 _CONDENSE_BLOCK = 1 << 20
-#: ranks kept per topic when ``judge`` is given no depth: the TREC limit
-DEFAULT_DEPTH = 1000
-
-
-class DepthWarning(FixableWarning):
-    """:func:`judge` without a ``depth`` cut runs that rank documents below the TREC limit of 1000: trec_eval without
-    ``-M`` evaluates those rows (``fix``: a ``depth``)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,7 +195,8 @@ class JudgedRuns:
         """Judged share of the retrieved documents per run and cut-off, and the topic mismatches
         (:class:`~metrics.io.coverage.Coverage`). Computed from the tensor, so equal after ``save``/``load`` and
         recomputed for a ``subset``; the run topics absent from the qrels are known only to :func:`judge`."""
-        return coverage(self)
+        report = self.report if isinstance(self.report, dict) else {}
+        return coverage(self.grades, self.retrieved, self.systems, self.topics, report.get("run_topics_not_in_qrels"))
 
     @cached_property
     def fingerprint(self) -> str:
@@ -417,38 +392,12 @@ class JudgedRuns:
         is written atomically (a temporary file beside it, renamed at the end); an existing device, named pipe or
         ``/dev/stdout`` is written through, as named, and never replaced (:mod:`gtheory.kit.output`).
         """
-        arrays = dict(
-            format_version=np.array(_FORMAT_VERSION),
-            grades=self.grades,
-            judged_ids=self.doc_ids[self.grades >= 0],
-            doc_id_dtype=np.array(self.doc_ids.dtype.str),
-            levels=self.levels,
-            qrels_level=self.qrels_level,
-            qrels_offsets=self.qrels_offsets,
-            systems=np.array(self.systems, dtype=str),
-            topics=np.array(self.topics, dtype=str),
-            n_retrieved=self.n_retrieved,
-            missing=np.array(self.missing),
-        )
-        if sources is not None:
-            import json
-
-            arrays["sources"] = np.array(json.dumps(dict(sources), sort_keys=True))
-        from gtheory.kit.output import open_output, target_kind  # the package's one writer (imported when saving)
-
-        p = Path(path)
-        through = target_kind(p) in ("fd", "special")  # a device, FIFO or /dev/stdout: written through, as named
-        buf = io.BytesIO()
-        if p.suffix == ".xz":
-            np.savez(buf, **arrays)
-            data = lzma.compress(buf.getvalue(), preset=9)
-        else:
-            np.savez_compressed(buf, **arrays)
-            data = buf.getvalue()
-            if p.suffix != ".npz" and not through:  # as np.savez_compressed(path) names it
-                p = p.with_name(p.name + ".npz")
-        with open_output(p, "wb") as fh:  # a file: a temporary file renamed over `path`, complete or untouched
-            fh.write(data)
+        write_saved(path, {
+            "grades": self.grades, "judged_ids": self.doc_ids[self.grades >= 0],
+            "doc_id_dtype": np.array(self.doc_ids.dtype.str), "levels": self.levels, "qrels_level": self.qrels_level,
+            "qrels_offsets": self.qrels_offsets, "systems": np.array(self.systems, dtype=str),
+            "topics": np.array(self.topics, dtype=str), "n_retrieved": self.n_retrieved,
+            "missing": np.array(self.missing)}, sources)
 
     @classmethod
     def load(cls, path: PathLike) -> "JudgedRuns":
@@ -463,153 +412,7 @@ class JudgedRuns:
             ``err.fix`` is ``{"qrels": ...}``), a damaged or truncated archive, a missing array, or arrays that do
             not make a tensor (float grade codes, a code beyond the levels table, non-finite levels, ...).
         """
-        p = Path(path)
-        if not p.exists():
-            raise FileNotFoundError(f"no such file: {p}")
-        if p.is_dir():
-            raise IsADirectoryError(f"{p}: is a directory; give a file written by JudgedRuns.save (.npz)")
-        try:
-            with open(p, "rb") as fh:
-                head = fh.read(512)
-            src: object = p
-            if head.startswith(_XZ_MAGIC):
-                data = lzma.open(p).read()
-                head, src = data[:512], io.BytesIO(data)
-        except (OSError, EOFError, lzma.LZMAError) as exc:
-            raise FixableError(f"{p}: not a saved JudgedRuns: cannot read or decompress it ({exc})") from None
-        if not head.startswith(_ZIP_MAGIC):
-            raise _not_saved(p, head)
-        import zipfile
-        import zlib
-
-        try:
-            with np.load(src, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files if k in _SAVED | _OPTIONAL}  # each member read (and decompressed) here
-        except (ValueError, OSError, EOFError, KeyError, RuntimeError, zipfile.BadZipFile, zlib.error,
-                NotImplementedError) as exc:
-            raise FixableError(f"{p}: a damaged or truncated JudgedRuns file ({type(exc).__name__}: "
-                               f"{' '.join(str(exc).split())[:200]}); save it again with JudgedRuns.save") from None
-        return _from_saved(cls, arrays, p)
-
-
-_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-#: the arrays :meth:`JudgedRuns.save` writes (other members of an archive are not read)
-_SAVED = frozenset({"format_version", "grades", "judged_ids", "doc_id_dtype", "levels", "qrels_level",
-                    "qrels_offsets", "systems", "topics", "n_retrieved", "missing"})
-#: optional members: ``sources`` (a JSON text: what the tensor was judged from, see :meth:`JudgedRuns.save`)
-_OPTIONAL = frozenset({"sources"})
-_XZ_MAGIC = b"\xfd7zXZ\x00"
-
-
-def _not_saved(p: Path, head: bytes) -> FixableError:
-    """The error for a file that is not a saved tensor; text (a qrels or run file?) says how to read it."""
-    if head and all(b in b"\t\n\r" or 32 <= b < 127 or b >= 128 for b in head):
-        return FixableError(f"{p}: not a saved JudgedRuns (.npz written by JudgedRuns.save): it is a text file "
-                            "(TREC qrels or a run?)", fix={"qrels": ...},
-                            advice="read qrels and runs with metrics.judge(runs, qrels)")
-    return FixableError(f"{p}: not a saved JudgedRuns (.npz written by JudgedRuns.save): not a ZIP archive")
-
-
-def _from_saved(cls: type, z: dict, p: Path) -> "JudgedRuns":
-    """The tensor of the arrays of a saved file, every array checked (dtype, shape, range): one error naming the
-    file and the array for anything :meth:`JudgedRuns.save` cannot have written."""
-    def bad(problem: str) -> FixableError:
-        return FixableError(f"{p}: a damaged JudgedRuns file: {problem}; save it again with JudgedRuns.save")
-
-    lacking = _SAVED - {"format_version"} - set(z)
-    report: dict = {"loaded_from": str(p)}
-    if "sources" in z:
-        import json
-
-        src = z["sources"]
-        try:
-            sources = json.loads(str(src)) if src.shape == () and src.dtype.kind == "U" else None
-        except ValueError:
-            sources = None
-        if not isinstance(sources, dict):
-            raise FixableError(f"{p}: a damaged JudgedRuns file: 'sources' is not a JSON object; save it again "
-                               "with JudgedRuns.save")
-        report["sources"] = sources
-    if lacking:
-        raise FixableError(f"{p}: not a JudgedRuns .npz file (lacks {sorted(lacking)})")
-    version = z.get("format_version")
-    if version is not None and (version.shape != () or version.dtype.kind not in "iu"
-                                or int(version) != _FORMAT_VERSION):
-        raise bad(f"format_version {version!r}, expected {_FORMAT_VERSION}")
-
-    def ints(name: str, ndim: int) -> np.ndarray:
-        a = z[name]
-        if a.dtype.kind not in "iu" or a.ndim != ndim:
-            raise bad(f"'{name}' must be a {ndim}-D array of integers; got {a.dtype} of shape {a.shape}")
-        return a
-
-    grades = ints("grades", 3)
-    S, T, K = grades.shape
-    levels = z["levels"]
-    if levels.dtype.kind not in "iuf" or levels.ndim != 1:
-        raise bad(f"'levels' must be a 1-D array of numbers; got {levels.dtype} of shape {levels.shape}")
-    levels = levels.astype(np.float64)
-    if not np.isfinite(levels).all():
-        raise bad(f"'levels' holds a non-finite grade ({levels.tolist()[:10]})")
-    if levels.size > 127 or np.any(np.diff(levels) <= 0):
-        raise bad(f"'levels' must be at most 127 distinct grades in ascending order; got {levels.tolist()[:10]}")
-    if grades.size and (grades.min() < ABSENT or grades.max() >= levels.size):
-        raise bad(f"'grades' holds codes {int(grades.min())}..{int(grades.max())}; the codes are {ABSENT} (absent), "
-                  f"{UNJUDGED} (unjudged) and 0..{levels.size - 1} (the {levels.size} levels)")
-    grades = grades.astype(np.int8, copy=False)
-    qrels_level = ints("qrels_level", 1)
-    if qrels_level.size and (qrels_level.min() < 0 or qrels_level.max() >= levels.size):
-        raise bad(f"'qrels_level' holds codes beyond the {levels.size} levels")
-    offsets = ints("qrels_offsets", 1)
-    if offsets.shape != (T + 1,) or offsets[0] != 0 or offsets[-1] != qrels_level.size or np.any(np.diff(offsets) < 0):
-        raise bad(f"'qrels_offsets' must rise from 0 to {qrels_level.size} in {T + 1} entries")
-    id_dtype = z["doc_id_dtype"]
-    try:
-        dtype = np.dtype(str(id_dtype)) if id_dtype.shape == () and id_dtype.dtype.kind == "U" else None
-    except TypeError:
-        dtype = None
-    if dtype is None or dtype.kind != "i":
-        raise bad(f"'doc_id_dtype' must name a signed integer type; got {id_dtype!r}")
-    judged = grades >= 0
-    ids = ints("judged_ids", 1)
-    if ids.size != int(judged.sum()):
-        raise bad(f"'judged_ids' has {ids.size} entries for {int(judged.sum())} judged cells of 'grades'")
-    doc_ids = np.full(grades.shape, -1, dtype=dtype)
-    if ids.size:
-        if ids.min() < 0 or int(ids.max()) > np.iinfo(dtype).max:
-            raise bad("'judged_ids' holds ids beyond the judged documents of their topics")
-        doc_ids[judged] = ids
-        n_t = np.diff(offsets)[:, None]
-        start = offsets[:-1].astype(np.int64)[:, None]
-        for s in range(S):  # one system at a time: temporaries of one system's size
-            ok, d = judged[s], doc_ids[s]
-            if np.any((d >= n_t) & ok):
-                raise bad("'judged_ids' holds ids beyond the judged documents of their topics")
-            if qrels_level.size and np.any((qrels_level.take(d + start, mode="clip") != grades[s]) & ok):
-                raise bad("'grades' and 'qrels_level' disagree on the grade of judged documents")
-    names = {}
-    for name, n in (("systems", S), ("topics", T)):
-        a = z[name]
-        if a.dtype.kind != "U" or a.shape != (n,):
-            raise bad(f"'{name}' must be {n} strings; got {a.dtype} of shape {a.shape}")
-        names[name] = tuple(str(x) for x in a)
-        if len(set(names[name])) != n:
-            raise bad(f"'{name}' repeats a label")
-    n_ret = ints("n_retrieved", 2)
-    if n_ret.shape != (S, T) or (n_ret.size and n_ret.min() < 0):
-        raise bad(f"'n_retrieved' must be non-negative counts of shape {(S, T)}; got shape {n_ret.shape}")
-    missing = z["missing"]
-    if missing.shape != () or missing.dtype.kind != "U" or str(missing) not in ("zero", "exclude"):
-        raise bad(f"'missing' must be 'zero' or 'exclude'; got {missing!r}")
-    return cls(grades=grades, doc_ids=doc_ids, levels=levels, qrels_level=qrels_level.astype(np.int8, copy=False),
-               qrels_offsets=offsets.astype(np.int64, copy=False), systems=names["systems"], topics=names["topics"],
-               n_retrieved=n_ret.astype(np.int32, copy=False), missing=str(missing),
-               report=report)
-
-
-# ------------------------------------------------------------------------------------------------------- judge
-_WHAT = {"runs": "run files, a directory of runs, a RunSet, or runs in memory (a DataFrame or a dict)",
-         "qrels": "a qrels file, a Qrels, or qrels in memory (a DataFrame or a dict)"}
+        return cls(**read_saved(path))
 
 
 def check_judged(judged: object) -> JudgedRuns:
@@ -618,182 +421,3 @@ def check_judged(judged: object) -> JudgedRuns:
     if not isinstance(judged, JudgedRuns):
         raise TypeError(f"`judged` must be a metrics.JudgedRuns (from metrics.judge); got {type(judged).__name__}")
     return judged
-
-
-@validate_params()
-def judge(
-    runs: RunSet | Sequence[Run] | PathLike | Sequence[PathLike],
-    qrels: Qrels | PathLike,
-    depth: int | None = None,
-    *,
-    missing: Missing = "zero",
-    topics: Sequence[str] | None = None,
-    ties: str = "trec_eval",
-    duplicates: str = "error",
-    workers: int | None = None,
-    grades: str = "exact",
-    progress: bool | str | Callable[[str], Any] = "auto",
-) -> JudgedRuns:
-    """Build the judged-grade tensor of ``runs`` against ``qrels``.
-
-    Parameters
-    ----------
-    runs : a :class:`RunSet` from :func:`read_runs`, or run file paths / a directory of runs (then files are read,
-        parsed and judged in ``workers`` processes, with ``ties`` and ``duplicates`` as in :func:`read_run`), or runs
-        in memory (:mod:`metrics.io.inputs`): a DataFrame ``query_id, doc_id, score[, run]`` (or ``topic, docno,
-        score[, system]``), a dict ``{qid: {docid: score}}`` or ``{system: {qid: {docid: score}}}``, an iterable of
-        ``ScoredDoc`` named tuples (ir_datasets' ``scoreddocs_iter()``), ranked by the same rules as files.
-    qrels : a :class:`Qrels`, the path of a qrels file, or qrels in memory: a DataFrame ``query_id, doc_id,
-        relevance`` (or ``topic, docno, grade``), a dict ``{qid: {docid: grade}}`` or ``Qrel`` named tuples
-        (ir_datasets' ``qrels_iter()``).
-    depth : ranks kept per topic (trec_eval's ``-M``). ``None`` (default) keeps 1000, the TREC limit, and warns
-        :class:`DepthWarning` when some run ranks documents below 1000: trec_eval's own default is no limit, so on
-        such runs AP, recall and NumRet differ from trec_eval without ``-M``. An explicit ``depth`` (1000 as
-        ``trec_eval -M 1000``, or more) cuts silently. The rows cut per run are in ``report["rows_beyond_depth"]``.
-        The tensor's depth is the smaller of this and the deepest ranked list.
-    missing : policy for a qrels topic that a run does not return: ``"zero"`` (default) scores it 0 in every measure,
-        as ``trec_eval -c`` does (RBP's residual is then 1: the whole weight is unexamined); ``"exclude"`` makes
-        measures give NaN for it.
-    topics : evaluate only these qrels topics (default: every topic in the qrels, in natural order).
-    grades : ``"exact"`` (default) keeps real-valued grades exactly and warns once
-        (:class:`metrics.FractionalGradeWarning`) when some are not integers; ``"trec_eval"`` truncates
-        them towards 0 as trec_eval's ``atol`` does (1.9 → 1), for trec_eval's numbers.
-    ties, duplicates : how run files are read (see :func:`read_run`). With ``duplicates="error"`` every run file
-        is read before the error, which lists each file that repeats a docno with its count (``err.counts``).
-    workers : processes reading run files (default: the number of CPUs; ``1`` reads in this process).
-    progress : ``"auto"`` (default) shows a progress bar on stderr when reading run files takes more than about 2
-        seconds and stderr is a terminal (never into a pipe or a log file); ``True`` shows it anyway, ``False``
-        never; a callable receives a message per run read instead.
-
-    Returns
-    -------
-    JudgedRuns
-        ``report`` lists run topics absent from the qrels (ignored, as trec_eval does), qrels topics a run misses,
-        topics with no relevant document, and rows cut by ``depth``; ``coverage`` the judged share of what the runs
-        retrieved (:class:`~metrics.io.coverage.Coverage`).
-
-    Raises
-    ------
-    metrics.InputMismatchError
-        The runs and qrels share no topic, or no run retrieved a judged document (the message quotes a topic or a
-        docno of each side); a run without any judged document, or less than half of the top-10 documents judged,
-        warns (:class:`metrics.LowCoverageWarning`).
-    TrecFormatError
-        A malformed run or qrels file (naming file, line and problem).
-    ValueError
-        Two runs with one system name, bad options.
-
-    Notes
-    -----
-    Topics are those of the qrels: a topic that only appears in runs is ignored (counted in ``report``). Ranks follow
-    the order the runs were read with (trec_eval's score-descending, docno-descending order by default). Run files
-    are read one at a time into a tensor allocated once, so memory stays close to the final tensor's size.
-    """
-    for arg, value in (("runs", runs), ("qrels", qrels)):
-        if value is None or isinstance(value, (bool, int, float, bytes)):
-            raise TypeError(f"`{arg}` must be {_WHAT[arg]}; got {'None' if value is None else type(value).__name__}")
-    warn_cut = depth is None
-    depth = DEFAULT_DEPTH if depth is None else depth
-    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise ValueError(f"`depth` must be a positive integer; got {depth!r}")
-    check_read_options(ties, duplicates)
-    if missing not in ("zero", "exclude"):
-        raise ValueError(f"`missing` must be 'zero' or 'exclude'; got {missing!r}")
-    if is_in_memory(qrels, (Run, RunSet, Qrels), (Run,)):  # DataFrame, {qid: {docid: grade}} or Qrel named tuples
-        qrels = read_qrels(qrels)
-    if is_in_memory(runs, (Run, RunSet, Qrels), (Run,)):  # DataFrame, {qid: {docid: score}} dicts or ScoredDoc tuples
-        runs = runs_from_memory(runs, ties=ties, duplicates=duplicates)
-    elif isinstance(runs, Run):
-        runs = [runs]
-    if not isinstance(qrels, Qrels):
-        qrels = read_qrels(qrels)
-    qrels = apply_grade_policy(qrels, grades)
-    qi = _build.index_qrels(qrels, topics)
-    depth = int(depth)
-    files = None
-    if isinstance(runs, RunSet) or (isinstance(runs, (list, tuple)) and runs and all(isinstance(r, Run) for r in runs)):
-        run_list = list(runs)
-        names = [r.name for r in run_list]
-        _check_unique_names(names, [r.path for r in run_list], "runs")
-        results = (_build.judge_run(r, qi, depth) for r in run_list)
-    else:
-        files = _expand(runs)
-        names = [_run_name(f) for f in files]
-        _check_unique_names(names, [str(f) for f in files], "files")
-        results = _build.judge_files(files, qi, depth, ties, duplicates, workers)
-    if not names:
-        raise ValueError("no runs to judge")
-    show = check_progress(progress)
-    bar = _build.Progress(len(names), False if isinstance(runs, RunSet) else show)
-    tensor, pieces = _build.build(results, len(names), qi, depth, bar)
-    found = [r.duplicate for r in pieces if r.duplicate is not None]
-    if found:
-        raise duplicate_error(found)
-    grade_codes, ids, n_ret = tensor.arrays()
-    judged = JudgedRuns(
-        grades=grade_codes,
-        doc_ids=ids,
-        levels=qi.levels.astype(np.float64),
-        qrels_level=qi.row_level,
-        qrels_offsets=qi.offsets,
-        systems=tuple(names),
-        topics=qi.topics,
-        n_retrieved=n_ret,
-        missing=missing,
-        report=_report(names, pieces, n_ret, qi, missing),
-    )
-    if files is None:
-        get_run = list(runs).__getitem__
-    else:  # files: read one again only to quote it in an error message
-        get_run = lambda i: read_run(files[i], name=names[i], ties=ties, duplicates="first")  # noqa: E731
-    check_coverage(judged, qrels, get_run, topics_selected=topics is not None)
-    cut = judged.report["rows_beyond_depth"]
-    if warn_cut and cut:
-        total = sum(cut.values())
-        some = ", ".join(f"{k} ({v})" for k, v in list(cut.items())[:5]) + (f" and {len(cut) - 5} more" if len(cut) > 5
-                                                                            else "")
-        warnings.warn(DepthWarning(
-            f"{total} row(s) ranked below {depth} were not read, in {len(cut)} run(s): {some}. trec_eval without -M "
-            "evaluates them, so AP, recall and NumRet can differ from its numbers",
-            param="depth", fix={"depth": ...}, advice=f"pass depth={depth} to keep the TREC limit without this "
-            "warning (trec_eval -M), or a larger depth to read them"), stacklevel=2)
-    return judged
-
-
-def _check_unique_names(names: list[str], sources: list[str], what: str) -> None:
-    """Two runs with one system name would be two rows with one label: refused, naming both sources."""
-    if len(set(names)) == len(names):
-        return
-    first: dict[str, str] = {}
-    clashes = []
-    for nm, src in zip(names, sources):
-        if nm in first:
-            clashes.append(f"{nm!r}: {first[nm]} and {src}")
-        else:
-            first[nm] = src
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if what == "files":
-        raise FixableError(f"several run files give the same system name(s) {dup} ({'; '.join(clashes)})",
-                           fix={"names": ...}, advice="read them with read_runs(names=...)")
-    raise ValueError(
-        f"several runs have the same name(s) {dup} ({'; '.join(clashes)}); each run is one system: give each "
-        "Run a distinct `name`"
-    )
-
-
-def _report(names: list[str], pieces: list, n_ret: np.ndarray, qi, missing: str) -> dict:
-    missing_topics = {nm: [qi.topics[t] for t in np.flatnonzero(n_ret[i] == 0)] for i, nm in enumerate(names)}
-    rel_levels = qi.levels > 0
-    has_rel = np.zeros(len(qi.topics), dtype=bool)
-    if qi.row_level.size:
-        topic_of = np.repeat(np.arange(len(qi.topics)), np.diff(qi.offsets))
-        has_rel[topic_of[rel_levels[qi.row_level]]] = True
-    return {
-        "run_topics_not_in_qrels": {nm: r.unknown_topics for nm, r in zip(names, pieces) if r.unknown_topics},
-        "qrels_topics_missing_from_run": {k: v for k, v in missing_topics.items() if v},
-        "topics_without_relevant": [qi.topics[t] for t in np.flatnonzero(~has_rel)],
-        "rows_beyond_depth": {nm: r.beyond_depth for nm, r in zip(names, pieces) if r.beyond_depth},
-        "duplicates_dropped": {nm: r.dropped for nm, r in zip(names, pieces) if r.dropped},
-        "mixed_tags": {nm: list(r.tags) for nm, r in zip(names, pieces) if r.tags},
-        "missing_policy": missing,
-    }
