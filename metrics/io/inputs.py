@@ -42,7 +42,7 @@ from __future__ import annotations
 import operator
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -345,18 +345,9 @@ def qrels_columns(obj: Any, *, source: str | None = None) -> tuple[np.ndarray, n
 
 
 # ------------------------------------------------------------------------------------------------- runs
-class RankedRows(NamedTuple):
-    """One system's rows in rank order: the fields of :class:`~metrics.Run`, in its order (``Run(*rows)``)."""
-
-    name: str
-    topic: np.ndarray
-    docno: np.ndarray
-    score: np.ndarray
-    line: np.ndarray
-    rank: np.ndarray
-    path: str
-    ties: str
-    duplicates_dropped: int
+#: one system's rows in rank order, as the fields of :class:`~metrics.Run` in its order (``Run(*rows)``): name,
+#: topic, docno, score, line, rank, path, ties, duplicates_dropped
+RankedRows = tuple  # (str, ndarray, ndarray, ndarray, ndarray, ndarray, str, str, int)
 
 
 def _ranked(name: str, f: _Flat, rows: np.ndarray | slice, ties: str, duplicates: str) -> RankedRows:
@@ -420,7 +411,7 @@ def _ranked(name: str, f: _Flat, rows: np.ndarray | slice, ties: str, duplicates
     starts = np.flatnonzero(np.r_[True, tc[1:] != tc[:-1]])
     rank = np.arange(tc.size) - np.repeat(starts, np.diff(np.r_[starts, tc.size])) + 1
     line = pos[keep][order] + 1
-    return RankedRows(name, np.array(nat, dtype=object)[tc], d[order], s[order], line, rank, src, ties, dropped)
+    return name, np.array(nat, dtype=object)[tc], d[order], s[order], line, rank, src, ties, dropped
 
 
 def _one_or_many(obj: Any) -> str:
@@ -486,10 +477,10 @@ def run_rows(obj: Any, *, ties: str = "trec_eval", duplicates: str = "error",
     if names is not None:
         if len(names) != len(runs):
             raise ValueError(f"`names` has {len(names)} entries for {len(runs)} systems")
-        runs = [r._replace(name=str(n)) for r, n in zip(runs, names)]
+        runs = [(str(n), *r[1:]) for r, n in zip(runs, names)]
     seen: set[str] = set()
-    for r in runs:
-        if r.name in seen:
-            raise ValueError(f"two systems are named {r.name!r}; system names must be unique")
-        seen.add(r.name)
+    for name, *_ in runs:
+        if name in seen:
+            raise ValueError(f"two systems are named {name!r}; system names must be unique")
+        seen.add(name)
     return runs

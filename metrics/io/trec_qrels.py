@@ -7,7 +7,7 @@ Grades: any finite real number. trec_eval reads grades with C's ``atol`` (the in
 
 Negative grades are kept: trec_eval treats grades that truncate to a negative integer (≤ -1) as *pooled but
 unjudged* — not relevant, not counted in N, dropped from condensed (``-J``) lists, unjudged for ``infAP`` — and a
-grade in (-1, 0) as judged non-relevant; so do we (:func:`metrics.io.judged.pooled_unjudged`).
+grade in (-1, 0) as judged non-relevant; so do we (:func:`metrics.io._grades.pooled_unjudged`).
 """
 from __future__ import annotations
 

@@ -18,10 +18,17 @@ import weakref
 import numpy as np
 import pandas as pd
 
-from ..io import pooled_unjudged
-from ..io import ABSENT, UNJUDGED, JudgedRuns, check_judged
+from ..io import ABSENT, UNJUDGED, JudgedRuns, check_judged, pooled_unjudged
 
 __all__: list[str] = []
+
+
+def check_lists(judged: JudgedRuns, judged_only: bool) -> None:
+    """The two arguments every measure takes: a :class:`~metrics.JudgedRuns` and ``judged_only``, a bool (else a
+    TypeError naming the argument)."""
+    check_judged(judged)
+    if not isinstance(judged_only, (bool, np.bool_)):
+        raise TypeError(f"`judged_only` must be True or False; got {judged_only!r}")
 
 
 def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:
@@ -30,9 +37,7 @@ def evaluated_list(judged: JudgedRuns, judged_only: bool) -> JudgedRuns:
     The condensed list (:meth:`JudgedRuns.condensed`; Sakai 2007; trec_eval ``-J``) keeps only judged documents, in
     their order; documents with a grade ≤ -1 (pooled-but-unjudged in trec_eval) are dropped as well.
     """
-    check_judged(judged)
-    if not isinstance(judged_only, (bool, np.bool_)):
-        raise TypeError(f"`judged_only` must be True or False; got {judged_only!r}")
+    check_lists(judged, judged_only)
     if not judged_only:
         return judged
     return judged.condensed()
@@ -45,7 +50,7 @@ def relevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
 
 def nonrelevant_levels(judged: JudgedRuns, relevance_level: float) -> np.ndarray:
     """(n_levels,) bool: the judged non-relevant levels, grades below ``relevance_level`` that are not
-    pooled-but-unjudged (:func:`metrics.io.judged.pooled_unjudged`: grades ≤ -1)."""
+    pooled-but-unjudged (:func:`metrics.io._grades.pooled_unjudged`: grades ≤ -1)."""
     return ~pooled_unjudged(judged.levels) & (judged.levels < relevance_level)
 
 

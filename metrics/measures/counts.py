@@ -20,15 +20,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..io import check_judged
+from ..io import ABSENT, JudgedRuns, check_judged
 from ._ranked import (
     as_frame,
+    check_lists,
     evaluated_list,
     list_length,
     relevance_at_ranks,
     safe_divide,
 )
-from ..io import ABSENT, JudgedRuns
 from gtheory.kit.params import validate_params
 
 __all__ = ["num_rel", "num_ret", "num_rel_ret", "judged_at_k"]
@@ -71,10 +71,8 @@ def num_rel(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool
     >>> num_rel(j)["1"].tolist(), num_rel(j, relevance_level=2)["1"].tolist()
     ([3.0, 3.0], [1.0, 1.0])
     """
-    check_judged(judged)
+    check_lists(judged, judged_only)  # R is the qrels', the same for the condensed lists
     R = judged.n_relevant(relevance_level)
-    if not isinstance(judged_only, (bool, np.bool_)):
-        raise TypeError(f"`judged_only` must be True or False; got {judged_only!r}")
     return as_frame(np.broadcast_to(R[None, :], judged.shape[:2]), judged)
 
 

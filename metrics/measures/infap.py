@@ -26,8 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ._ranked import as_frame, at_relevant, cell_sum, evaluated_list, level_mask, nonrelevant_levels, relevant_levels, safe_divide
-from ..io import pooled_unjudged
-from ..io import JudgedRuns
+from ..io import JudgedRuns, pooled_unjudged
 from gtheory.kit.params import validate_params
 
 __all__ = ["inferred_ap", "INFAP_EPSILON"]

@@ -27,8 +27,7 @@ import pandas as pd
 
 from ._ranked import as_frame, evaluated_list, level_mask, list_length
 from .gains import GainSpec, gain_vector
-from ..io import pooled_unjudged
-from ..io import JudgedRuns
+from ..io import JudgedRuns, pooled_unjudged
 from gtheory.kit.params import validate_params
 
 __all__ = ["rbp", "rbp_residual"]
