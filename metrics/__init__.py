@@ -1,4 +1,5 @@
-"""metrics: TREC runs and qrels, the judged-grade tensor, and IR measures on it (nDCG with any gain and discount)."""
+"""metrics: TREC runs and qrels, the judged-grade tensor, and IR measures on it (nDCG with any gain and discount); two
+rooms, metrics.io (what is read and judged) and metrics.measures (the measures and their names)."""
 __gtheory_package__ = "metrics"  # marker the sibling packages check (gtheory/kit/siblings.py)
 
 try:  # metrics needs gtheory.kit: a module of the user's project may shadow gtheory (gtheory/kit/siblings.py)
@@ -14,7 +15,8 @@ except ImportError:
 #: stays cheap)
 _EXPORTS: dict[str, str] = {
     "load_trec9": "datasets",
-    "DISCOUNT_FAMILIES": "measures.discounts", "discount_vector": "measures.discounts", "read_discount": "measures.discounts",
+    "DISCOUNT_FAMILIES": "measures.discounts", "discount_vector": "measures.discounts",
+    "read_discount": "measures.discounts",
     "GAIN_FAMILIES": "measures.gains", "gain_vector": "measures.gains",
     "ndcg": "measures.ndcg", "dcg_parts": "measures.ndcg", "ideal_gains": "measures.ndcg",
     "ABSENT": "io._grades", "UNJUDGED": "io._grades", "JudgedRuns": "io.judged", "judge": "io.judge",
@@ -31,17 +33,20 @@ _EXPORTS: dict[str, str] = {
     "average_precision": "measures.ap",
     "precision": "measures.precision", "r_precision": "measures.precision",
     "reciprocal_rank": "measures.rr",
-    "bpref": "measures.bpref", "bpref_10": "measures.bpref", "bpref_r": "measures.bpref", "bpref_n": "measures.bpref", "rank_eff": "measures.bpref",
+    "bpref": "measures.bpref", "bpref_10": "measures.bpref", "bpref_r": "measures.bpref", "bpref_n": "measures.bpref",
+    "rank_eff": "measures.bpref",
     "inferred_ap": "measures.infap",
     "rbp": "measures.rbp", "rbp_residual": "measures.rbp",
     "q_measure": "measures.qmeasure", "r_measure": "measures.qmeasure",
     "dcg": "measures.cg", "ncg": "measures.cg", "andcg": "measures.cg",
     "recall": "measures.recall", "success": "measures.recall",
     "err": "measures.err",
-    "judged_at_k": "measures.counts", "num_rel": "measures.counts", "num_ret": "measures.counts", "num_rel_ret": "measures.counts",
+    "judged_at_k": "measures.counts", "num_rel": "measures.counts", "num_ret": "measures.counts",
+    "num_rel_ret": "measures.counts",
     "evaluate": "measures.evaluate", "measure_names": "measures.evaluate",
     "Evaluation": "measures.evaluation",
-    "Measure": "measures.names", "MeasureError": "measures.registry", "MEASURE_SPECS": "measures.registry", "parse_measure": "measures.names",
+    "Measure": "measures.names", "MeasureError": "measures.registry", "MEASURE_SPECS": "measures.registry",
+    "parse_measure": "measures.names",
     "reduction_mask": "io.reduce", "reduce_qrels": "io.reduce",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
