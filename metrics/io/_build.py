@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path

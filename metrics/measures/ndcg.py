@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ._ranked import _labels, as_frame
-from .discounts import DiscountSpec, discount_vector
-from .gains import GainSpec, gain_vector
+from .discounts import DiscountSpec
+from .gains import GainSpec
 from .sparse import relevant_cells
 from gtheory.kit.errors import FixableError
 from ..io import JudgedRuns
