@@ -47,8 +47,7 @@ import pandas as pd
 from metrics import JudgedRuns
 from gtheory.kit.checks import fixed_seed, progress_writer
 from metrics import reduce_qrels, reduction_mask
-from metrics.io import check_judged
-from metrics.io import Rounding, reduction_masks, stratify
+from metrics.io import Rounding, check_judged, reduction_masks, stratify
 from experiments._measures import Measure, _check_measures, _resolve_measure, _scores
 from experiments._validation import best_first
 from experiments.agreement import kendall_tau, rmse, tau_ap

@@ -20,8 +20,7 @@ import numpy as np
 
 import metrics
 from metrics import JudgedRuns
-from metrics.measures import parse_family
-from metrics.measures import ndcg_values
+from metrics.measures import ndcg_values, parse_family
 from gtheory.errors import ParameterError
 from experiments._stability import stability as _stability
 from experiments.agreement import kendall_tau
