@@ -20,6 +20,7 @@ import pandas as pd
 from ._columns import hash_rows, split_columns
 from ._grades import atol_grades
 from .inputs import is_in_memory, qrels_columns
+from .trec_runs import Run, RunSet
 from .trec_lines import (PathLike, TrecFormatError, _as_str, _column_floats, _floats, _read_bytes, _tokenise,
                          _topic_codes, natural_topic_order)
 
@@ -136,7 +137,7 @@ def read_qrels(path: PathLike) -> Qrels:
     -----
     Real-valued grades are kept exactly (trec_eval truncates them with ``atol``); negative grades are kept.
     """
-    if is_in_memory(path, (Qrels,)):  # a DataFrame, a {qid: {docid: grade}} dict or Qrel named tuples
+    if is_in_memory(path, (Run, RunSet, Qrels), (Run,)):  # a DataFrame, a {qid: {docid: grade}} dict or Qrel tuples
         return Qrels(*qrels_columns(path))
     raw = _read_bytes(path)
     cols = split_columns(raw, 4)
