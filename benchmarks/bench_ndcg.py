@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import DATA, finish, header, measure, one_core, parser, ratio  # noqa: E402
 
 import metrics  # noqa: E402
-from metrics.discounts import discount_vector  # noqa: E402
-from metrics.gains import gain_vector  # noqa: E402
-from metrics.ndcg import ideal_gains  # noqa: E402
+from metrics.measures.discounts import discount_vector  # noqa: E402
+from metrics.measures.gains import gain_vector  # noqa: E402
+from metrics.measures.ndcg import ideal_gains  # noqa: E402
 
 TREC9 = DATA / "trec9-web-wt10g"
 QRELS = TREC9 / "qrels.trec9.web.451-500.txt"

@@ -99,8 +99,8 @@ def adopted_from(rec: Any) -> Adopted:
     levels = np.asarray(rec.levels if new_fields else rec.tuning.levels, dtype=float)
     gain = np.asarray(rec.gain_vector if new_fields else rec.gain, dtype=float)
     discount = np.asarray(rec.discount_vector if new_fields else rec.discount, dtype=float)[:k]
-    base_gain = metrics.gains.gain_vector(BASELINE_GAIN, levels)
-    base_discount = np.asarray(metrics.discounts.discount_vector(BASELINE_DISCOUNT, k, cutoff=k), dtype=float)[:k]
+    base_gain = metrics.measures.gains.gain_vector(BASELINE_GAIN, levels)
+    base_discount = np.asarray(metrics.measures.discounts.discount_vector(BASELINE_DISCOUNT, k, cutoff=k), dtype=float)[:k]
     is_baseline = _same(gain, base_gain) and _same(discount, base_discount)
     if new_fields:
         label = str(getattr(rec, "alternative_label", None) or getattr(rec, "measure", None) or rec.label)

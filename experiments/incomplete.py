@@ -7,7 +7,7 @@ judged-grade tensor (:class:`metrics.JudgedRuns`, via its per-topic document ids
 read again), and compared with the full-qrels results:
 
 * :func:`metrics.reduction_mask` / :func:`metrics.reduce_qrels` -- the reduced qrels (nested across :math:`f`;
-  the sampling is described in :mod:`metrics.reduce`);
+  the sampling is described in :mod:`metrics.io.reduce`);
 * :func:`incompleteness_study` -- per measure, list type (plain/condensed), :math:`f` and seed: Kendall's
   :math:`\tau` and :math:`\tau_{AP}` against the full-qrels ranking, the drift of absolute mean values and
   RMSE, Sakai's discriminative power [3]_ [6]_ and Bompada's confusion matrix of significance decisions [2]_;
@@ -21,7 +21,7 @@ read again), and compared with the full-qrels results:
 Plots are in :mod:`experiments.incomplete_plots`.
 
 The sampling (Buckley & Voorhees 2004, §3; nested across :math:`f`, dropped judgments become *unjudged*) is
-described in :mod:`metrics.reduce`.
+described in :mod:`metrics.io.reduce`.
 
 References
 ----------
@@ -47,8 +47,7 @@ import pandas as pd
 from metrics import JudgedRuns
 from gtheory.kit.checks import fixed_seed, progress_writer
 from metrics import reduce_qrels, reduction_mask
-from metrics.judged import check_judged
-from metrics.reduce import Rounding, reduction_masks, stratify
+from metrics.io import Rounding, check_judged, reduction_masks, stratify
 from experiments._measures import Measure, _check_measures, _resolve_measure, _scores
 from experiments._validation import best_first
 from experiments.agreement import kendall_tau, rmse, tau_ap

@@ -25,8 +25,7 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
-from metrics.judged import check_judged
-from metrics.reduce import Rounding, check_fractions, reduction_masks, stratify
+from metrics.io import Rounding, check_fractions, check_judged, reduction_masks, stratify
 from gtheory.kit.checks import check_choice
 from experiments._stability import stability
 from experiments.agreement import kendall_tau, tau_ap

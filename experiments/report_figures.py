@@ -45,7 +45,7 @@ _MARKERS = {"optimal": "o", "zipf": "+", "log2": "^", "linear": "x", "unconstrai
 _LOG_FLOOR = 1e-4
 
 def _normalised(name: str, k: int) -> np.ndarray:
-    d = metrics.discounts.discount_vector(name, k, cutoff=k)[:k]
+    d = metrics.measures.discounts.discount_vector(name, k, cutoff=k)[:k]
     return d / d.sum()
 
 

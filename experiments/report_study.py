@@ -500,7 +500,7 @@ def _grade_ratio(tuning: Any, grade: float) -> float:
 
 
 def _family_ratio(name: str, levels: np.ndarray, grade: float) -> float:
-    g = metrics.gains.gain_vector(name, levels)
+    g = metrics.measures.gains.gain_vector(name, levels)
     lv = list(levels)
     low = levels[levels > 0][0]
     return float(g[lv.index(grade)] / g[lv.index(low)])

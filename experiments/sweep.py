@@ -30,7 +30,7 @@ The judged-grade tensor travels **once per task**, pickled with the task's argum
 point. Measured on the embedded TREC-9 tensor (104 × 50 × 1000, 2-core machine): pickling is 15.7 MB, 0.06 s
 to dump and 0.03 s to load, against 2.8 s to write and 0.33 s to read a compressed ``JudgedRuns.save`` file
 (3.3 MB); a task costs 0.7 s to reduce the qrels plus about 0.6 ms per grid point (nDCG from the sparse view of
-:mod:`metrics.sparse`, gains of one cut-off and discount sharing its per-grade discounted counts; the G-study;
+:mod:`metrics.measures.sparse`, gains of one cut-off and discount sharing its per-grade discounted counts; the G-study;
 Kendall's τ), so shipping matters for small grids only; it works with every executor (no shared file system needed for a Dask cluster) and leaves no
 temporary files. Before shipping, the tensor is cut to the largest cut-off of the grid (ranks below it cannot
 change nDCG@k; not for ``judged_only``, whose condensed lists reach below the cut-off), which also makes it
@@ -60,10 +60,10 @@ import pandas as pd
 
 import metrics
 from metrics import JudgedRuns
-from metrics.families import parse_family
+from metrics.measures import parse_family
 from gtheory.errors import ParameterError
 from gtheory.kit.checks import check_progress
-from metrics.judged import check_judged
+from metrics.io import check_judged
 from experiments.sweep_grid import Cutoff, SweepGrid, _check_cutoffs, parse_cutoff
 from experiments.sweep_tasks import _execute, _Progress, _truncate, _whole_list_discount, dask_executor
 from gtheory.kit.params import ANY_LEVEL, validate_params

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 import metrics
-from metrics.families import parse_family
+from metrics.measures import parse_family
 from gtheory.kit.display import kv_table
 from gtheory.kit.jsonio import JsonResult
 from gtheory.errors import ParameterError

@@ -20,8 +20,7 @@ import numpy as np
 
 import metrics
 from metrics import JudgedRuns
-from metrics.families import parse_family
-from metrics.ndcg import ndcg_values
+from metrics.measures import ndcg_values, parse_family
 from gtheory.errors import ParameterError
 from experiments._stability import stability as _stability
 from experiments.agreement import kendall_tau
@@ -67,7 +66,7 @@ def _run_task(
     tuned: dict[tuple[Cutoff, str], Any] = {}
     rows: list[dict[str, Any] | None] = [None] * len(configurations)
     # evaluated grouped by (cut-off, discount), gains innermost: the per-grade discounted counts of one
-    # discount and cut-off serve every gain (metrics.sparse); the rows go back in grid order
+    # discount and cut-off serve every gain (metrics.measures.sparse); the rows go back in grid order
     order = sorted(range(len(configurations)), key=lambda i: (configurations[i][0] is None, configurations[i][0] or 0,
                                                                 repr(configurations[i][2][0]), i))
     for i in order:

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .judged import ABSENT, UNJUDGED, JudgedRuns
+from .io import ABSENT, UNJUDGED, JudgedRuns
 
 __all__ = ["single_topic"]
 

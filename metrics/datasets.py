@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from .judged import JudgedRuns
+from .io import JudgedRuns
 
 __all__ = ["load_trec9", "TREC9_DESCRIPTION"]
 

@@ -358,7 +358,7 @@ def missed(subset, tmp_path_factory) -> str:
     n = j.n_retrieved.copy()
     n[0, 0] = 0
     grades = j.grades.copy()
-    grades[0, 0] = metrics.judged.ABSENT
+    grades[0, 0] = metrics.ABSENT
     path = tmp_path_factory.mktemp("missed") / "missed.npz"
     dataclasses.replace(j, n_retrieved=n, grades=grades).save(path)
     return str(path)
@@ -462,7 +462,7 @@ def _one_line_error(capsys, command: str) -> str:
 
 
 @pytest.mark.parametrize("argv, messages", [
-    # metrics.gains: "a gain vector is indexed by integer grade ...; pass a mapping {grade: gain} instead"
+    # metrics.measures.gains: "a gain vector is indexed by integer grade ...; pass a mapping {grade: gain} instead"
     (["evaluate", "--measure", "nDCG@3", "--gain", "0", "1", "3"],
      ["--gain with numbers gives one gain per integer grade", "non-integer grades [1.5]",
       "give a gain family instead (--gain linear, exponential or binary)"]),

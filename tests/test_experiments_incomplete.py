@@ -5,7 +5,7 @@ test_experiments_incomplete_knee.py, test_experiments_incomplete_plots.py, test_
 Independent references used here:
 * Kendall's tau against ``scipy.stats.kendalltau`` (tau-b);
 * Φ against ``gtheory.gstudy(...).phi``;
-* the sampling itself (metrics/reduce.py) is tested in test_metrics_reduce.py.
+* the sampling itself (metrics/io/reduce.py) is tested in test_metrics_io_reduce.py.
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ class Terminal(io.StringIO):
 
 
 def test_auto_progress_follows_the_terminal(monkeypatch):
-    from metrics import _build
+    from metrics.io import _build
 
     monkeypatch.setattr("sys.stderr", io.StringIO())  # a pipe or a log file: no bar unless asked
     assert check_progress("auto") is False and _build.Progress(5, check_progress("auto")).bar is None

@@ -83,7 +83,7 @@ def test_import_of_the_packages_loads_none_of_their_modules():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
     loaded = set(eval(r.stdout))
     assert {"gtheory", "metrics", "gtheory.kit.lazy"} <= loaded
-    assert not loaded & {"gtheory.gstudy", "gtheory.gstudy.balanced", "metrics.ndcg", "metrics.judged"}
+    assert not loaded & {"gtheory.gstudy", "gtheory.gstudy.balanced", "metrics.measures.ndcg", "metrics.io.judged"}
 
 
 def test_import_metrics_loads_only_the_kit_of_gtheory():

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import metrics
 from experiments.cli import main
 from metrics import TrecFormatError
-from metrics.trec_lines import natural_topic_order
+from metrics.io.trec_lines import natural_topic_order
 
 RUN_A = b"1 Q0 d1 1 3.0 a\n1 Q0 d2 2 2.0 a\n2 Q0 d3 1 1.0 a\n2 Q0 d1 2 0.5 a\n"
 RUN_B = b"1 Q0 d2 1 3.0 b\n1 Q0 d1 2 2.0 b\n2 Q0 d1 1 1.0 b\n2 Q0 d3 2 0.5 b\n"
@@ -126,7 +126,7 @@ def test_odd_topic_ids_are_read_and_judged(tmp_path, tid):
 
 
 def test_a_cutoff_that_only_looks_like_digits_is_a_measure_error():
-    with pytest.raises(metrics.measures.MeasureError):
+    with pytest.raises(metrics.measures.registry.MeasureError):
         metrics.parse_measure("nDCG@²")
 
 
@@ -137,7 +137,7 @@ def test_a_cutoff_that_only_looks_like_digits_is_a_measure_error():
 def test_c_atol_reads_as_glibc_atol(text, value):
     # the C standard: skip isspace, optional sign, decimal digits up to the first other character; glibc's strtol
     # clamps to LONG_MIN/LONG_MAX (LP64)
-    from metrics._grades import c_atol
+    from metrics.io._grades import c_atol
 
     assert c_atol(text) == value
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import metrics
 from metrics import TrecFormatError, judge, read_qrels, read_run, read_runs
-import metrics.trec_lines
-from metrics.trec_runs import _parse_text
+import metrics.io.trec_lines
+from metrics.io.trec_runs import _parse_text
 
 BOM = "\ufeff"
 QRELS = "1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 d 1\n2 0 e 0\n"
@@ -187,7 +187,7 @@ def _ref_tensor(run_bytes: bytes, qrels_bytes: bytes):
             raise _Invalid
         seen.add((t, d))
         per_topic.setdefault(t, []).append((d, _ref_number(s)))
-    topics = metrics.trec_lines.natural_topic_order(t for t, _ in judged)
+    topics = metrics.io.trec_lines.natural_topic_order(t for t, _ in judged)
     out = {}
     for t in topics:
         docs = sorted(per_topic.get(t, []), key=lambda ds: ds[0].encode(), reverse=True)  # docno descending

@@ -11,9 +11,10 @@ import pytest
 import metrics
 
 MODULES = [
-    "metrics._toy", "metrics.precision", "metrics.rr", "metrics.ap", "metrics.bpref", "metrics.infap", "metrics.rbp",
-    "metrics.qmeasure", "metrics.cg", "metrics.measures", "metrics.evaluate", "metrics.recall", "metrics.err",
-    "metrics.counts",
+    "metrics._toy", "metrics.measures.precision", "metrics.measures.rr", "metrics.measures.ap",
+    "metrics.measures.bpref", "metrics.measures.infap", "metrics.measures.rbp", "metrics.measures.qmeasure",
+    "metrics.measures.cg", "metrics.measures.names", "metrics.measures.evaluate", "metrics.measures.recall",
+    "metrics.measures.err", "metrics.measures.counts",
 ]  # fmt: skip
 FUNCTIONS = [
     "average_precision", "precision", "r_precision", "reciprocal_rank", "bpref", "bpref_10", "bpref_r", "bpref_n",

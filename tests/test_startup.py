@@ -63,7 +63,7 @@ def test_the_one_table_names_each_public_name_once_with_its_defining_module(name
     pkg = importlib.import_module(name)
     assert pkg.__all__ == list(pkg._EXPORTS)
     for attr, sub in pkg._EXPORTS.items():
-        home = sub if sub.split(".")[0] in ("gtheory", "metrics", "optimize", "experiments") else f"{name}.{sub}"
+        home = sub if sub.split(".")[0] in PACKAGES else f"{name}.{sub}"  # relative: a module or a room's module
         obj = getattr(importlib.import_module(home), attr)
         assert getattr(pkg, attr) is obj
         if isinstance(obj, type) or callable(obj):
@@ -74,12 +74,12 @@ def test_a_public_name_that_is_also_a_submodule_stays_the_public_object():
     # gtheory.gstudy is the function although gtheory/gstudy/ is a room and gtheory/gstudy/gstudy.py a module;
     # importing them (`from gtheory.gstudy import gstudy`, as the other packages do) must not rebind the name
     code = ("import importlib, types, gtheory, metrics, experiments\n"
-            "import gtheory.gstudy.gstudy, metrics.ndcg, metrics.evaluate, experiments.sweep\n"
+            "import gtheory.gstudy.gstudy, metrics.measures.ndcg, metrics.measures.evaluate, experiments.sweep\n"
             "from gtheory.gstudy.gstudy import gstudy as _f\n"
             "assert callable(gtheory.gstudy) and not isinstance(gtheory.gstudy, types.ModuleType)\n"
             "assert gtheory.gstudy is importlib.import_module('gtheory.gstudy.gstudy').gstudy\n"
-            "assert metrics.ndcg is importlib.import_module('metrics.ndcg').ndcg\n"
-            "assert metrics.evaluate is importlib.import_module('metrics.evaluate').evaluate\n"
+            "assert metrics.ndcg is importlib.import_module('metrics.measures.ndcg').ndcg\n"
+            "assert metrics.evaluate is importlib.import_module('metrics.measures.evaluate').evaluate\n"
             "from experiments import sweep; assert sweep is importlib.import_module('experiments.sweep').sweep\n"
             "assert gtheory.topics.__name__ == 'gtheory.topics'  # a submodule stays reachable\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

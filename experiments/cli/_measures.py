@@ -130,7 +130,7 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
     if tuning.gain_family is not None and isinstance(gain, str) and gain.strip() == tuning.gain_family:
         return
     try:
-        g = np.asarray(metrics.gains.gain_vector(gain, np.asarray(tuning.levels)), dtype=float)
+        g = np.asarray(metrics.measures.gains.gain_vector(gain, np.asarray(tuning.levels)), dtype=float)
         same = g.sum() > 0 and np.allclose(g / g.sum(), tuning.gain, rtol=1e-6, atol=1e-9)
     except (ValueError, TypeError, IndexError):
         same = False

@@ -79,14 +79,14 @@ def parse_gain(values: list[str], option: str = "--gain") -> Any:
 def parse_discount(value: str, option: str = "--discount", *, allow_failed: bool = False) -> Any:
     """A discount family name as it is, or the weights per rank read from a file (:func:`metrics.read_discount`).
 
-    ``value`` is taken as a file when it has a suffix of :data:`metrics.discounts.DISCOUNT_SUFFIXES` or a path
+    ``value`` is taken as a file when it has a suffix of :data:`metrics.measures.discounts.DISCOUNT_SUFFIXES` or a path
     separator. A failed tuning's discount is refused unless ``allow_failed``. Every problem is one error naming
     the option and the file.
     """
     import json
     import os
 
-    from metrics.discounts import DISCOUNT_SUFFIXES
+    from metrics.measures import DISCOUNT_SUFFIXES
 
     p = Path(value)
     if not (p.suffix.lower() in DISCOUNT_SUFFIXES or "/" in value or os.sep in value):

@@ -43,7 +43,7 @@ def c_float(token: str) -> float:
 
     Python's ``float`` also reads ``"1_0"`` as 10 and non-ASCII digits (``"٣"``, ``"３"``) as numbers, which no
     other tool reads so: a score, weight or gain written that way is refused, never silently a different number.
-    The TREC readers apply the same syntax (:mod:`metrics.trec_lines`).
+    The TREC readers apply the same syntax (:mod:`metrics.io.trec_lines`).
 
     >>> c_float(" 1e-3"), c_float("-inf")
     (0.001, -inf)

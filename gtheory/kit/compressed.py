@@ -1,5 +1,5 @@
 """Compressed input files, told by their leading bytes whatever their name: the one table the readers of runs and
-qrels (:mod:`metrics.trec_lines`) and of score files (:func:`gtheory.read_scores`) share.
+qrels (:mod:`metrics.io.trec_lines`) and of score files (:func:`gtheory.read_scores`) share.
 
 >>> import gzip
 >>> compression(gzip.compress(b"1 Q0 d 1 1.0 r")[:6])[1], compression(b"1 Q0 d"), compression(b"BZh")

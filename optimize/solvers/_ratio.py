@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 import gtheory
 import metrics
 from metrics import JudgedRuns
-from metrics.sparse import matvec, relevant_cells
+from metrics.measures import matvec, relevant_cells
 
 from .objective import _compact, _gain_matrix, _stability_and_gradient
 
@@ -44,7 +44,7 @@ class RatioModel:
 
     For the discount, ``P`` is held as the (S·T, k) matrix of the gains of the documents at ranks ≤ k (row
     ``s·T + t``), sparse (CSR: only the documents with a non-zero gain, built from
-    :func:`metrics.sparse.relevant_cells`) unless more than a quarter of the cells are relevant; memory is
+    :func:`metrics.measures.sparse.relevant_cells`) unless more than a quarter of the cells are relevant; memory is
     O(relevant cells), not O(S·T·k). For the gains, ``P`` is the dense (S, T, n_levels) array of per-grade
     discounted counts (small).
 
@@ -56,8 +56,8 @@ class RatioModel:
         ``"gain"`` (``x`` is the gains of the positive grades, ascending; the discount ``discount`` fixed).
     """
 
-    def __init__(self, judged: JudgedRuns, cutoff: int, what: str, *, gain: metrics.gains.GainSpec = "linear",
-                 discount: metrics.discounts.DiscountSpec = "log2") -> None:
+    def __init__(self, judged: JudgedRuns, cutoff: int, what: str, *, gain: metrics.measures.gains.GainSpec = "linear",
+                 discount: metrics.measures.discounts.DiscountSpec = "log2") -> None:
         self.what = what
         self.cutoff = k = int(cutoff)
         self.levels = np.asarray(judged.levels, dtype=np.float64)
@@ -74,7 +74,7 @@ class RatioModel:
         else:
             d = metrics.discount_vector(discount, k, cutoff=k)
             self.fixed = d
-            # per-grade discounted counts from the sparse view (no cells x k array; metrics.sparse)
+            # per-grade discounted counts from the sparse view (no cells x k array; metrics.measures.sparse)
             P = np.stack([rc.discounted_counts(lv, d[:kr]).reshape(S, T) for lv in self.positive], axis=-1)
             # ideal ranking of non-decreasing gains: the positive grades in descending order
             order = self.positive[::-1]
@@ -289,7 +289,7 @@ class JointModel:
     (:meth:`gain_view`). Variables ``x`` = the discount (k) then the positive grades' gains.
 
     :math:`M` is held as one sparse (S·T, k) 0/1 pattern per positive grade
-    (:meth:`metrics.sparse.RelevantCells.pattern`): memory O(relevant cells), not O(S·T·k·L)."""
+    (:meth:`metrics.measures.sparse.RelevantCells.pattern`): memory O(relevant cells), not O(S·T·k·L)."""
 
     what = "joint"
 

@@ -292,8 +292,8 @@ def optimize_family(
     family: str,
     cutoff: int = 100,
     what: str = "discount",
-    gain: metrics.gains.GainSpec = "linear",
-    discount: metrics.discounts.DiscountSpec = "log2",
+    gain: metrics.measures.gains.GainSpec = "linear",
+    discount: metrics.measures.discounts.DiscountSpec = "log2",
     objective: str = "phi",
 ) -> Tuning:
     r"""The stability-optimal member of a low-dimensional discount or gain family.

@@ -73,7 +73,7 @@ from numpy.typing import NDArray
 
 import metrics
 from metrics import FixableError, JudgedRuns
-from metrics.sparse import RelevantCells, relevant_cells
+from metrics.measures import RelevantCells, relevant_cells
 from gtheory.kit.params import REQUIRED_CUTOFF, check_param, validate_params
 
 __all__ = ["Objective", "Problem", "stability_and_gradient", "identified_depth"]
@@ -183,7 +183,7 @@ def _compact(M: sp.csr_matrix):
 
 def _gain_matrix(rc: RelevantCells, gains: NDArray[np.float64], k: int) -> sp.csr_matrix:
     r"""The (cells, k) CSR matrix of the gains :math:`g(x_{s,t,r})` at ranks ≤ k, built from the
-    sparse view (:mod:`metrics.sparse`) without a dense cells × k array: :math:`\sum_l g_l P_l`
+    sparse view (:mod:`metrics.measures.sparse`) without a dense cells × k array: :math:`\sum_l g_l P_l`
     over the levels with a non-zero gain, :math:`P_l` the 0/1 pattern of level :math:`l` (the
     patterns do not overlap, so every stored value is exactly its :math:`g_l`)."""
     out = sp.csr_matrix((rc.n_cells, k))
@@ -248,7 +248,7 @@ class Problem:
     :math:`n_s n_t \times k` matrix (127,000 entries, 1.5 MB, for TREC-9 at :math:`k=1000`;
     dense only where more than a quarter of the cells are relevant) for the discount, one 0/1
     pattern per positive grade for joint tuning, and per-grade discounted counts for the gain. They
-    are built from :func:`metrics.sparse.relevant_cells`; no dense cells × k array is made.
+    are built from :func:`metrics.measures.sparse.relevant_cells`; no dense cells × k array is made.
     """
 
     def __init__(
@@ -257,8 +257,8 @@ class Problem:
         cutoff: int,
         what: What = "discount",
         *,
-        gain: metrics.gains.GainSpec = "linear",
-        discount: metrics.discounts.DiscountSpec = "log2",
+        gain: metrics.measures.gains.GainSpec = "linear",
+        discount: metrics.measures.discounts.DiscountSpec = "log2",
         objective: Objective = "phi",
         monotone_gain: bool = True,
         monotone_discount: bool = True,
@@ -343,7 +343,7 @@ class Problem:
     def __repr__(self) -> str:
         return (f"Problem({self.what} of nDCG@{self.cutoff} for {self.objective}, {self.n_systems} systems × "
                 f"{self.n_topics} topics, {self.n} variables)")
-    def _fixed_gain(self, gain: metrics.gains.GainSpec) -> NDArray[np.float64]:
+    def _fixed_gain(self, gain: metrics.measures.gains.GainSpec) -> NDArray[np.float64]:
         """The fixed per-level gains, checked: non-negative, 0 for grades <= 0, some relevant grade > 0."""
         g = metrics.gain_vector(gain, self.levels)
         shown = ", ".join(f"{lv:g}: {v:g}" for lv, v in zip(self.levels, g))
@@ -359,7 +359,7 @@ class Problem:
         return g
 
     @staticmethod
-    def _fixed_discount(discount: metrics.discounts.DiscountSpec, k: int) -> NDArray[np.float64]:
+    def _fixed_discount(discount: metrics.measures.discounts.DiscountSpec, k: int) -> NDArray[np.float64]:
         """The fixed discount of ranks 1..k, checked: one weight per rank, non-negative, not all 0."""
         if not isinstance(discount, str):
             vec = np.asarray(discount, dtype=np.float64)

@@ -116,9 +116,9 @@ def optimize_regularised(
     what: str = "discount",
     lam: float = 0.1,
     penalty: str = "ridge",
-    reference: metrics.discounts.DiscountSpec | metrics.gains.GainSpec | None = None,
-    gain: metrics.gains.GainSpec = "linear",
-    discount: metrics.discounts.DiscountSpec = "log2",
+    reference: metrics.measures.discounts.DiscountSpec | metrics.measures.gains.GainSpec | None = None,
+    gain: metrics.measures.gains.GainSpec = "linear",
+    discount: metrics.measures.discounts.DiscountSpec = "log2",
     objective: str = "phi",
 ) -> Tuning:
     r"""Full-vector tuning with a penalty toward a reference (module docstring).

@@ -331,7 +331,7 @@ class Tuning(Coefficients, JsonResult):
     def _describe(self) -> str:
         return f"the tuned {self.what} of nDCG@{self.cutoff} (Tuning with gains for grades {_fmt_grades(self.levels)})"
 
-    def _gain_for(self, judged: metrics.JudgedRuns) -> metrics.gains.GainSpec:
+    def _gain_for(self, judged: metrics.JudgedRuns) -> metrics.measures.gains.GainSpec:
         """The gain specification for ``judged``: the remembered family, or the per-grade table
         after checking it covers ``judged``'s positive grades (warn about gains it cannot use)."""
         if self.gain_family is not None:

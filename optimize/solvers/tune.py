@@ -229,7 +229,7 @@ def gain_family_of(gain: Any) -> str | None:
 def optimize_discount(
     judged: JudgedRuns,
     *,
-    gain: metrics.gains.GainSpec = "linear",
+    gain: metrics.measures.gains.GainSpec = "linear",
     cutoff: int = 100,
     objective: Objective = "phi",
     monotone: bool = True,
@@ -294,7 +294,7 @@ def optimize_discount(
 def optimize_gain(
     judged: JudgedRuns,
     *,
-    discount: metrics.discounts.DiscountSpec = "log2",
+    discount: metrics.measures.discounts.DiscountSpec = "log2",
     cutoff: int = 100,
     objective: Objective = "phi",
     monotone: bool = True,
