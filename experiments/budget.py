@@ -30,7 +30,7 @@ import pandas as pd
 
 import gtheory
 from gtheory.kit.display import fmt, html_table
-from gtheory.kit.jsonio import JsonResult
+from gtheory.kit.jsonio import TableResult
 from gtheory.kit.render import plot_label
 from gtheory.kit.params import validate_params
 
@@ -61,8 +61,8 @@ def pool_mask(judged: "JudgedRuns", depth: int) -> np.ndarray:
     return keep
 
 
-@dataclass(frozen=True)
-class TopicBudget(JsonResult):
+@dataclass(frozen=True, eq=False)
+class TopicBudget(TableResult):
     """Topics needed and judging cost at each pool depth (:func:`topic_depth_budget`).
 
     Attributes
@@ -176,12 +176,6 @@ class TopicBudget(JsonResult):
         d["table"] = t
         return cls(**d)
 
-    def __eq__(self, other: object) -> bool:
-        from gtheory.kit.jsonio import fields_equal
-
-        return fields_equal(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def plot(self, ax: "Axes | None" = None, *, title: str | None = None) -> "Axes":
         """Judging cost against pool depth, one line per requirement."""

@@ -167,3 +167,23 @@ def test_a_key_given_twice_is_refused():
         with pytest.raises(ValueError, match="not a thing JSON document: the key '(cutoff|b|y)' is given twice"):
             loads(text, "thing")
     assert loads('{"a": {"b": 1}, "b": {"a": 2}}', "thing") == {"a": {"b": 1}, "b": {"a": 2}}  # same key, two objects
+
+
+def test_a_table_result_is_equal_field_by_field_and_not_hashable():
+    from dataclasses import dataclass
+
+    import pandas as pd
+
+    from gtheory.kit.jsonio import TableResult
+
+    @dataclass(frozen=True, eq=False)
+    class R(TableResult):
+        n: int
+        table: pd.DataFrame
+
+    a, b = R(1, pd.DataFrame({"x": [1.0, 2.0]})), R(1, pd.DataFrame({"x": [1.0, 2.0]}))
+    assert a == b and not (a != b)
+    assert a != R(1, pd.DataFrame({"x": [1.0, 3.0]})) and a != R(2, a.table)
+    assert (a == "R") is False
+    with pytest.raises(TypeError):
+        hash(a)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fields_document", "fields_equal", "JsonResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "loads", "load_document", "table", "table_back"]
+__all__ = ["fields_document", "fields_equal", "JsonResult", "TableResult", "jsonable", "dumps", "number", "write_text", "json_text", "read_json", "loads", "load_document", "table", "table_back"]
 
 
 def jsonable(o: Any) -> Any:
@@ -89,6 +89,19 @@ class JsonResult:
         """Strict JSON text of :meth:`to_dict` (RFC 8259: a number that is not finite is ``null``), also written
         atomically to ``path`` if given; the class method ``from_json`` reads it back."""
         return json_text(self.to_dict(), path, indent=indent)  # type: ignore[attr-defined]
+
+
+class TableResult(JsonResult):
+    """Mixin of a result type that holds DataFrame fields (declared ``@dataclass(frozen=True, eq=False)``): equal
+    field by field, a DataFrame by ``DataFrame.equals`` (:func:`fields_equal`; the dataclass's generated ``==`` would
+    compare the tables elementwise and fail), and therefore not hashable."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return fields_equal(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def json_text(d: Any, path: Any = None, *, indent: int | None = 2) -> str:

@@ -44,7 +44,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from ..kit.display import fmt, html_table
-from ..kit.jsonio import JsonResult
+from ..kit.jsonio import TableResult
 from ..errors import ParameterError
 from ..kit.params import check_param, validate_params
 
@@ -61,8 +61,8 @@ _COLUMNS = ["n", "tau", "tau_sd", "swap", "significant", "minor", "major", "gt_t
             "gt_major"]
 
 
-@dataclass(frozen=True)
-class TopicCurves(JsonResult):
+@dataclass(frozen=True, eq=False)
+class TopicCurves(TableResult):
     """Agreement between disjoint random topic sets as their size grows (:func:`topic_curves`).
 
     Attributes
@@ -209,12 +209,6 @@ class TopicCurves(JsonResult):
         d["fit_c"], d["fit_b"] = float(number(d["fit_c"])), float(number(d["fit_b"]))
         return cls(**d)
 
-    def __eq__(self, other: object) -> bool:
-        from ..kit.jsonio import fields_equal
-
-        return fields_equal(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def plot(self, ax: "Axes | None" = None, *, n_max: int | None = None, title: str | None = None) -> "Axes":
         """Observed τ (± one standard deviation) and swap rate against n, the G-theory projection and the

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..kit.display import fmt, html_table
-from ..kit.jsonio import JsonResult
+from ..kit.jsonio import TableResult
 from .gt_mappings import GT2TAU_EXPONENTS
 from .power import _check_positive
 from .topic_set_size import topic_set_size, within_system_variance
@@ -56,8 +56,8 @@ _COLUMNS = ["method", "question", "topics", "low", "high", "at_pilot"]
 _FLOATS = ("topics", "low", "high", "at_pilot")
 
 
-@dataclass(frozen=True)
-class TopicPlan(JsonResult):
+@dataclass(frozen=True, eq=False)
+class TopicPlan(TableResult):
     """The topics each method says a collection needs (:func:`plan`).
 
     Attributes
@@ -149,12 +149,6 @@ class TopicPlan(JsonResult):
         d["table"] = t
         return cls(**d)
 
-    def __eq__(self, other: object) -> bool:
-        from ..kit.jsonio import fields_equal
-
-        return fields_equal(self, other)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def plot(self, ax: "Axes | None" = None, *, title: str | None = None) -> "Axes":
         """Topics needed per method (log scale) with their intervals, the pilot's number of topics marked."""
