@@ -27,3 +27,19 @@ def test_anything_else_is_plain(head):
     # text, an empty file, "BZh" without bzip2's block-size digit 1-9 (a run whose topic starts "BZh"), a lone byte,
     # a zip archive (refused by the readers by name, not opened here)
     assert compression(head) is None
+
+
+def test_existing_file_names_what_is_wrong_with_the_path(tmp_path):
+    from gtheory.kit.compressed import existing_file
+
+    f = tmp_path / "runs.txt"
+    f.write_text("x")
+    assert existing_file(str(f), if_directory="{path}: a directory") == f
+    with pytest.raises(IsADirectoryError, match=r"runs\.d: a directory$"):
+        (tmp_path / "runs.d").mkdir()
+        existing_file(tmp_path / "runs.d", if_directory="{path}: a directory")
+    with pytest.raises(FileNotFoundError, match=r"^no such file: .*missing\.txt$"):
+        existing_file(tmp_path / "missing.txt", if_directory="")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "gone.txt")
+    with pytest.raises(FileNotFoundError, match=r"dangling symbolic link \(-> .*gone\.txt\)"):
+        existing_file(tmp_path / "link.txt", if_directory="")

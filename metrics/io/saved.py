@@ -17,6 +17,7 @@ import numpy as np
 
 from ._grades import ABSENT, UNJUDGED
 from .trec_lines import PathLike
+from gtheory.kit.compressed import existing_file
 from gtheory.kit.errors import FixableError
 
 __all__ = ["write_saved", "read_saved"]
@@ -165,11 +166,7 @@ def write_saved(path: PathLike, arrays: Mapping[str, np.ndarray], sources: Mappi
 def read_saved(path: PathLike) -> dict[str, Any]:
     """The fields of a tensor written by :func:`write_saved` (:class:`~metrics.JudgedRuns`' keyword arguments), every
     array checked (see :meth:`metrics.JudgedRuns.load` for the errors)."""
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"no such file: {p}")
-    if p.is_dir():
-        raise IsADirectoryError(f"{p}: is a directory; give a file written by JudgedRuns.save (.npz)")
+    p = existing_file(path, if_directory="{path}: is a directory; give a file written by JudgedRuns.save (.npz)")
     try:
         with open(p, "rb") as fh:
             head = fh.read(512)

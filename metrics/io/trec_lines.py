@@ -84,13 +84,9 @@ def _read_bytes(path: PathLike) -> bytes:
     A BOM (which some Windows editors write) is not part of the first line's first token: kept, it would make
     topic ``"\ufeff451"`` of the first line a topic of its own.
     """
-    p = Path(path)
-    if not p.exists():
-        if p.is_symlink():
-            raise FileNotFoundError(f"no such file: {p} is a dangling symbolic link (-> {os.readlink(p)})")
-        raise FileNotFoundError(f"no such file: {p}")
-    if p.is_dir():
-        raise IsADirectoryError(f"expected a file, got a directory: {p}")
+    from gtheory.kit.compressed import existing_file
+
+    p = existing_file(path, if_directory="expected a file, got a directory: {path}")
     try:
         with open(p, "rb") as fh:
             head = fh.read(6)
