@@ -54,7 +54,7 @@ _EXPORTS: dict[str, str] = {
     # swap method
     "swap_rates": "swap", "min_difference_for_swap_rate": "swap", "DEFAULT_SWAP_BINS": "swap",
     # incomplete judgments
-    "reduce_qrels": "metrics.reduce", "reduction_mask": "metrics.reduce", "incompleteness_study": "incomplete",
+    "incompleteness_study": "incomplete",
     "summarize_study": "incomplete", "knee": "incomplete_knee", "significance_confusion": "confusion",
     "SignificanceConfusion": "confusion", "tuned_stability_under_incompleteness": "incomplete_knee",
     "DEFAULT_FRACTIONS": "incomplete",

@@ -46,7 +46,6 @@ import pandas as pd
 
 from metrics import JudgedRuns
 from gtheory.kit.checks import fixed_seed, progress_writer
-from metrics import reduce_qrels, reduction_mask
 from metrics.judged import check_judged
 from metrics.reduce import Rounding, reduction_masks, stratify
 from experiments._measures import Measure, _check_measures, _resolve_measure, _scores
@@ -72,8 +71,6 @@ from experiments.incomplete_knee import (
 from gtheory.kit.params import ANY_LEVEL, validate_params
 
 __all__ = [
-    "reduction_mask",
-    "reduce_qrels",
     "incompleteness_study",
     "summarize_study",
     "knee",

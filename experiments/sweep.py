@@ -12,7 +12,7 @@ and returns a *tidy* DataFrame: one row per grid point with the configuration co
 (variance components, Φ and Eρ² at the collection's number of topics, the topics needed for Φ ≥ target,
 Kendall's τ against a reference configuration, the mean score and, with ``tune=True``, the Φ of the discount
 tuned for stability by :func:`optimize.optimize_discount`, Kanoulas & Aslam [2]_). The qrels fraction reduces the
-judgments as Buckley & Voorhees [3]_ (:func:`experiments.reduce_qrels`); fraction 1 is the full qrels.
+judgments as Buckley & Voorhees [3]_ (:func:`metrics.reduce_qrels`); fraction 1 is the full qrels.
 
 Parallelism
 -----------
@@ -151,7 +151,7 @@ def sweep(
     r"""Stability of nDCG over a grid of cut-offs, gains, discounts and qrels reductions (a sensitivity study).
 
     For every grid point (cut-off k, gain g, discount d, fraction f, seed) the qrels are reduced to the share
-    f of their judgments (:func:`experiments.reduce_qrels` with that seed; f = 1 keeps them all), nDCG@k with
+    f of their judgments (:func:`metrics.reduce_qrels` with that seed; f = 1 keeps them all), nDCG@k with
     gain g and discount d is computed for every system and topic (:func:`metrics.ndcg`) and the systems ×
     topics matrix gets a G-study (:func:`gtheory.gstudy`).
 
@@ -194,7 +194,7 @@ def sweep(
     tune_options : mapping, optional
         Keyword arguments for :func:`optimize.optimize_discount` (default ``{"starts": 1}``).
     relevance_level, min_relevant, min_nonrelevant
-        The qrels reduction, as in :func:`experiments.reduction_mask`.
+        The qrels reduction, as in :func:`metrics.reduction_mask`.
     executor : concurrent.futures.Executor, optional
         Run the tasks on this executor (not shut down afterwards), e.g. a Dask cluster's
         ``dask.distributed.Client(address).get_executor()``. Default: a process pool on the local cores.

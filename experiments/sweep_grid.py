@@ -120,7 +120,7 @@ class SweepGrid(JsonResult):
     discounts : tuple of (label, spec)
         Discount families (:data:`metrics.DISCOUNT_FAMILIES`) or labelled discount vectors.
     fractions : tuple of float
-        Shares of the judgments kept (:func:`experiments.reduce_qrels`); 1.0 is the full qrels.
+        Shares of the judgments kept (:func:`metrics.reduce_qrels`); 1.0 is the full qrels.
     seeds : tuple of int
         Seeds of the qrels reduction (at fraction 1 every seed gives the full qrels).
 

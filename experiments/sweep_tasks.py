@@ -25,7 +25,7 @@ from metrics.ndcg import ndcg_values
 from gtheory.errors import ParameterError
 from experiments._stability import stability as _stability
 from experiments.agreement import kendall_tau
-from experiments.incomplete import reduction_mask
+from metrics import reduction_mask
 from experiments.sweep_grid import Cutoff
 
 __all__ = ["dask_executor"]

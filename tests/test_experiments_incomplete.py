@@ -15,12 +15,10 @@ import pytest
 import scipy.stats
 
 import metrics
-from metrics import JudgedRuns
+from metrics import JudgedRuns, reduce_qrels
 from experiments import (
     bootstrap_asl,
     incompleteness_study,
-    reduce_qrels,
-    reduction_mask,
     summarize_study,
     tau_ap,
 )
@@ -144,15 +142,6 @@ def test_tau_ap_variant_sees_means_tied_in_exact_arithmetic(embedded_trec9):
     row = df.loc[df.fraction == 0.5].iloc[0]
     assert row.tau == pytest.approx(scipy.stats.kendalltau(full, red).statistic, abs=1e-12)
     assert row.tau_ap == pytest.approx(tau_ap(full.astype(float), red.astype(float), variant="b"), abs=1e-12)
-
-
-def test_metrics_reduce_qrels_is_the_experiments_one(embedded_trec9):
-    # the reduction is a JudgedRuns operation in metrics; experiments.reduce_qrels stays as its alias
-    a = metrics.reduce_qrels(embedded_trec9, 0.3, seed=2)
-    b = reduce_qrels(embedded_trec9, 0.3, seed=2)
-    assert np.array_equal(a.grades, b.grades) and a.report["reduction"] == b.report["reduction"]
-    assert np.array_equal(metrics.reduction_mask(embedded_trec9, 0.3, seed=np.random.default_rng(2)),
-                          reduction_mask(embedded_trec9, 0.3, seed=np.random.default_rng(2)))
 
 
 def test_progress_true_prints_on_stderr(small, capsys):

@@ -2,7 +2,7 @@
 executors and progress in tests/test_experiments_sweep_tasks.py, the ``gtheory sweep`` command in
 tests/test_experiments_cli_sweep.py.
 
-The reference path for every number is the direct one: ``experiments.reduce_qrels`` → ``metrics.ndcg`` →
+The reference path for every number is the direct one: ``metrics.reduce_qrels`` → ``metrics.ndcg`` →
 ``gtheory.gstudy`` on the full (untruncated) tensor, one grid point at a time.
 """
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_tidy_output_columns(serial, small):
                                    (10, "exponential", "log2", 0.4, 0)])
 def test_rows_match_direct_gstudy(serial, small, point):
     k, gain, disc, f, seed = point
-    j = small if f == 1.0 else ex.reduce_qrels(small, f, seed)
+    j = small if f == 1.0 else metrics.reduce_qrels(small, f, seed)
     scores = metrics.ndcg(j, gain=gain, discount=disc, cutoff=k)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
@@ -85,7 +85,7 @@ def test_whole_list_cutoff_target_and_reference(small):
 def test_judged_only_matches_condensed_ndcg(small):
     df = ex.sweep(small, cutoffs=[10], gains="linear", discounts="log2", fractions=[0.3], judged_only=True,
                   max_workers=1)
-    j = ex.reduce_qrels(small, 0.3, 0)
+    j = metrics.reduce_qrels(small, 0.3, 0)
     g = gtheory.gstudy(metrics.ndcg(j, cutoff=10, judged_only=True))
     assert df.phi.iloc[0] == pytest.approx(g.phi(small.n_topics), abs=1e-12)
 
