@@ -6,7 +6,7 @@ with systems as the index and topics as the columns) from any metric in any conf
 
 Ranking agreement (:mod:`experiments.agreement`)
     :func:`kendall_tau`, :func:`tau_ap`, :func:`rmse`, :func:`tau_matrix`, :func:`plot_mean_scatter`.
-Significance and discriminative power (:mod:`experiments.discriminative`, :mod:`experiments.pairwise_tests`)
+Significance and discriminative power (:mod:`experiments.discriminative`, :mod:`experiments.compare.pairwise_tests`)
     :func:`bootstrap_asl`, :func:`discriminative_power`, :func:`paired_ttest`, :func:`wilcoxon_test`,
     :func:`tukey_hsd_randomised`, :func:`plot_asl_curves`.
 Comparing systems as papers do (:mod:`experiments.compare`)
@@ -42,14 +42,15 @@ _EXPORTS: dict[str, str] = {
     "kendall_tau": "agreement", "tau_ap": "agreement", "rmse": "agreement", "tau_matrix": "agreement",
     "plot_mean_scatter": "agreement",
     # comparing systems (experiments.compare)
-    "compare": "compare",
-    "compare_measures": "compare_table",
-    "Comparison": "compare",
-    "ComparisonTable": "compare_table",
+    "compare": "compare.systems",
+    "compare_measures": "compare.table",
+    "Comparison": "compare.comparison",
+    "ComparisonTable": "compare.table",
     # significance
     "bootstrap_asl": "discriminative", "discriminative_power": "discriminative",
     "DiscriminativePower": "discriminative",
-    "paired_ttest": "pairwise_tests", "wilcoxon_test": "pairwise_tests", "tukey_hsd_randomised": "pairwise_tests",
+    "paired_ttest": "compare.pairwise_tests", "wilcoxon_test": "compare.pairwise_tests",
+    "tukey_hsd_randomised": "compare.pairwise_tests",
     "plot_asl_curves": "discriminative",
     # swap method
     "swap_rates": "swap", "min_difference_for_swap_rate": "swap", "DEFAULT_SWAP_BINS": "swap",

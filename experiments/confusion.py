@@ -25,7 +25,7 @@ from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.checks import check_choice
 from experiments._validation import align_pair, as_scores, best_first, pair_indices
 from experiments.discriminative import bootstrap_asl
-from experiments.pairwise_tests import paired_ttest, wilcoxon_test
+from experiments.compare import paired_ttest, wilcoxon_test
 from gtheory.kit.params import validate_params
 
 __all__ = ["significance_confusion", "SignificanceConfusion"]

@@ -414,7 +414,7 @@ def _reading_guide(study: Study) -> list[Block]:
 def _comparison_blocks(study: Study, top: int = 5) -> list[Block]:
     """The best runs compared as a paper would (:func:`experiments.compare_measures`): paired t-tests between the
     ``top`` runs by the baseline nDCG, Holm-corrected, under the baseline and each adopted configuration."""
-    from experiments.compare_table import compare_measures
+    from experiments.compare import compare_measures
 
     k = study.settings.cutoff
     keys = [key for key, what in (("log2", ""), ("adopted", "discount"), ("adopted gain", "gain"))

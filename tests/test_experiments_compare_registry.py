@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from experiments import compare_registry as reg
-from experiments import compare_tests
+from experiments.compare import registry as reg
+from experiments.compare import tests as compare_tests
 from experiments.cli import compare as cli_compare
 from experiments.compare import CORRECTIONS, TESTS, compare
 
@@ -44,7 +44,7 @@ def test_compare_cli_help_and_docs_take_their_tests_from_the_registry():
         assert f"  {c.name:<14} {c.title}" in helptext
     docs = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
     assert reg.tests_markdown() in docs, ("docs/compare.md must hold the registry's table verbatim: paste "
-                                          "experiments.compare_registry.tests_markdown()")
+                                          "experiments.compare.registry.tests_markdown()")
 
 
 def test_compare_dispatches_through_the_registry_not_an_if_chain():
@@ -52,7 +52,7 @@ def test_compare_dispatches_through_the_registry_not_an_if_chain():
     assert "test ==" not in src and "elif test" not in src and "test in (" not in src
     for t in reg.TEST_REGISTRY:  # every entry resolves to a function of compare_tests with the common signature
         fn = t.function
-        assert fn.__module__ == "experiments.compare_tests"
+        assert fn.__module__ == "experiments.compare.tests"
         assert list(inspect.signature(fn).parameters) == ["inp"]
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from experiments import compare_tests as ct
+from experiments.compare import tests as ct
 
 
 def _input(D, B=1000, seed=0, X=None, I=None, J=None, correction=True):
@@ -89,7 +89,7 @@ def test_bootstrap_in_blocks_is_one_block_when_it_fits_and_close_otherwise(monke
 
 
 def test_tukey_counts_block_by_block_as_the_sorted_ranges_did():
-    from experiments.pairwise_tests import tukey_hsd_randomised
+    from experiments.compare.pairwise_tests import tukey_hsd_randomised
 
     X = np.random.default_rng(5).random((5, 12))
     B = 3000

@@ -26,8 +26,10 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
     import gtheory
     import metrics
     from experiments.budget import TopicBudget, topic_depth_budget
-    from experiments.compare import COMPARISON_SCHEMA, Comparison, compare
-    from experiments.compare_table import _TABLE_SCHEMA, ComparisonTable, compare_measures
+    from experiments.compare import Comparison, compare
+    from experiments.compare.comparison import COMPARISON_SCHEMA
+    from experiments.compare import ComparisonTable, compare_measures
+    from experiments.compare.table import _TABLE_SCHEMA
     from gtheory.curves import TopicCurves
     from gtheory.plan import TopicPlan
     from gtheory.topic_set_size import TopicSetSize

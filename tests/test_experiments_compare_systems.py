@@ -1,4 +1,4 @@
-"""experiments.compare: each test against an independent reference (scipy.stats, statsmodels, brute-force
+"""experiments.compare.systems (compare()): each test against an independent reference (scipy.stats, statsmodels, brute-force
 enumeration), the corrections against statsmodels' multipletests, the effect sizes against statsmodels' ANOVA, the
 outputs (LaTeX, Markdown, CSV, JSON) and the command line."""
 from __future__ import annotations
@@ -12,7 +12,8 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 from experiments import bootstrap_asl, tukey_hsd_randomised
-from experiments.compare import Comparison, compare, residual_variance
+from experiments.compare import Comparison, compare
+from experiments.compare.systems import residual_variance
 
 
 def _matrix(m=5, n=30, seed=0, shift=(0.3, 0.0, 0.05, 0.1, 0.0)):
@@ -130,20 +131,6 @@ def test_tukey_hsd_matches_the_existing_implementation():
 # ------------------------------------------------------------------------------------------ corrections, effects
 
 
-@pytest.mark.parametrize("correction,method", [("holm", "holm"), ("bonferroni", "bonferroni"), ("bh", "fdr_bh"),
-                                               ("by", "fdr_by"), ("hommel", "hommel")])
-def test_corrections_equal_statsmodels_multipletests(correction, method):
-    from statsmodels.stats.multitest import multipletests
-
-    X = _matrix(m=6, shift=(0.2, 0.0, 0.05, 0.1, 0.0, 0.15))
-    raw = compare(X, test="t")
-    c = compare(X, test="t", correction=correction, alpha=0.05)
-    reject, adj, _, _ = multipletests(raw.table["p"].to_numpy(), alpha=0.05, method=method)
-    np.testing.assert_allclose(c.table["p_adjusted"], adj, rtol=1e-12)
-    np.testing.assert_array_equal(c.table["significant"], reject)
-    assert (c.table["p_adjusted"] >= c.table["p"] - 1e-15).all()
-
-
 def test_sakai_effect_size_uses_the_anova_residual_variance():
     import statsmodels.api as sm
     from statsmodels.formula.api import ols
@@ -212,15 +199,6 @@ def test_real_scores_from_metrics_evaluate_follow_trec_eval_and_scipy(embedded_t
 # ------------------------------------------------------------------------------------------ outputs
 
 
-def test_plot_draws_one_interval_per_pair():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    c = compare(_matrix(m=4))
-    ax = c.plot()
-    assert len(ax.get_yticks()) == len(c.table)
-
-
 # ------------------------------------------------------------------------------------------ command line
 
 
@@ -258,7 +236,7 @@ def test_p_values_effect_sizes_and_intervals_do_not_depend_on_the_units(k, test)
     assert list(c.table["significant"]) == list(ref.table["significant"])
     for col in ("mean_a", "mean_b", "diff", "ci_lo", "ci_hi"):
         np.testing.assert_allclose(c.table[col] / 10.0 ** k, ref.table[col], rtol=1e-12, atol=0)
-    from experiments.compare_registry import test_named
+    from experiments.compare.registry import test_named
 
     scale = 10.0 ** k if test_named(test).statistic_in_units else 1.0  # a mean difference, or unit-free
     np.testing.assert_allclose(c.table["statistic"] / scale, ref.table["statistic"], rtol=1e-12)
@@ -360,35 +338,3 @@ def test_exact_randomisation_at_25_topics():
     c = compare(X, test="randomization", n_resamples=2 ** 25)
     assert c.exact and c.n_resamples == 2 ** 25
     assert np.all(c.table["p"] * 2 ** 24 == np.rint(c.table["p"] * 2 ** 24))  # multiples of 2/2^25
-
-
-def test_holm_is_statsmodels_holm():
-    from statsmodels.stats.multitest import multipletests
-
-    from experiments.compare import _holm
-
-    rng = np.random.default_rng(9)
-    for P in (2, 5, 28, 300):
-        p = rng.random(P) ** 3
-        p[: P // 3] = p[0]  # ties
-        rej, adj = _holm(p, 0.05)
-        ref_rej, ref_adj = multipletests(p, alpha=0.05, method="holm")[:2]
-        np.testing.assert_allclose(adj, ref_adj, rtol=1e-15)
-        np.testing.assert_array_equal(rej, ref_rej)
-
-
-@pytest.mark.parametrize("k", [160, -155])
-def test_scores_in_other_units_print_in_scientific_notation(k):
-    # scores x 1e160 printed 160-digit differences, x 1e-155 printed 0.0000: the numbers were right, the text not
-    import re
-
-    rng = np.random.default_rng(0)
-    x = pd.DataFrame(rng.uniform(0, 1, (3, 25)) * 10.0**k, index=pd.Index(["a", "b", "c"], name="system"),
-                     columns=pd.Index([f"t{i}" for i in range(25)], name="topic"))
-    from experiments import compare_measures
-
-    c = compare(x)
-    for out in (c.summary(), c.to_markdown(), c.to_latex(), compare_measures({"m": x}).summary()):
-        assert not re.search(r"\d{12,}", out) and "0.0000 " not in out
-    d = c.table.loc[0, "diff"]
-    assert f"{d:.3e}" in c.summary()

@@ -7,8 +7,8 @@ Everything else is derived from these two tuples: :func:`experiments.compare`'s 
 ``correction`` choices, the ``--test`` and ``--correction`` choices of ``gtheory compare`` and its ``--help``, and
 the table of tests in docs/compare.md (:func:`tests_markdown`; a test checks the page holds it verbatim).
 
-A new test is one entry here and one function in :mod:`experiments.compare_tests` taking a
-:class:`~experiments.compare_tests.PairsInput` and returning a :class:`~experiments.compare_tests.PairsOutcome`.
+A new test is one entry here and one function in :mod:`experiments.compare.tests` taking a
+:class:`~experiments.compare.tests.PairsInput` and returning a :class:`~experiments.compare.tests.PairsOutcome`.
 
 This module imports nothing heavy (the command line reads it to build its parser); a test's function is imported
 on first use (:attr:`ComparisonTest.function`).
@@ -72,31 +72,31 @@ class ComparisonTest:
 
 TEST_REGISTRY: tuple[ComparisonTest, ...] = (
     ComparisonTest(
-        "t", "paired t-test", "experiments.compare_tests:t_test",
+        "t", "paired t-test", "experiments.compare.tests:t_test",
         "paired t = mean(d) / (s_d / √n) on n − 1 df", False, "exact under normality",
         "the mean difference is normal (by the central limit theorem for many topics)", "`scipy.stats.ttest_rel`"),
     ComparisonTest(
-        "wilcoxon", "Wilcoxon signed-rank test", "experiments.compare_tests:wilcoxon",
+        "wilcoxon", "Wilcoxon signed-rank test", "experiments.compare.tests:wilcoxon",
         "signed-rank statistic; zeros dropped; normal approximation with R's continuity correction "
         "(`continuity_correction`)", False, "n ≤ 50 without zeros or ties; normal approximation otherwise",
         "the differences are symmetric about their median", "`scipy.stats.wilcoxon`, R `wilcox.test`"),
     ComparisonTest(
-        "sign", "sign test", "experiments.compare_tests:sign_test",
+        "sign", "sign test", "experiments.compare.tests:sign_test",
         "#positive differences among the non-zero ones ~ Binomial(n', ½)", False, "always",
         "only the signs of the differences (zeros dropped)", "`scipy.stats.binomtest`"),
     ComparisonTest(
-        "randomization", "paired randomisation test (Fisher)", "experiments.compare_tests:randomization",
+        "randomization", "paired randomisation test (Fisher)", "experiments.compare.tests:randomization",
         "p = #{sign vectors s : \\|Σ s_j d_j\\| ≥ \\|Σ d_j\\|} / N; Monte Carlo: p = (k + 1)/(B + 1) "
         "(Phipson & Smyth 2010: never 0)", True,
         "all 2ⁿ sign vectors when 2ⁿ ≤ `n_resamples` (n ≤ 26 topics at the largest `n_resamples`), "
         "Monte Carlo otherwise",
         "each difference's sign is exchangeable under H0", "brute-force enumeration", statistic_in_units=True),
     ComparisonTest(
-        "bootstrap", "paired bootstrap test (Sakai 2006)", "experiments.compare_tests:bootstrap",
+        "bootstrap", "paired bootstrap test (Sakai 2006)", "experiments.compare.tests:bootstrap",
         "Sakai's paired studentised bootstrap; p = #{b : \\|t*_b\\| ≥ \\|t\\|} / B (0 means < 1/B)", True, "never",
         "the topics are a random sample of a population", "`experiments.bootstrap_asl`"),
     ComparisonTest(
-        "tukey-hsd", "randomised Tukey HSD (Carterette 2012)", "experiments.compare_tests:tukey_hsd",
+        "tukey-hsd", "randomised Tukey HSD (Carterette 2012)", "experiments.compare.tests:tukey_hsd",
         "range of the system means when each topic's scores are permuted across the systems; controls the "
         "family-wise error over all pairs of the compared runs itself", True, "never",
         "the systems' scores are exchangeable within a topic under H0", "`experiments.tukey_hsd_randomised`",

@@ -1,6 +1,6 @@
 r"""The runs x measures table of a paper: :func:`compare_measures` runs :func:`experiments.compare` for every measure and
 lays out the means with markers of significant differences (:class:`ComparisonTable`: LaTeX with booktabs, Markdown,
-HTML, CSV, JSON). Tests, corrections, effect sizes and their sources: :mod:`experiments.compare`.
+HTML, CSV, JSON). Tests, corrections, effect sizes and their sources: :mod:`experiments.compare.systems`.
 """
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from gtheory.kit.jsonio import JsonResult
 
 from gtheory.kit.ties import TIE_REL
 from experiments._validation import as_scores
-from experiments.compare import (N_RESAMPLES_RULE, _ALPHA, _TEST_NAMES, Comparison, _csv, _label, _num,
-                                 _select, compare)
+
+from .comparison import (_ALPHA, _TEST_NAMES, COMPARISON_SCHEMA, Comparison, _comparison_from, _label, _num,
+                         comparison_csv)
+from .systems import N_RESAMPLES_RULE, _select, compare
 from gtheory.kit.render import Math, compose, escape, html, latex, markdown, md_row, text, text_table
 from gtheory.kit.params import BOOLEAN, validate_params
 
@@ -216,7 +218,7 @@ class ComparisonTable(JsonResult):
         for m in self.means.columns:
             frame[m] = self.means[m].to_numpy()
             frame[f"{m}:sig"] = mk[m].to_numpy()
-        text = _csv(frame, raw)
+        text = comparison_csv(frame, raw)
         if path is not None:
             from gtheory.kit import write_text
 
@@ -234,13 +236,11 @@ class ComparisonTable(JsonResult):
     @classmethod
     def from_json(cls, text_or_path: Any) -> "ComparisonTable":
         """A :class:`ComparisonTable` from :meth:`to_json` output, checked field by field (the means table, and each
-        measure's comparison by :data:`experiments.compare.COMPARISON_SCHEMA`); a tampered document is refused
-        with a :class:`gtheory.kit.errors.DocumentError` naming the field."""
+        measure's comparison by :data:`experiments.compare.comparison.COMPARISON_SCHEMA`); a tampered document is
+        refused with a :class:`gtheory.kit.errors.DocumentError` naming the field."""
         from gtheory.kit.errors import DocumentError
         from gtheory.kit.jsonio import table_back
         from gtheory.kit.schema import check_document, read_document
-
-        from experiments.compare import COMPARISON_SCHEMA, _comparison_from
 
         fmt = cls.JSON_FORMAT
         d = read_document(text_or_path, fmt, _TABLE_SCHEMA)

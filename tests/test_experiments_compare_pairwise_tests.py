@@ -1,4 +1,4 @@
-"""Tests for experiments.pairwise_tests: the paired t-test and Wilcoxon test against scipy.stats pair by pair, and
+"""Tests for experiments.compare.pairwise_tests: the paired t-test and Wilcoxon test against scipy.stats pair by pair, and
 the randomised Tukey HSD (Carterette 2012) against a per-trial loop and an integer-arithmetic reference."""
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ def scipy_wilcoxon(d: np.ndarray, method: str, correction: bool = True):
         method = "approx" if method == "asymptotic" else method
     return stats.wilcoxon(d, method=method, correction=correction)
 from experiments import paired_ttest, tukey_hsd_randomised, wilcoxon_test
-from experiments.pairwise_tests import __all__ as PAIRWISE
+from experiments.compare import pairwise_tests
+from experiments.compare.pairwise_tests import __all__ as PAIRWISE
 from conftest import load_matrix
 
 
@@ -39,7 +40,7 @@ def distinct_systems(frame: pd.DataFrame, k: int) -> pd.DataFrame:
 
 def test_the_tests_are_importable_from_experiments_as_the_same_objects():
     for name in PAIRWISE:
-        assert getattr(experiments, name) is getattr(experiments.pairwise_tests, name)
+        assert getattr(experiments, name) is getattr(pairwise_tests, name)
 
 
 @pytest.mark.parametrize(

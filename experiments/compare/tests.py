@@ -1,9 +1,9 @@
-r"""The paired tests of :func:`experiments.compare`, one function each, declared in :mod:`experiments.compare_registry`.
+r"""The paired tests of :func:`experiments.compare`, one function each, declared in :mod:`experiments.compare.registry`.
 
 Every function takes a :class:`PairsInput` — the per-topic differences of every pair, already **standardised**
 (divided by a power of two near the scores' largest magnitude, so that the statistics do not depend on the units:
 scores x 1e160 or x 1e-155 give the same p-values, with no overflow or underflow) and with the zeros and ties of exact
-arithmetic (:func:`experiments.pairwise_tests._exact_differences`) — and returns a :class:`PairsOutcome`: the
+arithmetic (:func:`experiments.compare.pairwise_tests._exact_differences`) — and returns a :class:`PairsOutcome`: the
 statistic and the two-sided p-value of every pair, whether the null distribution was enumerated exactly, the
 resamples drawn, and the smallest p-value the test could have given here (``p_floor``: a multiple-comparison
 threshold below it cannot be reached, :func:`experiments.compare` warns).
@@ -95,10 +95,10 @@ def sign_test(inp: PairsInput) -> PairsOutcome:
 
 
 def wilcoxon(inp: PairsInput) -> PairsOutcome:
-    """Wilcoxon signed-rank test per pair (:func:`experiments.pairwise_tests._wilcoxon_rows`: exact null for n <= 50
+    """Wilcoxon signed-rank test per pair (:func:`experiments.compare.pairwise_tests._wilcoxon_rows`: exact null for n <= 50
     without zeros or ties, else the normal approximation, with the continuity correction when
     ``continuity_correction``, R's ``wilcox.test`` default)."""
-    from experiments.pairwise_tests import _wilcoxon_rows
+    from .pairwise_tests import _wilcoxon_rows
 
     D = inp.D
     stat, p = _wilcoxon_rows(D, "wilcox", "auto", inp.continuity_correction)
@@ -205,7 +205,7 @@ def tukey_hsd(inp: PairsInput) -> PairsOutcome:
     statistic is the difference in means."""
     import pandas as pd
 
-    from experiments.pairwise_tests import tukey_hsd_randomised
+    from .pairwise_tests import tukey_hsd_randomised
 
     X, I, J = inp.X, inp.I, inp.J
     m = X.shape[0]
