@@ -68,8 +68,8 @@ _EXPORTS: dict[str, str] = {
     "demo_study": "study", "DemoStudy": "study",
     "robustness_study": "robustness", "RobustnessStudy": "robustness",
     # the Kanoulas & Aslam study as a report (gtheory report)
-    "run_study": "report_study", "ReportSettings": "report_study",
-    "write_report": "report_render",
+    "run_study": "report.study", "ReportSettings": "report.settings",
+    "write_report": "report.render",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 

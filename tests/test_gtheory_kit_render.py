@@ -167,9 +167,9 @@ def test_html_and_text_one_row_per_name(runs):
 @given(names)
 def test_report_tables_one_row_per_name(runs):
     # the report's tables (Markdown, then rendered to HTML as the report does) and the topics section's HTML tables
-    from experiments.report_render import _md_table
-    from experiments.report_sections import _Table
-    from experiments.report_topics import _html_table
+    from experiments.report.render import _md_table
+    from experiments.report.sections import _Table
+    from experiments.report.topics import _html_table
 
     frame = pd.DataFrame({"Φ": np.linspace(0.1, 0.9, len(runs))}, index=pd.Index(runs, name="run <b>|"))
     page = _parse(_md_to_html(_md_table(_Table(frame, caption="runs of *x* <i>"))))

@@ -1,4 +1,4 @@
-"""Tests of experiments/published.py: the transcription of Kanoulas & Aslam (2009)'s TREC 9 numbers is consistent
+"""Tests of experiments/report/published.py: the transcription of Kanoulas & Aslam (2009)'s TREC 9 numbers is consistent
 with what the paper's definitions imply (Kendall distances obey the triangle inequality, the stability-optimal
 discount needs the fewest topics), and the docstring's arithmetic holds."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from experiments.published import PUBLISHED_TREC9 as PUB
+from experiments.report.published import PUBLISHED_TREC9 as PUB
 
 
 def test_table4_is_a_complete_set_of_kendall_taus_that_obey_the_triangle_inequality():
@@ -35,7 +35,7 @@ def test_docstring_ratio_of_topics_at_0_95_and_0_90():
     # topics needed n = target (1 - Φ1) / ((1 - target) Φ1): the ratio at 0.95 vs 0.90 is independent of Φ1
     ratio = (0.95 / 0.05) / (0.90 / 0.10)
     assert ratio == pytest.approx(0.95 * 0.1 / (0.05 * 0.9))
-    assert f"{ratio:.1f}" == "2.1" and "≈ 2.1" in __import__("experiments.published").published.__doc__
+    assert f"{ratio:.1f}" == "2.1" and "≈ 2.1" in __import__("experiments.report.published").report.published.__doc__
 
 
 def test_table2_ratios_are_at_least_one_for_the_constrained_optima():

@@ -1,8 +1,8 @@
-"""The report written out: :func:`render` turns the blocks of :mod:`experiments.report_sections` into Markdown or
+"""The report written out: :func:`render` turns the blocks of :mod:`experiments.report.sections` into Markdown or
 one self-contained HTML page; :func:`write_report` writes ``report.md`` / ``report.html``, the figures and
-``tables.json`` (the JSON of :meth:`experiments.report_study.Study.to_json`) into a report directory, atomically.
+``tables.json`` (the JSON of :meth:`experiments.report.result.Study.to_json`) into a report directory, atomically.
 
-One concept: the output formats and files. What the report says is :mod:`experiments.report_sections`; a new
+One concept: the output formats and files. What the report says is :mod:`experiments.report.sections`; a new
 section needs no change here.
 """
 from __future__ import annotations
@@ -15,10 +15,12 @@ from typing import Literal, Mapping
 
 import numpy as np
 
-from experiments.report_figures import (_MIME, FIGURE_FORMATS, FIGURES, _check_figure_format, figure_file,
-                                        render_figures, write_figures)
-from experiments.report_sections import _md_text, _Table, report_blocks
-from experiments.report_study import Study, _check_title, _fmt, fmt_count
+from .figures import (_MIME, FIGURE_FORMATS, FIGURES, _check_figure_format, figure_file,
+                      render_figures, write_figures)
+from .result import Study
+from .sections import _md_text, _Table, report_blocks
+from .settings import _check_title
+from .wording import _fmt, fmt_count
 from gtheory.kit.render import html as render_html
 
 __all__ = ["render", "write_report", "check_report_directory", "REPORT_MARKER"]

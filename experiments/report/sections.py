@@ -1,8 +1,8 @@
 """The report's content: its sections, each a list of blocks, assembled in order by :func:`report_blocks`.
 
-One concept: *what* the report says, from a :class:`experiments.report_study.Study` (the numbers) and the figures
-of :mod:`experiments.report_figures` (by file name); *how* it is written out — Markdown, HTML, the files — is
-:mod:`experiments.report_render`.
+One concept: *what* the report says, from a :class:`experiments.report.result.Study` (the numbers) and the figures
+of :mod:`experiments.report.figures` (by file name); *how* it is written out — Markdown, HTML, the files — is
+:mod:`experiments.report.render`.
 
 Blocks
 ------
@@ -11,7 +11,7 @@ A block is a pair ``(kind, content)``:
 * ``("h1", text)`` / ``("h2", text)`` — the title / a section heading (Markdown text);
 * ``("p", text)`` / ``("md", text)`` — a paragraph / any Markdown (a list, a table already written);
 * ``("table", _Table)`` — a DataFrame with its caption and per-column digits, printed by the renderer;
-* ``("img", (figure name, caption))`` — a figure of :data:`experiments.report_figures.FIGURES` by its PNG name.
+* ``("img", (figure name, caption))`` — a figure of :data:`experiments.report.figures.FIGURES` by its PNG name.
 
 Free text that comes from the data (a collection's name, a configuration's label) goes through :func:`_md_text`
 so that nothing in it is taken for markup.
@@ -20,8 +20,8 @@ Adding a section
 ----------------
 Write a function ``(study: Study) -> list[Block]`` (its first block an ``("h2", ...)`` heading; an empty list
 leaves the section out, as :func:`_published_section` does off TREC-9) and put it in :data:`SECTIONS` where it
-belongs in the reading order. Nothing else changes: :func:`experiments.report_render.render` writes whatever
-:func:`report_blocks` returns, as Markdown and as HTML. A new figure is added in :mod:`experiments.report_figures`
+belongs in the reading order. Nothing else changes: :func:`experiments.report.render.render` writes whatever
+:func:`report_blocks` returns, as Markdown and as HTML. A new figure is added in :mod:`experiments.report.figures`
 and shown here with an ``"img"`` block.
 """
 from __future__ import annotations
@@ -33,10 +33,11 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from experiments._adopted import BASELINE_LABEL
+from ._adopted import BASELINE_LABEL
 from gtheory.kit.render import markdown
-from experiments.report_figures import _BAND_LEVEL, _LABEL_TOP, _LOG_FLOOR, _phi_legend, asl_legend
-from experiments.report_study import IN_SAMPLE, Study, fmt_count
+from .figures import _BAND_LEVEL, _LABEL_TOP, _LOG_FLOOR, _phi_legend, asl_legend
+from .result import Study
+from .wording import IN_SAMPLE, fmt_count
 
 __all__ = ["Block", "SECTIONS", "report_blocks"]
 
@@ -395,8 +396,8 @@ def _published_section(study: Study) -> list[Block]:
 
 
 def _topics_section(study: Study) -> list[Block]:
-    """7. Is this collection big enough? (:mod:`experiments.report_topics`; absent when the study has none)."""
-    from .report_topics import HEADING
+    """7. Is this collection big enough? (:mod:`experiments.report.topics`; absent when the study has none)."""
+    from .topics import HEADING
 
     if study.topics is None:
         return []
@@ -472,7 +473,7 @@ SECTIONS: tuple[Callable[[Study], list[Block]], ...] = (
     _comparison_blocks,       # Comparing the best runs
     _out_of_sample_section,   # Out of sample
     _published_section,       # Published numbers (TREC-9 only)
-    _topics_section,          # Is this collection big enough? (experiments.report_topics)
+    _topics_section,          # Is this collection big enough? (experiments.report.topics)
     _reading_guide,           # How to read this report
 )
 

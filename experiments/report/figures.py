@@ -1,10 +1,10 @@
 """The figures of the report: one function per figure of :data:`FIGURES`, drawn from a
-:class:`experiments.report_study.Study` into PNG or SVG bytes (:func:`render_figures`) or files
+:class:`experiments.report.result.Study` into PNG or SVG bytes (:func:`render_figures`) or files
 (:func:`write_figures`).
 
 One concept: the pictures (their colours, markers and legends). Figure ``name`` is drawn by
 ``_FIGURE_FUNCS[name]``; a new figure is a function ``(Study) -> matplotlib.figure.Figure`` added there and to
-:data:`FIGURES` (its caption in the report is written by the section that shows it, :mod:`experiments.report_sections`).
+:data:`FIGURES` (its caption in the report is written by the section that shows it, :mod:`experiments.report.sections`).
 Legends the report's text repeats (:func:`asl_legend`) are made here, so the picture and its caption agree.
 """
 from __future__ import annotations
@@ -15,8 +15,9 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 import metrics
-from experiments._adopted import KEPT_BASELINE
-from experiments.report_study import _NAMES, IN_SAMPLE, Study, _signed, fmt_count
+from ._adopted import KEPT_BASELINE
+from .result import Study
+from .wording import _NAMES, IN_SAMPLE, _signed, fmt_count
 
 __all__ = ["FIGURES", "FIGURE_FORMATS", "figure_file", "render_figures", "write_figures", "asl_legend"]
 
