@@ -55,18 +55,17 @@ _EXPORTS: dict[str, str] = {
     # swap method
     "swap_rates": "swap", "min_difference_for_swap_rate": "swap", "DEFAULT_SWAP_BINS": "swap",
     # incomplete judgments
-    "incompleteness_study": "incomplete",
-    "summarize_study": "incomplete", "knee": "incomplete_knee", "significance_confusion": "confusion",
-    "SignificanceConfusion": "confusion", "tuned_stability_under_incompleteness": "incomplete_knee",
-    "DEFAULT_FRACTIONS": "incomplete",
-    "plot_tau_vs_fraction": "incomplete_plots", "plot_mean_drift": "incomplete_plots",
-    "plot_discriminative_power": "incomplete_plots", "plot_phi_vs_fraction": "incomplete_plots",
+    "incompleteness_study": "incomplete.study", "summarize_study": "incomplete.study", "knee": "incomplete.knee",
+    "significance_confusion": "incomplete.confusion", "SignificanceConfusion": "incomplete.confusion",
+    "tuned_stability_under_incompleteness": "incomplete.knee", "DEFAULT_FRACTIONS": "incomplete.knee",
+    "plot_tau_vs_fraction": "incomplete.plots", "plot_mean_drift": "incomplete.plots",
+    "plot_discriminative_power": "incomplete.plots", "plot_phi_vs_fraction": "incomplete.plots",
     # sensitivity sweeps
-    "sweep": "sweep", "SweepGrid": "sweep_grid", "SWEEP_COLUMNS": "sweep",
+    "sweep": "sweep.run", "SweepGrid": "sweep.grid", "SWEEP_COLUMNS": "sweep.run",
     # configuration checks and the demo study (gtheory check / gtheory demo)
     "check_configurations": "check", "check_tuning": "check", "ConfigurationCheck": "check",
     "demo_study": "study", "DemoStudy": "study",
-    "robustness_study": "robustness", "RobustnessStudy": "robustness",
+    "robustness_study": "incomplete.robustness", "RobustnessStudy": "incomplete.robustness",
     # the Kanoulas & Aslam study as a report (gtheory report)
     "run_study": "report.study", "ReportSettings": "report.settings",
     "write_report": "report.render",

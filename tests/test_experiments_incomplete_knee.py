@@ -1,4 +1,4 @@
-"""Tests of experiments/incomplete_knee.py: the knee of a curve (hand-built) and Φ of tuned nDCG under reduced
+"""Tests of experiments/incomplete/knee.py: the knee of a curve (hand-built) and Φ of tuned nDCG under reduced
 qrels (reference rows by metrics.ndcg + gtheory.gstudy)."""
 from __future__ import annotations
 

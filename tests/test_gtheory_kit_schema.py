@@ -49,7 +49,8 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
             out[f"TopicSetSize/{method}"] = (TopicSetSize, TopicSetSize.JSON_SCHEMA,
                                              gtheory.topic_set_size(X, method=method, **kw).to_json())
         out["TopicPlan"] = (TopicPlan, TopicPlan.JSON_SCHEMA, gtheory.plan(X, min_diff=0.1).to_json())
-        from experiments.confusion import _CONFUSION_SCHEMA, SignificanceConfusion, significance_confusion
+        from experiments.incomplete import SignificanceConfusion, significance_confusion
+        from experiments.incomplete.confusion import _CONFUSION_SCHEMA
         from experiments.discriminative import _POWER_SCHEMA, DiscriminativePower, discriminative_power
 
         out["DiscriminativePower"] = (DiscriminativePower, _POWER_SCHEMA,

@@ -63,13 +63,13 @@ from metrics import JudgedRuns
 from metrics.families import parse_family
 from gtheory.errors import ParameterError
 from gtheory.kit.checks import check_progress
+from gtheory.kit.display import listed
 from metrics.judged import check_judged
-from experiments.sweep_grid import Cutoff, SweepGrid, _check_cutoffs, parse_cutoff
-from experiments.sweep_tasks import _execute, _Progress, _truncate, _whole_list_discount, dask_executor
+from .grid import Cutoff, SweepGrid, _check_cutoffs
+from .tasks import _execute, _Progress, _truncate, _whole_list_discount
 from gtheory.kit.params import ANY_LEVEL, validate_params
 
-__all__ = ["sweep", "SweepGrid", "SWEEP_COLUMNS", "degenerate_points", "depth_notes", "dask_executor", "format_sweep",
-           "parse_cutoff", "check_settings"]
+__all__ = ["sweep", "SWEEP_COLUMNS", "degenerate_points", "depth_notes", "format_sweep", "check_settings"]
 
 
 #: result columns of :func:`sweep`, in order (``phi_tuned`` and ``tuned_discount`` are added with ``tune=True``)
@@ -316,14 +316,6 @@ def sweep(
     return df
 
 
-def _some(items: list, what: str = "", show: int = 5) -> str:
-    """``a, b, c`` or ``a, b, c, d, e and 7 more`` (with ``what``: ``run a`` / ``3 runs (a, b, c)``)."""
-    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
-    if not what:
-        return text
-    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
-
-
 def degenerate_points(df: pd.DataFrame, judged: JudgedRuns) -> list[str]:
     """Why some grid points of a :func:`sweep` have no G-study (their rows are NaN): one message per reason
     (a gain that is 0 for every grade, NaN scores, no variance), naming the points."""
@@ -345,7 +337,7 @@ def degenerate_points(df: pd.DataFrame, judged: JudgedRuns) -> list[str]:
         k = "none" if r["cutoff"] is None else r["cutoff"]
         reasons.setdefault(why, []).append(
             f"cutoff={k} gain={r['gain']} discount={r['discount']} fraction={r['fraction']:g} seed={r['seed']}")
-    return [f"no G-study at {len(pts)} grid point{'s' * (len(pts) != 1)} (NaN rows): {why}: {_some(pts, show=3)}"
+    return [f"no G-study at {len(pts)} grid point{'s' * (len(pts) != 1)} (NaN rows): {why}: {listed(pts, show=3)}"
             for why, pts in reasons.items()]
 
 

@@ -1,8 +1,8 @@
 """The grid of a sensitivity sweep (:class:`SweepGrid`): the product of cut-offs, gains, discounts, qrels fractions
 and seeds, its axes validated and normalised, its tasks (one per ``(fraction, seed)``) and its JSON.
 
-One concept: what a sweep evaluates. How the tasks run is :mod:`experiments.sweep_tasks`; the sweep itself, its
-table and its notes are :mod:`experiments.sweep`, the public front of all three.
+One concept: what a sweep evaluates. How the tasks run is :mod:`experiments.sweep.tasks`; the sweep itself, its
+table and its notes are :mod:`experiments.sweep.run`; :mod:`experiments.sweep` is the front of all three.
 """
 from __future__ import annotations
 

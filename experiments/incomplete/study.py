@@ -11,14 +11,14 @@ read again), and compared with the full-qrels results:
 * :func:`incompleteness_study` -- per measure, list type (plain/condensed), :math:`f` and seed: Kendall's
   :math:`\tau` and :math:`\tau_{AP}` against the full-qrels ranking, the drift of absolute mean values and
   RMSE, Sakai's discriminative power [3]_ [6]_ and Bompada's confusion matrix of significance decisions [2]_;
-* :func:`knee` (:mod:`experiments.incomplete_knee`) -- the lowest :math:`f` from which :math:`\tau \ge 0.9`
+* :func:`knee` (:mod:`experiments.incomplete.knee`) -- the lowest :math:`f` from which :math:`\tau \ge 0.9`
   [2]_ (Voorhees' equivalence threshold);
-* :func:`significance_confusion` (:mod:`experiments.confusion`) -- Bompada's confusion matrix (with accuracy
+* :func:`significance_confusion` (:mod:`experiments.incomplete.confusion`) -- Bompada's confusion matrix (with accuracy
   and g-mean) for one pair of score matrices;
-* :func:`tuned_stability_under_incompleteness` (:mod:`experiments.incomplete_knee`) -- Φ (generalizability
+* :func:`tuned_stability_under_incompleteness` (:mod:`experiments.incomplete.knee`) -- Φ (generalizability
   theory) of nDCG with standard and tuned discounts as :math:`f` decreases (Kanoulas & Aslam [7]_).
 
-Plots are in :mod:`experiments.incomplete_plots`.
+Plots are in :mod:`experiments.incomplete.plots`.
 
 The sampling (Buckley & Voorhees 2004, §3; nested across :math:`f`, dropped judgments become *unjudged*) is
 described in :mod:`metrics.reduce`.
@@ -52,33 +52,11 @@ from experiments._measures import Measure, _check_measures, _resolve_measure, _s
 from experiments._validation import best_first
 from experiments.agreement import kendall_tau, rmse, tau_ap
 from gtheory.kit.ties import tie_values
-from experiments.confusion import (
-    SignificanceConfusion,
-    Test,
-    _check_test,
-    _confusion_counts,
-    _confusion_stats,
-    _decisions,
-    significance_confusion,
-)
-from experiments.incomplete_knee import (
-    DEFAULT_FRACTIONS,
-    check_fractions,
-    _group_keys,
-    knee,
-    tuned_stability_under_incompleteness,
-)
+from .confusion import Test, _check_test, _confusion_counts, _confusion_stats, _decisions
+from .knee import DEFAULT_FRACTIONS, _group_keys, check_fractions
 from gtheory.kit.params import ANY_LEVEL, validate_params
 
-__all__ = [
-    "incompleteness_study",
-    "summarize_study",
-    "knee",
-    "significance_confusion",
-    "SignificanceConfusion",
-    "tuned_stability_under_incompleteness",
-    "DEFAULT_FRACTIONS",
-]
+__all__ = ["incompleteness_study", "summarize_study"]
 
 
 # ================================================================================================== study

@@ -1,4 +1,4 @@
-"""Tests of experiments/confusion.py: the confusion matrix of significance decisions with full and reduced
+"""Tests of experiments/incomplete/confusion.py: the confusion matrix of significance decisions with full and reduced
 qrels (Bompada et al. 2007), against a hand-built case whose decisions are worked out in the comments."""
 from __future__ import annotations
 

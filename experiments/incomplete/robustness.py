@@ -153,7 +153,7 @@ class RobustnessStudy:
         """τ against the fraction kept and the mean drift (and, with a test, discriminative power and the
         agreement of significance decisions), one panel each; ``ax``: that many Axes, or None for a new figure.
         Returns the figure."""
-        from experiments.incomplete_plots import plot_discriminative_power, plot_mean_drift, plot_tau_vs_fraction
+        from .plots import plot_discriminative_power, plot_mean_drift, plot_tau_vs_fraction
 
         n = 4 if self.test else 2
         if ax is None:
@@ -216,7 +216,8 @@ def robustness_study(
     ``threshold``. The other parameters are :func:`experiments.incompleteness_study`'s; ``relevance_level`` must
     split the qrels grades: a value in (lowest grade, highest grade].
     """
-    from experiments.incomplete import incompleteness_study, knee, summarize_study
+    from .knee import knee
+    from .study import incompleteness_study, summarize_study
 
     _check_relevance_level(relevance_level, judged)  # seeds and the rest: the parameter table
     names = dict(measures) if isinstance(measures, Mapping) else {m: m for m in measures}

@@ -4,7 +4,7 @@ pool or on any :class:`concurrent.futures.Executor` (a Dask cluster: :func:`dask
 
 One concept: the execution — what travels to a worker (the tensor cut to the grid's largest cut-off,
 :func:`_truncate`, pickled once per task), where it runs, and how the rows come back in grid order. Why the results
-do not depend on the executor: :mod:`experiments.sweep` (module docstring, "Parallelism").
+do not depend on the executor: :mod:`experiments.sweep.run` (module docstring, "Parallelism").
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from gtheory.errors import ParameterError
 from experiments._stability import stability as _stability
 from experiments.agreement import kendall_tau
 from metrics import reduction_mask
-from experiments.sweep_grid import Cutoff
+from .grid import Cutoff
 
 __all__ = ["dask_executor"]
 

@@ -1,4 +1,4 @@
-"""Tests of experiments/robustness.py: the summarised incompleteness study (RobustnessStudy)."""
+"""Tests of experiments/incomplete/robustness.py: the summarised incompleteness study (RobustnessStudy)."""
 from __future__ import annotations
 
 import math

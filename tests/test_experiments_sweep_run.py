@@ -1,4 +1,4 @@
-"""Tests of experiments.sweep (sensitivity sweeps); the grid is tested in tests/test_experiments_sweep_grid.py, the
+"""Tests of experiments/sweep/run.py (sensitivity sweeps); the grid is tested in tests/test_experiments_sweep_grid.py, the
 executors and progress in tests/test_experiments_sweep_tasks.py, the ``gtheory sweep`` command in
 tests/test_experiments_cli_sweep.py.
 
@@ -148,7 +148,11 @@ def test_one_stability_helper_shared_with_the_incompleteness_study():
     # gtheory.gstudy; a degenerate matrix gives NaN instead of stopping the study
     import gtheory
 
-    from experiments import _stability, incomplete_knee
+    import importlib
+
+    from experiments import _stability
+
+    incomplete_knee = importlib.import_module("experiments.incomplete.knee")  # the module, not the function knee
 
     X = np.random.default_rng(3).random((6, 12)) + np.linspace(0, 0.5, 6)[:, None]
     g = gtheory.gstudy(X)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from experiments.incomplete_knee import GROUP_COLUMNS
+from .knee import GROUP_COLUMNS
 from gtheory.kit.params import probability, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover

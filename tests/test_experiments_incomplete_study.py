@@ -1,6 +1,6 @@
-"""Tests of experiments/incomplete.py (incomplete judgments). The confusion matrix, the knee and tuned stability,
-the plots and the robustness study have their own files (test_experiments_confusion.py,
-test_experiments_incomplete_knee.py, test_experiments_incomplete_plots.py, test_experiments_robustness.py).
+"""Tests of experiments/incomplete/study.py (incomplete judgments). The confusion matrix, the knee and tuned
+stability, the plots and the robustness study have their own files (test_experiments_incomplete_confusion.py,
+test_experiments_incomplete_knee.py, test_experiments_incomplete_plots.py, test_experiments_incomplete_robustness.py).
 
 Independent references used here:
 * Kendall's tau against ``scipy.stats.kendalltau`` (tau-b);
