@@ -21,6 +21,7 @@ from .result import Study
 from .sections import _md_text, _Table, report_blocks
 from .settings import _check_title
 from .wording import _fmt, fmt_count
+from gtheory.kit.display import listed
 from gtheory.kit.render import html as render_html
 
 __all__ = ["render", "write_report", "check_report_directory", "REPORT_MARKER"]
@@ -165,7 +166,7 @@ def check_report_directory(out: Path) -> None:
     entries = [e.name for e in out.iterdir()]
     foreign = sorted(e for e in entries if e not in own and not e.startswith(f".{out.name}."))
     if foreign:
-        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        shown = listed(foreign)
         what = "a previous report and files it did not write" if REPORT_MARKER in entries else \
             "files that are not part of a report"
         raise ValueError(f"`out_dir` {out} holds {what} ({shown}); a report directory is replaced as a whole, so "
