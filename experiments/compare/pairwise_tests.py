@@ -11,7 +11,7 @@ system pair, in the order of :func:`numpy.triu_indices` (input order, or best-fi
 
 Validated against :func:`scipy.stats.ttest_rel` and :func:`scipy.stats.wilcoxon` pair by pair and a per-trial loop
 of the Tukey permutations; see ``tests/test_experiments_significance.py`` and
-``tests/test_experiments_pairwise_tests.py``.
+``tests/test_experiments_compare_pairwise_tests.py``.
 
 References
 ----------

@@ -7,8 +7,9 @@ Everything else is derived from these two tuples: :func:`experiments.compare`'s 
 ``correction`` choices, the ``--test`` and ``--correction`` choices of ``gtheory compare`` and its ``--help``, and
 the table of tests in docs/compare.md (:func:`tests_markdown`; a test checks the page holds it verbatim).
 
-A new test is one entry here and one function in :mod:`experiments.compare.tests` taking a
-:class:`~experiments.compare.tests.PairsInput` and returning a :class:`~experiments.compare.tests.PairsOutcome`.
+A new test is one entry here and one function of its family (:mod:`experiments.compare.classical`,
+:mod:`experiments.compare.resampling`) taking a :class:`PairsInput` and returning a :class:`PairsOutcome`, the two
+types declared here.
 
 This module imports nothing heavy (the command line reads it to build its parser); a test's function is imported
 on first use (:attr:`ComparisonTest.function`).
@@ -18,10 +19,41 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-__all__ = ["ComparisonTest", "Correction", "TEST_REGISTRY", "CORRECTION_REGISTRY", "TESTS", "CORRECTIONS",
-           "test_named", "correction_named", "tests_markdown", "tests_help", "corrections_help"]
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+__all__ = ["PairsInput", "PairsOutcome", "ComparisonTest", "Correction", "TEST_REGISTRY", "CORRECTION_REGISTRY",
+           "TESTS", "CORRECTIONS", "test_named", "correction_named", "tests_markdown", "tests_help", "corrections_help"]
+
+
+@dataclass(frozen=True)
+class PairsInput:
+    """What every test receives: ``D`` (pairs x topics, standardised differences with exact zeros and ties), ``X``
+    (systems x topics, the standardised scores), ``I``/``J`` (the rows of ``X`` of each pair, ``D = X[I] - X[J]``),
+    ``n_resamples``, ``rng`` and ``continuity_correction`` (Wilcoxon's normal approximation)."""
+
+    D: np.ndarray
+    X: np.ndarray
+    I: np.ndarray
+    J: np.ndarray
+    n_resamples: int
+    rng: np.random.Generator
+    continuity_correction: bool = True
+
+
+@dataclass(frozen=True)
+class PairsOutcome:
+    """What every test returns: ``statistic`` and ``p`` per pair, ``exact`` (the null distribution was enumerated),
+    ``n_resamples`` (resamples drawn or enumerated; 0 for the classical tests) and ``p_floor`` (the smallest p-value
+    the test can give on these data and settings)."""
+
+    statistic: np.ndarray
+    p: np.ndarray
+    exact: bool = False
+    n_resamples: int = 0
+    p_floor: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -72,31 +104,31 @@ class ComparisonTest:
 
 TEST_REGISTRY: tuple[ComparisonTest, ...] = (
     ComparisonTest(
-        "t", "paired t-test", "experiments.compare.tests:t_test",
+        "t", "paired t-test", "experiments.compare.classical:t_test",
         "paired t = mean(d) / (s_d / √n) on n − 1 df", False, "exact under normality",
         "the mean difference is normal (by the central limit theorem for many topics)", "`scipy.stats.ttest_rel`"),
     ComparisonTest(
-        "wilcoxon", "Wilcoxon signed-rank test", "experiments.compare.tests:wilcoxon",
+        "wilcoxon", "Wilcoxon signed-rank test", "experiments.compare.classical:wilcoxon",
         "signed-rank statistic; zeros dropped; normal approximation with R's continuity correction "
         "(`continuity_correction`)", False, "n ≤ 50 without zeros or ties; normal approximation otherwise",
         "the differences are symmetric about their median", "`scipy.stats.wilcoxon`, R `wilcox.test`"),
     ComparisonTest(
-        "sign", "sign test", "experiments.compare.tests:sign_test",
+        "sign", "sign test", "experiments.compare.classical:sign_test",
         "#positive differences among the non-zero ones ~ Binomial(n', ½)", False, "always",
         "only the signs of the differences (zeros dropped)", "`scipy.stats.binomtest`"),
     ComparisonTest(
-        "randomization", "paired randomisation test (Fisher)", "experiments.compare.tests:randomization",
+        "randomization", "paired randomisation test (Fisher)", "experiments.compare.resampling:randomization",
         "p = #{sign vectors s : \\|Σ s_j d_j\\| ≥ \\|Σ d_j\\|} / N; Monte Carlo: p = (k + 1)/(B + 1) "
         "(Phipson & Smyth 2010: never 0)", True,
         "all 2ⁿ sign vectors when 2ⁿ ≤ `n_resamples` (n ≤ 26 topics at the largest `n_resamples`), "
         "Monte Carlo otherwise",
         "each difference's sign is exchangeable under H0", "brute-force enumeration", statistic_in_units=True),
     ComparisonTest(
-        "bootstrap", "paired bootstrap test (Sakai 2006)", "experiments.compare.tests:bootstrap",
+        "bootstrap", "paired bootstrap test (Sakai 2006)", "experiments.compare.resampling:bootstrap",
         "Sakai's paired studentised bootstrap; p = #{b : \\|t*_b\\| ≥ \\|t\\|} / B (0 means < 1/B)", True, "never",
         "the topics are a random sample of a population", "`experiments.bootstrap_asl`"),
     ComparisonTest(
-        "tukey-hsd", "randomised Tukey HSD (Carterette 2012)", "experiments.compare.tests:tukey_hsd",
+        "tukey-hsd", "randomised Tukey HSD (Carterette 2012)", "experiments.compare.resampling:tukey_hsd",
         "range of the system means when each topic's scores are permuted across the systems; controls the "
         "family-wise error over all pairs of the compared runs itself", True, "never",
         "the systems' scores are exchangeable within a topic under H0", "`experiments.tukey_hsd_randomised`",

@@ -7,7 +7,8 @@ does the same for several measures and lays the means out as the runs x measures
 (:class:`ComparisonTable`: LaTeX with booktabs, Markdown, HTML, CSV), with markers of significant differences.
 
 Tests (all two-sided; ``d_j = x_{a,j} - x_{b,j}`` the per-topic differences of the pair, n topics), declared once
-in :mod:`experiments.compare.registry` and computed in :mod:`experiments.compare.tests`:
+in :mod:`experiments.compare.registry` and computed in :mod:`experiments.compare.classical` and
+:mod:`experiments.compare.resampling`:
 
 * ``"t"`` — the paired t-test, :math:`t = \bar d / (s_d/\sqrt n)` on n - 1 degrees of freedom
   (:func:`scipy.stats.ttest_rel`);
@@ -69,12 +70,11 @@ from gtheory.kit.ties import TIE_REL, tie_values
 from experiments._validation import Scores, keep_top_k, pair_indices, score_matrix
 
 from . import registry as _registry
-from . import tests as _tests
 from .comparison import _TEST_NAMES, Comparison, _label
 from .corrections import adjust, resolution_warning
 from .pairwise_tests import _exact_differences
-from .registry import CORRECTIONS, TESTS
-from .tests import MAX_RESAMPLES
+from .registry import CORRECTIONS, TESTS, PairsInput
+from .resampling import MAX_RESAMPLES
 
 __all__ = ["compare", "residual_variance", "N_RESAMPLES_RULE"]
 
@@ -263,7 +263,7 @@ def compare(
     D = _exact_differences(X[I] - X[J], zero)
     # dispatch
     entry = _registry.test_named(test)
-    outcome = entry.function(_tests.PairsInput(
+    outcome = entry.function(PairsInput(
         D, X, I, J, n_resamples, np.random.default_rng(seed), continuity_correction))
     p = np.asarray(outcome.p, dtype=float)
     resolution_warning(test, outcome, correction, alpha, len(p), n, n_resamples)

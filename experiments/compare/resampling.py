@@ -1,12 +1,15 @@
-r"""The paired tests of :func:`experiments.compare`, one function each, declared in :mod:`experiments.compare.registry`.
+r"""The resampling tests of :func:`experiments.compare`, one function each (declared in
+:mod:`experiments.compare.registry`): Fisher's paired randomisation test (exact enumeration when it fits), Sakai's
+paired studentised bootstrap test and Carterette's randomised Tukey HSD.
 
-Every function takes a :class:`PairsInput` — the per-topic differences of every pair, already **standardised**
-(divided by a power of two near the scores' largest magnitude, so that the statistics do not depend on the units:
-scores x 1e160 or x 1e-155 give the same p-values, with no overflow or underflow) and with the zeros and ties of exact
-arithmetic (:func:`experiments.compare.pairwise_tests._exact_differences`) — and returns a :class:`PairsOutcome`: the
-statistic and the two-sided p-value of every pair, whether the null distribution was enumerated exactly, the
-resamples drawn, and the smallest p-value the test could have given here (``p_floor``: a multiple-comparison
-threshold below it cannot be reached, :func:`experiments.compare` warns).
+Every function takes a :class:`~experiments.compare.registry.PairsInput` — the per-topic differences of every pair,
+already **standardised** (divided by a power of two near the scores' largest magnitude, so that the statistics do not
+depend on the units: scores x 1e160 or x 1e-155 give the same p-values, with no overflow or underflow) and with the
+zeros and ties of exact arithmetic (:func:`experiments.compare.pairwise_tests._exact_differences`) — and returns a
+:class:`~experiments.compare.registry.PairsOutcome`: the statistic and the two-sided p-value of every pair, whether
+the null distribution was enumerated exactly, the resamples drawn, and the smallest p-value the test could have
+given here (``p_floor``: a multiple-comparison threshold below it cannot be reached, :func:`experiments.compare`
+warns). The classical tests are :mod:`experiments.compare.classical`.
 
 Resampling runs in blocks whose size depends only on the number of topics (about 32 MB of sign vectors or resampled
 topics at a time), so memory does not grow with ``n_resamples`` and the same seed gives the same numbers whatever
@@ -14,14 +17,13 @@ the number of pairs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from gtheory.kit.ties import TIE_REL
 
-__all__ = ["PairsInput", "PairsOutcome", "t_test", "wilcoxon", "sign_test", "randomization", "bootstrap", "tukey_hsd",
-           "MAX_RESAMPLES"]
+from .registry import PairsInput, PairsOutcome
+
+__all__ = ["randomization", "bootstrap", "tukey_hsd", "MAX_RESAMPLES"]
 
 #: the largest ``n_resamples`` of :func:`experiments.compare`: a p-value resolution of 1e-8, far below any corrected
 #: threshold of an IR table (Holm over 5,356 pairs at alpha = 0.01 needs about 535,600); beyond it a table takes hours
@@ -32,83 +34,8 @@ _BLOCK_ELEMENTS = 1 << 22
 _BOOTSTRAP_BLOCK = 1 << 15
 
 
-@dataclass(frozen=True)
-class PairsInput:
-    """What every test receives: ``D`` (pairs x topics, standardised differences with exact zeros and ties), ``X``
-    (systems x topics, the standardised scores), ``I``/``J`` (the rows of ``X`` of each pair, ``D = X[I] - X[J]``),
-    ``n_resamples``, ``rng`` and ``continuity_correction`` (Wilcoxon's normal approximation)."""
-
-    D: np.ndarray
-    X: np.ndarray
-    I: np.ndarray
-    J: np.ndarray
-    n_resamples: int
-    rng: np.random.Generator
-    continuity_correction: bool = True
-
-
-@dataclass(frozen=True)
-class PairsOutcome:
-    """What every test returns: ``statistic`` and ``p`` per pair, ``exact`` (the null distribution was enumerated),
-    ``n_resamples`` (resamples drawn or enumerated; 0 for the classical tests) and ``p_floor`` (the smallest p-value
-    the test can give on these data and settings)."""
-
-    statistic: np.ndarray
-    p: np.ndarray
-    exact: bool = False
-    n_resamples: int = 0
-    p_floor: float = 0.0
-
-
 def _block_rows(n: int) -> int:
     return max(1, _BLOCK_ELEMENTS // max(n, 1))
-
-
-def t_test(inp: PairsInput) -> PairsOutcome:
-    r"""Paired t-test, :math:`t = \bar d / (s_d/\sqrt n)` on n - 1 df (:func:`scipy.stats.ttest_rel`): 0/0 -> t = 0,
-    p = 1; c/0 -> t = +-inf, p = 0; means and spreads at rounding level are 0. The tail is
-    :func:`scipy.special.stdtr`, the function ``scipy.stats.t.sf`` evaluates (without importing scipy.stats)."""
-    from scipy.special import stdtr
-
-    from experiments.discriminative import _studentise
-
-    D = inp.D
-    n = D.shape[1]
-    t = _studentise(D.mean(axis=1), D.var(axis=1, ddof=1), n, np.abs(D).max(axis=1))
-    p = np.where(t == 0, 1.0, 2.0 * stdtr(n - 1, -np.abs(t)))
-    return PairsOutcome(t, np.minimum(p, 1.0))
-
-
-def sign_test(inp: PairsInput) -> PairsOutcome:
-    """Sign test: the positive differences among the non-zero ones are Binomial(n', 1/2) under H0; two-sided p is
-    twice the smaller tail, capped at 1 (:func:`scipy.stats.binomtest`'s rule at p = 1/2)."""
-    from scipy import stats
-
-    D = inp.D
-    pos = np.count_nonzero(D > 0, axis=1)
-    nz = np.count_nonzero(D != 0, axis=1)
-    k = np.minimum(pos, nz - pos)
-    p = np.where(nz == 0, 1.0, np.minimum(1.0, 2.0 * stats.binom.cdf(k, np.maximum(nz, 1), 0.5)))
-    most = int(nz.max()) if len(nz) else 0
-    # the smallest p: all n' non-zero differences of one sign (no non-zero difference at all: nothing to floor)
-    return PairsOutcome(pos.astype(float), p, p_floor=min(1.0, 2.0 * 0.5 ** most) if most else 0.0)
-
-
-def wilcoxon(inp: PairsInput) -> PairsOutcome:
-    """Wilcoxon signed-rank test per pair (:func:`experiments.compare.pairwise_tests._wilcoxon_rows`: exact null for n <= 50
-    without zeros or ties, else the normal approximation, with the continuity correction when
-    ``continuity_correction``, R's ``wilcox.test`` default)."""
-    from .pairwise_tests import _wilcoxon_rows
-
-    D = inp.D
-    stat, p = _wilcoxon_rows(D, "wilcox", "auto", inp.continuity_correction)
-    # the exact null distribution (every row: n <= 50, no zero, no tie) cannot go below 2/2^n (all differences of
-    # one sign); the normal approximation has no such floor
-    sorted_abs = np.sort(np.abs(D), axis=1)
-    clean = ~np.any(D == 0, axis=1) & ~np.any(np.diff(sorted_abs, axis=1) == 0, axis=1)
-    n = D.shape[1]
-    floor = 2.0 / 2 ** n if n <= 50 and len(D) and clean.all() else 0.0
-    return PairsOutcome(stat, p, p_floor=floor)
 
 
 def _count_reaching(D: np.ndarray, ST: np.ndarray, thr: np.ndarray) -> np.ndarray:

@@ -1,24 +1,22 @@
-"""The paired tests of compare, one function each: resampling in bounded blocks (the same numbers as one block,
-memory that does not grow with n_resamples), exact enumeration of the randomisation test in blocks (25 topics:
-2^25 sign vectors), and Wilcoxon's continuity correction against scipy and R."""
+"""experiments.compare.resampling, the resampling tests of compare, one function each: resampling in bounded blocks
+(the same numbers as one block, memory that does not grow with n_resamples) and exact enumeration of the
+randomisation test in blocks (25 topics: 2^25 sign vectors)."""
 from __future__ import annotations
 
-import shutil
-import subprocess
 import tracemalloc
 from itertools import product
 
 import numpy as np
 import pytest
-from scipy import stats
 
-from experiments.compare import tests as ct
+from experiments.compare import resampling as ct
+from experiments.compare.registry import PairsInput
 
 
 def _input(D, B=1000, seed=0, X=None, I=None, J=None, correction=True):
     D = np.atleast_2d(np.asarray(D, float))
-    return ct.PairsInput(D, X if X is not None else D, I if I is not None else np.zeros(len(D), int),
-                         J if J is not None else np.zeros(len(D), int), B, np.random.default_rng(seed), correction)
+    return PairsInput(D, X if X is not None else D, I if I is not None else np.zeros(len(D), int),
+                      J if J is not None else np.zeros(len(D), int), B, np.random.default_rng(seed), correction)
 
 
 def _brute(d):
@@ -108,36 +106,3 @@ def test_tukey_counts_block_by_block_as_the_sorted_ranges_did():
     diff = np.abs(X.mean(axis=1)[I] - X.mean(axis=1)[J])
     ref = (B - np.searchsorted(ranges, diff - 1e-9 * np.abs(X).max(), side="left")) / B
     np.testing.assert_array_equal(got, ref)
-
-
-# tied differences (P@10-like tenths) and a zero: the normal approximation, where the correction matters
-_TIED = np.array([1, 2, 2, -1, 3, 0, 4, -2, 2, 1, -3, 5]) / 10
-
-
-@pytest.mark.parametrize("correction", [True, False])
-def test_wilcoxon_continuity_correction_is_scipys(correction):
-    out = ct.wilcoxon(_input(_TIED, correction=correction))
-    ref = stats.wilcoxon(_TIED, method="asymptotic", correction=correction)
-    assert out.p[0] == pytest.approx(ref.pvalue, rel=1e-12)
-    assert out.statistic[0] == ref.statistic
-
-
-def test_wilcoxon_default_is_r_wilcox_test_with_its_continuity_correction():
-    # R 4.x: wilcox.test(c(0.1, 0.2, 0.2, -0.1, 0.3, 0, 0.4, -0.2, 0.2, 0.1, -0.3, 0.5)) (exact=FALSE: ties/zero):
-    # p = 0.139401470709836 with correct=TRUE (the default), 0.127805707173412 with correct=FALSE
-    assert ct.wilcoxon(_input(_TIED)).p[0] == pytest.approx(0.139401470709836, rel=1e-12)
-    assert ct.wilcoxon(_input(_TIED, correction=False)).p[0] == pytest.approx(0.127805707173412, rel=1e-12)
-
-
-@pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed (Debian: r-base-core)")
-def test_wilcoxon_agrees_with_r_live():
-    rng = np.random.default_rng(9)
-    D = np.round(rng.normal(0.05, 0.2, (4, 30)), 1)  # tenths: ties, so R and we use the normal approximation
-    vecs = ";".join(f"x{i} <- c({', '.join(f'{v:.1f}' for v in d)})" for i, d in enumerate(D))
-    code = (vecs + "; for (x in list(" + ", ".join(f"x{i}" for i in range(len(D))) + ")) "
-            "cat(sprintf('%.15g %.15g\\n', suppressWarnings(wilcox.test(x)$p.value), "
-            "suppressWarnings(wilcox.test(x, correct=FALSE)$p.value)))")
-    out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True, timeout=60, check=True).stdout
-    r = np.array([[float(v) for v in line.split()] for line in out.strip().splitlines()])
-    np.testing.assert_allclose(ct.wilcoxon(_input(D)).p, r[:, 0], rtol=1e-10)
-    np.testing.assert_allclose(ct.wilcoxon(_input(D, correction=False)).p, r[:, 1], rtol=1e-10)
