@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
     import pytrec_eval
 
     from experiments import sweep
-    sweep_module = sys.modules["experiments.sweep_tasks"]  # where the sweep's tasks compute nDCG (ndcg_values)
+    sweep_module = sys.modules["experiments.sweep.tasks"]  # where the sweep's tasks compute nDCG (ndcg_values)
 
     files = sorted((TREC9 / "runs_full_xz").iterdir())
     if args.quick:

@@ -1,7 +1,7 @@
 """Calibration of ``optimize.recommend``'s two-tier switching rule on the shared collections with runs.
 
     python benchmarks/calibrate_recommend.py tier1 [--collections ...] [--cutoffs 10 20 100] [--nulls 200]
-        [--subsets 20] [--out benchmarks/results/calibrate_recommend.json]
+        [--subsets 20] [--baselines default|all] [--out benchmarks/results/calibrate_recommend.json]
     python benchmarks/calibrate_recommend.py whole-null --collections dl19 clef --cutoffs 10 100 [--nulls 20]
     python benchmarks/calibrate_recommend.py whole-value --collections trec9 dl19 --cutoffs 10 100 [--subsets 10]
     python benchmarks/calibrate_recommend.py whole-stable [--collections ...]   # 5 seeds on each whole collection
@@ -274,21 +274,38 @@ def _cells(args):
 
 
 def run_tier1(args) -> dict:
+    """Tier 1 on each cell; with ``--baselines all`` also with each other standard as the user's baseline (a paper
+    whose nDCG uses the zipf or linear discount, or exponential gains, asking whether to keep it)."""
     results = _read(args.out)
     for name, k, what in _cells(args):
-        t0 = time.perf_counter()
-        X, names = tensor(name, k, what)
-        r = {"shape": list(X.shape[1:]), "names": names,
-             "validity": validity(X, names, args.nulls), "value": value(X, names, args.subsets),
-             "stability": stability(X, names)}
-        r["seconds"] = time.perf_counter() - t0
-        results[f"tier1 {name} {what}@{k}"] = r
-        _write(args.out, results)
-        v = r["value"]
-        print(f"{name:8} {what:8} @{k:<3} false " + " ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
-              + f" | value½ {v['0.5']['value']:+.4f} ¾ {v['0.75']['value']:+.4f} avail {v['available']:+.4f} | "
-              f"whole {r['stability']['decision']} {r['stability']['agree']}/5  {r['seconds']:.1f} s", flush=True)
+        X0, names0 = tensor(name, k, what)
+        for b in (range(len(names0)) if args.baselines == "all" else (0,)):
+            t0 = time.perf_counter()
+            order = [b] + [i for i in range(len(names0)) if i != b]
+            X, names = X0[order], [names0[i] for i in order]
+            r = {"shape": list(X.shape[1:]), "names": names,
+                 "validity": validity(X, names, args.nulls), "value": value(X, names, args.subsets),
+                 "stability": stability(X, names)}
+            r["seconds"] = time.perf_counter() - t0
+            results[f"tier1 {name} {what}@{k}" + (f" base={names[0]}" if b else "")] = r
+            _write(args.out, results)
+            v = r["value"]
+            print(f"{name:8} {what:8} @{k:<3} base {names[0]:11} false "
+                  + " ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
+                  + f" | value½ {v['0.5']['value']:+.4f} ¾ {v['0.75']['value']:+.4f} avail {v['available']:+.4f} | "
+                  f"whole {r['stability']['decision']} {r['stability']['agree']}/5  {r['seconds']:.1f} s", flush=True)
     return results
+
+
+def captured(results: dict, other_baselines: bool) -> dict:
+    """The share of the available gain captured over the cells where a standard gains >= 0.015 on the whole
+    collection, by subset size: sum of values / sum of available gains (trec_eval's baseline only, or every
+    baseline)."""
+    cells = [r for k, r in results.items() if k.startswith("tier1 ") and (other_baselines or "base=" not in k)
+             and r["value"]["available"] >= 0.015]
+    avail = sum(r["value"]["available"] for r in cells)
+    return {"cells": len(cells), "available": avail,
+            **{s: (sum(r["value"][s]["value"] for r in cells) / avail if avail else None) for s in ("0.5", "0.75")}}
 
 
 def halves(X: np.ndarray, names: list[str], n: int = 200, seed: int = SUBSET_SEED) -> dict:
@@ -338,7 +355,7 @@ def tables(results: dict) -> str:
             "worse) | best standard, whole collection | captured ½ / ¾ | all topics, 5 seeds |",
             "|---|---|---|---|---|---|---|---|"] if any(k.startswith("tier1 ") for k in results) else [])
     for key, r in results.items():
-        if not key.startswith("tier1 "):
+        if not key.startswith("tier1 ") or "base=" in key:
             continue
         _, name, cell = key.split()
         S, T = r["shape"]
@@ -351,6 +368,29 @@ def tables(results: dict) -> str:
             + "".join(f" | {v[s]['value']:+.4f} ({v[s]['switches']}/{v[s]['n']}, {v[s]['worse']})" for s in ("0.5", "0.75"))
             + f" | {best} {v['gain'][best]:+.4f} | {cap} | {r['stability']['decision']} {r['stability']['agree']}/5 "
               f"(lower end {r['stability']['lo']:+.4f}) |")
+    c = captured(results, False)
+    if c["cells"]:
+        out += ["", f"Captured over the {c['cells']} cells with a gain >= 0.015 (trec_eval's baseline): "
+                f"{c['0.5']:.2f} on halves, {c['0.75']:.2f} on three quarters."]
+    rows = [(k, r) for k, r in results.items() if k.startswith("tier1 ") and "base=" in k]
+    if rows:
+        out += ["", "| collection | cell | baseline | false-switch rate (per standard) | ½: value (switches, worse) | "
+                "¾: value (switches, worse) | best standard, whole collection | captured ½ / ¾ | all topics, 5 seeds |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for key, r in rows:
+            _, name, cell, base = key.split()
+            v = r["value"]
+            best = max((n for n in r["names"][1:]), key=lambda n: v["gain"][n])
+            cap = " / ".join("-" if v[s]["captured"] is None else f"{v[s]['captured']:.2f}" for s in ("0.5", "0.75"))
+            out.append(f"| {LABELS[name]} | {cell} | {base[5:]} | "
+                       + ", ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
+                       + "".join(f" | {v[s]['value']:+.4f} ({v[s]['switches']}/{v[s]['n']}, {v[s]['worse']})"
+                                 for s in ("0.5", "0.75"))
+                       + f" | {best} {v['gain'][best]:+.4f} | {cap} | {r['stability']['decision']} "
+                         f"{r['stability']['agree']}/5 |")
+        c = captured(results, True)
+        out += ["", f"Captured over the {c['cells']} cells with a gain >= 0.015 (every baseline): "
+                f"{c['0.5']:.2f} on halves, {c['0.75']:.2f} on three quarters."]
     rows = [(k, r) for k, r in results.items() if k.startswith("whole-null ")]
     if rows:
         out += ["", "| collection | cell | nulls | whole rule: false-switch rate | tier 1 alone | any switch | seeds |",
@@ -544,6 +584,8 @@ def main(argv=None) -> int:
     p.add_argument("--subsets", type=int, default=None, help="random subsets per size (tier1: 20, whole-value: 10)")
     p.add_argument("--share", type=float, default=0.5, help="whole-value: the subsets' share of the topics")
     p.add_argument("--seeds", type=int, default=5, help="seeds of the whole rule's tier 2 (recommend's n_seeds)")
+    p.add_argument("--baselines", choices=["default", "all"], default="default",
+                   help="tier1: trec_eval's nDCG as the baseline, or also each other standard in turn")
     p.add_argument("--levels", nargs="+", type=float, default=[0.95, 0.9],
                    help="randomisation: the levels of the exact test (familywise one-sided alpha = 1 - level)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "calibrate_recommend.json"))

@@ -84,7 +84,7 @@ RESULT_PROTOCOL = """
 Every object a study returns — `gtheory.GStudy`, `TopicsNeeded`, `CoefficientInterval`, `BootstrapResult`,
 `DesignGStudy`, `DesignDStudy`, `optimize.Tuning`, `SolverRun`, `OptimalityBound`, `Recommendation`,
 `ParameterTuning`, `metrics.Coverage`, `Qrels`, `experiments.DiscriminativePower`, `SignificanceConfusion`,
-`ConfigurationCheck`, `DemoStudy`, `RobustnessStudy`, `SweepGrid`, `experiments.report_study.Study` — follows one
+`ConfigurationCheck`, `DemoStudy`, `RobustnessStudy`, `SweepGrid`, `experiments.report.result.Study` — follows one
 convention:
 
 - it is a frozen dataclass whose fields are the numbers (a changed result is a new one,

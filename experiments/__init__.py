@@ -6,7 +6,7 @@ with systems as the index and topics as the columns) from any metric in any conf
 
 Ranking agreement (:mod:`experiments.agreement`)
     :func:`kendall_tau`, :func:`tau_ap`, :func:`rmse`, :func:`tau_matrix`, :func:`plot_mean_scatter`.
-Significance and discriminative power (:mod:`experiments.discriminative`, :mod:`experiments.pairwise_tests`)
+Significance and discriminative power (:mod:`experiments.discriminative`, :mod:`experiments.compare.pairwise_tests`)
     :func:`bootstrap_asl`, :func:`discriminative_power`, :func:`paired_ttest`, :func:`wilcoxon_test`,
     :func:`tukey_hsd_randomised`, :func:`plot_asl_curves`.
 Comparing systems as papers do (:mod:`experiments.compare`)
@@ -42,33 +42,33 @@ _EXPORTS: dict[str, str] = {
     "kendall_tau": "agreement", "tau_ap": "agreement", "rmse": "agreement", "tau_matrix": "agreement",
     "plot_mean_scatter": "agreement",
     # comparing systems (experiments.compare)
-    "compare": "compare",
-    "compare_measures": "compare_table",
-    "Comparison": "compare",
-    "ComparisonTable": "compare_table",
+    "compare": "compare.systems",
+    "compare_measures": "compare.table",
+    "Comparison": "compare.comparison",
+    "ComparisonTable": "compare.table",
     # significance
     "bootstrap_asl": "discriminative", "discriminative_power": "discriminative",
     "DiscriminativePower": "discriminative",
-    "paired_ttest": "pairwise_tests", "wilcoxon_test": "pairwise_tests", "tukey_hsd_randomised": "pairwise_tests",
+    "paired_ttest": "compare.pairwise_tests", "wilcoxon_test": "compare.pairwise_tests",
+    "tukey_hsd_randomised": "compare.pairwise_tests",
     "plot_asl_curves": "discriminative",
     # swap method
     "swap_rates": "swap", "min_difference_for_swap_rate": "swap", "DEFAULT_SWAP_BINS": "swap",
     # incomplete judgments
-    "reduce_qrels": "metrics.io.reduce", "reduction_mask": "metrics.io.reduce", "incompleteness_study": "incomplete",
-    "summarize_study": "incomplete", "knee": "incomplete_knee", "significance_confusion": "confusion",
-    "SignificanceConfusion": "confusion", "tuned_stability_under_incompleteness": "incomplete_knee",
-    "DEFAULT_FRACTIONS": "incomplete",
-    "plot_tau_vs_fraction": "incomplete_plots", "plot_mean_drift": "incomplete_plots",
-    "plot_discriminative_power": "incomplete_plots", "plot_phi_vs_fraction": "incomplete_plots",
+    "incompleteness_study": "incomplete.study", "summarize_study": "incomplete.study", "knee": "incomplete.knee",
+    "significance_confusion": "incomplete.confusion", "SignificanceConfusion": "incomplete.confusion",
+    "tuned_stability_under_incompleteness": "incomplete.knee", "DEFAULT_FRACTIONS": "incomplete.knee",
+    "plot_tau_vs_fraction": "incomplete.plots", "plot_mean_drift": "incomplete.plots",
+    "plot_discriminative_power": "incomplete.plots", "plot_phi_vs_fraction": "incomplete.plots",
     # sensitivity sweeps
-    "sweep": "sweep", "SweepGrid": "sweep_grid", "SWEEP_COLUMNS": "sweep",
+    "sweep": "sweep.run", "SweepGrid": "sweep.grid", "SWEEP_COLUMNS": "sweep.run",
     # configuration checks and the demo study (gtheory check / gtheory demo)
     "check_configurations": "check", "check_tuning": "check", "ConfigurationCheck": "check",
     "demo_study": "study", "DemoStudy": "study",
-    "robustness_study": "robustness", "RobustnessStudy": "robustness",
+    "robustness_study": "incomplete.robustness", "RobustnessStudy": "incomplete.robustness",
     # the Kanoulas & Aslam study as a report (gtheory report)
-    "run_study": "report_study", "ReportSettings": "report_study",
-    "write_report": "report_render",
+    "run_study": "report.study", "ReportSettings": "report.settings",
+    "write_report": "report.render",
 }
 __getattr__, __dir__ = _lazy_package(__name__, _EXPORTS)
 

@@ -1,5 +1,5 @@
 """Input validation shared by :mod:`experiments.agreement`, :mod:`experiments.discriminative`,
-:mod:`experiments.pairwise_tests` and :mod:`experiments.swap`.
+:mod:`experiments.compare.pairwise_tests` and :mod:`experiments.swap`.
 
 Every public function in those modules takes *score matrices*: systems x topics, as a NumPy array or a
 pandas DataFrame, read by the one rule of every score-matrix input (``gtheory.gstudy.score_matrix.coerce_matrix``, documented at

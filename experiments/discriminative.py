@@ -7,7 +7,7 @@ r"""Sakai's paired bootstrap test over all system pairs, and the discriminative 
 * :func:`plot_asl_curves` -- ASL sorted ascending against system-pair rank, one curve per metric
   (Figure 9 of Kanoulas & Aslam [2]_).
 
-The classical and randomised alternatives are in :mod:`experiments.pairwise_tests`; both are importable from
+The classical and randomised alternatives are in :mod:`experiments.compare.pairwise_tests`; both are importable from
 :mod:`experiments`. Every result table has one row per unordered system
 pair :math:`(a, b)`, in the order of :func:`numpy.triu_indices` over the systems (input order, or best-first when
 ``top_k`` is given), with ``mean_diff`` = mean(a) - mean(b).

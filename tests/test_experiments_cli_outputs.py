@@ -209,7 +209,7 @@ def test_robustness_on_identical_runs_is_an_error_not_tau_nan(embedded_trec9, tm
 
 
 def test_interrupt_after_one_output_says_what_was_written(embedded_trec9, tmp_path, monkeypatch, capsys):
-    from experiments.robustness import RobustnessStudy
+    from experiments.incomplete import RobustnessStudy
 
     judged = tmp_path / "j.npz"
     embedded_trec9.subset(systems=[0, 10, 20, 30], topics=list(range(10))).save(judged)

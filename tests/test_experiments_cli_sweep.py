@@ -1,5 +1,5 @@
 """Tests of the ``gtheory sweep`` subcommand (experiments/cli/sweep.py); the API is tested in
-tests/test_experiments_sweep.py."""
+tests/test_experiments_sweep_run.py."""
 from __future__ import annotations
 
 import json

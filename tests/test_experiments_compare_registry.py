@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.multitest import multipletests
 
-from experiments import compare_registry as reg
-from experiments import compare_tests
+from experiments.compare import registry as reg
 from experiments.cli import compare as cli_compare
 from experiments.compare import CORRECTIONS, TESTS, compare
 
@@ -44,15 +43,15 @@ def test_compare_cli_help_and_docs_take_their_tests_from_the_registry():
         assert f"  {c.name:<14} {c.title}" in helptext
     docs = (ROOT / "docs" / "compare.md").read_text(encoding="utf-8")
     assert reg.tests_markdown() in docs, ("docs/compare.md must hold the registry's table verbatim: paste "
-                                          "experiments.compare_registry.tests_markdown()")
+                                          "experiments.compare.registry.tests_markdown()")
 
 
 def test_compare_dispatches_through_the_registry_not_an_if_chain():
     src = inspect.getsource(compare)
     assert "test ==" not in src and "elif test" not in src and "test in (" not in src
-    for t in reg.TEST_REGISTRY:  # every entry resolves to a function of compare_tests with the common signature
+    for t in reg.TEST_REGISTRY:  # every entry resolves to a function of its family with the common signature
         fn = t.function
-        assert fn.__module__ == "experiments.compare_tests"
+        assert fn.__module__ in ("experiments.compare.classical", "experiments.compare.resampling")
         assert list(inspect.signature(fn).parameters) == ["inp"]
 
 
@@ -61,7 +60,7 @@ def test_every_registered_test_returns_an_outcome_per_pair(name):
     rng = np.random.default_rng(3)
     X = rng.random((3, 8))
     I, J = np.triu_indices(3, 1)
-    out = reg.test_named(name).function(compare_tests.PairsInput(X[I] - X[J], X, I, J, 64, np.random.default_rng(0)))
+    out = reg.test_named(name).function(reg.PairsInput(X[I] - X[J], X, I, J, 64, np.random.default_rng(0)))
     assert out.statistic.shape == out.p.shape == (3,)
     assert np.all((out.p >= 0) & (out.p <= 1))
     assert out.p_floor <= out.p.min() + 1e-15  # the floor is a floor

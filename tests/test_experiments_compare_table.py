@@ -1,4 +1,4 @@
-"""experiments.compare_table: the runs x measures table (markers against the significant pairs, LaTeX, Markdown, HTML,
+"""experiments.compare.table: the runs x measures table (markers against the significant pairs, LaTeX, Markdown, HTML,
 CSV, JSON)."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from experiments.compare import Comparison
-from experiments.compare_table import ComparisonTable, compare_measures
-from test_experiments_compare import _matrix
+from experiments.compare import ComparisonTable, compare_measures
+from test_experiments_compare_systems import _matrix
 
 
 def _table():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import optimize
-from experiments.report_study import ReportSettings, run_study
+from experiments.report import ReportSettings, run_study
 from experiments.study import demo_study
 
 

@@ -1,4 +1,4 @@
-"""Tests of experiments/incomplete_knee.py: the knee of a curve (hand-built) and Φ of tuned nDCG under reduced
+"""Tests of experiments/incomplete/knee.py: the knee of a curve (hand-built) and Φ of tuned nDCG under reduced
 qrels (reference rows by metrics.ndcg + gtheory.gstudy)."""
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 import gtheory
 import metrics
-from metrics import JudgedRuns
+from metrics import JudgedRuns, reduce_qrels
 
-from experiments import knee, reduce_qrels, tuned_stability_under_incompleteness
+from experiments import knee, tuned_stability_under_incompleteness
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,6 @@ def test_tuned_stability_on_condensed_lists_shallower_than_the_cutoff(embedded_t
     # nDCG'@75 for every discount, and the tuner works at that depth instead of failing (the
     # optimiser refuses to tune discounts of ranks that change no score)
     from experiments import tuned_stability_under_incompleteness
-    from experiments.incomplete import reduce_qrels
     from optimize.solvers.objective import identified_depth
 
     j = embedded_trec9.subset(topics=list(range(12)))

@@ -1,4 +1,4 @@
-"""Tests of experiments/incomplete_plots.py: the figures of the incompleteness study."""
+"""Tests of experiments/incomplete/plots.py: the figures of the incompleteness study."""
 from __future__ import annotations
 
 import matplotlib

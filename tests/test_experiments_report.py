@@ -1,6 +1,6 @@
 """Tests of the report end to end through ``gtheory report`` (experiments/cli/report.py) on the embedded TREC-9
 data (each part of the report is tested in
-tests/test_experiments_report_study.py, _figures.py, _sections.py and _render.py)."""
+tests/test_experiments_report_study.py, _settings.py, _result.py, _figures.py, _sections.py and _render.py)."""
 from __future__ import annotations
 
 import json
@@ -8,8 +8,8 @@ import json
 import pytest
 
 from experiments.cli import main
-from experiments.report_figures import FIGURES
-from experiments.report_study import PUBLISHED_TREC9
+from experiments.report import FIGURES
+from experiments.report.published import PUBLISHED_TREC9
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Tests of experiments/report_figures.py: every figure of the report, drawn from a study (colours, legends,
+"""Tests of experiments/report/figures.py: every figure of the report, drawn from a study (colours, legends,
 bands, the log floor, the names of the best systems) and written as PNG or SVG bytes."""
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ matplotlib.use("Agg")
 import numpy as np
 import pytest
 
-from experiments.report_figures import (_FIGURE_FUNCS, _LABEL_TOP, _LOG_FLOOR, _PHI_STYLE, FIGURE_FORMATS, FIGURES,
+from experiments.report.figures import (_FIGURE_FUNCS, _LABEL_TOP, _LOG_FLOOR, _PHI_STYLE, FIGURE_FORMATS, FIGURES,
                                         _phi_names, asl_legend, figure_file, render_figures, write_figures)
-from experiments.report_render import render
-from experiments.report_study import IN_SAMPLE, _fmt, _signed
+from experiments.report.render import render
+from experiments.report.wording import IN_SAMPLE, _fmt, _signed
 
 
 # ------------------------------------------------------------------------------------------- the files

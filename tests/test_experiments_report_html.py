@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from experiments.cli import main
-from experiments.report_figures import FIGURES, figure_file
-from experiments.report_render import render, write_report
+from experiments.report import FIGURES, figure_file, write_report
+from experiments.report.render import render
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_report_screenshot_in_headless_chromium(reports, tmp_path):
 
 
 def test_report_cli_asl_cutoff_follows_cutoff(monkeypatch, tmp_path):
-    import experiments.report_study as rep
+    import experiments.report as rep  # the front the command line reads run_study from
 
     seen = {}
 

@@ -1,4 +1,4 @@
-"""Tests of experiments/report_render.py: the report written out — Markdown tables and counts, one self-contained
+"""Tests of experiments/report/render.py: the report written out — Markdown tables and counts, one self-contained
 HTML file, and the report directory (replaced as a whole, never over other files)."""
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import re
 import pandas as pd
 import pytest
 
-from experiments.report_figures import FIGURES
-from experiments.report_render import REPORT_MARKER, _cells, _md_table, check_report_directory, render, write_report
-from experiments.report_sections import _Table
-from experiments.report_study import IN_SAMPLE, is_trec9
+from experiments.report import FIGURES
+from experiments.report.render import REPORT_MARKER, _cells, _md_table, check_report_directory, render, write_report
+from experiments.report.sections import _Table
+from experiments.report.settings import is_trec9
+from experiments.report.wording import IN_SAMPLE
 
 
 # ------------------------------------------------------------------------------------------- Markdown

@@ -1,4 +1,4 @@
-"""Tests of experiments/report_sections.py: the report's sections, assembled in order by ``SECTIONS`` — the one
+"""Tests of experiments/report/sections.py: the report's sections, assembled in order by ``SECTIONS`` — the one
 place a section is added — and what they say (the title, the reconciliation of stability with discriminative
 power)."""
 from __future__ import annotations
@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-import experiments.report_sections as sections
-from experiments.report_figures import FIGURES
-from experiments.report_render import _md_table, render
-from experiments.report_sections import SECTIONS, _published_section, _reconcile, report_blocks
+from experiments.report import FIGURES
+from experiments.report import sections
+from experiments.report.render import _md_table, render
+from experiments.report.sections import SECTIONS, _published_section, _reconcile, report_blocks
 
 
 # ------------------------------------------------------------------------------------------- assembly
@@ -78,8 +78,8 @@ def test_reconcile_says_why_stability_and_power_disagree(study):
 
 def test_a_kept_baseline_is_shown_once(study):
     # the quick study keeps the baseline (too few splits to decide): no table repeats it as an adopted row or column
-    from experiments._adopted import KEPT_BASELINE
-    from experiments.report_render import _cells
+    from experiments.report._adopted import KEPT_BASELINE
+    from experiments.report.render import _cells
 
     assert study.adopted and all(a.is_baseline for a in study.adopted)
     tables = [c for k, c in report_blocks(study) if k == "table"]

@@ -1,6 +1,5 @@
-"""Tests of experiments/report_study.py: the study behind the report (ReportSettings, run_study, Study), the
-collection's name in the title, the configurations of the discriminative-power comparison and the counts as
-printed."""
+"""Tests of experiments/report/study.py: the study behind the report (run_study), its published numbers and the
+configurations of the discriminative-power comparison."""
 from __future__ import annotations
 
 import json
@@ -10,36 +9,10 @@ import numpy as np
 import pytest
 
 import metrics
-from experiments._adopted import KEPT_BASELINE, Adopted
-from experiments.report_study import (IN_SAMPLE, PUBLISHED_TREC9, ReportSettings, _label, default_title, fmt_count,
-                                      power_variants, run_study)
-
-
-# ------------------------------------------------------------------------------------------- settings
-def test_settings_validation(embedded_trec9):
-    judged = embedded_trec9
-    with pytest.raises(ValueError, match="`n_resamples` must be a positive integer"):
-        replace(ReportSettings.quick(), n_resamples=0).validate(judged)
-    with pytest.raises(ValueError, match="must not exceed the run depth"):
-        ReportSettings.quick(cutoff=2000).validate(judged)
-
-
-def test_settings_n_resamples_and_the_settings_of_a_tables_json():
-    s = ReportSettings.quick(n_resamples=50)
-    assert s.n_resamples == 50
-    # the settings of a report's tables.json read back
-    doc = {k: (list(v) if isinstance(v, tuple) else v) for k, v in s.__dict__.items()}
-    assert ReportSettings.from_dict(doc) == s
-    with pytest.raises(ValueError, match="unknown field"):
-        ReportSettings.from_dict({**doc, "resamples": 3})
-
-
-def test_settings_fit_the_run_depth():
-    s = ReportSettings.default(cutoff=50).fit_depth(60)  # discount 10, 20, 50; gain 3, 10, 20, 50, 100, 200
-    assert (s.discount_cutoffs, s.gain_cutoffs, s.joint_cutoffs, s.asl_cutoff) == ((10, 20, 50), (3, 10, 20, 50),
-                                                                                   None, 20)
-    s = replace(ReportSettings.quick(cutoff=5), asl_cutoff=30, joint_cutoffs=(10,)).fit_depth(5)
-    assert (s.discount_cutoffs, s.gain_cutoffs, s.joint_cutoffs, s.asl_cutoff) == ((5,), (5,), (5,), 5)
+from experiments.report import ReportSettings, run_study
+from experiments.report._adopted import KEPT_BASELINE, Adopted
+from experiments.report.study import PUBLISHED_TREC9, power_variants
+from experiments.report.wording import IN_SAMPLE
 
 
 def test_run_study_refuses_what_is_not_judged_runs(embedded_trec9):
@@ -85,27 +58,12 @@ def test_tables_are_the_gstudies_of_the_scores(small_study):
     assert dt.loc["optimal", "phi"] >= dt.loc[["zipf", "linear", "log2"], "phi"].max() - 1e-6
 
 
-def test_study_displays_concisely(small_study):
-    r = repr(small_study)
-    assert r.startswith("Study(") and "\n" not in r and len(r) < 250
-    html = small_study._repr_html_()
-    # header + one row per discount (three standard ones, the in-sample optimum, the adopted one)
-    assert html.startswith("<table") and html.count("<tr>") == 1 + 5 and "adopted: " in html
-
-
-def test_study_json_is_strict_and_complete(small_study):
-    doc = json.loads(small_study.to_json())
-    assert doc["format"] == "gtheory.experiments.Study/1" and doc["n_topics"] == 20
-    assert [r["discount"] for r in doc["discount_table"]] == list(small_study.discount_table.index)
-    assert "NaN" not in small_study.to_json() and "Infinity" not in small_study.to_json()
-
-
 # ------------------------------------------------------------------------------------------- published numbers
 def test_published_numbers_have_one_home():
-    # the paper's TREC-9 numbers are written once, in experiments.published; the report shows those numbers
-    import experiments.published
+    # the paper's TREC-9 numbers are written once, in experiments.report.published; the report shows those numbers
+    import experiments.report.published
 
-    assert PUBLISHED_TREC9 is experiments.published.PUBLISHED_TREC9
+    assert PUBLISHED_TREC9 is experiments.report.published.PUBLISHED_TREC9
     assert PUBLISHED_TREC9["table1_phi"] == 0.90  # Table 1 matches Φ = 0.90 (the paper's text), not its caption
 
 
@@ -166,28 +124,3 @@ def test_power_variants_name_the_adopted_and_the_baseline_once(embedded_trec9):
     # at the Fig. 9 cut-off a kept baseline is the baseline row itself
     v = power_variants(judged, [replace(kept, cutoff=20, discount=kept.discount[:20])], 20, joint)
     assert KEPT_BASELINE in v and "baseline: linear gain + log discount" not in v and len(v) == 4
-
-
-# ------------------------------------------------------------------------------------------- counts, title
-def test_counts_are_integers_and_fractions_only_when_fractional():
-    assert [fmt_count(v) for v in (26.0, 26, np.int64(3), 26.5, 26.25, 0.0, np.nan, np.inf)] == \
-        ["26", "26", "3", "26.5", "26.25", "0", "–", "∞"]
-
-
-def test_default_title_from_the_runs_folder(tmp_path):
-    coll = tmp_path / "trec-dl-2019-passage" / "runs_judged_full_xz"
-    coll.mkdir(parents=True)
-    files = [coll / "a.run", coll / "b.run"]
-    for f in files:
-        f.write_text("")
-    assert default_title([coll]) == "trec-dl-2019-passage"  # a generic folder name: its parent's
-    assert default_title(files) == "trec-dl-2019-passage"
-    own = tmp_path / "robust04"
-    own.mkdir()
-    assert default_title([own]) == "robust04" and default_title([]) == ""
-
-
-def test_a_collection_without_a_name_is_not_called_runs(embedded_trec9):
-    j = embedded_trec9.subset(topics=list(range(6)))
-    j.report.clear()  # what metrics.judge of run files gives: no description, no file it was loaded from
-    assert _label(j) == "unnamed collection"

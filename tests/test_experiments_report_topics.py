@@ -1,4 +1,4 @@
-"""experiments.report_topics (the report's section "Is this collection big enough?"): every number it shows is
+"""experiments.report.topics (the report's section "Is this collection big enough?"): every number it shows is
 gtheory.plan's, experiments.topic_depth_budget's or gtheory.min_detectable_difference's on the same scores; the
 verdict per requirement follows the interval; the Markdown and the HTML show the same cells, escaped for each."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import gtheory
 import metrics
 from experiments.budget import topic_depth_budget
-from experiments.report_topics import HEADING, TopicsSection, enough, topics_section
+from experiments.report.topics import HEADING, TopicsSection, enough, topics_section
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +147,7 @@ def test_judged_must_be_the_scores_runs(judged):
 def test_without_a_heading_the_section_is_its_body_only(embedded_trec9):
     # the report writes its own numbered heading: heading=None leaves the section's out, and nothing else changes
     import metrics
-    from experiments.report_topics import HEADING, topics_section
+    from experiments.report.topics import HEADING, topics_section
 
     X = metrics.ndcg(embedded_trec9.subset(systems=range(0, 104, 8)), cutoff=10)
     titled = topics_section(X, measure="nDCG@10", curves=False)

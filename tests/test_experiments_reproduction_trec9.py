@@ -1,7 +1,7 @@
 """Kanoulas & Aslam (CIKM 2009) on the embedded TREC-9 Web data: Table 4 (Kendall τ between the discounts) and
 Figure 9 (discriminative power of the stability-optimal nDCG), as tests.
 
-The published numbers come from :mod:`experiments.published`; docs/reproduction-trec9.md and docs/report.md record
+The published numbers come from :mod:`experiments.report.published`; docs/reproduction-trec9.md and docs/report.md record
 the measured ones.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import experiments
 import metrics
 import optimize
-from experiments.published import PUBLISHED_TREC9
+from experiments.report.published import PUBLISHED_TREC9
 
 DISCOUNTS = ("zipf", "linear", "log2")
 

@@ -1,5 +1,5 @@
 """Tests of the significance tests over system pairs (the bootstrap test and discriminative power: experiments.discriminative; the
-classical and randomised tests of experiments.pairwise_tests are in tests/test_experiments_pairwise_tests.py).
+classical and randomised tests of experiments.compare.pairwise_tests are in tests/test_experiments_compare_pairwise_tests.py).
 
 References: straightforward per-pair loops written here (Sakai 2006's bootstrap test and estimated
 difference, Carterette 2012's randomised Tukey HSD), and scipy.stats.ttest_rel / scipy.stats.wilcoxon

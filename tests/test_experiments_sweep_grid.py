@@ -1,11 +1,12 @@
-"""Tests of experiments/sweep_grid.py: the grid of a sensitivity sweep — its order, its axes validated and
+"""Tests of experiments/sweep/grid.py: the grid of a sensitivity sweep — its order, its axes validated and
 normalised, its tasks, its JSON, and cut-offs written as text."""
 from __future__ import annotations
 
 import pytest
 
 import experiments as ex
-from experiments.sweep_grid import SweepGrid, parse_cutoff
+from experiments.sweep import SweepGrid
+from experiments.sweep.grid import parse_cutoff
 from gtheory.errors import ParameterError
 
 GRID = dict(cutoffs=[10, 50], gains=["linear", "exponential"], discounts=["log2", "zipf"],

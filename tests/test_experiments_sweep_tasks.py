@@ -1,4 +1,4 @@
-"""Tests of experiments/sweep_tasks.py: running a sweep's tasks — the same rows from this process, a process pool, any
+"""Tests of experiments/sweep/tasks.py: running a sweep's tasks — the same rows from this process, a process pool, any
 executor and a Dask cluster; the progress line; what a task ships (the tensor cut to the grid's largest cut-off) and
 the whole-list linear discount."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 import experiments as ex
 import metrics
-from experiments.sweep_tasks import _truncate, _whole_list_discount
+from experiments.sweep.tasks import _truncate, _whole_list_discount
 
 GRID = dict(cutoffs=[10, 50], gains=["linear", "exponential"], discounts=["log2", "zipf"],
             fractions=[1.0, 0.4], seeds=[0, 3])

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 import gtheory
 from gtheory.kit.render import one_line
-from gtheory.kit.display import fmt, html_table, kv_table, signed
+from gtheory.kit.display import fmt, html_table, kv_table, listed, signed
 
 
 class _Table(html.parser.HTMLParser):
@@ -105,3 +105,12 @@ def test_fmt_reads_back_within_its_digits(v, digits):
     else:
         unit = 10.0 ** (math.floor(math.log10(abs(v))) - digits + 1)
         assert abs(back - v) <= 0.5 * unit * (1 + 1e-12)
+
+
+def test_listed_shows_the_first_items_and_counts_the_rest():
+    items = [f"r{i}" for i in range(12)]
+    assert listed(items[:3]) == "r0, r1, r2"
+    assert listed(items) == "r0, r1, r2, r3, r4 and 7 more"
+    assert listed(items, "run", show=2) == "12 runs (r0, r1 and 10 more)"
+    assert listed(items[:1], "run file") == "run file r0"
+    assert listed(items[:5], show=5) == "r0, r1, r2, r3, r4"  # exactly `show`: nothing more to count

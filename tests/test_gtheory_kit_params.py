@@ -48,11 +48,10 @@ OVERRIDES = {
         "optimize.optimize_family", "optimize.optimize_regularised", "experiments.demo_study",
         "experiments.run_study")},
     **{(f, "relevance_level"): "the judgment sampling takes any finite grade (the measures need > 0)" for f in (
-        "metrics.reduction_mask", "metrics.reduce_qrels", "experiments.reduction_mask", "experiments.reduce_qrels",
+        "metrics.reduction_mask", "metrics.reduce_qrels",
         "experiments.incompleteness_study", "experiments.tuned_stability_under_incompleteness", "experiments.sweep",
         "experiments.robustness_study")},
-    **{(f, "fraction"): "one fraction or a list of them" for f in ("metrics.reduction_mask",
-                                                                    "experiments.reduction_mask")},
+    **{(f, "fraction"): "one fraction or a list of them" for f in ("metrics.reduction_mask",)},
     **{(f, "n_resamples"): "a bootstrap interval needs at least 10 replicates" for f in ("gtheory.dstudy_subset",)},
     **{(f, "n_resamples"): "resampled comparisons are capped (memory and time; docs/compare.md)" for f in (
         "experiments.compare", "experiments.compare_measures")},

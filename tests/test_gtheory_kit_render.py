@@ -80,7 +80,7 @@ def test_math_is_math_in_latex_only():
 @given(names)
 def test_markdown_table_one_row_per_name_no_live_markup(runs):
     from experiments.compare import compare
-    from experiments.compare_table import compare_measures
+    from experiments.compare import compare_measures
 
     X = _scores(runs)
     t = compare_measures({"AP|<i>x</i>": X}, correction="holm")
@@ -108,7 +108,7 @@ def _tex_cells(line: str) -> list[str]:
 @FEW
 @given(names)
 def test_latex_table_one_row_per_name_specials_escaped(runs):
-    from experiments.compare_table import compare_measures
+    from experiments.compare import compare_measures
 
     t = compare_measures({"nDCG@10": _scores(runs), "P_10": _scores(runs[::-1])})
     tex = t.to_latex()
@@ -139,7 +139,7 @@ def test_latex_table_one_row_per_name_specials_escaped(runs):
 @given(names)
 def test_html_and_text_one_row_per_name(runs):
     from experiments.compare import compare
-    from experiments.compare_table import compare_measures
+    from experiments.compare import compare_measures
 
     t = compare_measures({"AP": _scores(runs)})
     page = _parse(t._repr_html_())
@@ -167,9 +167,9 @@ def test_html_and_text_one_row_per_name(runs):
 @given(names)
 def test_report_tables_one_row_per_name(runs):
     # the report's tables (Markdown, then rendered to HTML as the report does) and the topics section's HTML tables
-    from experiments.report_render import _md_table
-    from experiments.report_sections import _Table
-    from experiments.report_topics import _html_table
+    from experiments.report.render import _md_table
+    from experiments.report.sections import _Table
+    from experiments.report.topics import _html_table
 
     frame = pd.DataFrame({"Φ": np.linspace(0.1, 0.9, len(runs))}, index=pd.Index(runs, name="run <b>|"))
     page = _parse(_md_to_html(_md_table(_Table(frame, caption="runs of *x* <i>"))))
@@ -217,7 +217,7 @@ def test_a_mathtext_name_plots_and_saves(tmp_path):
 
 # ------------------------------------------------------------------------------------------- tables a paper can use
 def test_latex_caption_has_real_math_and_booktabs():
-    from experiments.compare_table import compare_measures
+    from experiments.compare import compare_measures
 
     tex = compare_measures({"AP": _scores(["a", "b", "c"])}, baseline="a").to_latex()
     assert r"$\sigma^2 = V_E$" in tex and r"$\alpha$" in tex and "textasciicircum" not in tex
@@ -227,7 +227,7 @@ def test_latex_caption_has_real_math_and_booktabs():
 
 def test_many_runs_keep_their_columns_in_line():
     # 59 runs: letters (a) ... (bg); the markers of a run that beats many others are long
-    from experiments.compare_table import compare_measures
+    from experiments.compare import compare_measures
 
     runs = [f"run{i:02d}" for i in range(59)]
     rng = np.random.default_rng(1)

@@ -26,8 +26,10 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
     import gtheory
     import metrics
     from experiments.budget import TopicBudget, topic_depth_budget
-    from experiments.compare import COMPARISON_SCHEMA, Comparison, compare
-    from experiments.compare_table import _TABLE_SCHEMA, ComparisonTable, compare_measures
+    from experiments.compare import Comparison, compare
+    from experiments.compare.comparison import COMPARISON_SCHEMA
+    from experiments.compare import ComparisonTable, compare_measures
+    from experiments.compare.table import _TABLE_SCHEMA
     from gtheory.topics.curves import TopicCurves
     from gtheory.topics.plan import TopicPlan
     from gtheory.topics.topic_set_size import TopicSetSize
@@ -47,7 +49,8 @@ def _documents() -> dict[str, tuple[type, dict, str]]:
             out[f"TopicSetSize/{method}"] = (TopicSetSize, TopicSetSize.JSON_SCHEMA,
                                              gtheory.topic_set_size(X, method=method, **kw).to_json())
         out["TopicPlan"] = (TopicPlan, TopicPlan.JSON_SCHEMA, gtheory.plan(X, min_diff=0.1).to_json())
-        from experiments.confusion import _CONFUSION_SCHEMA, SignificanceConfusion, significance_confusion
+        from experiments.incomplete import SignificanceConfusion, significance_confusion
+        from experiments.incomplete.confusion import _CONFUSION_SCHEMA
         from experiments.discriminative import _POWER_SCHEMA, DiscriminativePower, discriminative_power
 
         out["DiscriminativePower"] = (DiscriminativePower, _POWER_SCHEMA,

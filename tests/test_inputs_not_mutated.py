@@ -103,7 +103,7 @@ JUDGED_CALLS = {
     "optimize.optimize_family": lambda j: optimize.optimize_family(j, family="rbp", cutoff=20),
     "optimize.optimize_regularised": lambda j: optimize.optimize_regularised(j, cutoff=10, lam=0.1),
     "optimize.cross_validate": lambda j: optimize.cross_validate(j, cutoff=10, n_splits=2, seed=0),
-    "experiments.reduce_qrels": lambda j: experiments.reduce_qrels(j, 0.5, seed=0),
+    "metrics.reduce_qrels": lambda j: metrics.reduce_qrels(j, 0.5, seed=0),
     "experiments.sweep": lambda j: experiments.sweep(j, cutoffs=[10], gains=["linear"], discounts=["log2"]),
     "experiments.topic_depth_budget": lambda j: experiments.topic_depth_budget(j, "P@10", depths=[10, 20]),
 }

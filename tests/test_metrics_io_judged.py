@@ -160,7 +160,7 @@ def test_subset_refuses_a_repeated_selection_and_records_the_part_kept(embedded_
     assert (copies.grades[1] == copies.grades[0]).all() and (copies.grades[:, 1] == copies.grades[:, 0]).all()
     part = j.subset(systems=range(12)).subset(topics=range(10))
     assert part.report["subset"] == {"systems": [12, 104], "topics": [10, 50]}
-    from experiments.report_study import _label
+    from experiments.report.settings import _label
 
     assert _label(part).endswith("(12 of 104 systems, 10 of 50 topics)")  # a report on it says it is a part
 

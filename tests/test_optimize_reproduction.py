@@ -16,7 +16,7 @@ import pytest
 import gtheory
 import metrics
 import optimize
-from experiments.published import PUBLISHED_TREC9 as PUB
+from experiments.report.published import PUBLISHED_TREC9 as PUB
 
 
 def _needed(j, gain, discount, target):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from experiments.cli import SUBCOMMANDS
+from gtheory.kit.lazy import TOP_PACKAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("scipy.stats", "pandas", "matplotlib", "cvxpy")
@@ -63,7 +64,7 @@ def test_the_one_table_names_each_public_name_once_with_its_defining_module(name
     pkg = importlib.import_module(name)
     assert pkg.__all__ == list(pkg._EXPORTS)
     for attr, sub in pkg._EXPORTS.items():
-        home = sub if sub.split(".")[0] in PACKAGES else f"{name}.{sub}"  # relative: a module or a room's module
+        home = sub if sub.split(".")[0] in TOP_PACKAGES else f"{name}.{sub}"  # relative: a module or a room's
         obj = getattr(importlib.import_module(home), attr)
         assert getattr(pkg, attr) is obj
         if isinstance(obj, type) or callable(obj):

@@ -86,10 +86,10 @@ UNBALANCED = ("reml", "henderson")
 
 
 def _some(items: list, what: str = "", show: int = 5) -> str:
-    """:func:`experiments.sweep._some` (``a, b, c and 7 more``), imported only when a note needs it."""
-    from ..sweep import _some as some
+    """:func:`gtheory.kit.display.listed` (``a, b, c and 7 more``), imported only when a note needs it."""
+    from gtheory.kit.display import listed
 
-    return some(items, what, show)
+    return listed(items, what, show)
 
 
 def progress_option(args: argparse.Namespace) -> bool | str:

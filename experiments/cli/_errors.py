@@ -83,3 +83,21 @@ def in_option_names(exc: Exception | str, options: dict[str, str], advice: dict[
         msg = f"{options[param]}: {msg}"
     msg = _TICKED.sub(lambda m: option_words(m.group(1), options) or m.group(0), msg)
     return UsageError(" ".join(f"{where}: {msg}".split()) if where else " ".join(msg.split()))
+
+
+#: the parameters of a measure name as the library's messages call them → the key the user writes in the name
+#: (``AP(rel=2)`` is ``relevance_level``; the others have one spelling)
+MEASURE_KEYS = {"relevance_level": "rel", "p": "p", "b": "b", "beta": "beta", "max_grade": "max_grade",
+                "judged_only": "judged_only", "gain": "gain", "discount": "discount", "dcg": "dcg", "k": "k"}
+
+
+def measure_error(name: str, exc: Exception) -> UsageError:
+    """A library error about the measure ``name`` of --measure as one CLI message, always ``--measure NAME: ...``
+    (every subcommand that takes --measure words it so): the problem without the name when the error carries it
+    apart (:class:`metrics.MeasureError`), the parameters in backticks as the user writes them in the name."""
+    import metrics  # its lazy front: no measure module is loaded by this
+
+    if isinstance(exc, metrics.MeasureError):
+        return in_option_names(f"{exc.problem}.", MEASURE_KEYS, where=f"--measure {name}")
+    advice = {"cutoff": f"give the cut-off in the name, e.g. {name}@100"}
+    return in_option_names(exc, MEASURE_KEYS, advice, where=f"--measure {name}")

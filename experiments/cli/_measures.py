@@ -9,7 +9,7 @@ from typing import Any
 import metrics
 
 from . import UsageError
-from ._common import in_option_names
+from ._errors import measure_error
 from ._ndcg import _same_measure, ndcg_cutoff, parse_discount, parse_gain
 from ._tunings import load_tuning
 
@@ -18,11 +18,6 @@ from ._tunings import load_tuning
 #: the tuning's cut-off): nDCG@10, the usual headline measure of TREC-style runs (and trec_eval's ndcg_cut.10)
 DEFAULT_MEASURE = "nDCG@10"
 
-
-#: the parameters of a measure name as the library's messages call them → the key the user writes in the name
-#: (``AP(rel=2)`` is ``relevance_level``; the others have one spelling)
-MEASURE_KEYS = {"relevance_level": "rel", "p": "p", "b": "b", "beta": "beta", "max_grade": "max_grade",
-                "judged_only": "judged_only", "gain": "gain", "discount": "discount", "dcg": "dcg", "k": "k"}
 
 _TOY: list[Any] = []
 
@@ -38,16 +33,6 @@ def _toy_judged() -> Any:
             _TOY.append(metrics.judge({"a": {"1": {"d1": 2.0, "d2": 1.0}}, "b": {"1": {"d2": 2.0, "u": 1.0}}},
                                       {"1": {"d1": 0, "d2": 0}}, progress=False, workers=1))
     return _TOY[0]
-
-
-def measure_error(name: str, exc: Exception) -> UsageError:
-    """A library error about the measure ``name`` of --measure as one CLI message, always ``--measure NAME: ...``
-    (every subcommand that takes --measure words it so): the problem without the name when the error carries it
-    apart (:class:`metrics.MeasureError`), the parameters in backticks as the user writes them in the name."""
-    if isinstance(exc, metrics.MeasureError):
-        return in_option_names(f"{exc.problem}.", MEASURE_KEYS, where=f"--measure {name}")
-    advice = {"cutoff": f"give the cut-off in the name, e.g. {name}@100"}
-    return in_option_names(exc, MEASURE_KEYS, advice, where=f"--measure {name}")
 
 
 def check_measure_names(measures: list[str], judged: Any = None) -> None:

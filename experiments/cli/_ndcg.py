@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 from . import UsageError
 from ._common import in_option_names
+from ._errors import measure_error
 from ._tunings import add_allow_failed
 
 def add_ndcg_args(p: argparse.ArgumentParser) -> None:
@@ -152,6 +153,4 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
     try:
         return metrics.evaluate(judged, name, judged_only=judged_only)
     except (ValueError, TypeError) as exc:  # a parameter refused only by the data (ERR(max_grade=1) on grades 0-2)
-        from ._measures import measure_error
-
         raise measure_error(name, exc) from None

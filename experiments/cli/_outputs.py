@@ -1,8 +1,10 @@
-"""Outputs of the CLI subcommands: checked before any work (writable, not an input, not given twice), written by
-the package's one writer (:mod:`gtheory.kit.output`: atomically for a regular file — a temporary file beside it
-renamed over it —, written through for a device, a FIFO or ``/dev/stdout``; ``-`` is standard output for text
-outputs), and recorded so that Ctrl-C can say what was written. CSV outputs neutralise text cells that a
-spreadsheet would run as formulas unless ``--raw-csv`` is given."""
+"""Outputs of the CLI subcommands: checked before any work (writable, not an input, not given twice:
+:mod:`gtheory.kit.output_checks`), written by the package's one writer (:mod:`gtheory.kit.output`: atomically for
+a regular file — a temporary file beside it renamed over it —, written through for a device, a FIFO or
+``/dev/stdout``; ``-`` is standard output for text outputs), and recorded so that Ctrl-C can say what was written.
+CSV outputs neutralise text cells that a spreadsheet would run as formulas unless ``--raw-csv`` is given. What is
+the command line's own lives here: the options that name inputs, ``-`` as standard output (the command's messages
+then go to stderr), the messages as usage errors."""
 from __future__ import annotations
 
 import argparse
@@ -11,10 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gtheory.kit.output_checks import OutputLog
+
 from . import UsageError
 
 #: the outputs of the running subcommand, in the order they were checked: [option, path, written?]
-OUTPUTS: list[list[Any]] = []
+OUTPUTS: OutputLog = OutputLog()
 #: the running subcommand's name (set by :func:`experiments.cli.main`), for notes on stderr
 COMMAND = ["gtheory"]
 #: the real standard output while an output is ``-`` (:func:`check_output_path` then sends the command's own
@@ -39,94 +43,15 @@ def _inputs(args: argparse.Namespace | None) -> list[tuple[str, Path]]:
     return out
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` and ``b`` are one file: :func:`os.path.samefile` when both exist (symbolic and hard links
-    included), else the resolved paths."""
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
-
-
-def _in_directory(p: Path, directory: Path) -> bool:
-    """Whether ``p`` is (or would be) a file of ``directory``: by its own path, or through a symbolic link (also a
-    dangling one: the output would be created there) or a hard link (an output written through a link to a run
-    file would replace the run; a new file there would be read as a run next time)."""
-    if p.parent.exists() and _same_file(p.parent, directory):
-        return True
-    if p.resolve().parent.exists() and _same_file(p.resolve().parent, directory):
-        return True
-    if not p.exists():
-        return False
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return False
-    return any(_same_file(p, Path(e.path)) for e in entries)
-
-
-def _inside(child: Path, parent: Path) -> bool:
-    try:
-        child.resolve().relative_to(parent.resolve())
-        return True
-    except ValueError:
-        return False
-
-
-def _refuse_inputs(p: Path, where: str, args: argparse.Namespace | None, directory: bool) -> None:
-    """Refuse an output that is one of the inputs (or a directory output that holds one), or another output."""
-    for option, src in _inputs(args):
-        if _same_file(p, src):
-            raise UsageError(f"{where}: is the input {option} {src}; writing there would destroy it. "
-                             "Choose another output path.")
-        if src.is_dir() and not directory and _in_directory(p, src):
-            raise UsageError(f"{where}: is a file of the input directory {option} {src}; writing there would "
-                             "replace it, or add a file that the next read of the directory takes for a run. "
-                             "Choose another output path.")
-        if directory and _inside(src, p):
-            raise UsageError(f"{where}: holds the input {option} {src}; the report directory is replaced as a "
-                             "whole. Choose another output directory.")
-    for option, other, _ in OUTPUTS:
-        if _same_file(p, Path(other)) or (directory and _inside(Path(other), p)):
-            raise UsageError(f"{where}: is also the output of {option}; give each output its own path.")
-
-
 def mark_written(path: str | Path) -> None:
     """Record that the output ``path`` is complete (shown by :func:`interrupted_message`)."""
-    for entry in OUTPUTS:
-        if _same_file(Path(entry[1]), Path(path)):
-            entry[2] = True
-
-
-def _written_through(path: str) -> bool:
-    """Whether ``path`` is an output written through (standard output, a device, a FIFO): not atomic."""
-    from gtheory.kit.output import target_kind
-
-    try:
-        return target_kind(path, dash=True) in ("stdout", "fd", "special")
-    except OSError:
-        return False
+    OUTPUTS.mark_written(path)
 
 
 def interrupted_message(command: str) -> str:
     """What an interrupted subcommand tells the user: which outputs are complete, and that the others were
-    not written (an output to a regular file is atomic: it is complete or absent, an existing one left as it was;
-    one written through to standard output, a device or a FIFO may hold part of the output)."""
-    done = [str(p) for _, p, ok in OUTPUTS if ok]
-    todo = [str(p) for _, p, ok in OUTPUTS if not ok and not _written_through(str(p))]
-    part = [str(p) for _, p, ok in OUTPUTS if not ok and _written_through(str(p))]
-    text = f"gtheory {command}: interrupted"
-    if done:
-        text += f"; wrote {', '.join(done)}"
-    if todo:
-        text += f"; nothing written to {', '.join(todo)}"
-    if part:
-        text += f"; {', '.join(part)} may hold part of the output (not a regular file: written through)"
-    if not (done or todo or part):
-        text += "; nothing written"
-    return text
+    not written (:meth:`gtheory.kit.output_checks.OutputLog.interrupted`)."""
+    return OUTPUTS.interrupted(f"gtheory {command}")
 
 
 def output_file(path: str | Path, mode: str = "w", *, newline: str | None = None) -> Any:
@@ -212,7 +137,8 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False,
     UsageError
         When the path cannot be written or is an input.
     """
-    from gtheory.kit.output import target_kind
+    from gtheory.kit.output import OutputError, target_kind
+    from gtheory.kit.output_checks import check_through, check_writable, refuse_inputs
 
     p = Path(path)
     where = f"{option} {path}"
@@ -220,18 +146,18 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False,
     kind = target_kind(path, dash=True)
     if kind == "stdout":
         _claim_stdout(where, option, directory, binary)
-        OUTPUTS.append([option, str(path), False])
+        OUTPUTS.claim(option, path)
         return p
-    _refuse_inputs(p, where, args, directory)
-    if kind in ("fd", "special"):
-        _check_through(p, where, directory)
-    else:
-        _check_writable(p, where, directory)
+    try:
+        refuse_inputs(p, where, _inputs(args), OUTPUTS, directory)
+        (check_through if kind in ("fd", "special") else check_writable)(p, where, directory)
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
     if kind in ("regular", "directory") and not quiet:
         what = "directory" if directory else "file"
         print(f"{COMMAND[0]}: note: {option} {path}: the existing {what} will be replaced when the command "
               "completes.", file=sys.stderr)
-    OUTPUTS.append([option, str(path), False])
+    OUTPUTS.claim(option, path)
     return p
 
 
@@ -256,51 +182,3 @@ def _claim_stdout(where: str, option: str, directory: bool, binary: bool) -> Non
     if STDOUT[0] is None:
         STDOUT[0] = sys.stdout
         sys.stdout = sys.stderr
-
-
-def _check_through(p: Path, where: str, directory: bool) -> None:
-    """An existing device, FIFO or ``/dev/stdout``: written through, so only the target itself must be writable."""
-    import stat
-
-    if directory:
-        raise UsageError(f"{where}: is not a directory (a device, a pipe or a file descriptor).")
-    try:
-        mode = os.stat(p).st_mode
-    except OSError:
-        return  # /dev/fd/N of a closed descriptor: the writer says so
-    if stat.S_ISSOCK(mode):
-        raise UsageError(f"{where}: is a socket, not a file; give a file name, or '-' for standard output.")
-    if not os.access(p, os.W_OK):
-        raise UsageError(f"{where}: is not writable.")
-
-
-def _check_writable(p: Path, where: str, directory: bool) -> Path:
-    if directory:
-        if p.exists() and not p.is_dir():
-            raise UsageError(f"{where}: is a file, not a directory.")
-        probe = p
-        while not probe.exists():
-            if probe.parent == probe:
-                break
-            probe = probe.parent
-        if probe.exists() and not probe.is_dir():
-            raise UsageError(f"{where}: '{probe}' is a file, not a directory.")
-        if not os.access(probe, os.W_OK | os.X_OK):
-            raise UsageError(f"{where}: directory '{probe}' is not writable.")
-        parent = p.resolve().parent  # the new directory is built beside the old one and renamed over it
-        if p.exists() and not os.access(parent, os.W_OK | os.X_OK):
-            raise UsageError(f"{where}: directory '{parent}' is not writable (the report is written beside "
-                             f"{p.name} and renamed).")
-        return p
-    if p.is_dir():
-        raise UsageError(f"{where}: is a directory; give a file name in it.")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise UsageError(f"{where}: the file is not writable.")
-    parent = p.parent  # Path("x.csv").parent is Path("."); the output is written to a temporary file there
-    if not parent.exists():
-        raise UsageError(f"{where}: directory '{parent}' does not exist.")
-    if not parent.is_dir():
-        raise UsageError(f"{where}: '{parent}' is not a directory.")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"{where}: directory '{parent}' is not writable.")
-    return p

@@ -20,12 +20,12 @@ from ._common import (add_data_args, add_quiet_arg, add_sort_arg, check_option, 
                       seed_rule)
 from ._ndcg import add_ndcg_args
 from ._outputs import add_raw_csv_arg
-from experiments.compare_registry import CORRECTION_REGISTRY, TEST_REGISTRY, TESTS, corrections_help, tests_help
+from experiments.compare import CORRECTION_REGISTRY, TEST_REGISTRY, TESTS, corrections_help, tests_help
 from gtheory.kit.render import one_line
 
 __all__ = ["register", "run"]
 
-#: the choices of --test and --correction: the registry's (experiments.compare_registry), never a copy
+#: the choices of --test and --correction: the registry's (experiments.compare.registry), never a copy
 _TESTS = TESTS
 _CORRECTIONS = ("none", *(c.name for c in CORRECTION_REGISTRY))
 
@@ -124,7 +124,7 @@ def _scores(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from experiments.compare_table import compare_measures
+    from experiments.compare import compare_measures
 
     data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
     if args.scores is not None and data_given:
@@ -202,10 +202,10 @@ def _render(table: Any, args: argparse.Namespace) -> str:
             return table.to_csv(raw=args.raw_csv)
         import pandas as pd
 
-        from experiments.compare import _csv
+        from experiments.compare import comparison_csv
 
         frames = [c.table.assign(measure=m)[["measure", *c.table.columns]] for m, c in table.comparisons.items()]
-        return _csv(pd.concat(frames, ignore_index=True), args.raw_csv)
+        return comparison_csv(pd.concat(frames, ignore_index=True), args.raw_csv)
     text = table.summary() + "\n"
     for m, c in table.comparisons.items():
         text += f"\n{one_line(m)}: {c.n_significant} of {len(c.table)} pairs significant"

@@ -9,7 +9,6 @@ Example::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -104,8 +103,10 @@ def run(args: argparse.Namespace) -> int:
     discount = parse_discount(args.discount)
     if args.out:
         out = check_output_path(args.out, "--out")
+        from gtheory.kit.output_checks import same_file
+
         for f in _inputs(args):
-            if f.exists() and out.exists() and os.path.samefile(f, out) or f.resolve() == out.resolve():
+            if same_file(f, out):
                 raise UsageError(f"--out {args.out} is an input file; give another file name.")
     judged = drop_missed_topics(load_judged(args), "recommend", quiet=args.quiet)
     check_shape(judged)

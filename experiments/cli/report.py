@@ -77,8 +77,7 @@ _OPTIONS = {"cutoff": "--cutoff", "n_resamples": "--n-resamples", "n_splits": "-
 
 
 def run(args: argparse.Namespace) -> int:
-    from experiments.report_render import check_report_directory, write_report
-    from experiments.report_study import ReportSettings, default_title, run_study
+    from experiments.report import ReportSettings, check_report_directory, default_title, run_study, write_report
 
     cutoff = 100 if args.cutoff is None else args.cutoff
     asl_cutoff = args.asl_cutoff if args.asl_cutoff is not None else (20 if args.cutoff is None else args.cutoff)
@@ -142,7 +141,7 @@ def _summary(study: Any, path: Path, figure_format: str = "png") -> dict[str, An
     """The files written and the numbers a reader looks for first (tables.json holds every number)."""
     import math
 
-    from experiments.report_figures import FIGURES, figure_file
+    from experiments.report import FIGURES, figure_file
 
     def num(v: Any) -> Any:  # NaN and inf are written as null by emit_json
         return float(v)

@@ -111,7 +111,7 @@ def _validate(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _validate(args)
-    from experiments.robustness import robustness_study
+    from experiments.incomplete import robustness_study
 
     judged = drop_missed_topics(load_judged(args), "robustness")
     check_shape(judged)

@@ -14,6 +14,8 @@ heavier than NumPy at import time, so ``import metrics`` stays light. One concep
 * :mod:`gtheory.kit.output` — the one writer of every output file (CSV, JSON, figures, reports, ``.npz``):
   atomic for regular files, written through for devices, FIFOs and standard output; CSV text cells neutralised
   against formula injection;
+* :mod:`gtheory.kit.output_checks` — the checks of an output before any work (writable, not an input, not given
+  twice) and the record of one command's outputs (what an interrupted command wrote);
 * :mod:`gtheory.kit.display` — the notebook display helpers (HTML tables) and number formatting;
 * :mod:`gtheory.kit.render` — one renderer per output format (text, Markdown, LaTeX, HTML, plot labels), each with
   one escaping rule for text from the data;

@@ -72,3 +72,12 @@ def html_table(rows: Iterable[Sequence[Any]], header: Sequence[str] | None = Non
 def kv_table(caption: str, items: Mapping[str, Any], digits: int = 4) -> str:
     """A two-column (name, value) :func:`html_table` of ``items``."""
     return html_table(items.items(), caption=caption, digits=digits)
+
+
+def listed(items: Sequence[Any], what: str = "", show: int = 5) -> str:
+    """The first ``show`` of ``items`` for a one-line message: ``a, b, c`` or ``a, b, c, d, e and 7 more``; with
+    ``what``, the things named (``run a`` / ``3 runs (a, b, c)``)."""
+    text = ", ".join(map(str, items[:show])) + (f" and {len(items) - show} more" if len(items) > show else "")
+    if not what:
+        return text
+    return f"{what} {text}" if len(items) == 1 else f"{len(items)} {what}s ({text})"
