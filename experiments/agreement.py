@@ -395,8 +395,6 @@ def plot_mean_scatter(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> from experiments import plot_mean_scatter
     >>> ax = plot_mean_scatter([0.3, 0.2, 0.1], [0.32, 0.18, 0.12], labels=("optimal", "log"))
     >>> ax.get_xlabel()

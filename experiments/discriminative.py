@@ -492,8 +492,6 @@ def plot_asl_curves(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import numpy as np
     >>> from experiments import bootstrap_asl, plot_asl_curves
     >>> scores = np.random.default_rng(0).random((5, 30))

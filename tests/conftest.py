@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import lzma
+import os
 import tempfile
 from dataclasses import dataclass
 from functools import cached_property
@@ -25,6 +26,9 @@ import numpy as np
 import pytest
 
 import metrics
+
+# figures are drawn off screen in the tests (the docstring examples do not pick a backend; a user's session has one)
+os.environ.setdefault("MPLBACKEND", "Agg")
 
 try:  # no .hypothesis/ example database in the working directory: every file a test writes is under pytest's tmp;
     # derandomized, so a run is reproducible: the same hypothesis release draws the same examples on every machine

@@ -127,8 +127,6 @@ def plot_tau_vs_fraction(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import pandas as pd
     >>> from experiments import plot_tau_vs_fraction
     >>> df = pd.DataFrame({"measure": "AP", "judged_only": [False] * 3 + [True] * 3,
@@ -168,8 +166,6 @@ def plot_mean_drift(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import pandas as pd
     >>> from experiments import plot_mean_drift
     >>> df = pd.DataFrame({"measure": "AP", "judged_only": False, "fraction": [1, .5, .1], "seed": 0,
@@ -199,8 +195,6 @@ def plot_discriminative_power(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import pandas as pd
     >>> from experiments import plot_discriminative_power
     >>> df = pd.DataFrame({"measure": "AP", "judged_only": False, "fraction": [1, .5], "seed": 0,
@@ -241,8 +235,6 @@ def plot_phi_vs_fraction(
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> import pandas as pd
     >>> from experiments import plot_phi_vs_fraction
     >>> df = pd.DataFrame({"discount": ["log2", "log2", "tuned", "tuned"], "tuned_on": ["", "", "full", "full"],
