@@ -60,8 +60,10 @@ import metrics  # noqa: E402
 from optimize.recommend import nested  # noqa: E402
 from optimize.solvers._ratio import RatioModel, coefficients  # noqa: E402
 from optimize.solvers._threads import single_threaded_blas  # noqa: E402
-from optimize.recommend.candidates import _candidates, _standard_candidates  # noqa: E402
-from optimize.recommend.fixed import FixedDecision, fixed_decision, resampled_phi  # noqa: E402
+from optimize.recommend.candidates import LAMBDAS, _candidates, _standard_candidates  # noqa: E402
+from optimize.recommend.fixed import (FIXED_STREAM, FixedDecision, fixed_decision, fixed_index,  # noqa: E402
+                                     resampled_phi, standard_indices, tier_one)
+from optimize.solvers import FAMILIES  # noqa: E402
 from gtheory.kit.ties import TIE_REL  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
@@ -459,15 +461,15 @@ def _rule(model, cands, pool, seed, n_seeds=5):
     """The whole rule (tier 1, then tier 2 against its choice) on topics ``pool``, as :func:`optimize.recommend`."""
     kw = dict(n_splits=10, n_inner=4, objective="phi", min_wins=0.8, min_effect=0.0, min_agreement=0.75, level=LEVEL)
     seeds = nested.seed_list(seed, n_seeds)
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(nested.FIXED_STREAM,)))
-    fixed = nested.tier_one(model, cands, level=LEVEL, rng=rng, topics=pool)
-    ref = nested.fixed_index(cands, fixed)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(FIXED_STREAM,)))
+    fixed = tier_one(model, cands, level=LEVEL, rng=rng, topics=pool)
+    ref = fixed_index(cands, fixed)
     dec = nested.decide(model, cands, pool, seeds, reference=ref, allowed=nested.tuned_allowed(cands, ref), **kw)
     return nested.combine(dec, fixed)
 
 
 def _cands(model, what):
-    return _candidates(model, what, "phi", "linear", "log2", nested.LAMBDAS, tuple(nested.FAMILIES[what]), "ridge")
+    return _candidates(model, what, "phi", "linear", "log2", LAMBDAS, tuple(FAMILIES[what]), "ridge")
 
 
 def run_whole_null(args) -> dict:
@@ -506,7 +508,7 @@ def run_whole_value(args) -> dict:
         model = RatioModel(load(name), k, what, gain="linear", discount="log2")
         cands = _cands(model, what)
         T = model.n_topics
-        std = nested.standard_indices(cands)
+        std = standard_indices(cands)
         phi_all = coefficients(model.scores(np.stack([cands[i].fit(None)[0] for i in std])))["phi_1"]
         vals, picks, tiers = [], [], []
         with single_threaded_blas():

@@ -205,7 +205,7 @@ def test_evaluate_json_excluded_topic_is_null(tmp_path, capsys):
 
 def test_check_output_path_messages_name_the_option_and_directory(tmp_path, monkeypatch):
     from experiments.cli import UsageError
-    from experiments.cli._common import check_output_path
+    from experiments.cli._outputs import check_output_path
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(UsageError, match=r"^--out nodir/x\.csv: directory 'nodir' does not exist\.$"):
@@ -560,7 +560,7 @@ def test_gstudy_measure_that_no_column_holds_names_the_option(tmp_path, capsys, 
 
 def test_missing_exclude_advice_of_the_optimiser_becomes_the_option(tiny):
     """Unreachable from the CLI (tune drops the missed topics first), but in_option_names words its fix anyway."""
-    from experiments.cli import _common, tune
+    from experiments.cli import _errors, tune
 
     (tiny / "short").mkdir(exist_ok=True)
     (tiny / "short" / "a").write_text("".join(line + "\n" for line in (tiny / "runs" / "a").read_text().splitlines()
@@ -572,7 +572,7 @@ def test_missing_exclude_advice_of_the_optimiser_becomes_the_option(tiny):
     # the API's advice, in Python terms; the fix is data the CLI words with its options
     assert str(exc.value).endswith("; pass missing='zero' to score a topic a run does not return 0")
     assert (exc.value.param, exc.value.fix) == ("judged", {"missing": "zero"})
-    msg = str(_common.in_option_names(exc.value, tune._OPTIONS))
+    msg = str(_errors.in_option_names(exc.value, tune._OPTIONS))
     assert msg.startswith("the data is read with --missing exclude and some runs miss topics")
     assert msg.endswith("; use --missing zero to score a topic a run does not return 0")
     assert "`" not in msg and "missing='" not in msg
@@ -606,23 +606,23 @@ def test_a_measure_with_a_bad_cutoff_is_refused_before_loading(monkeypatch, caps
 
 
 def test_a_measure_returning_nan_says_which_option_fixes_it():
-    from experiments.cli import _common, robustness
+    from experiments.cli import _errors, robustness
 
     exc = metrics.FixableError("measure 'AP' returned NaN or infinite scores (is `judged` read with "
                                "`missing='exclude'`?), but the study needs a complete matrix", param="judged",
                                fix={"missing": "zero"}, fix_effect="score a topic a run does not return 0")
-    assert str(_common.in_option_names(exc, robustness._OPTIONS)) == (
+    assert str(_errors.in_option_names(exc, robustness._OPTIONS)) == (
         "measure 'AP' returned NaN or infinite scores (is the data read with --missing exclude?), but the study "
         "needs a complete matrix; use --missing zero to score a topic a run does not return 0")
 
 
 def test_sweep_and_robustness_name_an_api_parameter_by_its_option():
     # one translation of API parameter names for every subcommand (behaviour, not where the code lives)
-    from experiments.cli import _common, robustness, sweep
+    from experiments.cli import _errors, robustness, sweep
 
     exc = ValueError("`seeds` must hold non-negative integers; got -1.")
     for module in (sweep, robustness):
-        assert str(_common.in_option_names(exc, module._OPTIONS)) == "--seeds must hold non-negative integers; got -1."
+        assert str(_errors.in_option_names(exc, module._OPTIONS)) == "--seeds must hold non-negative integers; got -1."
 
 
 def test_duplicates_option_on_every_subcommand_that_reads_runs():

@@ -89,7 +89,7 @@ def _cli_warning(args: argparse.Namespace):
     """``warnings.showwarning`` for a subcommand: ``gtheory <command>: warning: <message>``, with the library's
     parameter names and fixes in the command's options (as errors), instead of Python's file:line format."""
     def show(message, category, filename, lineno, file=None, line=None) -> None:
-        from ._common import in_option_names
+        from ._errors import in_option_names
 
         text = in_option_names(message, getattr(args, "_options", {}) or {}) if isinstance(message, Warning) else message
         print(f"gtheory {args.command}: warning: {text}", file=sys.stderr)
@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    else "give a path ('-' is standard output where the option takes it)")
             print(f"gtheory {args.command}: error: {option} {value!r}: an empty file name; {fix}.", file=sys.stderr)
             return EXIT_USAGE
-    from ._common import COMMAND, OUTPUTS
+    from ._outputs import COMMAND, OUTPUTS
     from ._outputs import STDOUT
 
     OUTPUTS.clear()
@@ -148,7 +148,7 @@ def _with(first, run):
 
 def _run(args: argparse.Namespace, traceback: bool) -> int:
     """Run the subcommand of the parsed ``args``; errors to one line on stderr and an exit code."""
-    from ._common import interrupted_message
+    from ._outputs import interrupted_message
     from ._outputs import STDOUT
 
     try:
@@ -165,7 +165,7 @@ def _run(args: argparse.Namespace, traceback: bool) -> int:
     except (UsageError, ValueError, OSError) as exc:  # the user's input; ParameterError is a ValueError
         if traceback or os.environ.get("GTHEORY_DEBUG"):
             raise
-        from ._common import in_option_names
+        from ._errors import in_option_names
 
         msg = exc if isinstance(exc, UsageError) else in_option_names(exc, args._options)
         print(f"gtheory {args.command}: error: {msg}", file=sys.stderr)

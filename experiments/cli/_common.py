@@ -1,7 +1,8 @@
-"""Shared pieces of the CLI subcommands: what they import, and the one JSON output (:func:`emit_json`).
+"""Shared pieces of the CLI subcommands: the check of an API option by the parameter table, the one JSON output
+(:func:`emit_json`) and the seeds' help.
 
 The data options live in :mod:`._data`, the output paths in :mod:`._outputs`, the error wording in
-:mod:`._errors`; they are re-exported here.
+:mod:`._errors`; each subcommand imports them from there.
 """
 from __future__ import annotations
 
@@ -9,14 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._data import (  # noqa: F401 - re-exported for the subcommands
-    UNBALANCED, add_data_args, add_quiet_arg, add_resamples_arg, add_sort_arg, check_shape, drop_missed_topics, load_judged, positive_int, progress_option,
-)
-from ._errors import in_option_names  # noqa: F401
-from ._outputs import (  # noqa: F401
-    COMMAND, OUTPUTS, add_raw_csv_arg, check_output_path, interrupted_message, mark_written, output_file, output_path,
-    output_text, save_figure, write_csv_output,
-)
 from . import UsageError
 
 #: help text of ``--seeds`` (sweep, robustness): the API's one meaning of ``seeds``
@@ -95,7 +88,7 @@ def emit_json(obj: Any, path: str | Path | None = None) -> None:
 
         output_text(path, text + "\n")
         return
-    from ._outputs import STDOUT
+    from ._outputs import STDOUT, mark_written
 
     stream = STDOUT[0] if path is not None and STDOUT[0] is not None else sys.stdout  # `--out -`: the real one
     try:

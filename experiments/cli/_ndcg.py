@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from . import UsageError
-from ._common import in_option_names
+from ._errors import in_option_names
 from ._errors import measure_error
 from ._tunings import add_allow_failed
 

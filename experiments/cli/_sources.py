@@ -10,7 +10,6 @@ modification time are unchanged is taken as unchanged without hashing it, so the
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 from typing import Any, Iterable
 

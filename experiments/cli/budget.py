@@ -16,9 +16,10 @@ from typing import Any
 from ._data import ALPHA_HELP, LEVEL_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
 from ._measures import add_relevance_level_arg
-from ._common import (add_data_args, add_quiet_arg, add_raw_csv_arg, check_least, check_option, check_output_path, check_shape,
-                      drop_missed_topics, emit_json, in_option_names, load_judged, positive_int, save_figure,
-                      seed_rule, write_csv_output)
+from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged, positive_int
+from ._outputs import add_raw_csv_arg, check_output_path, save_figure, write_csv_output
+from ._common import check_least, check_option, emit_json, seed_rule
+from ._errors import in_option_names
 
 __all__ = ["register", "run"]
 

@@ -33,9 +33,11 @@ import metrics
 
 from ._data import ALPHA_HELP, CUTOFF_HELP, SEED_HELP
 from . import UsageError
-from ._common import (add_data_args, add_quiet_arg, add_resamples_arg, check_option, check_shape, drop_missed_topics, emit_json,
-                      in_option_names, load_judged, seed_rule)
-from .evaluate import NDCG_OPTIONS, add_allow_failed, refuse_failed
+from ._data import add_data_args, add_quiet_arg, add_resamples_arg, check_shape, drop_missed_topics, load_judged
+from ._common import check_option, emit_json, seed_rule
+from ._errors import in_option_names
+from ._ndcg import NDCG_OPTIONS
+from ._tunings import add_allow_failed, refuse_failed
 
 __all__ = ["register", "run"]
 

@@ -16,8 +16,10 @@ from ._data import ALPHA_HELP, ORIENTATION_HELP, SEED_HELP
 from . import UsageError
 from ._measures import add_relevance_level_arg
 from .gstudy import _orientation, add_top_arg
-from ._common import (add_data_args, add_quiet_arg, add_sort_arg, check_option, check_output_path, in_option_names, load_judged, output_file,
-                      seed_rule)
+from ._data import add_data_args, add_quiet_arg, add_sort_arg, load_judged
+from ._common import check_option, seed_rule
+from ._outputs import check_output_path, output_file
+from ._errors import in_option_names
 from ._ndcg import add_ndcg_args
 from ._outputs import add_raw_csv_arg
 from experiments.compare import CORRECTION_REGISTRY, TEST_REGISTRY, TESTS, corrections_help, tests_help
@@ -114,7 +116,7 @@ def _scores(args: argparse.Namespace) -> dict[str, Any]:
             out[str(name or s.attrs.get("measure") or "score")] = s
         return out
     from ._measures import resolve_measures
-    from .evaluate import compute
+    from ._ndcg import compute
 
     nd = resolve_measures(args, args.measure or ["nDCG@10"], command="compare")
     judged = load_judged(args)

@@ -12,7 +12,8 @@ import warnings
 from typing import Any
 
 from ._data import CUTOFF_HELP, TARGET_HELP
-from ._common import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, emit_json, load_judged
+from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
+from ._common import emit_json
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:

@@ -14,13 +14,12 @@ import argparse
 import sys
 from typing import Any
 
-from ._common import add_data_args, add_quiet_arg, add_raw_csv_arg, add_sort_arg, check_output_path, emit_json, load_judged, write_csv_output
+from ._data import add_data_args, add_quiet_arg, add_sort_arg, load_judged
+from ._outputs import add_raw_csv_arg, check_output_path, write_csv_output
+from ._common import emit_json
 from . import UsageError
 from ._measures import DEFAULT_MEASURE, sort_runs, add_relevance_level_arg, resolve_measures
-from ._ndcg import (  # noqa: F401 - the nDCG options are shared with tune, check, gstudy and recommend
-    NDCG_OPTIONS, add_ndcg_args, compute, ndcg_cutoff, parse_discount, parse_gain,
-)
-from ._tunings import add_allow_failed, load_tuning, refuse_failed  # noqa: F401 - as above
+from ._ndcg import add_ndcg_args, compute
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(

@@ -17,10 +17,12 @@ from typing import Any
 
 from ._data import LEVEL_HELP, ORIENTATION_HELP, TARGET_HELP
 from . import UsageError
-from .evaluate import add_ndcg_args
+from ._ndcg import add_ndcg_args
 from ._measures import add_relevance_level_arg
-from ._common import (UNBALANCED, add_data_args, add_quiet_arg, check_option, check_output_path, check_shape, drop_missed_topics,
-                      emit_json, in_option_names, load_judged, save_figure)
+from ._data import UNBALANCED, add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
+from ._common import check_option, emit_json
+from ._outputs import check_output_path, save_figure
+from ._errors import in_option_names
 
 __all__ = ["register", "run"]
 
@@ -120,7 +122,7 @@ def _check_fraction(name: str, value: float, *, closed_low: bool = False) -> Non
 
 def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
     """Score matrix (systems x topics DataFrame) of --measure over the data options."""
-    from .evaluate import compute
+    from ._ndcg import compute
 
     judged = load_judged(args)
     if args.missing not in UNBALANCED:  # reml/henderson keep the topics and estimate from the scored cells

@@ -13,7 +13,8 @@ import sys
 from typing import Any
 
 from . import UsageError
-from ._common import add_data_args, add_quiet_arg, check_output_path, load_judged
+from ._data import add_data_args, add_quiet_arg, load_judged
+from ._outputs import check_output_path
 
 __all__ = ["register", "run"]
 

@@ -16,11 +16,13 @@ from typing import Any
 
 from ._data import ALPHA_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
-from .evaluate import add_ndcg_args
+from ._ndcg import add_ndcg_args
 from ._measures import add_relevance_level_arg
 from .gstudy import _orientation, add_top_arg, competitive_answer
-from ._common import add_data_args, add_quiet_arg, check_output_path, check_shape, drop_missed_topics, emit_json, in_option_names, \
-    load_judged, save_figure
+from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
+from ._outputs import check_output_path, save_figure
+from ._common import emit_json
+from ._errors import in_option_names
 
 __all__ = ["register", "run"]
 
@@ -112,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(args.plot, "--plot", args=args)
     if args.scores is None:
         from ._measures import DEFAULT_MEASURE
-        from .evaluate import compute, resolve_measures
+        from ._ndcg import compute
+        from ._measures import resolve_measures
 
         nd = resolve_measures(args, [args.measure or ("nDCG" if args.tuning else DEFAULT_MEASURE)], command="plan")
         judged = drop_missed_topics(load_judged(args), "plan")

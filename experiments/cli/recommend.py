@@ -15,9 +15,11 @@ from typing import Any
 
 from ._data import CUTOFF_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
-from ._common import (add_data_args, add_quiet_arg, check_least, check_option, check_output_path, check_shape, drop_missed_topics,
-                      emit_json, in_option_names, load_judged, output_text, progress_option, seed_rule)
-from .evaluate import NDCG_OPTIONS, parse_discount, parse_gain
+from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged, progress_option
+from ._common import check_least, check_option, emit_json, seed_rule
+from ._outputs import check_output_path, output_text
+from ._errors import in_option_names
+from ._ndcg import NDCG_OPTIONS, parse_discount, parse_gain
 
 __all__ = ["register", "run"]
 

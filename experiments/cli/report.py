@@ -33,8 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from ._data import CUTOFF_HELP, SEED_HELP
-from ._common import (add_data_args, add_quiet_arg, add_resamples_arg, check_option, check_output_path, check_shape,
-                      drop_missed_topics, emit_json, in_option_names, load_judged, mark_written, seed_rule)
+from ._data import add_data_args, add_quiet_arg, add_resamples_arg, check_shape, drop_missed_topics, load_judged
+from ._common import check_option, emit_json, seed_rule
+from ._outputs import check_output_path, mark_written
+from ._errors import in_option_names
 from . import UsageError
 
 

@@ -15,8 +15,10 @@ from typing import Any
 
 from ._data import TARGET_HELP
 from . import UsageError
-from ._common import (SEEDS_HELP, add_data_args, add_quiet_arg, add_raw_csv_arg, check_option, check_output_path, check_shape,
-                      drop_missed_topics, emit_json, in_option_names, load_judged, seeds_option, write_csv_output)
+from ._common import SEEDS_HELP, check_option, emit_json, seeds_option
+from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
+from ._outputs import add_raw_csv_arg, check_output_path, write_csv_output
+from ._errors import in_option_names
 
 __all__ = ["register", "run"]
 

@@ -14,9 +14,12 @@ from typing import Any
 
 from ._data import CUTOFF_HELP, SEED_HELP
 from . import EXIT_FAILURE, UsageError
-from ._common import (add_data_args, add_quiet_arg, check_option, check_output_path, check_shape, drop_missed_topics, emit_json,
-                      in_option_names, load_judged, output_text, seed_rule)
-from .evaluate import NDCG_OPTIONS, add_allow_failed, parse_discount, parse_gain
+from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
+from ._common import check_option, emit_json, seed_rule
+from ._outputs import check_output_path, output_text
+from ._errors import in_option_names
+from ._ndcg import NDCG_OPTIONS, parse_discount, parse_gain
+from ._tunings import add_allow_failed
 
 __all__ = ["register", "run"]
 

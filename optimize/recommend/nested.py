@@ -83,10 +83,6 @@ from gtheory.kit.splits import topic_splits
 from ..solvers import coefficients
 from .candidates import Candidate
 from .fixed import FixedDecision
-# the rule's families, penalties and tier 1, which benchmarks/calibrate_recommend.py runs as nested.<name>
-from ..solvers import FAMILIES  # noqa: F401
-from .candidates import LAMBDAS  # noqa: F401
-from .fixed import FIXED_STREAM, fixed_index, standard_indices, tier_one  # noqa: F401
 
 __all__ = ["decide", "combine", "Decision", "MIN_SPLITS", "corrected_interval", "seed_list", "tuned_allowed"]
 
