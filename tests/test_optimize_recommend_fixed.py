@@ -8,7 +8,8 @@ import pytest
 import gtheory
 from optimize.solvers._ratio import RatioModel
 from optimize.recommend.candidates import _standard_candidates
-from optimize.recommend.fixed import fixed_decision, resampled_phi, topic_counts, topic_resamples
+from optimize.recommend.fixed import (FixedDecision, fixed_decision, resampled_phi, swap_draws, swapped_phi,
+                                     topic_counts, topic_resamples)
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def test_the_decision_reads_its_bootstrap_quantiles(dl19_discount100):
     np.testing.assert_allclose(d.lo[1:], np.quantile(db, 0.0125, axis=1), atol=0)
     np.testing.assert_allclose(d.diff[1:], resampled_phi(X, np.arange(X.shape[2])[None])[1:, 0]
                                - resampled_phi(X, np.arange(X.shape[2])[None])[0, 0], atol=1e-15)
-    assert d.adopt == bool(np.any((d.lo[1:] > 0) & (d.diff[1:] > 0)))
+    assert d.adopt == bool(np.any((d.lo[1:] > 0) & (d.diff[1:] > 0) & (d.p[1:] <= 0.05 / 2)))
     # the same seed gives the same decision; the bound moves only by Monte Carlo error with another seed
     again = fixed_decision(X, names, rng=5)
     other = fixed_decision(X, names, rng=6)
@@ -57,3 +58,60 @@ def test_a_copy_of_the_baseline_never_switches_and_a_clear_gain_does(dl19_discou
     noisy = np.clip(X[0] + rng.normal(0, 0.3, X[0].shape), 0, 1)
     d = fixed_decision(np.stack([noisy, X[0]]), ["noisy", "clean"], rng=0)
     assert d.index == 1 and d.lo[1] > 0 and d.share[1] > 0.99
+
+
+def test_swapped_phi_is_the_gstudy_of_the_swapped_matrix(dl19_discount100):
+    X, _ = dl19_discount100
+    Z = swap_draws(X.shape[2], 5, np.random.default_rng(4))
+    phi = swapped_phi(X[0], X[1], Z)
+    for r in range(Z.shape[0]):
+        assert phi[r] == pytest.approx(gtheory.gstudy(np.where(Z[r][None, :], X[1], X[0])).phi(1), abs=1e-12)
+    # no swap is the baseline, every swap the alternative
+    T = X.shape[2]
+    ends = swapped_phi(X[0], X[1], np.array([[False] * T, [True] * T]))
+    assert ends == pytest.approx([gtheory.gstudy(X[0]).phi(1), gstudy_phi := gtheory.gstudy(X[1]).phi(1)], abs=1e-12)
+    assert gstudy_phi > 0
+
+
+def test_the_randomisation_p_value_is_read_from_the_swaps(dl19_discount100):
+    X, names = dl19_discount100
+    T = X.shape[2]
+    Z = swap_draws(T, 999, np.random.default_rng(2))
+    d = fixed_decision(X, names, idx=topic_resamples(T, 999, np.random.default_rng(3)), swaps=Z)
+    for c in (1, 2):
+        null = swapped_phi(X[0], X[c], ~Z) - swapped_phi(X[0], X[c], Z)
+        assert d.p[c] == pytest.approx((1 + np.sum(null >= d.diff[c] - 1e-12)) / 1000, abs=1e-12)
+    assert d.alpha_swap == pytest.approx(0.05) and d.n_resamples == 999
+
+
+def test_a_switch_needs_both_tests():
+    # the rule's own predicate on hand-made outcomes: bootstrap bound above 0 but p too large, and the reverse
+    base = dict(names=("a", "b"), phi=np.array([0.2, 0.3]), diff=np.array([0.0, 0.1]), hi=np.array([np.nan, 0.2]),
+                share=np.array([np.nan, 0.99]), index=0, alpha=0.025, m=1, n_resamples=4000, alpha_swap=0.05)
+    assert FixedDecision(lo=np.array([np.nan, 0.01]), p=np.array([np.nan, 0.049]), **base).reliable.tolist() == [False, True]
+    assert not FixedDecision(lo=np.array([np.nan, 0.01]), p=np.array([np.nan, 0.06]), **base).reliable[1]
+    assert not FixedDecision(lo=np.array([np.nan, -0.01]), p=np.array([np.nan, 0.001]), **base).reliable[1]
+
+
+def test_more_draws_only_where_the_decision_is_at_its_threshold(dl19_discount100):
+    X, names = dl19_discount100
+    clear = fixed_decision(X, names, rng=0)  # DL 2019 @100: zipf's bound -0.019, p 0.06: far from both thresholds
+    assert clear.n_resamples == 4000
+    # a configuration whose all-topic gain sits at the bootstrap threshold: the baseline plus a shift per system
+    # scaled until the lower bound is about 0 (found by bisection on fixed draws, then decided with fresh ones)
+    rng = np.random.default_rng(7)
+    noise = rng.normal(0, 1, X[0].shape)
+    idx = topic_resamples(X.shape[2], 4000, np.random.default_rng(1))
+    Z = swap_draws(X.shape[2], 4000, np.random.default_rng(1))
+
+    def lo_at(s):
+        alt = X[0] + s * X[0].mean(axis=1, keepdims=True) + 0.01 * noise
+        return fixed_decision(np.stack([X[0], alt]), ["base", "alt"], idx=idx, swaps=Z).lo[1], alt
+
+    a, b = 0.0, 2.0
+    for _ in range(30):
+        mid = 0.5 * (a + b)
+        a, b = (mid, b) if lo_at(mid)[0] < 0 else (a, mid)
+    edge = fixed_decision(np.stack([X[0], lo_at(b)[1]]), ["base", "alt"], rng=0)
+    assert edge.n_resamples > 4000  # refined: the bound was within Monte Carlo error of 0
+    assert edge.n_resamples <= 10 * 4000

@@ -324,12 +324,14 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
         })
     table = pd.DataFrame(table_rows).set_index("candidate")
     fixed = dec.fixed
-    for col in ("all_topics_diff", "all_topics_lo", "all_topics_hi", "all_topics_share"):
+    for col in ("all_topics_diff", "all_topics_lo", "all_topics_hi", "all_topics_share", "all_topics_p"):
         table[col] = math.nan
     if fixed is not None:  # tier 1's evidence, on all topics, for the fixed configurations
         for j, i in enumerate(standard_indices(cands)):
-            table.loc[names[i], ["all_topics_diff", "all_topics_lo", "all_topics_hi", "all_topics_share"]] = (
-                float(fixed.diff[j]), float(fixed.lo[j]), float(fixed.hi[j]), float(fixed.share[j]))
+            table.loc[names[i], ["all_topics_diff", "all_topics_lo", "all_topics_hi", "all_topics_share",
+                                  "all_topics_p"]] = (
+                float(fixed.diff[j]), float(fixed.lo[j]), float(fixed.hi[j]), float(fixed.share[j]),
+                float(fixed.p[j]) if fixed.p is not None else math.nan)
     failed = [c for c in cands if c.failures]
     if failed:  # optimiser failures are reported, not hidden: the scores are those of the points reached
         import warnings
@@ -397,6 +399,7 @@ def _assemble(judged, model, cands, dec: Decision, fitted, co_all, *, what, cuto
         fixed_lo=float(fixed.lo[f_alt]) if fixed is not None else math.nan,
         fixed_hi=float(fixed.hi[f_alt]) if fixed is not None else math.nan,
         fixed_share=float(fixed.share[f_alt]) if fixed is not None else math.nan,
+        fixed_p=float(fixed.p[f_alt]) if fixed is not None and fixed.p is not None else math.nan,
         fixed_m=int(fixed.m) if fixed is not None else 0,
         n_resamples=int(fixed.n_resamples) if fixed is not None else 0,
     )

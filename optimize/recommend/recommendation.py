@@ -46,10 +46,12 @@ Fields of the two-tier rule (:func:`optimize.recommend`; tier 1 :mod:`optimize.r
   its evidence is about (the choice, or when keeping the one with the largest lower bound); ``fixed_diff``: its
   Φ(1) minus the baseline's on all topics, ``fixed_lo`` its one-sided lower bound at (1 − level)/(2 ``fixed_m``)
   (Bonferroni over the ``fixed_m`` alternative standards; paired topic bootstrap of ``n_resamples`` resamples),
-  ``fixed_hi`` the matching upper quantile, ``fixed_share`` the share of resamples it beat the baseline on.
+  ``fixed_hi`` the matching upper quantile, ``fixed_share`` the share of resamples it beat the baseline on,
+  ``fixed_p`` its one-sided topic-swap randomisation p-value (tier 1 also needs ``fixed_p`` ≤ (1 − level)/``fixed_m``).
 * ``diff``, ``diff_lo``, ``diff_hi``, ``phi_n_*``, ``splits_won``: the evidence of the deciding tier — tier 1's
   all-topic numbers when it switched, otherwise the nested procedure's against ``reference``.
-* table columns ``all_topics_diff``, ``all_topics_lo``, ``all_topics_hi``, ``all_topics_share``: tier 1's numbers
+* table columns ``all_topics_diff``, ``all_topics_lo``, ``all_topics_hi``, ``all_topics_share``, ``all_topics_p``:
+  tier 1's numbers
   per fixed configuration (NaN for tuned candidates).
 """
 from __future__ import annotations
@@ -167,6 +169,7 @@ class Recommendation(JsonResult):
     fixed_lo: float = math.nan
     fixed_hi: float = math.nan
     fixed_share: float = math.nan
+    fixed_p: float = math.nan
     fixed_m: int = 0
     n_resamples: int = 0
 
@@ -207,7 +210,8 @@ class Recommendation(JsonResult):
         lines = [
             f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  "
             f"{self.n_systems} systems x {self.n_topics} topics, "
-            + (f"tier 1: paired topic bootstrap, {self.n_resamples} resamples; " if self.n_resamples else "")
+            + (f"tier 1: paired topic bootstrap and topic-swap randomisation, {self.n_resamples} draws each; "
+               if self.n_resamples else "")
             + f"tier 2: nested cross-validation, {self.n_splits} outer x {self.n_inner} inner topic halvings, "
             f"{self.n_seeds} seed(s) from {self.seed}",
             f"  verdict: {self.verdict}",
@@ -228,7 +232,7 @@ class Recommendation(JsonResult):
                 f"{signed(r['diff_vs_baseline'], 4):>10} [{signed(r['baseline_lo'], 4)}, {signed(r['baseline_hi'], 4)}] "
                 f"{int(r['wins_vs_baseline']):>2}/{self._n_outer:<2} {need:>7}")
         lines.append(f"  (Δ all, lower: tier 1 — Φ(1) minus the baseline's on all topics and its one-sided lower bound, "
-                     f"Bonferroni-corrected, paired topic bootstrap; Φ(1) out: mean over outer held-out halves; Δ, "
+                     f"Bonferroni-corrected, paired topic bootstrap (a switch also needs the topic-swap randomisation test); Φ(1) out: mean over outer held-out halves; Δ, "
                      f"interval, wins: against the baseline {base} on them (corrected resampled t, Nadeau & Bengio "
                      f"2003); topics: median topics for Φ ≥ {self.target:g} on a held-out half)")
         return "\n".join(lines)
@@ -330,12 +334,12 @@ _FLOATS = ("phi_1_in_sample", "inner_phi_1", "outer_phi_1", "outer_sd", "diff_vs
 
 #: fields of the baseline rule written as JSON scalars
 _NEW_FLOATS = ("diff", "diff_lo", "diff_hi", "phi_n_baseline", "phi_n_adopted", "phi_n_diff", "phi_n_lo", "phi_n_hi",
-               "topics_saved", "topics_to_decide", "fixed_diff", "fixed_lo", "fixed_hi", "fixed_share")
+               "topics_saved", "topics_to_decide", "fixed_diff", "fixed_lo", "fixed_hi", "fixed_share", "fixed_p")
 _NEW_SCALARS = ("baseline", "decided", "measure", "alternative", "alternative_label", *_NEW_FLOATS, "splits_won",
                 "n_outer", "n_seeds", "agreement", "phi_meaning", "base_gain", "base_discount", "tier", "tier_reason",
                 "reference", "fixed_choice", "fixed_alternative", "fixed_m", "n_resamples")
 _FLOATS = _FLOATS + ("diff_vs_baseline", "baseline_lo", "baseline_hi", "all_topics_diff", "all_topics_lo",
-                     "all_topics_hi", "all_topics_share")
+                     "all_topics_hi", "all_topics_share", "all_topics_p")
 
 
 def _recommendation_schema() -> dict:

@@ -20,9 +20,18 @@ def fixed_clause(dec, T: int, level: float) -> str:
     if f is None or f.m == 0:
         return "no other fixed configuration to compare"
     c = f.index if f.adopt else f.best
+    swap = ("" if f.p is None else
+            f"; topic-swap randomisation p = {_p_text(f.p[c], f.n_resamples)}, needed ≤ {f.alpha_swap / f.m:.3g}")
     return (f"{f.names[c]} on all {T} topics Φ(1) {f.phi[0]:.3f} → {f.phi[c]:.3f} ({signed(f.diff[c], 3)}; "
             f"lower end of the {level:.0%} interval {signed(f.lo[c], 3)}, Bonferroni over {f.m} standard"
-            f"{'s' if f.m != 1 else ''}, paired topic bootstrap of {f.n_resamples} resamples)")
+            f"{'s' if f.m != 1 else ''}, paired topic bootstrap of {f.n_resamples} resamples{swap})")
+
+
+def _p_text(p: float, n: int) -> str:
+    """A randomisation p-value to the precision its draws give (at its floor 1/(n + 1): "< 2/(n + 1)")."""
+    if p <= 1.0 / (n + 1) + 1e-15:
+        return f"< {2.0 / (n + 1):.2g}"
+    return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
 
 
 def tier_reason(dec, cands, fitted, T: int, level: float) -> str:
@@ -35,9 +44,11 @@ def tier_reason(dec, cands, fitted, T: int, level: float) -> str:
         return (f"tier 2 (tuned, nested cross-validation): {fitted[dec.index][1]} is reliably better than {ref} "
                 f"(tier 1's choice) on held-out topics")
     if f is not None and f.adopt:
-        return (f"tier 1 (fixed configurations, all topics): {f.names[f.index]}'s corrected lower bound is above 0; "
+        return (f"tier 1 (fixed configurations, all topics): {f.names[f.index]}'s corrected lower bound is above 0 and "
+                f"it is not exchangeable with the baseline (randomisation); "
                 f"no tuned candidate is reliably better than it (tier 2)")
-    return ("tier 1 (fixed configurations, all topics): no standard's corrected lower bound is above 0; tier 2: no "
+    return ("tier 1 (fixed configurations, all topics): no standard has both a corrected lower bound above 0 and a "
+            "randomisation p-value below its threshold; tier 2: no "
             "tuned candidate is reliably better than the baseline; the baseline is kept")
 
 
