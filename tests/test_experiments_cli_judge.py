@@ -133,9 +133,10 @@ def test_the_missing_policy_of_judge_is_kept_unless_given_again(tmp_path, capsys
 
 
 
-#: what a command line from --judged must not load (each costs 0.1-0.5 s of start-up): SciPy's sparse matrices, its
-#: statistics, plotting, statsmodels, cvxpy. pandas still comes with every measure's frame.
-HEAVY = ("scipy.sparse", "scipy.stats", "matplotlib", "statsmodels", "cvxpy")
+#: what a command line from --judged must not load (each costs 0.05-0.5 s of start-up): SciPy's sparse matrices, its
+#: statistics, plotting, statsmodels, cvxpy, and the process pool that judges run files. pandas still comes with
+#: every measure's frame.
+HEAVY = ("scipy.sparse", "scipy.stats", "matplotlib", "statsmodels", "cvxpy", "multiprocessing")
 
 
 def test_the_judged_session_loads_no_heavy_module(tmp_path, capsys):
