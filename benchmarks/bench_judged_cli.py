@@ -97,6 +97,11 @@ def main() -> None:
     lines[2] = (f"timing: median of {repeat} repetitions [min–max] of a fresh process each, wall seconds and the "
                 "child's CPU seconds (user+system), contenders interleaved; the project's modules compiled once "
                 "(bytecode cache, as installed), not at every start" + ("; QUICK run" if args.quick else ""))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    if load > 1.0:  # more than half of a 2-core machine busy before we start
+        lines.insert(3, f"NOTE: a busy machine (load average {load:.2f} at start): other processes take cores from the "
+                        "2 workers that read the runs for --runs/--qrels, so its wall time is nearer its CPU time and "
+                        "the wall ratios are lower than on a quiet machine")
     worst = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for name, (runs, qrels) in COLLECTIONS.items():
