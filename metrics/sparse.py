@@ -30,7 +30,6 @@ import sys
 import threading
 import weakref
 from collections import OrderedDict
-
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -284,7 +283,7 @@ class RelevantCells:
         hit = self._counts.get(key)
         if hit is not None:
             return hit
-        self._n_counts += 1
+        self._n_counts += 1  # unlocked: only chooses between two kernels that give the same numbers
         if self._n_counts > _NUMPY_COUNTS or "scipy.sparse" in sys.modules:
             out = matvec(self.pattern(code, d.size), d)
         else:
