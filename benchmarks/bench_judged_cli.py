@@ -13,6 +13,7 @@ names the data source). Writes benchmarks/results/judged_cli.txt.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,10 @@ COLLECTIONS = {
     "trec-dl-2019-passage": ("runs_judged_full_xz", "qrels.dl19-passage.txt"),
     "trec-dl-2021-passage": ("runs_judged_xz", "qrels.dl21-passage.txt"),
 }
+#: the start-up floor: the interpreter alone, and with the imports a --judged command cannot avoid
+IMPORTS = {"python (nothing)": "pass", "import numpy": "import numpy", "import numpy, pandas": "import numpy, pandas",
+           "import numpy, pandas, scipy.special": "import numpy, pandas, scipy.special",
+           "import scipy.optimize": "import scipy.optimize"}
 COMMANDS = {
     "evaluate": ["evaluate", "--measure", "nDCG@10", "--measure", "AP"],
     "gstudy": ["gstudy", "--measure", "nDCG@10"],
@@ -35,12 +40,19 @@ COMMANDS = {
 }
 
 
-def run_once(argv: list[str]) -> tuple[float, float, str]:
-    """(wall, child CPU seconds, standard output) of one fresh ``gtheory`` process."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+#: the children's compiled modules, kept outside the tree: an installed package has its .pyc files (pip compiles them),
+#: so no process recompiles the project's sources, whatever PYTHONDONTWRITEBYTECODE says in the caller's shell
+PYCACHE = tempfile.mkdtemp(prefix="gtheory-bench-pycache-")
+
+
+def run_once(argv: list[str], code: str = CLI) -> tuple[float, float, str]:
+    """(wall, child CPU seconds, standard output) of one fresh ``gtheory`` process (or of ``python -c code``)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+           "PYTHONPYCACHEPREFIX": PYCACHE}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryFile() as out:
         w0 = time.perf_counter()
-        p = subprocess.Popen([sys.executable, "-c", CLI, *argv], cwd=ROOT, env=env, stdout=out,
+        p = subprocess.Popen([sys.executable, "-c", code, *argv], cwd=ROOT, env=env, stdout=out,
                              stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - w0
@@ -83,7 +95,13 @@ def main() -> None:
     args.repeat = repeat
     lines = header("gtheory subcommands: --runs/--qrels against --judged (fresh processes)", args)
     lines[2] = (f"timing: median of {repeat} repetitions [min–max] of a fresh process each, wall seconds and the "
-                "child's CPU seconds (user+system), contenders interleaved" + ("; QUICK run" if args.quick else ""))
+                "child's CPU seconds (user+system), contenders interleaved; the project's modules compiled once "
+                "(bytecode cache, as installed), not at every start" + ("; QUICK run" if args.quick else ""))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    if load > 1.0:  # more than half of a 2-core machine busy before we start
+        lines.insert(3, f"NOTE: a busy machine (load average {load:.2f} at start): other processes take cores from the "
+                        "2 workers that read the runs for --runs/--qrels, so its wall time is nearer its CPU time and "
+                        "the wall ratios are lower than on a quiet machine")
     worst = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for name, (runs, qrels) in COLLECTIONS.items():
@@ -119,12 +137,24 @@ def main() -> None:
             lines.append("")
     lines.append(f"goal: --judged at most 0.5 x the time of --runs/--qrels (wall); worst here {worst:.2f}: "
                  f"{'met' if worst <= 0.5 else 'NOT met'}")
-    lines.append("Each command line also pays the interpreter's start-up and the imports of NumPy, pandas and SciPy's "
-                 "special functions (about 0.5 s of wall time: what `evaluate --judged` takes), which --judged cannot "
-                 "save; on runs that are quick to read (DL 2021's judged runs: 3.6 MB, read by 2 workers in 0.3 s of "
-                 "wall time) they bound the ratio.")
+    floor = {name: Timing([], []) for name in IMPORTS}
+    for _ in range(repeat):
+        for name, code in IMPORTS.items():
+            w, c, _ = run_once([], code)
+            floor[name].wall.append(w)
+            floor[name].cpu.append(c)
+    lines.append("what every command line pays before its work, which --judged cannot save (a fresh interpreter "
+                 "importing only):")
+    for name, t in floor.items():
+        lines.append(f"  {name:<30} {t.text('s')}")
+    lines.append("every measure's result is a pandas frame: a --judged command pays at least the pandas import; "
+                 "on runs that are quick to read (DL 2021's judged runs: 3.6 MB, read by 2 workers) that bounds the "
+                 "ratio.")
     finish("judged_cli", lines, args)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    finally:
+        shutil.rmtree(PYCACHE, ignore_errors=True)

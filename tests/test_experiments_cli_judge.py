@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -128,3 +131,33 @@ def test_the_missing_policy_of_judge_is_kept_unless_given_again(tmp_path, capsys
     rows = json.loads(_stdout(capsys, [*argv, "--missing", "zero"]))
     assert [r["score"] for r in rows if r["system"] == "runD" and r["topic"] == "4"] == [0.0]  # as trec_eval -c
 
+
+
+#: what a command line from --judged must not load (each costs 0.05-0.5 s of start-up): SciPy's sparse matrices, its
+#: statistics, plotting, statsmodels, cvxpy, and the process pool that judges run files. pandas still comes with
+#: every measure's frame.
+HEAVY = ("scipy.sparse", "scipy.stats", "matplotlib", "statsmodels", "cvxpy", "multiprocessing")
+
+
+def test_the_judged_session_loads_no_heavy_module(tmp_path, capsys):
+    """evaluate, gstudy, plan and compare from --judged, in turn in one fresh interpreter: the heavy modules each had
+    loaded by then. plan and compare solve for the detectable difference with scipy.optimize, which brings
+    scipy.sparse: only the other heavy modules are refused there."""
+    runs, qrels = toy_runs(tmp_path)
+    out = _judge(tmp_path, capsys, [runs], qrels, "--quiet")
+    session = [[*argv, "--judged", str(out), "--quiet"] for argv in SESSION]
+    code = ("import contextlib, io, json, sys\nfrom experiments.cli import main\nloaded = {}\n"
+            "for argv in json.loads(sys.argv[1]):\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        assert main(argv) == 0, argv\n"
+            f"    loaded[argv[0]] = [m for m in {HEAVY!r} if m in sys.modules]\n"
+            "print(json.dumps(loaded))")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    r = subprocess.run([sys.executable, "-c", code, json.dumps(session)], capture_output=True, text=True, cwd=root,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    loaded = json.loads(r.stdout)
+    assert list(loaded) == ["evaluate", "gstudy", "plan", "compare"]
+    assert loaded["evaluate"] == [] and loaded["gstudy"] == []
+    assert [m for m in loaded["compare"] if m != "scipy.sparse"] == []  # cumulative: plan's too

@@ -8,6 +8,7 @@ gradients against finite differences; and the memory bound (no cells × cut-off 
 from __future__ import annotations
 
 import math
+import sys
 import pickle
 import tracemalloc
 
@@ -314,3 +315,24 @@ def test_relevant_cells_built_once_per_tensor():
     assert isinstance(rc, RelevantCells) and relevant_cells(j) is rc
     assert (rc.n_systems, rc.n_topics) == (1, 1) and rc.levels.tolist() == [0.0, 1.0, 2.0]
     assert relevant_cells(j, judged_only=True) is not rc
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.tuples(st.integers(1, 5), st.integers(1, 4), st.integers(1, 30)),
+       k=st.integers(1, 40))
+def test_discounted_counts_numpy_and_csr_paths_agree_bit_for_bit(seed, shape, k):
+    # the first counts of a view are np.bincount of the entries (no scipy.sparse import), later ones the CSR kernel:
+    # both add each cell's terms in rank order from 0, so the numbers must be identical, not merely close
+    rng = np.random.default_rng(seed)
+    j = _random_judged(rng, *shape, [0.0, 1.0, 2.0, 3.0])
+    d = rng.random(k) * 10.0 ** rng.integers(-8, 8, size=k)  # magnitudes far apart: a reordered sum would differ
+    by_numpy = RelevantCells(j)
+    assert "scipy.sparse" in sys.modules  # imported above: force the NumPy path through the counter instead
+    by_numpy._n_counts = -10**9  # below the hand-over threshold for good
+    import metrics.measures.sparse as ms
+    for code in range(4):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ms, "sys", type("NoSciPy", (), {"modules": {}})())  # "scipy.sparse" not loaded
+            a = by_numpy.discounted_counts(code, d)
+        b = matvec(RelevantCells(j).pattern(code, k), np.ascontiguousarray(d))
+        assert a.view(np.int64).tolist() == b.view(np.int64).tolist()

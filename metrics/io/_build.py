@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -249,6 +248,8 @@ def judge_files(files: Sequence[Path], qi: QrelsIndex, depth: int, ties: str, du
     """Judged rows of each file, in file order: in this process for one worker, else in ``workers`` processes."""
     n = workers or min(len(files), os.cpu_count() or 1)
     if n > 1 and len(files) > 1:
+        from concurrent.futures import ProcessPoolExecutor  # here: loading a saved tensor needs no multiprocessing
+
         with ProcessPoolExecutor(n, initializer=_init_worker, initargs=(qi, depth, ties, duplicates)) as ex:
             yield from ex.map(_judge_in_worker, [str(f) for f in files], chunksize=max(1, len(files) // (8 * n)))
     else:
