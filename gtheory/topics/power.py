@@ -221,7 +221,7 @@ def min_detectable_difference(method: str, n: ArrayLike, *, variance: float, alp
 def _detectable(fn: Any, method: str, nn: np.float64, var: float, alpha: float, target: float,
                 m: int | None) -> float:
     """The root in D of ``fn(method, nn, D, ...) = target`` (one size)."""
-    from scipy import optimize
+    from .roots import brentq
 
     sd = math.sqrt(var)
 
@@ -236,4 +236,4 @@ def _detectable(fn: Any, method: str, nn: np.float64, var: float, alpha: float, 
     lo = hi / 2.0
     while lo > 1e-12 * sd and gap(lo) > 0:
         lo /= 2.0
-    return float(optimize.brentq(gap, lo, hi, xtol=1e-12 * sd, rtol=1e-12))
+    return brentq(gap, lo, hi, xtol=1e-12 * sd, rtol=1e-12)
