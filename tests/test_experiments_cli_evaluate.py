@@ -132,3 +132,20 @@ def test_progress_option():
     assert progress_option(ns(quiet=True, progress=True)) is False
     assert progress_option(ns(quiet=False, progress=True)) is True
     assert progress_option(ns(quiet=False, progress=False)) == "auto"
+
+
+def test_a_measure_that_names_its_lists_keeps_them_without_judged_only(small, tmp_path, capsys):
+    # AP' is AP on condensed lists (judged_only=True in its name): without --judged-only the CLI has no opinion,
+    # with it they agree; before, the flag's default False contradicted the name and the command failed
+    import pandas as pd
+
+    import metrics
+
+    j = metrics.JudgedRuns.load(small)
+    want = metrics.evaluate(j, "AP(judged_only=True)").mean(axis=1)
+    for flags in ([], ["--judged-only"]):
+        path = tmp_path / f"ap{len(flags)}.csv"
+        assert main(["evaluate", "--judged", small, "--measure", "AP'", "--means", "--out", str(path), *flags]) == 0
+        got = pd.read_csv(path, index_col="system").iloc[:, -1]
+        np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-9)  # %.10g written
+    assert not np.allclose(want, metrics.evaluate(j, "AP").mean(axis=1))  # the condensed lists matter here

@@ -151,6 +151,7 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
             raise in_option_names(exc, {**NDCG_OPTIONS, "cutoff": f"the cut-off of --measure {name}"},
                                   advice) from None
     try:
-        return metrics.evaluate(judged, name, judged_only=judged_only)
+        # --judged-only not given is no opinion (None): a measure that names its lists (AP', bpref) keeps them
+        return metrics.evaluate(judged, name, judged_only=True if judged_only else None)
     except (ValueError, TypeError) as exc:  # a parameter refused only by the data (ERR(max_grade=1) on grades 0-2)
         raise measure_error(name, exc) from None
