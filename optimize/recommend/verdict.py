@@ -21,17 +21,17 @@ def fixed_clause(dec, T: int, level: float) -> str:
         return "no other fixed configuration to compare"
     c = f.index if f.adopt else f.best
     swap = ("" if f.p is None else
-            f"; topic-swap randomisation p = {_p_text(f.p[c], f.n_resamples)}, needed ≤ {f.alpha_swap / f.m:.3g}")
+            f"; topic-swap randomisation {_p_text(f.p[c], f.n_resamples)}, needed ≤ {f.alpha_swap / f.m:.3g}")
     return (f"{f.names[c]} on all {T} topics Φ(1) {f.phi[0]:.3f} → {f.phi[c]:.3f} ({signed(f.diff[c], 3)}; "
             f"lower end of the {level:.0%} interval {signed(f.lo[c], 3)}, Bonferroni over {f.m} standard"
             f"{'s' if f.m != 1 else ''}, paired topic bootstrap of {f.n_resamples} resamples{swap})")
 
 
 def _p_text(p: float, n: int) -> str:
-    """A randomisation p-value to the precision its draws give (at its floor 1/(n + 1): "< 2/(n + 1)")."""
+    """``p = …`` for a randomisation p-value, to the precision its draws give (at its floor 1/(n + 1): ``p < 2/(n + 1)``)."""
     if p <= 1.0 / (n + 1) + 1e-15:
-        return f"< {2.0 / (n + 1):.2g}"
-    return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+        return f"p < {2.0 / (n + 1):.2g}"
+    return f"p = {p:.2g}" if p < 0.1 else f"p = {p:.2f}"
 
 
 def tier_reason(dec, cands, fitted, T: int, level: float) -> str:
