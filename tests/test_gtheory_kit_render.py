@@ -89,7 +89,9 @@ def test_markdown_table_one_row_per_name_no_live_markup(runs):
     body = page.rows[1:]
     assert len(body) == len(runs) and all(len(r) == 2 for r in body)
     letters = t.letters()
-    assert [r[0] for r in body] == [f"({letters[r]}) {_shown(r)}" for r in t.means.index]
+    # what the reader sees: HTML collapses runs of white space (a name's line break is written as a space, beside
+    # the separating one; whether the Markdown converter also collapses them depends on its release)
+    assert [" ".join(r[0].split()) for r in body] == [f"({letters[r]}) {_shown(r)}" for r in t.means.index]
     assert page.rows[0] == ["run", "AP|<i>x</i>"]
     c = compare(X, baseline=runs[0])
     page = _parse(_md_to_html(c.to_markdown()))
