@@ -49,6 +49,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -62,9 +63,8 @@ from optimize.solvers._ratio import RatioModel, coefficients  # noqa: E402
 from optimize.solvers._threads import single_threaded_blas  # noqa: E402
 from optimize.recommend.candidates import LAMBDAS, _candidates, _standard_candidates  # noqa: E402
 from optimize.recommend.fixed import (FIXED_STREAM, FixedDecision, fixed_decision, fixed_index,  # noqa: E402
-                                     resampled_phi, standard_indices, swapped_phi, tier_one)
+                                     resampled_phi, standard_indices, swap_null, swap_p_value, tier_one)
 from optimize.solvers import FAMILIES  # noqa: E402
-from gtheory.kit.ties import TIE_REL  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 #: all runs of each collection (directories under the shared data) and its qrels
@@ -189,10 +189,8 @@ def stability(X: np.ndarray, names: list[str], seeds=(0, 1, 2, 3, 4), decide=fix
 
 def bootstrap_decision(X: np.ndarray, names: list[str], *, level: float, rng):
     """Tier 1 by the paired topic bootstrap alone (the rule before the randomisation test was added to it)."""
-    d = fixed_decision(X, names, level=level, rng=rng)
-    ok = [c for c in range(1, len(names)) if d.lo[c] > 0 and d.diff[c] > 0]
-    index = max(ok, key=lambda c: (d.diff[c], -c)) if ok else 0
-    return FixedDecision(**{**d.__dict__, "index": int(index), "p": None})
+    d = replace(fixed_decision(X, names, level=level, rng=rng), p=None)  # without p, `reliable` is the bound's alone
+    return replace(d, index=d.chosen)
 
 
 def randomisation_decision(X: np.ndarray, names: list[str], *, level: float, rng, n_resamples: int = 4000):
@@ -210,9 +208,8 @@ def randomisation_decision(X: np.ndarray, names: list[str], *, level: float, rng
     lo, hi = np.full(C, np.nan), np.full(C, np.nan)
     ok = []
     for c in range(1, C):
-        null = swapped_phi(X[0], X[c], ~Z) - swapped_phi(X[0], X[c], Z)
-        tol = TIE_REL * max(abs(d[c]), float(np.abs(null).max(initial=0.0)))
-        p = (1.0 + np.count_nonzero(null >= d[c] - tol)) / (n_resamples + 1.0)
+        null = swap_null(X[0], X[c], Z)
+        p = swap_p_value(null, d[c])
         q = np.partition(null, k - 1)[k - 1]
         lo[c], hi[c] = d[c] - q, d[c] + q
         if p <= q_level and d[c] > 0:

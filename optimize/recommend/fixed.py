@@ -54,7 +54,7 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,7 +62,7 @@ from numpy.typing import NDArray
 from gtheory.kit.ties import TIE_REL
 
 __all__ = ["FixedDecision", "fixed_decision", "tier_one", "standard_indices", "fixed_index", "resampled_phi",
-           "swapped_phi", "swap_draws", "topic_resamples", "topic_counts", "N_RESAMPLES", "REFINE", "FIXED_STREAM"]
+           "swapped_phi", "swap_draws", "swap_null", "swap_p_value", "topic_resamples", "topic_counts", "N_RESAMPLES", "REFINE", "FIXED_STREAM"]
 
 #: default number of paired topic resamples and of topic swaps of tier 1, per round (the α/m = 0.0125 quantile
 #: rests on 50 resamples beyond it)
@@ -152,6 +152,23 @@ def swapped_phi(X0: NDArray[np.float64], Xc: NDArray[np.float64], Z: NDArray) ->
     return _phi_from_sums(ss_tot, ss_s, ss_t, S, T)
 
 
+def swap_null(X0: NDArray[np.float64], Xc: NDArray[np.float64], Z: NDArray) -> NDArray[np.float64]:
+    r"""The randomisation distribution of :math:`\Delta_c = \Phi_c(1) - \Phi_0(1)`: ``(R,)``, one value per row of
+    swap indicators ``Z``; on a row the baseline's role is played by :math:`X_0` with :math:`X_c`'s columns on the
+    marked topics, the alternative's by the complement."""
+    Z = np.asarray(Z, dtype=bool)
+    return swapped_phi(X0, Xc, ~Z) - swapped_phi(X0, Xc, Z)
+
+
+def swap_p_value(null: NDArray[np.float64], diff: float) -> float:
+    r"""The one-sided randomisation p-value :math:`(1 + \#\{\Delta^\circ \ge \Delta\}) / (1 + R)` of the observed
+    ``diff`` among the ``R`` randomised differences ``null`` (Phipson & Smyth 2010), ties within
+    :data:`~gtheory.kit.ties.TIE_REL` counted as reaching it (rounding must not decide them)."""
+    null = np.asarray(null, dtype=np.float64)
+    tol = TIE_REL * max(abs(diff), float(np.abs(null).max(initial=0.0)))
+    return (1.0 + np.count_nonzero(null >= diff - tol)) / (null.size + 1.0)
+
+
 @dataclass(frozen=True)
 class FixedDecision:
     """Tier 1's outcome (module docstring). Arrays are per configuration, the baseline first (its entries 0/NaN)."""
@@ -177,6 +194,12 @@ class FixedDecision:
             ok &= self.p <= self.alpha_swap / max(self.m, 1)
         ok[0] = False
         return ok
+
+    @property
+    def chosen(self) -> int:
+        """The reliable alternative with the largest all-topic gain (ties: the first listed); 0, keep, if none."""
+        ok = np.flatnonzero(self.reliable)
+        return int(max(ok, key=lambda c: (self.diff[c], -c))) if ok.size else 0
 
     @property
     def adopt(self) -> bool:
@@ -220,7 +243,7 @@ def fixed_decision(X: NDArray[np.float64], names: tuple[str, ...] | list[str], *
         b = resampled_phi(X, weights=topic_counts(np.asarray(I), T))
         boots.append(b - b[:1])
         for c in range(1, C):
-            nulls[c].append(swapped_phi(X[0], X[c], ~np.asarray(Z, dtype=bool)) - swapped_phi(X[0], X[c], Z))
+            nulls[c].append(swap_null(X[0], X[c], Z))
         db = np.concatenate(boots, axis=1)
         B = db.shape[1]
         srt = np.sort(db, axis=1)
@@ -229,9 +252,7 @@ def fixed_decision(X: NDArray[np.float64], names: tuple[str, ...] | list[str], *
         band_hi = srt[:, min(B - 1, int(math.ceil(q * B + half)))]
         p = np.full(C, math.nan)
         for c in range(1, C):
-            null = np.concatenate(nulls[c])
-            tol = TIE_REL * max(abs(d[c]), float(np.abs(null).max(initial=0.0)))
-            p[c] = (1.0 + np.count_nonzero(null >= d[c] - tol)) / (null.size + 1.0)
+            p[c] = swap_p_value(np.concatenate(nulls[c]), d[c])
         R = sum(x.size for x in nulls[1]) if C > 1 else 0
         unclear = [c for c in range(1, C) if d[c] > 0 and (
             band_lo[c] <= 0 < band_hi[c] or abs(p[c] - q_swap) <= 3.0 * math.sqrt(q_swap * (1.0 - q_swap) / max(R, 1)))]
@@ -244,9 +265,7 @@ def fixed_decision(X: NDArray[np.float64], names: tuple[str, ...] | list[str], *
     share[0] = math.nan
     dec = FixedDecision(names=tuple(names), phi=phi, diff=d, lo=lo, hi=hi, share=share, index=0, alpha=alpha, m=m,
                         n_resamples=int(db.shape[1]), p=p, alpha_swap=alpha_swap)
-    ok = [c for c in range(1, C) if dec.reliable[c]]
-    index = max(ok, key=lambda c: (d[c], -c)) if ok else 0
-    return FixedDecision(**{**dec.__dict__, "index": int(index)})
+    return replace(dec, index=dec.chosen)
 
 
 def standard_indices(cands: list) -> list[int]:
