@@ -333,6 +333,16 @@ LABELS = {"trec9": "TREC-9 Web", "dl19": "DL 2019 passage", "robust04": "Robust 
           "clef": "CLEF eHealth 2014"}
 
 
+def _tier1_columns(r: dict) -> str:
+    """A tier-1 row's columns from the false-switch rates to the whole collection's decision (both tables)."""
+    v = r["value"]
+    best = max((n for n in r["names"][1:]), key=lambda n: v["gain"][n])
+    cap = " / ".join("-" if v[s]["captured"] is None else f"{v[s]['captured']:.2f}" for s in ("0.5", "0.75"))
+    return (", ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
+            + "".join(f" | {v[s]['value']:+.4f} ({v[s]['switches']}/{v[s]['n']}, {v[s]['worse']})" for s in ("0.5", "0.75"))
+            + f" | {best} {v['gain'][best]:+.4f} | {cap} | {r['stability']['decision']} {r['stability']['agree']}/5")
+
+
 def tables(results: dict) -> str:
     """The docs' tables (Markdown) from the recorded results."""
     out = (["| collection | cell | false-switch rate (per standard) | ½: value (switches, worse) | ¾: value (switches, "
@@ -343,15 +353,7 @@ def tables(results: dict) -> str:
             continue
         _, name, cell = key.split()
         S, T = r["shape"]
-        v = r["value"]
-        best = max((n for n in r["names"][1:]), key=lambda n: v["gain"][n])
-        cap = " / ".join("-" if v[s]["captured"] is None else f"{v[s]['captured']:.2f}" for s in ("0.5", "0.75"))
-        out.append(
-            f"| {LABELS[name]} ({S}×{T}) | {cell} | "
-            + ", ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
-            + "".join(f" | {v[s]['value']:+.4f} ({v[s]['switches']}/{v[s]['n']}, {v[s]['worse']})" for s in ("0.5", "0.75"))
-            + f" | {best} {v['gain'][best]:+.4f} | {cap} | {r['stability']['decision']} {r['stability']['agree']}/5 "
-              f"(lower end {r['stability']['lo']:+.4f}) |")
+        out.append(f"| {LABELS[name]} ({S}×{T}) | {cell} | {_tier1_columns(r)} (lower end {r['stability']['lo']:+.4f}) |")
     c = captured(results, False)
     if c["cells"]:
         out += ["", f"Captured over the {c['cells']} cells with a gain >= 0.015 (trec_eval's baseline): "
@@ -363,15 +365,7 @@ def tables(results: dict) -> str:
                 "|---|---|---|---|---|---|---|---|---|"]
         for key, r in rows:
             _, name, cell, base = key.split()
-            v = r["value"]
-            best = max((n for n in r["names"][1:]), key=lambda n: v["gain"][n])
-            cap = " / ".join("-" if v[s]["captured"] is None else f"{v[s]['captured']:.2f}" for s in ("0.5", "0.75"))
-            out.append(f"| {LABELS[name]} | {cell} | {base[5:]} | "
-                       + ", ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
-                       + "".join(f" | {v[s]['value']:+.4f} ({v[s]['switches']}/{v[s]['n']}, {v[s]['worse']})"
-                                 for s in ("0.5", "0.75"))
-                       + f" | {best} {v['gain'][best]:+.4f} | {cap} | {r['stability']['decision']} "
-                         f"{r['stability']['agree']}/5 |")
+            out.append(f"| {LABELS[name]} | {cell} | {base[5:]} | {_tier1_columns(r)} |")
         c = captured(results, True)
         out += ["", f"Captured over the {c['cells']} cells with a gain >= 0.015 (every baseline): "
                 f"{c['0.5']:.2f} on halves, {c['0.75']:.2f} on three quarters."]
