@@ -6,8 +6,9 @@
     python benchmarks/calibrate_recommend.py whole-value --collections trec9 dl19 --cutoffs 10 100 [--subsets 10]
     python benchmarks/calibrate_recommend.py whole-stable [--collections ...]   # 5 seeds on each whole collection
     python benchmarks/calibrate_recommend.py halves      # the anti-correlation of complementary halves (cached tensors)
-    python benchmarks/calibrate_recommend.py randomisation --collections dl19 clef --cutoffs 20 100 --what discount
-        [--levels 0.95 0.9]   # the exact topic-swap randomisation test against the shipped bootstrap
+    python benchmarks/calibrate_recommend.py randomisation [--baselines all] [--levels 0.95 0.9]
+        # the rule (studentised randomisation) against the bootstrap alone, the unstudentised randomisation test and
+        # the oracle told the best standard, on the cells where a standard gains >= 0.015
     python benchmarks/calibrate_recommend.py table       # the docs' tables from the recorded results
 
 Baseline: trec_eval's nDCG (linear gains, log2 discount). Standards: zipf and linear discounts; exponential gains.
@@ -15,7 +16,8 @@ Per collection × cut-off × what (gain cells only where there are at least two 
 systems × topics nDCG tensors are computed once and cached (``.npz`` under ``$GTHEORY_CALIBRATION_CACHE``, default
 ``/tmp/gtheory-calibration``); every null and subset below is then a topic index operation on them.
 
-Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.recommend.fixed.tier_one`, 4,000 paired resamples):
+Tier 1 (``tier1``; the fixed-configuration decision of :func:`optimize.recommend.fixed.tier_one`, 4,000 topic swaps a
+round; validity and value without the bootstrap interval, which is reported and does not decide):
 
 * **validity**: for each alternative standard c, ``--nulls`` constructed nulls in which c and the baseline are
   exchangeable topic by topic: for each topic, with probability 1/2, c's and the baseline's score columns are
@@ -50,6 +52,7 @@ import os
 import sys
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -126,8 +129,12 @@ def swapped(X: np.ndarray, c: int, swap: np.ndarray) -> np.ndarray:
     return Y
 
 
+#: tier 1's decision without its (reported, not deciding) bootstrap interval: the same decisions from the same seeds
+decision_only = partial(fixed_decision, interval=False)
+
+
 def validity(X: np.ndarray, names: list[str], n_nulls: int, seed: int = NULL_SEED,
-             alternatives: list[str] | None = None, decide=fixed_decision) -> dict:
+             alternatives: list[str] | None = None, decide=decision_only) -> dict:
     """Tier 1 under exchangeable nulls, per alternative (default all): false-switch rate (to it) and any-switch
     rate. Each null draws its own resamples, as the rule does."""
     rng = np.random.default_rng(seed)
@@ -152,7 +159,7 @@ def subsets(T: int, share: float, n: int, seed: int = SUBSET_SEED) -> list[np.nd
     return [np.sort(rng.choice(T, size=size, replace=False)) for _ in range(n)]
 
 
-def value(X: np.ndarray, names: list[str], n_subsets: int, shares=(0.5, 0.75), decide=fixed_decision) -> dict:
+def value(X: np.ndarray, names: list[str], n_subsets: int, shares=(0.5, 0.75), decide=decision_only) -> dict:
     """Tier 1 on random topic subsets, scored on the whole collection."""
     whole = decide(X, names, level=LEVEL, rng=0)
     gain = whole.diff  # whole-collection Φ(1) gains over the baseline (the population values)
@@ -178,19 +185,32 @@ def stability(X: np.ndarray, names: list[str], seeds=(0, 1, 2, 3, 4), decide=fix
     top = max(set(picks), key=picks.count)
     best = ds[0].best
     return {"decisions": picks, "decision": top, "agree": picks.count(top), "lo": float(ds[0].lo[best]),
-            "best": names[best], "diff": float(ds[0].diff[best])}
+            "best": names[best], "diff": float(ds[0].diff[best]),
+            "p": float(ds[0].p[best]) if ds[0].p is not None else None}
 
 
 
-# ------------------------------------------------------------------ tier 1's two tests, each alone
-# Tier 1 switches only when the paired topic bootstrap and the topic-swap randomisation test both find an alternative
-# better (optimize.recommend.fixed). ``randomisation`` measures each test alone against the rule: the bootstrap alone
-# (the rule of the previous round) and the randomisation test alone, at several levels (docs/should-i-tune.md).
+# ------------------------------------------------------------------ tier 1's test against the alternatives
+# Tier 1 switches when the studentised topic-swap randomisation test finds an alternative better
+# (optimize.recommend.fixed). ``randomisation`` measures it against the paired topic bootstrap alone (the first
+# round's rule), the unstudentised randomisation test and an oracle told the whole collection's best standard (one
+# test at the full level: no rule that must choose among the standards can have more power), at several levels.
 
 def bootstrap_decision(X: np.ndarray, names: list[str], *, level: float, rng):
-    """Tier 1 by the paired topic bootstrap alone (the rule before the randomisation test was added to it)."""
-    d = replace(fixed_decision(X, names, level=level, rng=rng), p=None)  # without p, `reliable` is the bound's alone
-    return replace(d, index=d.chosen)
+    """Tier 1 by the paired topic bootstrap alone: the largest gain among the alternatives whose Bonferroni-corrected
+    lower bound is above 0 (the first round's rule)."""
+    d = fixed_decision(X, names, level=level, rng=rng, refine=1)
+    ok = [c for c in range(1, len(names)) if d.lo[c] > 0 and d.diff[c] > 0]
+    return replace(d, index=max(ok, key=lambda c: (d.diff[c], -c)) if ok else 0)
+
+
+def oracle_decision(winner: int):
+    """Tier 1 told the alternative ``winner`` in advance: the studentised test of it alone (m = 1, the full level);
+    returns the index among all configurations (for ``value`` only)."""
+    def decide(X: np.ndarray, names: list[str], *, level: float, rng):
+        d = fixed_decision(X[[0, winner]], [names[0], names[winner]], level=level, rng=rng)
+        return replace(d, index=winner if d.adopt else 0)
+    return decide
 
 
 def randomisation_decision(X: np.ndarray, names: list[str], *, level: float, rng, n_resamples: int = 4000):
@@ -220,32 +240,64 @@ def randomisation_decision(X: np.ndarray, names: list[str], *, level: float, rng
 
 
 def run_randomisation(args) -> dict:
-    """Bootstrap (shipped) against randomisation at several levels, on the cells given: false-switch rate, value on
-    subsets, the whole collection's decision; the docs' comparison table."""
+    """The rule (studentised randomisation) against the bootstrap alone, the unstudentised randomisation test and the
+    oracle, on the cells given: false-switch rate, value on subsets, the whole collection's decision; the docs'
+    comparison table."""
     global LEVEL
     results = _read(args.out)
     saved = LEVEL
     try:
         for name, k, what in _cells(args):
-            X, names = tensor(name, k, what)
-            for test, decide, levels in (("bootstrap", bootstrap_decision, (0.95,)),
-                                         ("randomisation", randomisation_decision, tuple(args.levels)),
-                                         ("both", fixed_decision, (0.95,))):
-                for level in levels:
-                    LEVEL = level
-                    r = {"validity": validity(X, names, args.nulls, decide=decide),
-                         "value": value(X, names, args.subsets, decide=decide),
-                         "stability": stability(X, names, decide=decide), "level": level}
-                    results[f"variant {test} {level:g} {name} {what}@{k}"] = r
-                    _write(args.out, results)
-                    v = r["value"]
-                    print(f"{test:13} {level:<5g} {name:6} {what}@{k:<3} false "
-                          + " ".join(f"{n} {x['false']:.3f}" for n, x in r["validity"].items())
-                          + f" | ½ {v['0.5']['value']:+.4f} ¾ {v['0.75']['value']:+.4f} avail {v['available']:+.4f}"
-                          f" | whole {r['stability']['decision']} {r['stability']['agree']}/5", flush=True)
+            X0, names0 = tensor(name, k, what)
+            for b in (range(len(names0)) if args.baselines == "all" else (0,)):
+                order = [b] + [i for i in range(len(names0)) if i != b]
+                X, names = X0[order], [names0[i] for i in order]
+                gain = resampled_phi(X, weights=np.ones((1, X.shape[2])))[:, 0]
+                if len(names) < 2 or max(gain[1:] - gain[0]) < 0.015:
+                    continue
+                winner = 1 + int(np.argmax(gain[1:]))
+                for test, decide, levels in (("bootstrap", bootstrap_decision, (0.95,)),
+                                             ("randomisation", randomisation_decision, (0.95,)),
+                                             ("studentised", decision_only, tuple(args.levels)),
+                                             ("oracle", oracle_decision(winner), (0.95,))):
+                    for level in levels:
+                        LEVEL = level
+                        r = {"value": value(X, names, args.subsets, decide=decide), "level": level}
+                        if test != "oracle":
+                            r["validity"] = validity(X, names, args.nulls, decide=decide)
+                        key = f"variant {test} {level:g} {name} {what}@{k}" + (f" base={names[0]}" if b else "")
+                        results[key] = r
+                        _write(args.out, results)
+                        v = r["value"]
+                        print(f"{test:13} {level:<5g} {name:6} {what}@{k:<3} base {names[0]:11} false "
+                              + " ".join(f"{n} {x['false']:.3f}" for n, x in r.get("validity", {}).items())
+                              + f" | ½ {v['0.5']['value']:+.4f} ¾ {v['0.75']['value']:+.4f} avail {v['available']:+.4f}",
+                              flush=True)
     finally:
         LEVEL = saved
     return results
+
+
+def variants(results: dict) -> dict:
+    """Per variant and level: the largest false-switch rate over its cells and the captured share of the available
+    gain (sum of values / sum of gains) on halves and three quarters, for trec_eval's baseline and every baseline."""
+    out: dict = {}
+    for key, r in results.items():
+        if not key.startswith("variant "):
+            continue
+        _, test, level, *_rest = key.split()
+        for scope in ("trec_eval", "every") if "base=" not in key else ("every",):
+            e = out.setdefault(f"{test} {level} {scope}", {"false": 0.0, "available": 0.0, "0.5": 0.0, "0.75": 0.0,
+                                                            "cells": 0})
+            e["cells"] += 1
+            e["available"] += r["value"]["available"]
+            for s_ in ("0.5", "0.75"):
+                e[s_] += r["value"][s_]["value"]
+            e["false"] = max([e["false"]] + [x["false"] for x in r.get("validity", {}).values()])
+    for e in out.values():
+        for s_ in ("0.5", "0.75"):
+            e[s_] = e[s_] / e["available"] if e["available"] else None
+    return out
 
 
 def _cells(args):
@@ -353,7 +405,9 @@ def tables(results: dict) -> str:
             continue
         _, name, cell = key.split()
         S, T = r["shape"]
-        out.append(f"| {LABELS[name]} ({S}×{T}) | {cell} | {_tier1_columns(r)} (lower end {r['stability']['lo']:+.4f}) |")
+        st = r["stability"]
+        p = "" if st.get("p") is None else f"p {st['p']:.3g}, "
+        out.append(f"| {LABELS[name]} ({S}×{T}) | {cell} | {_tier1_columns(r)} ({p}lower end {st['lo']:+.4f}) |")
     c = captured(results, False)
     if c["cells"]:
         out += ["", f"Captured over the {c['cells']} cells with a gain >= 0.015 (trec_eval's baseline): "

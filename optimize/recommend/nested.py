@@ -1,8 +1,8 @@
 r"""Keep your nDCG or switch? A two-tier rule against the user's baseline.
 
 **Tier 1** (:mod:`optimize.recommend.fixed`): the fixed configurations (the other standards) are compared with the
-baseline on *all* topics by a paired topic bootstrap of the Φ(1) difference, Bonferroni over the standards; the best
-one whose corrected lower bound is above 0 becomes the *reference* (else the baseline). **Tier 2** (this module): the
+baseline on *all* topics by a studentised topic-swap randomisation test of the Φ(1) difference, Bonferroni over the
+standards; the best one that passes becomes the *reference* (else the baseline). **Tier 2** (this module): the
 nested cross-validation below, its selection among the reference and the tuned candidates only, each tuned candidate
 judged against the reference — a tuned vector is adopted only over tier 1's choice, on held-out evidence. The
 verdict says which tier decided (:mod:`optimize.recommend.verdict`). In what follows, "the baseline" of tier 2 is

@@ -175,8 +175,10 @@ def recommend(
     min_wins : share of a seed's outer splits the chosen alternative must win against the baseline (default 0.8).
     min_agreement : share of the seeds that must reach the same switch (default 0.75: 4 of 5).
     min_effect : the chosen alternative's mean held-out Φ(1) gain over the baseline must exceed this (default 0).
-    level : confidence level of the interval whose lower bound must be positive (default 0.95).
-    n_resamples : paired topic resamples of tier 1 (default :data:`optimize.recommend.fixed.N_RESAMPLES`, 4,000).
+    level : 1 − the familywise one-sided level of tier 1's test, and the confidence level of the intervals whose
+        lower bound must be positive in tier 2 (default 0.95).
+    n_resamples : topic swaps (and paired topic resamples of the reported interval) of tier 1 per round (default
+        :data:`optimize.recommend.fixed.N_RESAMPLES`, 4,000).
     n_jobs : processes running the seeds (default: as many as CPUs, at most ``n_seeds``; 1 runs them here).
         The result does not depend on it.
     progress : ``"auto"`` (default): a progress bar on stderr (after 2 s) when stderr is a terminal (not into pipes
@@ -193,8 +195,9 @@ def recommend(
     Notes
     -----
     Tier 1 (:mod:`optimize.recommend.fixed`) compares the other standard configurations with the baseline on all
-    topics (paired topic bootstrap of the Φ(1) difference, the lower end of its 95 % interval Bonferroni-corrected
-    over the standards) and chooses the reference: the best standard whose bound is above 0, else the baseline.
+    topics (the studentised topic-swap randomisation test of the Φ(1) difference, one-sided at (1 − ``level``)/m,
+    Bonferroni over the m standards; Janssen 1997, Chung & Romano 2013) and chooses the reference: the best standard
+    that passes, else the baseline.
     Tier 2 is the nested rule below among the reference and the tuned candidates, against the reference.
     The rule, per seed (module docstring): the inner cross-validation on all topics chooses an alternative; the
     seed switches to it only if (1) the nested procedure's held-out Φ(1) gain over the baseline has a corrected

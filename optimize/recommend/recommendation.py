@@ -43,11 +43,12 @@ Fields of the two-tier rule (:func:`optimize.recommend`; tier 1 :mod:`optimize.r
   cross-validation over tier 1's choice. ``tier_reason`` (str): why, in one sentence.
 * ``reference`` (str): the candidate tier 2 had to beat (tier 1's choice).
 * ``fixed_choice`` (str): tier 1's choice (the baseline's name when it keeps); ``fixed_alternative``: the standard
-  its evidence is about (the choice, or when keeping the one with the largest lower bound); ``fixed_diff``: its
-  Φ(1) minus the baseline's on all topics, ``fixed_lo`` its one-sided lower bound at (1 − level)/(2 ``fixed_m``)
-  (Bonferroni over the ``fixed_m`` alternative standards; paired topic bootstrap of ``n_resamples`` resamples),
-  ``fixed_hi`` the matching upper quantile, ``fixed_share`` the share of resamples it beat the baseline on,
-  ``fixed_p`` its one-sided topic-swap randomisation p-value (tier 1 also needs ``fixed_p`` ≤ (1 − level)/``fixed_m``).
+  its evidence is about (the choice, or when keeping the one with the smallest p-value); ``fixed_p``: its
+  one-sided studentised topic-swap randomisation p-value, which decides (tier 1 adopts it when ``fixed_p`` ≤
+  (1 − level)/``fixed_m``, Bonferroni over the ``fixed_m`` alternative standards); ``fixed_diff``: its Φ(1) minus
+  the baseline's on all topics; reported with them, the paired topic bootstrap of ``n_resamples`` resamples:
+  ``fixed_lo`` and ``fixed_hi`` the (1 − level)/(2 ``fixed_m``) and matching upper quantiles of the difference,
+  ``fixed_share`` the share of resamples it beat the baseline on.
 * ``diff``, ``diff_lo``, ``diff_hi``, ``phi_n_*``, ``splits_won``: the evidence of the deciding tier — tier 1's
   all-topic numbers when it switched, otherwise the nested procedure's against ``reference``.
 * table columns ``all_topics_diff``, ``all_topics_lo``, ``all_topics_hi``, ``all_topics_share``, ``all_topics_p``:
@@ -210,7 +211,8 @@ class Recommendation(JsonResult):
         lines = [
             f"Should I tune the {'gains and discount' if self.what == 'joint' else self.what} of nDCG@{self.cutoff}?  "
             f"{self.n_systems} systems x {self.n_topics} topics, "
-            + (f"tier 1: paired topic bootstrap and topic-swap randomisation, {self.n_resamples} draws each; "
+            + (f"tier 1: studentised topic-swap randomisation ({self.n_resamples} swaps; paired topic bootstrap "
+               f"interval reported); "
                if self.n_resamples else "")
             + f"tier 2: nested cross-validation, {self.n_splits} outer x {self.n_inner} inner topic halvings, "
             f"{self.n_seeds} seed(s) from {self.seed}",
@@ -219,20 +221,21 @@ class Recommendation(JsonResult):
             f"  decided by: {self.tier_reason or '-'}",
             f"  seeds' decisions: {', '.join(self.seed_decisions) or '-'}",
             "",
-            f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Δ all':>8} {'lower':>8} "
+            f"  {'candidate':<{w}} {'fitted on all topics':<{fw}} {'Φ(1) in':>8} {'Δ all':>8} {'p':>8} "
             f"{'Φ(1) out':>9} {'Δ vs ' + base:>10} {'95% interval':>18} {'wins':>5} {'topics':>7}",
         ]
         for name, r in t.iterrows():
             need = "inf" if not math.isfinite(r["topics_needed"]) else f"{r['topics_needed']:.0f}"
-            d_all, lo_all = r.get("all_topics_diff", math.nan), r.get("all_topics_lo", math.nan)
-            fix = (f"{signed(d_all, 4):>8} {signed(lo_all, 4) if math.isfinite(lo_all) else '-':>8}"
+            d_all, p_all = r.get("all_topics_diff", math.nan), r.get("all_topics_p", math.nan)
+            fix = (f"{signed(d_all, 4):>8} {f'{p_all:.4f}' if math.isfinite(p_all) else '-':>8}"
                    if math.isfinite(d_all) else f"{'-':>8} {'-':>8}")
             lines.append(
                 f"  {name:<{w}} {str(r['fitted'])[:fw]:<{fw}} {r['phi_1_in_sample']:>8.4f} {fix} {r['outer_phi_1']:>9.4f} "
                 f"{signed(r['diff_vs_baseline'], 4):>10} [{signed(r['baseline_lo'], 4)}, {signed(r['baseline_hi'], 4)}] "
                 f"{int(r['wins_vs_baseline']):>2}/{self._n_outer:<2} {need:>7}")
-        lines.append(f"  (Δ all, lower: tier 1 — Φ(1) minus the baseline's on all topics and its one-sided lower bound, "
-                     f"Bonferroni-corrected, paired topic bootstrap (a switch also needs the topic-swap randomisation test); Φ(1) out: mean over outer held-out halves; Δ, "
+        lines.append(f"  (Δ all, p: tier 1 — Φ(1) minus the baseline's on all topics and its one-sided studentised "
+                     f"topic-swap randomisation p-value, which must be ≤ (1 − level)/m for a switch, Bonferroni over the "
+                     f"m standards; Φ(1) out: mean over outer held-out halves; Δ, "
                      f"interval, wins: against the baseline {base} on them (corrected resampled t, Nadeau & Bengio "
                      f"2003); topics: median topics for Φ ≥ {self.target:g} on a held-out half)")
         return "\n".join(lines)
@@ -250,10 +253,10 @@ class Recommendation(JsonResult):
         from gtheory.kit.display import html_table
 
         t = self.table
-        rows = ((n, r["kind"], r["fitted"], r.get("all_topics_diff", math.nan), r.get("all_topics_lo", math.nan),
+        rows = ((n, r["kind"], r["fitted"], r.get("all_topics_diff", math.nan), r.get("all_topics_p", math.nan),
                  r["outer_phi_1"], r["diff_vs_baseline"], r["baseline_lo"], r["baseline_hi"],
                  f"{int(r['wins_vs_baseline'])}/{self._n_outer}", r["topics_needed"]) for n, r in t.iterrows())
-        return html_table(rows, header=["candidate", "kind", "fitted on all topics", "Δ all topics", "lower bound",
+        return html_table(rows, header=["candidate", "kind", "fitted on all topics", "Δ all topics", "p (tier 1)",
                                          "Φ(1) held out", f"Δ vs {t.index[0]}", "95% lo", "95% hi", "wins", "topics"],
                           caption=f"Recommendation, nDCG@{self.cutoff} {self.what}: {self.verdict}")
 

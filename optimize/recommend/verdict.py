@@ -15,16 +15,17 @@ PHI_MEANING = ("Φ(n) is the share of the variance of n-topic mean scores that c
 
 
 def fixed_clause(dec, T: int, level: float) -> str:
-    """Tier 1's evidence in one clause: the best alternative standard on all topics and its corrected bound."""
+    """Tier 1's evidence in one clause: the alternative standard nearest to being adopted (the adopted one when it
+    switches) on all topics, its randomisation p-value against its threshold, and the bootstrap interval of its gain."""
     f = dec.fixed
     if f is None or f.m == 0:
         return "no other fixed configuration to compare"
     c = f.index if f.adopt else f.best
-    swap = ("" if f.p is None else
-            f"; topic-swap randomisation {_p_text(f.p[c], f.n_resamples)}, needed ≤ {f.alpha_swap / f.m:.3g}")
+    test = ("" if f.p is None else
+            f"studentised topic-swap randomisation {_p_text(f.p[c], f.n_resamples)}, needed ≤ {f.alpha_swap / f.m:.3g} "
+            f"(Bonferroni over {f.m} standard{'s' if f.m != 1 else ''}, {f.n_resamples} swaps); ")
     return (f"{f.names[c]} on all {T} topics Φ(1) {f.phi[0]:.3f} → {f.phi[c]:.3f} ({signed(f.diff[c], 3)}; "
-            f"lower end of the {level:.0%} interval {signed(f.lo[c], 3)}, Bonferroni over {f.m} standard"
-            f"{'s' if f.m != 1 else ''}, paired topic bootstrap of {f.n_resamples} resamples{swap})")
+            f"{test}{level:.0%} paired-topic-bootstrap interval [{signed(f.lo[c], 3)}, {signed(f.hi[c], 3)}])")
 
 
 def _p_text(p: float, n: int) -> str:
@@ -44,11 +45,11 @@ def tier_reason(dec, cands, fitted, T: int, level: float) -> str:
         return (f"tier 2 (tuned, nested cross-validation): {fitted[dec.index][1]} is reliably better than {ref} "
                 f"(tier 1's choice) on held-out topics")
     if f is not None and f.adopt:
-        return (f"tier 1 (fixed configurations, all topics): {f.names[f.index]}'s corrected lower bound is above 0 and "
-                f"it is not exchangeable with the baseline (randomisation); "
+        return (f"tier 1 (fixed configurations, all topics): {f.names[f.index]} is more stable than the baseline by the "
+                f"studentised topic-swap randomisation test (p below its Bonferroni threshold); "
                 f"no tuned candidate is reliably better than it (tier 2)")
-    return ("tier 1 (fixed configurations, all topics): no standard has both a corrected lower bound above 0 and a "
-            "randomisation p-value below its threshold; tier 2: no "
+    return ("tier 1 (fixed configurations, all topics): no standard is more stable than the baseline by the "
+            "studentised topic-swap randomisation test (no p-value below its Bonferroni threshold); tier 2: no "
             "tuned candidate is reliably better than the baseline; the baseline is kept")
 
 
