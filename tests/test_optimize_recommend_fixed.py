@@ -41,7 +41,7 @@ def test_the_decision_reads_its_bootstrap_quantiles(dl19_discount100):
     np.testing.assert_allclose(d.lo[1:], np.quantile(db, 0.0125, axis=1), atol=0)
     np.testing.assert_allclose(d.diff[1:], resampled_phi(X, np.arange(X.shape[2])[None])[1:, 0]
                                - resampled_phi(X, np.arange(X.shape[2])[None])[0, 0], atol=1e-15)
-    assert d.adopt == bool(np.any((d.diff[1:] > 0) & (d.p[1:] <= 0.05 / 2)))
+    assert d.adopt == bool(np.any((d.diff[1:] > 0) & (d.p[1:] <= 0.025 / 2)))  # one-sided 0.025, Bonferroni
     # the same seed gives the same decision; the bound moves only by Monte Carlo error with another seed
     again = fixed_decision(X, names, rng=5)
     other = fixed_decision(X, names, rng=6)
@@ -95,7 +95,7 @@ def test_the_randomisation_p_value_is_read_from_the_studentised_swaps(dl19_disco
                 stat(np.where(z, X[0], X[c]), np.where(z, X[c], X[0])), rel=1e-9)
         null = studentised(*swap_statistics(X[0], X[c], Z))
         assert d.p[c] == pytest.approx((1 + np.sum(null >= t_obs - 1e-9)) / 1000, abs=1e-12)
-    assert d.alpha_swap == pytest.approx(0.05) and d.n_resamples == 999
+    assert d.alpha_swap == pytest.approx(0.025) and d.n_resamples == 999
 
 
 def test_leave_one_topic_out_phi_is_the_gstudy_without_that_topic(dl19_discount100):
@@ -126,8 +126,8 @@ def test_more_draws_only_where_the_decision_is_at_its_threshold(dl19_discount100
     X, names = dl19_discount100
     clear = fixed_decision(X, names, rng=0)  # DL 2019 @100: zipf's p about 0.1, linear's about 1: far from 0.025
     assert clear.n_resamples == 4000 and clear.p[1] > 0.05
-    # a configuration whose p-value sits at its threshold (0.05, one alternative): the baseline plus a shift per
-    # system scaled until p is about 0.05 (found by bisection on fixed draws, then decided with fresh ones; a
+    # a configuration whose p-value sits at its threshold (0.025, one alternative): the baseline plus a shift per
+    # system scaled until p is about 0.025 (found by bisection on fixed draws, then decided with fresh ones; a
     # negative shift makes the alternative less stable, p near 1, a positive one of 0.01 already gives p < 0.001)
     rng = np.random.default_rng(7)
     noise = rng.normal(0, 1, X[0].shape)
@@ -141,9 +141,9 @@ def test_more_draws_only_where_the_decision_is_at_its_threshold(dl19_discount100
     a, b = -0.05, 0.05
     for _ in range(16):
         mid = 0.5 * (a + b)
-        a, b = (mid, b) if p_at(mid)[0] > 0.05 else (a, mid)
+        a, b = (mid, b) if p_at(mid)[0] > 0.025 else (a, mid)
     edge = fixed_decision(np.stack([X[0], p_at(b)[1]]), ["base", "alt"], rng=0)
-    assert edge.n_resamples > 4000  # refined: p was within Monte Carlo error of 0.05
+    assert edge.n_resamples > 4000  # refined: p was within Monte Carlo error of 0.025
     assert edge.n_resamples <= 10 * 4000
 
 

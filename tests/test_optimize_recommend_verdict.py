@@ -15,7 +15,7 @@ def _fixed(index: int) -> FixedDecision:
     return FixedDecision(names=("log2", "zipf", "linear"), phi=np.array([0.2, 0.3, 0.21]),
                          diff=np.array([0.0, 0.1, 0.01]), lo=np.array([math.nan, 0.04 if index else -0.01, -0.02]),
                          hi=np.array([math.nan, 0.15, 0.03]), share=np.array([math.nan, 0.999, 0.7]), index=index,
-                         alpha=0.025, m=2, n_resamples=4000, alpha_swap=0.05,
+                         alpha=0.025, m=2, n_resamples=4000, alpha_swap=0.025,
                          p=np.array([math.nan, 0.004 if index else 0.03, 0.4]))
 
 
@@ -38,7 +38,7 @@ def test_each_tier_is_named_with_its_evidence():
     assert "rbp(p=0.8) itself was better on 7/10" in keep and keep.endswith(PHI_MEANING + ".")
     one = verdict(_dec(adopt=True, index=1, reference=1, fixed=_fixed(1)), CANDS, FITTED, measure="nDCG(zipf)", **ARGS)
     assert one.startswith("switch to nDCG(zipf) instead of nDCG@10 (tier 1, fixed configurations on all topics): zipf")
-    assert ("studentised topic-swap randomisation p = 0.004, needed ≤ 0.025 (Bonferroni over 2 standards, 4000 swaps); "
+    assert ("studentised topic-swap randomisation p = 0.004, needed ≤ 0.0125 (Bonferroni over 2 standards, 4000 swaps); "
             "95% paired-topic-bootstrap interval [+0.040, +0.150]") in one
     two = verdict(_dec(adopt=True, tier=2, index=3, reference=1, alternative=3, fixed=_fixed(1)), CANDS, FITTED,
                   measure=None, **ARGS)
@@ -55,4 +55,4 @@ def test_the_reason_names_the_deciding_tier():
     assert tier_reason(_dec(decided=False), CANDS, FITTED, 50, 0.95).startswith("neither")
     # when keeping, the clause is about the standard nearest to being adopted: the smallest p-value
     assert fixed_clause(_dec(), 50, 0.95).startswith("zipf on all 50 topics Φ(1) 0.200 → 0.300 (+0.100; "
-                                                     "studentised topic-swap randomisation p = 0.03, needed ≤ 0.025")
+                                                     "studentised topic-swap randomisation p = 0.03, needed ≤ 0.0125")

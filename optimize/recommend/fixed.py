@@ -15,8 +15,9 @@ each topic with probability 1/2, independently, ``n_resamples`` times; on each s
 p-value is :math:`p_c = (1 + \#\{t^\circ_c \ge t_c\}) / (1 + R)` over the :math:`R` swaps, :math:`t_c =
 \Delta_c / \hat s_c` (Fisher 1935; Phipson & Smyth 2010; the paired randomisation test of IR evaluation, Smucker,
 Allan & Carterette 2007, with the topic as the unit and Φ(1) as the quantity). Alternative :math:`c` is *reliable*
-when :math:`\Delta_c > 0` and :math:`p_c \le \alpha/m` with :math:`\alpha = 1 -` ``level`` (one-sided; Bonferroni
-over the :math:`m` alternatives).
+when :math:`\Delta_c > 0` and :math:`p_c \le \alpha/m` with :math:`\alpha = (1 -` ``level``:math:`)/2` (one-sided:
+the favourable end of a two-sided ``level`` test, the convention of the reported interval and of tier 2's;
+Bonferroni over the :math:`m` alternatives).
 
 **Why studentised.** Any statistic gives an exact test of exchangeability: under exchangeable nulls the chance of
 switching to a given alternative is at most :math:`\alpha/m`, and to any at most :math:`\alpha`, whatever the
@@ -239,7 +240,7 @@ class FixedDecision:
     m: int  # number of alternatives (the Bonferroni divisor)
     n_resamples: int  # bootstrap resamples used (as many topic swaps)
     p: NDArray | None = None  # one-sided studentised topic-swap randomisation p-value of each alternative (unadjusted)
-    alpha_swap: float = math.nan  # the randomisation test's familywise one-sided level α, 1 − level
+    alpha_swap: float = math.nan  # the randomisation test's familywise one-sided level α, (1 − level) / 2
     se: NDArray | None = None  # topic-jackknife standard error of diff on all topics
 
     @property
@@ -277,7 +278,7 @@ def fixed_decision(X: NDArray[np.float64], names: tuple[str, ...] | list[str], *
                    refine: int = REFINE, interval: bool = True) -> FixedDecision:
     r"""Tier 1 on scores ``X`` ``(C, S, T)`` of ``C`` fixed configurations, the baseline first (module docstring):
     switch to the alternative with the largest all-topics Φ(1) gain among those whose studentised topic-swap
-    randomisation p-value is at most :math:`(1 - \text{level})/m`; while a decision is within Monte Carlo error of its
+    randomisation p-value is at most :math:`(1 - \text{level})/(2m)`; while a decision is within Monte Carlo error of its
     threshold, more draws (``n_resamples`` a round, ``refine`` rounds at the most). The paired topic bootstrap's
     interval (two-sided ``level``, Bonferroni) is reported beside it.
 
@@ -295,7 +296,7 @@ def fixed_decision(X: NDArray[np.float64], names: tuple[str, ...] | list[str], *
     d = phi - phi[0]
     m = C - 1
     alpha = (1.0 - float(level)) / 2.0
-    alpha_swap = 1.0 - float(level)
+    alpha_swap = (1.0 - float(level)) / 2.0
     q, q_swap = alpha / max(m, 1), alpha_swap / max(m, 1)
     se = np.full(C, math.nan)
     t_obs = np.zeros(C)
