@@ -208,7 +208,7 @@ def oracle_decision(winner: int):
     """Tier 1 told the alternative ``winner`` in advance: the studentised test of it alone (m = 1, the full level);
     returns the index among all configurations (for ``value`` only)."""
     def decide(X: np.ndarray, names: list[str], *, level: float, rng):
-        d = fixed_decision(X[[0, winner]], [names[0], names[winner]], level=level, rng=rng)
+        d = fixed_decision(X[[0, winner]], [names[0], names[winner]], level=level, rng=rng, interval=False)
         return replace(d, index=winner if d.adopt else 0)
     return decide
 
@@ -259,7 +259,7 @@ def run_randomisation(args) -> dict:
                 for test, decide, levels in (("bootstrap", bootstrap_decision, (0.95,)),
                                              ("randomisation", randomisation_decision, (0.95,)),
                                              ("studentised", decision_only, tuple(args.levels)),
-                                             ("oracle", oracle_decision(winner), (0.95,))):
+                                             ("oracle", oracle_decision(winner), tuple(args.levels))):
                     for level in levels:
                         LEVEL = level
                         r = {"value": value(X, names, args.subsets, decide=decide), "level": level}
@@ -423,6 +423,16 @@ def tables(results: dict) -> str:
         c = captured(results, True)
         out += ["", f"Captured over the {c['cells']} cells with a gain >= 0.015 (every baseline): "
                 f"{c['0.5']:.2f} on halves, {c['0.75']:.2f} on three quarters."]
+    v = variants(results)
+    if v:
+        out += ["", "| test | one-sided level | cells | largest false-switch rate | captured ½ | captured ¾ |",
+                "|---|---|---|---|---|---|"]
+        for key in sorted(v, key=lambda k: (k.split()[2], k.split()[0], k.split()[1])):
+            test, level, scope = key.split()
+            e = v[key]
+            false = "(told the winner)" if test == "oracle" else f"{e['false']:.3f}"
+            out.append(f"| {test} ({'trec_eval' if scope == 'trec_eval' else 'every'} baseline) | "
+                       f"{(1 - float(level)) / 2:g} | {e['cells']} | {false} | {e['0.5']:.2f} | {e['0.75']:.2f} |")
     rows = [(k, r) for k, r in results.items() if k.startswith("whole-null ")]
     if rows:
         out += ["", "| collection | cell | nulls | whole rule: false-switch rate | tier 1 alone | any switch | seeds |",
