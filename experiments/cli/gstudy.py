@@ -128,8 +128,10 @@ def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
     if args.missing not in UNBALANCED:  # reml/henderson keep the topics and estimate from the scored cells
         judged = drop_missed_topics(judged, "gstudy", quiet=args.quiet)
     check_shape(judged)
-    return compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy",
-                   quiet=args.quiet)
+    import metrics
+
+    return metrics.measures.as_frame(compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False,
+                                             nd["tuning"], command="gstudy", quiet=args.quiet), judged)
 
 
 def run(args: argparse.Namespace) -> int:
