@@ -150,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, TypeError) as exc:
             raise in_option_names(exc, _OPTIONS) from None
         # the outlying runs, and the G-study topics needed by the competitive systems beside all runs'
-        extra = competitive_answer(scores, args.target, top=args.top, study=None, all_runs=None)
+        extra = competitive_answer(scores.to_numpy(dtype=float), [str(s) for s in scores.index],
+                                   [str(t) for t in scores.columns], args.target, top=args.top, study=None,
+                                   all_runs=None)
     for w in caught:
         print(f"gtheory plan: warning: {w.message}", file=sys.stderr)
     if args.json:

@@ -96,26 +96,33 @@ def safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def scored(values: np.ndarray, judged: JudgedRuns) -> np.ndarray:
-    """A measure's (n_systems, n_topics) float64 scores as every measure returns them: NaN for the topics a run did
-    not return under ``missing="exclude"``."""
-    values = np.asarray(values, dtype=np.float64)
+    """A measure's scores as every measure returns them: a fresh float64 (n_systems, n_topics) array, NaN for the
+    topics a run did not return under ``missing="exclude"``. In column order (Fortran), the layout of the frame that
+    wraps it (a DataFrame holds each column together): a frame's reductions and ``to_numpy`` are those of a frame
+    built by copying the values."""
+    out = np.array(values, dtype=np.float64, order="F")
     if judged.missing == "exclude":
-        values = np.where(judged.retrieved, values, np.nan)
-    return values
+        out[~np.asarray(judged.retrieved)] = np.nan
+    return out
 
 
 def as_frame(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
-    """A systems × topics DataFrame; topics a run did not return are NaN under ``missing="exclude"``."""
-    return _labelled(scored(values, judged), judged)
+    """A systems × topics DataFrame of ``values`` (wrapped, not copied); topics a run did not return are NaN under
+    ``missing="exclude"``."""
+    values = np.asarray(values, dtype=np.float64)
+    if judged.missing == "exclude":
+        values = values.copy(order="K")
+        values[~np.asarray(judged.retrieved)] = np.nan
+    return _labelled(values, judged)
 
 
 def _labelled(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
-    """``values`` (scored already) with the system and topic labels of ``judged``: the one place a measure's frame
-    is built."""
+    """``values`` (a measure's scores, fresh: the frame wraps them without a copy) with the system and topic labels
+    of ``judged``: the one place a measure's frame is built."""
     import pandas as pd  # here, not at the top: a measure's scores are computed without pandas (measure_scores)
 
     index, columns = _labels(judged)
-    return pd.DataFrame(values, index=index, columns=columns)
+    return pd.DataFrame(values, index=index, columns=columns, copy=False)
 
 
 def frame_measure(core: Callable[..., np.ndarray]) -> Callable[..., pd.DataFrame]:

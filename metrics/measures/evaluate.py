@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
-from ._ranked import as_frame
+from ._ranked import _labelled
 from .evaluation import Evaluation
 from gtheory.kit.errors import FixableError
 from ..io import JudgedRuns
@@ -151,7 +151,7 @@ def _scores_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> tup
 
 def _evaluate_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> pd.DataFrame:
     values, jo = _scores_one(judged, m, judged_only)
-    out = as_frame(values, judged)
+    out = _labelled(values, judged)  # scored already: the frame the measure's function returns
     out.attrs["measure"] = str(m)
     out.attrs["judged_only"] = jo
     return out

@@ -42,11 +42,14 @@ def _is_total(name: str) -> bool:
 def run_means(measure: str, scores: np.ndarray) -> np.ndarray:
     """trec_eval's per-run ``all`` row of one measure from its (n_systems, n_topics) scores: each run's mean over the
     topics with a score (NaN: no score), or for the counts (NumRet, NumRel, NumRelRet) their total; NaN for a run
-    with no scored topic. Summed over the topics in their order, one running sum per run."""
+    with no scored topic."""
     a = np.asarray(scores, dtype=np.float64)
     has = ~np.isnan(a)
     n = has.sum(axis=1)
-    total = np.add.reduce(np.ascontiguousarray(np.where(has, a, 0.0).T), axis=0)  # topic by topic
+    # the sum pandas' DataFrame.mean makes of the frame that wraps `a` (to the last bit, from 6 runs on): over the
+    # topics in the array's memory order, or with excluded cells, of a copy with the cells of a topic together
+    total = (np.add.reduce(a.T, axis=0) if has.all() else
+             np.add.reduce(np.ascontiguousarray(np.where(has, a, 0.0).T), axis=0))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, total if _is_total(measure) else total / n, np.nan)
 
