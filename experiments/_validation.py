@@ -12,14 +12,15 @@ was given, so that the numerical code after them can assume clean input.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from gtheory.kit.ties import tie_values
-from gtheory.gstudy import coerce_matrix
 from gtheory.kit.params import check_param
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__: list[str] = []  # private module
 
@@ -82,6 +83,10 @@ def as_scores(
     min_systems, min_topics : int
         Smallest acceptable numbers of systems and topics.
     """
+    import pandas as pd  # imported here: best_first serves the command line's --sort without pandas
+
+    from gtheory.gstudy import coerce_matrix
+
     allow_means = allow_means and not require_matrix
     if isinstance(x, pd.Series):
         try:
@@ -239,6 +244,8 @@ def score_matrix(scores: Any, top_k: int | None = None, name: str = "scores") ->
 def pair_frame(s: Scores, I: np.ndarray, J: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:
     """One row per system pair ``(I[k], J[k])``: ``system_a``, ``system_b``, ``mean_diff`` (mean a - mean b), then
     ``columns``."""
+    import pandas as pd
+
     means = s.means
     return pd.DataFrame({"system_a": s.systems[I].to_numpy(), "system_b": s.systems[J].to_numpy(),
                          "mean_diff": means[I] - means[J], **columns})

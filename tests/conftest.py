@@ -196,6 +196,25 @@ def load_matrix(name: str) -> "pd.DataFrame":
     return frame.T
 
 
+def fresh_cli(argv: list[str], modules: tuple[str, ...] = ("pandas", "scipy")) -> tuple[str, list[str]]:
+    """``gtheory argv`` in a fresh interpreter: its standard output and which of ``modules`` it had imported at exit
+    (a --judged command's terminal output should need neither pandas nor scipy: its start-up is most of its time)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    code = ("import sys\nfrom experiments.cli import main\nrc = main(sys.argv[1:])\n"
+            f"sys.stderr.write('\\nLOADED:' + ' '.join(m for m in {modules!r} if m in sys.modules) + '\\n')\n"
+            "sys.exit(rc)")
+    r = subprocess.run([sys.executable, "-c", code, *argv], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    last = [ln for ln in r.stderr.splitlines() if ln.startswith("LOADED:")]
+    assert last, r.stderr
+    return r.stdout, last[-1][len("LOADED:"):].split()
+
+
 def toy_runs(tmp_path: Path) -> tuple[Path, Path]:
     """Four random TREC runs (15 documents) over four topics and a graded qrels file, written under ``tmp_path``."""
     import numpy as np

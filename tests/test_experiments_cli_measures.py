@@ -15,6 +15,31 @@ def _args(*argv):
     return build_parser().parse_args(["evaluate", *argv])
 
 
+def test_the_toy_tensor_of_the_name_checks_is_the_judged_one():
+    """check_measure_names runs each name on a tensor written out (no judging, no pandas): the one judge() makes."""
+    import dataclasses
+    import warnings
+
+    import numpy as np
+
+    import metrics
+    from experiments.cli._measures import _toy_judged
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = metrics.judge({"a": {"1": {"d1": 2.0, "d2": 1.0}}, "b": {"1": {"d2": 2.0, "u": 1.0}}},
+                             {"1": {"d1": 0, "d2": 0}}, progress=False, workers=1)
+    got = _toy_judged()
+    for f in dataclasses.fields(want):
+        a, b = getattr(got, f.name), getattr(want, f.name)
+        if isinstance(b, np.ndarray):
+            assert a.dtype == b.dtype and np.array_equal(a, b), f.name
+        elif f.name == "report":
+            assert all(b[k] == v for k, v in a.items()), f.name
+        else:
+            assert a == b, f.name
+
+
 def test_unknown_or_malformed_measures_are_usage_errors():
     check_measure_names(["AP", "nDCG@10", "P@5"])
     with pytest.raises(UsageError, match=re.escape("--measure nDCG@0:")):

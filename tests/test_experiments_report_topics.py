@@ -178,8 +178,6 @@ def test_an_unattainable_requirement_is_reported_so_not_as_borderline():
 def test_the_section_names_outlying_runs_and_the_competitive_systems_answer(judged):
     """A run set to 0 on every topic (a broken run) is named, in Markdown and HTML; the competitive systems' topics
     needed are gtheory's on all but the lowest quarter."""
-    import pandas as pd
-
     from gtheory.gstudy.outliers import competitive_answer
 
     scores = metrics.evaluate(judged, "nDCG@20")
@@ -188,6 +186,6 @@ def test_the_section_names_outlying_runs_and_the_competitive_systems_answer(judg
     s = topics_section(broken, measure="nDCG@20", curves=False)
     name = str(broken.index[3])
     assert f"{name} (0)" in s.markdown and f"{name} (0)" in s.html
-    want = competitive_answer(pd.DataFrame(broken.to_numpy(), index=broken.index), 0.95)
+    want = competitive_answer(broken.to_numpy(), broken.index, broken.columns, 0.95)
     assert f"need {want.topics_needed['phi']} topics for Φ ≥ 0.95" in s.markdown
     assert name not in want.systems and want.outlying.systems == (name,)

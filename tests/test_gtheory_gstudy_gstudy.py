@@ -419,3 +419,31 @@ def test_negative_variance_warning_has_a_relative_tolerance():
     noisy = rng.normal(0, 1, (5, 30)) + rng.normal(0, 1, (1, 30))
     with pytest.warns(gtheory.NegativeVarianceWarning, match=r"σ²\(system\)"):
         gstudy(noisy - noisy.mean(axis=1, keepdims=True))
+
+
+def test_labelled_gstudy_is_gstudy_of_the_frame():
+    """labelled_gstudy (the command line's G-study of computed scores, without pandas) gives what gstudy gives for the
+    frame wrapping the array, field for field to the last bit (C and Fortran layouts), and the same errors."""
+    import dataclasses
+
+    from gtheory.gstudy import labelled_gstudy
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(0, 0.1, (12, 1)) + rng.normal(0, 0.2, (1, 9)) + rng.normal(0, 0.1, (12, 9))
+    systems, topics = [f"run{i}" for i in range(12)], [str(t) for t in range(9)]
+    for a in (np.ascontiguousarray(x), np.asfortranarray(x)):
+        for drop in (0.0, 0.25):
+            frame = pd.DataFrame(a, index=systems, columns=topics, copy=False)
+            want = gstudy(frame, orientation="systems-by-topics", drop_lowest=drop)
+            got = labelled_gstudy(a, systems, topics, drop_lowest=drop)
+            for f in dataclasses.fields(want):
+                if f.name != "scores":
+                    assert getattr(got, f.name) == getattr(want, f.name), f.name
+    bad = {"a summary label": (x, [*systems[:-1], "mean"], topics), "a repeated topic": (x, systems, [*topics[:-1], "0"]),
+           "a NaN": (np.where(np.eye(12, 9) > 0, np.nan, x), systems, topics), "one topic": (x[:, :1], systems, ["0"])}
+    for what, (a, s, t) in bad.items():
+        with pytest.raises(ValueError) as want:
+            gstudy(pd.DataFrame(a, index=s, columns=t), orientation="systems-by-topics")
+        with pytest.raises(ValueError) as got:
+            labelled_gstudy(a, s, t)
+        assert str(got.value) == str(want.value), what

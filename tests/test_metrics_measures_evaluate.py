@@ -109,6 +109,31 @@ def test_every_registered_name_evaluates():
         assert out.shape == (2, 1) and np.isfinite(out.to_numpy()).all()
 
 
+@pytest.mark.parametrize("missing", ["zero", "exclude"])
+def test_measure_scores_are_the_frames_values(missing):
+    """measure_scores (the array core behind evaluate, for the command line) gives every registered measure's frame
+    values exactly, NaN where a topic is excluded; each public measure keeps its frame and signature."""
+    import dataclasses
+    import inspect
+
+    from metrics.measures import measure_scores
+
+    j = metrics.judge({"a": {"1": {"d1": 2.0, "d2": 1.0}, "2": {"d3": 1.0}}, "b": {"1": {"d2": 2.0, "u": 1.0}}},
+                      {"1": {"d1": 2, "d2": 1}, "2": {"d3": 1, "d4": 0}}, progress=False, workers=1)
+    j = dataclasses.replace(j, missing=missing)
+    for name in measure_names():
+        spec = metrics.MEASURE_SPECS[name]
+        text = f"{name}@5" if spec.cutoff == "required" else name
+        got, frame = measure_scores(j, text), evaluate(j, text)
+        assert got.dtype == np.float64 and np.array_equal(got, frame.to_numpy(), equal_nan=True), name
+        assert np.isnan(got[1, 1]) == (missing == "exclude"), name  # b does not return topic 2
+        fname, kwargs = spec.call(parse_measure(text), False)
+        fn = getattr(metrics, fname)
+        assert isinstance(fn(j, **kwargs), pd.DataFrame) and inspect.signature(fn).return_annotation == "pd.DataFrame"
+    with pytest.raises(ValueError, match="contradicts"):
+        measure_scores(j, "AP'", judged_only=False)
+
+
 def test_judged_only_keyword_and_name():
     cond = metrics.average_precision(J, judged_only=True)
     pd.testing.assert_frame_equal(evaluate(J, "AP'"), cond)

@@ -148,6 +148,52 @@ def test_summary_repr_and_html_show_the_per_run_rows(embedded_trec9):
     assert html.count("<tr") == 4 and all(s in html for s in ev.systems)
 
 
+def _pandas_table(ev: Evaluation, digits: int) -> str:
+    """The reference: the per-run table laid out by pandas' ``DataFrame.to_string`` (what ``summary`` printed when it
+    built the table with pandas), from the means of pandas' own reductions."""
+    from metrics.measures.evaluation import _is_total
+
+    m = pd.DataFrame({name: df.sum(axis=1, min_count=1) if _is_total(name) else df.mean(axis=1) for name, df in
+                      ev.items()})
+    m.index.name, m.columns.name = "system", "measure"
+    m.insert(0, "num_q", next(iter(ev.values())).notna().sum(axis=1))
+    with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
+        return m.to_string(formatters={c: (lambda v: f"{v:.0f}") if _is_total(c) else (lambda v: f"{v:.{digits}f}")
+                                       for c in m.columns[1:]})
+
+
+def test_summary_is_the_pandas_table():
+    """summary() lays the table out without pandas (the command line prints it from arrays): the same text as pandas'
+    to_string on random names (spaces, tabs, wide and long labels), scales, excluded topics and counts. From 6 runs
+    on pandas sums the topics in order, as run_means does; below, it may sum in another order, a difference in the
+    last bit that the printed digits do not show."""
+    import warnings
+
+    rng = np.random.default_rng(7)
+    letters = list("ab_-. 9xé日\t")
+    for case in range(60):
+        S, T = int(rng.integers(1, 25)), int(rng.integers(1, 200))
+        systems = list(dict.fromkeys("".join(rng.choice(letters, size=int(rng.integers(1, 30)))) for _ in range(S)))
+        if case % 10 == 3:  # every label indented: pandas drops the common indent
+            systems = [" " * int(rng.integers(1, 3)) + s for s in systems]
+        names = rng.choice(["AP", "nDCG@10", "NumRet", "NumRelRet", "P@10", "NumRel"], size=int(rng.integers(1, 4)),
+                           replace=False)
+        scores = {}
+        for name in names:
+            a = rng.random((len(systems), T)) * rng.choice([1.0, 100.0, 1e6])
+            a = np.floor(a) if "Num" in name else a
+            a[rng.random(a.shape) < 0.3 * (case % 2)] = np.nan  # excluded topics in every other case
+            if case % 7 == 0:
+                a[0] = np.nan  # a run that returns no topic
+            scores[str(name)] = pd.DataFrame(a, index=pd.Index(systems, name="system"),
+                                             columns=pd.Index([str(t) for t in range(T)], name="topic"))
+        ev, digits = Evaluation(scores), int(rng.integers(0, 6))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # pandas: the mean of a run with no topic
+            want = _pandas_table(ev, digits)
+        assert ev.summary(digits).split("\n", 1)[1] == want, case
+
+
 def test_from_json_refuses_deeply_nested_json_with_a_value_error():
     # the kit's one JSON reader: a document nested past the recursion limit is refused, never a RecursionError
     from metrics import Evaluation

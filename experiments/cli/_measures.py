@@ -24,14 +24,18 @@ _TOY: list[Any] = []
 
 def _toy_judged() -> Any:
     """Two systems, one topic, every judgment grade 0: a measure whose parameters are wrong fails on it as on any
-    data, and a valid one does not (no grade above any ``max_grade``, no relevance level it needs)."""
-    import warnings
-
+    data, and a valid one does not (no grade above any ``max_grade``, no relevance level it needs). The tensor
+    :func:`metrics.judge` makes of the runs ``a``: d1, d2 and ``b``: d2, u (unjudged) with qrels d1, d2 of grade 0,
+    written out: judging loads the readers (and pandas), which a check of the names does not need."""
     if not _TOY:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _TOY.append(metrics.judge({"a": {"1": {"d1": 2.0, "d2": 1.0}}, "b": {"1": {"d2": 2.0, "u": 1.0}}},
-                                      {"1": {"d1": 0, "d2": 0}}, progress=False, workers=1))
+        import numpy as np
+
+        _TOY.append(metrics.JudgedRuns(
+            grades=np.array([[[0, 0]], [[0, metrics.UNJUDGED]]], dtype=np.int8),
+            doc_ids=np.array([[[0, 1]], [[1, -1]]], dtype=np.int16), levels=np.array([0.0]),
+            qrels_level=np.array([0, 0], dtype=np.int8), qrels_offsets=np.array([0, 2], dtype=np.int64),
+            systems=("a", "b"), topics=("1",), n_retrieved=np.array([[2], [2]], dtype=np.int32),
+            report={"topics_without_relevant": ["1"], "missing_policy": "zero"}))
     return _TOY[0]
 
 
@@ -47,7 +51,7 @@ def check_measure_names(measures: list[str], judged: Any = None) -> None:
             metrics.parse_measure(name)
             with warnings.catch_warnings():  # only its errors matter here; warnings come with the real data
                 warnings.simplefilter("ignore")
-                metrics.evaluate(_toy_judged() if judged is None else judged, name)
+                metrics.measures.measure_scores(_toy_judged() if judged is None else judged, name)
         except (ValueError, TypeError) as exc:
             raise measure_error(name, exc) from None
 
@@ -197,16 +201,15 @@ def apply_relevance_level(args: argparse.Namespace) -> None:
               f"their own rel=; it changes none of {', '.join(names) or 'the default nDCG'}.", file=sys.stderr)
 
 
-def sort_runs(frames: dict[str, Any], sort: str) -> dict[str, Any]:
-    """``--sort``: the systems x topics frames of each measure with their rows by name (``"name"``, as they are:
-    the runs are read in name order) or by the mean of the first measure, best first (``"mean"``; ties in name
-    order, :func:`experiments._validation.best_first`)."""
-    if sort != "mean" or not frames:
-        return frames
+def run_order(scores: dict[str, Any], sort: str) -> Any:
+    """``--sort``: the row order of the runs, given each measure's (n_systems, n_topics) scores in the order the
+    runs were read (by name): that order (``"name"``) or by the mean of the first measure, best first (``"mean"``;
+    ties in name order, :func:`experiments._validation.best_first`). Indices into the rows."""
     import numpy as np
 
+    first = np.asarray(next(iter(scores.values())), dtype=float)
+    if sort != "mean":
+        return np.arange(first.shape[0])
     from experiments._validation import best_first
 
-    first = next(iter(frames.values()))
-    order = first.index[best_first(np.nanmean(first.to_numpy(dtype=float), axis=1))]
-    return {name: df.loc[order] for name, df in frames.items()}
+    return best_first(np.nanmean(first, axis=1))

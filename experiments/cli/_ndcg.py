@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import metrics
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import numpy as np
 
 from . import UsageError
 from ._errors import in_option_names
@@ -120,7 +120,10 @@ def _is_number(s: str) -> bool:
 
 
 def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, judged_only: bool,
-            tuning: Any = None, *, command: str = "evaluate", quiet: bool = False) -> pd.DataFrame:
+            tuning: Any = None, *, command: str = "evaluate", quiet: bool = False) -> np.ndarray:
+    """The scores of --measure ``name`` with the nDCG options: a float64 (n_systems, n_topics) array in ``judged``'s
+    order of systems and topics (NaN where a measure gives it; :func:`metrics.measures.as_frame` labels it), the
+    measure's errors in the options' terms. Computed without pandas unless --tuning is given."""
     is_ndcg, cutoff = ndcg_cutoff(name)
     if is_ndcg and cutoff is not None and cutoff > judged.depth and not quiet:
         # as trec_eval's ndcg_cut.k (and P@k here): the ranks that exist are scored, the ideal list has k ranks
@@ -138,20 +141,20 @@ def compute(judged: metrics.JudgedRuns, name: str, gain: Any, discount: Any, jud
                 raise UsageError(f"--tuning: {exc}") from None
         for w in caught:
             print(f"gtheory {command}: warning: {w.message}", file=sys.stderr)
-        return df
+        return df.to_numpy(dtype=float)  # metrics.ndcg's frame: judged's order
     if is_ndcg:
         n = None if isinstance(discount, str) else len(discount)  # a vector of weights per rank
         if cutoff is not None and n is not None and n < cutoff:
             raise UsageError(f"--measure {name}: the --discount vector has {n} weights, fewer than the cut-off "
                              f"{cutoff} (ranks past {n} would weigh 0: nDCG@{n}); use nDCG@{n} or less.")
         try:
-            return metrics.ndcg(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
+            return metrics.ndcg.scores(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
         except (ValueError, TypeError) as exc:  # a discount without its k: the cut-off of --measure gives it
             advice = {"cutoff": f"use nDCG@k in --measure (not {name}), or give --discount 'linear(k=100)'"}
             raise in_option_names(exc, {**NDCG_OPTIONS, "cutoff": f"the cut-off of --measure {name}"},
                                   advice) from None
     try:
         # --judged-only not given is no opinion (None): a measure that names its lists (AP', bpref) keeps them
-        return metrics.evaluate(judged, name, judged_only=True if judged_only else None)
+        return metrics.measures.measure_scores(judged, name, judged_only=True if judged_only else None)
     except (ValueError, TypeError) as exc:  # a parameter refused only by the data (ERR(max_grade=1) on grades 0-2)
         raise measure_error(name, exc) from None

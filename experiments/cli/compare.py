@@ -115,13 +115,15 @@ def _scores(args: argparse.Namespace) -> dict[str, Any]:
                 raise in_option_names(exc, _OPTIONS) from None
             out[str(name or s.attrs.get("measure") or "score")] = s
         return out
+    import metrics
+
     from ._measures import resolve_measures
     from ._ndcg import compute
 
     nd = resolve_measures(args, args.measure or ["nDCG@10"], command="compare")
     judged = load_judged(args)
-    return {name: compute(judged, name, nd["gain"], nd["discount"], False, nd["tuning"], command="compare",
-                          quiet=args.quiet)
+    return {name: metrics.measures.as_frame(compute(judged, name, nd["gain"], nd["discount"], False, nd["tuning"],
+                                                     command="compare", quiet=args.quiet), judged)
             for name in nd["measures"]}
 
 

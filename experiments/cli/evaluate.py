@@ -18,7 +18,7 @@ from ._data import add_data_args, add_quiet_arg, add_sort_arg, load_judged
 from ._outputs import add_raw_csv_arg, check_output_path, write_csv_output
 from ._common import emit_json
 from . import UsageError
-from ._measures import DEFAULT_MEASURE, sort_runs, add_relevance_level_arg, resolve_measures
+from ._measures import DEFAULT_MEASURE, run_order, add_relevance_level_arg, resolve_measures
 from ._ndcg import add_ndcg_args, compute
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -68,8 +68,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     import metrics
 
     if args.means and args.format is not None:
@@ -79,13 +77,18 @@ def run(args: argparse.Namespace) -> int:
     default = ["nDCG"] if args.tuning else [DEFAULT_MEASURE]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
-    frames = {name: compute(judged, name, nd["gain"], nd["discount"], args.judged_only, nd["tuning"])
+    scores = {name: compute(judged, name, nd["gain"], nd["discount"], args.judged_only, nd["tuning"])
               for name in nd["measures"]}
-    ev = metrics.Evaluation(sort_runs(frames, args.sort))
+    order = run_order(scores, args.sort)
     per_topic = args.per_topic or (not args.means and (args.out or args.json or args.format))
-    if not per_topic and not args.means:  # the terminal's view: trec_eval's per-run table
-        print(ev.summary())
+    if not per_topic and not args.means:  # the terminal's view: trec_eval's per-run table (no pandas needed)
+        systems = list(judged.systems)
+        print(metrics.measures.evaluation_summary({name: a[order] for name, a in scores.items()},
+                                                  [systems[i] for i in order]))
         return 0
+    import pandas as pd
+
+    ev = metrics.Evaluation({name: metrics.measures.as_frame(a, judged).iloc[order] for name, a in scores.items()})
     if args.means:
         out = ev.means()
         out.insert(0, "num_q", ev.num_q())

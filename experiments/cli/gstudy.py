@@ -120,16 +120,16 @@ def _check_fraction(name: str, value: float, *, closed_low: bool = False) -> Non
         raise UsageError(f"--{name} must be in {interval}; got {value:g}.")
 
 
-def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> Any:
-    """Score matrix (systems x topics DataFrame) of --measure over the data options."""
+def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> tuple[Any, list[str], list[str]]:
+    """The score matrix of --measure over the data options: (systems x topics array, systems, topics)."""
     from ._ndcg import compute
 
     judged = load_judged(args)
     if args.missing not in UNBALANCED:  # reml/henderson keep the topics and estimate from the scored cells
         judged = drop_missed_topics(judged, "gstudy", quiet=args.quiet)
     check_shape(judged)
-    return compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy",
-                   quiet=args.quiet)
+    return (compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy",
+                    quiet=args.quiet), list(judged.systems), list(judged.topics))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
                      else f"judgments {args.judged}" if args.judged else "the embedded TREC-9 Web runs")
             source = f"{measure} over {where}"
             plot_measure = measure
-            scores = _scores_from_data(args, nd)
+            x, systems, topics = _scores_from_data(args, nd)  # an array: no pandas on this path
         else:
             try:
                 scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure,
@@ -183,9 +183,17 @@ def run(args: argparse.Namespace) -> int:
             source = f"{args.scores} ({m})" if m else str(args.scores)
             plot_measure = str(m) if m else f"the scores in {Path(args.scores).name}"
             check_shape(scores)
+        from gtheory.gstudy import labelled_gstudy
+
+        missing = args.missing if args.missing in UNBALANCED else "error"
         try:
-            g = gtheory.gstudy(scores, orientation="systems-by-topics", drop_lowest=args.drop_lowest,
-                               missing=args.missing if args.missing in UNBALANCED else "error")
+            if nd is not None:
+                g = labelled_gstudy(x, systems, topics, drop_lowest=args.drop_lowest, missing=missing)
+            else:
+                g = gtheory.gstudy(scores, orientation="systems-by-topics", drop_lowest=args.drop_lowest,
+                                   missing=missing)
+                x = scores.to_numpy(dtype=float)
+                systems, topics = [str(s) for s in scores.index], [str(t) for t in scores.columns]
         except (ValueError, TypeError) as exc:
             raise in_option_names(exc, _OPTIONS) from None
     for w in caught:
@@ -195,13 +203,14 @@ def run(args: argparse.Namespace) -> int:
     # (importing it to ask costs scipy.optimize, half a second of start-up)
     unbalanced = sys.modules.get("gtheory.gstudy.unbalanced")
     level = None if unbalanced is not None and isinstance(g, unbalanced.UnbalancedGStudy) else args.level
-    kept = scores.loc[[s for s in scores.index if s not in set(g.dropped_systems)]] if hasattr(g, "dropped_systems") \
-        else scores
-    extra = competitive_answer(kept, args.target, top=args.top,
-                               study=lambda sub: gtheory.gstudy(sub, orientation="systems-by-topics",
-                                                                missing=args.missing if args.missing in UNBALANCED
-                                                                else "error"),
-                               all_runs=g)
+    import numpy as np
+
+    dropped = set(getattr(g, "dropped_systems", ()))
+    kept = [i for i, s in enumerate(systems) if s not in dropped]
+    # the runs kept in column order, as the frame of their rows held them (the same sums to the last bit)
+    extra = competitive_answer(np.asfortranarray(x[kept]), [systems[i] for i in kept], topics, args.target,
+                               top=args.top, all_runs=g,
+                               study=lambda rows, labels: labelled_gstudy(rows, labels, topics, missing=missing))
     if args.json:
         emit_json({"source": source, **g.summary_dict(n_topics, target=args.target, level=level), **extra["json"]})
     else:
@@ -237,13 +246,15 @@ def add_top_arg(p: Any) -> None:
     p.add_argument("--top", type=int, metavar="N", default=None, help=TOP_HELP)
 
 
-def competitive_answer(scores: Any, target: float, *, top: int | None, study: Any, all_runs: Any) -> dict[str, Any]:
-    """:func:`gtheory.gstudy.outliers.competitive_answer` for gstudy and plan: ``{"lines": text lines, "json": keys of
-    the --json document}``; --top out of range is a usage error."""
+def competitive_answer(x: Any, systems: list[str], topics: list[str], target: float, *, top: int | None, study: Any,
+                       all_runs: Any) -> dict[str, Any]:
+    """:func:`gtheory.gstudy.outliers.competitive_answer` for gstudy and plan (the systems x topics array ``x`` and
+    its labels): ``{"lines": text lines, "json": keys of the --json document}``; --top out of range is a usage
+    error."""
     from gtheory.gstudy import competitive_answer as answer
 
-    n = len(scores.index)
+    n = len(systems)
     if top is not None and not 2 <= top <= n:
         raise UsageError(f"--top must be from 2 to the number of runs ({n}); got {top}.")
-    a = answer(scores, target, top=top, study=study, all_runs=all_runs)
+    a = answer(x, systems, topics, target, top=top, study=study, all_runs=all_runs)
     return {"lines": a.lines(), "json": a.to_dict()}

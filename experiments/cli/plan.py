@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         check_output_path(args.plot, "--plot", args=args)
     if args.scores is None:
+        import metrics
+
         from ._measures import DEFAULT_MEASURE
         from ._ndcg import compute
         from ._measures import resolve_measures
@@ -124,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
         where = (f"runs in {' '.join(args.runs)} (qrels {args.qrels})" if args.runs
                  else f"judgments {args.judged}" if args.judged else "the embedded TREC-9 Web runs")
         source = f"{measure} over {where}"
-        scores = compute(judged, measure, nd["gain"], nd["discount"], False, nd["tuning"], command="plan")
+        scores = metrics.measures.as_frame(compute(judged, measure, nd["gain"], nd["discount"], False, nd["tuning"],
+                                                   command="plan"), judged)
     else:
         for opt in ("gain", "discount", "tuning"):
             if getattr(args, opt) is not None:
@@ -147,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, TypeError) as exc:
             raise in_option_names(exc, _OPTIONS) from None
         # the outlying runs, and the G-study topics needed by the competitive systems beside all runs'
-        extra = competitive_answer(scores, args.target, top=args.top, study=None, all_runs=None)
+        extra = competitive_answer(scores.to_numpy(dtype=float), [str(s) for s in scores.index],
+                                   [str(t) for t in scores.columns], args.target, top=args.top, study=None,
+                                   all_runs=None)
     for w in caught:
         print(f"gtheory plan: warning: {w.message}", file=sys.stderr)
     if args.json:

@@ -196,7 +196,7 @@ def topics_section(
     import gtheory
     from gtheory.gstudy import as_score_matrix
 
-    x, systems, _ = as_score_matrix(scores)
+    x, systems, topics = as_score_matrix(scores)
     n_sys, n = x.shape
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
@@ -221,14 +221,12 @@ def topics_section(
             depths = [d for d in _DEFAULT_DEPTHS if d <= judged.depth] or [judged.depth]
         budget = topic_depth_budget(judged, measure, depths=depths, min_diff=min_diff, target=target, power=power,
                                     alpha=alpha, executor=executor)
-    import pandas as pd
-
     from gtheory.gstudy import competitive_answer
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", gtheory.NegativeVarianceWarning)
         # the runs far below the rest, and the topics the competitive systems need beside all runs'
-        competitive = competitive_answer(pd.DataFrame(x, index=systems), target)
+        competitive = competitive_answer(x, systems, topics, target)
     return _render(plan, budget, str(measure), n_sys, n, heading, competitive=competitive)
 
 

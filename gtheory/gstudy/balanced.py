@@ -10,7 +10,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from ..kit.ties import tie_values
@@ -21,6 +20,9 @@ from .coefficients import (Coefficient, CoefficientInterval, Coefficients, _chec
                            fields_document, read_fields, _scalar_or_array, _METHODS)
 from ..errors import ROUNDING_TOLERANCE, is_rounding_noise, precision_lost, warn_negative, warn_precision_loss
 from .intervals import project
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -98,24 +100,31 @@ class GStudy(Coefficients, JsonResult):
     """The matrix the components were estimated from (NaN = missing cell), for :meth:`bootstrap`."""
 
     # ------------------------------------------------------------------ tables
+    #: the sources of variation, the rows of :attr:`components`
+    SOURCES: ClassVar[tuple[str, ...]] = ("system", "topic", "system:topic,e")
+
     @cached_property
     def components(self) -> pd.DataFrame:
         """ANOVA table with unrounded numbers: df, ss, ms, variance (clipped), variance_raw,
         percent (of the clipped total), clipped; index ``system``, ``topic``, ``system:topic,e``."""
+        import pandas as pd
+
+        return pd.DataFrame(self._component_columns(), index=pd.Index(list(self.SOURCES), name="source"))
+
+    def _component_columns(self) -> dict[str, Any]:
+        """The columns of :attr:`components`, one value per source of :attr:`SOURCES` (what :meth:`summary` and
+        :meth:`summary_dict` print, without building the frame)."""
         var = np.array([self.var_system, self.var_topic, self.var_residual])
         total = var.sum()
-        return pd.DataFrame(
-            {
-                "df": [self.df_system, self.df_topic, self.df_residual],
-                "ss": [self.ss_system, self.ss_topic, self.ss_residual],
-                "ms": [self.ms_system, self.ms_topic, self.ms_residual],
-                "variance": var,
-                "variance_raw": [self.var_system_raw, self.var_topic_raw, self.var_residual_raw],
-                "percent": 100.0 * var / total if total > 0 else np.full(3, np.nan),
-                "clipped": [self.clipped_system, self.clipped_topic, self.clipped_residual],
-            },
-            index=pd.Index(["system", "topic", "system:topic,e"], name="source"),
-        )
+        return {
+            "df": np.array([self.df_system, self.df_topic, self.df_residual]),
+            "ss": np.array([self.ss_system, self.ss_topic, self.ss_residual]),
+            "ms": np.array([self.ms_system, self.ms_topic, self.ms_residual]),
+            "variance": var,
+            "variance_raw": np.array([self.var_system_raw, self.var_topic_raw, self.var_residual_raw]),
+            "percent": 100.0 * var / total if total > 0 else np.full(3, np.nan),
+            "clipped": np.array([self.clipped_system, self.clipped_topic, self.clipped_residual]),
+        }
 
     # ------------------------------------------------------------ coefficients
     @property
@@ -188,6 +197,14 @@ class GStudy(Coefficients, JsonResult):
             Index ``n_topics``; columns ``erho2``, ``erho2_low``, ``erho2_high``, ``phi``,
             ``phi_low``, ``phi_high`` (unrounded).
         """
+        import pandas as pd
+
+        sizes, cols = self._dstudy_columns(n_topics, level)
+        return pd.DataFrame(cols, index=pd.Index(sizes, name="n_topics"))
+
+    def _dstudy_columns(self, n_topics: ArrayLike | None, level: float | None
+                        ) -> tuple[NDArray[Any], dict[str, NDArray[np.float64]]]:
+        """The index (the numbers of topics: integers when all are whole) and the columns of :meth:`dstudy`."""
         n = self._default_sizes() if n_topics is None else np.atleast_1d(_check_n(n_topics))
         cols: dict[str, NDArray[np.float64]] = {}
         for c in ("erho2", "phi"):
@@ -197,8 +214,7 @@ class GStudy(Coefficients, JsonResult):
                 ci = self.interval(c, n, level)
                 cols[c], cols[f"{c}_low"], cols[f"{c}_high"] = (np.asarray(ci.estimate),
                                                                np.asarray(ci.low), np.asarray(ci.high))
-        index = pd.Index(n.astype(int) if np.all(n == np.round(n)) else n, name="n_topics")
-        return pd.DataFrame(cols, index=index)
+        return (n.astype(int) if np.all(n == np.round(n)) else n), cols
 
     def _default_sizes(self) -> NDArray[np.float64]:
         return np.array(sorted({10, 25, 50, 100, self.n_topics}), dtype=np.float64)
@@ -294,7 +310,7 @@ class GStudy(Coefficients, JsonResult):
         self, n_topics: ArrayLike | None = None, *, target: float = 0.95, level: float = 0.95
     ) -> str:
         """A G-study table, a D-study table and the topics needed for ``target``, as text."""
-        comp = self.components
+        comp = self._component_columns()
         lines = [
             "G-study: systems x topics, crossed, random effects (ANOVA / expected mean squares)",
             f"  {self.n_systems} systems x {self.n_topics} topics, grand mean {self.grand_mean:.6g}",
@@ -303,19 +319,21 @@ class GStudy(Coefficients, JsonResult):
             lines.append(f"  {len(self.dropped_systems)} lowest-mean systems dropped "
                          f"(drop_lowest={self.drop_lowest:g})")
         lines += ["", f"  {'source':<16}{'df':>7}{'SS':>14}{'MS':>14}{'variance':>14}{'%':>8}"]
-        for src, row in comp.iterrows():
+        for i, src in enumerate(self.SOURCES):
+            row = {k: v[i] for k, v in comp.items()}
             flag = "  (negative estimate set to 0)" if row["clipped"] else ""
             pct = f"{row['percent']:8.1f}" if np.isfinite(row["percent"]) else f"{'-':>8}"
             lines.append(f"  {src:<16}{int(row['df']):7d}{row['ss']:14.6g}{row['ms']:14.6g}"
                          f"{row['variance']:14.6g}{pct}{flag}")
         lines.append(f"  {'total':<16}{self.df_total:7d}{self.ss_total:14.6g}")
-        d = self.dstudy(n_topics, level=level)
+        sizes, d = self._dstudy_columns(n_topics, level)
         lines += [
             "",
             f"D-study ({level:.0%} intervals: Eρ² Feldt 1965, Φ Arteaga et al. 1982)",
             f"  {'topics':>7}  {'Eρ²':>7}  {'interval':<17}  {'Φ':>7}  {'interval':<17}",
         ]
-        for n, row in d.iterrows():
+        for i, n in enumerate(sizes.tolist()):
+            row = {k: v[i] for k, v in d.items()}
             mark = "*" if n == self.n_topics else " "
             lines.append(
                 f"  {n:>6}{mark}  {row['erho2']:7.4f}  [{row['erho2_low']:.4f}, {row['erho2_high']:.4f}]"
@@ -335,15 +353,17 @@ class GStudy(Coefficients, JsonResult):
         variance_raw, percent, clipped), ``dstudy`` (one entry per number of topics), ``topics_needed`` (per
         coefficient, the fields of :class:`TopicsNeeded`) and ``level``. Non-finite numbers stay floats; the
         encoder (:mod:`gtheory.kit.jsonio`) writes them as ``null``."""
-        d = self.dstudy(n_topics, level=level)
+        sizes, d = self._dstudy_columns(n_topics, level)
+        comp = self._component_columns()
         return {
             "n_systems": self.n_systems,
             "n_topics": self.n_topics,
             "dropped_systems": list(self.dropped_systems),
             "grand_mean": self.grand_mean,
-            "components": {src: {k: (bool(v) if k == "clipped" else float(v)) for k, v in row.items()}
-                           for src, row in self.components.iterrows()},
-            "dstudy": [{"n_topics": float(n), **{k: float(v) for k, v in row.items()}} for n, row in d.iterrows()],
+            "components": {src: {k: (bool(v[i]) if k == "clipped" else float(v[i])) for k, v in comp.items()}
+                           for i, src in enumerate(self.SOURCES)},
+            "dstudy": [{"n_topics": float(n), **{k: float(v[i]) for k, v in d.items()}}
+                       for i, n in enumerate(sizes.tolist())],
             "topics_needed": {c: vars(self.topics_needed(target, c, level=level)) for c in ("erho2", "phi")},
             "level": level,
         }

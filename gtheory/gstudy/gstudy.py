@@ -10,15 +10,15 @@ published synthetic data sets and tables (via ``gt4ireval``'s tests): see
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from .balanced import GStudy, balanced_gstudy
 from .score_layout import Orientation
-from .score_matrix import ScoreInput, as_score_matrix
+from .score_matrix import ScoreInput, as_score_matrix, checked_matrix
 
-__all__ = ["gstudy"]
+__all__ = ["gstudy", "labelled_gstudy"]
 
 
 def gstudy(
@@ -136,11 +136,33 @@ def gstudy(
     >>> g.topics_needed(0.95).n >= 1
     True
     """
+    _check_missing(missing)
+    x, systems, topics = as_score_matrix(scores, orientation=orientation, measure=measure,
+                                         allow_nan=missing != "error")
+    return _estimated(x, systems, topics, drop_lowest=drop_lowest, missing=missing)
+
+
+def labelled_gstudy(x: np.ndarray, systems: Sequence[str], topics: Sequence[str], *, drop_lowest: float = 0.0,
+                    missing: str = "error") -> GStudy:
+    """:func:`gstudy` of the systems x topics array ``x`` labelled ``systems`` and ``topics`` (strings): what
+    ``gstudy(pd.DataFrame(x, index=systems, columns=topics, copy=False), orientation="systems-by-topics", ...)``
+    returns (the same checks, :func:`gtheory.gstudy.score_matrix.checked_matrix`, and errors; the same numbers to the
+    last bit, ``x``'s memory layout being the frame's), without building the frame (nor importing pandas: the
+    command line's G-study of computed scores)."""
+    _check_missing(missing)
+    x = np.asarray(x, dtype=np.float64)  # its layout kept: that of the frame wrapping it (metrics.measures.as_frame)
+    checked_matrix(x, systems, topics, allow_nan=missing != "error")
+    return _estimated(x, list(systems), list(topics), drop_lowest=drop_lowest, missing=missing)
+
+
+def _check_missing(missing: Any) -> None:
     if missing not in ("error", "exclude", "henderson", "reml"):
         raise ValueError("`missing` must be 'error', 'exclude', 'henderson' or 'reml'; "
                          f"got {missing!r}.")
-    x, systems, topics = as_score_matrix(scores, orientation=orientation, measure=measure,
-                                         allow_nan=missing != "error")
+
+
+def _estimated(x: np.ndarray, systems: list[str], topics: list[str], *, drop_lowest: float, missing: str) -> GStudy:
+    """The G-study of a checked matrix: balanced, or from the scored cells when some are missing."""
     if missing != "error" and np.isnan(x).any():  # missing cells: gtheory/gstudy/unbalanced.py
         from .unbalanced import gstudy_missing
 

@@ -87,11 +87,13 @@ class OutlyingRuns:
 def _means(scores: Any) -> tuple[list[str], np.ndarray]:
     """Labels and means of the rows of a systems x topics matrix (DataFrame or array; NaN cells left out)."""
     if hasattr(scores, "index") and hasattr(scores, "to_numpy"):
-        labels = [str(x) for x in scores.index]
-        values = np.asarray(scores.to_numpy(dtype=float), dtype=float)
-    else:
-        values = np.asarray(scores, dtype=float)
-        labels = [str(i) for i in range(values.shape[0])] if values.ndim == 2 else []
+        return _row_means(np.asarray(scores.to_numpy(dtype=float), dtype=float), [str(x) for x in scores.index])
+    values = np.asarray(scores, dtype=float)
+    return _row_means(values, [str(i) for i in range(values.shape[0])] if values.ndim == 2 else [])
+
+
+def _row_means(values: np.ndarray, labels: list[str]) -> tuple[list[str], np.ndarray]:
+    """``labels`` and the means of the rows of ``values`` (NaN cells left out), checked."""
     if values.ndim != 2 or values.shape[0] < 2 or values.shape[1] < 1:
         raise ValueError(f"`scores` must be a systems x topics matrix with at least 2 systems and 1 topic; got shape "
                          f"{values.shape}")
@@ -126,7 +128,11 @@ def outlying_runs(scores: Any, *, k: float = DEFAULT_K) -> OutlyingRuns:
     if isinstance(k, bool) or not isinstance(k, (int, float, np.floating, np.integer)) or not (k > 0) \
             or not math.isfinite(float(k)):
         raise ValueError(f"`k` must be a positive finite number; got {k!r}")
-    labels, means = _means(scores)
+    return _outlying(*_means(scores), k=k)
+
+
+def _outlying(labels: list[str], means: np.ndarray, *, k: float) -> OutlyingRuns:
+    """:func:`outlying_runs` of the run ``means`` (``k`` checked)."""
     med = float(np.median(means))
     mad = float(MAD_SCALE * np.median(np.abs(means - med)))
     threshold = med - float(k) * mad
@@ -146,7 +152,12 @@ def competitive_systems(scores: Any, *, top: int | None = None,
     """
     if top is not None and drop_lowest is not None:
         raise ValueError("give at most one of `top` and `drop_lowest`")
-    labels, means = _means(scores)
+    return _competitive(*_means(scores), top=top, drop_lowest=drop_lowest)
+
+
+def _competitive(labels: list[str], means: np.ndarray, *, top: int | None, drop_lowest: float | None
+                 ) -> tuple[str, ...]:
+    """:func:`competitive_systems` of the run ``means``."""
     n = len(labels)
     if top is not None:
         if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or not 2 <= top <= n:
@@ -204,36 +215,37 @@ class CompetitiveAnswer:
                                 "topics_needed_all_runs": dict(self.topics_needed_all_runs)}}
 
 
-def competitive_answer(scores: Any, target: float = 0.95, *, top: int | None = None,
+def competitive_answer(x: Any, systems: Any, topics: Any, target: float = 0.95, *, top: int | None = None,
                        study: Any = None, all_runs: Any = None) -> CompetitiveAnswer:
     """The topics needed for Φ and Eρ² ≥ ``target`` by the competitive systems (:func:`competitive_systems`: the
     ``top`` best, or all but the lowest quarter) beside those of all runs, and the outlying runs.
 
-    ``study`` makes the G-study of a systems x topics frame (default :func:`gtheory.gstudy` of it); ``all_runs`` is the
-    G-study of all of ``scores`` when the caller has it already. A negative variance estimate of the competitive
-    subset is set to 0, as in every G-study, without a second warning. ``scores`` is a DataFrame with system labels (an
-    array is labelled 0, 1, ...).
+    ``x`` is the systems x topics matrix (an array) and ``systems``, ``topics`` its labels. ``study(rows, labels)``
+    makes the G-study of some of its rows (an array) labelled ``labels`` (default
+    :func:`gtheory.gstudy.gstudy.labelled_gstudy`, the :func:`gtheory.gstudy` of a frame of them); ``all_runs`` is
+    the G-study of all of ``x`` when the caller has it already. A negative variance estimate of the competitive
+    subset is set to 0, as in every G-study, without a second warning.
     """
-    import pandas as pd
-
-    from .gstudy import gstudy
-
-    if study is None:
-        def study(frame: Any) -> Any:
-            return gstudy(frame, orientation="systems-by-topics")
-    frame = scores if isinstance(scores, pd.DataFrame) else pd.DataFrame(np.asarray(scores, dtype=float))
-    frame = frame.set_axis([str(x) for x in frame.index], axis=0).rename_axis(index="system", columns="topic")
-    chosen = competitive_systems(frame, top=top)
-    whole = study(frame) if all_runs is None else all_runs
     import warnings
 
     from ..errors import NegativeVarianceWarning
 
+    topics = [str(t) for t in topics]
+    if study is None:
+        def study(rows: Any, labels: list[str]) -> Any:
+            from .gstudy import labelled_gstudy
+
+            return labelled_gstudy(rows, labels, topics)
+    x = np.asarray(x, dtype=float)
+    labels, means = _row_means(x, [str(s) for s in systems])
+    chosen = _competitive(labels, means, top=top, drop_lowest=None)
+    whole = study(x, labels) if all_runs is None else all_runs
     with warnings.catch_warnings():  # clipped to 0 as in any G-study; said once, by the all-runs study
         warnings.simplefilter("ignore", NegativeVarianceWarning)
-        sub = study(frame.loc[list(chosen)])
+        # the rows in column order, as a frame's row subset holds them: the sums are those of gstudy(frame.loc[rows])
+        sub = study(np.asfortranarray(x[[labels.index(s) for s in chosen]]), list(chosen))
     need = {c: sub.topics_needed(target, c, level=None).n for c in ("erho2", "phi")}
     need_all = {c: whole.topics_needed(target, c, level=None).n for c in ("erho2", "phi")}
-    return CompetitiveAnswer(systems=chosen, top=top, target=float(target), n_systems=len(frame.index),
-                             topics_needed=need, topics_needed_all_runs=need_all, outlying=outlying_runs(frame))
-
+    return CompetitiveAnswer(systems=chosen, top=top, target=float(target), n_systems=len(labels),
+                             topics_needed=need, topics_needed_all_runs=need_all,
+                             outlying=_outlying(labels, means, k=DEFAULT_K))

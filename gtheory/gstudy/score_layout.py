@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from ..errors import ParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Orientation", "canonical_orientation"]
 
@@ -155,6 +157,8 @@ class _Ambiguous(ParameterError):
 
 def _is_default(index: pd.Index) -> bool:
     """No labels: the 0, 1, ... of ``pd.DataFrame(array)`` (or ``header=None``)."""
+    import pandas as pd
+
     return isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
 
 

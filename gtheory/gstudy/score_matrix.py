@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
-from .score_csv import read_scores
 from .score_layout import (_MEASURE_COLUMN, _SCORE_NAMES, Orientation, _Ambiguous, _ambiguous_fix, _axis_role,
                            canonical_orientation, _first_column_doubt, _first_column_is_labels, _is_default,
                            _preview, _rows_are, _summary_label, _summary_problem)
 
-__all__ = ["as_score_matrix", "ScoreInput", "coerce_matrix", "frame_to_matrix"]
+if TYPE_CHECKING:
+    import pandas as pd
 
-ScoreInput = Union[np.ndarray, pd.DataFrame, str, "os.PathLike[str]", Sequence[Sequence[float]]]
+__all__ = ["as_score_matrix", "ScoreInput", "coerce_matrix", "frame_to_matrix", "checked_matrix"]
+
+ScoreInput = Union[np.ndarray, "pd.DataFrame", str, "os.PathLike[str]", Sequence[Sequence[float]]]
 
 
 def _long_columns(frame: pd.DataFrame) -> tuple[Any, Any, Any, Any] | None:
@@ -51,6 +52,8 @@ def _long_columns(frame: pd.DataFrame) -> tuple[Any, Any, Any, Any] | None:
 def _long_frame_to_matrix(frame: pd.DataFrame, cols: tuple[Any, Any, Any, Any], measure: str | None,
                           name: str, allow_nan: bool = False) -> pd.DataFrame:
     """The systems × topics matrix of a long frame (one row per system, topic [, measure])."""
+    import pandas as pd
+
     js, jt, jv, jm = cols
     if jm is not None:
         names = list(dict.fromkeys(str(m) for m in frame[jm]))
@@ -100,6 +103,8 @@ def _long_frame_to_matrix(frame: pd.DataFrame, cols: tuple[Any, Any, Any, Any], 
 def _looks_long(frame: pd.DataFrame) -> tuple[Any, Any] | None:
     """Two columns of an unnamed frame that hold every pair of their integer ids exactly once (and
     more rows than columns): the shape of a long table (system id, topic id, score), not a matrix."""
+    import pandas as pd
+
     n_rows, n_cols = frame.shape
     if not (3 <= n_cols <= 4 and n_rows > 2 * n_cols):
         return None
@@ -125,6 +130,8 @@ def _label_column(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     """A frame without row labels (default index) whose first column holds them (``pd.read_csv(f)`` of a file
     with a label column, e.g. ``topic`` or ``Topic ID``), with that column as its index; else unchanged. The
     column is recognised as a CSV file's (:func:`_first_column_is_labels`); a doubtful one is refused."""
+    import pandas as pd
+
     if not _is_default(frame.index) or frame.shape[1] < 2 or _is_default(frame.columns):
         return frame
     first = frame.columns[0]
@@ -162,6 +169,8 @@ def frame_to_matrix(frame: pd.DataFrame, orientation: str, measure: str | None, 
     * an unnamed frame with the shape of a long table (two id columns holding every pair once) is refused.
     * any other MultiIndex is refused, saying how to make one label per system and topic.
     """
+    import pandas as pd
+
     if isinstance(frame.index, pd.MultiIndex) and len(frame.index.names) == 2 and \
             {_axis_role(n) for n in frame.index.names} == {"system", "topic"}:
         frame = frame.reset_index()
@@ -228,6 +237,10 @@ def coerce_matrix(
     the caller has no ``orientation`` parameter (the messages then say to name the axes); ``nan_advice`` replaces
     the advice after a NaN.
     """
+    import pandas as pd  # here: labelled_gstudy checks a matrix without pandas (checked_matrix)
+
+    from .score_csv import read_scores
+
     orientation = canonical_orientation(orientation)
     if isinstance(scores, (str, os.PathLike)):
         scores = read_scores(scores, orientation=orientation, measure=measure, allow_missing=allow_nan)
@@ -275,6 +288,18 @@ def coerce_matrix(
                 + (", pass orientation='systems x topics'." if can_orient else ", name the axes of a DataFrame of it "
                    "(pd.DataFrame(x).rename_axis(index='system', columns='topic'))."))
         systems, topics = pd.RangeIndex(x.shape[0]), pd.RangeIndex(x.shape[1])
+    checked_matrix(x, systems, topics, name=name, labelled=labelled, allow_nan=allow_nan, min_systems=min_systems,
+                   min_topics=min_topics, nan_advice=nan_advice)
+    return x, pd.Index(systems), pd.Index(topics), labelled
+
+
+def checked_matrix(x: NDArray[np.float64], systems: Sequence[Any], topics: Sequence[Any], *, name: str = "scores",
+                   labelled: bool = True, allow_nan: bool = False, min_systems: int = 2, min_topics: int = 2,
+                   nan_advice: str | None = None) -> None:
+    """The checks of every score matrix once it is systems x topics (:func:`coerce_matrix`'s last step, and that of a
+    matrix computed with its labels, :func:`gtheory.gstudy.gstudy.labelled_gstudy`): enough systems and topics, no
+    repeated label, no summary label (``all``, ``mean``, ...: when the labels came with the data, ``labelled``), and
+    finite scores (NaN a missing cell with ``allow_nan``). A ``ValueError`` naming the problem; without pandas."""
     n_s, n_t = x.shape
     if n_s < min_systems:
         raise ValueError(f"`{name}` has {n_s} system(s); at least {min_systems} systems (rows) are needed"
@@ -283,8 +308,9 @@ def coerce_matrix(
         raise ValueError(f"`{name}` has {n_t} topic(s); at least {min_topics} topics (columns) are needed"
                          + (" to separate topic variance from interaction." if min_topics == 2 else "."))
     for what, idx in (("system", systems), ("topic", topics)):
-        if idx.has_duplicates:
-            raise ValueError(f"`{name}` has duplicate {what} labels: {_preview(idx[idx.duplicated()].unique(), 5)}; "
+        repeated = _repeated(idx)
+        if repeated:
+            raise ValueError(f"`{name}` has duplicate {what} labels: {_preview(repeated, 5)}; "
                              f"give each {what} one {'row' if what == 'system' else 'column'}.")
     if labelled:
         for what, idx in (("topic", topics), ("system", systems)):
@@ -307,7 +333,18 @@ def coerce_matrix(
                "(e.g. score 0 for no retrieved documents), drop the system/topic, or estimate from the "
                "scored cells with gstudy(..., missing='reml' or 'henderson').")
         )
-    return x, pd.Index(systems), pd.Index(topics), labelled
+
+
+def _repeated(labels: Sequence[Any]) -> list[Any]:
+    """The labels that occur more than once, in the order of their second occurrence (as pandas'
+    ``idx[idx.duplicated()].unique()``)."""
+    seen: set[Any] = set()
+    out: list[Any] = []
+    for label in labels:
+        if label in seen and label not in out:
+            out.append(label)
+        seen.add(label)
+    return out
 
 
 def as_score_matrix(

@@ -13,12 +13,17 @@ Conventions, all those of trec_eval (``form_res_rels.c``):
 from __future__ import annotations
 
 
+import functools
+import inspect
 import weakref
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
-import pandas as pd
 
 from ..io import ABSENT, UNJUDGED, JudgedRuns, check_judged, pooled_unjudged
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__: list[str] = []
 
@@ -90,13 +95,54 @@ def safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
+def scored(values: np.ndarray, judged: JudgedRuns) -> np.ndarray:
+    """A measure's scores as every measure returns them: a fresh float64 (n_systems, n_topics) array, NaN for the
+    topics a run did not return under ``missing="exclude"``. In column order (Fortran), the layout of the frame that
+    wraps it (a DataFrame holds each column together): a frame's reductions and ``to_numpy`` are those of a frame
+    built by copying the values."""
+    out = np.array(values, dtype=np.float64, order="F")
+    if judged.missing == "exclude":
+        out[~np.asarray(judged.retrieved)] = np.nan
+    return out
+
+
 def as_frame(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
-    """A systems × topics DataFrame; topics a run did not return are NaN under ``missing="exclude"``."""
+    """A systems × topics DataFrame of ``values`` (wrapped, not copied); topics a run did not return are NaN under
+    ``missing="exclude"``."""
     values = np.asarray(values, dtype=np.float64)
     if judged.missing == "exclude":
-        values = np.where(judged.retrieved, values, np.nan)
+        values = values.copy(order="K")
+        values[~np.asarray(judged.retrieved)] = np.nan
+    return _labelled(values, judged)
+
+
+def _labelled(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
+    """``values`` (a measure's scores, fresh: the frame wraps them without a copy) with the system and topic labels
+    of ``judged``: the one place a measure's frame is built."""
+    import pandas as pd  # here, not at the top: a measure's scores are computed without pandas (measure_scores)
+
     index, columns = _labels(judged)
-    return pd.DataFrame(values, index=index, columns=columns)
+    return pd.DataFrame(values, index=index, columns=columns, copy=False)
+
+
+def frame_measure(core: Callable[..., np.ndarray]) -> Callable[..., pd.DataFrame]:
+    """The public function of a measure from its computation.
+
+    ``core(judged, **params)`` returns the measure's scores as :func:`scored` gives them, a float64 (n_systems,
+    n_topics) array; the function returned takes the same arguments (its signature and docstring are the core's)
+    and returns them as the systems × topics DataFrame (index ``system``, columns ``topic``). The core is its
+    ``scores`` attribute: :func:`metrics.measures.evaluate.measure_scores` computes a measure by name through it,
+    without building a frame (nor importing pandas: the command line's terminal tables).
+    """
+    @functools.wraps(core)
+    def measure(*args: Any, **kwargs: Any) -> pd.DataFrame:
+        values = core(*args, **kwargs)
+        return _labelled(values, args[0] if args else kwargs["judged"])
+
+    measure.__signature__ = inspect.signature(core).replace(return_annotation="pd.DataFrame")  # type: ignore[attr-defined]
+    measure.__annotations__ = {**core.__annotations__, "return": "pd.DataFrame"}
+    measure.scores = core  # type: ignore[attr-defined]
+    return measure
 
 
 _LABELS: "weakref.WeakKeyDictionary[JudgedRuns, tuple[pd.Index, pd.Index]]" = weakref.WeakKeyDictionary()
@@ -104,6 +150,8 @@ _LABELS: "weakref.WeakKeyDictionary[JudgedRuns, tuple[pd.Index, pd.Index]]" = we
 
 def _labels(judged: JudgedRuns) -> tuple[pd.Index, pd.Index]:
     """The (system, topic) label indexes of ``judged``'s frames, built once per tensor (pandas indexes are immutable)."""
+    import pandas as pd
+
     hit = _LABELS.get(judged)
     if hit is None or len(hit[0]) != judged.n_systems or len(hit[1]) != judged.n_topics:
         hit = (pd.Index(list(judged.systems), name="system"), pd.Index(list(judged.topics), name="topic"))

@@ -15,19 +15,20 @@ against pytrec_eval (``map``, ``map_cut``, plain and ``judged_docs_only``) on TR
 """
 from __future__ import annotations
 
-import pandas as pd
+import numpy as np
 
-from ._ranked import as_frame, at_relevant, cell_sum, relevance_at_ranks, safe_divide
+from ._ranked import frame_measure, scored, at_relevant, cell_sum, relevance_at_ranks, safe_divide
 from ..io import JudgedRuns
 from gtheory.kit.params import validate_params
 
 __all__ = ["average_precision"]
 
 
+@frame_measure
 @validate_params()
 def average_precision(
     judged: JudgedRuns, *, cutoff: int | None = None, relevance_level: float = 1, judged_only: bool = False
-) -> pd.DataFrame:
+) -> np.ndarray:
     """Average precision of every system on every topic.
 
     .. math:: \\mathrm{AP} = \\frac{1}{R} \\sum_{r \\le k} [x_r \\ge \\ell]\\, \\frac{\\mathrm{count}(r)}{r}
@@ -57,4 +58,4 @@ def average_precision(
     v, rel, rl = relevance_at_ranks(judged, cutoff=cutoff, relevance_level=relevance_level, judged_only=judged_only)
     cell, r, (count,) = at_relevant(rel, rel)
     total = cell_sum(cell, count / (r + 1.0), rel.shape)
-    return as_frame(safe_divide(total, v.n_relevant(rl)[None, :]), judged)
+    return scored(safe_divide(total, v.n_relevant(rl)[None, :]), judged)

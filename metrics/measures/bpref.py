@@ -36,10 +36,10 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
 from ._ranked import (
-    as_frame,
+    frame_measure,
+    scored,
     at_relevant,
     cell_sum,
     evaluated_list,
@@ -56,7 +56,7 @@ __all__ = ["bpref", "bpref_10", "bpref_r", "bpref_n", "rank_eff"]
 _Kind = Literal["trec_eval", "R", "10", "N", "rankeff"]
 
 
-def _bpref_family(judged: JudgedRuns, kind: _Kind, relevance_level: float, judged_only: bool) -> pd.DataFrame:
+def _bpref_family(judged: JudgedRuns, kind: _Kind, relevance_level: float, judged_only: bool) -> np.ndarray:
     rl = relevance_level
     v = evaluated_list(judged, judged_only)
     rel = level_mask(v, relevant_levels(v, rl))
@@ -78,12 +78,13 @@ def _bpref_family(judged: JudgedRuns, kind: _Kind, relevance_level: float, judge
         below = cell_sum(cell, N - n_above, rel.shape)
         found = cell_sum(cell, np.ones_like(N), rel.shape)
         value = np.where(N_t[None, :] > 0, safe_divide(below, (R_t * N_t)[None, :]), safe_divide(found, R_t[None, :]))
-        return as_frame(value, judged)
-    return as_frame(safe_divide(cell_sum(cell, term, rel.shape), R_t[None, :]), judged)
+        return scored(value, judged)
+    return scored(safe_divide(cell_sum(cell, term, rel.shape), R_t[None, :]), judged)
 
 
+@frame_measure
 @validate_params()
-def bpref(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def bpref(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """bpref exactly as trec_eval computes it.
 
     .. math:: \\mathrm{bpref} = \\frac{1}{R} \\sum_{r:\\,x_r \\ge \\ell}
@@ -119,8 +120,9 @@ def bpref(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool =
     return _bpref_family(judged, "trec_eval", relevance_level, judged_only)
 
 
+@frame_measure
 @validate_params()
-def bpref_r(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def bpref_r(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """bpref as Buckley & Voorhees (2004) defined it (Sakai's bpref_R): the top-R non-relevant documents, over R.
 
     .. math:: \\mathrm{bpref\\_R} = \\frac{1}{R} \\sum_{r:\\,x_r \\ge \\ell} \\Bigl(1 - \\frac{\\min(n(r), R)}{R}\\Bigr)
@@ -141,8 +143,9 @@ def bpref_r(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool
     return _bpref_family(judged, "R", relevance_level, judged_only)
 
 
+@frame_measure
 @validate_params()
-def bpref_10(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def bpref_10(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """bpref-10 (Buckley & Voorhees 2004), in Ahlgren & Grönqvist's practical form (their eq. 4).
 
     .. math:: \\mathrm{bpref\\text{-}10} = \\frac{1}{R} \\sum_{r:\\,x_r \\ge \\ell}
@@ -167,8 +170,9 @@ def bpref_10(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: boo
     return _bpref_family(judged, "10", relevance_level, judged_only)
 
 
+@frame_measure
 @validate_params()
-def bpref_n(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def bpref_n(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """bpref_N (Sakai 2007): every judged non-relevant document counts, scaled by N.
 
     .. math:: \\mathrm{bpref\\_N} = \\frac{1}{R} \\sum_{r:\\,x_r \\ge \\ell} \\Bigl(1 - \\frac{n(r)}{N}\\Bigr)
@@ -188,8 +192,9 @@ def bpref_n(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool
     return _bpref_family(judged, "N", relevance_level, judged_only)
 
 
+@frame_measure
 @validate_params()
-def rank_eff(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def rank_eff(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """RankEff (Grönqvist 2005), with Ahlgren & Grönqvist's practical definition for unretrieved documents (eq. 5).
 
     .. math:: \\mathrm{RankEff} = \\frac{\\sum_{r:\\,x_r \\ge \\ell} I(r)}{R\\,N}

@@ -20,9 +20,8 @@ gain and log2 discount agrees with trec_eval's DCG numerator (checked through nD
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._ranked import as_frame, evaluated_list, safe_divide
+from ._ranked import frame_measure, scored, evaluated_list, safe_divide
 from .discounts import DiscountSpec, discount_vector
 from .gains import GainSpec, gain_vector
 from ..io import JudgedRuns
@@ -32,6 +31,7 @@ from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 __all__ = ["dcg", "ncg", "andcg"]
 
 
+@frame_measure
 @validate_params()
 def dcg(
     judged: JudgedRuns,
@@ -40,7 +40,7 @@ def dcg(
     discount: DiscountSpec = "log2",
     cutoff: int | None = None,
     judged_only: bool = False,
-) -> pd.DataFrame:
+) -> np.ndarray:
     """Discounted cumulated gain, not normalised (Järvelin & Kekäläinen 2002).
 
     .. math:: \\mathrm{DCG}_k = \\sum_{r \\le k} d_r\\, g(x_r)
@@ -67,11 +67,12 @@ def dcg(
     """
     v = evaluated_list(judged, judged_only)
     value, _ = dcg_parts(v, gain=gain, discount=discount, cutoff=cutoff)
-    return as_frame(value, judged)
+    return scored(value, judged)
 
 
+@frame_measure
 @validate_params()
-def ncg(judged: JudgedRuns, *, gain: GainSpec = "linear", cutoff: int | None = None, judged_only: bool = False) -> pd.DataFrame:
+def ncg(judged: JudgedRuns, *, gain: GainSpec = "linear", cutoff: int | None = None, judged_only: bool = False) -> np.ndarray:
     """Normalised cumulated gain at ``cutoff`` (Järvelin & Kekäläinen 2002): nDCG without a discount.
 
     .. math:: \\mathrm{nCG}_k = \\frac{cg(k)}{cg^*(k)}, \\qquad cg(k) = \\sum_{r \\le k} g(x_r)
@@ -98,9 +99,10 @@ def ncg(judged: JudgedRuns, *, gain: GainSpec = "linear", cutoff: int | None = N
     """
     v = evaluated_list(judged, judged_only)
     value, ideal = dcg_parts(v, gain=gain, discount="none", cutoff=cutoff)
-    return as_frame(safe_divide(value, ideal[None, :]), judged)
+    return scored(safe_divide(value, ideal[None, :]), judged)
 
 
+@frame_measure
 @validate_params(cutoff=REQUIRED_CUTOFF)
 def andcg(
     judged: JudgedRuns,
@@ -109,7 +111,7 @@ def andcg(
     gain: GainSpec = "linear",
     discount: DiscountSpec = "log2",
     judged_only: bool = False,
-) -> pd.DataFrame:
+) -> np.ndarray:
     """Average nDCG over ranks 1..l (Sakai 2007, eq. 7).
 
     .. math:: \\mathrm{AnDCG}_l = \\frac{1}{l} \\sum_{r=1}^{l} \\frac{dcg(r)}{dcg^*(r)}
@@ -144,4 +146,4 @@ def andcg(
     ratio_sum = safe_divide(run, ideal[None, :, :k]).sum(axis=-1)
     if ell > k:  # past the list's end the run's dcg stays at dcg(k)
         ratio_sum = ratio_sum + (safe_divide(run[..., -1:], ideal[None, :, k:])).sum(axis=-1)
-    return as_frame(ratio_sum / ell, judged)
+    return scored(ratio_sum / ell, judged)

@@ -18,11 +18,11 @@ Sources: trec_eval ``m_num_rel.c``, ``m_num_ret.c``, ``m_num_rel_ret.c`` (valida
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..io import ABSENT, JudgedRuns, check_judged
 from ._ranked import (
-    as_frame,
+    frame_measure,
+    scored,
     check_lists,
     evaluated_list,
     list_length,
@@ -34,8 +34,9 @@ from gtheory.kit.params import validate_params
 __all__ = ["num_rel", "num_ret", "num_rel_ret", "judged_at_k"]
 
 
+@frame_measure
 @validate_params()
-def num_rel(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def num_rel(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """The number of relevant documents of each topic (NumRel; trec_eval ``num_rel``), for every system.
 
     .. math:: \\mathrm{NumRel}(s, t) = R_t = |\\{d : \\mathrm{grade}_t(d) \\ge \\ell\\}|
@@ -73,10 +74,11 @@ def num_rel(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool
     """
     check_lists(judged, judged_only)  # R is the qrels', the same for the condensed lists
     R = judged.n_relevant(relevance_level)
-    return as_frame(np.broadcast_to(R[None, :], judged.shape[:2]), judged)
+    return scored(np.broadcast_to(R[None, :], judged.shape[:2]), judged)
 
 
-def num_ret(judged: JudgedRuns, *, judged_only: bool = False) -> pd.DataFrame:
+@frame_measure
+def num_ret(judged: JudgedRuns, *, judged_only: bool = False) -> np.ndarray:
     """The number of documents each system returned for each topic (NumRet; trec_eval ``num_ret``).
 
     .. math:: \\mathrm{NumRet}(s, t) = n_{s,t}
@@ -108,13 +110,14 @@ def num_ret(judged: JudgedRuns, *, judged_only: bool = False) -> pd.DataFrame:
     >>> num_ret(j)["1"].tolist(), num_ret(j, judged_only=True)["1"].tolist()
     ([3.0, 0.0], [2.0, 0.0])
     """
-    return as_frame(list_length(evaluated_list(judged, judged_only)), judged)
+    return scored(list_length(evaluated_list(judged, judged_only)), judged)
 
 
+@frame_measure
 @validate_params()
 def num_rel_ret(
     judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False
-) -> pd.DataFrame:
+) -> np.ndarray:
     """The number of relevant documents each system returned for each topic (NumRelRet; trec_eval ``num_rel_ret``).
 
     .. math:: \\mathrm{NumRelRet}(s, t) = \\sum_{r=1}^{n_{s,t}} [x_{s,t,r} \\ge \\ell]
@@ -150,11 +153,12 @@ def num_rel_ret(
     ([2.0, 0.0], [1.0, 0.0])
     """
     _, rel, _ = relevance_at_ranks(judged, cutoff=None, relevance_level=relevance_level, judged_only=judged_only)
-    return as_frame(rel.sum(axis=-1), judged)
+    return scored(rel.sum(axis=-1), judged)
 
 
+@frame_measure
 @validate_params()
-def judged_at_k(judged: JudgedRuns, *, cutoff: int | None = None) -> pd.DataFrame:
+def judged_at_k(judged: JudgedRuns, *, cutoff: int | None = None) -> np.ndarray:
     """The share of the top ``cutoff`` documents that have a judgment (Judged@k, as ir_measures' ``Judged``).
 
     .. math:: \\mathrm{Judged}@k = \\frac{1}{\\min(k, n)} \\sum_{r=1}^{\\min(k, n)} [x_r \\text{ judged}]
@@ -197,5 +201,5 @@ def judged_at_k(judged: JudgedRuns, *, cutoff: int | None = None) -> pd.DataFram
     k = cutoff
     top = judged.grades if k is None or k >= judged.depth else judged.grades[..., :k]
     n = (top != ABSENT).sum(axis=-1)
-    return as_frame(safe_divide((top >= 0).sum(axis=-1), n), judged)
+    return scored(safe_divide((top >= 0).sum(axis=-1), n), judged)
 

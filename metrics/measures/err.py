@@ -20,9 +20,8 @@ decimals) on TREC-9 Web, TREC DL 2019 and Robust 2004 runs.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._ranked import as_frame, evaluated_list
+from ._ranked import frame_measure, scored, evaluated_list
 from ..io import JudgedRuns
 from gtheory.kit.params import validate_params
 
@@ -48,10 +47,11 @@ def _check_max_grade(max_grade: float, levels: np.ndarray) -> float:
     return top
 
 
+@frame_measure
 @validate_params()
 def err(
     judged: JudgedRuns, *, cutoff: int | None = None, max_grade: float = GDEVAL_MAX_GRADE, judged_only: bool = False
-) -> pd.DataFrame:
+) -> np.ndarray:
     """Expected reciprocal rank (ERR@k) of every system on every topic (Chapelle et al. 2009; ``gdeval.pl``).
 
     .. math::
@@ -112,4 +112,4 @@ def err(
     R = v.level_values(stop, ranks=ranks)  # (S, T, ranks)
     reach = np.cumprod(1.0 - R, axis=-1)  # probability the user goes past rank r
     reach = np.concatenate([np.ones(R.shape[:-1] + (1,)), reach[..., :-1]], axis=-1)
-    return as_frame((R * reach / np.arange(1, ranks + 1)).sum(axis=-1), judged)
+    return scored((R * reach / np.arange(1, ranks + 1)).sum(axis=-1), judged)

@@ -34,14 +34,18 @@ canonical name to its systems × topics frame (the frame a one-measure call retu
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-import pandas as pd
+import numpy as np
 
+from ._ranked import _labelled
 from .evaluation import Evaluation
 from gtheory.kit.errors import FixableError
 from ..io import JudgedRuns
 from .names import MEASURE_SPECS, Measure, _is_ir_measures, parse_measure
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["evaluate", "measure_names"]
 
@@ -123,7 +127,18 @@ def evaluate(
     return Evaluation({name: _evaluate_one(judged, m, judged_only) for name, m in parsed.items()})
 
 
-def _evaluate_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> pd.DataFrame:
+def measure_scores(judged: JudgedRuns, measure: str | Measure | object, *, judged_only: bool | None = None
+                   ) -> np.ndarray:
+    """The scores of one measure (any name :func:`evaluate` takes) as a float64 (n_systems, n_topics) array, in
+    ``judged``'s order of systems and topics: what :func:`evaluate` returns for it, without the labels (and without
+    importing pandas: the command line's terminal tables). Errors as :func:`evaluate`'s."""
+    if judged_only is not None and not isinstance(judged_only, bool):
+        raise TypeError(f"`judged_only` must be True, False or None; got {judged_only!r}")
+    return _scores_one(judged, parse_measure(measure), judged_only)[0]
+
+
+def _scores_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> tuple[np.ndarray, bool]:
+    """The scores of ``m`` (the registry's function, by its array core) and whether they are of condensed lists."""
     in_name = m.param("judged_only")
     if judged_only is not None and in_name is not None and judged_only != in_name:
         raise FixableError(f"`judged_only={judged_only}` contradicts the measure {str(m)!r}", param="judged_only")
@@ -131,7 +146,12 @@ def _evaluate_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> p
     import metrics  # the package: its measure functions, by the names the registry gives (metrics.measures.registry)
 
     name, kwargs = m.spec.call(m, jo)
-    out = getattr(metrics, name)(judged, **kwargs)
+    return getattr(metrics, name).scores(judged, **kwargs), jo and "judged_only" in m.spec.params
+
+
+def _evaluate_one(judged: JudgedRuns, m: Measure, judged_only: bool | None) -> pd.DataFrame:
+    values, jo = _scores_one(judged, m, judged_only)
+    out = _labelled(values, judged)  # scored already: the frame the measure's function returns
     out.attrs["measure"] = str(m)
-    out.attrs["judged_only"] = jo and "judged_only" in m.spec.params
+    out.attrs["judged_only"] = jo
     return out

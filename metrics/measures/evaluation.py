@@ -9,15 +9,17 @@ CSV and JSON export.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-__all__ = ["Evaluation", "TOTALLED"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Evaluation", "TOTALLED", "run_means", "evaluation_summary"]
 
 _FORMAT = "gtheory.metrics.Evaluation/1"
 
@@ -35,6 +37,54 @@ def _is_total(name: str) -> bool:
         return parse_measure(name).name in TOTALLED
     except (ValueError, TypeError):
         return False
+
+
+def run_means(measure: str, scores: np.ndarray) -> np.ndarray:
+    """trec_eval's per-run ``all`` row of one measure from its (n_systems, n_topics) scores: each run's mean over the
+    topics with a score (NaN: no score), or for the counts (NumRet, NumRel, NumRelRet) their total; NaN for a run
+    with no scored topic."""
+    a = np.asarray(scores, dtype=np.float64)
+    has = ~np.isnan(a)
+    n = has.sum(axis=1)
+    # the sum pandas' DataFrame.mean makes of the frame that wraps `a` (to the last bit, from 6 runs on): over the
+    # topics in the array's memory order, or with excluded cells, of a copy with the cells of a topic together
+    total = (np.add.reduce(a.T, axis=0) if has.all() else
+             np.add.reduce(np.ascontiguousarray(np.where(has, a, 0.0).T), axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, total if _is_total(measure) else total / n, np.nan)
+
+
+def evaluation_summary(scores: Mapping[str, np.ndarray], systems: Sequence[str], digits: int = 4) -> str:
+    """The per-run table of :meth:`Evaluation.summary` from each measure's (n_systems, n_topics) scores (in the
+    order given) and the systems' names (the rows, in their order): one line saying what it is, then ``system``,
+    ``num_q`` (topics with a score, from the first measure) and each measure's :func:`run_means`, laid out as pandas'
+    ``DataFrame.to_string`` lays out a frame with named index and columns (the names escaped as pandas does)."""
+    names = list(scores)
+    arrays = [np.asarray(a, dtype=np.float64) for a in scores.values()]
+    n_topics = arrays[0].shape[1]
+    num_q = (~np.isnan(arrays[0])).sum(axis=1)
+    head = (f"Evaluation: {len(systems)} runs x {n_topics} topics, "
+            f"{len(names)} measure{'s' * (len(names) != 1)}; per-run mean over topics "
+            "(trec_eval's 'all' rows" + ("; NumRet/NumRel/NumRelRet: totals)" if any(map(_is_total, names)) else ")"))
+    columns = [(" num_q", [f"{int(q): d}" for q in num_q])]  # an integer column: a sign's place before each
+    for name, a in zip(names, arrays):
+        spec = "{:.0f}" if _is_total(name) else f"{{:.{digits}f}}"
+        columns.append((_escaped(name), ["NaN" if math.isnan(v) else spec.format(v) for v in run_means(name, a)]))
+    labels = [_escaped(s) for s in systems]
+    while labels and all(labels) and all(s[0] == " " for s in labels):  # pandas' trim_front: the labels' common indent
+        labels = [s[1:] for s in labels]
+    width = max(len("measure"), len("system"), *map(len, labels))
+    widths = [max(len(h), *map(len, cells)) for h, cells in columns]
+    lines = ["measure".ljust(width) + "".join(" " + h.rjust(w) for (h, _), w in zip(columns, widths)),
+             "system".ljust(width) + "".join(" " * (w + 1) for w in widths)]
+    for i, label in enumerate(labels):
+        lines.append(label.ljust(width) + "".join(" " + cells[i].rjust(w) for (_, cells), w in zip(columns, widths)))
+    return head + "\n" + "\n".join(lines)
+
+
+def _escaped(label: Any) -> str:
+    """A row or column label as pandas prints it in a table: tabs and line breaks written as ``\\t``, ``\\n``, ``\\r``."""
+    return str(label).replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +110,8 @@ class Evaluation(Mapping):
     _means: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        import pandas as pd
+
         scores = dict(self.scores)
         if not scores:
             raise ValueError("an Evaluation needs at least one measure")
@@ -72,10 +124,8 @@ class Evaluation(Mapping):
                 raise ValueError(f"the scores of {name!r} are not over the systems and topics of {first_name!r} "
                                  "(every measure's frame must have the same index and columns)")
         object.__setattr__(self, "scores", scores)
-        cols = {}
-        for name, df in scores.items():
-            cols[name] = df.sum(axis=1, min_count=1) if _is_total(name) else df.mean(axis=1, skipna=True)
-        means = pd.DataFrame(cols)
+        means = pd.DataFrame({name: run_means(name, df.to_numpy(dtype=float)) for name, df in scores.items()},
+                             index=first.index)
         means.index.name = "system"
         means.columns.name = "measure"
         object.__setattr__(self, "_means", means)
@@ -129,6 +179,8 @@ class Evaluation(Mapping):
     def per_topic(self) -> pd.DataFrame:
         """One long table ``system, topic, measure, score`` (the rows ``gtheory evaluate`` writes); NaN cells
         (excluded topics) are kept."""
+        import pandas as pd
+
         frames = []
         for name, df in self.scores.items():
             S, T = df.shape
@@ -139,18 +191,9 @@ class Evaluation(Mapping):
 
     # ------------------------------------------------------------------------------------------- text
     def summary(self, digits: int = 4) -> str:
-        """The per-run table (:meth:`means`) as text, with one line saying what it is."""
-        m = self.means()
-        n = self.num_q()
-        head = (f"Evaluation: {len(self.systems)} runs x {len(self.topics)} topics, "
-                f"{len(self.measures)} measure{'s' * (len(self.measures) != 1)}; per-run mean over topics "
-                "(trec_eval's 'all' rows" + ("; NumRet/NumRel/NumRelRet: totals)" if any(map(_is_total, m)) else ")"))
-        table = m.copy()
-        table.insert(0, "num_q", n)
-        with pd.option_context("display.max_rows", None, "display.max_columns", None, "display.width", 200):
-            body = table.to_string(formatters={c: (lambda v: f"{v:.0f}") if _is_total(c) else
-                                               (lambda v: f"{v:.{digits}f}") for c in m.columns})
-        return head + "\n" + body
+        """The per-run table (:meth:`means`) as text, with one line saying what it is (:func:`evaluation_summary`)."""
+        return evaluation_summary({name: df.to_numpy(dtype=float) for name, df in self.scores.items()}, self.systems,
+                                  digits)
 
     def __str__(self) -> str:
         return self.summary()
@@ -216,6 +259,8 @@ class Evaluation(Mapping):
     def from_json(cls, text_or_path: str | Path) -> "Evaluation":
         """An :class:`Evaluation` from :meth:`to_json` output (JSON text or a file path)."""
         from gtheory.kit.jsonio import read_json  # text or a file; bad or too deeply nested JSON: ValueError
+
+        import pandas as pd
 
         d = read_json(text_or_path, "gtheory metrics.Evaluation")
         if not isinstance(d, dict) or d.get("format") != _FORMAT:

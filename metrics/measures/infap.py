@@ -23,9 +23,8 @@ grade -1) on TREC-9, DL 2019 and Robust 2004.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._ranked import as_frame, at_relevant, cell_sum, evaluated_list, level_mask, nonrelevant_levels, relevant_levels, safe_divide
+from ._ranked import frame_measure, scored, at_relevant, cell_sum, evaluated_list, level_mask, nonrelevant_levels, relevant_levels, safe_divide
 from ..io import JudgedRuns, pooled_unjudged
 from gtheory.kit.params import validate_params
 
@@ -35,8 +34,9 @@ __all__ = ["inferred_ap", "INFAP_EPSILON"]
 INFAP_EPSILON: float = 1e-5
 
 
+@frame_measure
 @validate_params()
-def inferred_ap(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def inferred_ap(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """Inferred average precision (infAP) of every system on every topic, as trec_eval.
 
     .. math:: \\mathrm{infAP} = \\frac{1}{R} \\sum_{j:\\,\\mathrm{rel}} \\Bigl(\\frac{1}{j+1} + \\frac{j}{j+1}
@@ -77,4 +77,4 @@ def inferred_ap(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: 
     term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((a + b + u) / np.maximum(j, 1.0)) * ((a + eps) / (a + b + 2 * eps))
     term[r == 0] = 1.0  # a relevant document at the first rank
     total = cell_sum(cell, term, rel.shape)
-    return as_frame(safe_divide(total, v.n_relevant(rl)[None, :]), judged)
+    return scored(safe_divide(total, v.n_relevant(rl)[None, :]), judged)

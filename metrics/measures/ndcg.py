@@ -19,9 +19,8 @@ Kanoulas & Aslam (2009), "Empirical justification of the gain and discount funct
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._ranked import _labels, as_frame
+from ._ranked import frame_measure
 from .discounts import DiscountSpec
 from .gains import GainSpec
 from .sparse import relevant_cells
@@ -29,7 +28,7 @@ from gtheory.kit.errors import FixableError
 from ..io import JudgedRuns
 from gtheory.kit.params import validate_params
 
-__all__ = ["ndcg", "dcg_parts", "ideal_gains", "as_frame"]
+__all__ = ["ndcg", "dcg_parts", "ideal_gains"]
 
 
 def ideal_gains(judged: JudgedRuns, gains: np.ndarray, k: int) -> np.ndarray:
@@ -93,6 +92,7 @@ def _check_range(g: np.ndarray, d: np.ndarray) -> None:
             "depend on the scale of either.", param="gain" if largest >= total else "discount")
 
 
+@frame_measure
 @validate_params()
 def ndcg(
     judged: JudgedRuns,
@@ -101,7 +101,7 @@ def ndcg(
     discount: DiscountSpec = "log2",
     cutoff: int | None = None,
     judged_only: bool = False,
-) -> pd.DataFrame:
+) -> np.ndarray:
     """nDCG of every system on every topic, with any gain and discount.
 
     Parameters
@@ -135,9 +135,7 @@ def ndcg(
     >>> metrics.ndcg(j, gain=[0, 1, 2], discount="zipf", cutoff=100).shape
     (104, 50)
     """
-    values = ndcg_values(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
-    index, columns = _labels(judged)  # NaN for topics not returned is already in ``values`` (as ``as_frame`` does)
-    return pd.DataFrame(values, index=index, columns=columns, copy=False)  # a fresh array, wrapped not copied
+    return ndcg_values(judged, gain=gain, discount=discount, cutoff=cutoff, judged_only=judged_only)
 
 
 def ndcg_values(

@@ -17,17 +17,17 @@ Experiment and Evaluation in Information Retrieval*, MIT Press 2005). Validated 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._ranked import as_frame, evaluated_list, level_mask, relevant_levels, safe_divide
+from ._ranked import frame_measure, scored, evaluated_list, level_mask, relevant_levels, safe_divide
 from ..io import JudgedRuns
 from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["precision", "r_precision"]
 
 
+@frame_measure
 @validate_params(cutoff=REQUIRED_CUTOFF)
-def precision(judged: JudgedRuns, *, cutoff: int = 10, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def precision(judged: JudgedRuns, *, cutoff: int = 10, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """Precision at ``cutoff`` (P@k) of every system on every topic.
 
     .. math:: P@k = \\frac{1}{k} \\sum_{r=1}^{k} [x_r \\ge \\ell]
@@ -62,11 +62,12 @@ def precision(judged: JudgedRuns, *, cutoff: int = 10, relevance_level: float = 
     rl = relevance_level
     v = evaluated_list(judged, judged_only)
     rel = level_mask(v, relevant_levels(v, rl))[..., :k]
-    return as_frame(rel.sum(axis=-1) / k, judged)
+    return scored(rel.sum(axis=-1) / k, judged)
 
 
+@frame_measure
 @validate_params()
-def r_precision(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def r_precision(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """R-precision: precision at rank R, the number of relevant documents of the topic.
 
     .. math:: \\mathrm{Rprec} = \\frac{1}{R} \\sum_{r=1}^{R} [x_r \\ge \\ell] \\quad (0 \\text{ if } R = 0)
@@ -103,4 +104,4 @@ def r_precision(judged: JudgedRuns, *, relevance_level: float = 1, judged_only: 
     idx = np.clip(np.minimum(R, v.depth) - 1, 0, None)  # (T,)
     hits = np.take_along_axis(cum, np.broadcast_to(idx[None, :, None], cum.shape[:2] + (1,)), axis=-1)[..., 0]
     hits = np.where(R[None, :] > 0, hits, 0)
-    return as_frame(safe_divide(hits, R[None, :]), judged)
+    return scored(safe_divide(hits, R[None, :]), judged)

@@ -21,9 +21,8 @@ reliability of information retrieval metrics based on graded relevance", IP&M 43
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._ranked import as_frame, at_relevant, cell_sum, within_cell_cumsum, evaluated_list, level_mask, relevant_levels, safe_divide
+from ._ranked import frame_measure, scored, at_relevant, cell_sum, within_cell_cumsum, evaluated_list, level_mask, relevant_levels, safe_divide
 from .gains import GainSpec, gain_vector
 from ..io import JudgedRuns
 from .ndcg import ideal_gains
@@ -49,10 +48,11 @@ def _gains(v: JudgedRuns, gain: GainSpec, rl: float) -> np.ndarray:
     return np.where(rel_levels, g, 0.0)
 
 
+@frame_measure
 @validate_params()
 def q_measure(
     judged: JudgedRuns, *, beta: float = 1.0, gain: GainSpec = "linear", relevance_level: float = 1, judged_only: bool = False
-) -> pd.DataFrame:
+) -> np.ndarray:
     """Q-measure of every system on every topic.
 
     .. math:: Q = \\frac{1}{R} \\sum_{r} [x_r \\ge \\ell]\\, \\frac{\\beta\\, cg(r) + \\mathrm{count}(r)}{\\beta\\, cg^*(r) + r}
@@ -92,13 +92,14 @@ def q_measure(
     cg_ideal = np.cumsum(ideal_gains(v, g, v.depth), axis=-1)[t_, r]
     br = (beta * cg + count) / (beta * cg_ideal + (r + 1.0))
     total = cell_sum(cell, br, isrel.shape)
-    return as_frame(safe_divide(total, v.n_relevant(rl)[None, :]), judged)
+    return scored(safe_divide(total, v.n_relevant(rl)[None, :]), judged)
 
 
+@frame_measure
 @validate_params()
 def r_measure(
     judged: JudgedRuns, *, beta: float = 1.0, gain: GainSpec = "linear", relevance_level: float = 1, judged_only: bool = False
-) -> pd.DataFrame:
+) -> np.ndarray:
     """R-measure: the blended ratio at rank R.
 
     .. math:: \\text{R-measure} = \\frac{\\beta\\, cg(R) + \\mathrm{count}(R)}{\\beta\\, cg^*(R) + R}
@@ -137,4 +138,4 @@ def r_measure(
     g_run = cg[:, topics, np.minimum(idx, k - 1)]
     g_ideal = cg_ideal[topics, idx]
     value = np.where(R[None, :] > 0, (beta * g_run + c) / (beta * g_ideal[None, :] + np.maximum(R, 1)[None, :]), 0.0)
-    return as_frame(value, judged)
+    return scored(value, judged)

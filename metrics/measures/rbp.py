@@ -23,9 +23,8 @@ retrieved document is unjudged, dropping the :math:`p^n` tail; we keep it, as Mo
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._ranked import as_frame, evaluated_list, level_mask, list_length
+from ._ranked import frame_measure, scored, evaluated_list, level_mask, list_length
 from .gains import GainSpec, gain_vector
 from ..io import JudgedRuns, pooled_unjudged
 from gtheory.kit.params import validate_params
@@ -49,10 +48,11 @@ def _weights(judged: JudgedRuns, gain: GainSpec) -> np.ndarray:
     return g / top if top > 0 else g
 
 
+@frame_measure
 @validate_params()
 def rbp(
     judged: JudgedRuns, *, p: float = 0.8, gain: GainSpec = "linear", cutoff: int | None = None, judged_only: bool = False
-) -> pd.DataFrame:
+) -> np.ndarray:
     """Rank-biased precision, graded by gain / maximum gain (Moffat & Zobel 2008; Sakai & Kando 2008, eq. 9).
 
     .. math:: \\mathrm{RBP}_p = (1 - p) \\sum_{r \\le k} p^{\\,r-1}\\, \\frac{g(x_r)}{g_{\\max}}
@@ -87,13 +87,14 @@ def rbp(
     if k is not None and k < v.depth:
         w = w[..., :k]
     disc = np.power(p, np.arange(w.shape[-1], dtype=np.float64))
-    return as_frame((1.0 - p) * (w @ disc), judged)
+    return scored((1.0 - p) * (w @ disc), judged)
 
 
+@frame_measure
 @validate_params()
 def rbp_residual(
     judged: JudgedRuns, *, p: float = 0.8, cutoff: int | None = None, judged_only: bool = False
-) -> pd.DataFrame:
+) -> np.ndarray:
     """The residual of RBP: how much it could grow if the unjudged documents and the unseen tail were top-grade.
 
     .. math:: \\mathrm{residual}_p = (1 - p) \\sum_{r \\le n:\\ x_r \\text{ unjudged}} p^{\\,r-1} + p^{\\,n}
@@ -128,4 +129,4 @@ def rbp_residual(
     n = list_length(v)
     if k is not None:
         n = np.minimum(n, k)
-    return as_frame((1.0 - p) * (unj @ disc) + np.power(p, n), judged)
+    return scored((1.0 - p) * (unj @ disc) + np.power(p, n), judged)

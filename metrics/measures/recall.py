@@ -20,17 +20,18 @@ Experiment and Evaluation in Information Retrieval*, MIT Press 2005). Validated 
 """
 from __future__ import annotations
 
-import pandas as pd
+import numpy as np
 
-from ._ranked import as_frame, relevance_at_ranks, safe_divide
+from ._ranked import frame_measure, scored, relevance_at_ranks, safe_divide
 from ..io import JudgedRuns
 from gtheory.kit.params import REQUIRED_CUTOFF, validate_params
 
 __all__ = ["recall", "success"]
 
 
+@frame_measure
 @validate_params(cutoff=REQUIRED_CUTOFF)
-def recall(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def recall(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """Recall at ``cutoff`` (R@k): the share of the topic's relevant documents in the top k.
 
     .. math:: R@k = \\frac{1}{R} \\sum_{r=1}^{k} [x_r \\ge \\ell] \\quad (0 \\text{ if } R = 0)
@@ -69,11 +70,12 @@ def recall(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judge
     """
     k = cutoff
     v, rel, rl = relevance_at_ranks(judged, cutoff=k, relevance_level=relevance_level, judged_only=judged_only)
-    return as_frame(safe_divide(rel.sum(axis=-1), v.n_relevant(rl)[None, :]), judged)
+    return scored(safe_divide(rel.sum(axis=-1), v.n_relevant(rl)[None, :]), judged)
 
 
+@frame_measure
 @validate_params(cutoff=REQUIRED_CUTOFF)
-def success(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judged_only: bool = False) -> pd.DataFrame:
+def success(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judged_only: bool = False) -> np.ndarray:
     """Success at ``cutoff`` (Success@k): 1 if a relevant document is in the top k, else 0.
 
     .. math:: \\mathrm{Success}@k = \\Big[\\sum_{r=1}^{k} [x_r \\ge \\ell] > 0\\Big]
@@ -110,4 +112,4 @@ def success(judged: JudgedRuns, *, cutoff: int, relevance_level: float = 1, judg
     """
     k = cutoff
     _, rel, _ = relevance_at_ranks(judged, cutoff=k, relevance_level=relevance_level, judged_only=judged_only)
-    return as_frame(rel.any(axis=-1).astype(float), judged)
+    return scored(rel.any(axis=-1).astype(float), judged)

@@ -20,19 +20,19 @@ TREC DL 2019 and Robust 2004 runs.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from ._ranked import as_frame, relevance_at_ranks
+from ._ranked import frame_measure, scored, relevance_at_ranks
 from ..io import JudgedRuns
 from gtheory.kit.params import validate_params
 
 __all__ = ["reciprocal_rank"]
 
 
+@frame_measure
 @validate_params()
 def reciprocal_rank(
     judged: JudgedRuns, *, cutoff: int | None = None, relevance_level: float = 1, judged_only: bool = False
-) -> pd.DataFrame:
+) -> np.ndarray:
     """Reciprocal rank of the first relevant document, of every system on every topic.
 
     .. math:: \\mathrm{RR}@k = \\frac{1}{r^{*}}\\,[r^{*} \\le k], \\qquad r^{*} = \\min\\{r : x_r \\ge \\ell\\}
@@ -83,4 +83,4 @@ def reciprocal_rank(
     _, rel, _ = relevance_at_ranks(judged, cutoff=cutoff, relevance_level=relevance_level, judged_only=judged_only)
     found = rel.any(axis=-1)
     first = rel.argmax(axis=-1) if rel.shape[-1] else np.zeros(found.shape, dtype=np.intp)  # 0-based rank
-    return as_frame(np.where(found, 1.0 / (first + 1.0), 0.0), judged)
+    return scored(np.where(found, 1.0 / (first + 1.0), 0.0), judged)
