@@ -70,6 +70,30 @@ def test_result_protocol(pilot, tmp_path):
     assert len(ax.get_yticklabels()) == len(p.table)
 
 
+def test_table_is_built_from_the_rows_and_equality_sees_every_number(pilot):
+    """The DataFrame ``table`` (built on first access) holds the plan's rows; == compares every number, NaN = NaN."""
+    import dataclasses
+
+    import pandas as pd
+
+    p = plan(pilot, min_diff=0.05)
+    t = p.table
+    assert isinstance(t, pd.DataFrame) and list(t.columns) == ["method", "question", "topics", "low", "high",
+                                                                "at_pilot"]
+    assert list(t["method"]) == list(p.methods) and list(t["question"]) == list(p.questions)
+    assert all(t[c].dtype == np.float64 for c in ("topics", "low", "high", "at_pilot"))
+    assert np.array_equal(t[["topics", "low", "high", "at_pilot"]].to_numpy(), p.numbers)
+    assert p.table is t  # built once
+    other = p.numbers.copy()
+    other[3, 0] += 1  # one more topic for the paired t-test
+    assert dataclasses.replace(p, numbers=other) != p
+    nan = p.numbers.copy()
+    nan[2, 3] = math.nan  # an 'at pilot' that is not defined
+    assert dataclasses.replace(p, numbers=nan) == dataclasses.replace(p, numbers=nan.copy())
+    with pytest.raises(ValueError, match="one question and one row"):
+        dataclasses.replace(p, numbers=p.numbers[:3])
+
+
 def test_never_reached_is_inf_and_round_trips():
     # systems that do not differ: sigma^2(s) = 0, Φ and Eρ² never reach the target; the tests still have sizes
     rng = np.random.default_rng(1)

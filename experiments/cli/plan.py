@@ -113,8 +113,6 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         check_output_path(args.plot, "--plot", args=args)
     if args.scores is None:
-        import metrics
-
         from ._measures import DEFAULT_MEASURE
         from ._ndcg import compute
         from ._measures import resolve_measures
@@ -126,8 +124,9 @@ def run(args: argparse.Namespace) -> int:
         where = (f"runs in {' '.join(args.runs)} (qrels {args.qrels})" if args.runs
                  else f"judgments {args.judged}" if args.judged else "the embedded TREC-9 Web runs")
         source = f"{measure} over {where}"
-        scores = metrics.measures.as_frame(compute(judged, measure, nd["gain"], nd["discount"], False, nd["tuning"],
-                                                   command="plan"), judged)
+        # an array in judged's order (no pandas on this path): the layout the frame wrapping it would have
+        scores = compute(judged, measure, nd["gain"], nd["discount"], False, nd["tuning"], command="plan")
+        systems, topics = list(judged.systems), list(judged.topics)
     else:
         for opt in ("gain", "discount", "tuning"):
             if getattr(args, opt) is not None:
@@ -140,9 +139,14 @@ def run(args: argparse.Namespace) -> int:
         m = scores.attrs.get("measure")
         source = f"{args.scores} ({m})" if m else str(args.scores)
         check_shape(scores)
+        systems, topics = [str(s) for s in scores.index], [str(t) for t in scores.columns]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", gtheory.NegativeVarianceWarning)
         try:
+            if args.scores is None:  # the checks gtheory.plan makes of a frame, on the array and its labels
+                from gtheory.gstudy import checked_matrix
+
+                checked_matrix(scores, systems, topics)
             result = gtheory.plan(scores, min_diff=args.min_diff, target=args.target, tau=args.tau, alpha=args.alpha,
                                   power=args.power, ci_width=args.ci_width, level=args.level,
                                   variance=args.variance, approximation=args.approximation,
@@ -150,9 +154,8 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, TypeError) as exc:
             raise in_option_names(exc, _OPTIONS) from None
         # the outlying runs, and the G-study topics needed by the competitive systems beside all runs'
-        extra = competitive_answer(scores.to_numpy(dtype=float), [str(s) for s in scores.index],
-                                   [str(t) for t in scores.columns], args.target, top=args.top, study=None,
-                                   all_runs=None)
+        x = scores if args.scores is None else scores.to_numpy(dtype=float)
+        extra = competitive_answer(x, systems, topics, args.target, top=args.top, study=None, all_runs=None)
     for w in caught:
         print(f"gtheory plan: warning: {w.message}", file=sys.stderr)
     if args.json:

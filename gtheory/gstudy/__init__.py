@@ -11,4 +11,4 @@ from gtheory.kit.lazy import room_front as _room_front
 __getattr__, __dir__, __all__ = _room_front(__name__, internal={
     "ScoreInput": "score_matrix", "coerce_matrix": "score_matrix", "canonical_orientation": "score_layout",
     "competitive_answer": "outliers", "Coefficients": "coefficients", "fields_document": "coefficients",
-    "read_fields": "coefficients", "why_never_reached": "coefficients", "labelled_gstudy": "gstudy"})
+    "read_fields": "coefficients", "why_never_reached": "coefficients", "labelled_gstudy": "gstudy", "checked_matrix": "score_matrix"})

@@ -100,14 +100,22 @@ def _long_frame_to_matrix(frame: pd.DataFrame, cols: tuple[Any, Any, Any, Any], 
     return wide
 
 
+def _long_shape(shape: tuple[int, ...]) -> bool:
+    """Whether a table of this (rows, columns) shape could be a long one (system id, topic id, score[, measure]):
+    3 or 4 columns and more than twice as many rows."""
+    n_rows, n_cols = shape
+    return 3 <= n_cols <= 4 and n_rows > 2 * n_cols
+
+
 def _looks_long(frame: pd.DataFrame) -> tuple[Any, Any] | None:
     """Two columns of an unnamed frame that hold every pair of their integer ids exactly once (and
-    more rows than columns): the shape of a long table (system id, topic id, score), not a matrix."""
+    more rows than columns, :func:`_long_shape`): the shape of a long table (system id, topic id, score), not a
+    matrix."""
     import pandas as pd
 
-    n_rows, n_cols = frame.shape
-    if not (3 <= n_cols <= 4 and n_rows > 2 * n_cols):
+    if not _long_shape(frame.shape):
         return None
+    n_rows = frame.shape[0]
     ids = []
     for c in frame.columns:
         v = frame[c]
@@ -254,32 +262,56 @@ def coerce_matrix(
         except (TypeError, ValueError) as exc:
             raise TypeError(f"`{name}` must hold numbers only; {exc}") from None
     else:
-        if isinstance(scores, (pd.Series, dict, bytes, set)) or scores is None or np.isscalar(scores):
-            raise TypeError(
-                f"`{name}` must be a 2-D array (systems x topics), a DataFrame or a CSV path; "
-                f"got {type(scores).__name__}."
-            )
-        if measure is not None:
-            raise ValueError(f"`measure` selects rows of a long table (DataFrame or CSV); `{name}` is an array.")
-        if orientation == "long":
-            raise ValueError(f"`orientation`='long' needs a DataFrame or CSV with system, topic and score columns; "
-                             f"`{name}` is an array.")
-        try:
-            x = np.asarray(scores, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"`{name}` must be a 2-D array of numbers (systems x topics), a DataFrame or a CSV "
-                f"path; got {type(scores).__name__} ({exc})."
-            ) from None
-        if x.ndim != 2:
-            raise ValueError(
-                f"`{name}` must be 2-D (rows = systems, columns = topics); got an array of shape "
-                f"{x.shape}. For a single system or topic there is nothing to decompose."
-            )
-        if orientation == "topics-by-systems":
-            x = x.T
-        elif orientation == "auto" and np.all(np.isfinite(x)) and _looks_long(pd.DataFrame(x)) is not None:
-            a, b = _looks_long(pd.DataFrame(x))
+        x = _array_matrix(scores, orientation, name, measure, can_orient)
+        systems, topics = pd.RangeIndex(x.shape[0]), pd.RangeIndex(x.shape[1])
+    checked_matrix(x, systems, topics, name=name, labelled=labelled, allow_nan=allow_nan, min_systems=min_systems,
+                   min_topics=min_topics, nan_advice=nan_advice)
+    return x, pd.Index(systems), pd.Index(topics), labelled
+
+
+def _is_frame(scores: Any) -> bool:
+    """Whether ``scores`` is a pandas object (a frame or a series): never when pandas was not imported, which is
+    not imported to ask."""
+    import sys
+
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(scores, (pd.DataFrame, pd.Series))
+
+
+def _array_matrix(scores: Any, orientation: str, name: str, measure: str | None, can_orient: bool) -> NDArray[np.float64]:
+    """The systems x topics float64 array of an array-like ``scores`` (not a frame, not a path; ``orientation``
+    canonical), before :func:`checked_matrix`: the array branch of :func:`coerce_matrix`. Pandas is imported only
+    to ask whether an array shaped like a long table is one."""
+    if _is_frame(scores) or isinstance(scores, (dict, bytes, set)) or scores is None or np.isscalar(scores):
+        raise TypeError(
+            f"`{name}` must be a 2-D array (systems x topics), a DataFrame or a CSV path; "
+            f"got {type(scores).__name__}."
+        )
+    if measure is not None:
+        raise ValueError(f"`measure` selects rows of a long table (DataFrame or CSV); `{name}` is an array.")
+    if orientation == "long":
+        raise ValueError(f"`orientation`='long' needs a DataFrame or CSV with system, topic and score columns; "
+                         f"`{name}` is an array.")
+    try:
+        x = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"`{name}` must be a 2-D array of numbers (systems x topics), a DataFrame or a CSV "
+            f"path; got {type(scores).__name__} ({exc})."
+        ) from None
+    if x.ndim != 2:
+        raise ValueError(
+            f"`{name}` must be 2-D (rows = systems, columns = topics); got an array of shape "
+            f"{x.shape}. For a single system or topic there is nothing to decompose."
+        )
+    if orientation == "topics-by-systems":
+        x = x.T
+    elif orientation == "auto" and _long_shape(x.shape) and np.all(np.isfinite(x)):
+        import pandas as pd
+
+        pair = _looks_long(pd.DataFrame(x))
+        if pair is not None:
+            a, b = pair
             raise ValueError(
                 f"`{name}` ({x.shape[0]} x {x.shape[1]} array) looks like a long table: columns {a} and {b} hold "
                 "every pair of their integer ids once. Give a DataFrame with columns system, topic, score "
@@ -287,10 +319,7 @@ def coerce_matrix(
                 "really is a systems x topics matrix"
                 + (", pass orientation='systems x topics'." if can_orient else ", name the axes of a DataFrame of it "
                    "(pd.DataFrame(x).rename_axis(index='system', columns='topic'))."))
-        systems, topics = pd.RangeIndex(x.shape[0]), pd.RangeIndex(x.shape[1])
-    checked_matrix(x, systems, topics, name=name, labelled=labelled, allow_nan=allow_nan, min_systems=min_systems,
-                   min_topics=min_topics, nan_advice=nan_advice)
-    return x, pd.Index(systems), pd.Index(topics), labelled
+    return x
 
 
 def checked_matrix(x: NDArray[np.float64], systems: Sequence[Any], topics: Sequence[Any], *, name: str = "scores",
@@ -383,6 +412,11 @@ def as_score_matrix(
     ``"orientation"``). With ``allow_nan`` a missing cell is kept as NaN (NaN in an array or frame; an empty
     cell or absent system/topic pair of a CSV file or long table); infinite values are still refused.
     """
-    x, systems, topics, _ = coerce_matrix(scores, orientation=orientation, name=name, measure=measure,
-                                           allow_nan=allow_nan)
+    if not (_is_frame(scores) or isinstance(scores, (str, os.PathLike))):  # an array: without pandas
+        x = _array_matrix(scores, canonical_orientation(orientation), name, measure, True)
+        systems, topics = range(x.shape[0]), range(x.shape[1])
+        checked_matrix(x, systems, topics, name=name, labelled=False, allow_nan=allow_nan)
+    else:
+        x, systems, topics, _ = coerce_matrix(scores, orientation=orientation, name=name, measure=measure,
+                                               allow_nan=allow_nan)
     return x, [str(s) for s in systems], [str(t) for t in topics]

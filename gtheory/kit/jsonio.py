@@ -240,10 +240,17 @@ def fields_document(result: Any) -> dict[str, Any]:
 
 def fields_equal(a: Any, b: Any) -> bool:
     """``a == b`` for two dataclass results of the same type, field by field (a DataFrame field by
-    ``DataFrame.equals``); ``NotImplemented`` for another type."""
+    ``DataFrame.equals``, an array field by :func:`numpy.array_equal`, NaN equal to NaN as there);
+    ``NotImplemented`` for another type."""
     from dataclasses import fields
 
     if type(a) is not type(b):
         return NotImplemented
-    return all((va.equals(vb) if hasattr(va, "equals") and hasattr(va, "columns") else va == vb)
-               for va, vb in ((getattr(a, f.name), getattr(b, f.name)) for f in fields(a)))
+
+    def equal(va: Any, vb: Any) -> bool:
+        if isinstance(va, np.ndarray) or isinstance(vb, np.ndarray):
+            return (isinstance(va, np.ndarray) and isinstance(vb, np.ndarray) and va.dtype == vb.dtype
+                    and np.array_equal(va, vb, equal_nan=va.dtype.kind in "fc"))
+        return va.equals(vb) if hasattr(va, "equals") and hasattr(va, "columns") else va == vb
+
+    return all(equal(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
+from numpy.typing import NDArray
 
 from ..kit.display import fmt, html_table
 from ..kit.jsonio import TableResult
@@ -46,6 +47,8 @@ from ..kit.params import validate_params
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
 
+    import pandas as pd
+
     from matplotlib.axes import Axes
 
     from ..gstudy import ScoreInput
@@ -54,6 +57,8 @@ __all__ = ["TopicPlan", "plan"]
 
 _COLUMNS = ["method", "question", "topics", "low", "high", "at_pilot"]
 _FLOATS = ("topics", "low", "high", "at_pilot")
+#: the fields that hold the table's columns (written as the one field ``table`` of the JSON document)
+_TABLE_FIELDS = ("methods", "questions", "numbers")
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +71,12 @@ class TopicPlan(TableResult):
         One row per method: ``method``, ``question`` (the requirement in words), ``topics`` (needed; per system for
         the two-sample t-test; ``inf`` when never reached), ``low`` / ``high`` (the interval of ``topics`` at
         ``level``) and ``at_pilot`` (what the pilot's own number of topics achieves: the coefficient, expected τ,
-        power or expected CI width).
+        power or expected CI width). Built from the fields below on first access (the plan itself, its text and
+        JSON are computed without pandas).
+    methods, questions : tuple of str
+        The ``method`` and ``question`` columns of ``table``, one entry per row.
+    numbers : ndarray
+        The float columns of ``table``, one row per method: ``topics``, ``low``, ``high``, ``at_pilot``.
     pilot_systems, pilot_topics : int
         Shape of the pilot matrix.
     min_diff, target, tau, alpha, power, ci_width, level : float
@@ -75,7 +85,9 @@ class TopicPlan(TableResult):
         The within-system variance σ² of the power rows; ``variance_method`` how it was estimated.
     """
 
-    table: pd.DataFrame
+    methods: tuple[str, ...]
+    questions: tuple[str, ...]
+    numbers: NDArray[np.float64]
     pilot_systems: int
     pilot_topics: int
     min_diff: float
@@ -93,22 +105,50 @@ class TopicPlan(TableResult):
     #: the declared schema of the document (:mod:`gtheory.kit.schema`), checked by :meth:`from_json`
     JSON_SCHEMA: ClassVar[dict] = {}
 
+    def __post_init__(self) -> None:
+        numbers = np.asarray(self.numbers, dtype=np.float64)
+        if not (numbers.ndim == 2 and numbers.shape == (len(self.methods), len(_FLOATS))
+                and len(self.questions) == len(self.methods)):
+            raise ValueError(f"a TopicPlan needs one question and one row of {list(_FLOATS)} per method; got "
+                             f"{len(self.methods)} methods, {len(self.questions)} questions, numbers of shape "
+                             f"{numbers.shape}")
+        numbers.setflags(write=False)
+        object.__setattr__(self, "methods", tuple(self.methods))
+        object.__setattr__(self, "questions", tuple(self.questions))
+        object.__setattr__(self, "numbers", numbers)
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """The plan as a DataFrame, one row per method (the columns are described in the class's docstring)."""
+        import pandas as pd
+
+        table = pd.DataFrame({"method": list(self.methods), "question": list(self.questions)})
+        for j, c in enumerate(_FLOATS):
+            table[c] = self.numbers[:, j].copy()
+        return table
+
+    def _column(self, name: str) -> NDArray[np.float64]:
+        return self.numbers[:, _FLOATS.index(name)]
+
     def topics(self, method: str) -> float:
         """The topics the row ``method`` needs (``KeyError`` naming the rows for an unknown one)."""
-        rows = self.table.set_index("method")
-        if method not in rows.index:
-            raise KeyError(f"no row {method!r}; the rows are {list(rows.index)}")
-        return float(rows.loc[method, "topics"])
+        if method not in self.methods:
+            raise KeyError(f"no row {method!r}; the rows are {list(self.methods)}")
+        return float(self._column("topics")[self.methods.index(method)])
+
+    def _rows(self) -> list[tuple[str, float, float, float, float]]:
+        """(question, topics, low, high, at_pilot) of each row, the numbers as Python floats."""
+        return [(q, *r) for q, r in zip(self.questions, self.numbers.tolist())]
 
     def summary(self) -> str:
         """The table as text, with the pilot's shape and the requirements."""
         head = (f"How many topics? pilot: {self.pilot_systems} systems × {self.pilot_topics} topics; "
                 f"σ² = {fmt(self.variance)} ({self.variance_method}); intervals at {self.level:.0%}")
-        width = max(len(q) for q in self.table["question"])
+        width = max(len(q) for q in self.questions)
         lines = [head, f"  {'question':<{width}}  {'topics':>8}  {'interval':>17}  {'at pilot':>8}"]
-        for r in self.table.itertuples(index=False):
-            interval = f"[{_n(r.low)}, {_n(r.high)}]"
-            lines.append(f"  {r.question:<{width}}  {_n(r.topics):>8}  {interval:>17}  {fmt(r.at_pilot):>8}")
+        for question, topics, low, high, at_pilot in self._rows():
+            interval = f"[{_n(low)}, {_n(high)}]"
+            lines.append(f"  {question:<{width}}  {_n(topics):>8}  {interval:>17}  {fmt(at_pilot):>8}")
         lines.append("  (two-sample t-test: topics per system; 'at pilot' = the coefficient, expected τ, power or "
                      "expected CI width the pilot's topics achieve)")
         return "\n".join(lines)
@@ -117,55 +157,62 @@ class TopicPlan(TableResult):
         return self.summary()
 
     def __repr__(self) -> str:
-        parts = ", ".join(f"{m}={_n(t)}" for m, t in zip(self.table["method"], self.table["topics"]))
+        parts = ", ".join(f"{m}={_n(t)}" for m, t in zip(self.methods, self._column("topics").tolist()))
         return f"TopicPlan({parts})"
 
     def _repr_html_(self) -> str:
-        rows = [(r.question, r.topics, f"[{_n(r.low)}, {_n(r.high)}]", r.at_pilot)
-                for r in self.table.itertuples(index=False)]
+        rows = [(q, topics, f"[{_n(low)}, {_n(high)}]", at) for q, topics, low, high, at in self._rows()]
         return html_table(rows, header=["question", "topics", f"{self.level:.0%} interval", "at pilot"],
                           caption=f"How many topics? (pilot {self.pilot_systems} × {self.pilot_topics})")
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as plain JSON values plus ``"format"``; the table as ``{"columns", "rows"}``, inf as None."""
-        from ..kit.jsonio import fields_document
+        """The fields as plain JSON values plus ``"format"``; the rows as the table ``{"index", "columns", "rows"}``
+        (:func:`gtheory.kit.jsonio.table`'s of :attr:`table`), inf as None."""
+        from dataclasses import fields
 
-        return fields_document(self)
+        from ..kit.jsonio import jsonable
+
+        rows = [[m, *row] for m, row in zip(self.methods, self._rows())]
+        out: dict[str, Any] = {"table": {"index": None, "columns": list(_COLUMNS), "rows": jsonable(rows)}}
+        for f in fields(self):
+            if f.name not in _TABLE_FIELDS:
+                out[f.name] = jsonable(getattr(self, f.name))
+        out["format"] = self.JSON_FORMAT
+        return out
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "TopicPlan":
         """A :class:`TopicPlan` from :meth:`to_json` output; a ``null`` topic count is ``inf`` (never reached)."""
-        from ..kit.schema import read_fields_document
+        from ..kit.errors import DocumentError
+        from ..kit.schema import read_document
 
-        d = read_fields_document(cls, text_or_path, {"table": _FLOATS}, context=_CLI_CONTEXT)
-        t = d["table"]
-        if t["method"].duplicated().any():
-            from ..kit.errors import DocumentError
-
-            raise DocumentError(cls.JSON_FORMAT, "table.method", "must name each method once; "
-                                f"got {list(t['method'])}")
-        for c in ("topics", "low", "high"):
-            t[c] = t[c].fillna(math.inf)
-        d["table"] = t
-        return cls(**d)
-
+        d = read_document(text_or_path, cls.JSON_FORMAT, cls.JSON_SCHEMA)
+        for key in _CLI_CONTEXT:
+            d.pop(key, None)
+        rows = d.pop("table")["rows"]
+        methods = [r[0] for r in rows]
+        if len(set(methods)) != len(methods):
+            raise DocumentError(cls.JSON_FORMAT, "table.method", f"must name each method once; got {methods}")
+        numbers = np.array([[math.nan if v is None else v for v in r[2:]] for r in rows],
+                           dtype=np.float64).reshape(len(rows), len(_FLOATS))
+        never = np.isnan(numbers[:, :3])  # topics, low, high: null is never reached
+        numbers[:, :3][never] = math.inf
+        return cls(tuple(methods), tuple(r[1] for r in rows), numbers, **d)
 
     def plot(self, ax: "Axes | None" = None, *, title: str | None = None) -> "Axes":
         """Topics needed per method (log scale) with their intervals, the pilot's number of topics marked."""
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(7, 0.45 * len(self.table) + 1.2))
-        t = self.table
-        y = np.arange(len(t))[::-1]
-        top = np.nanmax(np.where(np.isfinite(t[["topics", "low", "high"]]), t[["topics", "low", "high"]], np.nan))
+            _, ax = plt.subplots(figsize=(7, 0.45 * len(self.methods) + 1.2))
+        ranges = self.numbers[:, :3]  # topics, low, high
+        y = np.arange(len(self.methods))[::-1]
+        top = np.nanmax(np.where(np.isfinite(ranges), ranges, np.nan))
         cap = 10 * top if np.isfinite(top) else 10 * self.pilot_topics
-        n = np.minimum(t["topics"].to_numpy(float), cap)
-        lo = np.minimum(t["low"].to_numpy(float), cap)
-        hi = np.minimum(t["high"].to_numpy(float), cap)
+        n, lo, hi = np.minimum(ranges, cap).T
         ax.errorbar(n, y, xerr=[np.maximum(n - lo, 0), np.maximum(hi - n, 0)], fmt="o", color="C0", capsize=3)
         ax.axvline(self.pilot_topics, color="C2", ls=":", label=f"pilot ({self.pilot_topics} topics)")
-        ax.set_yticks(y, list(t["question"]), fontsize=8)
+        ax.set_yticks(y, list(self.questions), fontsize=8)
         ax.set_xscale("log")
         ax.set_xlabel("topics needed")
         ax.set_title(title if title is not None else "How many topics?", fontsize=10)
@@ -307,10 +354,10 @@ def plan(
             rows.append(dict(method="data-tau",
                              question=f"data: τ between disjoint topic sets ≥ {tau:g} (extrapolated)",
                              topics=c.topics_for_tau(tau), low=low, high=high, at_pilot=float(c.extrapolate(n))))
-    table = pd.DataFrame(rows, columns=_COLUMNS)
-    for c in _FLOATS:
-        table[c] = table[c].astype(float)
-    return TopicPlan(table, m, n, float(min_diff), float(target), float(tau), float(alpha), float(power),
+    numbers = np.array([[math.nan if r[c] is None else r[c] for c in _FLOATS] for r in rows],
+                       dtype=np.float64).reshape(len(rows), len(_FLOATS))
+    return TopicPlan(tuple(r["method"] for r in rows), tuple(r["question"] for r in rows), numbers, m, n,
+                     float(min_diff), float(target), float(tau), float(alpha), float(power),
                      float(ci_width), float(level), var, variance, approximation)
 
 
