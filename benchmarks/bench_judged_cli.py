@@ -148,9 +148,10 @@ def main() -> None:
                  "importing only):")
     for name, t in floor.items():
         lines.append(f"  {name:<30} {t.text('s')}")
-    lines.append("evaluate and gstudy from --judged import no pandas (gstudy imports scipy.special, the intervals' F "
-                 "quantiles); plan and compare still import it (their results hold DataFrames): on runs that are "
-                 "quick to read (DL 2021's judged runs: 3.6 MB, read by 2 workers) that bounds their ratio.")
+    lines.append("evaluate, gstudy and plan from --judged import no pandas (gstudy and plan import scipy.special, the "
+                 "intervals' F and chi-square quantiles); compare still imports it (its results hold DataFrames): on "
+                 "runs that are quick to read (DL 2021's judged runs: 3.6 MB, read by 2 workers) that bounds its "
+                 "ratio.")
     finish("judged_cli", lines, args)
 
 
