@@ -106,7 +106,7 @@ class TopicPlan(TableResult):
     JSON_SCHEMA: ClassVar[dict] = {}
 
     def __post_init__(self) -> None:
-        numbers = np.asarray(self.numbers, dtype=np.float64)
+        numbers = np.array(self.numbers, dtype=np.float64)  # a copy: read-only here, the caller's array untouched
         if not (numbers.ndim == 2 and numbers.shape == (len(self.methods), len(_FLOATS))
                 and len(self.questions) == len(self.methods)):
             raise ValueError(f"a TopicPlan needs one question and one row of {list(_FLOATS)} per method; got "
