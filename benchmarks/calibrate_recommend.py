@@ -161,8 +161,8 @@ def subsets(T: int, share: float, n: int, seed: int = SUBSET_SEED) -> list[np.nd
 
 def value(X: np.ndarray, names: list[str], n_subsets: int, shares=(0.5, 0.75), decide=decision_only) -> dict:
     """Tier 1 on random topic subsets, scored on the whole collection."""
-    whole = decide(X, names, level=LEVEL, rng=0)
-    gain = whole.diff  # whole-collection Φ(1) gains over the baseline (the population values)
+    phi = resampled_phi(X, weights=np.ones((1, X.shape[2])))[:, 0]
+    gain = phi - phi[0]  # whole-collection Φ(1) gains over the baseline (the population values)
     available = max(0.0, float(gain[1:].max())) if len(names) > 1 else 0.0
     out = {"gain": {n: float(g) for n, g in zip(names, gain)}, "available": available}
     T = X.shape[2]
@@ -261,11 +261,13 @@ def run_randomisation(args) -> dict:
                                              ("studentised", decision_only, tuple(args.levels)),
                                              ("oracle", oracle_decision(winner), tuple(args.levels))):
                     for level in levels:
+                        key = f"variant {test} {level:g} {name} {what}@{k}" + (f" base={names[0]}" if b else "")
+                        if key in results and args.keep:
+                            continue
                         LEVEL = level
                         r = {"value": value(X, names, args.subsets, decide=decide), "level": level}
                         if test != "oracle":
                             r["validity"] = validity(X, names, args.nulls, decide=decide)
-                        key = f"variant {test} {level:g} {name} {what}@{k}" + (f" base={names[0]}" if b else "")
                         results[key] = r
                         _write(args.out, results)
                         v = r["value"]
@@ -631,6 +633,7 @@ def main(argv=None) -> int:
     p.add_argument("--levels", nargs="+", type=float, default=[0.95, 0.9],
                    help="randomisation: the levels of the exact test (familywise one-sided alpha = 1 - level)")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "calibrate_recommend.json"))
+    p.add_argument("--keep", action="store_true", help="randomisation: keep the variants already in --out")
     args = p.parse_args(argv)
     if args.nulls is None:
         args.nulls = 200 if args.mode in ("tier1", "randomisation") else 20
