@@ -214,8 +214,9 @@ def oracle_decision(winner: int):
 
 
 def randomisation_decision(X: np.ndarray, names: list[str], *, level: float, rng, n_resamples: int = 4000):
-    """Tier 1 by the exact topic-swap randomisation test: alternative c is adopted when its one-sided p-value
-    (1 + #{Δ* ≥ Δ}) / (1 + R) (Phipson & Smyth 2010) is at most (1 − level)/m, Bonferroni over the m alternatives;
+    """Tier 1 by the unstudentised topic-swap randomisation test of Δ: alternative c is adopted when its one-sided
+    p-value (1 + #{Δ* ≥ Δ}) / (1 + R) (Phipson & Smyth 2010) is at most (1 − level)/(2m), the rule's level,
+    Bonferroni over the m alternatives;
     the bound is Δ minus the matching quantile of the (symmetric) randomisation distribution."""
     gen = np.random.default_rng(rng)
     C, S, T = X.shape
@@ -223,7 +224,7 @@ def randomisation_decision(X: np.ndarray, names: list[str], *, level: float, rng
     phi = resampled_phi(X, weights=np.ones((1, T)))[:, 0]
     d = phi - phi[0]
     m = C - 1
-    q_level = (1.0 - level) / max(m, 1)
+    q_level = (1.0 - level) / 2.0 / max(m, 1)
     k = min(n_resamples, int(np.ceil((1.0 - q_level) * (n_resamples + 1))))
     lo, hi = np.full(C, np.nan), np.full(C, np.nan)
     ok = []
@@ -236,7 +237,7 @@ def randomisation_decision(X: np.ndarray, names: list[str], *, level: float, rng
             ok.append(c)
     index = max(ok, key=lambda c: (d[c], -c)) if ok else 0
     return FixedDecision(names=tuple(names), phi=phi, diff=d, lo=lo, hi=hi, share=np.full(C, np.nan),
-                         index=int(index), alpha=1.0 - level, m=m, n_resamples=n_resamples)
+                         index=int(index), alpha=(1.0 - level) / 2.0, m=m, n_resamples=n_resamples)
 
 
 def run_randomisation(args) -> dict:
