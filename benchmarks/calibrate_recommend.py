@@ -9,6 +9,8 @@
     python benchmarks/calibrate_recommend.py randomisation [--baselines all] [--levels 0.95 0.9]
         # the rule (studentised randomisation) against the bootstrap alone, the unstudentised randomisation test and
         # the oracle told the best standard, on the cells where a standard gains >= 0.015
+    python benchmarks/calibrate_recommend.py population --collections robust04   # non-exchangeable nulls: 50-topic
+        # subsets of a collection where an alternative gains about 0 on all its topics
     python benchmarks/calibrate_recommend.py table       # the docs' tables from the recorded results
 
 Baseline: trec_eval's nDCG (linear gains, log2 discount). Standards: zipf and linear discounts; exponential gains.
@@ -303,6 +305,35 @@ def variants(results: dict) -> dict:
     return out
 
 
+def run_population(args) -> dict:
+    """Nulls that are not exchangeable: on a collection with many topics (Robust 2004's 249), an alternative whose
+    whole-collection gain is about 0 (|Δ| < 0.002) differs from the baseline without being more stable, and random
+    50-topic subsets of the collection (without replacement; the collection as the population) are samples of that
+    null. The rate at which each variant switches to it estimates its level there (the studentised test's
+    asymptotic validity, Janssen 1997; Chung & Romano 2013)."""
+    global LEVEL
+    results = _read(args.out)
+    rng = np.random.default_rng(NULL_SEED)
+    for name, k, what in _cells(args):
+        X, names = tensor(name, k, what)
+        phi = resampled_phi(X, weights=np.ones((1, X.shape[2])))[:, 0]
+        for c in range(1, len(names)):
+            if abs(phi[c] - phi[0]) >= 0.002:
+                continue
+            out = {"gain": float(phi[c] - phi[0]), "n": args.nulls, "topics": 50}
+            picks = [np.sort(rng.choice(X.shape[2], size=50, replace=False)) for _ in range(args.nulls)]
+            for test, decide in (("bootstrap", bootstrap_decision), ("randomisation", randomisation_decision),
+                                 ("studentised", decision_only)):
+                hits = sum(decide(X[:, :, A], names, level=LEVEL, rng=[NULL_SEED, i]).index == c
+                           for i, A in enumerate(picks))
+                out[test] = hits / args.nulls
+            results[f"population {name} {what}@{k} {names[c]}"] = out
+            _write(args.out, results)
+            print(f"{name:8} {what:8} @{k:<3} {names[c]:11} gain {out['gain']:+.4f}: switch rate "
+                  + ", ".join(f"{t} {out[t]:.3f}" for t in ("bootstrap", "randomisation", "studentised")), flush=True)
+    return results
+
+
 def _cells(args):
     """The cells of a run: each collection x cut-off x {discount, gain} (gain where the collection has grades)."""
     for name in args.collections:
@@ -436,6 +467,14 @@ def tables(results: dict) -> str:
             false = "(told the winner)" if test == "oracle" else f"{e['false']:.3f}"
             out.append(f"| {test} ({'trec_eval' if scope == 'trec_eval' else 'every'} baseline) | "
                        f"{(1 - float(level)) / 2:g} | {e['cells']} | {false} | {e['0.5']:.2f} | {e['0.75']:.2f} |")
+    rows = [(k, r) for k, r in results.items() if k.startswith("population ")]
+    if rows:
+        out += ["", "| collection | cell | standard (whole-collection gain) | 50-topic subsets | bootstrap alone | "
+                "unstudentised randomisation | studentised randomisation (the rule) |", "|---|---|---|---|---|---|---|"]
+        for key, r in rows:
+            _, name, cell, std = key.split()
+            out.append(f"| {LABELS[name]} | {cell} | {std} ({r['gain']:+.4f}) | {r['n']} | {r['bootstrap']:.3f} | "
+                       f"{r['randomisation']:.3f} | {r['studentised']:.3f} |")
     rows = [(k, r) for k, r in results.items() if k.startswith("whole-null ")]
     if rows:
         out += ["", "| collection | cell | nulls | whole rule: false-switch rate | tier 1 alone | any switch | seeds |",
@@ -621,7 +660,7 @@ def _write(out: str, results: dict) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("mode", choices=["tier1", "whole-null", "whole-value", "whole-stable", "halves", "randomisation",
-                                    "table"])
+                                    "population", "table"])
     p.add_argument("--collections", nargs="+", default=list(COLLECTIONS))
     p.add_argument("--cutoffs", nargs="+", type=int, default=[10, 20, 100])
     p.add_argument("--what", nargs="+", default=["discount", "gain"])
@@ -637,7 +676,7 @@ def main(argv=None) -> int:
     p.add_argument("--keep", action="store_true", help="randomisation: keep the variants already in --out")
     args = p.parse_args(argv)
     if args.nulls is None:
-        args.nulls = 200 if args.mode in ("tier1", "randomisation") else 20
+        args.nulls = {"tier1": 200, "randomisation": 200, "population": 400}.get(args.mode, 20)
     if args.subsets is None:
         args.subsets = 20 if args.mode in ("tier1", "randomisation") else 10
     if args.mode == "table":  # the docs' tables from the recorded results
@@ -645,7 +684,7 @@ def main(argv=None) -> int:
         return 0
     with single_threaded_blas():
         {"tier1": run_tier1, "whole-null": run_whole_null, "whole-value": run_whole_value, "whole-stable": run_whole_stable,
-         "halves": run_halves, "randomisation": run_randomisation}[args.mode](args)
+         "halves": run_halves, "randomisation": run_randomisation, "population": run_population}[args.mode](args)
     return 0
 
 
