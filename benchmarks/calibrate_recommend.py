@@ -311,7 +311,6 @@ def run_population(args) -> dict:
     50-topic subsets of the collection (without replacement; the collection as the population) are samples of that
     null. The rate at which each variant switches to it estimates its level there (the studentised test's
     asymptotic validity, Janssen 1997; Chung & Romano 2013)."""
-    global LEVEL
     results = _read(args.out)
     rng = np.random.default_rng(NULL_SEED)
     for name, k, what in _cells(args):
@@ -429,6 +428,16 @@ def _tier1_columns(r: dict) -> str:
             + f" | {best} {v['gain'][best]:+.4f} | {cap} | {r['stability']['decision']} {r['stability']['agree']}/5")
 
 
+def _section(results: dict, prefix: str, header: list[str], row) -> list[str]:
+    """A Markdown table of the results whose key starts with ``prefix``, a row each (``row(key, result)`` gives its
+    cells); no lines when there are none."""
+    rows = [row(k, r) for k, r in results.items() if k.startswith(prefix)]
+    if not rows:
+        return []
+    return ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + [
+        "| " + " | ".join(str(c) for c in cells) + " |" for cells in rows]
+
+
 def tables(results: dict) -> str:
     """The docs' tables (Markdown) from the recorded results."""
     out = (["| collection | cell | false-switch rate (per standard) | ½: value (switches, worse) | ¾: value (switches, "
@@ -467,31 +476,24 @@ def tables(results: dict) -> str:
             false = "(told the winner)" if test == "oracle" else f"{e['false']:.3f}"
             out.append(f"| {test} ({'trec_eval' if scope == 'trec_eval' else 'every'} baseline) | "
                        f"{(1 - float(level)) / 2:g} | {e['cells']} | {false} | {e['0.5']:.2f} | {e['0.75']:.2f} |")
-    rows = [(k, r) for k, r in results.items() if k.startswith("population ")]
-    if rows:
-        out += ["", "| collection | cell | standard (whole-collection gain) | 50-topic subsets | bootstrap alone | "
-                "unstudentised randomisation | studentised randomisation (the rule) |", "|---|---|---|---|---|---|---|"]
-        for key, r in rows:
-            _, name, cell, std = key.split()
-            out.append(f"| {LABELS[name]} | {cell} | {std} ({r['gain']:+.4f}) | {r['n']} | {r['bootstrap']:.3f} | "
-                       f"{r['randomisation']:.3f} | {r['studentised']:.3f} |")
-    rows = [(k, r) for k, r in results.items() if k.startswith("whole-null ")]
-    if rows:
-        out += ["", "| collection | cell | nulls | whole rule: false-switch rate | tier 1 alone | any switch | seeds |",
-                "|---|---|---|---|---|---|---|"]
-        for key, r in rows:
-            _, name, cell = key.split()
-            out.append(f"| {LABELS[name]} | {cell} ({r['candidate']} ⇄ baseline) | {r['n']} | {r['false']:.3f} | "
-                       f"{r['tier1_false']:.3f} | {r['any']:.3f} | {r['seeds']} |")
-    rows = [(k, r) for k, r in results.items() if k.startswith("whole-value ")]
-    if rows:
-        out += ["", "| collection | cell | subsets (share of topics) | whole rule: mean value | smallest | switches "
-                "(tier 1 / tier 2) | best standard's whole-collection gain |", "|---|---|---|---|---|---|---|"]
-        for key, r in rows:
-            _, name, cell = key.split()[:3]
-            sw = [t for t, d in zip(r["tiers"], r["decisions"]) if d != "keep"]
-            out.append(f"| {LABELS[name]} | {cell} | {r['n']} ({r['share']:g}) | {r['value']:+.4f} | {min(r['values']):+.4f} | "
-                       f"{sw.count(1)} / {sw.count(2)} | {r['fixed_available']:+.4f} |")
+    out += _section(results, "population ", ["collection", "cell", "standard (whole-collection gain)", "50-topic subsets",
+                                             "bootstrap alone", "unstudentised randomisation",
+                                             "studentised randomisation (the rule)"],
+                    lambda k, r: [LABELS[k.split()[1]], k.split()[2], f"{k.split()[3]} ({r['gain']:+.4f})", r["n"],
+                                  f"{r['bootstrap']:.3f}", f"{r['randomisation']:.3f}", f"{r['studentised']:.3f}"])
+    out += _section(results, "whole-null ", ["collection", "cell", "nulls", "whole rule: false-switch rate",
+                                             "tier 1 alone", "any switch", "seeds"],
+                    lambda k, r: [LABELS[k.split()[1]], f"{k.split()[2]} ({r['candidate']} ⇄ baseline)", r["n"],
+                                  f"{r['false']:.3f}", f"{r['tier1_false']:.3f}", f"{r['any']:.3f}", r["seeds"]])
+
+    def value_row(k: str, r: dict) -> list:
+        sw = [t for t, d in zip(r["tiers"], r["decisions"]) if d != "keep"]
+        return [LABELS[k.split()[1]], k.split()[2], f"{r['n']} ({r['share']:g})", f"{r['value']:+.4f}",
+                f"{min(r['values']):+.4f}", f"{sw.count(1)} / {sw.count(2)}", f"{r['fixed_available']:+.4f}"]
+
+    out += _section(results, "whole-value ", ["collection", "cell", "subsets (share of topics)", "whole rule: mean value",
+                                              "smallest", "switches (tier 1 / tier 2)",
+                                              "best standard's whole-collection gain"], value_row)
     rows = [(k, r) for k, r in results.items() if k.startswith("whole-stable ")]
     if rows:
         out += ["", "| collection | cell | whole rule on all topics, seeds 0–4 | decision | agree |", "|---|---|---|---|---|"]

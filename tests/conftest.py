@@ -215,6 +215,24 @@ def fresh_cli(argv: list[str], modules: tuple[str, ...] = ("pandas", "scipy")) -
     return r.stdout, last[-1][len("LOADED:"):].split()
 
 
+def judged_against_runs(tmp_path: Path, capsys, command: str, options: list[str],
+                        modules: tuple[str, ...] = ("pandas", "scipy")) -> tuple[str, str, list[str]]:
+    """``gtheory judge`` on :func:`toy_runs`, then ``gtheory command options`` from ``--runs/--qrels`` (in this
+    process) and from ``--judged`` (in a fresh one, :func:`fresh_cli`): both standard outputs, the line naming the
+    data source taken out of each, and the ``modules`` the ``--judged`` process had imported."""
+    from experiments.cli import main
+
+    runs, qrels = toy_runs(tmp_path)
+    judged = tmp_path / "judged.npz"
+    assert main(["judge", "--runs", str(runs), "--qrels", str(qrels), "--out", str(judged), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main([command, "--runs", str(runs), "--qrels", str(qrels), *options]) == 0
+    want = capsys.readouterr().out
+    got, loaded = fresh_cli([command, "--judged", str(judged), *options], modules)
+    return (want.replace(f"over runs in {runs} (qrels {qrels})", ""), got.replace(f"over judgments {judged}", ""),
+            loaded)
+
+
 def toy_runs(tmp_path: Path) -> tuple[Path, Path]:
     """Four random TREC runs (15 documents) over four topics and a graded qrels file, written under ``tmp_path``."""
     import numpy as np

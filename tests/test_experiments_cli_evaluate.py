@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import fresh_cli, toy_runs
+from conftest import judged_against_runs, toy_runs
 from experiments.cli import main
 
 
@@ -42,13 +42,7 @@ def test_evaluate_accepts_new_measures_and_trec_eval_spellings(tmp_path, capsys)
 def test_judged_per_run_table_without_pandas(tmp_path, capsys, options):
     """After `gtheory judge`, the per-run table from --judged is what --runs/--qrels prints, computed without importing
     pandas or scipy (their import would be most of the command's time)."""
-    runs, qrels = toy_runs(tmp_path)
-    judged = tmp_path / "judged.npz"
-    assert main(["judge", "--runs", str(runs), "--qrels", str(qrels), "--out", str(judged), "--quiet"]) == 0
-    capsys.readouterr()
-    assert main(["evaluate", "--runs", str(runs), "--qrels", str(qrels), *options]) == 0
-    want = capsys.readouterr().out
-    got, loaded = fresh_cli(["evaluate", "--judged", str(judged), *options])
+    want, got, loaded = judged_against_runs(tmp_path, capsys, "evaluate", options)
     assert loaded == [] and got == want and "runA" in got
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gtheory
-from conftest import fresh_cli, shared, toy_runs
+from conftest import judged_against_runs, shared, toy_runs
 from experiments.cli import main
 
 
@@ -15,15 +15,9 @@ from experiments.cli import main
 def test_judged_gstudy_without_pandas(tmp_path, capsys, options):
     """After `gtheory judge`, gstudy from --judged prints what --runs/--qrels prints (but for the line naming the
     source), without importing pandas (scipy.special stays: the Feldt and Arteaga intervals' F quantiles)."""
-    runs, qrels = toy_runs(tmp_path)
-    judged = tmp_path / "judged.npz"
-    assert main(["judge", "--runs", str(runs), "--qrels", str(qrels), "--out", str(judged), "--quiet"]) == 0
-    capsys.readouterr()
-    assert main(["gstudy", "--runs", str(runs), "--qrels", str(qrels), *options]) == 0
-    want = capsys.readouterr().out
-    got, loaded = fresh_cli(["gstudy", "--judged", str(judged), *options], ("pandas", "scipy.stats", "scipy.optimize"))
-    assert loaded == []
-    assert got.replace(f"over judgments {judged}", "") == want.replace(f"over runs in {runs} (qrels {qrels})", "")
+    want, got, loaded = judged_against_runs(tmp_path, capsys, "gstudy", options,
+                                            ("pandas", "scipy.stats", "scipy.optimize"))
+    assert loaded == [] and got == want
     assert "Outlying runs" in got or '"outlying_runs"' in got
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import gtheory
 import metrics
-from conftest import fresh_cli, shared, toy_runs
+from conftest import judged_against_runs, shared, toy_runs
 from experiments.cli import SUBCOMMANDS, main
 
 
@@ -25,15 +25,9 @@ def test_registered():
 def test_judged_plan_without_pandas(tmp_path, capsys, options):
     """After `gtheory judge`, plan from --judged prints what --runs/--qrels prints (but for the line naming the
     source), without importing pandas (scipy.special stays: the chi-square quantiles and the F intervals)."""
-    runs, qrels = toy_runs(tmp_path)
-    judged = tmp_path / "judged.npz"
-    assert main(["judge", "--runs", str(runs), "--qrels", str(qrels), "--out", str(judged), "--quiet"]) == 0
-    capsys.readouterr()
-    assert main(["plan", "--runs", str(runs), "--qrels", str(qrels), *options]) == 0
-    want = capsys.readouterr().out
-    got, loaded = fresh_cli(["plan", "--judged", str(judged), *options], ("pandas", "scipy.stats", "scipy.optimize"))
-    assert loaded == []
-    assert got.replace(f"over judgments {judged}", "") == want.replace(f"over runs in {runs} (qrels {qrels})", "")
+    want, got, loaded = judged_against_runs(tmp_path, capsys, "plan", options,
+                                            ("pandas", "scipy.stats", "scipy.optimize"))
+    assert loaded == [] and got == want
     assert "How many topics?" in got or '"pilot_topics"' in got
 
 
