@@ -24,7 +24,7 @@ round; validity and value without the bootstrap interval, which is reported and 
 * **validity**: for each alternative standard c, ``--nulls`` constructed nulls in which c and the baseline are
   exchangeable topic by topic: for each topic, with probability 1/2, c's and the baseline's score columns are
   swapped. ``false`` = the share of nulls on which the rule switches to c (nominal ≤ 0.05; Bonferroni makes it about
-  0.05/m); ``any`` = the share that switch to any standard.
+  0.025/m, the one-sided level of the studentised randomisation test); ``any`` = the share that switch to any standard.
 * **value** on random topic subsets (half, three quarters; ``--subsets`` each, seed 2026): the rule runs on the
   subset; a standard it adopts is scored by its Φ(1) gain over the baseline on the *whole* collection (the finite
   collection as the population), a keep by 0. ``value`` = the mean; ``worse`` = switches to a standard that is worse
