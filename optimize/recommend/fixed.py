@@ -27,8 +27,9 @@ otherwise different). Divided by its own standard error on every swap, the stati
 is asymptotically the standard normal that the studentised difference has under that wider null, so the test's level
 holds for it too as the topics grow (Janssen 1997; Chung & Romano 2013, the studentised permutation test), while it
 stays exact under exchangeability. The unstudentised difference has not that property; the paired topic bootstrap
-alone is optimistic at 40–65 topics (a false-switch rate of 0.07 at a nominal 0.025 in the calibration). Studentising
-also gains power over requiring both (benchmarks/calibrate_recommend.py, docs/should-i-tune.md).
+alone is optimistic at 40–65 topics (a false-switch rate of 0.07 at a nominal 0.025 in the calibration). One test has
+the power that requiring the bootstrap and the unstudentised test together had, within the calibration's resolution
+(benchmarks/calibrate_recommend.py, docs/should-i-tune.md).
 
 **The rule.** Switch to the reliable alternative with the largest :math:`\Delta_c`, else keep the baseline.
 
