@@ -25,6 +25,76 @@ if TYPE_CHECKING:
 __all__: list[str] = []  # private module
 
 
+class Labels:
+    """System or topic labels without pandas: an immutable sequence with the position of each label (what
+    :func:`experiments.compare` asks of a :class:`pandas.Index`: membership, positions, selection, append).
+
+    The labels of a :class:`LabelledMatrix` (the command line's computed scores); pandas input keeps its own
+    :class:`pandas.Index`. Membership and positions are by equality and hash, as in a dict (``1`` and ``"1"``
+    differ; ``np.int64(1)`` is ``1``), the first position of a repeated label (repeats are refused before use)."""
+
+    __slots__ = ("_items", "_pos")
+
+    def __init__(self, items: Any) -> None:
+        self._items = tuple(items)
+        self._pos: dict[Any, int] | None = None
+
+    def _positions(self) -> dict[Any, int]:
+        if self._pos is None:
+            pos: dict[Any, int] = {}
+            for k, x in enumerate(self._items):
+                pos.setdefault(x, k)
+            self._pos = pos
+        return self._pos
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Any:
+        return iter(self._items)
+
+    def __contains__(self, label: Any) -> bool:
+        return label in self._positions()
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, (int, np.integer)):
+            return self._items[key]
+        if isinstance(key, slice):
+            return Labels(self._items[key])
+        return Labels(self._items[k] for k in np.asarray(key, dtype=np.intp).tolist())
+
+    def __repr__(self) -> str:
+        return f"Labels({list(self._items)!r})"
+
+    def get_loc(self, label: Any) -> int:
+        """The position of ``label`` (KeyError if absent)."""
+        return self._positions()[label]
+
+    def get_indexer(self, wanted: Any) -> np.ndarray:
+        """The position of each of ``wanted``, -1 where absent (as :meth:`pandas.Index.get_indexer`)."""
+        pos = self._positions()
+        return np.array([pos.get(w, -1) for w in wanted], dtype=np.intp)
+
+    def append(self, labels: Any) -> "Labels":
+        """These labels followed by ``labels``."""
+        return Labels((*self._items, *labels))
+
+    def tolist(self) -> list[Any]:
+        return list(self._items)
+
+
+@dataclass(frozen=True)
+class LabelledMatrix:
+    """A systems x topics float64 array with its system and topic labels, for :func:`as_scores` without pandas (the
+    command line's scores of a measure, :func:`metrics.measures.measure_scores`): checked as the frame
+    ``pd.DataFrame(values, index=systems, columns=topics)`` with named axes would be (the same rules and messages,
+    :func:`gtheory.gstudy.score_matrix.checked_matrix`)."""
+
+    values: np.ndarray
+    systems: Any
+    topics: Any
+
+
 @dataclass(frozen=True)
 class Scores:
     """Validated scores: ``values`` is float64, systems along axis 0.
@@ -35,8 +105,8 @@ class Scores:
     """
 
     values: np.ndarray
-    systems: pd.Index
-    topics: pd.Index | None
+    systems: pd.Index | Labels
+    topics: pd.Index | Labels | None
     labelled: bool
 
     @property
@@ -83,11 +153,13 @@ def as_scores(
     min_systems, min_topics : int
         Smallest acceptable numbers of systems and topics.
     """
+    allow_means = allow_means and not require_matrix
+    if isinstance(x, LabelledMatrix):
+        return _labelled_scores(x, name, min_systems, min_topics)
     import pandas as pd  # imported here: best_first serves the command line's --sort without pandas
 
     from gtheory.gstudy import coerce_matrix
 
-    allow_means = allow_means and not require_matrix
     if isinstance(x, pd.Series):
         try:
             values = x.to_numpy(dtype=np.float64)
@@ -164,6 +236,20 @@ def as_scores(
             "metric's convention)."
         )
     return Scores(values, pd.Index(systems), None if topics is None else pd.Index(topics), labelled)
+
+
+def _labelled_scores(x: LabelledMatrix, name: str, min_systems: int, min_topics: int) -> Scores:
+    """The :class:`Scores` of a :class:`LabelledMatrix`, checked as the labelled frame of its values would be by
+    :func:`as_scores` (named axes: rows are systems), without pandas."""
+    from gtheory.gstudy import checked_matrix
+
+    values = np.asarray(x.values, dtype=np.float64)
+    if values.ndim != 2 or values.shape != (len(x.systems), len(x.topics)):
+        raise ValueError(f"`{name}` must be a systems x topics matrix with one label per row and column; got shape "
+                         f"{values.shape} with {len(x.systems)} system and {len(x.topics)} topic labels.")
+    checked_matrix(values, list(x.systems), list(x.topics), name=name, labelled=True,
+                   min_systems=max(min_systems, 1), min_topics=max(min_topics, 1), nan_advice=_NAN_ADVICE)
+    return Scores(values, Labels(x.systems), Labels(x.topics), True)
 
 
 def align_pair(a: Scores, b: Scores, names: tuple[str, str] = ("a", "b")) -> tuple[Scores, Scores]:

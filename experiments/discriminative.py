@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
-import pandas as pd
 
 from gtheory.kit.display import fmt, kv_table
 from gtheory.kit.render import plot_label
@@ -41,6 +40,7 @@ from experiments._validation import pair_frame, pair_indices, score_matrix
 from gtheory.kit.params import probability, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = ["bootstrap_asl", "discriminative_power", "DiscriminativePower", "plot_asl_curves"]
@@ -507,6 +507,8 @@ def plot_asl_curves(
     series = {}
     for name, result in curves.items():
         table = result.table if isinstance(result, DiscriminativePower) else result
+        import pandas as pd
+
         if not isinstance(table, pd.DataFrame):
             raise TypeError(
                 f"`curves[{name!r}]` must be a DataFrame from bootstrap_asl() or a "

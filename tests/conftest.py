@@ -100,6 +100,10 @@ SUBSETS = {
         ),
         "trec-robust2004-subset/qrels.robust2004.txt",
     ),
+    # 21 of the 63 DL 2021 passage runs (judged documents only, 100 deep), 53 topics
+    "dl21": (("trec-dl-2021-passage/runs_judged_xz", 3), "trec-dl-2021-passage/qrels.dl21-passage.txt"),
+    # 22 of the 65 CLEF eHealth 2014 task 3 runs (1,000 deep, graded 0-2), 50 topics
+    "clef": (("clef-ehealth-2014-task3/runs_xz", 3), "clef-ehealth-2014-task3/qrels.clef2014.test.graded.txt"),
 }
 
 
@@ -180,6 +184,20 @@ def dl19() -> Collection:
 @pytest.fixture(scope="session")
 def robust04() -> Collection:
     return _collection("robust04")
+
+
+@pytest.fixture(scope="session")
+def dl21() -> Collection:
+    return _collection("dl21")
+
+
+@pytest.fixture(scope="session")
+def clef() -> Collection:
+    return _collection("clef")
+
+
+#: the fixtures of the five shared collections with runs, for tests that check a surface on each
+COLLECTIONS = ("trec9", "dl19", "robust04", "dl21", "clef")
 
 
 #: the SIGIR 2018 simulation score matrices (topics x systems CSVs), used by the experiments tests

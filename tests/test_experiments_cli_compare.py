@@ -153,3 +153,42 @@ def test_markdown_output_keeps_a_hostile_run_name_as_text(tmp_path, capsys):
     assert not page.tags & {"img", "a", "script"} and "onerror" not in page.attrs
     runs = [r[0].split(") ", 1)[1] for r in page.rows[1:5]]  # the runs x measures table: one row per run
     assert sorted(runs) == sorted(hostile)
+
+
+@pytest.mark.parametrize("options", [
+    ["--measure", "nDCG@10", "--measure", "AP", "--correction", "holm", "--pairs"],
+    ["--measure", "P@5", "--baseline", "runB", "--format", "latex", "--sort", "mean"],
+    ["--test", "randomization", "--n-resamples", "200", "--format", "md", "--pairs", "--top", "3"],
+    ["--measure", "RR", "--format", "json", "-l", "2", "--quiet"],
+])
+def test_judged_comparison_without_pandas(tmp_path, capsys, options):
+    """After `gtheory judge`, compare from --judged prints what it prints from --runs/--qrels (text, LaTeX, Markdown,
+    JSON), computed without importing pandas: the comparison's results are arrays, their frames built only when asked
+    for (the CSV output and the Python attributes ``table`` and ``means``)."""
+    from conftest import judged_against_runs
+
+    want, got, loaded = judged_against_runs(tmp_path, capsys, "compare", options, modules=("pandas",))
+    assert loaded == [] and got == want and "runA" in got
+
+
+def test_a_warning_raised_for_each_measure_is_printed_once(capsys, monkeypatch):
+    """The resampling-resolution warning comes once per measure with the same words: the command prints it once,
+    whatever other code did to the warning filters in between (here a filter added before each measure's comparison,
+    which makes Python forget that it showed the warning already, as pandas' own filters did)."""
+    import importlib
+    import warnings
+
+    table = importlib.import_module("experiments.compare.table")
+
+    def compare(*args, **kwargs):
+        warnings.filterwarnings("ignore", message="a filter that matches nothing")
+        return real(*args, **kwargs)
+
+    real = table.compare
+    monkeypatch.setattr(table, "compare", compare)
+    argv = ["compare", "--measure", "nDCG@10", "--measure", "AP", "--test", "randomization", "--n-resamples", "50",
+            "--correction", "holm", "--top", "6"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if "warning: --n-resamples: with n_resamples = 50" in ln]
+    assert len(lines) == 1, err

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -101,7 +102,7 @@ def test_equal_means_summed_in_another_order_are_both_bold():
         index="system", columns="topic")
     t = compare_measures({"AP": X})
     assert t.means.loc["a", "AP"] != t.means.loc["b", "AP"]  # the precondition: rounding differs
-    assert list(t._best()["AP"]) == [True, True, False]
+    assert list(t._best()[:, 0]) == [True, True, False]
     assert t.to_markdown().count("**") == 4  # two bold cells
 
 
@@ -114,3 +115,69 @@ def test_measures_over_different_topic_counts_caption_each_count():
     t = compare_measures(frames)
     assert "AP 12, P@10 5" in t._caption() and "12 topics" not in t._caption()
     assert t.comparisons["AP"].n_topics == 12 and t.comparisons["P@10"].n_topics == 5
+
+
+# ------------------------------------------------------------------ arrays and their labels: the command line's path
+
+_HOSTILE = ("|a*", "<b>x</b>", "=1+1", "$\\sigma$_%&", "two\nlines", "tab\tname", "é ▲")
+
+
+def _outputs(t: ComparisonTable) -> dict:
+    """Every rendering of a table and of its comparisons, and the frames its attributes give."""
+    out = {"summary": t.summary(), "md": t.to_markdown(), "latex": t.to_latex(), "json": t.to_json(),
+           "csv": t.to_csv(), "html": t._repr_html_(), "repr": repr(t), "letters": t.letters()}
+    for k, c in t.comparisons.items():
+        out.update({f"{k}:{f}": getattr(c, f)() for f in ("summary", "to_markdown", "to_latex", "to_json", "to_csv",
+                                                         "_repr_html_", "__repr__")})
+    return out
+
+
+@pytest.mark.parametrize("name", ["trec9", "dl19", "robust04", "dl21", "clef"])
+def test_arrays_with_labels_give_what_their_frames_give(name, request):
+    """compare_measures of LabelledMatrix values (the command line's computed scores: no pandas) and of the labelled
+    frames of the same arrays give the same tables, byte for byte in every format, on each shared collection: all
+    pairs (a randomisation test, Holm) and against a baseline (the t-test, the 6 best runs), run names made hostile
+    (markup, formulas, newlines: every renderer's escaping sees them)."""
+    import metrics
+    from experiments._validation import LabelledMatrix
+
+    judged = request.getfixturevalue(name).judged
+    names = [f"{s}{_HOSTILE[i % len(_HOSTILE)]}" for i, s in enumerate(judged.systems)]
+    topics = list(judged.topics)
+    arrays = {m: metrics.measures.masked(metrics.measures.measure_scores(judged, m), judged) for m in ("nDCG@10", "AP")}
+    if any(np.isnan(a).any() for a in arrays.values()):
+        pytest.skip("scores with missing topics (compared in test_arrays_with_labels_are_refused_as_frames_are)")
+    frames = {m: pd.DataFrame(a, index=pd.Index(names, name="system"), columns=pd.Index(topics, name="topic"))
+              for m, a in arrays.items()}
+    labelled = {m: LabelledMatrix(a, names, topics) for m, a in arrays.items()}
+    for kw in ({"test": "randomization", "n_resamples": 600, "correction": "holm", "top_k": 8},
+               {"baseline": names[1], "top_k": 6}):
+        want, got = compare_measures(frames, **kw), compare_measures(labelled, **kw)
+        assert _outputs(got) == _outputs(want)
+        pd.testing.assert_frame_equal(got.means, want.means)
+        pd.testing.assert_frame_equal(got.markers(), want.markers())
+        for k, c in got.comparisons.items():
+            pd.testing.assert_frame_equal(c.table, want.comparisons[k].table)
+            pd.testing.assert_series_equal(c.means, want.comparisons[k].means)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda x, s, t: (np.where(np.arange(x.size).reshape(x.shape) == 5, np.nan, x), s, t), "1 NaN value"),
+    (lambda x, s, t: (x, [s[0], *s[:-1]], t), "duplicate system labels"),
+    (lambda x, s, t: (x, s, [t[0], *t[:-1]]), "duplicate topic labels"),
+    (lambda x, s, t: (x[:, :1], s, t[:1]), "at least 2 topics"),
+    (lambda x, s, t: (x[:1], s[:1], t), "1 system"),
+    (lambda x, s, t: (x, [*s[:-1], "mean"], t), "mean"),
+])
+def test_arrays_with_labels_are_refused_as_frames_are(change, match):
+    """A LabelledMatrix that breaks a rule of every score matrix (NaN, a label twice, too few topics or systems, a
+    summary row) is refused with the very error its frame gets."""
+    from experiments._validation import LabelledMatrix
+
+    x, s, t = change(_matrix().to_numpy(), [f"run{i}" for i in range(5)], [f"q{j}" for j in range(30)])
+    frame = pd.DataFrame(x, index=pd.Index(s, name="system"), columns=pd.Index(t, name="topic"))
+    with pytest.raises(ValueError, match=match) as want:
+        compare_measures({"AP": frame})
+    with pytest.raises(ValueError) as got:
+        compare_measures({"AP": LabelledMatrix(x, s, t)})
+    assert str(got.value) == str(want.value)

@@ -110,3 +110,38 @@ def test_pair_indices_are_all_pairs_in_row_major_order():
     i, j = pair_indices(4)
     assert list(zip(i.tolist(), j.tolist())) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
     assert len(pair_indices(10)[0]) == 10 * 9 // 2
+
+
+# ------------------------------------------------------------------ Labels: what compare asks of an index, without pandas
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from experiments._validation import Labels  # noqa: E402
+
+_LABEL = st.one_of(st.integers(-3, 3), st.sampled_from(["1", "a", "b", "", "a b"]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(items=st.lists(_LABEL, max_size=8), probes=st.lists(_LABEL, max_size=6), picks=st.data())
+def test_labels_answer_as_a_pandas_index_does(items, probes, picks):
+    """Membership, positions, selection by positions and slices, and append agree with pandas.Index on labels of
+    mixed types (``1`` and ``"1"`` differ); positions where pandas has them (distinct labels)."""
+    lab, idx = Labels(items), pd.Index(items, dtype=object)
+    assert len(lab) == len(idx) and list(lab) == list(idx) and lab.tolist() == items
+    for p in probes:
+        assert (p in lab) == (p in idx)
+    if idx.is_unique:
+        assert lab.get_indexer(probes).tolist() == idx.get_indexer(pd.Index(probes, dtype=object)).tolist()
+        for p in probes:
+            if p in idx:
+                assert lab.get_loc(p) == idx.get_loc(p)
+            else:
+                with pytest.raises(KeyError):
+                    lab.get_loc(p)
+    if items:
+        pos = picks.draw(st.lists(st.integers(0, len(items) - 1), max_size=5))
+        assert list(lab[np.array(pos, dtype=np.intp)]) == list(idx[np.array(pos, dtype=np.intp)])
+        assert lab[pos[0] if pos else 0] == idx[pos[0] if pos else 0]
+    assert list(lab[1:3]) == list(idx[1:3])
+    assert list(lab.append(probes)) == list(idx.append(pd.Index(probes, dtype=object)))
+    assert list(lab[np.array([], dtype=np.intp)]) == []

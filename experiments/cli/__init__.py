@@ -87,12 +87,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _cli_warning(args: argparse.Namespace):
     """``warnings.showwarning`` for a subcommand: ``gtheory <command>: warning: <message>``, with the library's
-    parameter names and fixes in the command's options (as errors), instead of Python's file:line format."""
+    parameter names and fixes in the command's options (as errors), instead of Python's file:line format. Each
+    line is printed once: the same warning raised again (for each --measure) says nothing new, and whether Python's
+    own once-per-place rule repeats it depends on whether other code changed the warning filters in between."""
+    printed: set[str] = set()
+
     def show(message, category, filename, lineno, file=None, line=None) -> None:
         from ._errors import in_option_names
 
         text = in_option_names(message, getattr(args, "_options", {}) or {}) if isinstance(message, Warning) else message
-        print(f"gtheory {args.command}: warning: {text}", file=sys.stderr)
+        out = f"gtheory {args.command}: warning: {text}"
+        if out not in printed:
+            printed.add(out)
+            print(out, file=sys.stderr)
     return show
 
 

@@ -120,10 +120,15 @@ def _scores(args: argparse.Namespace) -> dict[str, Any]:
     from ._measures import resolve_measures
     from ._ndcg import compute
 
+    from experiments._validation import LabelledMatrix
+
     nd = resolve_measures(args, args.measure or ["nDCG@10"], command="compare")
     judged = load_judged(args)
-    return {name: metrics.measures.as_frame(compute(judged, name, nd["gain"], nd["discount"], False, nd["tuning"],
-                                                     command="compare", quiet=args.quiet), judged)
+    systems, topics = list(judged.systems), list(judged.topics)
+    # arrays with their labels, checked as their frames would be: no pandas on this path
+    return {name: LabelledMatrix(metrics.measures.masked(compute(judged, name, nd["gain"], nd["discount"], False,
+                                                                 nd["tuning"], command="compare", quiet=args.quiet),
+                                                         judged), systems, topics)
             for name in nd["measures"]}
 
 
@@ -171,15 +176,23 @@ def _order(scores: dict[str, Any], args: argparse.Namespace) -> tuple[list[str] 
     when --top leaves it out."""
     if args.sort == "name" and args.top is None:
         return args.systems, None
-    from experiments._validation import best_first
+    import numpy as np
+
+    from experiments._validation import LabelledMatrix, best_first
 
     first = next(iter(scores.values()))
-    means = first.mean(axis=1)
-    wanted = [str(s) for s in first.index] if args.systems is None else list(args.systems)
-    labels = {str(s): s for s in first.index}
+    if isinstance(first, LabelledMatrix):  # computed scores (an array and its labels)
+        values, index = np.asarray(first.values, dtype=float), list(first.systems)
+    else:  # SCORES.csv's frame
+        values, index = first.to_numpy(dtype=float), list(first.index)
+    wanted = [str(s) for s in index] if args.systems is None else list(args.systems)
+    labels = {str(s): s for s in index}
     if any(w not in labels for w in wanted):
         return args.systems, args.top  # compare_measures names the unknown run
-    chosen = [wanted[i] for i in best_first(means.loc[[labels[w] for w in wanted]].to_numpy(dtype=float))]
+    row = {str(s): i for i, s in enumerate(index)}
+    with np.errstate(invalid="ignore"):  # a NaN score: compare_measures refuses it, in its words
+        means = values[[row[w] for w in wanted]].mean(axis=1)
+    chosen = [wanted[i] for i in best_first(means)]
     if args.top is not None:
         check_option("--top", "top_k", args.top)
         if args.top > len(chosen):
@@ -212,6 +225,6 @@ def _render(table: Any, args: argparse.Namespace) -> str:
         return comparison_csv(pd.concat(frames, ignore_index=True), args.raw_csv)
     text = table.summary() + "\n"
     for m, c in table.comparisons.items():
-        text += f"\n{one_line(m)}: {c.n_significant} of {len(c.table)} pairs significant"
+        text += f"\n{one_line(m)}: {c.n_significant} of {c.n_pairs} pairs significant"
         text += ("\n" + c.summary() + "\n") if args.pairs else ""
     return text + ("\n" if not args.pairs else "")

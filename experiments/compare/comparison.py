@@ -5,11 +5,12 @@ Markdown, LaTeX, HTML, CSV, JSON and its schema, a plot) and the number formats 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from gtheory.kit.display import fmt, html_table, kv_table
 from gtheory.kit.jsonio import JsonResult
@@ -18,13 +19,18 @@ from gtheory.kit.render import Math, compose, latex, markdown, md_row, plot_labe
 from .registry import CORRECTIONS, TEST_REGISTRY, TESTS
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from matplotlib.axes import Axes
 
-__all__ = ["Comparison", "COMPARISON_SCHEMA"]
+__all__ = ["Comparison", "COMPARISON_SCHEMA", "PAIR_COLUMNS"]
 
 _TEST_NAMES = {t.name: t.title for t in TEST_REGISTRY}
 _ALPHA = Math(r"\alpha", "alpha")
 _TABLE_FLOATS = ("mean_a", "mean_b", "diff", "ci_lo", "ci_hi", "statistic", "p", "p_adjusted", "effect_size")
+#: the columns of a comparison's table, in order
+PAIR_COLUMNS = ("a", "b", *_TABLE_FLOATS, "significant")
+#: one pair (row of the table) as the outputs read it: plain Python values
+_Pair = namedtuple("_Pair", PAIR_COLUMNS)
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -70,15 +76,23 @@ class Comparison(JsonResult):
         The seed of the randomised tests.
     residual_variance : float
         V_E of the two-way ANOVA of the compared matrix (Sakai's effect-size denominator).
+    pairs : dict of str -> ndarray
+        The table's columns (:data:`PAIR_COLUMNS`), one entry per pair: ``a`` and ``b`` the names (object arrays of
+        str), the numbers float64, ``significant`` bool. The outputs are made from these, without pandas.
+    systems : tuple of str
+        The compared systems, best first.
+    system_means : ndarray
+        Their mean scores, in the order of ``systems``.
     means : Series
-        Mean score per compared system (best first).
+        Mean score per compared system (best first): ``system_means`` indexed by ``systems``, built on first access.
     min_detectable_difference : float
         The true difference in means that a paired t-test on this many topics detects with power 0.8 at ``alpha``,
         with sigma^2 = V_E (Sakai's topic set size design, :func:`gtheory.topic_set_size`): differences much smaller
         than this are unlikely to come out significant here, whatever the test.
     table : DataFrame
         One row per pair: ``a``, ``b``, ``mean_a``, ``mean_b``, ``diff`` (mean_a - mean_b), ``ci_lo``, ``ci_hi``,
-        ``statistic``, ``p``, ``p_adjusted``, ``effect_size``, ``significant``.
+        ``statistic``, ``p``, ``p_adjusted``, ``effect_size``, ``significant``: ``pairs`` as a frame, built on first
+        access.
     """
 
     test: str
@@ -93,11 +107,42 @@ class Comparison(JsonResult):
     exact: bool
     seed: int | None
     residual_variance: float
-    means: pd.Series = field(repr=False)
-    table: pd.DataFrame = field(repr=False)
+    pairs: dict = field(repr=False)
+    systems: tuple = field(repr=False)
+    system_means: np.ndarray = field(repr=False)
     min_detectable_difference: float = math.nan
 
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.Comparison/1"
+    #: the fields held as arrays, written as ``means`` and ``table`` in the JSON document
+    _ARRAY_FIELDS: ClassVar[tuple[str, ...]] = ("pairs", "systems", "system_means")
+
+    @cached_property
+    def table(self) -> "pd.DataFrame":
+        """One row per pair (the class docstring), built from ``pairs`` on first access."""
+        import pandas as pd
+
+        cols = {c: (list(self.pairs[c]) if c in ("a", "b") else self.pairs[c]) for c in PAIR_COLUMNS}
+        return pd.DataFrame(cols)
+
+    @cached_property
+    def means(self) -> "pd.Series":
+        """Mean score per compared system, best first (``system_means`` indexed by ``systems``)."""
+        import pandas as pd
+
+        return pd.Series(self.system_means, index=list(self.systems), name="mean", dtype=float)
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of pairs (rows of the table)."""
+        return len(self.pairs["a"])
+
+    def rows(self) -> list[tuple]:
+        """The pairs as named tuples of plain Python values (fields :data:`PAIR_COLUMNS`), in the table's order."""
+        return [_Pair(*v) for v in zip(*(np.asarray(self.pairs[c]).tolist() for c in PAIR_COLUMNS))]
+
+    def means_by_system(self) -> dict[str, float]:
+        """System -> its mean score."""
+        return dict(zip(self.systems, np.asarray(self.system_means, dtype=float).tolist()))
 
     def _footnote(self) -> str:
         if not np.isfinite(self.min_detectable_difference):
@@ -109,7 +154,7 @@ class Comparison(JsonResult):
     @property
     def n_significant(self) -> int:
         """Number of significant pairs."""
-        return int(self.table["significant"].sum())
+        return int(np.count_nonzero(self.pairs["significant"]))
 
     def _title(self, fmt: str = "text") -> str:
         """The table's title for ``fmt`` (:mod:`gtheory.kit.render`: names and measure escaped)."""
@@ -121,16 +166,15 @@ class Comparison(JsonResult):
 
     def summary(self) -> str:
         """The pairs table as text (numbers rounded for display only; significant pairs marked ``*``)."""
-        t = self.table
         lines = [self._title(),
-                 f"{self.n_significant} of {len(t)} pairs significant (*); effect size "
+                 f"{self.n_significant} of {self.n_pairs} pairs significant (*); effect size "
                  f"{'diff/sqrt(V_E)' if self.effect_size == 'sakai' else 'Cohen d_z'}; intervals "
                  f"{100 * (1 - self.alpha):g}% paired-t, per pair"]
         if self._footnote():
             lines.append(f"minimum detectable difference: {self._footnote()}")
         rows = [[text(r.a), text(r.b), _num(r.diff), f"[{_num(r.ci_lo):>8}, {_num(r.ci_hi):>8}]", _fmt_p(r.p),
                  _fmt_p(r.p_adjusted), f"{r.effect_size:.2f}", "*" if r.significant else ""]
-                for r in t.itertuples(index=False)]
+                for r in self.rows()]
         lines += text_table(["a", "b", "diff", "interval", "p", "p adj", "ES", ""], rows, "<<>>>>><")
         return "\n".join(lines)
 
@@ -138,23 +182,24 @@ class Comparison(JsonResult):
         return self.summary()
 
     def __repr__(self) -> str:
-        return (f"Comparison({self.test}, {self.correction}, {self.n_significant}/{len(self.table)} pairs "
+        return (f"Comparison({self.test}, {self.correction}, {self.n_significant}/{self.n_pairs} pairs "
                 f"significant at {self.alpha:g}; {self.n_systems} systems, {self.n_topics} topics)")
 
     def _repr_html_(self) -> str:
         head = kv_table(f"Comparison — {self._title()}", {
-            "significant pairs": f"{self.n_significant} of {len(self.table)}",
+            "significant pairs": f"{self.n_significant} of {self.n_pairs}",
             "V_E": fmt(self.residual_variance, 4)})
-        return head + html_table(self.table.itertuples(index=False), header=list(self.table.columns))
+        return head + html_table(self.rows(), header=list(PAIR_COLUMNS))
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain JSON values plus ``"format"``; non-finite numbers are None."""
-        from gtheory.kit.jsonio import jsonable, table
+        from gtheory.kit.jsonio import jsonable
 
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("table", "means")}
-        return jsonable({"format": self.JSON_FORMAT, **d, "means": {"systems": list(map(str, self.means.index)),
-                                                                   "values": self.means.to_numpy()},
-                         "table": table(self.table)})
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in self._ARRAY_FIELDS}
+        table = {"index": None, "columns": list(PAIR_COLUMNS), "rows": [list(r) for r in self.rows()]}
+        return jsonable({"format": self.JSON_FORMAT, **d, "means": {"systems": list(map(str, self.systems)),
+                                                                   "values": self.system_means},
+                         "table": table})
 
     @classmethod
     def from_json(cls, text_or_path: Any) -> "Comparison":
@@ -181,7 +226,7 @@ class Comparison(JsonResult):
         are literal text (:func:`gtheory.kit.render.markdown`: no live HTML, link or cell break)."""
         rows = [md_row(["a", "b", "diff", "interval", "p", "p adj.", "ES", ""]),
                 "|---|---|---:|---:|---:|---:|---:|---|"]
-        for r in self.table.itertuples(index=False):
+        for r in self.rows():
             rows.append(md_row([markdown(r.a), markdown(r.b), _num(r.diff), f"[{_num(r.ci_lo)}, {_num(r.ci_hi)}]",
                                 markdown(_fmt_p(r.p)), markdown(_fmt_p(r.p_adjusted)), f"{r.effect_size:.2f}",
                                 "\\*" if r.significant else ""]))
@@ -192,7 +237,7 @@ class Comparison(JsonResult):
         (:func:`gtheory.kit.render.latex`: specials as text commands, newlines as spaces)."""
         lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{llrrrrr}", r"\toprule",
                  r"$a$ & $b$ & $\bar d$ & CI & $p$ & $p_{\mathrm{adj}}$ & ES \\", r"\midrule"]
-        for r in self.table.itertuples(index=False):
+        for r in self.rows():
             d = f"\\textbf{{{_num(r.diff)}}}" if r.significant else _num(r.diff)
             lines.append(f"{latex(r.a)} & {latex(r.b)} & {d} & [{_num(r.ci_lo)}, {_num(r.ci_hi)}] & "
                          f"{latex(_fmt_p(r.p))} & {latex(_fmt_p(r.p_adjusted))} & {r.effect_size:.2f} \\\\")
@@ -206,11 +251,11 @@ class Comparison(JsonResult):
         import matplotlib.pyplot as plt
 
         if ax is None:
-            _, ax = plt.subplots(figsize=(6, 0.3 * len(self.table) + 1.2))
-        t = self.table
-        y = np.arange(len(t))[::-1]
+            _, ax = plt.subplots(figsize=(6, 0.3 * self.n_pairs + 1.2))
+        t = self.pairs
+        y = np.arange(self.n_pairs)[::-1]
         ax.hlines(y, t["ci_lo"], t["ci_hi"], color="0.4")
-        sig = t["significant"].to_numpy()
+        sig = np.asarray(t["significant"], dtype=bool)
         ax.plot(t["diff"][sig], y[sig], "o", color="C0", label="significant")
         ax.plot(t["diff"][~sig], y[~sig], "o", mfc="white", color="C0", label="not significant")
         ax.axvline(0.0, color="0.7", lw=0.8)
@@ -222,7 +267,7 @@ class Comparison(JsonResult):
         return ax
 
 
-def comparison_csv(frame: pd.DataFrame, raw: bool = False) -> str:
+def comparison_csv(frame: "pd.DataFrame", raw: bool = False) -> str:
     """A comparison's table (or several, concatenated) as CSV text: no index, numbers with 10 significant digits,
     text cells that a spreadsheet would run as a formula neutralised unless ``raw``."""
     from gtheory.kit import csv_safe
@@ -277,10 +322,10 @@ def _comparison_from(d: dict[str, Any], fmt: str, prefix: str = "") -> Compariso
             bad = frame.loc[~frame[col].isin(known), col].iloc[0]
             raise DocumentError(fmt, prefix + f"table.{col}",
                                 f"must name compared systems (those of 'means'); got {bad!r}")
-    frame["significant"] = frame["significant"].astype(bool)
-    means = pd.Series(values, index=systems, name="mean", dtype=float)
+    pairs = {c: (frame[c].to_numpy(dtype=object) if c in ("a", "b") else
+                 frame[c].to_numpy(dtype=bool if c == "significant" else np.float64)) for c in PAIR_COLUMNS}
     kw = {k: d[k] for k in d if k not in ("table", "means")}
-    return Comparison(**kw, means=means, table=frame)
+    return Comparison(**kw, pairs=pairs, systems=tuple(systems), system_means=np.asarray(values, dtype=np.float64))
 
 
 def _label(x: Any) -> Any:

@@ -21,10 +21,9 @@ References
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from gtheory.kit.ties import tie_values
 
@@ -32,6 +31,9 @@ from gtheory.kit.checks import check_choice
 from gtheory.kit.ties import TIE_REL
 from experiments._validation import pair_frame, pair_indices, score_matrix
 from gtheory.kit.params import validate_params
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["paired_ttest", "wilcoxon_test", "tukey_hsd_randomised"]
 

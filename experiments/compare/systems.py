@@ -62,12 +62,11 @@ import warnings
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 
 from gtheory.kit.checks import check_choice
 from gtheory.kit.params import BOOLEAN, integer, validate_params
 from gtheory.kit.ties import TIE_REL, tie_values
-from experiments._validation import Scores, keep_top_k, pair_indices, score_matrix
+from experiments._validation import Labels, Scores, keep_top_k, pair_indices, score_matrix
 
 from . import registry as _registry
 from .comparison import _TEST_NAMES, Comparison, _label
@@ -125,13 +124,23 @@ def _check_labels(s: Scores) -> None:
     as text, so the two rows could not be told apart (the labels are compared as the user wrote them)."""
     if not s.labelled:
         return
-    texts = pd.Index([_label(x) for x in s.systems])
-    if texts.has_duplicates:
-        dup = texts[texts.duplicated()][0]
+    texts = [_label(x) for x in s.systems]
+    seen: set[str] = set()
+    dup = next((t for t in texts if t in seen or seen.add(t)), None)  # the first label met a second time
+    if dup is not None:
         same = [x for x, t in zip(s.systems, texts) if t == dup]
         raise ValueError(f"`scores` has system labels that are different values but print alike: "
                          f"{', '.join(f'{x!r} ({type(x).__name__})' for x in same)}; the outputs could not tell "
                          "them apart. Rename one (e.g. scores.rename(index={...})).")
+
+
+def _appended(labels: Any, label: Any) -> Any:
+    """``labels`` (a :class:`pandas.Index` or :class:`~experiments._validation.Labels`) followed by ``label``."""
+    if isinstance(labels, Labels):
+        return labels.append([label])
+    import pandas as pd
+
+    return labels.append(pd.Index([label]))
 
 
 def _select(s: Scores, systems: Sequence[Any] | None, top_k: int | None, baseline: Any) -> Scores:
@@ -251,7 +260,7 @@ def compare(
     kept = _select(s, systems, top_k, baseline)
     if baseline is not None and baseline not in kept.systems:
         kept = Scores(np.vstack([kept.values, s.values[s.systems.get_loc(baseline)]]),
-                      kept.systems.append(pd.Index([baseline])), kept.topics, kept.labelled)
+                      _appended(kept.systems, baseline), kept.topics, kept.labelled)
     if len(kept.systems) < 2:
         raise ValueError("`compare` needs at least 2 systems after `systems`/`top_k`.")
     # standardised scores: every statistic is unit-free, every location scales back by `unit`
@@ -289,25 +298,26 @@ def compare(
             "variance is 0, Sakai's effect sizes are +-inf (NaN for equal systems) and there is no minimum "
             "detectable difference", UserWarning, stacklevel=3)
     labels = kept.systems
-    table = pd.DataFrame({
-        "a": [_label(x) for x in labels[I]], "b": [_label(x) for x in labels[J]],
+    pairs = {
+        "a": np.array([_label(x) for x in labels[I]], dtype=object),
+        "b": np.array([_label(x) for x in labels[J]], dtype=object),
         "mean_a": means[I] * unit, "mean_b": means[J] * unit, "diff": diff * unit,
         "ci_lo": (diff - half) * unit, "ci_hi": (diff + half) * unit,
         "statistic": np.asarray(outcome.statistic, float) * (unit if entry.statistic_in_units else 1.0),
         "p": p, "p_adjusted": np.asarray(p_adj, float),
         "effect_size": np.asarray(es, float), "significant": np.asarray(reject, bool),
-    })
+    }
     mdd = math.nan
     if n >= 3 and ve > 0:
         from gtheory.topics import min_detectable_difference
 
         mdd = float(min_detectable_difference("paired-t", n, variance=ve, alpha=alpha, power=0.8)) * unit
     order = np.argsort(-tie_values(means), kind="stable")
-    mean_series = pd.Series(means[order] * unit, index=[_label(x) for x in labels[order]], name="mean")
     return Comparison(
         test=test, correction=correction, alpha=alpha, baseline=None if baseline is None else _label(baseline),
         effect_size=effect_size, measure=measure, n_systems=m, n_topics=n, n_resamples=int(outcome.n_resamples),
         exact=bool(outcome.exact),
         seed=seed if isinstance(seed, (int, type(None))) and not isinstance(seed, bool) else None,
-        residual_variance=ve * unit * unit, means=mean_series, table=table, min_detectable_difference=mdd,
+        residual_variance=ve * unit * unit, pairs=pairs, systems=tuple(_label(x) for x in labels[order]),
+        system_means=means[order] * unit, min_detectable_difference=mdd,
     )

@@ -5,10 +5,10 @@ HTML, CSV, JSON). Tests, corrections, effect sizes and their sources: :mod:`expe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from gtheory.kit.checks import fixed_seed
 from gtheory.kit.jsonio import JsonResult
@@ -23,6 +23,7 @@ from gtheory.kit.render import Math, compose, escape, html, latex, markdown, md_
 from gtheory.kit.params import BOOLEAN, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from matplotlib.axes import Axes
 
 __all__ = ["compare_measures", "ComparisonTable"]
@@ -53,50 +54,80 @@ class ComparisonTable(JsonResult):
 
     Attributes
     ----------
-    means : DataFrame
-        Runs (rows, in the order given or best first by the first measure) x measures.
+    runs : tuple of str
+        The runs (rows, in the order given or best first by the first measure).
+    values : ndarray
+        Their means, runs x measures (the columns in the order of ``comparisons``). The outputs are made from these,
+        without pandas.
     comparisons : dict
         The :class:`Comparison` of each measure.
     baseline : str or None
         The baseline, or None for all pairs.
+    means : DataFrame
+        ``values`` as a runs x measures frame, built on first access.
     """
 
-    means: pd.DataFrame = field(repr=False)
+    runs: tuple = field(repr=False)
+    values: np.ndarray = field(repr=False)
     comparisons: dict = field(repr=False)
     baseline: str | None = None
 
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.ComparisonTable/1"
+
+    @property
+    def measures(self) -> list[str]:
+        """The measures (columns), in the order of ``comparisons``."""
+        return list(self.comparisons)
+
+    @cached_property
+    def means(self) -> "pd.DataFrame":
+        """Runs x measures means (``values`` labelled), built on first access."""
+        import pandas as pd
+
+        return pd.DataFrame(self.values, index=list(self.runs), columns=self.measures)
 
     def _first(self) -> Comparison:
         return next(iter(self.comparisons.values()))
 
     def letters(self) -> dict[str, str]:
         """Run -> its letter (all-pairs tables)."""
-        return {r: _letter(i) for i, r in enumerate(self.means.index)}
+        return {r: _letter(i) for i, r in enumerate(self.runs)}
 
-    def markers(self) -> pd.DataFrame:
-        """Runs x measures: the marker text of each cell ('▲', '▼', letters, or '')."""
+    def _markers(self) -> list[list[str]]:
+        """Runs x measures: the marker text of each cell ('▲', '▼', letters, or ''), as lists (rows)."""
         letters = self.letters()
-        out = {}
-        for meas, c in self.comparisons.items():
-            col = {r: [] for r in self.means.index}
-            t = c.table[c.table["significant"]]
-            for a, b, diff in zip(t["a"], t["b"], t["diff"]):
+        row = {r: i for i, r in enumerate(self.runs)}
+        out = [[""] * len(self.comparisons) for _ in self.runs]
+        for k, c in enumerate(self.comparisons.values()):
+            col: dict[str, list[str]] = {r: [] for r in self.runs}
+            t = c.pairs
+            sig = np.flatnonzero(np.asarray(t["significant"], dtype=bool))
+            for a, b, diff in zip(t["a"][sig].tolist(), t["b"][sig].tolist(), t["diff"][sig].tolist()):
                 if self.baseline is not None:
                     col[a].append("▲" if diff > 0 else "▼")
                 else:
                     win, lose = (a, b) if diff > 0 else (b, a)
                     col[win].append(letters[lose])
-            out[meas] = ["".join(v if self.baseline is not None else sorted(v)) for v in col.values()]
-        return pd.DataFrame(out, index=self.means.index, columns=self.means.columns)
+            for r, v in col.items():
+                out[row[r]][k] = "".join(v if self.baseline is not None else sorted(v))
+        return out
 
-    def _best(self) -> pd.DataFrame:
-        """Runs x measures: the column's best mean, ties decided with :data:`gtheory.kit.ties.TIE_REL` of the
-        column's largest |mean| (means equal in exact arithmetic but summed in another order are both best)."""
-        m = self.means
-        top = m.max(axis=0)
-        tol = TIE_REL * m.abs().max(axis=0)
-        return m.ge(top - tol, axis=1)
+    def markers(self) -> "pd.DataFrame":
+        """Runs x measures: the marker text of each cell ('▲', '▼', letters, or '')."""
+        import pandas as pd
+
+        return pd.DataFrame(self._markers(), index=self.means.index, columns=self.means.columns)
+
+    def _best(self) -> np.ndarray:
+        """Runs x measures (bool): the column's best mean, ties decided with :data:`gtheory.kit.ties.TIE_REL` of the
+        column's largest |mean| (means equal in exact arithmetic but summed in another order are both best); a NaN
+        mean (a document's null) is never best, and is skipped in the column's best and largest."""
+        m = np.asarray(self.values, dtype=np.float64)
+        nan = np.isnan(m)
+        top = np.where(nan, -np.inf, m).max(axis=0)
+        tol = TIE_REL * np.where(nan, 0.0, np.abs(m)).max(axis=0)
+        with np.errstate(invalid="ignore"):
+            return m >= top - tol
 
     def _caption(self, fmt: str = "text") -> str:
         """The caption for ``fmt`` (:mod:`gtheory.kit.render`): formulas as math in LaTeX, names escaped; the text
@@ -135,18 +166,18 @@ class ComparisonTable(JsonResult):
     def summary(self) -> str:
         """The table as fixed-width text: each column as wide as its widest cell (the letters and markers of many
         runs stay in line); the best mean of a column marked ``*`` (legend in the caption)."""
-        mk, best, letters = self.markers(), self._best(), self.letters()
-        cols = list(self.means.columns)
+        mk, best, letters = self._markers(), self._best(), self.letters()
+        cols = self.measures
         head = ["", "run"] if self.baseline is None else ["run"]
         align = "<<" if self.baseline is None else "<"
         for m in cols:
             head += [text(m), ""]
             align += "><"
         rows = []
-        for r in self.means.index:
+        for i, r in enumerate(self.runs):
             row = [f"({letters[r]})", text(r)] if self.baseline is None else [text(r)]
-            for m in cols:
-                row += [_num(self.means.loc[r, m]) + ("*" if best.loc[r, m] else " "), mk.loc[r, m]]
+            for k in range(len(cols)):
+                row += [_num(self.values[i, k]) + ("*" if best[i, k] else " "), mk[i][k]]
             rows.append(row)
         return "\n".join(text_table(head, rows, align) + ["", self._caption("text")])
 
@@ -154,29 +185,29 @@ class ComparisonTable(JsonResult):
         return self.summary()
 
     def __repr__(self) -> str:
-        return (f"ComparisonTable({len(self.means)} runs x {self.means.shape[1]} measures, "
+        return (f"ComparisonTable({len(self.runs)} runs x {len(self.comparisons)} measures, "
                 f"{'baseline ' + str(self.baseline) if self.baseline is not None else 'all pairs'})")
 
     def _rows(self, fmt: str, bold: Callable[[str], str], sep: str = "") -> list[tuple[str, list[str]]]:
         """The one layout of every format: (run label, cells) per row, the run's letter first in all-pairs tables,
         each mean to 4 decimals, the column's best through ``bold``, a non-empty marker after ``sep``, run names
         escaped by the format's one rule (:func:`gtheory.kit.render.escape`)."""
-        mk, best, letters = self.markers(), self._best(), self.letters()
+        mk, best, letters = self._markers(), self._best(), self.letters()
         rows = []
-        for r in self.means.index:
+        for i, r in enumerate(self.runs):
             name = f"({letters[r]}) {escape(r, fmt)}" if self.baseline is None else escape(r, fmt)
             cells = []
-            for m in self.means.columns:
-                v = _num(self.means.loc[r, m])
-                v = bold(v) if best.loc[r, m] else v
-                cells.append(v + sep + self._marker_text(mk.loc[r, m], fmt))
+            for k in range(len(self.comparisons)):
+                v = _num(self.values[i, k])
+                v = bold(v) if best[i, k] else v
+                cells.append(v + sep + self._marker_text(mk[i][k], fmt))
             rows.append((name, cells))
         return rows
 
     def to_markdown(self) -> str:
         """GitHub-flavoured Markdown: means with markers, best bold; names, measures and the caption literal text
         (:func:`gtheory.kit.render.markdown`)."""
-        cols = list(self.means.columns)
+        cols = self.measures
         rows = [md_row(["run", *(markdown(c) for c in cols)]), "|---|" + "---:|" * len(cols)]
         for name, cells in self._rows("md", lambda v: f"**{v}**"):
             rows.append(md_row([name, *cells]))
@@ -188,7 +219,7 @@ class ComparisonTable(JsonResult):
         baseline, the letters of the runs beaten otherwise) in a left-aligned column of their own, so long markers
         never push the means out of line; best bold; the caption's formulas as math (``$\\sigma^2 = V_E$``).
         A given ``caption`` is text (escaped); ``label`` is written as given."""
-        cols = list(self.means.columns)
+        cols = self.measures
         lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{l" + "r@{}l" * len(cols) + "}", r"\toprule",
                  "Run & " + " & ".join(f"\\multicolumn{{2}}{{c}}{{{latex(c)}}}" for c in cols) + r" \\",
                  r"\midrule"]
@@ -202,7 +233,7 @@ class ComparisonTable(JsonResult):
         return "\n".join(lines) + "\n"
 
     def _repr_html_(self) -> str:
-        cols = list(self.means.columns)
+        cols = self.measures
         out = ["<table><thead><tr><th>run</th>" + "".join(f"<th>{html(c)}</th>" for c in cols)
                + "</tr></thead><tbody>"]
         for name, cells in self._rows("html", lambda v: f"<b>{v}</b>"):
@@ -213,11 +244,13 @@ class ComparisonTable(JsonResult):
     def to_csv(self, path: Any = None, *, raw: bool = False) -> str:
         """Runs x measures: each measure's mean and its marker column (``<measure>:sig``); also written to ``path``
         if given; formula-like text cells neutralised unless ``raw`` (as :meth:`Comparison.to_csv`)."""
-        mk = self.markers()
-        frame = pd.DataFrame({"run": list(self.means.index)})
-        for m in self.means.columns:
-            frame[m] = self.means[m].to_numpy()
-            frame[f"{m}:sig"] = mk[m].to_numpy()
+        import pandas as pd
+
+        mk = self._markers()
+        frame = pd.DataFrame({"run": list(self.runs)})
+        for k, m in enumerate(self.measures):
+            frame[m] = self.values[:, k]
+            frame[f"{m}:sig"] = [row[k] for row in mk]
         text = comparison_csv(frame, raw)
         if path is not None:
             from gtheory.kit import write_text
@@ -227,10 +260,11 @@ class ComparisonTable(JsonResult):
 
     def to_dict(self) -> dict[str, Any]:
         """The means, the baseline and every measure's comparison (its ``to_dict``) plus ``"format"``."""
-        from gtheory.kit.jsonio import jsonable, table
+        from gtheory.kit.jsonio import jsonable
 
-        return jsonable({"format": self.JSON_FORMAT, "baseline": self.baseline,
-                         "means": table(self.means.rename_axis("run")),
+        means = {"index": "run", "columns": [str(c) for c in self.measures],
+                 "rows": [[r, *v] for r, v in zip(self.runs, np.asarray(self.values).tolist())]}
+        return jsonable({"format": self.JSON_FORMAT, "baseline": self.baseline, "means": means,
                          "comparisons": {k: v.to_dict() for k, v in self.comparisons.items()}})
 
     @classmethod
@@ -257,13 +291,13 @@ class ComparisonTable(JsonResult):
             raise DocumentError(fmt, "means", f"must have one column per compared measure {list(comps)}; got "
                                               f"{list(means.columns)}")
         for k, c in comps.items():
-            if set(c.means.index) != set(means.index):
+            if set(c.systems) != set(means.index):
                 raise DocumentError(fmt, f"comparisons.{k}.means", "must compare the runs of 'means'")
             if d["baseline"] != c.baseline:
                 raise DocumentError(fmt, "baseline", f"must be the comparisons' baseline {c.baseline!r}; got "
                                                      f"{d['baseline']!r}")
-        means.index.name = None
-        return cls(means=means, comparisons=comps, baseline=d["baseline"])
+        return cls(runs=tuple(means.index), values=means.to_numpy(dtype=np.float64), comparisons=comps,
+                   baseline=d["baseline"])
 
     def plot(self, ax: "Axes | None" = None) -> "Axes":
         """The first measure's differences with their intervals (:meth:`Comparison.plot`)."""
@@ -332,6 +366,10 @@ def compare_measures(
         comps[str(name)] = compare(scores[name], test=test, correction=correction, baseline=baseline, alpha=alpha,
                                    seed=seed, n_resamples=n_resamples, effect_size=effect_size, systems=runs,
                                    measure=str(name), continuity_correction=continuity_correction)
-    means = pd.DataFrame({n: c.means.reindex([_label(r) for r in runs]) for n, c in comps.items()})
-    means.index.name = None
-    return ComparisonTable(means=means, comparisons=comps, baseline=None if baseline is None else _label(baseline))
+    labels = tuple(_label(r) for r in runs)
+    values = np.empty((len(labels), len(comps)))
+    for k, c in enumerate(comps.values()):
+        mean = c.means_by_system()
+        values[:, k] = [mean[r] for r in labels]
+    return ComparisonTable(runs=labels, values=values, comparisons=comps,
+                           baseline=None if baseline is None else _label(baseline))

@@ -10,5 +10,5 @@ from gtheory.kit.lazy import room_front as _room_front
 __getattr__, __dir__, __all__ = _room_front(__name__, internal={
     "parse_family": "families", "ndcg_values": "ndcg", "DISCOUNT_SUFFIXES": "discounts",
     "RelevantCells": "sparse", "relevant_cells": "sparse", "matvec": "sparse",
-    "measure_scores": "evaluate", "as_frame": "_ranked", "evaluation_summary": "evaluation",
+    "measure_scores": "evaluate", "as_frame": "_ranked", "masked": "_ranked", "evaluation_summary": "evaluation",
 })

@@ -108,12 +108,19 @@ def scored(values: np.ndarray, judged: JudgedRuns) -> np.ndarray:
 
 def as_frame(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
     """A systems × topics DataFrame of ``values`` (wrapped, not copied); topics a run did not return are NaN under
-    ``missing="exclude"``."""
+    ``missing="exclude"`` (:func:`masked`)."""
+    return _labelled(masked(values, judged), judged)
+
+
+def masked(values: np.ndarray, judged: JudgedRuns) -> np.ndarray:
+    """``values`` (systems × topics, in ``judged``'s order) as float64, with the topics a run did not return set to
+    NaN under ``missing="exclude"`` (a copy then; otherwise ``values`` itself): the cells :func:`as_frame` labels,
+    for callers that keep the array (the command line's comparisons)."""
     values = np.asarray(values, dtype=np.float64)
     if judged.missing == "exclude":
         values = values.copy(order="K")
         values[~np.asarray(judged.retrieved)] = np.nan
-    return _labelled(values, judged)
+    return values
 
 
 def _labelled(values: np.ndarray, judged: JudgedRuns) -> pd.DataFrame:
