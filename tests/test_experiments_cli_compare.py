@@ -192,3 +192,15 @@ def test_a_warning_raised_for_each_measure_is_printed_once(capsys, monkeypatch):
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if "warning: --n-resamples: with n_resamples = 50" in ln]
     assert len(lines) == 1, err
+
+
+def test_an_unknown_run_is_named_against_the_runs_not_a_scores_file(tmp_path, capsys):
+    """From runs (the embedded TREC-9 runs here) the error about --run names the runs, not SCORES.csv, which was
+    not given; from SCORES.csv it names the file's option."""
+    assert main(["compare", "--run", "no-such-run", "--run", "also-not", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "--run names 2 system(s) not in the runs: 'no-such-run', 'also-not'" in err and "SCORES.csv" not in err
+    path = tmp_path / "s.csv"
+    _matrix(m=3).to_csv(path)
+    assert main(["compare", str(path), "--run", "no-such-run", "-q"]) == 2
+    assert "not in SCORES.csv: 'no-such-run'" in capsys.readouterr().err

@@ -157,7 +157,9 @@ def run(args: argparse.Namespace) -> int:
                                  systems=systems, top_k=top,
                                  continuity_correction=args.continuity_correction)
     except (ValueError, TypeError) as exc:
-        raise in_option_names(exc, _OPTIONS) from None
+        # the library's `scores` is SCORES.csv, or the scores computed from the runs (--runs/--qrels, --judged)
+        options = _OPTIONS if args.scores is not None else {**_OPTIONS, "scores": "the runs"}
+        raise in_option_names(exc, options) from None
     text = _render(table, args)
     if args.out:
         with output_file(args.out, newline="") as fh:
