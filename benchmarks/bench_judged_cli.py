@@ -64,6 +64,20 @@ def run_once(argv: list[str], code: str = CLI) -> tuple[float, float, str]:
     return wall, usage.ru_utime + usage.ru_stime, text
 
 
+#: the imports each --judged command is checked for (the two that weigh most on a fresh process's start)
+WATCHED = ("pandas", "scipy.special")
+
+
+def loaded_modules(argv: list[str]) -> list[str]:
+    """Which of :data:`WATCHED` one fresh ``gtheory`` process had imported when it ended (run apart, untimed)."""
+    code = (f"import sys\nfrom experiments.cli import main\nrc = main(sys.argv[1:])\n"
+            f"sys.stderr.write('\\nLOADED:' + ','.join(m for m in {WATCHED!r} if m in sys.modules))\nsys.exit(rc)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": PYCACHE}
+    r = subprocess.run([sys.executable, "-c", code, *argv], cwd=ROOT, env=env, capture_output=True, text=True)
+    last = r.stderr.rsplit("LOADED:", 1)
+    return [m for m in last[1].strip().split(",") if m] if len(last) == 2 else ["(not known: the command failed)"]
+
+
 def _same(a: str, b: str) -> bool:
     """The outputs agree apart from the first line of gstudy/plan, which names the source (runs or --judged)."""
     strip = [ln for ln in a.splitlines() if " over runs in " not in ln]
@@ -134,7 +148,8 @@ def main() -> None:
                     lines.append(f"  {cmd:<9} {k:<15} {t.text('s')}")
                 lines.append(f"  {cmd:<9} ratio --judged / --runs: {r:.2f} wall, "
                              f"{times['--judged'].cpu_med / times['--runs/--qrels'].cpu_med:.2f} CPU; same output: "
-                             f"{'yes' if same else 'NO'}")
+                             f"{'yes' if same else 'NO'}; --judged imported: "
+                             f"{', '.join(loaded_modules(contenders['--judged'])) or 'neither pandas nor scipy.special'}")
             lines.append("")
     lines.append(f"goal: --judged at most 0.5 x the time of --runs/--qrels (wall); worst here {worst:.2f}: "
                  f"{'met' if worst <= 0.5 else 'NOT met'}")
@@ -148,10 +163,6 @@ def main() -> None:
                  "importing only):")
     for name, t in floor.items():
         lines.append(f"  {name:<30} {t.text('s')}")
-    lines.append("evaluate, gstudy and plan from --judged import no pandas (gstudy and plan import scipy.special, the "
-                 "intervals' F and chi-square quantiles); compare still imports it (its results hold DataFrames): on "
-                 "runs that are quick to read (DL 2021's judged runs: 3.6 MB, read by 2 workers) that bounds its "
-                 "ratio.")
     finish("judged_cli", lines, args)
 
 
