@@ -8,8 +8,9 @@ on the same qrels and run files (``pytrec_eval.parse_qrel`` / ``parse_run`` on `
 returns the topics present in both run and qrels; those are compared, every system, every measure: max |Δ| ≤ 1e-9
 (≤ 1e-12 for ``recip_rank``, exact for the counts ``num_*`` and ``success_k``, see ``TOLS``). trec_eval 9.0.8 has no reciprocal rank with a cut-off, so RR@k is
 compared with ``recip_rank`` on the runs truncated to their top k documents (top k judged documents under ``-J``).
-Collections (tests/conftest.py): TREC-9 Web (26 runs), TREC DL 2019 passage (37 runs), Robust 2004 (8 runs).
-Also: trec_eval's ``-l 2`` (with and without ``-J``) and ``-M`` (``judge(depth=M)``, against the runs cut to their top
+Collections (tests/conftest.py): TREC-9 Web (26 runs), TREC DL 2019 passage (37 runs), Robust 2004 (8 runs), TREC
+DL 2021 passage (21 runs), CLEF eHealth 2014 task 3 (22 runs).
+Also: trec_eval's ``-l 2`` (with and without ``-J``; on the three graded collections) and ``-M`` (``judge(depth=M)``, against the runs cut to their top
 M in trec_eval's float32 order), and NIST's published per-run figures of the three collections.
 """
 from __future__ import annotations
@@ -97,7 +98,7 @@ def assert_within(deltas: dict[str, float], context: str = "") -> None:
 
 
 @pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
-@pytest.mark.parametrize("collection", ["trec9", "dl19", "robust04"])
+@pytest.mark.parametrize("collection", ["trec9", "dl19", "robust04", "dl21", "clef"])
 def test_parity_with_trec_eval(collection, judged_only, request):
     c = request.getfixturevalue(collection)
     ref = reference(c.trec_qrels, c.trec_runs, OURS, judged_only=judged_only)
@@ -133,7 +134,7 @@ def truncated(trec_qrels: dict, lists: dict, k: int, *, judged_only: bool) -> di
 
 
 @pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
-@pytest.mark.parametrize("collection", ["trec9", "dl19", "robust04"])
+@pytest.mark.parametrize("collection", ["trec9", "dl19", "robust04", "dl21", "clef"])
 def test_rr_at_k_is_recip_rank_of_the_truncated_runs(collection, judged_only, request):
     """trec_eval 9.0.8 has no recip_rank cut-off: RR@k must equal ``recip_rank`` on each run cut to its top k
     (top k judged documents under -J), and the rule RR@k = RR if RR ≥ 1/k else 0. On DL 2019 also at -l 2."""
@@ -169,11 +170,15 @@ def test_topics_missing_from_a_run_score_zero(dl19):
 
 
 @pytest.mark.parametrize("judged_only", [False, True], ids=["plain", "judged_only"])
-def test_relevance_level_2_matches_trec_eval_l2(dl19, judged_only):
-    """``rel=2`` is trec_eval's ``-l 2``: grades 2 and 3 relevant, R counted at that level; also with ``-J``."""
-    ref = reference(dl19.trec_qrels, dl19.trec_runs, BINARY, judged_only=judged_only, relevance_level=2)
-    deltas = max_deltas(dl19.judged, ref, judged_only=judged_only, rel=2)
-    assert_within(deltas)
+@pytest.mark.parametrize("collection", ["dl19", "dl21", "clef"])
+def test_relevance_level_2_matches_trec_eval_l2(collection, judged_only, request):
+    """``rel=2`` is trec_eval's ``-l 2``: grades 2 and up relevant (2, 3 on the DL collections; 2 on CLEF's 0-2
+    scale), R counted at that level; also with ``-J``."""
+    c = request.getfixturevalue(collection)
+    assert int(c.judged.grades.max()) >= 2  # the level is inside the collection's scale
+    ref = reference(c.trec_qrels, c.trec_runs, BINARY, judged_only=judged_only, relevance_level=2)
+    deltas = max_deltas(c.judged, ref, judged_only=judged_only, rel=2)
+    assert_within(deltas, f"{collection} -l 2")
 
 
 @pytest.mark.parametrize(("collection", "depth"), [("trec9", 100), ("dl19", 5), ("dl19", 37)])
