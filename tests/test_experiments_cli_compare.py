@@ -204,3 +204,24 @@ def test_an_unknown_run_is_named_against_the_runs_not_a_scores_file(tmp_path, ca
     _matrix(m=3).to_csv(path)
     assert main(["compare", str(path), "--run", "no-such-run", "-q"]) == 2
     assert "not in SCORES.csv: 'no-such-run'" in capsys.readouterr().err
+
+
+def test_missing_exclude_drops_the_topics_a_run_does_not_return(tmp_path, capsys):
+    """--missing exclude means what it means for gstudy, plan and check: paired tests need every run on every topic,
+    so the topics some run does not return are dropped, with a note naming them; the comparison is the one of the
+    other topics (the API's compare of the runs' nDCG@10 without that topic)."""
+    import metrics
+    from conftest import toy_runs
+
+    runs, qrels = toy_runs(tmp_path)
+    lines = (runs / "runD.txt").read_text().splitlines(keepends=True)
+    (runs / "runD.txt").write_text("".join(x for x in lines if not x.startswith("4 ")))  # runD misses topic 4
+    argv = ["compare", "--runs", str(runs), "--qrels", str(qrels), "--missing", "exclude", "--format", "json"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "--missing exclude: dropped 1 of 4 topics that run runD does not return (topic 4)" in err
+    doc = json.loads(out)["comparisons"]["nDCG@10"]
+    kept = metrics.judge(str(runs), str(qrels), missing="exclude").subset(topics=["1", "2", "3"])
+    want = compare(metrics.ndcg(kept, cutoff=10), measure="nDCG@10")
+    assert doc["n_topics"] == 3 and json.loads(want.to_json())["table"] == doc["table"]
+    assert main([*argv, "--quiet"]) == 0 and capsys.readouterr().err == ""

@@ -16,7 +16,7 @@ from ._data import ALPHA_HELP, ORIENTATION_HELP, SEED_HELP
 from . import UsageError
 from ._measures import add_relevance_level_arg
 from .gstudy import _orientation, add_top_arg
-from ._data import add_data_args, add_quiet_arg, add_sort_arg, load_judged
+from ._data import add_data_args, add_quiet_arg, add_sort_arg, drop_missed_topics, load_judged
 from ._common import check_option, seed_rule
 from ._outputs import check_output_path, output_file
 from ._errors import in_option_names
@@ -123,7 +123,9 @@ def _scores(args: argparse.Namespace) -> dict[str, Any]:
     from experiments._validation import LabelledMatrix
 
     nd = resolve_measures(args, args.measure or ["nDCG@10"], command="compare")
-    judged = load_judged(args)
+    # paired tests need every run scored on every topic: under --missing exclude the topics some run does not
+    # return are dropped, with a note, as gstudy, plan and check do
+    judged = drop_missed_topics(load_judged(args), "compare", quiet=args.quiet)
     systems, topics = list(judged.systems), list(judged.topics)
     # arrays with their labels, checked as their frames would be: no pandas on this path
     return {name: LabelledMatrix(metrics.measures.masked(compute(judged, name, nd["gain"], nd["discount"], False,
