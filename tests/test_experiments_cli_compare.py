@@ -225,3 +225,14 @@ def test_missing_exclude_drops_the_topics_a_run_does_not_return(tmp_path, capsys
     want = compare(metrics.ndcg(kept, cutoff=10), measure="nDCG@10")
     assert doc["n_topics"] == 3 and json.loads(want.to_json())["table"] == doc["table"]
     assert main([*argv, "--quiet"]) == 0 and capsys.readouterr().err == ""
+
+
+def test_json_is_format_json(capsys):
+    """--json, as on the other subcommands, writes the JSON document --format json writes; with another --format it
+    is refused, naming both."""
+    assert main(["compare", "--top", "4", "--json", "-q"]) == 0
+    a = capsys.readouterr().out
+    assert main(["compare", "--top", "4", "--format", "json", "-q"]) == 0
+    assert a == capsys.readouterr().out and json.loads(a)["format"].startswith("gtheory.experiments.ComparisonTable")
+    assert main(["compare", "--json", "--format", "latex", "-q"]) == 2
+    assert "--json is --format json; it contradicts --format latex" in capsys.readouterr().err

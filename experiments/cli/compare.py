@@ -90,6 +90,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
     p.add_argument("--format", choices=["text", "latex", "md", "csv", "json"], default="text",
                    help="output format (default text)")
+    p.add_argument("--json", action="store_true",
+                   help="write the comparisons' JSON document (the same as --format json; as --json of the other "
+                        "subcommands)")
     add_raw_csv_arg(p)
     p.add_argument("--pairs", action="store_true", help="also the per-pair tables (text; csv: only the pairs)")
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of standard output")
@@ -140,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
     data_given = any(getattr(args, a) is not None for a in ("runs", "qrels", "judged"))
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
+    if args.json:
+        if args.format not in ("text", "json"):  # text: the default, not given
+            raise UsageError(f"--json is --format json; it contradicts --format {args.format}: give one of them.")
+        args.format = "json"
     from experiments.compare import N_RESAMPLES_RULE
 
     for option, param, value in (("--top", "top_k", args.top), ("--alpha", "alpha", args.alpha)):
