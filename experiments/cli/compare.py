@@ -16,7 +16,7 @@ from ._data import ALPHA_HELP, ORIENTATION_HELP, SEED_HELP
 from . import UsageError
 from ._measures import add_relevance_level_arg
 from .gstudy import _orientation, add_top_arg
-from ._data import add_data_args, add_quiet_arg, add_sort_arg, drop_missed_topics, load_judged
+from ._data import add_data_args, add_quiet_arg, add_sort_arg, check_shape, drop_missed_topics, load_judged
 from ._common import check_option, seed_rule
 from ._outputs import check_output_path, output_file
 from ._errors import in_option_names
@@ -48,6 +48,9 @@ Output (--format): text (the runs x measures table, then each measure's pairs wi
 With --baseline a significant cell is marked ▲ (better than the baseline) or ▼ (worse); without it each run
 gets a letter and a cell lists the letters of the runs it is significantly better than. Best mean: bold.
 """
+
+#: the output formats and the --out extensions that choose them
+_FORMATS = {"text": (".txt",), "latex": (".tex",), "md": (".md", ".markdown"), "csv": (".csv",), "json": (".json",)}
 
 _OPTIONS = {"scores": "SCORES.csv", "test": "--test", "correction": "--correction", "baseline": "--baseline",
             "alpha": "--alpha", "seed": "--seed", "n_resamples": "--n-resamples", "effect_size": "--effect-size",
@@ -88,13 +91,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="Wilcoxon's normal approximation without the continuity correction (scipy's default; "
                         "with it by default, as R's wilcox.test)")
     p.add_argument("--seed", type=int, default=0, help=SEED_HELP)
-    p.add_argument("--format", choices=["text", "latex", "md", "csv", "json"], default="text",
-                   help="output format (default text)")
+    p.add_argument("--format", choices=list(_FORMATS), default=None,
+                   help="output format (default: from --out's extension, .tex latex, .md md, .csv csv, .json json; "
+                        "else text)")
     p.add_argument("--json", action="store_true",
                    help="write the comparisons' JSON document (the same as --format json; as --json of the other "
                         "subcommands)")
     add_raw_csv_arg(p)
-    p.add_argument("--pairs", action="store_true", help="also the per-pair tables (text; csv: only the pairs)")
+    p.add_argument("--pairs", action="store_true",
+                   help="also the per-pair tables (text, md, latex: after the runs table; csv: only the pairs)")
     p.add_argument("--out", metavar="FILE", default=None, help="write here instead of standard output")
     add_quiet_arg(p)
     add_relevance_level_arg(p)
@@ -129,6 +134,7 @@ def _scores(args: argparse.Namespace) -> dict[str, Any]:
     # paired tests need every run scored on every topic: under --missing exclude the topics some run does not
     # return are dropped, with a note, as gstudy, plan and check do
     judged = drop_missed_topics(load_judged(args), "compare", quiet=args.quiet)
+    check_shape(judged)  # in the data's terms: runs and topics, not a library's parameter
     systems, topics = list(judged.systems), list(judged.topics)
     # arrays with their labels, checked as their frames would be: no pandas on this path
     return {name: LabelledMatrix(metrics.measures.masked(compute(judged, name, nd["gain"], nd["discount"], False,
@@ -144,9 +150,14 @@ def run(args: argparse.Namespace) -> int:
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
     if args.json:
-        if args.format not in ("text", "json"):  # text: the default, not given
+        if args.format not in (None, "json"):
             raise UsageError(f"--json is --format json; it contradicts --format {args.format}: give one of them.")
         args.format = "json"
+    if args.format is None:  # the format the --out file's name asks for, else the terminal's text
+        from pathlib import Path
+
+        ext = Path(args.out).suffix.lower() if args.out else ""
+        args.format = next((f for f, exts in _FORMATS.items() if ext in exts), "text")
     from experiments.compare import N_RESAMPLES_RULE
 
     for option, param, value in (("--top", "top_k", args.top), ("--alpha", "alpha", args.alpha)):
@@ -167,8 +178,7 @@ def run(args: argparse.Namespace) -> int:
                                  continuity_correction=args.continuity_correction)
     except (ValueError, TypeError) as exc:
         # the library's `scores` is SCORES.csv, or the scores computed from the runs (--runs/--qrels, --judged)
-        options = _OPTIONS if args.scores is not None else {**_OPTIONS, "scores": "the runs"}
-        raise in_option_names(exc, options) from None
+        raise _in_terms(exc, args) from None
     text = _render(table, args)
     if args.out:
         with output_file(args.out, newline="") as fh:
@@ -178,6 +188,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _in_terms(exc: Exception, args: argparse.Namespace) -> UsageError:
+    """A library error about ``compare_measures``' arguments in the command's terms: its `scores` (and a measure's
+    `scores['AP']`) is SCORES.csv, or the runs' scores when they come from --runs/--qrels or --judged."""
+    import re
+
+    source, owner = ("SCORES.csv", "SCORES.csv's") if args.scores is not None else ("the runs", "the runs'")
+    if isinstance(exc, (ValueError, TypeError)) and not getattr(exc, "fix", None):
+        exc = type(exc)(re.sub(r"`scores\[(['\"])(.*?)\1\]`", lambda m: f"{owner} {m.group(2)}", str(exc)))
+    return in_option_names(exc, {**_OPTIONS, "scores": source})
 
 
 def _order(scores: dict[str, Any], args: argparse.Namespace) -> tuple[list[str] | None, int | None]:
@@ -219,7 +240,10 @@ def _render(table: Any, args: argparse.Namespace) -> str:
     if fmt == "json":
         return table.to_json() + "\n"
     if fmt == "latex":
-        return table.to_latex()
+        text = table.to_latex()
+        if args.pairs:
+            text += "".join("\n" + c.to_latex() for c in table.comparisons.values())
+        return text
     if fmt == "md":
         text = table.to_markdown()
         if args.pairs:

@@ -8,7 +8,7 @@ import math
 from collections import namedtuple
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
 import numpy as np
 
@@ -107,7 +107,7 @@ class Comparison(JsonResult):
     exact: bool
     seed: int | None
     residual_variance: float
-    pairs: dict = field(repr=False)
+    pairs: Mapping[str, np.ndarray] = field(repr=False)
     systems: tuple = field(repr=False)
     system_means: np.ndarray = field(repr=False)
     min_detectable_difference: float = math.nan
@@ -116,12 +116,45 @@ class Comparison(JsonResult):
     #: the fields held as arrays, written as ``means`` and ``table`` in the JSON document
     _ARRAY_FIELDS: ClassVar[tuple[str, ...]] = ("pairs", "systems", "system_means")
 
+    def __post_init__(self) -> None:
+        """The arrays in their types (names: object arrays of str; numbers float64; ``significant`` bool), read-only
+        (``table`` and ``means`` are built from them once), checked for one entry per
+        pair and one mean per system: a result made by hand is refused before it renders wrongly."""
+        missing = [c for c in PAIR_COLUMNS if c not in self.pairs]
+        if missing:
+            raise ValueError(f"`pairs` must hold the columns {list(PAIR_COLUMNS)}; missing {missing}")
+        cols = {}
+        for c in PAIR_COLUMNS:
+            v = self.pairs[c]
+            if c in ("a", "b"):
+                a = np.empty(len(v), dtype=object)
+                a[:] = [str(x) for x in v]
+            else:
+                a = np.array(v, dtype=bool if c == "significant" else np.float64)
+            if a.ndim != 1:
+                raise ValueError(f"`pairs[{c!r}]` must be one-dimensional; got shape {a.shape}")
+            a.setflags(write=False)
+            cols[c] = a
+        sizes = {len(a) for a in cols.values()}
+        if len(sizes) != 1:
+            raise ValueError(f"`pairs` must give every column one entry per pair; got lengths "
+                             f"{ {c: len(a) for c, a in cols.items()} }")
+        means = np.array(self.system_means, dtype=np.float64)
+        systems = tuple(str(x) for x in self.systems)
+        if means.shape != (len(systems),):
+            raise ValueError(f"`system_means` must give one mean per system ({len(systems)}); got shape "
+                             f"{means.shape}")
+        means.setflags(write=False)
+        object.__setattr__(self, "pairs", cols)
+        object.__setattr__(self, "systems", systems)
+        object.__setattr__(self, "system_means", means)
+
     @cached_property
     def table(self) -> "pd.DataFrame":
         """One row per pair (the class docstring), built from ``pairs`` on first access."""
         import pandas as pd
 
-        cols = {c: (list(self.pairs[c]) if c in ("a", "b") else self.pairs[c]) for c in PAIR_COLUMNS}
+        cols = {c: (list(self.pairs[c]) if c in ("a", "b") else self.pairs[c].copy()) for c in PAIR_COLUMNS}
         return pd.DataFrame(cols)
 
     @cached_property
@@ -129,7 +162,7 @@ class Comparison(JsonResult):
         """Mean score per compared system, best first (``system_means`` indexed by ``systems``)."""
         import pandas as pd
 
-        return pd.Series(self.system_means, index=list(self.systems), name="mean", dtype=float)
+        return pd.Series(self.system_means.copy(), index=list(self.systems), name="mean", dtype=float)
 
     @property
     def n_pairs(self) -> int:
@@ -316,6 +349,12 @@ def _comparison_from(d: dict[str, Any], fmt: str, prefix: str = "") -> Compariso
         raise DocumentError(fmt, prefix + "correction", "must be 'none' with test 'tukey-hsd' (it controls the "
                                                         f"family-wise error itself); got {d['correction']!r}")
     frame = table_back(d["table"], "table", _TABLE_FLOATS)
+    m = d["n_systems"]
+    want = m - 1 if d["baseline"] is not None else m * (m - 1) // 2
+    if len(frame) != want:
+        raise DocumentError(fmt, prefix + "table", f"must have one row per pair of the {m} systems "
+                                                   f"({'each against the baseline' if d['baseline'] is not None else 'all pairs'}: "
+                                                   f"{want} rows); got {len(frame)}")
     known = set(systems)
     for col in ("a", "b"):
         if not frame[col].isin(known).all():

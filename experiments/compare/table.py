@@ -74,6 +74,18 @@ class ComparisonTable(JsonResult):
 
     JSON_FORMAT: ClassVar[str] = "gtheory.experiments.ComparisonTable/1"
 
+    def __post_init__(self) -> None:
+        """``runs`` a tuple of str and ``values`` a read-only float64 runs x measures array, checked against the
+        comparisons (one column each): a table made by hand is refused before it renders wrongly."""
+        runs = tuple(str(r) for r in self.runs)
+        values = np.array(self.values, dtype=np.float64)
+        if values.shape != (len(runs), len(self.comparisons)):
+            raise ValueError(f"`values` must be runs x measures, ({len(runs)}, {len(self.comparisons)}); got shape "
+                             f"{values.shape}")
+        values.setflags(write=False)
+        object.__setattr__(self, "runs", runs)
+        object.__setattr__(self, "values", values)
+
     @property
     def measures(self) -> list[str]:
         """The measures (columns), in the order of ``comparisons``."""
@@ -84,7 +96,7 @@ class ComparisonTable(JsonResult):
         """Runs x measures means (``values`` labelled), built on first access."""
         import pandas as pd
 
-        return pd.DataFrame(self.values, index=list(self.runs), columns=self.measures)
+        return pd.DataFrame(self.values.copy(), index=list(self.runs), columns=self.measures)
 
     def _first(self) -> Comparison:
         return next(iter(self.comparisons.values()))
@@ -109,8 +121,13 @@ class ComparisonTable(JsonResult):
                     win, lose = (a, b) if diff > 0 else (b, a)
                     col[win].append(letters[lose])
             for r, v in col.items():
-                out[row[r]][k] = "".join(v if self.baseline is not None else sorted(v))
+                out[row[r]][k] = self._joined(v if self.baseline is not None else sorted(v, key=_letter_order))
         return out
+
+    def _joined(self, marks: list[str]) -> str:
+        """A cell's marks as one string: run together while every letter is one character (``abd``), separated by
+        commas once there are more than 26 runs and letters of two (``a,ab,b``: ``aab`` could be a+ab or aa+b)."""
+        return ("," if self.baseline is None and len(self.runs) > 26 else "").join(marks)
 
     def markers(self) -> "pd.DataFrame":
         """Runs x measures: the marker text of each cell ('▲', '▼', letters, or '')."""
@@ -242,12 +259,15 @@ class ComparisonTable(JsonResult):
         return "".join(out)
 
     def to_csv(self, path: Any = None, *, raw: bool = False) -> str:
-        """Runs x measures: each measure's mean and its marker column (``<measure>:sig``); also written to ``path``
-        if given; formula-like text cells neutralised unless ``raw`` (as :meth:`Comparison.to_csv`)."""
+        """Runs x measures: each measure's mean and its marker column (``<measure>:sig``), in an all-pairs table after
+        a first column ``letter`` (the run's letter, the key to the markers); also written to ``path`` if given;
+        formula-like text cells neutralised unless ``raw`` (as :meth:`Comparison.to_csv`)."""
         import pandas as pd
 
         mk = self._markers()
         frame = pd.DataFrame({"run": list(self.runs)})
+        if self.baseline is None:  # the key to the letters of the marker columns
+            frame.insert(0, "letter", [_letter(i) for i in range(len(self.runs))])
         for k, m in enumerate(self.measures):
             frame[m] = self.values[:, k]
             frame[f"{m}:sig"] = [row[k] for row in mk]
@@ -302,6 +322,11 @@ class ComparisonTable(JsonResult):
     def plot(self, ax: "Axes | None" = None) -> "Axes":
         """The first measure's differences with their intervals (:meth:`Comparison.plot`)."""
         return self._first().plot(ax)
+
+
+def _letter_order(s: str) -> tuple[int, str]:
+    """The order of run letters: a .. z, then aa, ab, ...: by length, then alphabetically (the rows' order)."""
+    return len(s), s
 
 
 def _letter(i: int) -> str:
