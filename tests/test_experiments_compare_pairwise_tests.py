@@ -15,18 +15,21 @@ _OLD_SCIPY = tuple(int(x) for x in scipy.__version__.split(".")[:2]) < (1, 13)
 
 
 def scipy_wilcoxon(d: np.ndarray, method: str, correction: bool = True):
-    """The reference: ``scipy.stats.wilcoxon(d, method=method, correction=correction)`` of one row of differences, on every supported SciPy.
-
-    Before 1.13 the normal approximation is named ``"approx"``, and ``"auto"`` takes the exact null distribution for
-    up to 50 differences even when ``|d|`` has ties (it leaves it only for zeros), where that distribution is not the
-    statistic's; there ``"auto"`` is spelled out as the rule of later SciPy for more than 13 differences: exact for
-    at most 50 without zeros or ties, the normal approximation otherwise."""
-    if _OLD_SCIPY:
-        if method == "auto":
-            clean = np.all(d != 0) and np.unique(np.abs(d)).size == d.size
-            method = "exact" if clean and d.size <= 50 else "asymptotic"
-        method = "approx" if method == "asymptotic" else method
+    """The reference: ``scipy.stats.wilcoxon(d, method=method, correction=correction)`` of one row of differences, on
+    every supported SciPy (before 1.13 the normal approximation is named ``"approx"``)."""
+    if _OLD_SCIPY and method == "asymptotic":
+        method = "approx"
     return stats.wilcoxon(d, method=method, correction=correction)
+
+
+def r_rule(d: np.ndarray) -> str:
+    """R's ``wilcox.test`` default, written out: ``exact <- (n < 50)`` (n the non-zero differences) and no zero or tie
+    (``if (exact && !TIES && !ZEROES)``), the normal approximation otherwise. Not scipy's ``"auto"``, which takes the
+    exact distribution at n = 50 too (and runs a permutation test for 13 or fewer tied differences)."""
+    clean = bool(np.all(d != 0)) and np.unique(np.abs(d)).size == d.size
+    return "exact" if clean and d.size < 50 else "asymptotic"
+
+
 from experiments import paired_ttest, tukey_hsd_randomised, wilcoxon_test
 from experiments.compare import pairwise_tests
 from experiments.compare.pairwise_tests import __all__ as PAIRWISE
@@ -46,7 +49,8 @@ def test_the_tests_are_importable_from_experiments_as_the_same_objects():
 @pytest.mark.parametrize(
     ("name", "n_topics"),
     [
-        ("web2011_ap", None),  # continuous scores: scipy's exact test
+        ("web2011_ap", None),  # continuous scores, 50 topics: normal approximation (R; scipy's auto: exact)
+        ("web2011_ap", 49),  # continuous scores, 49 topics: exact
         ("web2012_p10", None),  # many ties and zeros: normal approximation
         ("web2014_p10", 12),  # small sample: exact without ties/zeros, else normal approximation
         ("robust2004_ap", None),  # 249 topics: normal approximation
@@ -60,21 +64,22 @@ def test_paired_ttest_and_wilcoxon_match_scipy_pair_by_pair(name, n_topics):
     I, J = np.triu_indices(len(X), 1)
     tt = paired_ttest(scores)
     wx = wilcoxon_test(scores)
+    hows: list[str] = []
     for row, (i, j) in enumerate(zip(I, J)):
         # references: scipy.stats.ttest_rel(X[i], X[j]); scipy.stats.wilcoxon(X[i], X[j])
         ref_t = stats.ttest_rel(X[i], X[j])
         # the differences in exact arithmetic, integers (the files hold P@10 in tenths, AP with 4 decimals), so that
         # their zeros and ties are the data's, not rounding's
         d = units[i] - units[j]
-        clean = np.all(d != 0) and np.unique(np.abs(d)).size == d.size
-        # scipy's 1-D 'auto' except that small tied samples use the normal approximation, not a
-        # (slow) permutation test; for more than 13 topics this *is* scipy's 'auto'
-        how = "auto" if len(d) > 13 else ("exact" if clean else "asymptotic")
+        how = r_rule(d)
+        hows.append(how)
         ref_w = scipy_wilcoxon(d, how)
         assert tt.loc[row, "t"] == pytest.approx(ref_t.statistic, rel=1e-10)
         assert tt.loc[row, "p_value"] == pytest.approx(ref_t.pvalue, rel=1e-8)
         assert wx.loc[row, "statistic"] == pytest.approx(ref_w.statistic)
         assert wx.loc[row, "p_value"] == pytest.approx(ref_w.pvalue, rel=1e-8)
+    if name == "web2011_ap":  # AP, 4 decimals: most pairs without zeros or ties, so the topic count decides
+        assert ("exact" in hows) == (len(X[0]) < 50)
     # identical systems: no evidence of a difference
     dup = np.vstack([X[0], X[0], X[1]])
     assert paired_ttest(dup).loc[0, "p_value"] == 1.0
@@ -96,8 +101,7 @@ def test_wilcoxon_sees_the_ties_and_zeros_of_exact_arithmetic(name):
         d = tenths[i] - tenths[j]
         if (d == 0).all():
             continue
-        clean = np.all(d != 0) and np.unique(np.abs(d)).size == d.size
-        ref = scipy_wilcoxon(d, "auto" if clean else "asymptotic")  # 50 topics: exact only without ties
+        ref = scipy_wilcoxon(d, r_rule(d))  # 50 topics: always the normal approximation (R's n < 50)
         want_p[k], want_w[k] = ref.pvalue, ref.statistic
     np.testing.assert_allclose(wx["p_value"], want_p, rtol=1e-10, atol=1e-15)
     np.testing.assert_allclose(wx["statistic"], want_w, rtol=1e-12)

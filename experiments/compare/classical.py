@@ -45,17 +45,18 @@ def sign_test(inp: PairsInput) -> PairsOutcome:
 
 
 def wilcoxon(inp: PairsInput) -> PairsOutcome:
-    """Wilcoxon signed-rank test per pair (:func:`experiments.compare.pairwise_tests._wilcoxon_rows`: exact null for n <= 50
-    without zeros or ties, else the normal approximation, with the continuity correction when
-    ``continuity_correction``, R's ``wilcox.test`` default)."""
-    from .pairwise_tests import _wilcoxon_rows
+    """Wilcoxon signed-rank test per pair (:func:`experiments.compare.pairwise_tests._wilcoxon_rows`), R's ``wilcox.test``
+    rule: the exact null distribution for n < 50 non-zero differences without zeros or ties, else the normal
+    approximation, with the continuity correction when ``continuity_correction`` (R's default). SciPy's
+    ``method="auto"`` differs at exactly n = 50, where it takes the exact distribution."""
+    from .pairwise_tests import WILCOXON_EXACT_BELOW, _wilcoxon_rows
 
     D = inp.D
     stat, p = _wilcoxon_rows(D, "wilcox", "auto", inp.continuity_correction)
-    # the exact null distribution (every row: n <= 50, no zero, no tie) cannot go below 2/2^n (all differences of
+    # the exact null distribution (every row: n < 50, no zero, no tie) cannot go below 2/2^n (all differences of
     # one sign); the normal approximation has no such floor
     sorted_abs = np.sort(np.abs(D), axis=1)
     clean = ~np.any(D == 0, axis=1) & ~np.any(np.diff(sorted_abs, axis=1) == 0, axis=1)
     n = D.shape[1]
-    floor = 2.0 / 2 ** n if n <= 50 and len(D) and clean.all() else 0.0
+    floor = 2.0 / 2 ** n if n < WILCOXON_EXACT_BELOW and len(D) and clean.all() else 0.0
     return PairsOutcome(stat, p, p_floor=floor)

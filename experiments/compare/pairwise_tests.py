@@ -37,6 +37,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["paired_ttest", "wilcoxon_test", "tukey_hsd_randomised"]
 
+#: The Wilcoxon signed-rank test takes the exact null distribution only below this many non-zero differences (and
+#: without zeros or ties), the normal approximation from it on: R's ``wilcox.test`` default ``exact <- (n < 50)``
+#: (R's ``?wilcox.test``: "an exact p-value is computed if the samples contain less than 50 finite values and there
+#: are no ties"). SciPy's ``method="auto"`` takes the exact distribution up to and including 50.
+WILCOXON_EXACT_BELOW = 50
+
 
 ScoresLike = Any
 
@@ -113,11 +119,14 @@ def wilcoxon_test(
     zero_method : {'wilcox', 'pratt', 'zsplit'}
         How zero differences are treated (scipy's default drops them).
     method : {'auto', 'exact', 'asymptotic'}
-        p-value computation. ``'auto'`` decides per pair: the exact null distribution when there
-        are at most 50 topics and no zero or tied differences, the normal approximation (with the
-        tie correction, and the continuity correction when ``correction``) otherwise. This is scipy's
-        1-D ``'auto'`` except for 13 or fewer topics with ties or zeros, where scipy runs a permutation
-        test (about a second per pair) -- too slow for thousands of pairs.
+        p-value computation. ``'auto'`` decides per pair as R's ``wilcox.test`` (``exact <- (n < 50)``, n the
+        number of non-zero differences): the exact null distribution when there are fewer than 50 topics
+        (:data:`WILCOXON_EXACT_BELOW`) and no zero or tied differences, the normal approximation (with the
+        tie correction, and the continuity correction when ``correction``) otherwise. SciPy's ``'auto'``
+        differs at exactly 50 differences, where it takes the exact distribution (``n <= 50``): with 50
+        topics (CLEF eHealth 2014, the TREC Web tracks) the p-values are R's, not scipy's ``'auto'``'s.
+        For 13 or fewer topics with ties or zeros scipy's ``'auto'`` runs a permutation test (about a
+        second per pair, too slow for thousands of pairs); here, as in R, the normal approximation.
     correction : bool
         Continuity correction of the normal approximation: :math:`z = (W^+ - n(n+1)/4 - \operatorname{sign}
         \cdot 1/2)/\sigma` (``scipy.stats.wilcoxon(correction=True)``). Default True, as R's ``wilcox.test``
@@ -163,13 +172,13 @@ def _wilcoxon_rows(d: np.ndarray, zero_method: str, method: str,
     same = np.all(d == 0, axis=1)
     stat = np.zeros(len(d))
     p = np.ones(len(d))
-    # scipy decides method='auto' once for a whole batch; decide per pair instead: the exact null
-    # distribution for n <= 50 without zeros or ties in |d|, the normal approximation otherwise.
+    # scipy decides method='auto' once for a whole batch (and takes n <= 50); decide per pair as R's wilcox.test:
+    # the exact null distribution for n < 50 without zeros or ties in |d|, the normal approximation otherwise.
     groups: dict[str, np.ndarray] = {}
     if method == "auto":
         sorted_abs = np.sort(np.abs(d), axis=1)
         clean = ~np.any(d == 0, axis=1) & ~np.any(np.diff(sorted_abs, axis=1) == 0, axis=1)
-        small = d.shape[1] <= 50
+        small = d.shape[1] < WILCOXON_EXACT_BELOW  # no zeros in these rows: n non-zero differences = n topics
         groups["exact"] = ~same & clean & small
         groups["asymptotic"] = ~same & ~(clean & small)
     else:

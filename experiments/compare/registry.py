@@ -110,7 +110,7 @@ TEST_REGISTRY: tuple[ComparisonTest, ...] = (
     ComparisonTest(
         "wilcoxon", "Wilcoxon signed-rank test", "experiments.compare.classical:wilcoxon",
         "signed-rank statistic; zeros dropped; normal approximation with R's continuity correction "
-        "(`continuity_correction`)", False, "n ≤ 50 without zeros or ties; normal approximation otherwise",
+        "(`continuity_correction`)", False, "n < 50 without zeros or ties (R's `wilcox.test`; scipy's `auto` also at n = 50); normal approximation otherwise",
         "the differences are symmetric about their median", "`scipy.stats.wilcoxon`, R `wilcox.test`"),
     ComparisonTest(
         "sign", "sign test", "experiments.compare.classical:sign_test",
