@@ -13,8 +13,9 @@ in :mod:`experiments.compare.registry` and computed in :mod:`experiments.compare
 * ``"t"`` — the paired t-test, :math:`t = \bar d / (s_d/\sqrt n)` on n - 1 degrees of freedom
   (:func:`scipy.stats.ttest_rel`);
 * ``"wilcoxon"`` — the Wilcoxon signed-rank test (:func:`scipy.stats.wilcoxon`; exact null distribution when
-  n <= 50 without zeros or ties, the normal approximation otherwise, with the continuity correction of R's
-  ``wilcox.test`` unless ``continuity_correction=False``; zeros dropped);
+  n < 50 without zeros or ties, R's rule (scipy's ``"auto"`` is exact at n = 50 too), the normal approximation
+  otherwise, with the continuity correction of R's ``wilcox.test`` unless ``continuity_correction=False``; zeros
+  dropped);
 * ``"sign"`` — the sign test: the number of positive differences among the non-zero ones is Binomial(n', 1/2)
   under H0 (:func:`scipy.stats.binomtest`);
 * ``"randomization"`` — Fisher's paired randomisation (permutation) test: under H0 each difference's sign is a
