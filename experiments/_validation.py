@@ -61,7 +61,10 @@ class Labels:
             return self._items[key]
         if isinstance(key, slice):
             return Labels(self._items[key])
-        return Labels(self._items[k] for k in np.asarray(key, dtype=np.intp).tolist())
+        key = np.asarray(key)
+        if key.dtype == bool:  # a mask, as an index takes one
+            key = np.flatnonzero(key)
+        return Labels(self._items[k] for k in key.astype(np.intp).tolist())
 
     def __repr__(self) -> str:
         return f"Labels({list(self._items)!r})"
@@ -93,6 +96,13 @@ class LabelledMatrix:
     values: np.ndarray
     systems: Any
     topics: Any
+
+    def frame(self) -> "pd.DataFrame":
+        """The labelled frame the matrix stands for (index ``system``, columns ``topic``)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.values, index=pd.Index(list(self.systems), name="system"),
+                            columns=pd.Index(list(self.topics), name="topic"))
 
 
 @dataclass(frozen=True)
@@ -137,6 +147,7 @@ def as_scores(
     require_matrix: bool = False,
     min_systems: int = 2,
     min_topics: int = 1,
+    arrays: bool = False,
 ) -> Scores:
     """Validate one score argument.
 
@@ -152,10 +163,15 @@ def as_scores(
         Same as ``allow_means=False`` but with a message that says why a matrix is needed.
     min_systems, min_topics : int
         Smallest acceptable numbers of systems and topics.
+    arrays : bool
+        The caller works with :class:`Labels` (:func:`experiments.compare` and its table): a :class:`LabelledMatrix`
+        is checked and kept as arrays, without pandas. Otherwise it is read as its labelled frame.
     """
     allow_means = allow_means and not require_matrix
     if isinstance(x, LabelledMatrix):
-        return _labelled_scores(x, name, min_systems, min_topics)
+        if arrays:
+            return _labelled_scores(x, name, min_systems, min_topics)
+        x = x.frame()
     import pandas as pd  # imported here: best_first serves the command line's --sort without pandas
 
     from gtheory.gstudy import coerce_matrix
@@ -243,7 +259,13 @@ def _labelled_scores(x: LabelledMatrix, name: str, min_systems: int, min_topics:
     :func:`as_scores` (named axes: rows are systems), without pandas."""
     from gtheory.gstudy import checked_matrix
 
-    values = np.asarray(x.values, dtype=np.float64)
+    bad = [v for v in (*x.systems, *x.topics) if not isinstance(v, str)]
+    if bad:  # the command line's labels are run and topic names; others go through the frame's rules
+        raise TypeError(f"`{name}`: a LabelledMatrix's labels must be strings; got {bad[0]!r}")
+    try:
+        values = np.asarray(x.values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` must hold numbers only; {exc}") from None
     if values.ndim != 2 or values.shape != (len(x.systems), len(x.topics)):
         raise ValueError(f"`{name}` must be a systems x topics matrix with one label per row and column; got shape "
                          f"{values.shape} with {len(x.systems)} system and {len(x.topics)} topic labels.")
@@ -321,10 +343,11 @@ def pair_indices(m: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(m, k=1)
 
 
-def score_matrix(scores: Any, top_k: int | None = None, name: str = "scores") -> Scores:
-    """The systems x topics matrix of every pairwise test (at least 2 systems and 2 topics; :func:`as_scores`),
-    cut to its ``top_k`` best systems (:func:`keep_top_k`)."""
-    return keep_top_k(as_scores(scores, name, require_matrix=True, min_systems=2, min_topics=2), top_k)
+def score_matrix(scores: Any, top_k: int | None = None, name: str = "scores", *, arrays: bool = False) -> Scores:
+    """The systems x topics matrix of every pairwise test (at least 2 systems and 2 topics; :func:`as_scores`, whose
+    ``arrays`` it passes), cut to its ``top_k`` best systems (:func:`keep_top_k`)."""
+    return keep_top_k(as_scores(scores, name, require_matrix=True, min_systems=2, min_topics=2, arrays=arrays),
+                      top_k)
 
 
 def pair_frame(s: Scores, I: np.ndarray, J: np.ndarray, **columns: np.ndarray) -> pd.DataFrame:

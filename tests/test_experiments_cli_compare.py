@@ -236,3 +236,33 @@ def test_json_is_format_json(capsys):
     assert a == capsys.readouterr().out and json.loads(a)["format"].startswith("gtheory.experiments.ComparisonTable")
     assert main(["compare", "--json", "--format", "latex", "-q"]) == 2
     assert "--json is --format json; it contradicts --format latex" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, begins", [("t.tex", "\\begin{table}"), ("t.md", "| run |"), ("t.csv", "run,"),
+                                          ("t.json", "{"), ("t.txt", "run")])
+def test_the_format_follows_the_out_extension(tmp_path, name, begins):
+    """Without --format, --out's extension chooses it (.tex LaTeX, .md Markdown, .csv, .json; else text); a given
+    --format wins."""
+    out = tmp_path / name
+    assert main(["compare", "--top", "3", "--baseline", "NEnm", "--out", str(out), "-q"]) == 0
+    assert out.read_text().lstrip().startswith(begins)
+    assert main(["compare", "--top", "3", "--baseline", "NEnm", "--out", str(out), "--format", "md", "-q"]) == 0
+    assert out.read_text().startswith("| run |")
+
+
+def test_latex_pairs_writes_each_measures_pair_table(capsys):
+    assert main(["compare", "--top", "3", "--measure", "nDCG@10", "--measure", "AP", "--format", "latex", "--pairs",
+                 "-q"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\\begin{table}") == 3 and out.count("$\\bar d$") == 2  # the runs table, then one per measure
+
+
+def test_one_run_is_refused_in_the_datas_terms(tmp_path, capsys):
+    from conftest import toy_runs
+
+    runs, qrels = toy_runs(tmp_path)
+    for f in sorted(runs.iterdir())[1:]:
+        f.unlink()
+    assert main(["compare", "--runs", str(runs), "--qrels", str(qrels)]) == 2
+    err = capsys.readouterr().err
+    assert "the data has only 1 system" in err and "`scores" not in err

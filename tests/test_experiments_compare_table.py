@@ -181,3 +181,69 @@ def test_arrays_with_labels_are_refused_as_frames_are(change, match):
     with pytest.raises(ValueError) as got:
         compare_measures({"AP": LabelledMatrix(x, s, t)})
     assert str(got.value) == str(want.value)
+
+
+def test_more_than_26_runs_separate_their_letters():
+    """With 27 runs and more, letters of two characters appear (aa, ab, ...): a cell's letters are then separated
+    by commas in row order (``aab`` could be a+ab or aa+b), and each cell reads back as the set of runs beaten."""
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame(rng.random((30, 25)) * 0.2 + np.linspace(0, 1, 30)[::-1, None],
+                     index=pd.Index([f"r{i:02d}" for i in range(30)], name="system"),
+                     columns=pd.Index([f"q{j}" for j in range(25)], name="topic"))
+    t = compare_measures({"AP": X})
+    letters = t.letters()
+    by_letter = {v: k for k, v in letters.items()}
+    c = t.comparisons["AP"]
+    beaten = {r: set() for r in t.runs}
+    for r in c.rows():
+        if r.significant:
+            beaten[r.a if r.diff > 0 else r.b].add(r.b if r.diff > 0 else r.a)
+    mk = t.markers()["AP"]
+    assert any("," in m for m in mk) and any(len(letters[b]) == 2 for v in beaten.values() for b in v)
+    for run, cell in mk.items():
+        got = [x for x in cell.split(",") if x]
+        assert got == sorted(got, key=lambda s: (len(s), s))  # row order: a .. z, aa, ab
+        assert {by_letter[x] for x in got} == beaten[run]
+    assert compare_measures({"AP": X.iloc[:26]}).markers()["AP"].str.contains(",").sum() == 0  # 26: run together
+
+
+def test_all_pairs_csv_gives_the_key_to_the_letters():
+    import io
+
+    t = _table()
+    allp = compare_measures({"AP": _matrix()})
+    back = pd.read_csv(io.StringIO(allp.to_csv()))
+    assert list(back.columns[:2]) == ["letter", "run"] and list(back["letter"]) == list(allp.letters().values())
+    assert "letter" not in pd.read_csv(io.StringIO(t.to_csv())).columns  # against a baseline: no letters
+
+
+def test_results_made_by_hand_are_checked():
+    """The constructors take arrays (what compare and from_json give them), freeze them, and refuse a pair column of
+    another length, a mean per system missing, or a means table of another shape."""
+    c = _table().comparisons["AP"]
+    kw = {f: getattr(c, f) for f in ("test", "correction", "alpha", "baseline", "effect_size", "measure", "n_systems",
+                                     "n_topics", "n_resamples", "exact", "seed", "residual_variance",
+                                     "min_detectable_difference")}
+    same = Comparison(**kw, pairs={k: list(v) for k, v in c.pairs.items()}, systems=list(c.systems),
+                      system_means=list(c.system_means))
+    assert same.summary() == c.summary() and same.to_json() == c.to_json()
+    with pytest.raises(ValueError):
+        c.pairs["p"][0] = 0.5  # read-only: table and means are built from them once
+    short = dict(c.pairs, p=c.pairs["p"][:-1])
+    with pytest.raises(ValueError, match="one entry per pair"):
+        Comparison(**kw, pairs=short, systems=c.systems, system_means=c.system_means)
+    with pytest.raises(ValueError, match="one mean per system"):
+        Comparison(**kw, pairs=c.pairs, systems=c.systems, system_means=c.system_means[:-1])
+    t = _table()
+    with pytest.raises(ValueError, match="runs x measures"):
+        ComparisonTable(runs=t.runs, values=t.values[:, :1], comparisons=t.comparisons, baseline=t.baseline)
+
+
+def test_a_comparison_document_with_a_pair_missing_is_refused():
+    from gtheory.kit.errors import DocumentError
+
+    c = _table().comparisons["AP"]
+    doc = json.loads(c.to_json())
+    doc["table"]["rows"] = doc["table"]["rows"][:-1]
+    with pytest.raises(DocumentError, match="one row per pair"):
+        Comparison.from_json(json.dumps(doc))

@@ -145,3 +145,18 @@ def test_labels_answer_as_a_pandas_index_does(items, probes, picks):
     assert list(lab[1:3]) == list(idx[1:3])
     assert list(lab.append(probes)) == list(idx.append(pd.Index(probes, dtype=object)))
     assert list(lab[np.array([], dtype=np.intp)]) == []
+
+
+def test_a_labelled_matrix_is_its_frame_outside_compare():
+    """compare keeps a LabelledMatrix as arrays; every other function reads it as its labelled frame (the same
+    result as the frame); labels that are not strings and cells that are not numbers are refused by name."""
+    from experiments._validation import LabelledMatrix
+
+    x = np.random.default_rng(0).random((3, 6))
+    lm = LabelledMatrix(x, ["a", "b", "c"], list("pqrstu"))
+    pd.testing.assert_frame_equal(experiments.paired_ttest(lm), experiments.paired_ttest(lm.frame()))
+    with pytest.raises(TypeError, match="labels must be strings; got 1"):
+        experiments.compare(LabelledMatrix(x, [1, 2, 3], list("pqrstu")))
+    with pytest.raises(TypeError, match="must hold numbers only"):
+        experiments.compare(LabelledMatrix(np.full((3, 6), "x"), ["a", "b", "c"], list("pqrstu")))
+    assert list(Labels(["a", "b", "c"])[np.array([True, False, True])]) == ["a", "c"]  # a mask, as an index

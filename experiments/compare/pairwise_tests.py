@@ -47,6 +47,30 @@ WILCOXON_EXACT_BELOW = 50
 ScoresLike = Any
 
 
+def tukey_p_values(X: np.ndarray, I: np.ndarray, J: np.ndarray, n_resamples: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    r"""The randomised Tukey HSD p-value of each pair ``(I[k], J[k])`` of the rows of the systems x topics array
+    ``X``: :math:`p = \#\{b : q^{*b} \ge |\bar x_I - \bar x_J|\} / B` over ``n_resamples`` within-topic permutations
+    (:func:`tukey_hsd_randomised`'s definition and draws: the same ``rng`` gives the same trials); arrays only."""
+    m, n = X.shape
+    base = X.T  # n x m: permute along systems within each topic
+    means = X.mean(axis=1)
+    diff = np.abs(means[I] - means[J])
+    # #{b : q_b >= d}, counted block by block via each block's sorted ranges (memory does not grow with B); a range
+    # equal to d up to rounding (far below 1e-9 of the scores' magnitude for any realistic number of topics) ties
+    # with it and counts
+    tie = TIE_REL * float(np.abs(X).max())
+    reach = np.zeros(len(diff), dtype=np.int64)
+    block = max(1, (1 << 21) // (m * n))
+    for start in range(0, n_resamples, block):
+        k = min(block, n_resamples - start)
+        perm = rng.permuted(np.broadcast_to(base, (k, n, m)), axis=2)
+        bmeans = perm.mean(axis=1)  # k x m
+        ranges = np.sort(bmeans.max(axis=1) - bmeans.min(axis=1))
+        reach += k - np.searchsorted(ranges, diff - tie, side="left")
+    return reach / n_resamples
+
+
 @validate_params()
 def paired_ttest(scores: ScoresLike, *, top_k: int | None = None) -> pd.DataFrame:
     r"""Two-sided paired t-test for every system pair (:func:`scipy.stats.ttest_rel`, vectorised).
@@ -268,25 +292,9 @@ def tukey_hsd_randomised(
     True
     """
     s = score_matrix(scores, top_k)
-    rng = np.random.default_rng(seed)
-    m, n = s.values.shape
-    base = s.values.T  # n x m: permute along systems within each topic
-    I, J = pair_indices(m)
-    means = s.means
-    diff = np.abs(means[I] - means[J])
-    # #{b : q_b >= d}, counted block by block via each block's sorted ranges (memory does not grow with B); a range
-    # equal to d up to rounding (far below 1e-9 of the scores' magnitude for any realistic number of topics) ties
-    # with it and counts
-    tie = TIE_REL * float(np.abs(s.values).max())
-    reach = np.zeros(len(diff), dtype=np.int64)
-    block = max(1, (1 << 21) // (m * n))
-    for start in range(0, n_resamples, block):
-        k = min(block, n_resamples - start)
-        perm = rng.permuted(np.broadcast_to(base, (k, n, m)), axis=2)
-        bmeans = perm.mean(axis=1)  # k x m
-        ranges = np.sort(bmeans.max(axis=1) - bmeans.min(axis=1))
-        reach += k - np.searchsorted(ranges, diff - tie, side="left")
-    p = reach / n_resamples
+    I, J = pair_indices(s.values.shape[0])
+    p = tukey_p_values(s.values, I, J, n_resamples, np.random.default_rng(seed))
+    n = s.values.shape[1]
     frame = pair_frame(s, I, J, p_value=p)
     frame.attrs.update(n_resamples=n_resamples, n_topics=n, test="randomised Tukey HSD (Carterette 2012)")
     return frame

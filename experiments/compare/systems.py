@@ -253,7 +253,7 @@ def compare(
     """
     # validation
     correction = _check_inputs(test, correction, effect_size)
-    s = score_matrix(scores)
+    s = score_matrix(scores, arrays=True)  # a LabelledMatrix stays arrays: no pandas
     _check_labels(s)
     if baseline is not None and baseline not in s.systems:
         raise ValueError(f"`baseline` {baseline!r} is not one of the systems of `scores` "

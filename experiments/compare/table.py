@@ -374,7 +374,7 @@ def compare_measures(
         raise TypeError("`scores` must be a non-empty mapping of measure name -> systems x topics score matrix "
                         f"(e.g. metrics.evaluate's result); got {type(scores).__name__}.")
     names = list(scores)
-    first = as_scores(scores[names[0]], f"scores[{names[0]!r}]", require_matrix=True, min_topics=2)
+    first = as_scores(scores[names[0]], f"scores[{names[0]!r}]", require_matrix=True, min_topics=2, arrays=True)
     kept = _select(first, systems, top_k, baseline)
     runs = list(kept.systems)
     if baseline is not None and baseline not in runs:
@@ -384,7 +384,7 @@ def compare_measures(
     comps = {}
     seed = fixed_seed(seed)  # the same seed for every measure
     for name in names:
-        s = as_scores(scores[name], f"scores[{name!r}]", require_matrix=True, min_topics=2)
+        s = as_scores(scores[name], f"scores[{name!r}]", require_matrix=True, min_topics=2, arrays=True)
         if missing := [r for r in runs if r not in s.systems]:
             raise ValueError(f"measure {name!r} lacks run(s) {', '.join(map(repr, missing[:5]))}: every measure must "
                              "cover the same runs.")
