@@ -160,6 +160,7 @@ def test_markdown_output_keeps_a_hostile_run_name_as_text(tmp_path, capsys):
     ["--measure", "P@5", "--baseline", "runB", "--format", "latex", "--sort", "mean"],
     ["--test", "randomization", "--n-resamples", "200", "--format", "md", "--pairs", "--top", "3"],
     ["--measure", "RR", "--format", "json", "-l", "2", "--quiet"],
+    ["--test", "tukey-hsd", "--n-resamples", "100", "--pairs"],
 ])
 def test_judged_comparison_without_pandas(tmp_path, capsys, options):
     """After `gtheory judge`, compare from --judged prints what it prints from --runs/--qrels (text, LaTeX, Markdown,
