@@ -1,13 +1,15 @@
 """Tests of gtheory.gstudy.outliers: the robust rule for runs far below the rest, and the competitive systems."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gtheory.gstudy.outliers import MAD_SCALE, competitive_systems, outlying_runs
+from gtheory.gstudy.outliers import MAD_SCALE, competitive_answer, competitive_systems, outlying_runs
 
 
 def _frame(means, n_topics=4, seed=0):
@@ -65,3 +67,17 @@ def test_competitive_systems_default_drops_the_lowest_quarter():
         outlying_runs(x, k=0)
     with pytest.raises(ValueError, match="at least 2 systems"):
         outlying_runs(np.ones((1, 3)))
+
+
+def test_competitive_systems_that_cannot_be_told_apart_say_why_they_need_inf_topics():
+    """Three best runs holding the same scores in other topic orders (equal means, so their system variance is
+    estimated below 0): the answer for them is ∞ topics, and the line says why, with the estimate."""
+    rng = np.random.default_rng(2)
+    base = rng.random(12) * 0.5 + 0.4
+    x = np.vstack([base, base[::-1], np.roll(base, 5), rng.random(12) * 0.3, rng.random(12) * 0.3])
+    ans = competitive_answer(x, list("abcde"), [f"q{i}" for i in range(12)], top=3)
+    assert set(ans.systems) == {"a", "b", "c"}
+    assert ans.var_system_raw < 0 and ans.topics_needed["phi"] == math.inf
+    line = ans.lines()[1]
+    assert "inf: the system variance of these 3 runs is estimated at" in line and f"{ans.var_system_raw:.3g}" in line
+    assert "inf:" not in competitive_answer(x, list("abcde"), [f"q{i}" for i in range(12)]).lines()[1]

@@ -184,6 +184,8 @@ class CompetitiveAnswer:
     n_systems : the number of all runs.
     topics_needed, topics_needed_all_runs : ``{"erho2": n, "phi": n}`` (``math.inf`` when σ²_s = 0).
     outlying : the outlying runs of all runs (:func:`outlying_runs`).
+    var_system_raw : the competitive systems' system variance as estimated (before a negative estimate is set to 0;
+        NaN when not known): why their topics needed are ∞ when it is ≤ 0.
     """
 
     systems: tuple[str, ...]
@@ -193,6 +195,7 @@ class CompetitiveAnswer:
     topics_needed: dict[str, float]
     topics_needed_all_runs: dict[str, float]
     outlying: OutlyingRuns
+    var_system_raw: float = math.nan
 
     def lines(self) -> list[str]:
         """Two lines: the outlying runs, and the topics needed by the competitive systems beside all runs'."""
@@ -205,7 +208,15 @@ class CompetitiveAnswer:
         return [f"Outlying runs: {self.outlying.one_line()}",
                 f"Topics needed for {self.target:g} by the competitive systems, {which}: Eρ² {n(c['erho2'])} "
                 f"(all {self.n_systems} runs: {n(a['erho2'])}), Φ {n(c['phi'])} (all runs: {n(a['phi'])}). A paper "
-                "compares the competitive systems; their answer is the one to plan with."]
+                "compares the competitive systems; their answer is the one to plan with." + self._why_inf()]
+
+    def _why_inf(self) -> str:
+        """Why the competitive systems need ∞ topics, when they do: their system variance is estimated ≤ 0."""
+        if math.inf not in self.topics_needed.values() or not self.var_system_raw <= 0:
+            return ""
+        return (f" (inf: the system variance of these {len(self.systems)} runs is estimated at "
+                f"{self.var_system_raw:.3g} ≤ 0, so on these topics they cannot be told apart and no number of "
+                "topics reaches the target by this estimate.)")
 
     def to_dict(self) -> dict[str, Any]:
         """``{"outlying_runs": ..., "competitive": ...}``: the keys the CLI's ``--json`` documents add."""
@@ -248,4 +259,5 @@ def competitive_answer(x: Any, systems: Any, topics: Any, target: float = 0.95, 
     need_all = {c: whole.topics_needed(target, c, level=None).n for c in ("erho2", "phi")}
     return CompetitiveAnswer(systems=chosen, top=top, target=float(target), n_systems=len(labels),
                              topics_needed=need, topics_needed_all_runs=need_all,
-                             outlying=_outlying(labels, means, k=DEFAULT_K))
+                             outlying=_outlying(labels, means, k=DEFAULT_K),
+                             var_system_raw=float(getattr(sub, "var_system_raw", math.nan)))
