@@ -267,3 +267,18 @@ def test_one_run_is_refused_in_the_datas_terms(tmp_path, capsys):
     assert main(["compare", "--runs", str(runs), "--qrels", str(qrels)]) == 2
     err = capsys.readouterr().err
     assert "the data has only 1 system" in err and "`scores" not in err
+
+
+def test_an_unknown_run_gets_the_closest_name(tmp_path, capsys):
+    """A --baseline or --run that is a prefix of a run's name (the file's extension left out) or a typo of one gets
+    "did you mean"; a name far from all gets none; a run given twice is named."""
+    X = _matrix(m=3).rename(index={"run0": "COMPL_EN_Run.1.dat", "run1": "KISTI_EN_Run.2.dat"})
+    path = tmp_path / "s.csv"
+    X.to_csv(path)
+    for argv, want in ((["--baseline", "COMPL_EN_Run.1"], "did you mean 'COMPL_EN_Run.1.dat'?"),
+                       (["--run", "KISTI_EN_Rum.2.dat", "--run", "run2"], "did you mean 'KISTI_EN_Run.2.dat'?"),
+                       (["--run", "run2", "--run", "run2"], "lists a system twice: 'run2'")):
+        assert main(["compare", str(path), *argv, "-q"]) == 2
+        assert want in capsys.readouterr().err
+    assert main(["compare", str(path), "--baseline", "zzzz", "-q"]) == 2
+    assert "did you mean" not in capsys.readouterr().err

@@ -260,6 +260,6 @@ def _render(table: Any, args: argparse.Namespace) -> str:
         return comparison_csv(pd.concat(frames, ignore_index=True), args.raw_csv)
     text = table.summary() + "\n"
     for m, c in table.comparisons.items():
-        text += f"\n{one_line(m)}: {c.n_significant} of {c.n_pairs} pairs significant"
+        text += f"\n{one_line(m)}: {c.n_significant} of {c.n_pairs} pair{'s' * (c.n_pairs != 1)} significant"
         text += ("\n" + c.summary() + "\n") if args.pairs else ""
     return text + ("\n" if not args.pairs else "")

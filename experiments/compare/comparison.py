@@ -200,7 +200,7 @@ class Comparison(JsonResult):
     def summary(self) -> str:
         """The pairs table as text (numbers rounded for display only; significant pairs marked ``*``)."""
         lines = [self._title(),
-                 f"{self.n_significant} of {self.n_pairs} pairs significant (*); effect size "
+                 f"{self.n_significant} of {self.n_pairs} pair{'s' * (self.n_pairs != 1)} significant (*); effect size "
                  f"{'diff/sqrt(V_E)' if self.effect_size == 'sakai' else 'Cohen d_z'}; intervals "
                  f"{100 * (1 - self.alpha):g}% paired-t, per pair"]
         if self._footnote():

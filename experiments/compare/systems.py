@@ -135,6 +135,19 @@ def _check_labels(s: Scores) -> None:
                          "them apart. Rename one (e.g. scores.rename(index={...})).")
 
 
+def did_you_mean(name: Any, labels: Any) -> str:
+    """``"; did you mean 'X'?"`` with the label closest to ``name`` (:func:`difflib.get_close_matches`, the labels as
+    text), or ``""`` when none is close: an unknown run named by a prefix (``COMPL_EN_Run.1`` for
+    ``COMPL_EN_Run.1.dat``) or a typo."""
+    import difflib
+
+    texts = [str(x) for x in labels]
+    text = str(name)
+    close = [t for t in texts if t.startswith(text) or text.startswith(t)][:1] or \
+        difflib.get_close_matches(text, texts, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _appended(labels: Any, label: Any) -> Any:
     """``labels`` (a :class:`pandas.Index` or :class:`~experiments._validation.Labels`) followed by ``label``."""
     if isinstance(labels, Labels):
@@ -153,9 +166,12 @@ def _select(s: Scores, systems: Sequence[Any] | None, top_k: int | None, baselin
         if (idx < 0).any():
             missing = [w for w, i in zip(wanted, idx) if i < 0]
             raise ValueError(f"`systems` names {len(missing)} system(s) not in `scores`: "
-                             f"{', '.join(map(repr, missing[:5]))}{', ...' if len(missing) > 5 else ''}.")
+                             f"{', '.join(map(repr, missing[:5]))}{', ...' if len(missing) > 5 else ''}"
+                             f"{did_you_mean(missing[0], s.systems) or '.'}")
         if len(set(idx)) < len(idx):
-            raise ValueError("`systems` lists a system twice.")
+            seen: set[int] = set()
+            twice = next(w for w, i in zip(wanted, idx.tolist()) if i in seen or seen.add(i))
+            raise ValueError(f"`systems` lists a system twice: {twice!r}.")
         s = s.take(idx)
     if top_k is not None:
         s = keep_top_k(s, top_k)
@@ -257,7 +273,8 @@ def compare(
     _check_labels(s)
     if baseline is not None and baseline not in s.systems:
         raise ValueError(f"`baseline` {baseline!r} is not one of the systems of `scores` "
-                         f"({', '.join(map(repr, list(s.systems[:5])))}{', ...' if len(s.systems) > 5 else ''}).")
+                         f"({', '.join(map(repr, list(s.systems[:5])))}{', ...' if len(s.systems) > 5 else ''})"
+                         f"{did_you_mean(baseline, s.systems) or '.'}")
     kept = _select(s, systems, top_k, baseline)
     if baseline is not None and baseline not in kept.systems:
         kept = Scores(np.vstack([kept.values, s.values[s.systems.get_loc(baseline)]]),

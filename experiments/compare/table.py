@@ -18,7 +18,7 @@ from experiments._validation import as_scores
 
 from .comparison import (_ALPHA, _TEST_NAMES, COMPARISON_SCHEMA, Comparison, _comparison_from, _label, _num,
                          comparison_csv)
-from .systems import N_RESAMPLES_RULE, _select, compare
+from .systems import N_RESAMPLES_RULE, _select, compare, did_you_mean
 from gtheory.kit.render import Math, compose, escape, html, latex, markdown, md_row, text, text_table
 from gtheory.kit.params import BOOLEAN, validate_params
 
@@ -379,7 +379,7 @@ def compare_measures(
     runs = list(kept.systems)
     if baseline is not None and baseline not in runs:
         if baseline not in first.systems:
-            raise ValueError(f"`baseline` {baseline!r} is not one of the runs.")
+            raise ValueError(f"`baseline` {baseline!r} is not one of the runs{did_you_mean(baseline, first.systems) or '.'}")
         runs.append(baseline)
     comps = {}
     seed = fixed_seed(seed)  # the same seed for every measure
