@@ -16,7 +16,7 @@ from gtheory.kit.display import fmt, html_table, kv_table
 from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.render import Math, compose, latex, markdown, md_row, plot_label, text, text_table
 
-from .registry import CORRECTIONS, TEST_REGISTRY, TESTS
+from .registry import CORRECTION_REGISTRY, CORRECTIONS, TEST_REGISTRY, TESTS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -31,6 +31,12 @@ _TABLE_FLOATS = ("mean_a", "mean_b", "diff", "ci_lo", "ci_hi", "statistic", "p",
 PAIR_COLUMNS = ("a", "b", *_TABLE_FLOATS, "significant")
 #: one pair (row of the table) as the outputs read it: plain Python values
 _Pair = namedtuple("_Pair", PAIR_COLUMNS)
+
+
+def _correction_title(name: str) -> str:
+    """A correction's name as a caption writes it (the registry's title: ``holm`` -> Holm, ``bh`` ->
+    Benjamini–Hochberg); an unknown name as it is."""
+    return next((c.title for c in CORRECTION_REGISTRY if c.name == name), name)
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -193,7 +199,7 @@ class Comparison(JsonResult):
         """The table's title for ``fmt`` (:mod:`gtheory.kit.render`: names and measure escaped)."""
         what = [self.measure, ": "] if self.measure else []
         against = ["against ", self.baseline] if self.baseline is not None else ["all pairs"]
-        corr = "" if self.correction == "none" else f", {self.correction}-corrected"
+        corr = "" if self.correction == "none" else f", {_correction_title(self.correction)}-corrected"
         return compose([*what, _TEST_NAMES.get(self.test, self.test), ", ", *against, corr, ", ", _ALPHA,
                         f" = {self.alpha:g}, {self.n_topics} topics"], fmt)
 
