@@ -260,6 +260,8 @@ def _render(table: Any, args: argparse.Namespace) -> str:
         return comparison_csv(pd.concat(frames, ignore_index=True), args.raw_csv)
     text = table.summary() + "\n"
     for m, c in table.comparisons.items():
-        text += f"\n{one_line(m)}: {c.n_significant} of {c.n_pairs} pair{'s' * (c.n_pairs != 1)} significant"
-        text += ("\n" + c.summary() + "\n") if args.pairs else ""
+        if args.pairs:  # the pairs table, whose title names the measure and the count of significant pairs
+            text += "\n" + c.summary() + "\n"
+        else:
+            text += f"\n{one_line(m)}: {c.n_significant} of {c.n_pairs} pair{'s' * (c.n_pairs != 1)} significant"
     return text + ("\n" if not args.pairs else "")
