@@ -185,3 +185,44 @@ def test_relevance_level_is_refused_where_it_cannot_apply(tmp_path, capsys):
     assert code == 2 and "applies to measures computed from runs" in err
     code, _, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "-l", "2"])
     assert code == 0 and "-l 2 applies to binary measures" in err and "changes none of the default nDCG" in err
+
+
+def _every_parser() -> dict[str, argparse.ArgumentParser]:
+    return {"gtheory": build_parser(), **_parsers()}
+
+
+@pytest.mark.parametrize("name", ["gtheory", *sorted(_parsers())])
+def test_no_option_is_taken_by_an_abbreviation(name):
+    """Every parser reads an option only as spelled in full: ``--run X`` was read as ``--runs X`` (and then refused
+    beside --judged), ``--meas`` as ``--measure``; an abbreviation that means one option today means another once an
+    option with the same start is added. Each option cut by one letter (when that is no option itself) is left
+    unrecognised."""
+    parser = _every_parser()[name]
+    assert parser.allow_abbrev is False
+    known = {o for a in parser._actions for o in a.option_strings}
+    cut = {o[:-1] for o in known if o.startswith("--") and len(o) > 4} - known
+    assert cut  # the check can fail: there are abbreviations to try
+    for short in cut:
+        _, extra = parser.parse_known_args([short])
+        assert extra == [short], short
+
+
+def test_an_abbreviated_option_is_an_error_naming_the_option_it_is_not(tmp_path, capsys):
+    """``gtheory evaluate --judged j.npz --run X``: not --runs (the error "either --judged or --runs" was about an
+    option the user did not give), but an unknown option, with the option it may have meant; exit 2, usage and
+    one error line."""
+    judged = tmp_path / "j.npz"
+    for argv, said in ((["evaluate", "--judged", str(judged), "--run", "X"],
+                        "unrecognized arguments: --run X; --run is not an option of evaluate (did you mean --runs?)"),
+                       (["gstudy", "--judged", str(judged), "--meas", "AP"], "--meas is not an option of gstudy "
+                                                                           "(did you mean --measure?)"),
+                       (["evaluate", "--quie"], "--quie is not an option of evaluate (did you mean --quiet?)"),
+                       (["evaluate", "--zzz=1"], "--zzz is not an option of evaluate")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if ": error: " in line]
+        assert exc.value.code == 2 and err.startswith(f"usage: gtheory {argv[0]}") and len(errors) == 1, err
+        assert errors[0].startswith(f"gtheory {argv[0]}: error: ") and said in errors[0], err
+        assert "not both" not in err
+    assert "did you mean" not in err  # --zzz: nothing close
