@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import numpy as np
 import pytest
 
 from conftest import run_files, toy_runs
 from experiments.cli import build_parser, main
+from experiments.cli._measures import ONE_MEASURE
 
 #: options several subcommands take whose help differs on purpose, each with why; any other shared option must be
 #: the same everywhere (a new divergence fails the test below)
@@ -226,3 +228,39 @@ def test_an_abbreviated_option_is_an_error_naming_the_option_it_is_not(tmp_path,
         assert errors[0].startswith(f"gtheory {argv[0]}: error: ") and said in errors[0], err
         assert "not both" not in err
     assert "did you mean" not in err  # --zzz: nothing close
+
+
+def test_measure_is_one_or_repeatable_as_the_table_says():
+    """--measure is the one measure of gstudy, plan and budget (a second is refused, not silently kept in place of
+    the first) and repeatable on evaluate, compare and robustness: the DIFFERENT_ON_PURPOSE entry names both sets."""
+    from experiments.cli._measures import OneMeasure
+
+    where = _options()["--measure"]
+    one = {c for c, a in where.items() if isinstance(a, OneMeasure)}
+    many = {c for c, a in where.items() if isinstance(a, argparse._AppendAction)}
+    assert one == {"gstudy", "plan", "budget"} and many == {"evaluate", "compare", "robustness"}
+    assert one | many == set(where)
+    said = re.match(r"one measure \(([^)]*)\) or repeatable \(([^)]*)\)", DIFFERENT_ON_PURPOSE["--measure"])
+    assert said and set(said[1].split(", ")) == one and set(said[2].split(", ")) == many
+
+
+@pytest.mark.parametrize("argv", [["gstudy"], ["plan", "--min-diff", "0.1"], ["budget", "--depths", "5", "10"]])
+def test_a_second_measure_of_a_one_measure_subcommand_is_refused(tmp_path, capsys, argv):
+    runs, qrels = toy_runs(tmp_path)
+    data = ["--runs", str(runs), "--qrels", str(qrels)]
+    command = argv[0]
+    code, out, err = _cli(capsys, [*argv, *data, "--measure", "AP", "--measure", "nDCG@10", "-l", "2"])
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"gtheory {command}: error: {command} {ONE_MEASURE[command]}: --measure is given twice "
+                                f"(AP, nDCG@10); run {command} once per measure."]  # before any run is read
+    code, _, err = _cli(capsys, [*argv, *data, "--measure", "AP", "--measure", "AP", "--measure", "P@5", "-q"])
+    assert code == 2 and "--measure is given 3 times (AP, AP, P@5)" in err
+    code, out, err = _cli(capsys, [*argv, *data, "--measure", "AP", "-q"])  # one is the measure studied
+    assert code == 0 and "AP" in out, err
+
+
+def test_a_repeatable_measure_takes_each(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    code, out, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "--measure", "AP",
+                                   "--measure", "nDCG@10", "--means", "--json", "-q"])
+    assert code == 0 and {"AP", "nDCG@10"} <= set(json.loads(out)[0]), err

@@ -165,6 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._measures import apply_relevance_level
 
             args._run = _with(apply_relevance_level, args._run)
+        if getattr(args, "_given_measure", None):  # a second --measure of gstudy, plan or budget: refused first
+            from ._measures import check_one_measure
+
+            args._run = _with(check_one_measure, args._run)
         return _run(args, traceback)
     finally:
         if STDOUT[0] is not None:  # an output was `-`: give standard output back
