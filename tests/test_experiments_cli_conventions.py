@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -264,3 +265,70 @@ def test_a_repeatable_measure_takes_each(tmp_path, capsys):
     code, out, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "--measure", "AP",
                                    "--measure", "nDCG@10", "--means", "--json", "-q"])
     assert code == 0 and {"AP", "nDCG@10"} <= set(json.loads(out)[0]), err
+
+
+def _bigger_toy_runs(tmp_path, n_systems: int = 6, n_topics: int = 16):
+    """:func:`toy_runs` with more systems and topics: recommend's nested validation needs 8 topics, report's study
+    3 systems and 6 (and a planning curve 14)."""
+    rng = np.random.default_rng(4)
+    docs = [f"d{i}" for i in range(15)]
+    topics = [str(t) for t in range(1, n_topics + 1)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 {d} {rng.integers(0, 3)}\n" for t in topics for d in docs[:8]))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for s in "ABCDEFGH"[:n_systems]:
+        (runs / f"run{s}.txt").write_text("".join(f"{t} Q0 {d} {r + 1} {100 - r} run{s}\n" for t in topics
+                                                  for r, d in enumerate(rng.permutation(docs))))
+    return runs, qrels
+
+
+#: every subcommand with --out: (its options beyond the data and -q, the output's name); small settings to be fast
+OUT_COMMANDS = {
+    "judge": ([], "j.npz"),
+    "evaluate": ([], "x.csv"),
+    "compare": ([], "x.txt"),
+    "sweep": (["--cutoffs", "10", "--gains", "linear", "--discounts", "log2", "--workers", "1"], "x.csv"),
+    "budget": (["--depths", "5", "10", "--plot", "b.png"], "x.csv"),
+    "robustness": (["--seeds", "1", "--fractions", "0.5", "--test", "none"], "x.csv"),
+    "tune": (["--cutoff", "5", "--starts", "1"], "t.json"),
+    "recommend": (["--cutoff", "5", "--seeds", "1", "--splits", "2", "--inner", "2"], "r.json"),
+    "report": (["--quick", "--cutoff", "5", "--n-resamples", "20", "--splits", "2"], "rep"),
+}
+
+
+def test_out_commands_are_every_subcommand_with_out():
+    assert set(OUT_COMMANDS) == set(_options()["--out"])
+
+
+@pytest.mark.parametrize("command", sorted(OUT_COMMANDS))
+def test_quiet_with_out_prints_nothing_and_writes_the_file(tmp_path, capsys, command):
+    """--quiet silences the notes of an output ("the existing file will be replaced", "wrote N rows to F") as it
+    does every other note, on every subcommand: the file is the result. An existing output (a report's empty
+    directory) is replaced; without --quiet the note says so (the check can fail)."""
+    options, name = OUT_COMMANDS[command]
+    runs, qrels = _bigger_toy_runs(tmp_path)
+    out = tmp_path / name
+    out.mkdir() if name == "rep" else out.write_bytes(b"old\n")
+    extra = [str(tmp_path / o) if o.endswith(".png") else o for o in options]
+    for o in extra:
+        if o.endswith(".png"):
+            Path(o).write_bytes(b"old\n")
+    code, stdout, err = _cli(capsys, [command, *extra, "--runs", str(runs), "--qrels", str(qrels), "-q",
+                                      "--out", str(out)])
+    assert code == 0 and err == "", err
+    assert out.is_dir() and any(out.iterdir()) if name == "rep" else out.read_bytes() != b"old\n"
+    assert all(Path(o).read_bytes() != b"old\n" for o in extra if o.endswith(".png"))
+    if command != "report":  # the note without --quiet (report's minutes of figures are not run twice)
+        code, _, err = _cli(capsys, [command, *extra, "--runs", str(runs), "--qrels", str(qrels), "--out", str(out)])
+        assert code == 0 and f"--out {out}: the existing file will be replaced" in err, err
+
+
+@pytest.mark.parametrize("argv", [["gstudy"], ["plan", "--min-diff", "0.1"]])
+def test_quiet_with_plot_prints_nothing_and_writes_the_figure(tmp_path, capsys, argv):
+    runs, qrels = toy_runs(tmp_path)
+    plot = tmp_path / "p.png"
+    plot.write_bytes(b"old\n")
+    code, _, err = _cli(capsys, [*argv, "--runs", str(runs), "--qrels", str(qrels), "--plot", str(plot), "-q"])
+    assert code == 0 and all(": warning: " in line for line in err.splitlines()), err  # no note
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

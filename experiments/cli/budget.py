@@ -132,7 +132,7 @@ def _validate(args: argparse.Namespace) -> str | None:
     fmt = _out_format(args)
     for option, path in (("--out", args.out), ("--plot", args.plot)):
         if path:
-            check_output_path(path, option, args=args, binary=option == "--plot")
+            check_output_path(path, option, args=args, quiet=args.quiet, binary=option == "--plot")
     return fmt
 
 
@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(result.to_dict(), args.out)
     elif fmt == "csv":
         write_csv_output(result.table, args.out, args, index=False)
-    if args.out and args.out != "-":
+    if args.out and args.out != "-" and not args.quiet:  # a note: the file is the result
         print(f"budget written to {args.out}", file=sys.stderr)
     if args.json:
         emit_json(result.to_dict())
@@ -190,5 +190,6 @@ def run(args: argparse.Namespace) -> int:
         ax.figure.tight_layout()
         save_figure(ax.figure, args.plot)
         plt.close(ax.figure)
-        print(f"plot written to {args.plot}", file=sys.stderr)
+        if not args.quiet:
+            print(f"plot written to {args.plot}", file=sys.stderr)
     return 0

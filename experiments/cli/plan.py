@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
     if args.plot:
-        check_output_path(args.plot, "--plot", args=args)
+        check_output_path(args.plot, "--plot", args=args, quiet=args.quiet)
     if args.scores is None:
         from ._measures import DEFAULT_MEASURE
         from ._ndcg import compute
@@ -174,5 +174,6 @@ def run(args: argparse.Namespace) -> int:
         ax.figure.tight_layout()
         save_figure(ax.figure, args.plot)
         plt.close(ax.figure)
-        print(f"plot written to {args.plot}", file=sys.stderr)
+        if not args.quiet:
+            print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
