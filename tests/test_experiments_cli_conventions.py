@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import run_files, toy_runs
 from experiments.cli import build_parser, main
+from experiments.cli._measures import ONE_MEASURE
 
 #: options several subcommands take whose help differs on purpose, each with why; any other shared option must be
 #: the same everywhere (a new divergence fails the test below)
@@ -185,3 +188,147 @@ def test_relevance_level_is_refused_where_it_cannot_apply(tmp_path, capsys):
     assert code == 2 and "applies to measures computed from runs" in err
     code, _, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "-l", "2"])
     assert code == 0 and "-l 2 applies to binary measures" in err and "changes none of the default nDCG" in err
+
+
+def _every_parser() -> dict[str, argparse.ArgumentParser]:
+    return {"gtheory": build_parser(), **_parsers()}
+
+
+@pytest.mark.parametrize("name", ["gtheory", *sorted(_parsers())])
+def test_no_option_is_taken_by_an_abbreviation(name):
+    """Every parser reads an option only as spelled in full: ``--run X`` was read as ``--runs X`` (and then refused
+    beside --judged), ``--meas`` as ``--measure``; an abbreviation that means one option today means another once an
+    option with the same start is added. Each option cut by one letter (when that is no option itself) is left
+    unrecognised."""
+    parser = _every_parser()[name]
+    assert parser.allow_abbrev is False
+    known = {o for a in parser._actions for o in a.option_strings}
+    cut = {o[:-1] for o in known if o.startswith("--") and len(o) > 4} - known
+    assert cut  # the check can fail: there are abbreviations to try
+    for short in cut:
+        _, extra = parser.parse_known_args([short])
+        assert extra == [short], short
+
+
+def test_an_abbreviated_option_is_an_error_naming_the_option_it_is_not(tmp_path, capsys):
+    """``gtheory evaluate --judged j.npz --run X``: not --runs (the error "either --judged or --runs" was about an
+    option the user did not give), but an unknown option, with the option it may have meant; exit 2, usage and
+    one error line."""
+    judged = tmp_path / "j.npz"
+    for argv, said in ((["evaluate", "--judged", str(judged), "--run", "X"],
+                        "unrecognized arguments: --run X; --run is not an option of evaluate (did you mean --runs?)"),
+                       (["gstudy", "--judged", str(judged), "--meas", "AP"], "--meas is not an option of gstudy "
+                                                                           "(did you mean --measure?)"),
+                       (["evaluate", "--quie"], "--quie is not an option of evaluate (did you mean --quiet?)"),
+                       (["evaluate", "--zzz=1"], "--zzz is not an option of evaluate")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        err = capsys.readouterr().err
+        errors = [line for line in err.splitlines() if ": error: " in line]
+        assert exc.value.code == 2 and err.startswith(f"usage: gtheory {argv[0]}") and len(errors) == 1, err
+        assert errors[0].startswith(f"gtheory {argv[0]}: error: ") and said in errors[0], err
+        assert "not both" not in err
+    assert "did you mean" not in err  # --zzz: nothing close
+
+
+def test_measure_is_one_or_repeatable_as_the_table_says():
+    """--measure is the one measure of gstudy, plan and budget (a second is refused, not silently kept in place of
+    the first) and repeatable on evaluate, compare and robustness: the DIFFERENT_ON_PURPOSE entry names both sets."""
+    from experiments.cli._measures import OneMeasure
+
+    where = _options()["--measure"]
+    one = {c for c, a in where.items() if isinstance(a, OneMeasure)}
+    many = {c for c, a in where.items() if isinstance(a, argparse._AppendAction)}
+    assert one == {"gstudy", "plan", "budget"} and many == {"evaluate", "compare", "robustness"}
+    assert one | many == set(where)
+    said = re.match(r"one measure \(([^)]*)\) or repeatable \(([^)]*)\)", DIFFERENT_ON_PURPOSE["--measure"])
+    assert said and set(said[1].split(", ")) == one and set(said[2].split(", ")) == many
+
+
+@pytest.mark.parametrize("argv", [["gstudy"], ["plan", "--min-diff", "0.1"], ["budget", "--depths", "5", "10"]])
+def test_a_second_measure_of_a_one_measure_subcommand_is_refused(tmp_path, capsys, argv):
+    runs, qrels = toy_runs(tmp_path)
+    data = ["--runs", str(runs), "--qrels", str(qrels)]
+    command = argv[0]
+    code, out, err = _cli(capsys, [*argv, *data, "--measure", "AP", "--measure", "nDCG@10", "-l", "2"])
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"gtheory {command}: error: {command} {ONE_MEASURE[command]}: --measure is given twice "
+                                f"(AP, nDCG@10); run {command} once per measure."]  # before any run is read
+    code, _, err = _cli(capsys, [*argv, *data, "--measure", "AP", "--measure", "AP", "--measure", "P@5", "-q"])
+    assert code == 2 and "--measure is given 3 times (AP, AP, P@5)" in err
+    code, out, err = _cli(capsys, [*argv, *data, "--measure", "AP", "-q"])  # one is the measure studied
+    assert code == 0 and "AP" in out, err
+
+
+def test_a_repeatable_measure_takes_each(tmp_path, capsys):
+    runs, qrels = toy_runs(tmp_path)
+    code, out, err = _cli(capsys, ["evaluate", "--runs", str(runs), "--qrels", str(qrels), "--measure", "AP",
+                                   "--measure", "nDCG@10", "--means", "--json", "-q"])
+    assert code == 0 and {"AP", "nDCG@10"} <= set(json.loads(out)[0]), err
+
+
+def _bigger_toy_runs(tmp_path, n_systems: int = 6, n_topics: int = 16):
+    """:func:`toy_runs` with more systems and topics: recommend's nested validation needs 8 topics, report's study
+    3 systems and 6 (and a planning curve 14)."""
+    rng = np.random.default_rng(4)
+    docs = [f"d{i}" for i in range(15)]
+    topics = [str(t) for t in range(1, n_topics + 1)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 {d} {rng.integers(0, 3)}\n" for t in topics for d in docs[:8]))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for s in "ABCDEFGH"[:n_systems]:
+        (runs / f"run{s}.txt").write_text("".join(f"{t} Q0 {d} {r + 1} {100 - r} run{s}\n" for t in topics
+                                                  for r, d in enumerate(rng.permutation(docs))))
+    return runs, qrels
+
+
+#: every subcommand with --out: (its options beyond the data and -q, the output's name); small settings to be fast
+OUT_COMMANDS = {
+    "judge": ([], "j.npz"),
+    "evaluate": ([], "x.csv"),
+    "compare": ([], "x.txt"),
+    "sweep": (["--cutoffs", "10", "--gains", "linear", "--discounts", "log2", "--workers", "1"], "x.csv"),
+    "budget": (["--depths", "5", "10", "--plot", "b.png"], "x.csv"),
+    "robustness": (["--seeds", "1", "--fractions", "0.5", "--test", "none"], "x.csv"),
+    "tune": (["--cutoff", "5", "--starts", "1"], "t.json"),
+    "recommend": (["--cutoff", "5", "--seeds", "1", "--splits", "2", "--inner", "2"], "r.json"),
+    "report": (["--quick", "--cutoff", "5", "--n-resamples", "20", "--splits", "2"], "rep"),
+}
+
+
+def test_out_commands_are_every_subcommand_with_out():
+    assert set(OUT_COMMANDS) == set(_options()["--out"])
+
+
+@pytest.mark.parametrize("command", sorted(OUT_COMMANDS))
+def test_quiet_with_out_prints_nothing_and_writes_the_file(tmp_path, capsys, command):
+    """--quiet silences the notes of an output ("the existing file will be replaced", "wrote N rows to F") as it
+    does every other note, on every subcommand: the file is the result. An existing output (a report's empty
+    directory) is replaced; without --quiet the note says so (the check can fail)."""
+    options, name = OUT_COMMANDS[command]
+    runs, qrels = _bigger_toy_runs(tmp_path)
+    out = tmp_path / name
+    out.mkdir() if name == "rep" else out.write_bytes(b"old\n")
+    extra = [str(tmp_path / o) if o.endswith(".png") else o for o in options]
+    for o in extra:
+        if o.endswith(".png"):
+            Path(o).write_bytes(b"old\n")
+    code, stdout, err = _cli(capsys, [command, *extra, "--runs", str(runs), "--qrels", str(qrels), "-q",
+                                      "--out", str(out)])
+    assert code == 0 and err == "", err
+    assert out.is_dir() and any(out.iterdir()) if name == "rep" else out.read_bytes() != b"old\n"
+    assert all(Path(o).read_bytes() != b"old\n" for o in extra if o.endswith(".png"))
+    if command != "report":  # the note without --quiet (report's minutes of figures are not run twice)
+        code, _, err = _cli(capsys, [command, *extra, "--runs", str(runs), "--qrels", str(qrels), "--out", str(out)])
+        assert code == 0 and f"--out {out}: the existing file will be replaced" in err, err
+
+
+@pytest.mark.parametrize("argv", [["gstudy"], ["plan", "--min-diff", "0.1"]])
+def test_quiet_with_plot_prints_nothing_and_writes_the_figure(tmp_path, capsys, argv):
+    runs, qrels = toy_runs(tmp_path)
+    plot = tmp_path / "p.png"
+    plot.write_bytes(b"old\n")
+    code, _, err = _cli(capsys, [*argv, "--runs", str(runs), "--qrels", str(qrels), "--plot", str(plot), "-q"])
+    assert code == 0 and all(": warning: " in line for line in err.splitlines()), err  # no note
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

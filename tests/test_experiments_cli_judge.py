@@ -21,7 +21,8 @@ def _judge(tmp_path, capsys, runs, qrels, *extra):
     out = tmp_path / "judged.npz"
     assert main(["judge", "--runs", *map(str, runs), "--qrels", str(qrels), "--out", str(out), *extra]) == 0
     err = capsys.readouterr().err
-    assert f"to {out}" in err
+    # "wrote N runs x M topics ... to F" is a note: --quiet silences it (the file is the result)
+    assert (f"to {out}" in err) != ("--quiet" in extra) and out.is_file(), err
     return out
 
 

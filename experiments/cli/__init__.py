@@ -60,8 +60,33 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """The parser of ``gtheory`` and of each subcommand: an option is taken only as spelled in full (no
+    abbreviations: ``--run`` is not ``--runs``, an abbreviation that would change meaning as options are added)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def _unknown_options(parser: argparse.ArgumentParser, extra: list[str], command: str) -> str:
+    """What argparse's "unrecognized arguments" leaves out: which of ``extra`` are not options of ``command``,
+    with the options of the same start (``--run``: ``--runs``) when there are some."""
+    import difflib
+
+    known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    said = []
+    for token in extra:
+        if not token.startswith("--") or token == "--":
+            continue
+        name = token.split("=", 1)[0]
+        near = [o for o in known if o.startswith(name)] or difflib.get_close_matches(name, known, n=3, cutoff=0.75)
+        said.append(f"{name} is not an option of {command}" + (f" (did you mean {' or '.join(near)}?)" if near else ""))
+    return "".join(f"; {x}" for x in said)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gtheory",
         description=(
             "How stable is an IR evaluation metric, and which nDCG gain/discount makes it as stable as the "
@@ -72,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     parser.add_argument("--traceback", action="store_true",
                         help="show the Python traceback of an error (also after the subcommand's options)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in SUBCOMMANDS:
         try:
             module = importlib.import_module(f"{__name__}.{name}")
@@ -118,7 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:
         # argparse would report these with the top-level usage; the subcommand's is the useful one
         owner = getattr(args, "_parser", None) or parser
-        owner.error(f"unrecognized arguments: {' '.join(extra)}")
+        where = args.command if getattr(args, "_parser", None) else "gtheory"
+        owner.error(f"unrecognized arguments: {' '.join(extra)}{_unknown_options(owner, extra, where)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return EXIT_USAGE
@@ -139,6 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._measures import apply_relevance_level
 
             args._run = _with(apply_relevance_level, args._run)
+        if getattr(args, "_given_measure", None):  # a second --measure of gstudy, plan or budget: refused first
+            from ._measures import check_one_measure
+
+            args._run = _with(check_one_measure, args._run)
         return _run(args, traceback)
     finally:
         if STDOUT[0] is not None:  # an output was `-`: give standard output back

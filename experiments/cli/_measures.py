@@ -131,6 +131,35 @@ def _warn_discount_tuning(value: str, gain: Any, command: str) -> None:
               file=sys.stderr)
 
 
+#: what a subcommand of one measure does with it, for the error when --measure is given more than once
+ONE_MEASURE = {"gstudy": "studies one measure", "plan": "plans the topics of one measure",
+               "budget": "budgets the judging of one measure"}
+
+
+class OneMeasure(argparse.Action):
+    """``--measure NAME`` of a subcommand that takes one measure (gstudy, plan, budget): the value, with every
+    value given kept beside it (``_given_measure``) so that a second ``--measure`` is refused
+    (:func:`check_one_measure`) instead of silently replacing the first, as argparse's ``store`` does."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = [*(getattr(namespace, "_given_" + self.dest, None) or []), values]
+        setattr(namespace, "_given_" + self.dest, given)
+        setattr(namespace, self.dest, values)
+
+
+def check_one_measure(args: argparse.Namespace) -> None:
+    """Refuse --measure given more than once on a subcommand of one measure (:class:`OneMeasure`): ``gstudy studies
+    one measure: --measure is given twice (AP, nDCG@10); run gstudy once per measure``."""
+    given = getattr(args, "_given_measure", None) or []
+    if len(given) < 2:
+        return
+    times = "twice" if len(given) == 2 else f"{len(given)} times"
+    what = ONE_MEASURE.get(args.command, "takes one measure")
+    raise UsageError(f"{args.command} {what}: --measure is given {times} ({', '.join(given)}); run {args.command} "
+                     "once per measure.")
+
+
 #: help of ``-l/--relevance-level``, the same on every subcommand that takes it
 RELEVANCE_HELP = ("as trec_eval -l L: the binary measures (AP, P@k, R-prec, RR, bpref, infAP, recall, success, "
                   "num_rel, num_rel_ret) count grade >= L as relevant (default 1, as trec_eval); a measure's own "

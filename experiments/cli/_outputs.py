@@ -129,7 +129,7 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False,
     --runs directory, --qrels, --judged, SCORES.csv, --tuning, --discount; compared by :func:`os.path.samefile`, so
     symbolic and hard links count) is refused, as is a directory output holding an input, or an output given
     twice. An existing regular file is replaced when the command ends — atomically (see
-    :mod:`gtheory.kit.output`) — and a note on stderr says so (unless ``quiet``). The output is recorded in
+    :mod:`gtheory.kit.output`) — and a note on stderr says so (unless ``quiet`` or ``args.quiet``). The output is recorded in
     :data:`OUTPUTS`.
 
     Raises
@@ -143,6 +143,7 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False,
     p = Path(path)
     where = f"{option} {path}"
     binary = option == "--plot" if binary is None else binary
+    quiet = quiet or bool(getattr(args, "quiet", False))  # --quiet: no note, whichever subcommand asks
     kind = target_kind(path, dash=True)
     if kind == "stdout":
         _claim_stdout(where, option, directory, binary)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ._data import ALPHA_HELP, LEVEL_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
-from ._measures import add_relevance_level_arg
+from ._measures import OneMeasure, add_relevance_level_arg
 from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged, positive_int
 from ._outputs import add_raw_csv_arg, check_output_path, save_figure, write_csv_output
 from ._common import check_least, check_option, emit_json, seed_rule
@@ -60,7 +60,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     add_data_args(p)
     add_quiet_arg(p)
     add_relevance_level_arg(p)
-    p.add_argument("--measure", default="nDCG@10", metavar="NAME",
+    p.add_argument("--measure", action=OneMeasure, default="nDCG@10", metavar="NAME",
                    help='the measure (ir_measures syntax: "nDCG@10", AP, P@10, ...; default nDCG@10)')
     p.add_argument("--depths", nargs="+", type=int, default=[5, 10, 20, 30, 50, 100],
                    metavar="D", help="pool depths, each at most the runs' depth (default 5 10 20 30 50 100)")
@@ -132,7 +132,7 @@ def _validate(args: argparse.Namespace) -> str | None:
     fmt = _out_format(args)
     for option, path in (("--out", args.out), ("--plot", args.plot)):
         if path:
-            check_output_path(path, option, args=args, binary=option == "--plot")
+            check_output_path(path, option, args=args, quiet=args.quiet, binary=option == "--plot")
     return fmt
 
 
@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(result.to_dict(), args.out)
     elif fmt == "csv":
         write_csv_output(result.table, args.out, args, index=False)
-    if args.out and args.out != "-":
+    if args.out and args.out != "-" and not args.quiet:  # a note: the file is the result
         print(f"budget written to {args.out}", file=sys.stderr)
     if args.json:
         emit_json(result.to_dict())
@@ -190,5 +190,6 @@ def run(args: argparse.Namespace) -> int:
         ax.figure.tight_layout()
         save_figure(ax.figure, args.plot)
         plt.close(ax.figure)
-        print(f"plot written to {args.plot}", file=sys.stderr)
+        if not args.quiet:
+            print(f"plot written to {args.plot}", file=sys.stderr)
     return 0

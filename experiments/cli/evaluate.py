@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.means and args.format is not None:
         raise UsageError("--format lays out the per-topic rows; --means writes one row per run.")
     if args.out:
-        check_output_path(args.out, "--out", args=args)
+        check_output_path(args.out, "--out", args=args, quiet=args.quiet)
     default = ["nDCG"] if args.tuning else [DEFAULT_MEASURE]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
@@ -103,6 +103,6 @@ def run(args: argparse.Namespace) -> int:
         emit_json(records, args.out)  # NaN (--missing exclude) is written as null; atomic with --out
     else:  # a file: atomically; a device, FIFO, `-` or standard output: written through; text cells made safe
         write_csv_output(out, args.out, args, index=wide, float_format="%.10g")
-    if args.out:
+    if args.out and not args.quiet:  # a note: the file is the result
         print(f"wrote {len(out)} rows to {args.out}", file=sys.stderr)
     return 0

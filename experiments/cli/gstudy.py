@@ -18,7 +18,7 @@ from typing import Any
 from ._data import LEVEL_HELP, ORIENTATION_HELP, TARGET_HELP
 from . import UsageError
 from ._ndcg import add_ndcg_args
-from ._measures import add_relevance_level_arg
+from ._measures import OneMeasure, add_relevance_level_arg
 from ._data import UNBALANCED, add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
 from ._common import check_option, emit_json
 from ._outputs import check_output_path, save_figure
@@ -92,7 +92,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help=LEVEL_HELP)
     p.add_argument("--drop-lowest", type=float, default=0.0, metavar="F",
                    help="drop this fraction of lowest-mean systems first (e.g. 0.25)")
-    p.add_argument("--measure", default=None, metavar="NAME",
+    p.add_argument("--measure", action=OneMeasure, default=None, metavar="NAME",
                    help="with a CSV that has a measure column or MEASURE:topic columns: the measure to study (needed when it holds several); "
                         "with the data options: the measure to compute, e.g. nDCG@100, AP (default nDCG@10)")
     add_ndcg_args(p)

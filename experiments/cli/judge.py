@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     from ._outputs import mark_written
 
     mark_written(args.out)
-    print(f"wrote {judged.n_systems} runs x {judged.n_topics} topics (depth {judged.depth}) to {args.out}; "
-          f"give --judged {args.out} to the other subcommands", file=sys.stderr)
+    if not args.quiet:  # a note: the file is the result
+        print(f"wrote {judged.n_systems} runs x {judged.n_topics} topics (depth {judged.depth}) to {args.out}; "
+              f"give --judged {args.out} to the other subcommands", file=sys.stderr)
     return 0
 

@@ -17,7 +17,7 @@ from typing import Any
 from ._data import ALPHA_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
 from ._ndcg import add_ndcg_args
-from ._measures import add_relevance_level_arg
+from ._measures import OneMeasure, add_relevance_level_arg
 from .gstudy import _orientation, add_top_arg, competitive_answer
 from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
 from ._outputs import check_output_path, save_figure
@@ -63,7 +63,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                    help="per-topic scores of each system (CSV); or use --runs and --qrels")
     p.add_argument("--orientation", default="auto", type=_orientation,
                    choices=["auto", "systems-by-topics", "topics-by-systems", "long"], help=ORIENTATION_HELP)
-    p.add_argument("--measure", default=None, metavar="NAME",
+    p.add_argument("--measure", action=OneMeasure, default=None, metavar="NAME",
                    help="with a CSV of several measures: the one to plan for; with the data options: the measure to "
                         "compute, e.g. nDCG@10, AP (default nDCG@10, as every subcommand)")
     p.add_argument("--min-diff", type=float, default=None, metavar="D",
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scores is not None and data_given:
         raise UsageError("give either SCORES.csv or the data options (--runs/--qrels, --judged), not both.")
     if args.plot:
-        check_output_path(args.plot, "--plot", args=args)
+        check_output_path(args.plot, "--plot", args=args, quiet=args.quiet)
     if args.scores is None:
         from ._measures import DEFAULT_MEASURE
         from ._ndcg import compute
@@ -174,5 +174,6 @@ def run(args: argparse.Namespace) -> int:
         ax.figure.tight_layout()
         save_figure(ax.figure, args.plot)
         plt.close(ax.figure)
-        print(f"plot written to {args.plot}", file=sys.stderr)
+        if not args.quiet:
+            print(f"plot written to {args.plot}", file=sys.stderr)
     return 0

@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     gain = parse_gain(args.gain)
     discount = parse_discount(args.discount)
     if args.out:
-        out = check_output_path(args.out, "--out")
+        out = check_output_path(args.out, "--out", quiet=args.quiet)
         from gtheory.kit.output_checks import same_file
 
         for f in _inputs(args):
