@@ -282,3 +282,18 @@ def test_an_unknown_run_gets_the_closest_name(tmp_path, capsys):
         assert want in capsys.readouterr().err
     assert main(["compare", str(path), "--baseline", "zzzz", "-q"]) == 2
     assert "did you mean" not in capsys.readouterr().err
+
+
+def test_a_score_files_measures_answer_to_their_trec_eval_spellings(tmp_path, capsys):
+    """A scores CSV of `gtheory evaluate` holds AP and nDCG@10: --measure map and ndcg_cut_10 find them (the names'
+    grammar, as from runs), on compare, gstudy and plan alike."""
+    path = tmp_path / "scores.csv"
+    assert main(["evaluate", "--measure", "AP", "--measure", "nDCG@10", "--out", str(path), "-q"]) == 0
+    assert main(["compare", str(path), "--measure", "map", "--measure", "ndcg_cut_10", "--top", "3", "--json", "-q"]) == 0
+    alias = json.loads(capsys.readouterr().out)
+    assert main(["compare", str(path), "--measure", "AP", "--measure", "nDCG@10", "--top", "3", "--json", "-q"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert alias["means"]["rows"] == plain["means"]["rows"]
+    assert main(["gstudy", str(path), "--measure", "MAP", "-q"]) == 0 and "(AP)" in capsys.readouterr().out
+    assert main(["plan", str(path), "--measure", "mrr", "--min-diff", "0.05", "-q"]) == 2  # RR is not in the file
+    assert "has no measure 'mrr'" in capsys.readouterr().err

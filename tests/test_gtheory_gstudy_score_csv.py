@@ -231,3 +231,32 @@ def test_a_repeated_row_label_names_both_lines_and_the_long_layout(tmp_path):
         read_scores(p)
     fixed = _write(tmp_path, "runid,qid,score\na,1,0.1\na,2,0.2\nb,1,0.3\nb,2,0.4\n")
     assert read_scores(fixed).to_numpy().tolist() == [[0.1, 0.2], [0.3, 0.4]]
+
+
+def test_same_measure_reads_another_spelling_of_a_files_measure(tmp_path):
+    """With ``same_measure``, a measure the file spells otherwise is found (long and wide files), after the exact
+    and the case-insensitive matches; two names it accepts are refused as ambiguous; without it, the file's names
+    only."""
+    long = tmp_path / "long.csv"
+    long.write_text("system,topic,measure,score\n" + "".join(
+        f"s{i},t{j},{m},{(i + 1) * (j + 2) / 10 + k}\n" for k, m in enumerate(("AP", "nDCG@10"))
+        for i in range(3) for j in range(4)))
+    wide = tmp_path / "wide.csv"
+    wide.write_text("system," + ",".join(f"{m}:t{j}" for m in ("AP", "nDCG@10") for j in range(4)) + "\n" + "".join(
+        f"s{i}," + ",".join(str((i + 1) * (j + 2) / 10 + k) for k in range(2) for j in range(4)) + "\n"
+        for i in range(3)))
+    aliases = {"map": "AP", "ndcg_cut_10": "nDCG@10"}
+
+    def same(wanted: str, name: str) -> bool:
+        return aliases.get(wanted) == name
+
+    for path in (long, wide):
+        for wanted, name in aliases.items():
+            got = read_scores(path, measure=wanted, same_measure=same)
+            pd.testing.assert_frame_equal(got, read_scores(path, measure=name))
+            assert got.attrs["measure"] == name
+            with pytest.raises(ValueError, match=f"no measure '{wanted}'"):
+                read_scores(path, measure=wanted)
+        with pytest.raises(ValueError, match="is the measure of 2 columns"):
+            read_scores(path, measure="x", same_measure=lambda w, n: True)
+        assert read_scores(path, measure="ap", same_measure=lambda w, n: False).attrs["measure"] == "AP"  # case first

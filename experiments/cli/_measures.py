@@ -242,3 +242,16 @@ def run_order(scores: dict[str, Any], sort: str) -> Any:
     from experiments._validation import best_first
 
     return best_first(np.nanmean(first, axis=1))
+
+
+def same_measure(wanted: str, name: str) -> bool:
+    """Whether a score file's measure ``name`` is the --measure ``wanted`` in another spelling, by the measure names'
+    grammar (:func:`metrics.parse_measure`: ``MAP`` is ``AP``, ``ndcg_cut_10`` is ``nDCG@10``, ``mrr@10`` is
+    ``RR@10``); names it cannot read are different. What :func:`gtheory.read_scores` asks (``same_measure``) when no
+    name of the file matches exactly or ignoring case."""
+    import metrics
+
+    try:
+        return metrics.parse_measure(wanted) == metrics.parse_measure(name)
+    except (ValueError, TypeError):
+        return False

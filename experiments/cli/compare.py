@@ -14,7 +14,7 @@ from typing import Any
 
 from ._data import ALPHA_HELP, ORIENTATION_HELP, SEED_HELP
 from . import UsageError
-from ._measures import add_relevance_level_arg
+from ._measures import add_relevance_level_arg, same_measure
 from .gstudy import _orientation, add_top_arg
 from ._data import add_data_args, add_quiet_arg, add_sort_arg, check_shape, drop_missed_topics, load_judged
 from ._common import check_option, seed_rule
@@ -118,7 +118,8 @@ def _scores(args: argparse.Namespace) -> dict[str, Any]:
         out = {}
         for name in names:
             try:
-                s = gtheory.read_scores(args.scores, orientation=args.orientation, measure=name)
+                s = gtheory.read_scores(args.scores, orientation=args.orientation, measure=name,
+                                         same_measure=same_measure)
             except (ValueError, TypeError) as exc:
                 raise in_option_names(exc, _OPTIONS) from None
             out[str(name or s.attrs.get("measure") or "score")] = s

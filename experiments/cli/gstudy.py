@@ -18,7 +18,7 @@ from typing import Any
 from ._data import LEVEL_HELP, ORIENTATION_HELP, TARGET_HELP
 from . import UsageError
 from ._ndcg import add_ndcg_args
-from ._measures import OneMeasure, add_relevance_level_arg
+from ._measures import OneMeasure, add_relevance_level_arg, same_measure
 from ._data import UNBALANCED, add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
 from ._common import check_option, emit_json
 from ._outputs import check_output_path, save_figure
@@ -176,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             try:
                 scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure,
+                                             same_measure=same_measure,
                                              allow_missing=args.missing in UNBALANCED)
             except (ValueError, TypeError) as exc:
                 raise in_option_names(exc, _OPTIONS) from None

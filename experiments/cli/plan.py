@@ -17,7 +17,7 @@ from typing import Any
 from ._data import ALPHA_HELP, LEVEL_HELP, ORIENTATION_HELP, POWER_HELP, SEED_HELP, TARGET_HELP
 from . import UsageError
 from ._ndcg import add_ndcg_args
-from ._measures import OneMeasure, add_relevance_level_arg
+from ._measures import OneMeasure, add_relevance_level_arg, same_measure
 from .gstudy import _orientation, add_top_arg, competitive_answer
 from ._data import add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
 from ._outputs import check_output_path, save_figure
@@ -133,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"--{opt} applies to nDCG computed from runs (--runs/--qrels, --judged); "
                                  f"{args.scores} holds scores already.")
         try:
-            scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure)
+            scores = gtheory.read_scores(args.scores, orientation=args.orientation, measure=args.measure,
+                                         same_measure=same_measure)
         except (ValueError, TypeError) as exc:
             raise in_option_names(exc, _OPTIONS) from None
         m = scores.attrs.get("measure")

@@ -13,7 +13,7 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -68,7 +68,7 @@ def _number(token: str, path: str, line: int, column: str, allow_missing: bool =
 
 def read_scores(
     path: str | os.PathLike[str], *, orientation: Orientation = "auto", measure: str | None = None,
-    allow_missing: bool = False,
+    allow_missing: bool = False, same_measure: Callable[[str, str], bool] | None = None,
 ) -> pd.DataFrame:
     """Read a per-topic score matrix from a CSV file.
 
@@ -113,6 +113,11 @@ def read_scores(
     allow_missing : bool, optional
         If True, an empty/``NA``/``nan`` cell of a wide file and a system/topic pair absent from a
         long file become NaN (for ``gtheory.gstudy(..., missing="reml")`` etc.) instead of an error.
+    same_measure : callable, optional
+        ``same_measure(measure, name)``: whether the file's measure ``name`` is the ``measure`` asked for under
+        another spelling, used when no name matches exactly or ignoring case (the command line passes the
+        measure names' grammar of :mod:`metrics`, so ``MAP`` finds ``AP`` and ``ndcg_cut_10`` finds
+        ``nDCG@10``; this package reads no measure names itself). The one name it accepts is read.
 
     Returns
     -------
@@ -185,8 +190,8 @@ def read_scores(
     roles = [_axis_role(h) for h in header]
     is_long = "system" in roles and "topic" in roles and any(h in _SCORE_NAMES for h in lower)
     if orientation == "long" or (orientation == "auto" and is_long):
-        return _read_long(name, header, lower, header_line, body, measure, allow_missing)
-    return _read_wide(name, header, lower, header_line, body, orientation, measure, allow_missing)
+        return _read_long(name, header, lower, header_line, body, measure, allow_missing, same_measure)
+    return _read_wide(name, header, lower, header_line, body, orientation, measure, allow_missing, same_measure)
 
 
 
@@ -201,7 +206,8 @@ def _no_measure_column(name: str, measure: str) -> ValueError:
                  "MEASURE:topic column labels; the file has neither.", "measure")
 
 
-def _measure_columns(name: str, columns: list[str], measure: str | None) -> tuple[list[int], str | None]:
+def _measure_columns(name: str, columns: list[str], measure: str | None,
+                     same_measure: Callable[[str, str], bool] | None = None) -> tuple[list[int], str | None]:
     """The columns of a wide file to read, and the measure they hold (None: no measure labels).
 
     ``gtheory evaluate --format wide`` with several measures labels its columns ``MEASURE:topic``
@@ -216,13 +222,14 @@ def _measure_columns(name: str, columns: list[str], measure: str | None) -> tupl
     names = list(dict.fromkeys(m.strip() for m, _, _ in split))
     if len(names) == 1 and measure is None:
         return list(range(len(columns))), names[0]
-    chosen = _choose_measure(name, "header", [(1, m) for m in names], measure)
+    chosen = _choose_measure(name, "header", [(1, m) for m in names], measure, same_measure)
     return [j for j, (m, _, _) in enumerate(split) if m.strip() == chosen], chosen
 
 
 def _read_long(
     name: str, header: list[str], lower: list[str], header_line: int,
     body: list[tuple[int, list[str]]], measure: str | None = None, allow_missing: bool = False,
+    same_measure: Callable[[str, str], bool] | None = None,
 ) -> pd.DataFrame:
     def col(names: set[str], what: str) -> int:
         for j, h in enumerate(lower):
@@ -241,7 +248,8 @@ def _read_long(
         for line, r in body:  # the measure column of every row is read before filtering
             if len(r) != len(header):
                 raise _fail(name, line, f"expected {len(header)} fields, got {len(r)}.")
-        chosen = _choose_measure(name, header[jm], [(line, _label(r[jm])) for line, r in body], measure)
+        chosen = _choose_measure(name, header[jm], [(line, _label(r[jm])) for line, r in body], measure,
+                                 same_measure)
         body = [(line, r) for line, r in body if _label(r[jm]) == chosen]
         what = f"{chosen} score"
     elif measure is not None:
@@ -276,9 +284,11 @@ def _read_long(
     return frame
 
 
-def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measure: str | None) -> str:
-    """The measure of a long file to read: ``measure`` (exact, else the one case-insensitive match),
-    or the file's only measure when ``measure`` is None."""
+def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measure: str | None,
+                    same_measure: Callable[[str, str], bool] | None = None) -> str:
+    """The measure of a long file to read: ``measure`` (exact, else the one case-insensitive match, else the one
+    ``same_measure(measure, name)`` says is the same measure), or the file's only measure when ``measure`` is
+    None."""
     for line, m in cells:
         if not m:
             raise _fail(name, line, f"empty measure name in column {column!r}.")
@@ -298,13 +308,20 @@ def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measur
     if hits:
         raise _fail(name, None, f"`measure` {measure!r} matches {len(hits)} measures ignoring case "
                     f"({', '.join(hits)}); give the exact name.", "measure")
+    if same_measure is not None:
+        hits = [m for m in names if same_measure(wanted, m)]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise _fail(name, None, f"`measure` {measure!r} is the measure of {len(hits)} columns "
+                        f"({', '.join(hits)}); give the exact name.", "measure")
     raise _fail(name, None, f"the file has no measure {measure!r}; it holds {listed}.", "measure")
 
 
 def _read_wide(
     name: str, header: list[str], lower: list[str], header_line: int,
     body: list[tuple[int, list[str]]], orientation: str, measure: str | None = None,
-    allow_missing: bool = False,
+    allow_missing: bool = False, same_measure: Callable[[str, str], bool] | None = None,
 ) -> pd.DataFrame:
     first_cells = [r[0].strip() if r else "" for _, r in body]
     values = None if not all(_is_number(c) for c in first_cells) else np.array(
@@ -323,7 +340,7 @@ def _read_wide(
     columns = header[start:]
     if not columns:
         raise _fail(name, header_line, "no score columns in the header.")
-    keep, chosen = _measure_columns(name, columns, measure)
+    keep, chosen = _measure_columns(name, columns, measure, same_measure)
     if chosen is not None:  # MEASURE:topic labels: one measure's columns, labelled by topic
         columns = [columns[j].rpartition(":")[2].strip() for j in keep]
     if len(set(columns)) != len(columns):
