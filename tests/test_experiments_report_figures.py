@@ -149,3 +149,23 @@ def test_no_negative_zero_in_annotations(small_study):
         assert not any(re.search(r"[-−+]0\.0+(?!\d*[1-9])\b", t) for t in texts), (name, texts)
         plt.close(fig)
     assert not re.search(r"-0\.0+\b(?!\d*[1-9])", render(small_study, "md"))
+
+
+def test_infinite_gain_ratios_do_not_break_the_figure(small_study):
+    """A tuned gain of 0 for the lowest relevant grade makes its ratios infinite or 0/0 (random runs of a few topics
+    did it): the figure is drawn with finite axis limits from the finite ratios, not refused by matplotlib."""
+    import dataclasses
+
+    import matplotlib.pyplot as plt
+
+    from experiments.report.figures import _figure_gain_ratios
+
+    t = small_study.gain_ratio_table.copy()
+    t["unconstrained"] = np.inf
+    t.iloc[0, t.columns.get_loc("joint")] = np.nan
+    fig = _figure_gain_ratios(dataclasses.replace(small_study, gain_ratio_table=t))
+    try:
+        lims = [ax.get_ylim() for ax in fig.axes if ax.get_ylabel()]
+        assert lims and all(np.isfinite(lo) and np.isfinite(hi) and hi > lo for lo, hi in lims)
+    finally:
+        plt.close(fig)

@@ -209,9 +209,13 @@ def _figure_gain_ratios(study: Study):
         ax.set_xlabel("nDCG cut-off")
         ax.set_ylabel(f"gain(grade {grade:g}) / gain(grade {low:g})")
         ax.set_title(f"grade {grade:g} vs grade {low:g}")
-        top = max(float(np.nanmax(sub[["unconstrained", "constrained", "joint"]].to_numpy())),
-                  float(sub["exponential"].iloc[0]))
-        ax.set_ylim(0, top * 1.12)
+        # the finite ratios only: a tuned gain of 0 for the lowest relevant grade makes a ratio infinite (or 0/0),
+        # which is not drawn, and must not make the axis limits infinite
+        vals = np.append(sub[["unconstrained", "constrained", "joint"]].to_numpy(dtype=float).ravel(),
+                         float(sub["exponential"].iloc[0]))
+        vals = vals[np.isfinite(vals)]
+        if vals.size and vals.max() > 0:
+            ax.set_ylim(0, float(vals.max()) * 1.12)
         ax.grid(alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False, fontsize=8)
