@@ -247,3 +247,41 @@ def test_a_comparison_document_with_a_pair_missing_is_refused():
     doc["table"]["rows"] = doc["table"]["rows"][:-1]
     with pytest.raises(DocumentError, match="one row per pair"):
         Comparison.from_json(json.dumps(doc))
+
+
+from hypothesis import event, given, settings, strategies as st  # noqa: E402
+
+_NAME = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=st.integers(2, 7), n=st.integers(2, 12), seed=st.integers(0, 2**16), names=st.data(),
+       baseline=st.booleans(), test=st.sampled_from(["t", "wilcoxon", "sign", "randomization"]))
+def test_arrays_and_frames_agree_on_any_matrix(m, n, seed, names, baseline, test):
+    """The array path (LabelledMatrix) and the frame path give the same table in every format for any shape, scores
+    with ties (rounded to 0.1) and any run names (unicode, markup, spaces; distinct as text)."""
+    from experiments._validation import LabelledMatrix
+
+    runs = names.draw(st.lists(_NAME, min_size=m, max_size=m, unique=True))
+    if any(r.strip().lower() in ("all", "mean", "average", "total", "sum", "median") for r in runs):
+        event("summary label")
+        return  # summary labels: refused alike on both paths (test_arrays_with_labels_are_refused_as_frames_are)
+    x = np.round(np.random.default_rng(seed).random((m, n)), 1)
+    topics = [f"q{j}" for j in range(n)]
+    frame = pd.DataFrame(x, index=pd.Index(runs, name="system"), columns=pd.Index(topics, name="topic"))
+    kw = {"test": test, "n_resamples": 200, "baseline": runs[0] if baseline else None}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # V_E = 0, a resampling floor: the same warnings on both paths
+        try:
+            want = compare_measures({"x": frame}, **kw)
+        except ValueError as exc:  # e.g. a label that is a summary word in another spelling: refused alike
+            with pytest.raises(ValueError) as got:
+                compare_measures({"x": LabelledMatrix(x, runs, topics)}, **kw)
+            assert str(got.value) == str(exc)
+            event("refused alike")
+            return
+        got = compare_measures({"x": LabelledMatrix(x, runs, topics)}, **kw)
+    assert _outputs(got) == _outputs(want)
+    event("compared")
