@@ -240,7 +240,10 @@ def _scatter_row(study: Study, ref: str, others: Sequence[str], labels: Mapping[
                                       labels=(labels[ref], labels[o]), label_top=_LABEL_TOP)
         leg = ax.get_legend()
         if leg is not None:  # the legend only carries the τ / RMSE text: hide its marker
-            for h in getattr(leg, "legend_handles", getattr(leg, "legendHandles", [])):
+            # legend_handles from Matplotlib 3.7 (legendHandles before, deprecated since: not asked for when the
+            # new name is there)
+            handles = leg.legend_handles if hasattr(leg, "legend_handles") else getattr(leg, "legendHandles", [])
+            for h in handles:
                 h.set_visible(False)
         ax.set_title(f"{labels[o]} vs {labels[ref]}", fontsize=10)
         ax.grid(alpha=0.3)

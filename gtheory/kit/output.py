@@ -482,9 +482,15 @@ def write_csv(frame: Any, path: PathLike | IO[str], *, raw: bool = False, on_com
     them as they are (for a program that reads the CSV, not a spreadsheet). ``to_csv`` holds the keywords of
     :meth:`pandas.DataFrame.to_csv` (``index``, ``float_format``, ...).
     """
+    import warnings
+
     data = frame if raw else csv_safe(frame)
-    if hasattr(path, "write"):
-        data.to_csv(path, **to_csv)
-        return
-    with open_output(path, "w", newline="", on_commit=on_commit, stdout=stdout) as fh:  # type: ignore[arg-type]
-        data.to_csv(fh, **to_csv)
+    with warnings.catch_warnings():
+        # pandas 2.0's writer casts a float column holding inf or NaN to test for integers and warns "invalid value
+        # encountered in cast" from inside pandas: nothing of the caller's, and the text written is right
+        warnings.filterwarnings("ignore", "invalid value encountered in cast", RuntimeWarning)
+        if hasattr(path, "write"):
+            data.to_csv(path, **to_csv)
+            return
+        with open_output(path, "w", newline="", on_commit=on_commit, stdout=stdout) as fh:  # type: ignore[arg-type]
+            data.to_csv(fh, **to_csv)
