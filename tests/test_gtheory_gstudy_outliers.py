@@ -81,3 +81,17 @@ def test_competitive_systems_that_cannot_be_told_apart_say_why_they_need_inf_top
     line = ans.lines()[1]
     assert "inf: the system variance of these 3 runs is estimated at" in line and f"{ans.var_system_raw:.3g}" in line
     assert "inf:" not in competitive_answer(x, list("abcde"), [f"q{i}" for i in range(12)]).lines()[1]
+
+
+def test_identical_competitive_runs_need_inf_topics_and_do_not_stop_the_study():
+    """The best runs score alike on every topic (a run copied under several names): their G-study is undefined (0/0),
+    so the answer for them is ∞ topics with the reason, not an error that stops the all-runs study; when half the
+    runs or more share one mean the outlier line says the rule has no scale, instead of a fence some run is below."""
+    base = np.random.default_rng(0).random(10)
+    x = np.vstack([base, base, base, base, base - 0.05 * np.eye(10)[3]])
+    ans = competitive_answer(x, list("abcde"), [str(i) for i in range(10)])
+    assert ans.topics_needed == {"erho2": math.inf, "phi": math.inf} and ans.var_system_raw == 0.0
+    assert "cannot be told apart" in ans.lines()[1]
+    assert "the MAD of the run means is 0" in ans.lines()[0] and "none with a mean below" not in ans.lines()[0]
+    with pytest.raises(ValueError):  # the whole matrix constant: the all-runs study itself is refused, as before
+        competitive_answer(np.ones((4, 5)), list("abcd"), list("vwxyz"))

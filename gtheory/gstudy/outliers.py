@@ -71,6 +71,9 @@ class OutlyingRuns:
     def one_line(self) -> str:
         """One line naming the outlying runs and the rule (or saying there are none)."""
         if not self.systems:
+            if not self.mad > 0:  # half the runs or more share one mean: no scale to call a run "far" below
+                return (f"no run far below the rest: the MAD of the run means is 0 (half of the {self.n_systems} runs "
+                        f"or more share the mean {self.median:.4g}), so the rule has no scale to call one far below.")
             return f"no run far below the rest ({self.rule.replace('mean below', 'none with a mean below')})."
         shown = ", ".join(f"{s} ({m:.4g})" for s, m in zip(self.systems[:10], self.means[:10]))
         more = f" and {len(self.systems) - 10} more" if len(self.systems) > 10 else ""
@@ -239,7 +242,7 @@ def competitive_answer(x: Any, systems: Any, topics: Any, target: float = 0.95, 
     """
     import warnings
 
-    from ..errors import NegativeVarianceWarning
+    from ..errors import MissingCellsWarning, NegativeVarianceWarning
 
     topics = [str(t) for t in topics]
     if study is None:
@@ -251,13 +254,31 @@ def competitive_answer(x: Any, systems: Any, topics: Any, target: float = 0.95, 
     labels, means = _row_means(x, [str(s) for s in systems])
     chosen = _competitive(labels, means, top=top, drop_lowest=None)
     whole = study(x, labels) if all_runs is None else all_runs
-    with warnings.catch_warnings():  # clipped to 0 as in any G-study; said once, by the all-runs study
+    rows = np.asfortranarray(x[[labels.index(s) for s in chosen]])
+    with warnings.catch_warnings():  # clipped to 0, missing cells: as in any G-study; said once, by all runs' study
         warnings.simplefilter("ignore", NegativeVarianceWarning)
+        warnings.simplefilter("ignore", MissingCellsWarning)
         # the rows in column order, as a frame's row subset holds them: the sums are those of gstudy(frame.loc[rows])
-        sub = study(np.asfortranarray(x[[labels.index(s) for s in chosen]]), list(chosen))
-    need = {c: sub.topics_needed(target, c, level=None).n for c in ("erho2", "phi")}
+        try:
+            sub = study(rows, list(chosen))
+        except ValueError:
+            if not _same_on_every_topic(rows):
+                raise
+            sub = None  # the competitive runs score alike on every topic: no G-study, and nothing tells them apart
+    if sub is None:
+        need = {"erho2": math.inf, "phi": math.inf}
+    else:
+        need = {c: sub.topics_needed(target, c, level=None).n for c in ("erho2", "phi")}
     need_all = {c: whole.topics_needed(target, c, level=None).n for c in ("erho2", "phi")}
     return CompetitiveAnswer(systems=chosen, top=top, target=float(target), n_systems=len(labels),
                              topics_needed=need, topics_needed_all_runs=need_all,
                              outlying=_outlying(labels, means, k=DEFAULT_K),
-                             var_system_raw=float(getattr(sub, "var_system_raw", math.nan)))
+                             var_system_raw=0.0 if sub is None else float(getattr(sub, "var_system_raw", math.nan)))
+
+
+def _same_on_every_topic(rows: np.ndarray) -> bool:
+    """Whether the systems (rows) score alike on every topic, up to rounding (NaN cells aside)."""
+    with np.errstate(invalid="ignore"):
+        spread = np.nanmax(rows, axis=0) - np.nanmin(rows, axis=0)
+    scale = float(np.nanmax(np.abs(rows))) if np.isfinite(rows).any() else 0.0
+    return bool(np.all(~(spread > 1e-9 * max(scale, 1e-300))))
