@@ -332,3 +332,16 @@ def test_quiet_with_plot_prints_nothing_and_writes_the_figure(tmp_path, capsys, 
     code, _, err = _cli(capsys, [*argv, "--runs", str(runs), "--qrels", str(qrels), "--plot", str(plot), "-q"])
     assert code == 0 and all(": warning: " in line for line in err.splitlines()), err  # no note
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "gstudy"])
+def test_a_relevance_level_above_every_grade_is_refused(tmp_path, capsys, command):
+    """-l above the qrels' highest grade would make every binary measure 0 for every run (trec_eval prints the zeros
+    silently): refused, naming the grades there are and the highest level that means something."""
+    runs, qrels = toy_runs(tmp_path)  # grades 0-2
+    argv = [command, "--runs", str(runs), "--qrels", str(qrels), "--measure", "AP", "-l", "3", "-q"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "-l 3: no document is judged 3 or above (the qrels' grades are 0, 1, 2)" in err and "-l 2 or less" in err
+    argv[argv.index("3")] = "2"
+    assert main(argv) == 0

@@ -111,6 +111,24 @@ def _policy(args: argparse.Namespace) -> str:
 
 
 def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
+    """The judged runs of the data options (:func:`_load_judged`), and ``-l`` checked against their grades: a
+    relevance level above every grade of the qrels makes every binary measure 0 for every run (trec_eval says
+    nothing), which is refused with the grades there are."""
+    judged = _load_judged(args)
+    level = getattr(args, "relevance_level", None)
+    if level is not None:
+        import numpy as np
+
+        levels = np.asarray(judged.levels, dtype=float)
+        top = float(levels.max()) if levels.size else 0.0
+        if level > top:
+            shown = ", ".join(f"{g:g}" for g in levels)
+            raise UsageError(f"-l {level:g}: no document is judged {level:g} or above (the qrels' grades are {shown}), "
+                             f"so every binary measure would be 0 for every run; give -l {top:g} or less.")
+    return judged
+
+
+def _load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     """The judged runs of the data options: --runs/--qrels, --judged, or the embedded TREC-9 data.
 
     --depth applies to --runs only (a saved or embedded tensor cannot be re-read at another depth): with the
