@@ -194,3 +194,16 @@ def test_why_never_reached_is_the_rule_of_topics_needed():
         g = gtheory.gstudy(np.array([[0.2, 0.6, 0.4], [0.4, 0.4, 0.4]]))
     need = g.topics_needed(0.9, "phi", level=None)
     assert need.n == math.inf and need.reason == why_never_reached(g.phi_ratio, 0.9)
+
+
+@pytest.mark.parametrize("exact, shown", [(24.0023, "exact 24.002"), (24.0, "exact 24"), (23.9, "exact 23.9"),
+                                          (7.00000001, "exact 7.00000001"), (1234.56, "exact 1235")])
+def test_the_unrounded_answer_never_reads_as_the_whole_number_below_it(exact, shown):
+    """25 topics needed with the exact answer 24.0023 was printed "(exact 24)": the unrounded answer has 4
+    significant digits, more when 4 would show the whole number below it."""
+    import math
+
+    from gtheory import TopicsNeeded
+
+    t = TopicsNeeded("phi", 0.95, math.ceil(exact), exact)
+    assert f"({shown})" in str(t)

@@ -86,7 +86,7 @@ class TopicsNeeded(JsonResult):
     def __str__(self) -> str:
         s = f"{_COEF_NAMES[self.coefficient]} ≥ {self.target:g}: {_fmt_n(self.n)} topics"
         if np.isfinite(self.n_exact):
-            s += f" (exact {self.n_exact:.4g})"
+            s += f" (exact {_exact_text(self.n_exact)})"
         if self.level is not None:
             s += f", {self.level:.0%} CI [{_fmt_n(self.n_low)}, {_fmt_n(self.n_high)}]"
         if self.reason:
@@ -419,3 +419,15 @@ def _topics_needed_schema() -> dict:
 
 
 TopicsNeeded.JSON_SCHEMA.update(_topics_needed_schema())
+
+
+def _exact_text(x: float) -> str:
+    """The unrounded topics needed with 4 significant digits, or more when 4 would show the whole number below it
+    (24.0023 topics, of which 25 are needed, is not written "exact 24")."""
+    import math
+
+    for digits in range(4, 17):
+        text = f"{x:.{digits}g}"
+        if x == math.floor(x) or float(text) > math.floor(x):
+            return text
+    return repr(float(x))
