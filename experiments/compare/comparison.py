@@ -33,6 +33,11 @@ PAIR_COLUMNS = ("a", "b", *_TABLE_FLOATS, "significant")
 _Pair = namedtuple("_Pair", PAIR_COLUMNS)
 
 
+def _controls_family(test: str) -> bool:
+    """Whether the test controls the family-wise error itself (Tukey's HSD: no correction, and none missing)."""
+    return any(t.name == test and t.controls_family for t in TEST_REGISTRY)
+
+
 def _correction_title(name: str) -> str:
     """A correction's name as a caption writes it (the registry's title: ``holm`` -> Holm, ``bh`` ->
     Benjamini–Hochberg); an unknown name as it is."""
@@ -199,7 +204,8 @@ class Comparison(JsonResult):
         """The table's title for ``fmt`` (:mod:`gtheory.kit.render`: names and measure escaped)."""
         what = [self.measure, ": "] if self.measure else []
         against = ["against ", self.baseline] if self.baseline is not None else ["all pairs"]
-        corr = "" if self.correction == "none" else f", {_correction_title(self.correction)}-corrected"
+        corr = (", uncorrected" if self.correction == "none" and not _controls_family(self.test)
+                else "" if self.correction == "none" else f", {_correction_title(self.correction)}-corrected")
         return compose([*what, _TEST_NAMES.get(self.test, self.test), ", ", *against, corr, ", ", _ALPHA,
                         f" = {self.alpha:g}, {self.n_topics} topics"], fmt)
 

@@ -16,7 +16,7 @@ from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.ties import TIE_REL
 from experiments._validation import as_scores
 
-from .comparison import (_ALPHA, _TEST_NAMES, _correction_title, COMPARISON_SCHEMA, Comparison, _comparison_from, _label, _num,
+from .comparison import (_ALPHA, _TEST_NAMES, _controls_family, _correction_title, COMPARISON_SCHEMA, Comparison, _comparison_from, _label, _num,
                          comparison_csv)
 from .systems import N_RESAMPLES_RULE, _select, compare, did_you_mean
 from gtheory.kit.render import Math, compose, escape, html, latex, markdown, md_row, text, text_table
@@ -150,7 +150,8 @@ class ComparisonTable(JsonResult):
         """The caption for ``fmt`` (:mod:`gtheory.kit.render`): formulas as math in LaTeX, names escaped; the text
         table marks the best of a column with ``*`` (it cannot show bold), the others bold it."""
         c = self._first()
-        corr = "" if c.correction == "none" else f", {_correction_title(c.correction)} correction"
+        corr = (", no multiple-comparison correction" if c.correction == "none" and not _controls_family(c.test)
+                else "" if c.correction == "none" else f", {_correction_title(c.correction)} correction")
         if self.baseline is not None:
             mark = [_ARROWS, ": significantly better/worse than ", self.baseline]
         else:

@@ -86,7 +86,7 @@ class TopicsNeeded(JsonResult):
     def __str__(self) -> str:
         s = f"{_COEF_NAMES[self.coefficient]} ≥ {self.target:g}: {_fmt_n(self.n)} topics"
         if np.isfinite(self.n_exact):
-            s += f" (exact {_exact_text(self.n_exact)})"
+            s += f" (exact {_exact_text(self.n_exact, self.n)})"
         if self.level is not None:
             s += f", {self.level:.0%} CI [{_fmt_n(self.n_low)}, {_fmt_n(self.n_high)}]"
         if self.reason:
@@ -421,13 +421,13 @@ def _topics_needed_schema() -> dict:
 TopicsNeeded.JSON_SCHEMA.update(_topics_needed_schema())
 
 
-def _exact_text(x: float) -> str:
-    """The unrounded topics needed with 4 significant digits, or more when 4 would show the whole number below it
-    (24.0023 topics, of which 25 are needed, is not written "exact 24")."""
-    import math
-
+def _exact_text(x: float, n: float) -> str:
+    """The unrounded topics needed ``x`` with 4 significant digits, or more when 4 would show a whole number below
+    the ``n`` needed (24.0023 topics, of which 25 are needed, is not written "exact 24"; 21 + 1e-14, of which 21
+    are needed, is 21)."""
     for digits in range(4, 17):
         text = f"{x:.{digits}g}"
-        if x == math.floor(x) or float(text) > math.floor(x):
+        shown = float(text)
+        if not (shown.is_integer() and shown < n):
             return text
     return repr(float(x))
