@@ -297,3 +297,14 @@ def test_a_score_files_measures_answer_to_their_trec_eval_spellings(tmp_path, ca
     assert main(["gstudy", str(path), "--measure", "MAP", "-q"]) == 0 and "(AP)" in capsys.readouterr().out
     assert main(["plan", str(path), "--measure", "mrr", "--min-diff", "0.05", "-q"]) == 2  # RR is not in the file
     assert "has no measure 'mrr'" in capsys.readouterr().err
+
+
+def test_an_out_name_of_another_format_is_refused_unless_format_is_given(tmp_path, capsys):
+    """--out t.xlsx without --format would hold the text table under a spreadsheet's name: refused, naming the
+    formats; with --format the name is the user's choice; no extension is text."""
+    assert main(["compare", "--top", "3", "--out", str(tmp_path / "t.xlsx"), "-q"]) == 2
+    assert "compare writes text (.txt), LaTeX (.tex)" in capsys.readouterr().err and not (tmp_path / "t.xlsx").exists()
+    assert main(["compare", "--top", "3", "--out", str(tmp_path / "t.xlsx"), "--format", "csv", "-q"]) == 0
+    assert (tmp_path / "t.xlsx").read_text().startswith("letter,run,")
+    assert main(["compare", "--top", "3", "--out", str(tmp_path / "plain"), "-q"]) == 0
+    assert (tmp_path / "plain").read_text().lstrip().startswith("run")

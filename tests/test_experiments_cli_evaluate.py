@@ -158,3 +158,18 @@ def test_a_measure_that_names_its_lists_keeps_them_without_judged_only(small, tm
         got = pd.read_csv(path, index_col="system").iloc[:, -1]
         np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-9)  # %.10g written
     assert not np.allclose(want, metrics.evaluate(j, "AP").mean(axis=1))  # the condensed lists matter here
+
+
+def test_the_out_name_chooses_json_and_a_name_of_another_format_is_refused(tmp_path, capsys):
+    """evaluate --out e.json writes the JSON records (as --json); a .tex/.md/.xlsx name is refused (the file would
+    be CSV); .csv, compressed and extension-less names are CSV."""
+    import json
+
+    assert main(["evaluate", "--out", str(tmp_path / "e.json"), "-q"]) == 0
+    rows = json.loads((tmp_path / "e.json").read_text())
+    assert set(rows[0]) == {"system", "topic", "measure", "score"}
+    for name in ("e.tex", "e.md", "e.xlsx"):
+        assert main(["evaluate", "--out", str(tmp_path / name), "-q"]) == 2
+        assert "evaluate writes CSV (or JSON with --json)" in capsys.readouterr().err
+    assert main(["evaluate", "--out", str(tmp_path / "e.csv"), "-q"]) == 0
+    assert (tmp_path / "e.csv").read_text().startswith("system,topic,measure,score")

@@ -116,7 +116,7 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     nothing), which is refused with the grades there are."""
     judged = _load_judged(args)
     level = getattr(args, "relevance_level", None)
-    if level is not None:
+    if level is not None and getattr(args, "command", None) != "robustness":  # robustness: its own rule (it splits)
         import numpy as np
 
         levels = np.asarray(judged.levels, dtype=float)

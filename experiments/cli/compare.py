@@ -157,8 +157,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format is None:  # the format the --out file's name asks for, else the terminal's text
         from pathlib import Path
 
-        ext = Path(args.out).suffix.lower() if args.out else ""
-        args.format = next((f for f, exts in _FORMATS.items() if ext in exts), "text")
+        ext = Path(args.out).suffix.lower() if args.out and args.out != "-" else ""
+        args.format = next((f for f, exts in _FORMATS.items() if ext in exts), None if ext else "text")
+        if args.format is None:  # the file would hold text under a name that says otherwise
+            raise UsageError(f"--out {args.out}: compare writes text (.txt), LaTeX (.tex), Markdown (.md), CSV (.csv) "
+                             f"or JSON (.json), not {ext}; name the file so, or give --format.")
     from experiments.compare import N_RESAMPLES_RULE
 
     for option, param, value in (("--top", "top_k", args.top), ("--alpha", "alpha", args.alpha)):

@@ -67,6 +67,25 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+#: the --out extensions of the CSV evaluate writes (compressed or not); .json chooses --json
+_CSV_NAMES = (".csv", ".txt", ".tsv", ".gz", ".xz", ".bz2")
+
+
+def _format_from_name(args: argparse.Namespace) -> None:
+    """--out's extension, as compare reads it: ``.json`` is --json; a name evaluate cannot write (``.tex``, ``.md``,
+    ``.xlsx``) is refused, since the file would be CSV under a name that says otherwise."""
+    from pathlib import Path
+
+    ext = Path(args.out).suffix.lower()
+    if args.out == "-" or not ext or ext in _CSV_NAMES or args.json:
+        return
+    if ext == ".json":
+        args.json = True
+        return
+    raise UsageError(f"--out {args.out}: evaluate writes CSV (or JSON with --json), not {ext}; name the file .csv "
+                     "or .json (the paper tables are compare's: gtheory compare --out table.tex).")
+
+
 def run(args: argparse.Namespace) -> int:
     import metrics
 
@@ -74,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--format lays out the per-topic rows; --means writes one row per run.")
     if args.out:
         check_output_path(args.out, "--out", args=args, quiet=args.quiet)
+        _format_from_name(args)
     default = ["nDCG"] if args.tuning else [DEFAULT_MEASURE]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
