@@ -345,3 +345,14 @@ def test_a_relevance_level_above_every_grade_is_refused(tmp_path, capsys, comman
     assert "-l 3: no document is judged 3 or above (the qrels' grades are 0, 1, 2)" in err and "-l 2 or less" in err
     argv[argv.index("3")] = "2"
     assert main(argv) == 0
+
+
+@pytest.mark.parametrize("command", ["gstudy", "plan"])
+def test_a_plot_name_matplotlib_cannot_write_is_refused_first(tmp_path, capsys, command):
+    """--plot g.jpgx is refused before anything is computed, naming the option and the formats (it came out as
+    Matplotlib's own error at the end)."""
+    argv = [command, "--plot", str(tmp_path / "g.jpgx"), "-q"] + (["--min-diff", "0.1"] if command == "plan" else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--plot" in err and ".jpgx is not an image format Matplotlib writes; use .png, .pdf or .svg" in err
+    assert not (tmp_path / "g.jpgx").exists()

@@ -220,3 +220,12 @@ def test_unknown_option_prints_the_subcommands_usage(capsys, WEB):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("usage: gtheory gstudy") and "unrecognized arguments: --no-such-option" in err
+
+
+def test_the_summary_speaks_the_commands_words(capsys):
+    """gstudy prints the G-study's summary with its Python words in the command's: --drop-lowest, not drop_lowest."""
+    from experiments.cli import main
+
+    assert main(["gstudy", "--drop-lowest", "0.25", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "(--drop-lowest 0.25)" in out and "drop_lowest" not in out

@@ -100,12 +100,21 @@ def write_csv_output(frame: Any, path: str | Path | None, args: argparse.Namespa
         write_csv(frame, path, raw=raw, on_commit=mark_written, stdout=_stdout(), **to_csv)
 
 
+#: the image formats Matplotlib's standard backends write (``FigureCanvasBase.get_supported_filetypes``); --plot's
+#: suffix is checked against them before anything is computed
+PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp", "gif", "pgf", "raw",
+                "rgba", "avif")
+
+
 def save_figure(fig: Any, path: str | Path, *, dpi: int = 150) -> None:
     """``fig.savefig`` to ``path`` (atomically for a regular file; written through for a device, FIFO or ``-``),
     in the format its suffix names (``.png``, ``.svg``, ``.pdf``; PNG without a suffix); recorded as written."""
     suffix = Path(path).suffix.lstrip(".").lower()
-    with output_path(path) as tmp:  # a temporary file, renamed or copied through: never a truncated image
-        fig.savefig(tmp, dpi=dpi, format=suffix or "png")
+    try:
+        with output_path(path) as tmp:  # a temporary file, renamed or copied through: never a truncated image
+            fig.savefig(tmp, dpi=dpi, format=suffix or "png")
+    except ValueError as exc:  # a format this Matplotlib release does not write (avif before 3.10, ...)
+        raise UsageError(f"--plot {path}: {exc}") from None
 
 
 def check_output_path(path: str | Path, option: str, *, directory: bool = False,
@@ -139,6 +148,12 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False,
     """
     from gtheory.kit.output import OutputError, target_kind
     from gtheory.kit.output_checks import check_through, check_writable, refuse_inputs
+
+    if option == "--plot" and str(path) != "-":
+        suffix = Path(path).suffix.lstrip(".").lower()
+        if suffix and suffix not in PLOT_FORMATS:
+            raise UsageError(f"--plot {path}: .{suffix} is not an image format Matplotlib writes; use .png, .pdf or "
+                             f".svg (or {', '.join('.' + f for f in PLOT_FORMATS[3:])}).")
 
     p = Path(path)
     where = f"{option} {path}"

@@ -120,6 +120,17 @@ def _check_fraction(name: str, value: float, *, closed_low: bool = False) -> Non
         raise UsageError(f"--{name} must be in {interval}; got {value:g}.")
 
 
+def _in_cli_terms(text: str) -> str:
+    """The G-study's summary with its Python words in the command's: ``(drop_lowest=0.25)`` is ``--drop-lowest
+    0.25``; the unbalanced study's intervals come from its ``.bootstrap()`` method, which the command line has
+    not."""
+    import re
+
+    text = re.sub(r"\(drop_lowest=([^)]*)\)", r"(--drop-lowest \1)", text)
+    return text.replace("(point estimates; intervals: .bootstrap())",
+                        "(point estimates; intervals: gtheory.gstudy(..., missing=...).bootstrap() in Python)")
+
+
 def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> tuple[Any, list[str], list[str]]:
     """The score matrix of --measure over the data options: (systems x topics array, systems, topics)."""
     from ._ndcg import compute
@@ -144,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     check_option("--level", "level", args.level)
     _check_fraction("drop-lowest", args.drop_lowest, closed_low=True)
     if args.n_topics is not None and any(not (n > 0 and math.isfinite(n)) for n in args.n_topics):
-        raise UsageError(f"--n-topics must be positive numbers; got {args.n_topics}.")
+        raise UsageError(f"--n-topics must be positive numbers; got {' '.join(f'{n:g}' for n in args.n_topics)}.")
     if args.plot:
         check_output_path(args.plot, "--plot", args=args, quiet=args.quiet)
     n_topics = None
@@ -216,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json({"source": source, **g.summary_dict(n_topics, target=args.target, level=level), **extra["json"]})
     else:
         print(f"{source}\n")
-        print(g.summary(n_topics, target=args.target, level=level))
+        print(_in_cli_terms(g.summary(n_topics, target=args.target, level=level)))
         print("\n" + "\n".join(extra["lines"]))
 
     if args.plot:
