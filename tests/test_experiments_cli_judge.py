@@ -162,3 +162,30 @@ def test_the_judged_session_loads_no_heavy_module(tmp_path, capsys):
     assert list(loaded) == ["evaluate", "gstudy", "plan", "compare"]
     assert loaded["evaluate"] == [] and loaded["gstudy"] == []
     assert loaded["compare"] == []  # cumulative: plan's too
+
+
+def test_judged_says_what_runs_say_of_the_runs(tmp_path, capsys):
+    """From --judged a command warns and notes what it says from --runs/--qrels about the runs themselves: a run that
+    retrieved no judged document (a warning, kept under --quiet), a topic no run returns apart from the topics a run
+    misses (notes)."""
+    runs, qrels = toy_runs(tmp_path)
+    bad = runs / "runD.txt"
+    bad.write_text("".join(ln.replace(" d", " x") for ln in bad.read_text().splitlines(keepends=True)))  # unjudged
+    lines = (runs / "runC.txt").read_text().splitlines(keepends=True)
+    (runs / "runC.txt").write_text("".join(x for x in lines if not x.startswith("2 ")))  # runC misses topic 2
+    with open(qrels, "a") as fh:
+        fh.write("9 0 d1 1\n")  # a qrels topic no run returns
+    out = _judge(tmp_path, capsys, [runs], qrels, "--quiet")
+
+    def said(argv):
+        assert main(argv) == 0
+        return [ln for ln in capsys.readouterr().err.splitlines() if ": warning: " in ln or ": note: " in ln]
+
+    from_runs = said(["gstudy", "--runs", str(runs), "--qrels", str(qrels)])
+    from_judged = said(["gstudy", "--judged", str(out)])
+    assert from_judged == from_runs
+    assert any("retrieved no judged document (runD)" in ln for ln in from_judged)
+    assert any("no run returns qrels topic 9" in ln for ln in from_judged)
+    assert any("run runC does not return topic 2 " in ln for ln in from_judged)
+    quiet = said(["gstudy", "--judged", str(out), "--quiet"])
+    assert quiet and all(": warning: " in ln for ln in quiet)  # the warning stays, the notes go

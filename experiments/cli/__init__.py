@@ -191,10 +191,6 @@ def _run(args: argparse.Namespace, traceback: bool) -> int:
     try:
         with warnings.catch_warnings():  # a library warning the subcommand does not print itself: one CLI line
             warnings.showwarning = _cli_warning(args)
-            # a dependency's deprecation notices (matplotlib's pyparsing calls, ...) are for developers, not for the
-            # command's user: ignored as Python's defaults ignore them outside __main__, under any caller's filters
-            warnings.filterwarnings("ignore", category=DeprecationWarning)
-            warnings.filterwarnings("ignore", category=PendingDeprecationWarning)
             return int(args._run(args) or 0)
     except BrokenPipeError:  # e.g. piped into `head`
         devnull = os.open(os.devnull, os.O_WRONLY)

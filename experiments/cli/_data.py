@@ -147,8 +147,10 @@ def _load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
             from ._sources import sources_warning
 
             changed = sources_warning(args.judged, judged.report.get("sources"))
+            command = getattr(args, "command", None) or "gtheory"
             if changed:  # a warning, not a note: --quiet does not hide it
-                print(f"gtheory {getattr(args, 'command', None) or 'gtheory'}: warning: {changed}", file=sys.stderr)
+                print(f"gtheory {command}: warning: {changed}", file=sys.stderr)
+            _said_of_a_tensor(judged, args, command)
         else:
             what = "the embedded TREC-9 data"
             judged = metrics.load_trec9()
@@ -217,6 +219,23 @@ def _load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     return judged
 
 
+def _said_of_a_tensor(judged: metrics.JudgedRuns, args: argparse.Namespace, command: str) -> None:
+    """What the command says of runs read with --runs that the saved tensor of --judged holds too: the coverage
+    warnings (runs that retrieved no judged document, a low judged share: warnings, not hidden by --quiet) and the
+    runs that miss topics (a note). The same words as from --runs; the coverage line itself was said by `gtheory
+    judge`."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", metrics.LowCoverageWarning)
+        metrics.io.coverage_warnings(judged)
+    options = {"judged_only": "--judged-only"} if hasattr(args, "judged_only") else {}
+    for w in caught:
+        print(f"gtheory {command}: warning: {in_option_names(w.message, options)}", file=sys.stderr)
+    if getattr(args, "quiet", False):
+        return
+    if _policy(args) == "zero" and judged.missing == "zero":
+        _note_zero_cells(judged, command)
+
+
 def _note_zero_cells(judged: metrics.JudgedRuns, command: str) -> None:
     """Under ``--missing zero``: a note naming the runs that return no result for some qrels topic (scored 0 there,
     as trec_eval -c does), so that a run cut short or a topic lost in a conversion is not a silent 0."""
@@ -225,9 +244,18 @@ def _note_zero_cells(judged: metrics.JudgedRuns, command: str) -> None:
     returned = np.asarray(judged.retrieved)
     if returned.all() or not returned.any():
         return
-    runs = [s for s, row in zip(judged.systems, returned) if not row.all()]
-    missed = [t for t, ok in zip(judged.topics, returned.all(axis=0)) if not ok]
-    cells = int((~returned).sum())
+    nobody = ~returned.any(axis=0)  # qrels topics no run returns: every run scores 0 there, said apart
+    if nobody.any():
+        gone = [t for t, x in zip(judged.topics, nobody) if x]
+        print(f"gtheory {command}: note: no run returns qrels topic{'s' * (len(gone) != 1)} {_some(gone, show=10)}: "
+              "every run scores 0 there, as trec_eval -c does; --missing exclude leaves "
+              f"{'it' if len(gone) == 1 else 'them'} out instead.", file=sys.stderr)
+    some = returned[:, ~nobody]
+    if some.all():
+        return
+    runs = [s for s, row in zip(judged.systems, some) if not row.all()]
+    missed = [t for t, ok in zip([t for t, x in zip(judged.topics, nobody) if not x], some.all(axis=0)) if not ok]
+    cells = int((~some).sum())
     print(f"gtheory {command}: note: {_some(runs, 'run', show=10)} {'does' if len(runs) == 1 else 'do'} not return "
           f"topic{'s' * (len(missed) != 1)} {_some(missed, show=10)} ({cells} run/topic pair{'s' * (cells != 1)}): "
           "scored 0 there, as trec_eval -c does; --missing exclude leaves them out instead.", file=sys.stderr)

@@ -149,12 +149,6 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False,
     from gtheory.kit.output import OutputError, target_kind
     from gtheory.kit.output_checks import check_through, check_writable, refuse_inputs
 
-    if option == "--plot" and str(path) != "-":
-        suffix = Path(path).suffix.lstrip(".").lower()
-        if suffix and suffix not in PLOT_FORMATS:
-            raise UsageError(f"--plot {path}: .{suffix} is not an image format Matplotlib writes; use .png, .pdf or "
-                             f".svg (or {', '.join('.' + f for f in PLOT_FORMATS[3:])}).")
-
     p = Path(path)
     where = f"{option} {path}"
     binary = option == "--plot" if binary is None else binary
@@ -169,6 +163,10 @@ def check_output_path(path: str | Path, option: str, *, directory: bool = False,
         (check_through if kind in ("fd", "special") else check_writable)(p, where, directory)
     except OutputError as exc:
         raise UsageError(str(exc)) from None
+    suffix = p.suffix.lstrip(".").lower()
+    if option == "--plot" and suffix and suffix not in PLOT_FORMATS:  # before any work, not Matplotlib's at the end
+        raise UsageError(f"{where}: .{suffix} is not an image format Matplotlib writes; use .png, .pdf or .svg (or "
+                         f"{', '.join('.' + f for f in PLOT_FORMATS[3:])}).")
     if kind in ("regular", "directory") and not quiet:
         what = "directory" if directory else "file"
         print(f"{COMMAND[0]}: note: {option} {path}: the existing {what} will be replaced when the command "

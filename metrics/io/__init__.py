@@ -10,5 +10,6 @@ from gtheory.kit.lazy import room_front as _room_front
 
 __getattr__, __dir__, __all__ = _room_front(__name__, internal={
     "check_judged": "judged", "pooled_unjudged": "_grades", "utf16_kind": "trec_lines",
+    "coverage_warnings": "coverage",
     "Rounding": "reduce", "check_fractions": "reduce", "reduction_masks": "reduce", "stratify": "reduce",
 })

@@ -32,6 +32,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -41,7 +42,7 @@ from ._grades import ABSENT
 from .trec_lines import natural_topic_order
 from gtheory.kit.errors import FixableWarning
 
-__all__ = ["Coverage", "coverage", "InputMismatchError", "LowCoverageWarning", "CUTOFFS"]
+__all__ = ["Coverage", "coverage", "InputMismatchError", "LowCoverageWarning", "CUTOFFS", "coverage_warnings"]
 
 #: cut-offs reported by :class:`Coverage` (those below the tensor's depth, and the depth itself)
 CUTOFFS: tuple[int, ...] = (1, 5, 10, 20, 50, 100, 200, 500, 1000)
@@ -279,3 +280,31 @@ def coverage(grades: np.ndarray, retrieved: np.ndarray, systems: Sequence[str], 
         run_only = tuple(natural_topic_order(seen))
     return Coverage(tuple(systems), cutoffs, ret, jud, len(topics), tuple(t for t, n in zip(topics, none) if n),
                     run_only)
+
+
+def coverage_warnings(judged: Any, *, stacklevel: int = 2) -> None:
+    """The warnings of :func:`check_coverage` that the tensor alone gives (:class:`LowCoverageWarning`): runs that
+    retrieved no judged document (their scores are 0 whatever they ranked), and an overall judged share of the top
+    10 below :data:`metrics.io.coverage.LOW_COVERAGE`. :func:`metrics.judge` warns them when it reads the runs; a
+    command given a saved tensor (``--judged``) warns them again from it."""
+    n_ret = judged.n_retrieved
+    cov = judged.coverage
+    judged_any = cov.n_judged[:, -1]
+    zero = [s for s, n in zip(cov.systems, judged_any) if n == 0]
+    if zero:
+        no_topic = [s for s, row in zip(cov.systems, n_ret) if not row.any()]
+        why = (f" ({_listed(no_topic, 5)} return{'s' * (len(no_topic) == 1)} no qrels topic)" if no_topic else "")
+        warnings.warn(
+            f"{len(zero)} of {len(cov.systems)} runs retrieved no judged document ({_listed(zero, 5)}){why}: their "
+            "scores are 0 whatever they ranked; check their docnos and topic ids against the qrels.",
+            LowCoverageWarning, stacklevel=stacklevel,
+        )
+    k = 10 if 10 in cov.cutoffs else cov.cutoffs[-1]
+    share = cov.at(k)
+    if share < LOW_COVERAGE:
+        warnings.warn(LowCoverageWarning(
+            f"only {100 * share:.1f}% of the documents the runs retrieved in their top {k} are judged (below "
+            f"{100 * LOW_COVERAGE:.0f}%): unjudged documents count as non-relevant, so scores are low and rankings "
+            "unreliable (check that these are the qrels of these runs)", fix={"judged_only": True},
+            fix_effect="evaluate condensed lists (the usual remedy, with bpref)",
+        ), stacklevel=stacklevel)

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _build
 from ._grades import apply_grade_policy
-from .coverage import LOW_COVERAGE, InputMismatchError, LowCoverageWarning, _listed, _per_rank
+from .coverage import InputMismatchError, _listed, _per_rank, coverage_warnings
 from .inputs import is_in_memory
 from .judged import JudgedRuns
 from .trec_lines import PathLike, check_read_options, natural_topic_order
@@ -286,23 +286,4 @@ def check_coverage(
             + (f": {example}" if example else "")
             + "; every measure would be 0. Do the run and qrels docnos match (prefix, case, collection)?"
         )
-    cov = judged.coverage
-    judged_any = cov.n_judged[:, -1]
-    zero = [s for s, n in zip(cov.systems, judged_any) if n == 0]
-    if zero:
-        no_topic = [s for s, row in zip(cov.systems, n_ret) if not row.any()]
-        why = (f" ({_listed(no_topic, 5)} return{'s' * (len(no_topic) == 1)} no qrels topic)" if no_topic else "")
-        warnings.warn(
-            f"{len(zero)} of {len(cov.systems)} runs retrieved no judged document ({_listed(zero, 5)}){why}: their "
-            "scores are 0 whatever they ranked; check their docnos and topic ids against the qrels.",
-            LowCoverageWarning, stacklevel=stacklevel,
-        )
-    k = 10 if 10 in cov.cutoffs else cov.cutoffs[-1]
-    share = cov.at(k)
-    if share < LOW_COVERAGE:
-        warnings.warn(LowCoverageWarning(
-            f"only {100 * share:.1f}% of the documents the runs retrieved in their top {k} are judged (below "
-            f"{100 * LOW_COVERAGE:.0f}%): unjudged documents count as non-relevant, so scores are low and rankings "
-            "unreliable (check that these are the qrels of these runs)", fix={"judged_only": True},
-            fix_effect="evaluate condensed lists (the usual remedy, with bpref)",
-        ), stacklevel=stacklevel)
+    coverage_warnings(judged, stacklevel=stacklevel + 1)
