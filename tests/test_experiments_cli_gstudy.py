@@ -229,3 +229,22 @@ def test_the_summary_speaks_the_commands_words(capsys):
     assert main(["gstudy", "--drop-lowest", "0.25", "-q"]) == 0
     out = capsys.readouterr().out
     assert "(--drop-lowest 0.25)" in out and "drop_lowest" not in out
+
+
+def test_reml_leaves_out_a_topic_no_run_returns(tmp_path, capsys):
+    """--missing reml keeps the topics some runs miss, but a qrels topic no run returns has no scored cell: it is left
+    out with a note (the G-study refused it, asking the user to drop it, which the command line cannot)."""
+    from conftest import toy_runs
+    from experiments.cli import main
+
+    runs, qrels = toy_runs(tmp_path)
+    with open(qrels, "a") as fh:
+        fh.write("9 0 d1 1\n")
+    lines = (runs / "runD.txt").read_text().splitlines(keepends=True)
+    (runs / "runD.txt").write_text("".join(x for x in lines if not x.startswith("2 ")))
+    assert main(["gstudy", "--runs", str(runs), "--qrels", str(qrels), "--missing", "reml", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "left out 1 qrels topic no run returns (9)" in err
+    import json
+
+    assert json.loads(out)["n_topics"] == 4

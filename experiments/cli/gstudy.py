@@ -138,6 +138,17 @@ def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> tuple[Any
     judged = load_judged(args)
     if args.missing not in UNBALANCED:  # reml/henderson keep the topics and estimate from the scored cells
         judged = drop_missed_topics(judged, "gstudy", quiet=args.quiet)
+    else:  # ... but a topic no run returns has no scored cell at all: it says nothing, and is left out with a note
+        import numpy as np
+
+        returned = np.asarray(judged.retrieved).any(axis=0)
+        if not returned.all():
+            gone = [t for t, ok in zip(judged.topics, returned) if not ok]
+            if not args.quiet:
+                print(f"gtheory gstudy: note: --missing {args.missing}: left out {len(gone)} qrels topic"
+                      f"{'s' * (len(gone) != 1)} no run returns ({', '.join(map(str, gone[:10]))}"
+                      f"{', ...' if len(gone) > 10 else ''}); they hold no scored cell.", file=sys.stderr)
+            judged = judged.subset(topics=[t for t, ok in zip(judged.topics, returned) if ok])
     check_shape(judged)
     return (compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy",
                     quiet=args.quiet), list(judged.systems), list(judged.topics))
