@@ -98,7 +98,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 _OPTIONS = {"scores": "the scores", "measure": "--measure", "orientation": "--orientation", "min_diff": "--min-diff",
             "target": "--target", "tau": "--tau", "alpha": "--alpha", "power": "--power", "ci_width": "--ci-width",
             "level": "--level", "variance": "--variance", "approximation": "--approximation",
-            "repeats": "--repeats", "seed": "--seed"}
+            "repeats": "--repeats", "seed": "--seed", "curves": "--curves"}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,8 +157,8 @@ def run(args: argparse.Namespace) -> int:
         # the outlying runs, and the G-study topics needed by the competitive systems beside all runs'
         x = scores if args.scores is None else scores.to_numpy(dtype=float)
         extra = competitive_answer(x, systems, topics, args.target, top=args.top, study=None, all_runs=None)
-    for w in caught:
-        print(f"gtheory plan: warning: {w.message}", file=sys.stderr)
+    for w in caught:  # the library's parameters in the options' words (`curves=True` is --curves)
+        print(f"gtheory plan: warning: {in_option_names(w.message, _OPTIONS)}", file=sys.stderr)
     if args.json:
         emit_json({"source": source, **result.to_dict(), **extra["json"]})
     else:

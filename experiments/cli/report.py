@@ -75,7 +75,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 #: the Python API's (ReportSettings') parameter names in messages → the options of this command
 _OPTIONS = {"cutoff": "--cutoff", "n_resamples": "--n-resamples", "n_splits": "--splits", "seed": "--seed", "format": "--format", "title": "--title",
-            "out_dir": "--out", "judged": "the data"}
+            "out_dir": "--out", "judged": "the data", "curves": "section 7's τ curve"}
 
 
 def run(args: argparse.Namespace) -> int:

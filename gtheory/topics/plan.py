@@ -345,7 +345,7 @@ def plan(
             import warnings
 
             usable = int(((c.table["tau"] < 1) & np.isfinite(c.table["tau"])).sum())
-            warnings.warn(f"plan(curves=True): no data-based τ row: the power law needs at least 3 topic set sizes "
+            warnings.warn(f"`curves=True`: no data-based τ row: the power law needs at least 3 topic set sizes "
                           f"with τ < 1 to be fitted and bounded, and this pilot of {n} topics gives {usable} "
                           f"(sizes {list(c.table['n'])}, observed τ {[round(v, 3) for v in c.table['tau']]}); "
                           "a pilot of at least 14 topics (3 default sizes) with τ < 1 at them gives the row.",
