@@ -150,7 +150,7 @@ def topics_section(
     power: float = 0.8,
     level: float = 0.95,
     curves: bool = True,
-    repeats: int = 20,
+    repeats: int = 50,
     depths: Sequence[int] | None = None,
     seed: int = 0,
     heading: str | None = HEADING,
@@ -174,6 +174,7 @@ def topics_section(
         the tests' level and power, the intervals' confidence level).
     curves : bool
         Also the data-based row (τ between disjoint random topic sets, extrapolated; ``repeats`` pairs per size,
+        default 50 as :func:`gtheory.plan` and ``gtheory plan --curves``, so that both give the same row for the same
         ``seed``), default True.
     depths : sequence of int, optional
         Pool depths of the budget (default 5, 10, 20, 50, 100 up to the runs' depth).
