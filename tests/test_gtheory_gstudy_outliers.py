@@ -79,8 +79,8 @@ def test_competitive_systems_that_cannot_be_told_apart_say_why_they_need_inf_top
     assert set(ans.systems) == {"a", "b", "c"}
     assert ans.var_system_raw < 0 and ans.topics_needed["phi"] == math.inf
     line = ans.lines()[1]
-    assert "inf: the system variance of these 3 runs is estimated at" in line and f"{ans.var_system_raw:.3g}" in line
-    assert "inf:" not in competitive_answer(x, list("abcde"), [f"q{i}" for i in range(12)]).lines()[1]
+    assert "∞: the system variance of these 3 runs is estimated at" in line and f"{ans.var_system_raw:.3g}" in line
+    assert "∞:" not in competitive_answer(x, list("abcde"), [f"q{i}" for i in range(12)]).lines()[1]
 
 
 def test_identical_competitive_runs_need_inf_topics_and_do_not_stop_the_study():

@@ -249,3 +249,15 @@ def test_many_runs_keep_their_columns_in_line():
     body = t.to_latex().split("\\midrule\n")[1].split("\\bottomrule")[0].splitlines()
     assert {len(_tex_cells(line)) for line in body} == {5}
     assert "r@{}l" in t.to_latex()
+
+
+def test_text_tables_align_wide_and_combining_characters():
+    """Run names in CJK (two columns each on a terminal) or with combining accents (none) keep the next column in
+    line: every line's terminal width up to the second column is the same."""
+    from gtheory.kit.render import display_width, text_table
+
+    rows = [["日本語ラン", "0.1"], ["café", "0.2"], ["cafe\u0301", "0.3"], ["plain", "0.4"]]
+    lines = text_table(["run", "x"], rows, "<>")
+    assert display_width("日本語") == 6 and display_width("cafe\u0301") == 4 and display_width("abc") == 3
+    assert len({display_width(ln) for ln in lines}) == 1  # right-aligned last column: all end at one width
+    assert lines[1].startswith("日本語ラン  ") and lines[2].startswith("café    ")

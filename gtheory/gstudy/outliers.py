@@ -203,7 +203,7 @@ class CompetitiveAnswer:
     def lines(self) -> list[str]:
         """Two lines: the outlying runs, and the topics needed by the competitive systems beside all runs'."""
         def n(x: float) -> str:
-            return "inf" if x == math.inf else f"{x:g}"
+            return "∞" if x == math.inf else f"{x:g}"
 
         which = (f"the {len(self.systems)} best runs (--top {self.top})" if self.top is not None else
                  f"the {len(self.systems)} best runs, all but the lowest {DEFAULT_DROP_LOWEST:.0%} (--top N to choose)")
@@ -217,7 +217,7 @@ class CompetitiveAnswer:
         """Why the competitive systems need ∞ topics, when they do: their system variance is estimated ≤ 0."""
         if math.inf not in self.topics_needed.values() or not self.var_system_raw <= 0:
             return ""
-        return (f" (inf: the system variance of these {len(self.systems)} runs is estimated at "
+        return (f" (∞: the system variance of these {len(self.systems)} runs is estimated at "
                 f"{self.var_system_raw:.3g} ≤ 0, so on these topics they cannot be told apart and no number of "
                 "topics reaches the target by this estimate.)")
 

@@ -137,13 +137,28 @@ def md_row(cells: Iterable[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def display_width(s: str) -> int:
+    """The columns ``s`` takes on a terminal: 2 for a wide or full-width character (CJK, ``unicodedata``'s East Asian
+    width W or F), 0 for a combining mark (the accent of ``e`` + U+0301), 1 for the others."""
+    if s.isascii():
+        return len(s)
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
 def text_table(head: list[str], rows: list[list[str]], align: str) -> list[str]:
     """Lines of a fixed-width text table: ``head`` and ``rows`` (cells already :func:`text`), ``align`` one
-    character per column, ``"<"`` or ``">"``; each column as wide as its widest cell, two spaces between columns."""
+    character per column, ``"<"`` or ``">"``; each column as wide as its widest cell on a terminal
+    (:func:`display_width`: run names in CJK or with combining accents stay in line), two spaces between columns."""
     cols = list(zip(head, *rows)) if rows else [(h,) for h in head]
-    widths = [max(len(c) for c in col) for col in cols]
+    widths = [max(display_width(c) for c in col) for col in cols]
+
+    def cell(c: str, a: str, w: int) -> str:
+        pad = " " * (w - display_width(c))
+        return c + pad if a == "<" else pad + c
 
     def line(cells: list[str]) -> str:
-        return "  ".join(f"{c:{a}{w}}" for c, a, w in zip(cells, align, widths)).rstrip()
+        return "  ".join(cell(c, a, w) for c, a, w in zip(cells, align, widths)).rstrip()
 
     return [line(head)] + [line(r) for r in rows]
