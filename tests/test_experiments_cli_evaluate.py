@@ -173,3 +173,25 @@ def test_the_out_name_chooses_json_and_a_name_of_another_format_is_refused(tmp_p
         assert "evaluate writes CSV (or JSON with --json)" in capsys.readouterr().err
     assert main(["evaluate", "--out", str(tmp_path / "e.csv"), "-q"]) == 0
     assert (tmp_path / "e.csv").read_text().startswith("system,topic,measure,score")
+
+
+def test_runs_from_several_directories(tmp_path, capsys):
+    """--runs DIR1 DIR2 reads the runs of both directories (it failed with "expected a file, got a directory"); a
+    system name in both is refused, naming the two files."""
+    import shutil
+
+    from conftest import toy_runs
+
+    runs, qrels = toy_runs(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    for name, where in (("runA", a), ("runB", a), ("runC", b), ("runD", b)):
+        shutil.copy(runs / f"{name}.txt", where)
+    argv = ["evaluate", "--qrels", str(qrels), "--json", "-q"]
+    assert main([*argv, "--runs", str(a), str(b)]) == 0
+    both = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--runs", str(runs)]) == 0
+    assert both == json.loads(capsys.readouterr().out)
+    shutil.copy(runs / "runA.txt", b)
+    assert main([*argv, "--runs", str(a), str(b)]) == 2
+    assert "several run files give the same system name(s) ['runA']" in capsys.readouterr().err

@@ -484,7 +484,9 @@ def _expand(paths_or_directory: PathLike | Sequence[PathLike]) -> list[Path]:
                 raise FileNotFoundError(f"the run directory {p} holds no files")
             return files
         return [p]
-    files = [Path(q) for q in paths_or_directory]
+    files = []
+    for q in paths_or_directory:  # a directory among the paths is its files (the runs of several directories)
+        files += _expand(q) if Path(q).is_dir() else [Path(q)]
     if not files:
         raise ValueError("`paths_or_directory` is an empty list; give run files or a directory of runs")
     return files
