@@ -356,3 +356,13 @@ def test_a_plot_name_matplotlib_cannot_write_is_refused_first(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert "--plot" in err and ".jpgx is not an image format Matplotlib writes; use .png, .pdf or .svg" in err
     assert not (tmp_path / "g.jpgx").exists()
+
+
+@pytest.mark.parametrize("extra", [[], ["-l", "2"]])
+def test_two_spellings_of_one_measure_are_named_as_typed(capsys, extra):
+    """--measure map --measure MAP are one measure (AP): the refusal says so, in the words typed, with -l too."""
+    assert main(["evaluate", "--measure", "map", "--measure", "MAP", *extra, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "--measure MAP and --measure map are the same measure" in err
+    assert main(["evaluate", "--measure", "map", "--measure", "map", *extra, "-q"]) == 2
+    assert "--measure map is given twice" in capsys.readouterr().err

@@ -47,7 +47,7 @@ def test_judged_per_run_table_without_pandas(tmp_path, capsys, options):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--measure", "nDCG@10", "--measure", "ndcg_cut.10"], "--measure ndcg_cut.10 is given twice"),
+    (["--measure", "nDCG@10", "--measure", "ndcg_cut.10"], "--measure ndcg_cut.10 and --measure nDCG@10 are the same measure (nDCG@10)"),
     (["--measure", "recall"], "measure R needs a cut-off, e.g. R@10"),
     (["--measure", "P.5,10"], "give them one by one: P.5, P.10"),
     (["--measure", "ERR(max_grade=1)@20"], "--measure ERR(max_grade=1)@20: the qrels hold grade 2, above max_grade=1"),

@@ -56,7 +56,8 @@ def test_defaults_and_given_options():
 
 
 def test_a_measure_given_twice_in_two_spellings_is_refused():
-    with pytest.raises(UsageError, match=re.escape("--measure ndcg_cut.10 is given twice; give each measure once.")):
+    with pytest.raises(UsageError, match=re.escape("--measure ndcg_cut.10 and --measure nDCG@10 are the same measure "
+                                                   "(nDCG@10); give each measure once.")):
         resolve_measures(_args(), ["nDCG@10", "ndcg_cut.10"], command="evaluate")
 
 

@@ -63,11 +63,17 @@ def resolve_measures(args: argparse.Namespace, measures: list[str], *, command: 
     measures are relabelled ``nDCG@k`` (``nDCG`` alone means the tuning's cut-off).
     """
     check_measure_names(measures)
-    seen: set[str] = set()
-    for name in measures:
-        if _same_measure(name) in seen:
-            raise UsageError(f"--measure {name} is given twice; give each measure once.")
-        seen.add(_same_measure(name))
+    typed = getattr(args, "_typed_measures", None)  # as the user wrote them, before -l rewrote them
+    shown = typed if typed is not None and len(typed) == len(measures) else measures
+    seen: dict[str, str] = {}
+    for name, as_typed in zip(measures, shown):
+        key = _same_measure(name)
+        if key in seen:
+            first = seen[key]
+            same = (f"--measure {as_typed} is given twice" if first == as_typed else
+                    f"--measure {as_typed} and --measure {first} are the same measure ({key})")
+            raise UsageError(f"{same}; give each measure once.")
+        seen[key] = as_typed
     if not any(ndcg_cutoff(m)[0] for m in measures):
         for opt in ("gain", "discount", "tuning"):
             if getattr(args, opt) is not None:
@@ -223,6 +229,7 @@ def apply_relevance_level(args: argparse.Namespace) -> None:
             except ValueError as exc:
                 raise measure_error(name, exc) from None
         new = with_relevance_level(names, level)
+        args._typed_measures = list(names)  # for messages in the user's words
         args.measure = new[0] if isinstance(given, str) else new
     if args.command != "robustness" and not getattr(args, "quiet", False) and \
             not any(is_binary(metrics.parse_measure(n)) for n in names):
