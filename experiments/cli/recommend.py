@@ -131,6 +131,6 @@ def run(args: argparse.Namespace) -> int:
         emit_json(rec.to_dict())
     else:
         print(rec.summary())
-        if args.out and not args.quiet:
-            print(f"written to {args.out} (gtheory evaluate --tuning {args.out} applies it)", file=sys.stderr)
+    if args.out and not args.quiet:  # a note, with --json as without: the file is the result
+        print(f"written to {args.out} (gtheory evaluate --tuning {args.out} applies it)", file=sys.stderr)
     return 0

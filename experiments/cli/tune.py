@@ -96,8 +96,8 @@ def run(args: argparse.Namespace) -> int:
         print(t.summary())
         if not args.quiet:
             print(_CAVEAT, file=sys.stderr)
-            if args.out:
-                print(f"written to {args.out}", file=sys.stderr)
+    if args.out and not args.quiet:  # a note, with --json as without: the file is the result
+        print(f"written to {args.out}", file=sys.stderr)
     if args.strict and not t.success:
         print(f"gtheory tune: the optimiser did not converge: {t.message}", file=sys.stderr)
         return EXIT_FAILURE
