@@ -62,7 +62,10 @@ class Labels:
         if isinstance(key, slice):
             return Labels(self._items[key])
         key = np.asarray(key)
-        if key.dtype == bool:  # a mask, as an index takes one
+        if key.dtype == bool:  # a mask, as an index takes one: one entry per label
+            if key.shape != (len(self._items),):
+                raise IndexError(f"a boolean mask of {len(self._items)} labels must have {len(self._items)} "
+                                 f"entries; got shape {key.shape}")
             key = np.flatnonzero(key)
         return Labels(self._items[k] for k in key.astype(np.intp).tolist())
 
@@ -262,10 +265,10 @@ def _labelled_scores(x: LabelledMatrix, name: str, min_systems: int, min_topics:
     bad = [v for v in (*x.systems, *x.topics) if not isinstance(v, str)]
     if bad:  # the command line's labels are run and topic names; others go through the frame's rules
         raise TypeError(f"`{name}`: a LabelledMatrix's labels must be strings; got {bad[0]!r}")
-    try:
-        values = np.asarray(x.values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}` must hold numbers only; {exc}") from None
+    raw = np.asarray(x.values)
+    if raw.dtype.kind not in "iuf":  # the frame path refuses text, booleans and complex numbers alike
+        raise TypeError(f"`{name}` must hold real numbers only; got an array of dtype {raw.dtype}")
+    values = np.asarray(raw, dtype=np.float64)
     if values.ndim != 2 or values.shape != (len(x.systems), len(x.topics)):
         raise ValueError(f"`{name}` must be a systems x topics matrix with one label per row and column; got shape "
                          f"{values.shape} with {len(x.systems)} system and {len(x.topics)} topic labels.")

@@ -195,3 +195,12 @@ def test_runs_from_several_directories(tmp_path, capsys):
     shutil.copy(runs / "runA.txt", b)
     assert main([*argv, "--runs", str(a), str(b)]) == 2
     assert "several run files give the same system name(s) ['runA']" in capsys.readouterr().err
+
+
+def test_runs_given_twice_are_refused(tmp_path, capsys):
+    from conftest import toy_runs
+
+    runs, qrels = toy_runs(tmp_path)
+    for extra in ([str(runs)], [str(runs / "runA.txt")]):
+        assert main(["evaluate", "--runs", str(runs), *extra, "--qrels", str(qrels), "-q"]) == 2
+        assert "runA.txt is given twice" in capsys.readouterr().err

@@ -157,6 +157,17 @@ def test_a_labelled_matrix_is_its_frame_outside_compare():
     pd.testing.assert_frame_equal(experiments.paired_ttest(lm), experiments.paired_ttest(lm.frame()))
     with pytest.raises(TypeError, match="labels must be strings; got 1"):
         experiments.compare(LabelledMatrix(x, [1, 2, 3], list("pqrstu")))
-    with pytest.raises(TypeError, match="must hold numbers only"):
+    with pytest.raises(TypeError, match="must hold real numbers only"):
         experiments.compare(LabelledMatrix(np.full((3, 6), "x"), ["a", "b", "c"], list("pqrstu")))
     assert list(Labels(["a", "b", "c"])[np.array([True, False, True])]) == ["a", "c"]  # a mask, as an index
+
+
+def test_a_labelled_matrix_holds_real_numbers_and_a_mask_fits():
+    from experiments._validation import LabelledMatrix
+
+    for bad in (np.array([[1, 2, 3], [3, "4", 1]], dtype=object), np.ones((2, 3), dtype=bool),
+                np.ones((2, 3), dtype=complex)):
+        with pytest.raises(TypeError, match="real numbers only"):
+            experiments.compare(LabelledMatrix(bad, ["x", "y"], ["1", "2", "3"]))
+    with pytest.raises(IndexError, match="must have 3 entries"):
+        Labels(["a", "b", "c"])[np.array([True, False])]

@@ -257,6 +257,6 @@ def test_same_measure_reads_another_spelling_of_a_files_measure(tmp_path):
             assert got.attrs["measure"] == name
             with pytest.raises(ValueError, match=f"no measure '{wanted}'"):
                 read_scores(path, measure=wanted)
-        with pytest.raises(ValueError, match="is the measure of 2 columns"):
+        with pytest.raises(ValueError, match="is 2 of the file's measures"):
             read_scores(path, measure="x", same_measure=lambda w, n: True)
         assert read_scores(path, measure="ap", same_measure=lambda w, n: False).attrs["measure"] == "AP"  # case first

@@ -116,15 +116,18 @@ def load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     nothing), which is refused with the grades there are."""
     judged = _load_judged(args)
     level = getattr(args, "relevance_level", None)
-    if level is not None and getattr(args, "command", None) != "robustness":  # robustness: its own rule (it splits)
+    # robustness has its own rule (it splits the grades); a level that changes no measure asked for is only noted
+    if level is not None and getattr(args, "command", None) != "robustness" and getattr(args, "_level_applies", True):
         import numpy as np
 
         levels = np.asarray(judged.levels, dtype=float)
         top = float(levels.max()) if levels.size else 0.0
         if level > top:
             shown = ", ".join(f"{g:g}" for g in levels)
+            fix = (f"give -l {top:g} or less" if top > 0 else
+                   "they judge no document relevant at any level: are these the qrels of these runs?")
             raise UsageError(f"-l {level:g}: no document is judged {level:g} or above (the qrels' grades are {shown}), "
-                             f"so every binary measure would be 0 for every run; give -l {top:g} or less.")
+                             f"so every binary measure would be 0 for every run; {fix}.")
     return judged
 
 

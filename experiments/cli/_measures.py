@@ -231,8 +231,8 @@ def apply_relevance_level(args: argparse.Namespace) -> None:
         new = with_relevance_level(names, level)
         args._typed_measures = list(names)  # for messages in the user's words
         args.measure = new[0] if isinstance(given, str) else new
-    if args.command != "robustness" and not getattr(args, "quiet", False) and \
-            not any(is_binary(metrics.parse_measure(n)) for n in names):
+    args._level_applies = any(is_binary(metrics.parse_measure(n)) for n in names)  # else: no measure to check it for
+    if args.command != "robustness" and not getattr(args, "quiet", False) and not args._level_applies:
         print(f"gtheory {args.command}: note: -l {level:g} applies to binary measures (AP, P@k, RR, ...) without "
               f"their own rel=; it changes none of {', '.join(names) or 'the default nDCG'}.", file=sys.stderr)
 

@@ -154,6 +154,14 @@ def run(args: argparse.Namespace) -> int:
         if args.format not in (None, "json"):
             raise UsageError(f"--json is --format json; it contradicts --format {args.format}: give one of them.")
         args.format = "json"
+    if args.format is not None and args.out and args.out != "-":  # a name of another known format contradicts it
+        from pathlib import Path
+
+        ext = Path(args.out).suffix.lower()
+        named = next((f for f, exts in _FORMATS.items() if ext in exts), None)
+        if named is not None and named != args.format and not (named == "text" and ext == ".txt"):
+            raise UsageError(f"--out {args.out} names {named} but --format {args.format} asks for "
+                             f"{args.format}: give one of them, or a name that agrees.")
     if args.format is None:  # the format the --out file's name asks for, else the terminal's text
         from pathlib import Path
 

@@ -67,8 +67,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-#: the --out extensions of the CSV evaluate writes (compressed or not); .json chooses --json
-_CSV_NAMES = (".csv", ".txt", ".tsv", ".gz", ".xz", ".bz2")
+#: the --out extensions of the CSV evaluate writes; .json chooses --json
+_CSV_NAMES = (".csv", ".txt")
 
 
 def _format_from_name(args: argparse.Namespace) -> None:
@@ -77,13 +77,17 @@ def _format_from_name(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     ext = Path(args.out).suffix.lower()
-    if args.out == "-" or not ext or ext in _CSV_NAMES or args.json:
+    if args.out == "-" or not ext:
         return
     if ext == ".json":
         args.json = True
         return
-    raise UsageError(f"--out {args.out}: evaluate writes CSV (or JSON with --json), not {ext}; name the file .csv "
-                     "or .json (the paper tables are compare's: gtheory compare --out table.tex).")
+    if ext in _CSV_NAMES and not args.json:
+        return
+    what = "JSON (--json)" if args.json else "CSV (or JSON with --json)"
+    raise UsageError(f"--out {args.out}: evaluate writes {what}, not {ext} (plain, uncompressed); name the file "
+                     f"{'.json' if args.json else '.csv or .json'} (the paper tables are compare's: gtheory compare "
+                     "--out table.tex).")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,8 +96,8 @@ def run(args: argparse.Namespace) -> int:
     if args.means and args.format is not None:
         raise UsageError("--format lays out the per-topic rows; --means writes one row per run.")
     if args.out:
+        _format_from_name(args)  # before the output check's note that an existing file will be replaced
         check_output_path(args.out, "--out", args=args, quiet=args.quiet)
-        _format_from_name(args)
     default = ["nDCG"] if args.tuning else [DEFAULT_MEASURE]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)

@@ -147,7 +147,8 @@ def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> tuple[Any
             if not args.quiet:
                 print(f"gtheory gstudy: note: --missing {args.missing}: left out {len(gone)} qrels topic"
                       f"{'s' * (len(gone) != 1)} no run returns ({', '.join(map(str, gone[:10]))}"
-                      f"{', ...' if len(gone) > 10 else ''}); they hold no scored cell.", file=sys.stderr)
+                      f"{', ...' if len(gone) > 10 else ''}); {'it holds' if len(gone) == 1 else 'they hold'} no scored cell.",
+                      file=sys.stderr)
             judged = judged.subset(topics=[t for t, ok in zip(judged.topics, returned) if ok])
     check_shape(judged)
     return (compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy",

@@ -425,6 +425,8 @@ def _exact_text(x: float, n: float) -> str:
     """The unrounded topics needed ``x`` with 4 significant digits, or more when 4 would show a whole number below
     the ``n`` needed (24.0023 topics, of which 25 are needed, is not written "exact 24"; 21 + 1e-14, of which 21
     are needed, is 21)."""
+    if float(x).is_integer():
+        return f"{x:.0f}"
     for digits in range(4, 17):
         text = f"{x:.{digits}g}"
         shown = float(text)

@@ -226,7 +226,9 @@ class CompetitiveAnswer:
         return {"outlying_runs": self.outlying.to_dict(),
                 "competitive": {"systems": list(self.systems), "top": self.top, "target": self.target,
                                 "topics_needed": dict(self.topics_needed),
-                                "topics_needed_all_runs": dict(self.topics_needed_all_runs)}}
+                                "topics_needed_all_runs": dict(self.topics_needed_all_runs),
+                                # why topics_needed is ∞ (null) when it is: the estimate is <= 0
+                                "var_system_raw": self.var_system_raw}}
 
 
 def competitive_answer(x: Any, systems: Any, topics: Any, target: float = 0.95, *, top: int | None = None,

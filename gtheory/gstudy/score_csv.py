@@ -313,7 +313,7 @@ def _choose_measure(name: str, column: str, cells: list[tuple[int, str]], measur
         if len(hits) == 1:
             return hits[0]
         if hits:
-            raise _fail(name, None, f"`measure` {measure!r} is the measure of {len(hits)} columns "
+            raise _fail(name, None, f"`measure` {measure!r} is {len(hits)} of the file's measures "
                         f"({', '.join(hits)}); give the exact name.", "measure")
     raise _fail(name, None, f"the file has no measure {measure!r}; it holds {listed}.", "measure")
 

@@ -139,12 +139,15 @@ def md_row(cells: Iterable[str]) -> str:
 
 def display_width(s: str) -> int:
     """The columns ``s`` takes on a terminal: 2 for a wide or full-width character (CJK, ``unicodedata``'s East Asian
-    width W or F), 0 for a combining mark (the accent of ``e`` + U+0301), 1 for the others."""
+    width W or F), 0 for a mark or a format character (categories Mn, Me, Cf: the accent of ``e`` + U+0301, Thai
+    vowel signs, a zero-width space or joiner, variation selectors), 1 for the others. (Emoji joined by U+200D
+    count each part: terminals differ there.)"""
     if s.isascii():
         return len(s)
     import unicodedata
 
-    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+    return sum(0 if unicodedata.category(c) in ("Mn", "Me", "Cf") else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
 
 
 def text_table(head: list[str], rows: list[list[str]], align: str) -> list[str]:

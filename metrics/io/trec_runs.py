@@ -484,9 +484,16 @@ def _expand(paths_or_directory: PathLike | Sequence[PathLike]) -> list[Path]:
                 raise FileNotFoundError(f"the run directory {p} holds no files")
             return files
         return [p]
-    files = []
+    files: list[Path] = []
+    seen: dict[Path, Path] = {}
     for q in paths_or_directory:  # a directory among the paths is its files (the runs of several directories)
-        files += _expand(q) if Path(q).is_dir() else [Path(q)]
+        for f in (_expand(q) if Path(q).is_dir() else [Path(q)]):
+            key = f.resolve() if f.exists() else f
+            if key in seen:  # one file twice (--runs d d, or d and d/run): not two systems of the same name
+                raise ValueError(f"the run file {f} is given twice (directly or through its directory"
+                                 f"{'' if seen[key] == f else f'; also as {seen[key]}'}); give each run once")
+            seen[key] = f
+            files.append(f)
     if not files:
         raise ValueError("`paths_or_directory` is an empty list; give run files or a directory of runs")
     return files
