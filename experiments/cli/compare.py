@@ -154,6 +154,16 @@ def run(args: argparse.Namespace) -> int:
         if args.format not in (None, "json"):
             raise UsageError(f"--json is --format json; it contradicts --format {args.format}: give one of them.")
         args.format = "json"
+    from experiments.compare import N_RESAMPLES_RULE
+
+    for option, param, value in (("--top", "top_k", args.top), ("--alpha", "alpha", args.alpha)):
+        check_option(option, param, value)  # the API's rules (gtheory.kit.params)
+    check_option("--n-resamples", "n_resamples", args.n_resamples, N_RESAMPLES_RULE)  # compare's own
+    check_option("--seed", "seed", args.seed, seed_rule())
+    if next(t for t in TEST_REGISTRY if t.name == args.test).controls_family and args.correction != "none":
+        raise UsageError(f"--test {args.test} controls the family-wise error itself; drop --correction.")
+    if args.out:  # first whether the path may be written at all (an input is refused as such), then its name
+        check_output_path(args.out, "--out", args=args, quiet=args.quiet)
     if args.format is not None and args.out and args.out != "-":  # a name of another known format contradicts it
         from pathlib import Path
 
@@ -170,16 +180,6 @@ def run(args: argparse.Namespace) -> int:
         if args.format is None:  # the file would hold text under a name that says otherwise
             raise UsageError(f"--out {args.out}: compare writes text (.txt), LaTeX (.tex), Markdown (.md), CSV (.csv) "
                              f"or JSON (.json), not {ext}; name the file so, or give --format.")
-    from experiments.compare import N_RESAMPLES_RULE
-
-    for option, param, value in (("--top", "top_k", args.top), ("--alpha", "alpha", args.alpha)):
-        check_option(option, param, value)  # the API's rules (gtheory.kit.params)
-    check_option("--n-resamples", "n_resamples", args.n_resamples, N_RESAMPLES_RULE)  # compare's own
-    check_option("--seed", "seed", args.seed, seed_rule())
-    if next(t for t in TEST_REGISTRY if t.name == args.test).controls_family and args.correction != "none":
-        raise UsageError(f"--test {args.test} controls the family-wise error itself; drop --correction.")
-    if args.out:
-        check_output_path(args.out, "--out", args=args, quiet=args.quiet)
     scores = _scores(args)
     systems, top = _order(scores, args)
     try:

@@ -95,9 +95,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.means and args.format is not None:
         raise UsageError("--format lays out the per-topic rows; --means writes one row per run.")
-    if args.out:
-        _format_from_name(args)  # before the output check's note that an existing file will be replaced
+    if args.out:  # first whether the path may be written at all (an input is refused as such), then its name
         check_output_path(args.out, "--out", args=args, quiet=args.quiet)
+        _format_from_name(args)
     default = ["nDCG"] if args.tuning else [DEFAULT_MEASURE]  # with --tuning: nDCG at the tuned cut-off
     nd = resolve_measures(args, args.measure or default, command="evaluate")
     judged = load_judged(args)
