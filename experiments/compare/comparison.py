@@ -16,7 +16,7 @@ from gtheory.kit.display import fmt, html_table, kv_table
 from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.render import Math, compose, latex, markdown, md_row, plot_label, text, text_table
 
-from .registry import CORRECTION_REGISTRY, CORRECTIONS, TEST_REGISTRY, TESTS
+from .registry import CORRECTIONS, TEST_REGISTRY, TESTS, correction_named, test_named
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -31,17 +31,6 @@ _TABLE_FLOATS = ("mean_a", "mean_b", "diff", "ci_lo", "ci_hi", "statistic", "p",
 PAIR_COLUMNS = ("a", "b", *_TABLE_FLOATS, "significant")
 #: one pair (row of the table) as the outputs read it: plain Python values
 _Pair = namedtuple("_Pair", PAIR_COLUMNS)
-
-
-def _controls_family(test: str) -> bool:
-    """Whether the test controls the family-wise error itself (Tukey's HSD: no correction, and none missing)."""
-    return any(t.name == test and t.controls_family for t in TEST_REGISTRY)
-
-
-def _correction_title(name: str) -> str:
-    """A correction's name as a caption writes it (the registry's title: ``holm`` -> Holm, ``bh`` ->
-    Benjamini–Hochberg); an unknown name as it is."""
-    return next((c.title for c in CORRECTION_REGISTRY if c.name == name), name)
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -182,11 +171,11 @@ class Comparison(JsonResult):
 
     def rows(self) -> list[tuple]:
         """The pairs as named tuples of plain Python values (fields :data:`PAIR_COLUMNS`), in the table's order."""
-        return [_Pair(*v) for v in zip(*(np.asarray(self.pairs[c]).tolist() for c in PAIR_COLUMNS))]
+        return [_Pair(*v) for v in zip(*(self.pairs[c].tolist() for c in PAIR_COLUMNS))]
 
     def means_by_system(self) -> dict[str, float]:
         """System -> its mean score."""
-        return dict(zip(self.systems, np.asarray(self.system_means, dtype=float).tolist()))
+        return dict(zip(self.systems, self.system_means.tolist()))
 
     def _footnote(self) -> str:
         if not np.isfinite(self.min_detectable_difference):
@@ -204,8 +193,10 @@ class Comparison(JsonResult):
         """The table's title for ``fmt`` (:mod:`gtheory.kit.render`: names and measure escaped)."""
         what = [self.measure, ": "] if self.measure else []
         against = ["against ", self.baseline] if self.baseline is not None else ["all pairs"]
-        corr = (", uncorrected" if self.correction == "none" and not _controls_family(self.test)
-                else "" if self.correction == "none" else f", {_correction_title(self.correction)}-corrected")
+        if self.correction != "none":
+            corr = f", {correction_named(self.correction).title}-corrected"
+        else:  # Tukey's HSD controls the family itself: nothing is missing to say
+            corr = "" if test_named(self.test).controls_family else ", uncorrected"
         return compose([*what, _TEST_NAMES.get(self.test, self.test), ", ", *against, corr, ", ", _ALPHA,
                         f" = {self.alpha:g}, {self.n_topics} topics"], fmt)
 
@@ -300,7 +291,7 @@ class Comparison(JsonResult):
         t = self.pairs
         y = np.arange(self.n_pairs)[::-1]
         ax.hlines(y, t["ci_lo"], t["ci_hi"], color="0.4")
-        sig = np.asarray(t["significant"], dtype=bool)
+        sig = t["significant"]
         ax.plot(t["diff"][sig], y[sig], "o", color="C0", label="significant")
         ax.plot(t["diff"][~sig], y[~sig], "o", mfc="white", color="C0", label="not significant")
         ax.axvline(0.0, color="0.7", lw=0.8)
@@ -373,10 +364,9 @@ def _comparison_from(d: dict[str, Any], fmt: str, prefix: str = "") -> Compariso
             bad = frame.loc[~frame[col].isin(known), col].iloc[0]
             raise DocumentError(fmt, prefix + f"table.{col}",
                                 f"must name compared systems (those of 'means'); got {bad!r}")
-    pairs = {c: (frame[c].to_numpy(dtype=object) if c in ("a", "b") else
-                 frame[c].to_numpy(dtype=bool if c == "significant" else np.float64)) for c in PAIR_COLUMNS}
-    kw = {k: d[k] for k in d if k not in ("table", "means")}
-    return Comparison(**kw, pairs=pairs, systems=tuple(systems), system_means=np.asarray(values, dtype=np.float64))
+    kw = {k: d[k] for k in d if k not in ("table", "means")}  # the arrays are typed by Comparison.__post_init__
+    return Comparison(**kw, pairs={c: frame[c].to_numpy() for c in PAIR_COLUMNS}, systems=systems,
+                      system_means=values)
 
 
 def _label(x: Any) -> Any:

@@ -126,13 +126,22 @@ def _check_labels(s: Scores) -> None:
     if not s.labelled:
         return
     texts = [_label(x) for x in s.systems]
-    seen: set[str] = set()
-    dup = next((t for t in texts if t in seen or seen.add(t)), None)  # the first label met a second time
+    dup = _first_repeat(texts)
     if dup is not None:
         same = [x for x, t in zip(s.systems, texts) if t == dup]
         raise ValueError(f"`scores` has system labels that are different values but print alike: "
                          f"{', '.join(f'{x!r} ({type(x).__name__})' for x in same)}; the outputs could not tell "
                          "them apart. Rename one (e.g. scores.rename(index={...})).")
+
+
+def _first_repeat(items: Sequence[Any]) -> Any:
+    """The first item met a second time (None when every item is distinct)."""
+    seen: set[Any] = set()
+    for x in items:
+        if x in seen:
+            return x
+        seen.add(x)
+    return None
 
 
 def did_you_mean(name: Any, labels: Any) -> str:
@@ -168,10 +177,9 @@ def _select(s: Scores, systems: Sequence[Any] | None, top_k: int | None, baselin
             raise ValueError(f"`systems` names {len(missing)} system(s) not in `scores`: "
                              f"{', '.join(map(repr, missing[:5]))}{', ...' if len(missing) > 5 else ''}"
                              f"{did_you_mean(missing[0], s.systems) or '.'}")
-        if len(set(idx)) < len(idx):
-            seen: set[int] = set()
-            twice = next(w for w, i in zip(wanted, idx.tolist()) if i in seen or seen.add(i))
-            raise ValueError(f"`systems` lists a system twice: {twice!r}.")
+        twice = _first_repeat(idx.tolist())
+        if twice is not None:
+            raise ValueError(f"`systems` lists a system twice: {wanted[idx.tolist().index(twice)]!r}.")
         s = s.take(idx)
     if top_k is not None:
         s = keep_top_k(s, top_k)
@@ -317,8 +325,7 @@ def compare(
             "detectable difference", UserWarning, stacklevel=3)
     labels = kept.systems
     pairs = {
-        "a": np.array([_label(x) for x in labels[I]], dtype=object),
-        "b": np.array([_label(x) for x in labels[J]], dtype=object),
+        "a": [_label(x) for x in labels[I]], "b": [_label(x) for x in labels[J]],  # typed by Comparison
         "mean_a": means[I] * unit, "mean_b": means[J] * unit, "diff": diff * unit,
         "ci_lo": (diff - half) * unit, "ci_hi": (diff + half) * unit,
         "statistic": np.asarray(outcome.statistic, float) * (unit if entry.statistic_in_units else 1.0),

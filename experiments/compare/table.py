@@ -16,8 +16,9 @@ from gtheory.kit.jsonio import JsonResult
 from gtheory.kit.ties import TIE_REL
 from experiments._validation import as_scores
 
-from .comparison import (_ALPHA, _TEST_NAMES, _controls_family, _correction_title, COMPARISON_SCHEMA, Comparison, _comparison_from, _label, _num,
+from .comparison import (_ALPHA, _TEST_NAMES, COMPARISON_SCHEMA, Comparison, _comparison_from, _label, _num,
                          comparison_csv)
+from .registry import correction_named, test_named
 from .systems import N_RESAMPLES_RULE, _select, compare, did_you_mean
 from gtheory.kit.render import Math, compose, escape, html, latex, markdown, md_row, text, text_table
 from gtheory.kit.params import BOOLEAN, validate_params
@@ -113,7 +114,7 @@ class ComparisonTable(JsonResult):
         for k, c in enumerate(self.comparisons.values()):
             col: dict[str, list[str]] = {r: [] for r in self.runs}
             t = c.pairs
-            sig = np.flatnonzero(np.asarray(t["significant"], dtype=bool))
+            sig = np.flatnonzero(t["significant"])
             for a, b, diff in zip(t["a"][sig].tolist(), t["b"][sig].tolist(), t["diff"][sig].tolist()):
                 if self.baseline is not None:
                     col[a].append("▲" if diff > 0 else "▼")
@@ -150,8 +151,10 @@ class ComparisonTable(JsonResult):
         """The caption for ``fmt`` (:mod:`gtheory.kit.render`): formulas as math in LaTeX, names escaped; the text
         table marks the best of a column with ``*`` (it cannot show bold), the others bold it."""
         c = self._first()
-        corr = (", no multiple-comparison correction" if c.correction == "none" and not _controls_family(c.test)
-                else "" if c.correction == "none" else f", {_correction_title(c.correction)} correction")
+        if c.correction != "none":
+            corr = f", {correction_named(c.correction).title} correction"
+        else:  # Tukey's HSD controls the family itself: nothing is missing to say
+            corr = "" if test_named(c.test).controls_family else ", no multiple-comparison correction"
         if self.baseline is not None:
             mark = [_ARROWS, ": significantly better/worse than ", self.baseline]
         else:
