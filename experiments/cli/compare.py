@@ -164,22 +164,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--test {args.test} controls the family-wise error itself; drop --correction.")
     if args.out:  # first whether the path may be written at all (an input is refused as such), then its name
         check_output_path(args.out, "--out", args=args, quiet=args.quiet)
-    if args.format is not None and args.out and args.out != "-":  # a name of another known format contradicts it
-        from pathlib import Path
-
-        ext = Path(args.out).suffix.lower()
-        named = next((f for f, exts in _FORMATS.items() if ext in exts), None)
-        if named is not None and named != args.format and not (named == "text" and ext == ".txt"):
-            raise UsageError(f"--out {args.out} names {named} but --format {args.format} asks for "
-                             f"{args.format}: give one of them, or a name that agrees.")
-    if args.format is None:  # the format the --out file's name asks for, else the terminal's text
-        from pathlib import Path
-
-        ext = Path(args.out).suffix.lower() if args.out and args.out != "-" else ""
-        args.format = next((f for f, exts in _FORMATS.items() if ext in exts), None if ext else "text")
-        if args.format is None:  # the file would hold text under a name that says otherwise
-            raise UsageError(f"--out {args.out}: compare writes text (.txt), LaTeX (.tex), Markdown (.md), CSV (.csv) "
-                             f"or JSON (.json), not {ext}; name the file so, or give --format.")
+    _format_from_out(args)
     scores = _scores(args)
     systems, top = _order(scores, args)
     try:
@@ -200,6 +185,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _format_from_out(args: argparse.Namespace) -> None:
+    """--format and --out's name agree: without --format the name's extension chooses it (:data:`_FORMATS`; no
+    extension, or standard output, is text) and an extension of no format is refused; a given --format that a known
+    extension contradicts is refused (``.txt`` takes any)."""
+    from pathlib import Path
+
+    ext = Path(args.out).suffix.lower() if args.out and args.out != "-" else ""
+    named = next((f for f, exts in _FORMATS.items() if ext in exts), None)
+    if args.format is None:
+        if ext and named is None:  # the file would hold text under a name that says otherwise
+            raise UsageError(f"--out {args.out}: compare writes text (.txt), LaTeX (.tex), Markdown (.md), CSV (.csv) "
+                             f"or JSON (.json), not {ext}; name the file so, or give --format.")
+        args.format = named or "text"
+    elif named not in (None, "text", args.format):
+        raise UsageError(f"--out {args.out} names {named} but --format {args.format} asks for {args.format}: give one "
+                         "of them, or a name that agrees.")
 
 
 def _in_terms(exc: Exception, args: argparse.Namespace) -> UsageError:
