@@ -192,10 +192,7 @@ def _load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
                                    progress=progress_option(args))
     except ValueError as exc:  # also metrics.TrecFormatError: "<file>, line <n>: <problem>"
         raise in_option_names(exc, {}) from None
-    # the warnings' fixes in the CLI's terms (--grades trec_eval; --judged-only where the subcommand has it)
-    options = {"judged_only": "--judged-only"} if hasattr(args, "judged_only") else {}
-    for w in caught:
-        print(f"gtheory {command}: warning: {in_option_names(w.message, options)}", file=sys.stderr)
+    _print_warnings(caught, args, command)
     dropped = judged.report.get("duplicates_dropped") or {}
     if dropped and not quiet:
         total = sum(dropped.values())
@@ -222,6 +219,14 @@ def _load_judged(args: argparse.Namespace) -> metrics.JudgedRuns:
     return judged
 
 
+def _print_warnings(caught: list, args: argparse.Namespace, command: str) -> None:
+    """The warnings recorded while reading the runs, one line each, their fixes in the CLI's terms (--grades
+    trec_eval; --judged-only where the subcommand has it)."""
+    options = {"judged_only": "--judged-only"} if hasattr(args, "judged_only") else {}
+    for w in caught:
+        print(f"gtheory {command}: warning: {in_option_names(w.message, options)}", file=sys.stderr)
+
+
 def _said_of_a_tensor(judged: metrics.JudgedRuns, args: argparse.Namespace, command: str) -> None:
     """What the command says of runs read with --runs that the saved tensor of --judged holds too: the coverage
     warnings (runs that retrieved no judged document, a low judged share: warnings, not hidden by --quiet) and the
@@ -230,9 +235,7 @@ def _said_of_a_tensor(judged: metrics.JudgedRuns, args: argparse.Namespace, comm
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", metrics.LowCoverageWarning)
         metrics.io.coverage_warnings(judged)
-    options = {"judged_only": "--judged-only"} if hasattr(args, "judged_only") else {}
-    for w in caught:
-        print(f"gtheory {command}: warning: {in_option_names(w.message, options)}", file=sys.stderr)
+    _print_warnings(caught, args, command)
     if getattr(args, "quiet", False):
         return
     if _policy(args) == "zero" and judged.missing == "zero":
@@ -257,7 +260,7 @@ def _note_zero_cells(judged: metrics.JudgedRuns, command: str) -> None:
     if some.all():
         return
     runs = [s for s, row in zip(judged.systems, some) if not row.all()]
-    missed = [t for t, ok in zip([t for t, x in zip(judged.topics, nobody) if not x], some.all(axis=0)) if not ok]
+    missed = [t for t, every, none in zip(judged.topics, returned.all(axis=0), nobody) if not every and not none]
     cells = int((~some).sum())
     print(f"gtheory {command}: note: {_some(runs, 'run', show=10)} {'does' if len(runs) == 1 else 'do'} not return "
           f"topic{'s' * (len(missed) != 1)} {_some(missed, show=10)} ({cells} run/topic pair{'s' * (cells != 1)}): "
@@ -292,6 +295,23 @@ def drop_missed_topics(judged: metrics.JudgedRuns, command: str, *, quiet: bool 
               f"{'s' * (len(missed) != 1)} {_some(missed, show=10)}); the study uses the other {len(kept)}.",
               file=sys.stderr)
     return judged.subset(topics=kept)
+
+
+def drop_unreturned_topics(judged: metrics.JudgedRuns, command: str, missing: str, *,
+                           quiet: bool = False) -> metrics.JudgedRuns:
+    """With ``--missing reml`` or ``henderson`` (which keep the topics some runs miss): ``judged`` without the qrels
+    topics no run returns, which hold no scored cell at all, with a note naming them (unless ``quiet``)."""
+    import numpy as np
+
+    returned = np.asarray(judged.retrieved).any(axis=0)
+    if returned.all():
+        return judged
+    gone = [t for t, ok in zip(judged.topics, returned) if not ok]
+    if not quiet:
+        print(f"gtheory {command}: note: --missing {missing}: left out {len(gone)} qrels topic"
+              f"{'s' * (len(gone) != 1)} no run returns ({_some(gone, show=10)}); "
+              f"{'it holds' if len(gone) == 1 else 'they hold'} no scored cell.", file=sys.stderr)
+    return judged.subset(topics=[t for t, ok in zip(judged.topics, returned) if ok])
 
 
 def check_shape(data: Any, *, min_systems: int = 2, min_topics: int = 2) -> None:

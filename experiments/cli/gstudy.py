@@ -19,7 +19,8 @@ from ._data import LEVEL_HELP, ORIENTATION_HELP, TARGET_HELP
 from . import UsageError
 from ._ndcg import add_ndcg_args
 from ._measures import OneMeasure, add_relevance_level_arg, same_measure
-from ._data import UNBALANCED, add_data_args, add_quiet_arg, check_shape, drop_missed_topics, load_judged
+from ._data import (UNBALANCED, add_data_args, add_quiet_arg, check_shape, drop_missed_topics, drop_unreturned_topics,
+                    load_judged)
 from ._common import check_option, emit_json
 from ._outputs import check_output_path, save_figure
 from ._errors import in_option_names
@@ -138,18 +139,8 @@ def _scores_from_data(args: argparse.Namespace, nd: dict[str, Any]) -> tuple[Any
     judged = load_judged(args)
     if args.missing not in UNBALANCED:  # reml/henderson keep the topics and estimate from the scored cells
         judged = drop_missed_topics(judged, "gstudy", quiet=args.quiet)
-    else:  # ... but a topic no run returns has no scored cell at all: it says nothing, and is left out with a note
-        import numpy as np
-
-        returned = np.asarray(judged.retrieved).any(axis=0)
-        if not returned.all():
-            gone = [t for t, ok in zip(judged.topics, returned) if not ok]
-            if not args.quiet:
-                print(f"gtheory gstudy: note: --missing {args.missing}: left out {len(gone)} qrels topic"
-                      f"{'s' * (len(gone) != 1)} no run returns ({', '.join(map(str, gone[:10]))}"
-                      f"{', ...' if len(gone) > 10 else ''}); {'it holds' if len(gone) == 1 else 'they hold'} no scored cell.",
-                      file=sys.stderr)
-            judged = judged.subset(topics=[t for t, ok in zip(judged.topics, returned) if ok])
+    else:  # ... but a topic no run returns has no scored cell at all: it is left out, with a note
+        judged = drop_unreturned_topics(judged, "gstudy", args.missing, quiet=args.quiet)
     check_shape(judged)
     return (compute(judged, nd["measures"][0], nd["gain"], nd["discount"], False, nd["tuning"], command="gstudy",
                     quiet=args.quiet), list(judged.systems), list(judged.topics))

@@ -279,8 +279,11 @@ def competitive_answer(x: Any, systems: Any, topics: Any, target: float = 0.95, 
 
 
 def _same_on_every_topic(rows: np.ndarray) -> bool:
-    """Whether the systems (rows) score alike on every topic, up to rounding (NaN cells aside)."""
+    """Whether the systems (rows) score alike on every topic, up to rounding (:data:`gtheory.kit.ties.TIE_REL` of the
+    largest |score|; NaN cells aside)."""
+    from ..kit.ties import TIE_REL
+
     with np.errstate(invalid="ignore"):
         spread = np.nanmax(rows, axis=0) - np.nanmin(rows, axis=0)
     scale = float(np.nanmax(np.abs(rows))) if np.isfinite(rows).any() else 0.0
-    return bool(np.all(~(spread > 1e-9 * max(scale, 1e-300))))
+    return bool(np.all(~(spread > TIE_REL * max(scale, 1e-300))))
